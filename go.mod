@@ -1,0 +1,3 @@
+module github.com/btrun/btrun
+
+go 1.26

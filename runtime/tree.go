@@ -1,0 +1,192 @@
+package runtime
+
+import "fmt"
+
+// Kind is the kind of a rule.
+type Kind uint8
+
+const (
+	KindAction Kind = iota + 1
+	KindSequence
+	KindChoice
+	KindSuccess
+	KindFailure
+	KindRunning
+	KindYield
+)
+
+var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k != 0 {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// IsList reports whether rules of this kind have children.
+func (k Kind) IsList() bool { return k == KindSequence || k == KindChoice }
+
+// CondMode says how a rule's conditions combine.
+type CondMode uint8
+
+const (
+	AllTrue  CondMode = iota // no condition is false (the default)
+	AnyTrue                  // at least one condition is true
+	AnyFalse                 // at least one condition is false
+	AllFalse                 // no condition is true
+)
+
+var condModeNames = [...]string{"allTrue", "anyTrue", "anyFalse", "allFalse"}
+
+func (m CondMode) String() string {
+	if int(m) < len(condModeNames) {
+		return condModeNames[m]
+	}
+	return fmt.Sprintf("CondMode(%d)", m)
+}
+
+// ParseCondMode parses the text of a <conditionMode> element.
+func ParseCondMode(s string) (CondMode, bool) {
+	for i, n := range condModeNames {
+		if n == s {
+			return CondMode(i), true
+		}
+	}
+	return 0, false
+}
+
+// Cond is one <condition> of a rule: a name, negated by a leading "!".
+type Cond struct {
+	Name   string // without the "!"
+	Negate bool
+	Pos    Pos
+}
+
+// Rule is one node of a tree. Rules live in Tree.Rules in document order
+// (pre-order) and refer to each other by index.
+type Rule struct {
+	Kind       Kind
+	Tag        string // the tag as written: "action", "subtree", "subTree", ...
+	ID         string // full id after the prefix rules; "" when the rule has none
+	Label      string // ID if set, else TAG@FILE:LINE:COL
+	Pos        Pos    // position of the start tag
+	Action     string // KindAction: the action name
+	Subtree    string // subtree rules: the file's path as written
+	Loop       bool
+	DoNotFail  bool
+	Conds      []Cond
+	Mode       CondMode
+	Params     Params
+	Parent     int32 // -1 for the root
+	FirstChild int32 // -1 when the rule has no children
+	Next       int32 // next sibling, -1 for the last child
+	Depth      int32 // 0 for the root
+}
+
+// VarDecl declares a boolean variable.
+type VarDecl struct {
+	Name    string
+	Default bool
+	Pos     Pos
+}
+
+// SignalSet is one <signal> line's effect: receiving the signal sets the
+// variable at index Var (into Tree.Vars) to Value.
+type SignalSet struct {
+	Var   int32
+	Value bool
+	Pos   Pos
+}
+
+// SignalDecl is everything the tree's declarations say about one signal name.
+type SignalDecl struct {
+	Name   string
+	Pos    Pos         // first line that names the signal
+	Sets   []SignalSet // variables the signal sets, in declaration order
+	Stamps []int32     // timestamps (indices into Tree.Stamps) whose setOnSignal is this signal
+}
+
+// StampDecl declares a timestamp.
+type StampDecl struct {
+	Name        string
+	SetOnSignal string  // "" when none
+	ExclusiveTo string  // "" when none
+	Exclusive   []int32 // timestamps cleared when this one is set (exclusiveTo is symmetric)
+	Pos         Pos
+}
+
+// Tree is a loaded behavior tree: immutable once loaded and shared by every
+// agent that runs it. All fields are read-only.
+type Tree struct {
+	File        string // display path of the main file
+	Files       []string
+	Rules       []Rule // Rules[0] is the root
+	Vars        []VarDecl
+	Signals     []SignalDecl
+	Stamps      []StampDecl
+	Fingerprint string // hex SHA-256 over the loaded files' paths and bytes
+
+	ids     map[string]int32
+	vars    map[string]int32
+	signals map[string]int32
+	stamps  map[string]int32
+}
+
+// Root is the index of the root rule.
+const Root int32 = 0
+
+// RuleIndex returns the index of the rule with the given full id.
+func (t *Tree) RuleIndex(id string) (int32, bool) {
+	i, ok := t.ids[id]
+	return i, ok
+}
+
+// VarIndex returns the index of a declared variable.
+func (t *Tree) VarIndex(name string) (int32, bool) {
+	i, ok := t.vars[name]
+	return i, ok
+}
+
+// SignalIndex returns the index of a declared signal.
+func (t *Tree) SignalIndex(name string) (int32, bool) {
+	i, ok := t.signals[name]
+	return i, ok
+}
+
+// StampIndex returns the index of a declared timestamp.
+func (t *Tree) StampIndex(name string) (int32, bool) {
+	i, ok := t.stamps[name]
+	return i, ok
+}
+
+// Children returns the indices of rule i's children, in order.
+func (t *Tree) Children(i int32) []int32 {
+	var out []int32
+	for c := t.Rules[i].FirstChild; c >= 0; c = t.Rules[c].Next {
+		out = append(out, c)
+	}
+	return out
+}
+
+// index builds the name maps; the loader calls it once the slices are final.
+func (t *Tree) index() {
+	t.ids = make(map[string]int32)
+	for i := range t.Rules {
+		if id := t.Rules[i].ID; id != "" {
+			t.ids[id] = int32(i)
+		}
+	}
+	t.vars = make(map[string]int32, len(t.Vars))
+	for i, v := range t.Vars {
+		t.vars[v.Name] = int32(i)
+	}
+	t.signals = make(map[string]int32, len(t.Signals))
+	for i, s := range t.Signals {
+		t.signals[s.Name] = int32(i)
+	}
+	t.stamps = make(map[string]int32, len(t.Stamps))
+	for i, s := range t.Stamps {
+		t.stamps[s.Name] = int32(i)
+	}
+}
