@@ -17,9 +17,12 @@ const (
 	Errored
 )
 
-// statusMoved is internal: a rule moved the cursor and the new cursor runs
-// next in the same step.
-const statusMoved Status = 100
+// Moved is the status of a list rule's run that moved the cursor into a
+// child (or an action's run that jumped): the new cursor runs next in the
+// same step. It appears only in the runs an Observer sees.
+const Moved Status = 100
+
+const statusMoved = Moved
 
 var statusNames = [...]string{"none", "success", "failure", "running", "paused", "error"}
 

@@ -1,0 +1,61 @@
+// Command btrun runs, validates, prints and benchmarks behavior trees.
+// See docs/cli.md.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes (SPEC §7).
+const (
+	exitOK      = 0 // done
+	exitRuntime = 1 // the run could not go on
+	exitUsage   = 2 // bad usage, config, tree or script
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// command is one subcommand: it parses its own flags from args.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"tree", "print a tree file with resolved ids, labels and declarations", runTree},
+		{"validate", "load and bind trees, print every problem, change nothing", runValidate},
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "btrun: unknown command %q\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: btrun <command> [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'btrun <command> -h' for a command's flags.")
+}

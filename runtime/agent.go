@@ -1,0 +1,416 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+)
+
+// Agent is one AI instance running a bound tree: all mutable state lives
+// here, as plain data, so that it can be saved. An Agent is not safe for
+// concurrent use.
+type Agent struct {
+	bound *BoundTree
+	env   *Env
+	id    string
+
+	time float64 // agent time in seconds
+	dt   float64 // dt of the current or last step
+	step uint64  // steps begun
+
+	// slab holds variables (bits), timestamps (float64 bits, NaN unset),
+	// signal marks and the signal counter; BoundTree.layout says where.
+	slab []uint64
+	// ruleWord is the built-in actions' state for the current rule: bt.wait's
+	// start time bits, bt.signal.wait's signal mark. Reset on arrival.
+	ruleWord uint64
+	ext      *agentExt
+
+	cursor   int32
+	jump     int32 // a jump requested during a call, applied after it; -1 none
+	count    int32 // rules run in the current step
+	condIdx  uint16
+	childRes Status // result of the child that finished (flagBubbling)
+	answer   Status // CompleteAction's result while resuming
+	last     Status // result of the last rule run
+	phase    phase
+	flags    agentFlags
+}
+
+// agentExt holds state most agents never need, allocated on first use: the
+// host's values and the runs of a paused step.
+type agentExt struct {
+	userData  any       // the host's per-agent value (luabind: ctx.memory, ctx.agent)
+	ruleValue any       // the host's value for the current rule (luabind: ctx.state)
+	ruleBytes []byte    // a plugin's state bytes for the current rule
+	runs      []RuleRun // the runs of a paused step
+}
+
+type phase uint8
+
+const (
+	phaseIdle       phase = iota // between steps
+	phaseStep                    // inside Step
+	phaseWaitCond                // paused at a condition that returned ErrPending
+	phaseWaitAction              // paused at an action that returned ErrPending
+)
+
+type agentFlags uint8
+
+const (
+	flagFirstRun      agentFlags = 1 << iota // actionFirstRun
+	flagActionRunning                        // the cursor is an action whose last result was Running
+	flagBubbling                             // the rule to run is the cursor's parent; the cursor finished with childRes
+	flagCondAnswered                         // CompleteCondition delivered flagCondAnswer for conds[condIdx]
+	flagCondAnswer
+	flagActionAnswered // CompleteAction delivered answer
+	flagInCall         // an action, condition or cancel hook is running
+)
+
+// NewAgent creates an agent whose cursor is the root. env may be shared by
+// agents stepped on the same goroutine; nil gives the agent an Env of its own.
+func (b *BoundTree) NewAgent(id string, env *Env) *Agent {
+	if env == nil {
+		env = &Env{}
+	}
+	a := &Agent{bound: b, env: env, id: id, jump: -1, flags: flagFirstRun}
+	if b.slabLen > 0 {
+		a.slab = make([]uint64, b.slabLen)
+		copy(a.slab, b.slabInit)
+	}
+	return a
+}
+
+// ID is the agent's id.
+func (a *Agent) ID() string { return a.id }
+
+// Tree is the bound tree the agent runs.
+func (a *Agent) Tree() *BoundTree { return a.bound }
+
+// Env is the agent's environment.
+func (a *Agent) Env() *Env { return a.env }
+
+// Time is the agent's time in seconds: the sum of its steps' dt.
+func (a *Agent) Time() float64 { return a.time }
+
+// Dt is the dt of the current (or last) step.
+func (a *Agent) Dt() float64 { return a.dt }
+
+// StepCount is the number of steps begun.
+func (a *Agent) StepCount() uint64 { return a.step }
+
+// FirstRun is the actionFirstRun flag: true until the rule at the cursor has
+// been called once since the cursor arrived there.
+func (a *Agent) FirstRun() bool { return a.flags&flagFirstRun != 0 }
+
+// LastResult is the result of the last rule run.
+func (a *Agent) LastResult() Status { return a.last }
+
+// Cursor is the index of the current rule.
+func (a *Agent) Cursor() int32 { return a.cursor }
+
+// CursorLabel is the label of the current rule.
+func (a *Agent) CursorLabel() string { return a.bound.Tree.Rules[a.cursor].Label }
+
+// Paused reports whether the agent's step waits for CompleteAction or
+// CompleteCondition.
+func (a *Agent) Paused() bool { return a.phase == phaseWaitAction || a.phase == phaseWaitCond }
+
+// Rule is the index of the rule whose action or condition is being called:
+// the cursor, or the cursor's parent while a list rule re-checks its
+// conditions after a child finished.
+func (a *Agent) Rule() int32 {
+	if a.flags&flagBubbling != 0 {
+		return a.bound.rules[a.cursor].parent
+	}
+	return a.cursor
+}
+
+// Label is the label of Rule().
+func (a *Agent) Label() string { return a.bound.Tree.Rules[a.Rule()].Label }
+
+// Log writes a message to the agent's log with its id, time and Rule's label.
+func (a *Agent) Log(msg string) { a.env.log(a, a.Label(), msg) }
+
+// UserData is the host's per-agent value (nil until set).
+func (a *Agent) UserData() any {
+	if a.ext == nil {
+		return nil
+	}
+	return a.ext.userData
+}
+
+// SetUserData sets the host's per-agent value.
+func (a *Agent) SetUserData(v any) { a.extra().userData = v }
+
+// RuleValue is the host's value for the current rule; it is reset to nil
+// each time the cursor arrives at a rule.
+func (a *Agent) RuleValue() any {
+	if a.ext == nil {
+		return nil
+	}
+	return a.ext.ruleValue
+}
+
+// SetRuleValue sets the host's value for the current rule.
+func (a *Agent) SetRuleValue(v any) { a.extra().ruleValue = v }
+
+// RuleBytes are the state bytes for the current rule (a plugin's); empty
+// each time the cursor arrives at a rule.
+func (a *Agent) RuleBytes() []byte {
+	if a.ext == nil {
+		return nil
+	}
+	return a.ext.ruleBytes
+}
+
+// SetRuleBytes stores a copy of b as the current rule's state bytes.
+func (a *Agent) SetRuleBytes(b []byte) {
+	x := a.extra()
+	x.ruleBytes = append(x.ruleBytes[:0], b...)
+}
+
+func (a *Agent) extra() *agentExt {
+	if a.ext == nil {
+		a.ext = &agentExt{}
+	}
+	return a.ext
+}
+
+// --- variables ---
+
+// VarAt returns the variable in slot i (Tree.Vars order).
+func (a *Agent) VarAt(i int32) bool { return a.slab[i>>6]&(1<<(i&63)) != 0 }
+
+// SetVarAt sets the variable in slot i.
+func (a *Agent) SetVarAt(i int32, v bool) {
+	if v {
+		a.slab[i>>6] |= 1 << (i & 63)
+	} else {
+		a.slab[i>>6] &^= 1 << (i & 63)
+	}
+}
+
+// Var returns a declared variable.
+func (a *Agent) Var(name string) (bool, error) {
+	i, err := a.varSlot(name)
+	if err != nil {
+		return false, err
+	}
+	return a.VarAt(i), nil
+}
+
+// SetVar sets a declared variable.
+func (a *Agent) SetVar(name string, v bool) error {
+	i, err := a.varSlot(name)
+	if err != nil {
+		return err
+	}
+	a.SetVarAt(i, v)
+	return nil
+}
+
+func (a *Agent) varSlot(name string) (int32, error) {
+	i, ok := a.bound.Tree.VarIndex(name)
+	if !ok {
+		return 0, fmt.Errorf("%w: agent %s: no variable %q is declared", ErrUnbound, a.id, name)
+	}
+	return i, nil
+}
+
+// --- timestamps ---
+
+// StampAt returns timestamp slot i's time and whether it is set.
+func (a *Agent) StampAt(i int32) (float64, bool) {
+	bits := a.slab[a.bound.stampBase+int(i)]
+	v := math.Float64frombits(bits)
+	return v, !math.IsNaN(v)
+}
+
+// SetStampAt sets timestamp slot i to time t and clears its exclusive partners.
+func (a *Agent) SetStampAt(i int32, t float64) {
+	base := a.bound.stampBase
+	for _, x := range a.bound.stamps[i].exclusive {
+		a.slab[base+int(x)] = unsetStamp
+	}
+	a.slab[base+int(i)] = math.Float64bits(t)
+}
+
+// ClearStampAt unsets timestamp slot i.
+func (a *Agent) ClearStampAt(i int32) { a.slab[a.bound.stampBase+int(i)] = unsetStamp }
+
+// Stamp returns a declared timestamp's time and whether it is set.
+func (a *Agent) Stamp(name string) (float64, bool, error) {
+	i, err := a.stampSlot(name)
+	if err != nil {
+		return 0, false, err
+	}
+	t, ok := a.StampAt(i)
+	return t, ok, nil
+}
+
+// SetStamp sets a declared timestamp to the agent's time.
+func (a *Agent) SetStamp(name string) error {
+	i, err := a.stampSlot(name)
+	if err == nil {
+		a.SetStampAt(i, a.time)
+	}
+	return err
+}
+
+// ClearStamp unsets a declared timestamp.
+func (a *Agent) ClearStamp(name string) error {
+	i, err := a.stampSlot(name)
+	if err == nil {
+		a.ClearStampAt(i)
+	}
+	return err
+}
+
+// Since returns the seconds since a timestamp was set, and false when unset.
+func (a *Agent) Since(name string) (float64, bool, error) {
+	t, ok, err := a.Stamp(name)
+	if !ok || err != nil {
+		return 0, false, err
+	}
+	return a.time - t, true, nil
+}
+
+func (a *Agent) stampSlot(name string) (int32, error) {
+	i, ok := a.bound.Tree.StampIndex(name)
+	if !ok {
+		return 0, fmt.Errorf("%w: agent %s: no timestamp %q is declared", ErrUnbound, a.id, name)
+	}
+	return i, nil
+}
+
+// --- signals ---
+
+// Signal delivers a signal to the agent now, at its current time: it sets
+// the variables and timestamps the tree's declarations tie to the signal and
+// is seen by a current bt.signal.wait for it. A signal nothing in the tree
+// names has no effect.
+func (a *Agent) Signal(name string) { a.SignalAt(name, a.time) }
+
+// SignalAt is Signal with the time that timestamps set by the signal take. A
+// game loop that delivers signals before the step that advances the agent
+// to time t passes t.
+func (a *Agent) SignalAt(name string, t float64) {
+	if i, ok := a.bound.signalIdx[name]; ok {
+		a.signalSlot(i, t)
+	}
+}
+
+func (a *Agent) signalSlot(i int32, t float64) {
+	b := a.bound
+	s := &b.signals[i]
+	for _, set := range s.sets {
+		a.SetVarAt(set.Var, set.Value)
+	}
+	for _, st := range s.stamps {
+		a.SetStampAt(st, t)
+	}
+	seq := a.slab[b.seqIndex] + 1
+	a.slab[b.seqIndex] = seq
+	a.slab[b.signalBase+int(i)] = seq
+}
+
+// Send sends a signal from this agent: "self" (or the agent's own id)
+// applies it at once; "all" applies it to this agent at once and hands it to
+// the Router for every other agent; any other id goes to the Router.
+func (a *Agent) Send(to, signal string) error {
+	if to == "self" || to == a.id {
+		a.Signal(signal)
+		return nil
+	}
+	if to == "all" {
+		a.Signal(signal)
+		if a.env.Router == nil {
+			return nil
+		}
+	} else if a.env.Router == nil {
+		return fmt.Errorf("runtime: agent %s cannot send %q to %q: the agent has no Router to reach other agents", a.id, signal, to)
+	}
+	return a.env.Router.Route(a, to, signal)
+}
+
+// --- moving the cursor from outside ---
+
+// Jump makes the rule with the given full id the cursor. Between steps it
+// takes effect at once: an action interrupted while running is cancelled and
+// the target runs at the next step. During a call (or while paused) it is
+// applied when the call returns (see SPEC §2, Jumping). A jump to the
+// current rule changes nothing.
+func (a *Agent) Jump(id string) error {
+	i, ok := a.bound.Tree.RuleIndex(id)
+	if !ok {
+		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %q: the tree has no rule with that id", id), Err: ErrUnknownID}
+	}
+	return a.JumpTo(i)
+}
+
+// JumpTo is Jump by rule index.
+func (a *Agent) JumpTo(i int32) error {
+	if i < 0 || int(i) >= len(a.bound.rules) {
+		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to rule index %d: out of range", i), Err: ErrUnknownID}
+	}
+	if a.phase != phaseIdle {
+		a.jump = i
+		return nil
+	}
+	if i == a.cursor {
+		return nil
+	}
+	err := a.cancelRunning()
+	a.arrive(i)
+	return err
+}
+
+// Reset puts the cursor back on the root, cancelling an action interrupted
+// while running. Variables, timestamps, time and memory are kept.
+func (a *Agent) Reset() error {
+	if a.Paused() {
+		return &Error{Agent: a.id, Msg: "cannot reset while a step is paused", Err: ErrBusy}
+	}
+	err := a.cancelRunning()
+	a.arrive(Root)
+	a.phase, a.jump, a.condIdx = phaseIdle, -1, 0
+	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered
+	return err
+}
+
+// Close ends the agent's life: an action interrupted while running is
+// cancelled. The agent must not be stepped afterwards.
+func (a *Agent) Close() error { return a.cancelRunning() }
+
+// arrive puts the cursor on rule i as a fresh arrival: actionFirstRun is set
+// and the rule state is emptied.
+func (a *Agent) arrive(i int32) {
+	a.cursor = i
+	a.flags = (a.flags | flagFirstRun) &^ flagActionRunning
+	a.ruleWord = 0
+	if a.ext != nil {
+		a.ext.ruleValue = nil
+		a.ext.ruleBytes = a.ext.ruleBytes[:0]
+	}
+}
+
+// cancelRunning calls the cancel hook of the cursor's action if it last
+// returned Running, and clears that state.
+func (a *Agent) cancelRunning() error {
+	if a.flags&flagActionRunning == 0 {
+		return nil
+	}
+	a.flags &^= flagActionRunning
+	r := &a.bound.rules[a.cursor]
+	if r.canceler == nil {
+		return nil
+	}
+	saved := a.flags
+	a.flags = (a.flags | flagInCall) &^ flagBubbling
+	err := r.canceler.Cancel(a, r.params)
+	a.flags = saved
+	if err != nil {
+		return a.ruleError(a.cursor, nil, "cancel of action "+fmt.Sprintf("%q", a.bound.Tree.Rules[a.cursor].Action), err)
+	}
+	return nil
+}

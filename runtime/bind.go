@@ -1,0 +1,391 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// BindOptions tune binding.
+type BindOptions struct {
+	// Lenient is the config's strict = false: an unknown action fails and an
+	// unknown condition is false at run time, as in Drag[en]gine, with one
+	// warning per name in BoundTree.Warnings instead of a bind error.
+	Lenient bool
+}
+
+// BoundTree is a Tree with every name resolved: actions and conditions to
+// values, variables, timestamps and signals to slots in the agent's state.
+// Immutable after Bind and shared by every agent that runs the tree.
+type BoundTree struct {
+	Tree       *Tree
+	Warnings   []*Error     // unknown names under Lenient binding, one per name
+	Unresolved []Unresolved // the same names, as data
+
+	rules     []boundRule
+	conds     []boundCond
+	signals   []boundSignal
+	signalIdx map[string]int32
+	stamps    []boundStamp
+
+	// Layout of an agent's slab: variable bit words, then timestamps (float64
+	// bits, NaN when unset), then one "last seen" mark per signal slot, then
+	// the signal sequence counter.
+	varWords   int
+	stampBase  int
+	signalBase int
+	seqIndex   int
+	slabLen    int
+	slabInit   []uint64
+}
+
+// Unresolved is a name that Lenient binding left unbound.
+type Unresolved struct {
+	Kind  string // "action" or "condition"
+	Name  string
+	Pos   Pos // first use
+	Label string
+}
+
+type boundRule struct {
+	kind       Kind
+	loop       bool
+	doNotFail  bool
+	mode       CondMode
+	parent     int32
+	firstChild int32
+	next       int32
+	condStart  int32
+	condEnd    int32
+	action     Action // nil: an unknown action under Lenient binding (fails)
+	starter    Starter
+	canceler   Canceler
+	params     Params
+}
+
+type condKind uint8
+
+const (
+	condVar condKind = iota
+	condStampSet
+	condStampLess
+	condStampMore
+	condCall
+	condUnknown // Lenient binding: always false
+)
+
+type boundCond struct {
+	kind    condKind
+	negate  bool
+	orNever bool    // condStampMore: true when the timestamp is unset
+	slot    int32   // variable or timestamp slot
+	limit   float64 // condStampLess / condStampMore: seconds
+	cond    Condition
+	src     *Cond
+}
+
+type boundSignal struct {
+	name   string
+	sets   []SignalSet
+	stamps []int32
+}
+
+type boundStamp struct {
+	exclusive []int32
+}
+
+// unsetStamp is the bit pattern of an unset timestamp: a quiet NaN.
+var unsetStamp = math.Float64bits(math.NaN())
+
+// Bind resolves every name of t against reg. It reports every problem it
+// finds, as an ErrorList, not only the first.
+func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
+	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals))}
+	for _, s := range t.Signals {
+		b.signalIdx[s.Name] = int32(len(b.signals))
+		b.signals = append(b.signals, boundSignal{name: s.Name, sets: s.Sets, stamps: s.Stamps})
+	}
+	for _, s := range t.Stamps {
+		b.stamps = append(b.stamps, boundStamp{exclusive: s.Exclusive})
+	}
+	var errs ErrorList
+	warned := map[string]bool{}
+	warn := func(kind, name string, pos Pos, label string) {
+		key := kind + " " + name
+		if warned[key] {
+			return
+		}
+		warned[key] = true
+		b.Unresolved = append(b.Unresolved, Unresolved{Kind: kind, Name: name, Pos: pos, Label: label})
+		b.Warnings = append(b.Warnings, &Error{Pos: pos, Label: label, Err: ErrUnbound,
+			Msg: fmt.Sprintf("unknown %s %q: it %s at run time (strict = false)", kind, name,
+				map[string]string{"action": "fails", "condition": "is false"}[kind])})
+	}
+	add := func(err error) {
+		if e, ok := err.(*Error); ok {
+			errs = append(errs, e)
+		} else if l, ok := err.(ErrorList); ok {
+			errs = append(errs, l...)
+		} else if err != nil {
+			errs = append(errs, &Error{Msg: err.Error(), Err: err})
+		}
+	}
+
+	b.rules = make([]boundRule, len(t.Rules))
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		br := &b.rules[i]
+		*br = boundRule{kind: r.Kind, loop: r.Loop, doNotFail: r.DoNotFail, mode: r.Mode,
+			parent: r.Parent, firstChild: r.FirstChild, next: r.Next, params: r.Params}
+		br.condStart = int32(len(b.conds))
+		for ci := range r.Conds {
+			c := &r.Conds[ci]
+			bc, err := b.bindCondition(reg, int32(i), c)
+			if err != nil {
+				add(err)
+				continue
+			}
+			if bc.kind == condUnknown {
+				if !opts.Lenient {
+					add(&Error{Pos: c.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("condition", c.Name, b.conditionNames(reg))})
+					continue
+				}
+				warn("condition", c.Name, c.Pos, r.Label)
+			}
+			b.conds = append(b.conds, bc)
+		}
+		br.condEnd = int32(len(b.conds))
+		if r.Kind != KindAction {
+			continue
+		}
+		def, ok := reg.LookupAction(r.Action)
+		if !ok {
+			if !opts.Lenient {
+				add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("action", r.Action, actionNames(reg))})
+			} else {
+				warn("action", r.Action, r.Pos, r.Label)
+			}
+			continue
+		}
+		act := def.Action
+		if def.Bind != nil {
+			var err error
+			act, err = def.Bind(&Site{Tree: t, Rule: int32(i), Name: r.Action, Params: r.Params, Pos: r.Pos, bound: b})
+			if err != nil {
+				add(err)
+				continue
+			}
+		}
+		br.action = act
+		br.starter, _ = act.(Starter)
+		br.canceler, _ = act.(Canceler)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	b.layout()
+	return b, nil
+}
+
+// bindCondition resolves a condition name in the order of SPEC §3: a
+// declared variable, a timestamp condition, a built-in or registered one.
+func (b *BoundTree) bindCondition(reg *Registry, rule int32, c *Cond) (boundCond, error) {
+	t := b.Tree
+	bc := boundCond{negate: c.Negate, src: c}
+	if v, ok := t.VarIndex(c.Name); ok {
+		bc.kind, bc.slot = condVar, v
+		return bc, nil
+	}
+	if dot := strings.LastIndexByte(c.Name, '.'); dot > 0 {
+		if s, ok := t.StampIndex(c.Name[:dot]); ok {
+			bc.slot = s
+			r := &t.Rules[rule]
+			switch c.Name[dot+1:] {
+			case "set":
+				bc.kind = condStampSet
+				return bc, nil
+			case "lessThan", "moreThan":
+				limit, err := secondsParam(r.Params, c.Name, true)
+				if err != nil {
+					return bc, &Error{Pos: c.Pos, Label: r.Label, Err: ErrUnbound, Msg: "timestamp condition " + strconv.Quote(c.Name) + ": " + err.Error()}
+				}
+				bc.limit = limit
+				bc.kind = condStampLess
+				if c.Name[dot+1:] == "moreThan" {
+					bc.kind = condStampMore
+					never, err := boolParam(r.Params, c.Name[:dot]+".orNeverSet", false)
+					if err != nil {
+						return bc, &Error{Pos: c.Pos, Label: r.Label, Err: ErrUnbound, Msg: "timestamp condition " + strconv.Quote(c.Name) + ": " + err.Error()}
+					}
+					bc.orNever = never
+				}
+				return bc, nil
+			}
+		}
+	}
+	def, ok := reg.LookupCondition(c.Name)
+	if !ok {
+		bc.kind = condUnknown
+		return bc, nil
+	}
+	bc.kind = condCall
+	bc.cond = def.Condition
+	if def.Bind != nil {
+		cond, err := def.Bind(&Site{Tree: t, Rule: rule, Name: c.Name, Params: t.Rules[rule].Params, Pos: c.Pos, bound: b})
+		if err != nil {
+			return bc, err
+		}
+		bc.cond = cond
+	}
+	return bc, nil
+}
+
+// signalSlot returns the slot of a signal name, adding an effect-free slot
+// for a name no declaration mentions. Only called while binding.
+func (b *BoundTree) signalSlot(name string) int32 {
+	if i, ok := b.signalIdx[name]; ok {
+		return i
+	}
+	i := int32(len(b.signals))
+	b.signals = append(b.signals, boundSignal{name: name})
+	b.signalIdx[name] = i
+	return i
+}
+
+// layout fixes the shape of an agent's slab and its initial contents.
+func (b *BoundTree) layout() {
+	t := b.Tree
+	b.varWords = (len(t.Vars) + 63) / 64
+	b.stampBase = b.varWords
+	b.signalBase = b.stampBase + len(b.stamps)
+	b.seqIndex = b.signalBase + len(b.signals)
+	b.slabLen = b.seqIndex
+	if len(b.signals) > 0 {
+		b.slabLen++
+	}
+	b.slabInit = make([]uint64, b.slabLen)
+	for i, v := range t.Vars {
+		if v.Default {
+			b.slabInit[i/64] |= 1 << (i % 64)
+		}
+	}
+	for i := range b.stamps {
+		b.slabInit[b.stampBase+i] = unsetStamp
+	}
+}
+
+// SignalNames lists the signal slots: declared signals, then names that
+// only bt.signal.wait or bt.signal.send rules mention.
+func (b *BoundTree) SignalNames() []string {
+	out := make([]string, len(b.signals))
+	for i, s := range b.signals {
+		out[i] = s.name
+	}
+	return out
+}
+
+func unknownMsg(kind, name string, known []string) string {
+	msg := fmt.Sprintf("unknown %s %q: not a built-in, nor registered by a script or plugin", kind, name)
+	if kind == "condition" {
+		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a built-in, nor registered by a script or plugin", name)
+	}
+	if s := suggest(name, known); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg
+}
+
+func actionNames(reg *Registry) []string {
+	out := make([]string, 0, len(reg.actions))
+	for n := range reg.actions {
+		out = append(out, n)
+	}
+	return out
+}
+
+func (b *BoundTree) conditionNames(reg *Registry) []string {
+	out := make([]string, 0, len(reg.conditions)+len(b.Tree.Vars))
+	for n := range reg.conditions {
+		out = append(out, n)
+	}
+	for _, v := range b.Tree.Vars {
+		out = append(out, v.Name)
+	}
+	for _, s := range b.Tree.Stamps {
+		out = append(out, s.Name+".set", s.Name+".lessThan", s.Name+".moreThan")
+	}
+	return out
+}
+
+// suggest returns the known name closest to name, if it is close enough to
+// be a likely typo.
+func suggest(name string, known []string) string {
+	best, bestD := "", len(name)/3+1
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD || (d == bestD && best != "" && k < best) {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// secondsParam reads a non-negative, finite number of seconds.
+func secondsParam(p Params, name string, required bool) (float64, error) {
+	s, ok := p.Get(name)
+	if !ok {
+		if required {
+			return 0, fmt.Errorf("needs parameter %q (seconds)", name)
+		}
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("parameter %q = %q is not a number of seconds (a finite number >= 0)", name, s)
+	}
+	return v, nil
+}
+
+// boolParam reads "true" or "false".
+func boolParam(p Params, name string, def bool) (bool, error) {
+	s, ok := p.Get(name)
+	if !ok {
+		return def, nil
+	}
+	switch s {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("parameter %q = %q is not a boolean (true or false)", name, s)
+}
+
+// stringParam reads a required, non-empty string parameter.
+func stringParam(p Params, name string) (string, error) {
+	s, ok := p.Get(name)
+	if !ok || s == "" {
+		return "", fmt.Errorf("needs parameter %q", name)
+	}
+	return s, nil
+}

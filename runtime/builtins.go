@@ -1,0 +1,216 @@
+package runtime
+
+import "math"
+
+// The built-in actions of SPEC §5. Each binds per rule: parameters are
+// parsed and names resolved to slots once, so Run does no look-up by name.
+// Their per-rule state (a start time, a signal mark) lives in Agent.ruleWord.
+
+func registerBuiltins(r *Registry) {
+	for _, d := range []ActionDef{
+		{Name: "bt.wait", Bind: bindWait},
+		{Name: "bt.signal.wait", Bind: bindSignalWait},
+		{Name: "bt.signal.send", Bind: bindSignalSend},
+		{Name: "bt.variable.set", Bind: bindVariableSet},
+		{Name: "bt.timestamp.set", Bind: bindTimestampSet},
+		{Name: "bt.timestamp.clear", Bind: bindTimestampClear},
+		{Name: "bt.timestamp.wait", Bind: bindTimestampWait},
+		{Name: "bt.log", Bind: bindLog},
+	} {
+		d.Origin = originBuiltin
+		if err := r.AddAction(d); err != nil {
+			panic(err) // the built-in table itself is wrong: a programmer error
+		}
+	}
+}
+
+// startTime records the action's start time on its first run and returns it.
+func (a *Agent) startTime() float64 {
+	if a.flags&flagFirstRun != 0 {
+		a.ruleWord = math.Float64bits(a.time)
+	}
+	return math.Float64frombits(a.ruleWord)
+}
+
+type waitAction struct{ seconds float64 }
+
+func bindWait(s *Site) (Action, error) {
+	sec, err := secondsParam(s.Params, "wait.seconds", true)
+	if err != nil {
+		return nil, s.Errorf("bt.wait: %v", err)
+	}
+	return &waitAction{sec}, nil
+}
+
+func (w *waitAction) Run(a *Agent, _ Params) (Status, error) {
+	if a.time-a.startTime() >= w.seconds {
+		return Success, nil
+	}
+	return Running, nil
+}
+
+type signalWaitAction struct{ slot int32 }
+
+func bindSignalWait(s *Site) (Action, error) {
+	name, err := stringParam(s.Params, "signal.name")
+	if err != nil {
+		return nil, s.Errorf("bt.signal.wait: %v", err)
+	}
+	return &signalWaitAction{s.SignalSlot(name)}, nil
+}
+
+func (w *signalWaitAction) Run(a *Agent, _ Params) (Status, error) {
+	b := a.bound
+	if a.flags&flagFirstRun != 0 {
+		a.ruleWord = a.slab[b.seqIndex]
+	}
+	if a.slab[b.signalBase+int(w.slot)] > a.ruleWord {
+		return Success, nil
+	}
+	return Running, nil
+}
+
+type signalSendAction struct {
+	name string
+	to   string
+	slot int32
+}
+
+func bindSignalSend(s *Site) (Action, error) {
+	name, err := stringParam(s.Params, "signal.name")
+	if err != nil {
+		return nil, s.Errorf("bt.signal.send: %v", err)
+	}
+	to, ok := s.Params.Get("signal.to")
+	if !ok || to == "" {
+		to = "self"
+	}
+	return &signalSendAction{name: name, to: to, slot: s.SignalSlot(name)}, nil
+}
+
+func (x *signalSendAction) Run(a *Agent, _ Params) (Status, error) {
+	if x.to == "self" || x.to == a.id {
+		a.signalSlot(x.slot, a.time)
+		return Success, nil
+	}
+	if err := a.Send(x.to, x.name); err != nil {
+		return 0, err
+	}
+	return Success, nil
+}
+
+type variableSetAction struct {
+	slot  int32
+	value bool
+}
+
+func bindVariableSet(s *Site) (Action, error) {
+	name, err := stringParam(s.Params, "variable.name")
+	if err != nil {
+		return nil, s.Errorf("bt.variable.set: %v", err)
+	}
+	slot, ok := s.Tree.VarIndex(name)
+	if !ok {
+		return nil, s.Errorf("bt.variable.set: no variable %q is declared", name)
+	}
+	if _, ok := s.Params.Get("variable.value"); !ok {
+		return nil, s.Errorf("bt.variable.set: needs parameter %q (true or false)", "variable.value")
+	}
+	v, err := boolParam(s.Params, "variable.value", false)
+	if err != nil {
+		return nil, s.Errorf("bt.variable.set: %v", err)
+	}
+	return &variableSetAction{slot, v}, nil
+}
+
+func (x *variableSetAction) Run(a *Agent, _ Params) (Status, error) {
+	a.SetVarAt(x.slot, x.value)
+	return Success, nil
+}
+
+func stampParam(s *Site, action string) (int32, error) {
+	name, err := stringParam(s.Params, "timestamp.name")
+	if err != nil {
+		return 0, s.Errorf("%s: %v", action, err)
+	}
+	slot, ok := s.Tree.StampIndex(name)
+	if !ok {
+		return 0, s.Errorf("%s: no timestamp %q is declared", action, name)
+	}
+	return slot, nil
+}
+
+type timestampSetAction struct{ slot int32 }
+
+func bindTimestampSet(s *Site) (Action, error) {
+	slot, err := stampParam(s, "bt.timestamp.set")
+	if err != nil {
+		return nil, err
+	}
+	return &timestampSetAction{slot}, nil
+}
+
+func (x *timestampSetAction) Run(a *Agent, _ Params) (Status, error) {
+	a.SetStampAt(x.slot, a.time)
+	return Success, nil
+}
+
+type timestampClearAction struct{ slot int32 }
+
+func bindTimestampClear(s *Site) (Action, error) {
+	slot, err := stampParam(s, "bt.timestamp.clear")
+	if err != nil {
+		return nil, err
+	}
+	return &timestampClearAction{slot}, nil
+}
+
+func (x *timestampClearAction) Run(a *Agent, _ Params) (Status, error) {
+	a.ClearStampAt(x.slot)
+	return Success, nil
+}
+
+type timestampWaitAction struct {
+	slot     int32
+	moreThan float64
+	orNever  bool
+}
+
+func bindTimestampWait(s *Site) (Action, error) {
+	slot, err := stampParam(s, "bt.timestamp.wait")
+	if err != nil {
+		return nil, err
+	}
+	more, err := secondsParam(s.Params, "timestamp.moreThan", true)
+	if err != nil {
+		return nil, s.Errorf("bt.timestamp.wait: %v", err)
+	}
+	never, err := boolParam(s.Params, "timestamp.orNeverSet", false)
+	if err != nil {
+		return nil, s.Errorf("bt.timestamp.wait: %v", err)
+	}
+	return &timestampWaitAction{slot, more, never}, nil
+}
+
+func (x *timestampWaitAction) Run(a *Agent, _ Params) (Status, error) {
+	t, set := a.StampAt(x.slot)
+	if (set && a.time-t > x.moreThan) || (!set && x.orNever) {
+		return Success, nil
+	}
+	return Running, nil
+}
+
+type logAction struct{ msg string }
+
+func bindLog(s *Site) (Action, error) {
+	msg, ok := s.Params.Get("log.message")
+	if !ok {
+		return nil, s.Errorf("bt.log: needs parameter %q", "log.message")
+	}
+	return &logAction{msg}, nil
+}
+
+func (x *logAction) Run(a *Agent, _ Params) (Status, error) {
+	a.Log(x.msg)
+	return Success, nil
+}

@@ -1,0 +1,73 @@
+// Package runtime is btrun's behavior-tree engine: it loads Drag[en]gine
+// behavior-tree XML into an immutable template, binds the names in it to
+// actions, conditions and state slots, and steps agents through it. It knows
+// nothing of Lua, plugins, TOML or the command line; those fill a Registry
+// and drive agents from outside.
+//
+// # Data flow
+//
+//	LoadFile (XML -> *Tree) -> Registry (names -> Action/Condition) ->
+//	Bind (*Tree + *Registry -> *BoundTree) -> BoundTree.NewAgent -> Agent.Step
+//
+// A Tree holds rules in a flat slice in document order, addressed by index,
+// with parent, first-child and next-sibling indices. A BoundTree adds, per
+// rule, the bound action and its hooks, and per condition a resolved kind
+// (variable bit, timestamp test, or call) with its parameters already parsed.
+// Both are never mutated after they are built and are shared by every agent.
+//
+// # What an agent holds
+//
+// An Agent is a small struct of plain data: the cursor (a rule index), the
+// actionFirstRun flag, the last result, its time, dt and step count, one slab
+// of words for variables (a bitset), timestamps (float64 bits; NaN when
+// unset) and signal marks, one word of built-in rule state (bt.wait's start
+// time, bt.signal.wait's mark), and a lazily allocated extension for the
+// host's values (Lua's ctx.state and ctx.memory, a plugin's state bytes).
+// Saving an agent means writing those fields; nothing lives in the tree.
+//
+// # How a step works
+//
+// Step is Drag[en]gine's stepBehaviorTree written as a state machine rather
+// than recursion:
+//
+//  1. Run the cursor rule. Running ends the step.
+//  2. If the rule moved the cursor (a list rule entering, advancing or
+//     looping; a jump), run the new cursor, from 1.
+//  3. Otherwise the rule finished: its parent runs next and sees the
+//     result (flagBubbling with childRes; the cursor stays on the finished
+//     child, which is how the parent knows where it is). Past the root the
+//     step ends with the root's result and the cursor on the root.
+//  4. Every rule run counts; when the count reaches the run-away limit on a
+//     run that did not return Running, the step ends with ErrRunaway.
+//
+// Because everything the loop needs lives in the agent (cursor, bubbling
+// flag, child result, index of the condition being evaluated, run count), a
+// step can stop in the middle: an Action or Condition that returns
+// ErrPending pauses the step (Status Paused), and Agent.CompleteAction or
+// Agent.CompleteCondition resumes it where it stopped. The plugin host uses
+// this to collect the calls of many agents and send them as one batch.
+//
+// Conditions are evaluated in order and short-circuit, only at the points
+// SPEC §2 names: before an action or leaf rule runs, when a list rule is
+// entered, and when a list rule moves on after a child finished. An action
+// whose conditions fail while it is running is cancelled.
+//
+// Jumps requested during a call are applied after the call returns: a
+// finished result is discarded and the target runs in the same step; Running
+// ends the step and the target runs next step. A jump between steps is
+// applied at once. Either way an action that last returned Running and is
+// left without finishing gets its Cancel hook.
+//
+// # Concurrency
+//
+// Trees, BoundTrees and Registries (once filled) may be shared by any number
+// of goroutines. An Agent belongs to one goroutine at a time, and agents
+// sharing an Env must be stepped from one goroutine at a time (the Env holds
+// the step's scratch buffer).
+//
+// # Errors
+//
+// Every error is an *Error (or an ErrorList of them) carrying the file
+// position, the rule label and the agent, and wrapping one of the Err*
+// sentinels, so errors.Is works across the package boundary.
+package runtime

@@ -1,0 +1,64 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+)
+
+// DefaultRunawayLimit is the run-away limit when Env.RunawayLimit is 0.
+const DefaultRunawayLimit = 100
+
+// Env is what a group of agents shares: the run-away limit, the hooks to the
+// game, and a scratch buffer for the rules run in a step. Agents that share an
+// Env must be stepped from one goroutine at a time; give each goroutine its
+// own Env to step agents in parallel.
+type Env struct {
+	RunawayLimit int      // rules run per step before a run-away error; 0 means DefaultRunawayLimit
+	Router       Router   // delivers signals to other agents; nil: only "self" and "all" (self only) work
+	Observer     Observer // sees every finished step; nil: none
+	Logger       Logger   // receives bt.log and Agent.Log; nil: standard error
+
+	runs []RuleRun
+}
+
+// RuleRun is one rule run in a step and its result. A list rule that moved
+// the cursor into a child has Status Moved.
+type RuleRun struct {
+	Rule   int32
+	Status Status
+}
+
+// Router delivers a signal sent by an agent to others. to is another agent's
+// id or "all" (every agent but the sender, which applies the signal to itself
+// at once). When to reach them is the router's choice; btrun delivers after
+// every agent has stepped.
+type Router interface {
+	Route(from *Agent, to, signal string) error
+}
+
+// Observer sees each step that ended (not paused): every rule run in it,
+// list rules included, with their results; the step's result and its error.
+// runs is valid only during the call.
+type Observer interface {
+	StepDone(a *Agent, runs []RuleRun, st Status, err error)
+}
+
+// Logger receives messages of bt.log and Agent.Log.
+type Logger interface {
+	Log(a *Agent, label, msg string)
+}
+
+func (e *Env) limit() int32 {
+	if e.RunawayLimit > 0 {
+		return int32(e.RunawayLimit)
+	}
+	return DefaultRunawayLimit
+}
+
+func (e *Env) log(a *Agent, label, msg string) {
+	if e.Logger != nil {
+		e.Logger.Log(a, label, msg)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "%s t=%.2f %s: %s\n", a.id, a.time, label, msg)
+}

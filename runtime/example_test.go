@@ -1,0 +1,110 @@
+package runtime_test
+
+import (
+	"fmt"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+const guardXML = `<?xml version="1.0" encoding="UTF-8"?>
+<behaviorTree>
+  <variables><variable name="AwareOfEnemy" default="false"/></variables>
+  <signals>
+    <signal name="OnEnemySeen" variable="AwareOfEnemy" value="true"/>
+    <signal name="OnNoTarget" variable="AwareOfEnemy" value="false"/>
+  </signals>
+  <choice id="root">
+    <action id=".attack" name="attack"><condition>AwareOfEnemy</condition></action>
+    <action id=".patrol" name="patrol"/>
+  </choice>
+</behaviorTree>`
+
+// Example shows the whole Go API: load a tree, register actions, bind, make
+// an agent, step it, send it a signal and read where it is.
+func Example() {
+	tree, err := runtime.LoadBytes("guard.xml", []byte(guardXML), runtime.LoadOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	reg := runtime.NewRegistry()
+	reg.RegisterAction("patrol", runtime.ActionFunc(func(a *runtime.Agent, p runtime.Params) (runtime.Status, error) {
+		return runtime.Running, nil
+	}))
+	reg.RegisterAction("attack", &runtime.Lifecycle{
+		OnStart: func(a *runtime.Agent, p runtime.Params) error { fmt.Println("draw weapon"); return nil },
+		OnRun: func(a *runtime.Agent, p runtime.Params) (runtime.Status, error) {
+			return runtime.Running, nil
+		},
+		OnCancel: func(a *runtime.Agent, p runtime.Params) error { fmt.Println("holster weapon"); return nil },
+	})
+	bound, err := runtime.Bind(tree, reg, runtime.BindOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	guard := bound.NewAgent("guard-1", nil)
+
+	st, _ := guard.Step(0.1)
+	fmt.Println(st, guard.CursorLabel())
+
+	guard.Signal("OnEnemySeen")
+	guard.Jump("root") // re-decide now instead of when patrol finishes
+	st, _ = guard.Step(0.1)
+	fmt.Println(st, guard.CursorLabel())
+
+	guard.Signal("OnNoTarget")
+	st, _ = guard.Step(0.1) // attack's condition fails: it is cancelled
+	fmt.Println(st, guard.CursorLabel())
+	// Output:
+	// running root.patrol
+	// draw weapon
+	// running root.attack
+	// holster weapon
+	// running root.patrol
+}
+
+// ExampleAgent_CompleteAction shows how a step pauses at a call whose answer
+// comes later (a plugin call) and resumes with it.
+func ExampleAgent_CompleteAction() {
+	tree, _ := runtime.LoadBytes("remote.xml", []byte(`<behaviorTree>
+  <sequence id="root"><action id=".path" name="findPath"/><action id=".go" name="move"/></sequence>
+</behaviorTree>`), runtime.LoadOptions{})
+	reg := runtime.NewRegistry()
+	reg.RegisterAction("findPath", runtime.ActionFunc(func(a *runtime.Agent, p runtime.Params) (runtime.Status, error) {
+		return 0, runtime.ErrPending // answered later, e.g. by a batch of plugin replies
+	}))
+	reg.RegisterAction("move", runtime.ActionFunc(func(a *runtime.Agent, p runtime.Params) (runtime.Status, error) {
+		return runtime.Running, nil
+	}))
+	bound, _ := runtime.Bind(tree, reg, runtime.BindOptions{})
+	a := bound.NewAgent("scout", nil)
+
+	st, _ := a.Step(0.1)
+	fmt.Println(st, a.CursorLabel())
+	st, _ = a.CompleteAction(runtime.Success, nil)
+	fmt.Println(st, a.CursorLabel())
+	// Output:
+	// paused root.path
+	// running root.go
+}
+
+// ExampleBind_unknownNames shows that binding reports every unknown name,
+// with its position, before anything runs.
+func ExampleBind_unknownNames() {
+	tree, _ := runtime.LoadBytes("typo.xml", []byte(`<behaviorTree>
+<sequence id="root">
+  <action name="wandr"/>
+  <action name="bt.wait"><condition>playerNerby</condition></action>
+</sequence>
+</behaviorTree>`), runtime.LoadOptions{})
+	reg := runtime.NewRegistry()
+	reg.RegisterAction("wander", runtime.ActionFunc(func(a *runtime.Agent, p runtime.Params) (runtime.Status, error) { return runtime.Success, nil }))
+	reg.RegisterCondition("playerNearby", runtime.ConditionFunc(func(a *runtime.Agent, p runtime.Params) (bool, error) { return false, nil }))
+	_, err := runtime.Bind(tree, reg, runtime.BindOptions{})
+	fmt.Println(err)
+	// Output:
+	// typo.xml:3:3: rule action@typo.xml:3:3: unknown action "wandr": not a built-in, nor registered by a script or plugin; did you mean "wander"?
+	// typo.xml:4:27: rule action@typo.xml:4:3: unknown condition "playerNerby": not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a built-in, nor registered by a script or plugin; did you mean "playerNearby"?
+	// typo.xml:4:3: rule action@typo.xml:4:3: bt.wait: needs parameter "wait.seconds" (seconds)
+}

@@ -1,0 +1,138 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// harness runs trees with scripted actions and switchable conditions and
+// records every call, so tests can assert exactly what a step did.
+type harness struct {
+	t      *testing.T
+	reg    *Registry
+	tree   *BoundTree
+	env    *Env
+	agent  *Agent
+	log    []string
+	script map[string][]Status // action label -> results, one per Run; the last repeats
+	calls  map[string]int      // action label -> Run calls since the cursor arrived
+	conds  map[string]bool     // condition name -> value
+	hook   map[string]func(a *Agent) error
+}
+
+// newHarness binds xml with the scripted action "act", actions "ok", "fail",
+// "run" that always succeed/fail/run, and conditions named in conds.
+func newHarness(t *testing.T, xml string, conds map[string]bool) *harness {
+	t.Helper()
+	h := &harness{t: t, reg: NewRegistry(), script: map[string][]Status{}, calls: map[string]int{},
+		conds: map[string]bool{}, hook: map[string]func(a *Agent) error{}}
+	for k, v := range conds {
+		h.conds[k] = v
+		name := k
+		h.must(h.reg.RegisterCondition(name, ConditionFunc(func(a *Agent, p Params) (bool, error) {
+			h.log = append(h.log, "?"+name)
+			if f := h.hook["?"+name]; f != nil {
+				if err := f(a); err != nil {
+					return false, err
+				}
+			}
+			return h.conds[name], nil
+		})))
+	}
+	h.must(h.reg.RegisterAction("act", &Lifecycle{
+		OnStart: func(a *Agent, p Params) error {
+			h.log = append(h.log, a.Label()+":start")
+			return nil
+		},
+		OnRun: func(a *Agent, p Params) (Status, error) {
+			l := a.Label()
+			h.log = append(h.log, l)
+			if f := h.hook[l]; f != nil {
+				if err := f(a); err != nil {
+					return 0, err
+				}
+			}
+			s := h.script[l]
+			n := h.calls[l]
+			h.calls[l]++
+			if len(s) == 0 {
+				return Success, nil
+			}
+			if n >= len(s) {
+				n = len(s) - 1
+			}
+			return s[n], nil
+		},
+		OnCancel: func(a *Agent, p Params) error {
+			h.log = append(h.log, a.Label()+":cancel")
+			return nil
+		},
+	}))
+	for name, st := range map[string]Status{"ok": Success, "fail": Failure, "run": Running} {
+		label, result := name, st
+		h.must(h.reg.RegisterAction(label, ActionFunc(func(a *Agent, p Params) (Status, error) {
+			h.log = append(h.log, a.Label())
+			return result, nil
+		})))
+	}
+	tree, err := LoadBytes("test.xml", []byte(xml), LoadOptions{})
+	h.must(err)
+	h.tree, err = Bind(tree, h.reg, BindOptions{})
+	h.must(err)
+	h.env = &Env{}
+	h.agent = h.tree.NewAgent("a1", h.env)
+	return h
+}
+
+func (h *harness) must(err error) {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// step runs one step of 1 s and returns "status cursor: calls".
+func (h *harness) step() string {
+	h.log = h.log[:0]
+	st, err := h.agent.Step(1)
+	out := fmt.Sprintf("%s %s: %s", st, h.agent.CursorLabel(), strings.Join(h.log, " "))
+	if err != nil {
+		out += " | " + errSummary(err)
+	}
+	return out
+}
+
+func errSummary(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Msg
+	}
+	return err.Error()
+}
+
+// steps runs n steps and returns their summaries.
+func (h *harness) steps(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = h.step()
+	}
+	return out
+}
+
+func expectSteps(t *testing.T, got, want []string) {
+	t.Helper()
+	for i := range max(len(got), len(want)) {
+		g, w := "<none>", "<none>"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Errorf("step %d:\n got  %s\n want %s", i+1, g, w)
+		}
+	}
+}

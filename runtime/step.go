@@ -1,0 +1,458 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// errPaused is internal: the rule being run waits for an answer.
+var errPaused = errors.New("paused")
+
+// Step advances the agent's time by dt and runs its tree as SPEC §2 says,
+// until a rule returns Running, the tree finishes (Success or Failure), an
+// error ends the step (Errored, with the error), or a call returns ErrPending
+// (Paused: resume with CompleteAction or CompleteCondition).
+//
+// After an error the agent is reset: an action interrupted while running is
+// cancelled and the cursor returns to the root.
+func (a *Agent) Step(dt float64) (Status, error) { return a.StepAt(a.time + dt) }
+
+// StepAt is Step with the agent's new time given rather than its increment,
+// so that a game loop can keep time as step × dt instead of a running sum.
+func (a *Agent) StepAt(t float64) (Status, error) {
+	if a.phase != phaseIdle {
+		return Errored, &Error{Agent: a.id, Msg: "cannot step: the previous step is paused at a call", Err: ErrBusy}
+	}
+	a.dt = t - a.time
+	a.time = t
+	a.step++
+	a.count = 0
+	a.flags &^= flagBubbling
+	a.env.runs = a.env.runs[:0]
+	a.phase = phaseStep
+	return a.loop()
+}
+
+// CompleteAction resumes a step paused at an action call with the action's
+// result (or its error), and runs the step on until it ends or pauses again.
+func (a *Agent) CompleteAction(st Status, err error) (Status, error) {
+	if a.phase != phaseWaitAction {
+		return Errored, &Error{Agent: a.id, Msg: "CompleteAction: the agent is not waiting for an action", Err: ErrBusy}
+	}
+	a.resume()
+	if err != nil {
+		return a.abort(a.ruleError(a.cursor, nil, a.actionWhat(), err))
+	}
+	a.answer = st
+	a.flags |= flagActionAnswered
+	return a.loop()
+}
+
+// CompleteCondition resumes a step paused at a condition call with the
+// condition's value (or its error).
+func (a *Agent) CompleteCondition(ok bool, err error) (Status, error) {
+	if a.phase != phaseWaitCond {
+		return Errored, &Error{Agent: a.id, Msg: "CompleteCondition: the agent is not waiting for a condition", Err: ErrBusy}
+	}
+	a.resume()
+	if err != nil {
+		r := a.Rule()
+		c := &a.bound.conds[a.bound.rules[r].condStart+int32(a.condIdx)]
+		return a.abort(a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err))
+	}
+	a.flags |= flagCondAnswered
+	if ok {
+		a.flags |= flagCondAnswer
+	} else {
+		a.flags &^= flagCondAnswer
+	}
+	return a.loop()
+}
+
+func (a *Agent) resume() {
+	a.phase = phaseStep
+	a.env.runs = append(a.env.runs[:0], a.ext.runs...)
+}
+
+// loop is the step's state machine. Everything it needs to continue lives in
+// the agent (cursor, flagBubbling and childRes, condIdx, count), which is
+// what lets a step pause at a call and resume later.
+func (a *Agent) loop() (Status, error) {
+	b := a.bound
+	limit := a.env.limit()
+	for {
+		r := a.cursor
+		if a.flags&flagBubbling != 0 {
+			r = b.rules[r].parent
+		}
+		st, err := a.runRule(r)
+		if err != nil {
+			if err == errPaused {
+				x := a.extra()
+				x.runs = append(x.runs[:0], a.env.runs...)
+				return Paused, nil
+			}
+			return a.abort(err)
+		}
+		a.count++
+		a.env.runs = append(a.env.runs, RuleRun{r, st})
+		if st != statusMoved {
+			a.last = st
+		}
+		if a.jump >= 0 {
+			target := a.jump
+			a.jump = -1
+			if target != r {
+				if err := a.cancelRunning(); err != nil {
+					return a.abort(err)
+				}
+				a.arrive(target)
+				a.flags &^= flagBubbling
+				if st != Running {
+					st = statusMoved
+				}
+			}
+		}
+		if st == Running {
+			return a.finish(Running)
+		}
+		if a.count >= limit {
+			return a.abort(a.runawayError(r))
+		}
+		if st == statusMoved {
+			a.flags &^= flagBubbling
+			continue
+		}
+		if b.rules[r].parent < 0 {
+			a.arrive(r) // past the root: the next step enters the tree afresh
+			return a.finish(st)
+		}
+		// r finished and the cursor is on r: its parent runs next and sees st.
+		a.childRes = st
+		a.flags |= flagBubbling
+	}
+}
+
+// runRule runs rule r once. It returns Success, Failure, Running or
+// statusMoved; errPaused when a call is pending; any other error ends the step.
+func (a *Agent) runRule(r int32) (Status, error) {
+	rule := &a.bound.rules[r]
+	switch rule.kind {
+	case KindAction:
+		return a.runAction(r, rule)
+	case KindSequence, KindChoice:
+		return a.runList(r, rule)
+	case KindFailure:
+		return Failure, nil
+	}
+	ok, err := a.checkConds(r, rule)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return Failure, nil
+	}
+	switch rule.kind {
+	case KindSuccess:
+		return Success, nil
+	case KindRunning:
+		return Running, nil
+	default: // KindYield
+		if a.flags&flagFirstRun != 0 {
+			a.flags &^= flagFirstRun
+			return Running, nil
+		}
+		return Success, nil
+	}
+}
+
+func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
+	var st Status
+	if a.flags&flagActionAnswered != 0 {
+		a.flags &^= flagActionAnswered
+		st = a.answer
+	} else {
+		ok, err := a.checkConds(r, rule)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			if err := a.cancelRunning(); err != nil {
+				return 0, err
+			}
+			return a.notFail(rule, Failure), nil
+		}
+		if rule.action == nil { // unknown action under lenient binding
+			a.flags &^= flagFirstRun
+			return a.notFail(rule, Failure), nil
+		}
+		a.flags |= flagInCall
+		if a.flags&flagFirstRun != 0 && rule.starter != nil {
+			if err := rule.starter.Start(a, rule.params); err != nil {
+				a.flags &^= flagInCall
+				if err == ErrPending {
+					err = errors.New("Start may not return ErrPending")
+				}
+				return 0, a.ruleError(r, nil, "start of "+a.actionWhat(), err)
+			}
+		}
+		st, err = rule.action.Run(a, rule.params)
+		a.flags &^= flagInCall
+		if err != nil {
+			if err == ErrPending {
+				a.phase = phaseWaitAction
+				return 0, errPaused
+			}
+			return 0, a.ruleError(r, nil, a.actionWhat(), err)
+		}
+	}
+	a.flags &^= flagFirstRun
+	switch st {
+	case Running:
+		a.flags |= flagActionRunning
+		return Running, nil
+	case Success, Failure:
+		a.flags &^= flagActionRunning
+		return a.notFail(rule, st), nil
+	}
+	a.flags &^= flagActionRunning
+	return 0, a.ruleError(r, nil, a.actionWhat(), fmt.Errorf("returned %s; an action returns success, failure or running", st))
+}
+
+func (a *Agent) runList(r int32, rule *boundRule) (Status, error) {
+	if a.flags&flagBubbling == 0 { // entered: the cursor is r
+		if rule.firstChild < 0 {
+			return a.finishList(r, rule, Failure), nil
+		}
+		ok, err := a.checkConds(r, rule)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return a.finishList(r, rule, Failure), nil
+		}
+		a.arrive(rule.firstChild)
+		return statusMoved, nil
+	}
+	next := a.bound.rules[a.cursor].next // the cursor is the child that finished
+	res := a.childRes
+	if rule.kind == KindSequence {
+		if res != Success {
+			return a.finishList(r, rule, Failure), nil
+		}
+		ok, err := a.checkConds(r, rule)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case !ok:
+			return a.finishList(r, rule, Failure), nil
+		case next >= 0:
+			a.arrive(next)
+		case rule.loop:
+			a.arrive(rule.firstChild)
+		default:
+			return a.finishList(r, rule, Success), nil
+		}
+		return statusMoved, nil
+	}
+	// choice
+	if res == Success {
+		if !rule.loop {
+			return a.finishList(r, rule, Success), nil
+		}
+		next = rule.firstChild
+	} else if next < 0 {
+		return a.finishList(r, rule, Failure), nil
+	}
+	ok, err := a.checkConds(r, rule)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return a.finishList(r, rule, Failure), nil
+	}
+	a.arrive(next)
+	return statusMoved, nil
+}
+
+// finishList ends a list rule: the cursor goes back to the rule itself.
+func (a *Agent) finishList(r int32, rule *boundRule, st Status) Status {
+	a.arrive(r)
+	return a.notFail(rule, st)
+}
+
+func (a *Agent) notFail(rule *boundRule, st Status) Status {
+	if st == Failure && rule.doNotFail {
+		return Success
+	}
+	return st
+}
+
+// checkConds evaluates rule r's conditions in order, short-circuit, in the
+// rule's mode. A pending condition pauses the step; the answer resumes the
+// loop at the same condition (condIdx).
+func (a *Agent) checkConds(r int32, rule *boundRule) (bool, error) {
+	b := a.bound
+	n := rule.condEnd - rule.condStart
+	if n == 0 {
+		return true, nil
+	}
+	mode := rule.mode
+	for i := int32(a.condIdx); i < n; i++ {
+		c := &b.conds[rule.condStart+i]
+		var v bool
+		if a.flags&flagCondAnswered != 0 {
+			v = a.flags&flagCondAnswer != 0
+			a.flags &^= flagCondAnswered | flagCondAnswer
+		} else {
+			var err error
+			v, err = a.evalCond(c, rule)
+			if err != nil {
+				if err == ErrPending {
+					a.condIdx = uint16(i)
+					a.phase = phaseWaitCond
+					return false, errPaused
+				}
+				a.condIdx = 0
+				return false, a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err)
+			}
+		}
+		if c.negate {
+			v = !v
+		}
+		switch mode {
+		case AllTrue:
+			if !v {
+				a.condIdx = 0
+				return false, nil
+			}
+		case AnyTrue:
+			if v {
+				a.condIdx = 0
+				return true, nil
+			}
+		case AnyFalse:
+			if !v {
+				a.condIdx = 0
+				return true, nil
+			}
+		case AllFalse:
+			if v {
+				a.condIdx = 0
+				return false, nil
+			}
+		}
+	}
+	a.condIdx = 0
+	return mode == AllTrue || mode == AllFalse, nil
+}
+
+func (a *Agent) evalCond(c *boundCond, rule *boundRule) (bool, error) {
+	switch c.kind {
+	case condVar:
+		return a.VarAt(c.slot), nil
+	case condStampSet:
+		_, set := a.StampAt(c.slot)
+		return set, nil
+	case condStampLess:
+		t, set := a.StampAt(c.slot)
+		return set && a.time-t < c.limit, nil
+	case condStampMore:
+		t, set := a.StampAt(c.slot)
+		if !set {
+			return c.orNever, nil
+		}
+		return a.time-t > c.limit, nil
+	case condCall:
+		a.flags |= flagInCall
+		v, err := c.cond.Test(a, rule.params)
+		a.flags &^= flagInCall
+		return v, err
+	}
+	return false, nil // condUnknown
+}
+
+// finish ends a step that did not fail with an error.
+func (a *Agent) finish(st Status) (Status, error) {
+	a.phase = phaseIdle
+	a.flags &^= flagBubbling
+	if o := a.env.Observer; o != nil {
+		o.StepDone(a, a.env.runs, st, nil)
+	}
+	return st, nil
+}
+
+// abort ends a step with an error and resets the agent (SPEC §2: the agent
+// is never left half-updated; the failure policy decides what comes next).
+func (a *Agent) abort(err error) (Status, error) {
+	a.phase = phaseIdle
+	a.jump, a.condIdx = -1, 0
+	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered | flagInCall
+	if cerr := a.cancelRunning(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	a.arrive(Root)
+	a.last = Errored
+	if o := a.env.Observer; o != nil {
+		o.StepDone(a, a.env.runs, Errored, err)
+	}
+	return Errored, err
+}
+
+func (a *Agent) actionWhat() string {
+	return fmt.Sprintf("action %q", a.bound.Tree.Rules[a.cursor].Action)
+}
+
+// ruleError wraps an error raised by an action, condition or hook with the
+// agent, the rule's label and its position in the tree file.
+func (a *Agent) ruleError(r int32, c *Cond, what string, err error) error {
+	rule := &a.bound.Tree.Rules[r]
+	pos := rule.Pos
+	if c != nil {
+		pos = c.Pos
+	}
+	return &Error{Pos: pos, Label: rule.Label, Agent: a.id, Msg: what + ": " + err.Error(), Err: fmt.Errorf("%w: %w", ErrAction, err)}
+}
+
+func (a *Agent) runawayError(r int32) error {
+	rules := a.bound.Tree.Rules
+	labels := make([]string, len(a.env.runs))
+	for i, run := range a.env.runs {
+		labels[i] = rules[run.Rule].Label
+	}
+	msg := fmt.Sprintf("run-away step: %d rules run without one returning running (limit %d): %s",
+		a.count, a.env.limit(), describeRuns(labels))
+	return &Error{Pos: rules[r].Pos, Label: rules[r].Label, Agent: a.id, Msg: msg, Err: ErrRunaway}
+}
+
+// describeRuns lists labels in order, folding a cycle that repeats at the
+// end ("root, (loop, tick) x 49") so that a run-away message stays readable.
+func describeRuns(labels []string) string {
+	for p := 1; p <= 16 && 3*p <= len(labels); p++ {
+		n := len(labels)
+		k := 1
+		for n-(k+1)*p >= 0 && equalRun(labels[n-(k+1)*p:n-k*p], labels[n-p:]) {
+			k++
+		}
+		if k >= 3 {
+			head := strings.Join(labels[:n-k*p], ", ")
+			cycle := "(" + strings.Join(labels[n-p:], ", ") + fmt.Sprintf(") x %d", k)
+			if head == "" {
+				return cycle
+			}
+			return head + ", " + cycle
+		}
+	}
+	return strings.Join(labels, ", ")
+}
+
+func equalRun(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
