@@ -26,11 +26,18 @@ import (
 //   - a call costs two atomic increments of a sequence number (odd while a
 //     call runs), about 6 ns on the same machine;
 //   - a watchdog goroutine ticks ten times per timeout and closes the
-//     context when it sees the same odd sequence number for nine ticks in a
-//     row, so a runaway call is stopped after between 0.9 and 1.0 times the
-//     timeout (plus scheduling delay). Lua then raises an error at the
-//     position of the instruction it was about to run, the protected call
-//     unwinds, and the LState stays usable.
+//     context when it sees the same odd sequence number for nine busy ticks
+//     in a row, so a runaway call is stopped after between 0.9 and 1.0
+//     times the timeout (plus scheduling delay). Lua then raises an error at
+//     the position of the instruction it was about to run, the protected
+//     call unwinds, and the LState stays usable.
+//   - a tick counts as busy only if the process used at least half a tick
+//     of CPU time since the last one (where the OS tells, cputime.go). A
+//     runaway loop keeps a core busy; a short call whose thread the OS did
+//     not run for a while (a loaded machine; this happened in this
+//     project's benchmarks with a load average of 8 on 2 cores) does not,
+//     and must not fail: a false timeout would make a run's trace depend on
+//     the machine's load.
 //
 // A call stuck inside a Go function (a huge string.rep) cannot be stopped
 // before that function returns: the context is only checked between
@@ -119,8 +126,10 @@ func (g *guard) watch() {
 	const ticksPerTimeout = 10
 	tick := time.NewTicker(g.timeout / ticksPerTimeout)
 	defer tick.Stop()
+	period := g.timeout / ticksPerTimeout
 	var last uint64
 	same := 0
+	cpu, _ := cpuTime()
 	for {
 		select {
 		case <-g.quit:
@@ -128,8 +137,14 @@ func (g *guard) watch() {
 		case <-tick.C:
 		}
 		s := g.seq.Load()
+		now, ok := cpuTime()
+		busy := !ok || now-cpu >= period/2
+		cpu = now
 		if s&1 == 0 || s != last {
 			last, same = s, 0
+			continue
+		}
+		if !busy {
 			continue
 		}
 		if same++; same == ticksPerTimeout-1 {
