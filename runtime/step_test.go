@@ -12,8 +12,6 @@ const (
 	R = Running
 )
 
-func bt(body string) string { return "<behaviorTree>" + body + "</behaviorTree>" }
-
 // TestStep_rules walks each rule kind, list flags and yield through steps.
 func TestStep_rules(t *testing.T) {
 	cases := []struct {
