@@ -34,7 +34,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	opts := game.Options{Steps: *steps, Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true}
+	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed
@@ -44,6 +44,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage
+	}
+	if err := g.OpenTrace(); err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		g.Close()
+		return exitRuntime
 	}
 	people := stdout
 	if *trace == "-" {

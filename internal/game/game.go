@@ -12,7 +12,6 @@ import (
 
 // Options are the command line's settings for a run.
 type Options struct {
-	Steps  int    // steps to run; < 0 means the config's
 	Seed   *int64 // overrides run.seed
 	Trace  string // "" none (unless the config names a file), "-" stdout, else a file
 	Quiet  bool   // print only the summary
@@ -99,9 +98,6 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 			g.byID[id] = ga
 		}
 	}
-	if err := g.openTrace(); err != nil {
-		return nil, err
-	}
 	return g, nil
 }
 
@@ -125,7 +121,9 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 // already there).
 func (g *Game) fillRegistry() error { return nil }
 
-func (g *Game) openTrace() error {
+// OpenTrace opens the trace the options or the config name. A trace that
+// cannot be written is a runtime failure, not a config problem.
+func (g *Game) OpenTrace() error {
 	path := g.opts.Trace
 	if path == "" {
 		path = g.cfg.Trace.File
