@@ -147,6 +147,10 @@ func (g *Game) OpenTrace() error {
 	return nil
 }
 
+// Start runs what happens once before the first step (the world script's
+// init and spawn, when there is one).
+func (g *Game) Start() error { return nil }
+
 // Warnings lists what binding with strict = false let through.
 func (g *Game) Warnings() []string { return g.warnings }
 
