@@ -54,6 +54,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *trace == "-" {
 		people = stderr
 	}
+	if err := g.Start(); err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		g.Close()
+		return exitRuntime
+	}
 	for _, w := range g.Warnings() {
 		fmt.Fprintln(people, "warning:", w)
 	}

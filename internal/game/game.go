@@ -35,6 +35,7 @@ type Game struct {
 	traceFile io.Closer
 	out       printer
 	times     *actionTimes
+	lua       *scripts
 
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered
@@ -72,6 +73,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
+		g.closeScripts()
 		return nil, errors.Join(errs...)
 	}
 	if opts.Timing {
@@ -89,6 +91,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		g.trees[tc.Name] = b
 	}
 	if len(errs) > 0 {
+		g.closeScripts()
 		return nil, errors.Join(errs...)
 	}
 	for _, ac := range cfg.Agents {
@@ -97,6 +100,10 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 			g.agents = append(g.agents, ga)
 			g.byID[id] = ga
 		}
+	}
+	if err := g.attachScripts(); err != nil {
+		g.Close()
+		return nil, err
 	}
 	return g, nil
 }
@@ -119,7 +126,9 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 
 // fillRegistry registers what scripts and plugins provide (built-ins are
 // already there).
-func (g *Game) fillRegistry() error { return nil }
+func (g *Game) fillRegistry() error {
+	return g.openScripts()
+}
 
 // OpenTrace opens the trace the options or the config name. A trace that
 // cannot be written is a runtime failure, not a config problem.
@@ -149,7 +158,7 @@ func (g *Game) OpenTrace() error {
 
 // Start runs what happens once before the first step (the world script's
 // init and spawn, when there is one).
-func (g *Game) Start() error { return nil }
+func (g *Game) Start() error { return g.startWorld() }
 
 // Warnings lists what binding with strict = false let through.
 func (g *Game) Warnings() []string { return g.warnings }
@@ -198,6 +207,7 @@ func (g *Game) RunStep() (int, error) {
 	g.step++
 	s := g.step
 	t := g.Time(s)
+	g.tickWorld(s, t)
 	for i, sc := range g.cfg.Signals {
 		if g.delivered[i] || sc.At > t+1e-9 {
 			continue
@@ -347,5 +357,6 @@ func (g *Game) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	g.closeScripts()
 	return errors.Join(errs...)
 }
