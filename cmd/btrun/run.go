@@ -68,6 +68,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	runErr := g.Run(n)
 	closeErr := g.Close()
+	if runErr == nil {
+		g.WriteSummary()
+	}
 	if err := errors.Join(runErr, closeErr); err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime

@@ -41,6 +41,7 @@ type Game struct {
 	delivered []bool // schedule entries delivered
 	outbox    []routed
 	warnings  []string
+	last      summary
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -179,7 +180,7 @@ func (g *Game) Step() uint64 { return g.step }
 // so that a continued run sees the same times as an uninterrupted one.
 func (g *Game) Time(s uint64) float64 { return float64(s) * g.cfg.Run.Dt }
 
-// Run runs steps steps and prints the summary.
+// Run runs steps steps; WriteSummary reports on them.
 func (g *Game) Run(steps int) error {
 	start := time.Now()
 	first := g.step + 1
@@ -194,11 +195,14 @@ func (g *Game) Run(steps int) error {
 	if err := g.flushTrace(); err != nil {
 		return err
 	}
-	s := summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
+	g.last = summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
-	s.write(g.out.w)
 	return nil
 }
+
+// WriteSummary writes the closing summary of the last Run to the people's
+// output (after Close, so that it comes last).
+func (g *Game) WriteSummary() { g.last.write(g.out.w) }
 
 // RunStep runs one step of the game (SPEC §7): the world's tick, the
 // scheduled signals due, every active agent's step in config order, then the

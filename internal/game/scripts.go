@@ -45,7 +45,7 @@ func (g *Game) openScripts() error {
 		return err
 	}
 	if c.Scripts.World != "" {
-		w, err := e.LoadWorld(c.Scripts.World)
+		w, err := e.LoadWorld(c.Abs(c.Scripts.World))
 		if err != nil {
 			return err
 		}
