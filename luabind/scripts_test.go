@@ -9,18 +9,27 @@ import (
 )
 
 // game is the example game of scripts/ai: its Lua scripts, the seed tree
-// and n agents spawned by arena.spawn.
+// and n agents. It plays world.lua's part: before each step it tells the
+// agent where the player is (playerX, playerY, distanceToPlayer).
 type game struct {
 	t      *testing.T
 	e      *Engine
 	agents []*runtime.Agent
+	px, py float64
 }
 
 func newGame(t *testing.T, n int, seed int64) *game {
 	t.Helper()
-	// A stand-in for the game runner's world script: spawn through arena.
+	// A stand-in for world.lua's spawn (a random place and heading in the
+	// 40 x 30 arena); the test plays the world's tick with observe.
 	worldDir := t.TempDir()
-	writeScripts(t, worldDir, map[string]string{"testworld.lua": `return {spawn = require("arena").spawn}`})
+	writeScripts(t, worldDir, map[string]string{"testworld.lua": `
+		local bt = require("bt")
+		return {spawn = function(ctx)
+			local a = ctx.agent
+			a.x, a.y = 2 + bt.random() * 36, 2 + bt.random() * 26
+			a.heading, a.speed = (bt.random() * 2 - 1) * math.pi, 0
+		end}`})
 	e, err := New(Options{Paths: []string{"../scripts/ai", worldDir}, Root: "..", Seed: seed})
 	if err != nil {
 		t.Fatal(err)
@@ -62,12 +71,17 @@ func newGame(t *testing.T, n int, seed int64) *game {
 	return g
 }
 
-// player puts the player at (x, y) moving at speed.
-func (g *game) player(x, y, speed float64) {
-	g.t.Helper()
-	if err := g.e.DoString("player", fmt.Sprintf(`local p = require("arena").player; p.x, p.y, p.speed = %g, %g, %g`, x, y, speed)); err != nil {
-		g.t.Fatal(err)
-	}
+// player puts the player at (x, y).
+func (g *game) player(x, y float64) { g.px, g.py = x, y }
+
+// observe is world.lua's observe: what an agent knows of the player.
+func (g *game) observe(a *runtime.Agent) {
+	st, _ := g.e.Data(a)
+	x, _ := st.GetField("x")
+	y, _ := st.GetField("y")
+	st.SetField("playerX", g.px)
+	st.SetField("playerY", g.py)
+	st.SetField("distanceToPlayer", math.Hypot(x.(float64)-g.px, y.(float64)-g.py))
 }
 
 func (g *game) field(a *runtime.Agent, name string) float64 {
@@ -88,6 +102,7 @@ func (g *game) set(a *runtime.Agent, fields map[string]float64) {
 
 func (g *game) step(a *runtime.Agent, dt float64) runtime.Status {
 	g.t.Helper()
+	g.observe(a)
 	st, err := a.Step(dt)
 	if err != nil {
 		g.t.Fatal(err)
@@ -97,7 +112,7 @@ func (g *game) step(a *runtime.Agent, dt float64) runtime.Status {
 
 func TestGameScripts_agentsWanderTurnAndWaitInsideTheArena(t *testing.T) {
 	g := newGame(t, 20, 1)
-	g.player(1000, 1000, 0) // far away: never nearby
+	g.player(1000, 1000) // far away: never nearby
 	const dt = 0.1
 	moved, turned := 0, 0
 	for _, a := range g.agents {
@@ -111,7 +126,7 @@ func TestGameScripts_agentsWanderTurnAndWaitInsideTheArena(t *testing.T) {
 			if d > 1.5*dt+1e-9 {
 				t.Fatalf("%s jumped %.3f m in one step (walk speed 1.5 m/s)", a.ID(), d)
 			}
-			if math.Abs(x) > 20 || math.Abs(y) > 20 {
+			if x < 0 || x > 40 || y < 0 || y > 30 {
 				t.Fatalf("%s left the arena: (%.2f, %.2f)", a.ID(), x, y)
 			}
 			travelled += d
@@ -129,12 +144,12 @@ func TestGameScripts_agentsWanderTurnAndWaitInsideTheArena(t *testing.T) {
 	}
 }
 
-func TestGameScripts_fleeIncreasesTheDistanceToAFastPlayer(t *testing.T) {
+func TestGameScripts_fleeIncreasesTheDistanceToAClosePlayer(t *testing.T) {
 	g := newGame(t, 1, 1)
 	a := g.agents[0]
-	g.set(a, map[string]float64{"x": 0, "y": 0, "heading": 0, "speed": 1.5})
-	g.player(2, 1, 5)
-	dist := func() float64 { return math.Hypot(g.field(a, "x")-2, g.field(a, "y")-1) }
+	g.set(a, map[string]float64{"x": 20, "y": 15, "heading": 0, "speed": 0})
+	g.player(21.5, 15.5)
+	dist := func() float64 { return math.Hypot(g.field(a, "x")-21.5, g.field(a, "y")-15.5) }
 	prev := dist()
 	hopped := false
 	var st runtime.Status
@@ -163,22 +178,22 @@ func TestGameScripts_fleeIncreasesTheDistanceToAFastPlayer(t *testing.T) {
 	}
 }
 
-func TestGameScripts_backOffFromASlowPlayerAndStopWhenItIsGone(t *testing.T) {
+func TestGameScripts_backOffFromANearbyPlayerAndStopWhenItIsGone(t *testing.T) {
 	g := newGame(t, 1, 1)
 	a := g.agents[0]
-	g.set(a, map[string]float64{"x": 0, "y": 0, "heading": 0, "speed": 1.5})
-	g.player(-3, 0, 0.5)
+	g.set(a, map[string]float64{"x": 20, "y": 15, "heading": 0, "speed": 0})
+	g.player(16, 15)
 	g.step(a, 0.1)
 	if a.CursorLabel() != "backOff" {
-		t.Fatalf("running %s, want backOff", a.CursorLabel())
+		t.Fatalf("running %s, want backOff (the player is nearby, not too close)", a.CursorLabel())
 	}
 	for range 5 {
 		g.step(a, 0.1)
 	}
-	if x := g.field(a, "x"); x < 0.8 {
-		t.Errorf("backed off to x = %.2f, want about 0.9 (1.5 m/s for 0.6 s, away from the player)", x)
+	if x := g.field(a, "x"); x < 20.8 {
+		t.Errorf("backed off to x = %.2f, want about 20.9 (1.5 m/s for 0.6 s, away from the player)", x)
 	}
-	g.player(1000, 1000, 0) // the player leaves: playerNearby fails, backOff is interrupted
+	g.player(1000, 1000) // the player leaves: playerNearby fails, backOff is interrupted
 	g.step(a, 0.1)
 	if a.CursorLabel() == "backOff" {
 		t.Error("backOff still running after the player left")
@@ -188,7 +203,7 @@ func TestGameScripts_backOffFromASlowPlayerAndStopWhenItIsGone(t *testing.T) {
 func TestGameScripts_sameSeedSameRun(t *testing.T) {
 	run := func(seed int64) []float64 {
 		g := newGame(t, 5, seed)
-		g.player(3, 3, 1)
+		g.player(20, 15)
 		for range 100 {
 			for _, a := range g.agents {
 				g.step(a, 0.1)
@@ -219,7 +234,7 @@ func TestGameScripts_sameSeedSameRun(t *testing.T) {
 
 func TestGameScripts_wanderChanceIsAQuarter(t *testing.T) {
 	g := newGame(t, 400, 3)
-	g.player(1000, 1000, 0)
+	g.player(1000, 1000)
 	wandering := 0
 	for _, a := range g.agents {
 		g.step(a, 0.1)

@@ -1,12 +1,14 @@
--- flee: the player is close and moving fast: run away from it, with a
--- little jump for show at the start. Fails at once when the player is slow
--- (then backOff walks away instead); succeeds once the agent is safe.
--- Parameters: flee.playerSpeed (m/s the player must reach, default 2),
--- flee.speedFactor (times the agent's speed, default 2), flee.safeDistance
--- (m, default playerNearby.range or 5: in the example tree the flee rule's
--- playerNearby condition ends the flight at that distance anyway).
+-- flee: the player is too close: run away from it, with a little jump for
+-- show at the start (ctx.agent.z). Fails at once when the player is nearby
+-- but not that close, so that backOff walks away instead; succeeds at the
+-- safe distance. (Drag[en]gine's example flees from a player that is close
+-- and moving fast; world.lua gives agents the player's position, not its
+-- speed, so closeness decides here.)
+-- Parameters: flee.range (m, default 2.5), flee.speed (m/s, default 4),
+-- flee.safeDistance (m, default playerNearby.range or 5: in the example
+-- tree the rule's playerNearby condition ends the flight there anyway).
 local bt = require("bt")
-local arena = require("arena")
+local steer = require("steer")
 
 local HOP_SECONDS, HOP_HEIGHT = 0.4, 0.5
 
@@ -15,17 +17,18 @@ bt.action("flee", {
     ctx.state.since = ctx.time
   end,
   run = function(ctx, params)
-    local a, p = ctx.agent, arena.player
-    if ctx.firstRun and (p.speed or 0) < params:number("flee.playerSpeed", 2) then
+    local a = ctx.agent
+    local d = steer.distance(a.x, a.y, a.playerX, a.playerY)
+    if ctx.firstRun and d >= params:number("flee.range", 2.5) then
       return bt.FAILURE
     end
-    if arena.distanceToPlayer(a) >= params:number("flee.safeDistance", params:number("playerNearby.range", 5)) then
-      a.z = 0
+    if d >= params:number("flee.safeDistance", params:number("playerNearby.range", 5)) then
+      a.z, a.speed = 0, 0
       return bt.SUCCESS
     end
     local t = ctx.time - ctx.state.since
     a.z = t < HOP_SECONDS and HOP_HEIGHT * math.sin(math.pi * t / HOP_SECONDS) or 0
-    arena.moveAway(a, p.x, p.y, a.speed * params:number("flee.speedFactor", 2), ctx.dt)
+    steer.moveAway(a, a.playerX, a.playerY, params:number("flee.speed", 4), ctx.dt)
     return bt.RUNNING
   end,
   cancel = function(ctx, params)
