@@ -1,5 +1,5 @@
 -- turning: turn on the spot to a random new heading; succeeds when facing
--- it. Parameters: chance (default 1; the tree gives 0.35),
+-- it. Like wander, it rolls its chance on the first run. Parameters: chance (default 1; the tree gives 0.35),
 -- turning.maxAngle (degrees either way, default 180), turning.rate
 -- (degrees per second, default 120).
 local bt = require("bt")
@@ -12,30 +12,23 @@ local function wrap(angle)
   return angle
 end
 
-bt.action("turning", {
-  start = function(ctx, params)
-    local s = ctx.state
+bt.action("turning", function(ctx, params)
+  local a = ctx.agent
+  if ctx.firstRun then
     if bt.random() >= params:number("chance", 1) then
-      s.skip = true
-      return
-    end
-    local maxAngle = math.rad(params:number("turning.maxAngle", 180))
-    s.target = wrap(ctx.agent.heading + (bt.random() * 2 - 1) * maxAngle)
-    ctx.agent.speed = 0
-  end,
-  run = function(ctx, params)
-    local s = ctx.state
-    if s.skip then
       return bt.FAILURE
     end
-    local a = ctx.agent
-    local diff = wrap(s.target - a.heading)
-    local turn = math.rad(params:number("turning.rate", 120)) * ctx.dt
-    if math.abs(diff) <= turn then
-      a.heading = s.target
-      return bt.SUCCESS
-    end
-    a.heading = wrap(a.heading + (diff > 0 and turn or -turn))
-    return bt.RUNNING
-  end,
-})
+    local maxAngle = math.rad(params:number("turning.maxAngle", 180))
+    ctx.state.target = wrap(a.heading + (bt.random() * 2 - 1) * maxAngle)
+    a.speed = 0
+  end
+  local target = ctx.state.target
+  local diff = wrap(target - a.heading)
+  local turn = math.rad(params:number("turning.rate", 120)) * ctx.dt
+  if math.abs(diff) <= turn then
+    a.heading = target
+    return bt.SUCCESS
+  end
+  a.heading = wrap(a.heading + (diff > 0 and turn or -turn))
+  return bt.RUNNING
+end)

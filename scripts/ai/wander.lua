@@ -12,31 +12,24 @@
 local bt = require("bt")
 local steer = require("steer")
 
-bt.action("wander", {
-  start = function(ctx, params)
-    local s = ctx.state
+-- The chance is rolled on the first run rather than in a start function:
+-- a rule that does not go ahead then returns at once without touching
+-- ctx.state, whose table is only made when a script first uses it.
+bt.action("wander", function(ctx, params)
+  local a = ctx.agent
+  if ctx.firstRun then
     if bt.random() >= params:number("chance", 1) then
-      s.skip = true
-      return
-    end
-    local a = ctx.agent
-    local angle = bt.random() * 2 * math.pi
-    local dist = params:number("wander.radius", 8) * (0.3 + 0.7 * bt.random())
-    local target = { x = a.x + math.cos(angle) * dist, y = a.y + math.sin(angle) * dist }
-    steer.confine(target)
-    s.tx, s.ty = target.x, target.y
-  end,
-  run = function(ctx, params)
-    local s = ctx.state
-    if s.skip then
       return bt.FAILURE
     end
-    if steer.moveTowards(ctx.agent, s.tx, s.ty, params:number("wander.speed", 1.5), ctx.dt) then
-      return bt.SUCCESS
-    end
-    return bt.RUNNING
-  end,
-  cancel = function(ctx, params)
-    ctx.agent.speed = 0
-  end,
-})
+    local angle = bt.random() * 2 * math.pi
+    local dist = params:number("wander.radius", 8) * (0.3 + 0.7 * bt.random())
+    local s = ctx.state
+    s.tx = math.min(math.max(a.x + math.cos(angle) * dist, 0), steer.WIDTH)
+    s.ty = math.min(math.max(a.y + math.sin(angle) * dist, 0), steer.HEIGHT)
+  end
+  local s = ctx.state
+  if steer.moveTowards(a, s.tx, s.ty, params:number("wander.speed", 1.5), ctx.dt) then
+    return bt.SUCCESS
+  end
+  return bt.RUNNING
+end)
