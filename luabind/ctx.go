@@ -14,8 +14,8 @@ import (
 // ctx is a userdata (so scripts cannot rawset it), one per agent, created
 // at Attach. A read goes down a chain of tables that Go re-links before each
 // call by switching metatable pointers, which costs nothing, instead of
-// writing fields, which costs about 100 ns per field in gopher-lua (a Go
-// map assignment plus a look-up in a second map keyed by interface):
+// writing fields, which costs about 35 ns per field in gopher-lua (a Go map
+// assignment plus a look-up in a second map keyed by interface):
 //
 //	ctx (userdata) --shared metatable, __index--> view
 //	view (shared): time, dt, step; the methods jump, signal, send, var,
@@ -31,16 +31,20 @@ import (
 // Writes happen only when a value changes: time, dt and step in the view
 // (agents stepped together share them, so with many agents about once per
 // round), state in the agent's own table when a rule starts or stops using
-// it. Why this shape, measured on the seed-tree benchmark:
+// it. What was measured on the seed-tree benchmark (10,000 agents, 2 calls
+// per agent-step, floor 107 ns):
 //
 //   - gopher-lua boxes the key of every __index *function* call into a new
 //     string value: one allocation per read. Every read but ctx.state's
 //     first is a table hit instead, so reading ctx.time costs no
 //     allocation.
-//   - Writing a ctx's fields before each call cost about 300 ns per agent-
-//     step with 10,000 agents (id, agent and memory change on every
-//     switch); with per-agent metatables and field tables read through
-//     cold Go maps, about 2 µs.
+//   - Per-agent metatables and field tables rewritten before every call:
+//     about 2 µs per agent-step. One shared table with every field, where
+//     each switch of agent rewrites id, agent and memory: about 300 ns of
+//     writes; with only agent and memory written, 192 ns per trivial
+//     agent-step. The chain: 150 ns. Scripts that read ctx.agent pay a
+//     cache miss on the agent's own table instead, which measured within
+//     the noise of the written version.
 //
 // The price: ctx's fields are right during its own agent's calls; a ctx
 // kept in a global and read during another agent's call shows that other
@@ -146,6 +150,8 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 	o := st.own
 	o.RawSetString("id", lua.LString(a.ID()))
 	o.RawSetString("tree", st.tree.name)
+	o.RawSetString("agent", st.data)
+	o.RawSetString("memory", st.memory)
 	o.RawSetString("__index", o)
 	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: e.ctxKit.meta}
 	a.SetUserData(st)
@@ -248,8 +254,6 @@ func (st *AgentData) sync() {
 	if v.holder != st {
 		v.holder = st
 		v.t.Metatable = st.own
-		v.t.RawSetString("agent", st.data)
-		v.t.RawSetString("memory", st.memory)
 	}
 	if x := a.Time(); x != v.time {
 		v.time = x
