@@ -62,6 +62,7 @@ type Engine struct {
 	inline    map[string]*lua.FunctionProto
 
 	closed bool
+	saving map[*lua.LTable]string // tables met in the save under way (BeginSave)
 }
 
 // New creates an engine: a sandboxed LState with the bt module, ready to

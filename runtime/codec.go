@@ -43,7 +43,9 @@ func (e *Encoder) Bool(b bool) {
 }
 
 // Float writes the exact bits of f (NaN and infinities included).
-func (e *Encoder) Float(f float64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f)) }
+func (e *Encoder) Float(f float64) {
+	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f))
+}
 
 // String writes s as an index into the string table.
 func (e *Encoder) String(s string) {

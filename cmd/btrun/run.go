@@ -18,8 +18,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	trace := fs.String("trace", "", `write the JSON Lines trace to this file, or "-" for stdout`)
 	seed := fs.Int64("seed", 0, "seed for bt.random (default: the config's run.seed)")
 	quiet := fs.Bool("quiet", false, "print only the closing summary")
+	save := fs.String("save", "", "save the run to this file at the end (and every save.every steps)")
+	load := fs.String("load", "", "continue the run saved in this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun run [-config F] [-steps N] [-trace F|-] [-seed N] [-quiet]")
+		fmt.Fprintln(stderr, "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -34,7 +36,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true}
+	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true,
+		SavePath: *save, SaveEvery: -1}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed
@@ -58,6 +61,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "btrun:", err)
 		g.Close()
 		return exitRuntime
+	}
+	if *load != "" {
+		warnings, err := g.Load(*load)
+		if err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			g.Close()
+			return exitRuntime
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(people, "warning:", w)
+		}
 	}
 	for _, w := range g.Warnings() {
 		fmt.Fprintln(people, "warning:", w)

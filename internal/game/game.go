@@ -18,6 +18,9 @@ type Options struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Timing bool // time every action for the summary
+
+	SavePath  string // save here at the end of Run and every SaveEvery steps; "" uses the config's [save]
+	SaveEvery int    // < 0 uses the config's save.every
 }
 
 // Game is a running game config: its trees, registry, agents and loop.
@@ -185,10 +188,21 @@ func (g *Game) Run(steps int) error {
 	start := time.Now()
 	first := g.step + 1
 	agentSteps := 0
+	path, every := g.savePlan()
 	for range steps {
 		n, err := g.RunStep()
 		agentSteps += n
 		if err != nil {
+			return err
+		}
+		if path != "" && every > 0 && g.step%uint64(every) == 0 {
+			if err := g.Save(path); err != nil {
+				return err
+			}
+		}
+	}
+	if path != "" {
+		if err := g.Save(path); err != nil {
 			return err
 		}
 	}
@@ -198,6 +212,18 @@ func (g *Game) Run(steps int) error {
 	g.last = summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
 	return nil
+}
+
+// savePlan is where and how often Run saves.
+func (g *Game) savePlan() (string, int) {
+	path, every := g.opts.SavePath, g.opts.SaveEvery
+	if path == "" && g.cfg.Save.File != "" {
+		path = g.cfg.Abs(g.cfg.Save.File)
+	}
+	if every < 0 {
+		every = g.cfg.Save.Every
+	}
+	return path, every
 }
 
 // WriteSummary writes the closing summary of the last Run to the people's

@@ -14,7 +14,7 @@ type scripts struct {
 	engine *luabind.Engine
 	world  *luabind.World
 	game   *lua.LTable // the `game` table handed to init and tick
-	errors int        // world hook errors, for the summary
+	errors int         // world hook errors, for the summary
 }
 
 // openScripts loads every script of the config's folders and registers
@@ -195,3 +195,48 @@ func (g *Game) closeScripts() {
 }
 
 var _ runtime.Logger = (*Game)(nil)
+
+// hostState is the Lua side's part in saves, or nil without scripts.
+func (g *Game) hostState() runtime.HostState {
+	if g.lua == nil {
+		return nil
+	}
+	return g.lua.engine
+}
+
+func (g *Game) randomState() uint64 {
+	if g.lua == nil {
+		return 0
+	}
+	return g.lua.engine.RandomState()
+}
+
+// saveWorld is the world script's save() as a Value (nil without one).
+func (g *Game) saveWorld() (runtime.Value, error) {
+	if g.lua == nil || g.lua.world == nil {
+		return runtime.Value{}, nil
+	}
+	return g.lua.world.SaveValue()
+}
+
+// checkWorld checks a saved world Value can be given to load(t).
+func (g *Game) checkWorld(v runtime.Value) error {
+	if v.Kind != runtime.NilValue && (g.lua == nil || g.lua.world == nil) {
+		return fmt.Errorf("the save holds a world state, but this config has no world script")
+	}
+	return nil
+}
+
+// restoreWorld gives the world its saved state and the random generator its
+// saved position.
+func (g *Game) restoreWorld(v runtime.Value, seed int64, rng uint64) error {
+	if g.lua == nil {
+		return nil
+	}
+	g.lua.engine.SetRandomState(rng)
+	if g.lua.world == nil {
+		return nil
+	}
+	g.updateGameTable(g.step, g.Time(g.step))
+	return g.lua.world.LoadValue(v)
+}

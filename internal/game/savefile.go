@@ -1,0 +1,211 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// The save file of a run (docs/saves.md describes it field by field).
+const (
+	SaveMagic   = "BTRUNSAV"
+	SaveVersion = 1
+)
+
+// ErrSave marks a save or load that failed; the run cannot go on (exit 1).
+var ErrSave = errors.New("game: save failed")
+
+// killBeforeRename is a test hook: with BTRUN_TEST_KILL_BEFORE_RENAME=1 the
+// process kills itself after writing a save's temporary file and before
+// renaming it over the old save, the worst moment for a crash.
+const killBeforeRename = "BTRUN_TEST_KILL_BEFORE_RENAME"
+
+// encodeSave writes the whole run: settings, schedule progress, world
+// state, every agent with the game's bookkeeping about it.
+func (g *Game) encodeSave() ([]byte, error) {
+	if g.lua != nil {
+		g.lua.engine.BeginSave() // a table shared by two agents is an error too
+		defer g.lua.engine.EndSave()
+	}
+	e := runtime.NewEncoder()
+	e.Uvarint(g.step)
+	e.Float(g.cfg.Run.Dt)
+	e.Varint(g.seed())
+	e.Uvarint(g.randomState())
+	e.Uvarint(uint64(len(g.cfg.Trees)))
+	for _, tc := range g.cfg.Trees {
+		e.String(tc.Name)
+		e.String(g.trees[tc.Name].Tree.Fingerprint)
+	}
+	e.Uvarint(uint64(len(g.delivered)))
+	for _, d := range g.delivered {
+		e.Bool(d)
+	}
+	world, err := g.saveWorld()
+	if err != nil {
+		return nil, err
+	}
+	e.Value(world)
+	e.Uvarint(uint64(len(g.agents)))
+	for _, ga := range g.agents {
+		e.String(ga.a.ID())
+		e.Bool(ga.stopped)
+		e.Uvarint(uint64(ga.failures))
+		e.Uvarint(uint64(ga.errors))
+		e.String(ga.doing)
+	}
+	if err := runtime.EncodeAgents(e, g.Agents(), g.hostState()); err != nil {
+		return nil, err
+	}
+	return runtime.WriteContainer(SaveMagic, SaveVersion, e), nil
+}
+
+// Save writes the run to path atomically: a temporary file in the same
+// folder, synced, then renamed over the old file, so that a crash at any
+// moment leaves either the old save or the new one, never half of one.
+func (g *Game) Save(path string) error {
+	data, err := g.encodeSave()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrSave, err)
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return fmt.Errorf("%w: %w", ErrSave, err)
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if os.Getenv(killBeforeRename) == "1" {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename itself durable
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Load continues a saved run: all or nothing. The file is read, decoded and
+// checked against this game (same agents, same dt, every saved id still in
+// the trees) before anything changes; on any error the game is untouched.
+// It returns warnings (trees edited since the save, for instance).
+func (g *Game) Load(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSave, err)
+	}
+	warnings, err := g.decodeSave(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrSave, path, err)
+	}
+	return warnings, nil
+}
+
+func (g *Game) decodeSave(data []byte) ([]string, error) {
+	version, d, err := runtime.ReadContainer(SaveMagic, data)
+	if err != nil {
+		return nil, err
+	}
+	if version != SaveVersion {
+		return nil, fmt.Errorf("%w: save format version %d; this btrun reads version %d (docs/saves.md)", runtime.ErrCorrupt, version, SaveVersion)
+	}
+	var warnings []string
+	step := d.Uvarint()
+	dt := d.Float()
+	seed := d.Varint()
+	rng := d.Uvarint()
+	nTrees := d.Count(2)
+	for range nTrees {
+		name, fp := d.String(), d.String()
+		if b, ok := g.trees[name]; ok && b.Tree.Fingerprint != fp && d.Err() == nil {
+			warnings = append(warnings, fmt.Sprintf("tree %q changed since the save", name))
+		}
+	}
+	nSched := d.Count(1)
+	delivered := make([]bool, 0, nSched)
+	for range nSched {
+		delivered = append(delivered, d.Bool())
+	}
+	world := d.Value()
+	nAgents := d.Count(5)
+	type bookkeeping struct {
+		stopped          bool
+		failures, errors int
+		doing            string
+	}
+	books := make([]bookkeeping, 0, nAgents)
+	for i := range nAgents {
+		id := d.String()
+		b := bookkeeping{stopped: d.Bool(), failures: int(d.Uvarint()), errors: int(d.Uvarint()), doing: d.String()}
+		if d.Err() == nil && (i >= len(g.agents) || g.agents[i].a.ID() != id) {
+			return nil, fmt.Errorf("%w: the save's agent %d is %q, which this config does not have in that place: the save is of another game", runtime.ErrUnknownID, i+1, id)
+		}
+		books = append(books, b)
+	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case nAgents != len(g.agents):
+		return nil, fmt.Errorf("%w: the save holds %d agents, the config has %d: the save is of another game", runtime.ErrUnknownID, nAgents, len(g.agents))
+	case nSched != len(g.delivered):
+		return nil, fmt.Errorf("%w: the save has %d scheduled signals, the config %d: the save is of another game", runtime.ErrUnknownID, nSched, len(g.delivered))
+	case math.Float64bits(dt) != math.Float64bits(g.cfg.Run.Dt):
+		return nil, fmt.Errorf("the save was made with run.dt = %v, the config has %v; a run continues only with the same dt", dt, g.cfg.Run.Dt)
+	}
+	plan, err := runtime.PlanAgents(d, g.Agents(), g.hostState())
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Done(); err != nil {
+		return nil, err
+	}
+	if err := g.checkWorld(world); err != nil {
+		return nil, err
+	}
+	// Everything checked: apply.
+	warnings = append(warnings, plan.Warnings()...)
+	var errs []error
+	if err := plan.Apply(); err != nil {
+		errs = append(errs, err)
+	}
+	g.step = step
+	copy(g.delivered, delivered)
+	for i, b := range books {
+		ga := g.agents[i]
+		ga.stopped, ga.failures, ga.errors, ga.doing = b.stopped, b.failures, b.errors, b.doing
+	}
+	if err := g.restoreWorld(world, seed, rng); err != nil {
+		errs = append(errs, err)
+	}
+	return warnings, errors.Join(errs...)
+}
+
+func (g *Game) seed() int64 {
+	if g.opts.Seed != nil {
+		return *g.opts.Seed
+	}
+	return g.cfg.Run.Seed
+}
