@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/btrun/btrun/runtime"
 	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
 )
 
 // round is the calls of one plugin in one round: queued until Flush, then

@@ -3,8 +3,8 @@ package host
 import (
 	"fmt"
 
-	"github.com/btrun/btrun/runtime"
 	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
 )
 
 // FieldAccess is how the host reads and writes the agent fields a plugin

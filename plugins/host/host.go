@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/btrun/btrun/runtime"
 	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
 )
 
 // Spec names one plugin to start: the config's [[plugins]] entry.

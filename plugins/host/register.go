@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/btrun/btrun/runtime"
 	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
 )
 
 // Register adds every action and condition the plugins declare to reg, with
