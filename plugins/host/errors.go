@@ -91,6 +91,9 @@ func startError(name, exe string, err error, stderr *tail, cmd *exec.Cmd) error 
 		if m := reMessage.FindStringSubmatch(msg); m != nil {
 			first = strings.TrimSpace(m[1])
 		}
+		if first == "" && strings.Contains(stderrNote, "This binary is a plugin") {
+			return hs("is a go-plugin plugin of another application (its magic cookie is not btrun's)" + exitNote)
+		}
 		if first == "" {
 			return hs("is not a btrun plugin: it wrote nothing on standard output and ended without the go-plugin handshake" + exitNote + stderrNote)
 		}

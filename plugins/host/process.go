@@ -63,7 +63,10 @@ func startInstance(spec *Spec, exe string, opts *Options, log logFunc) (*instanc
 	}
 	rpc, err := client.Client()
 	if err != nil {
-		return fail(startError(name, exe, err, stderr, cmd))
+		// Kill waits for go-plugin's goroutines, the one that reaped the
+		// process included: then the exit status can be read.
+		inst.kill()
+		return nil, nil, startError(name, exe, err, stderr, cmd)
 	}
 	inst.started = time.Now()
 	if cmd.Process != nil {
