@@ -26,11 +26,10 @@ type Agent struct {
 	ext      *agentExt
 
 	cursor   int32
-	jump     int32 // a jump requested during a call, applied after it; -1 none
-	count    int32 // rules run in the current step
+	jump     int32  // a jump requested during a call, applied after it; -1 none
+	count    uint16 // rules run in the current step (the limit is capped to fit)
 	condIdx  uint16
-	childRes Status // result of the child that finished (flagBubbling)
-	answer   Status // CompleteAction's result while resuming
+	childRes Status // result of the child that finished (flagBubbling), or CompleteAction's answer (flagActionAnswered)
 	last     Status // result of the last rule run
 	phase    phase
 	flags    agentFlags

@@ -160,7 +160,8 @@ func TestSeedTree_stepDoesNotAllocate(t *testing.T) {
 }
 
 // BenchmarkAgentMemory reports the heap bytes one agent costs (without game
-// data or action state), measured over 10,000 agents that have stepped.
+// data or action state), measured over 10,000 agents that have stepped. The
+// id strings belong to the caller (NewAgent keeps them without copying).
 func BenchmarkAgentMemory(b *testing.B) {
 	tree, err := LoadFile("../scripts/ai/dragengine-exampleapp.xml", LoadOptions{Root: ".."})
 	if err != nil {
@@ -188,11 +189,12 @@ func BenchmarkAgentMemory(b *testing.B) {
 	}
 	env := &Env{}
 	var perAgent float64
+	agents := make([]*Agent, n) // the caller's slice, not the agents' cost
 	for range b.N {
+		clear(agents)
 		var before, after goruntime.MemStats
 		goruntime.GC()
 		goruntime.ReadMemStats(&before)
-		agents := make([]*Agent, n)
 		for i := range agents {
 			agents[i] = bound.NewAgent(ids[i], env)
 		}

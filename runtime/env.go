@@ -48,11 +48,17 @@ type Logger interface {
 	Log(a *Agent, label, msg string)
 }
 
-func (e *Env) limit() int32 {
-	if e.RunawayLimit > 0 {
-		return int32(e.RunawayLimit)
+// MaxRunawayLimit is the largest run-away limit; larger settings are capped.
+const MaxRunawayLimit = 65535
+
+func (e *Env) limit() uint16 {
+	switch {
+	case e.RunawayLimit <= 0:
+		return DefaultRunawayLimit
+	case e.RunawayLimit > MaxRunawayLimit:
+		return MaxRunawayLimit
 	}
-	return DefaultRunawayLimit
+	return uint16(e.RunawayLimit)
 }
 
 func (e *Env) log(a *Agent, label, msg string) {

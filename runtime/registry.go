@@ -210,3 +210,15 @@ func (r *Registry) Conditions() []ConditionDef {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// WrapActions replaces every registered action with wrap(def): a decorator
+// hook for instrumentation such as timing. Call it after all registrations
+// and before Bind. wrap must keep the name and set exactly one of Action and
+// Bind.
+func (r *Registry) WrapActions(wrap func(ActionDef) ActionDef) {
+	for name, d := range r.actions {
+		w := wrap(*d)
+		w.Name = name
+		r.actions[name] = &w
+	}
+}

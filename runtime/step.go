@@ -44,7 +44,7 @@ func (a *Agent) CompleteAction(st Status, err error) (Status, error) {
 	if err != nil {
 		return a.abort(a.ruleError(a.cursor, nil, a.actionWhat(), err))
 	}
-	a.answer = st
+	a.childRes = st // a leaf waits, so childRes is free to carry the answer
 	a.flags |= flagActionAnswered
 	return a.loop()
 }
@@ -171,7 +171,7 @@ func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
 	var st Status
 	if a.flags&flagActionAnswered != 0 {
 		a.flags &^= flagActionAnswered
-		st = a.answer
+		st = a.childRes
 	} else {
 		ok, err := a.checkConds(r, rule)
 		if err != nil {

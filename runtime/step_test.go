@@ -12,8 +12,6 @@ const (
 	R = Running
 )
 
-func bt(body string) string { return "<behaviorTree>" + body + "</behaviorTree>" }
-
 // TestStep_rules walks each rule kind, list flags and yield through steps.
 func TestStep_rules(t *testing.T) {
 	cases := []struct {
@@ -137,7 +135,7 @@ func TestStep_runawayLimitStopsLoopingSequence(t *testing.T) {
 	if n := strings.Count(strings.Join(h.log, " "), "a"); n != 50 {
 		t.Errorf("action ran %d times, want 50", n)
 	}
-	want := "test.xml:1:54: agent a1: rule a: run-away step: 100 rules run without one returning running (limit 100): (root, a) x 50"
+	want := "test.xml:1:47: agent a1: rule a: run-away step: 100 rules run without one returning running (limit 100): (root, a) x 50"
 	if err.Error() != want {
 		t.Errorf("error:\n got  %s\n want %s", err, want)
 	}

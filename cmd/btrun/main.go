@@ -26,17 +26,17 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"run", "run a game config (the default command)", runRun},
 		{"tree", "print a tree file with resolved ids, labels and declarations", runTree},
 		{"validate", "load and bind trees, print every problem, change nothing", runValidate},
 	}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
+	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && !isHelp(args[0])) {
+		return runRun(args, stdout, stderr) // `btrun` alone is `btrun run -config config.toml`
 	}
-	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	if isHelp(args[0]) {
 		usage(stdout)
 		return exitOK
 	}
@@ -58,4 +58,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'btrun <command> -h' for a command's flags.")
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
 }

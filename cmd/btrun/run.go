@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/btrun/btrun/internal/game"
+)
+
+// runRun is `btrun run` (and plain `btrun`): run a game config.
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "config.toml", "the game config")
+	steps := fs.Int("steps", -1, "steps to run (default: the config's run.steps)")
+	trace := fs.String("trace", "", `write the JSON Lines trace to this file, or "-" for stdout`)
+	seed := fs.Int64("seed", 0, "seed for bt.random (default: the config's run.seed)")
+	quiet := fs.Bool("quiet", false, "print only the closing summary")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: btrun run [-config F] [-steps N] [-trace F|-] [-seed N] [-quiet]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	cfg, err := game.LoadConfig(*config)
+	if err != nil {
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	opts := game.Options{Steps: *steps, Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "seed" {
+			opts.Seed = seed
+		}
+	})
+	g, err := game.Open(cfg, opts)
+	if err != nil {
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	people := stdout
+	if *trace == "-" {
+		people = stderr
+	}
+	for _, w := range g.Warnings() {
+		fmt.Fprintln(people, "warning:", w)
+	}
+	n := cfg.Run.Steps
+	if *steps >= 0 {
+		n = *steps
+	}
+	runErr := g.Run(n)
+	closeErr := g.Close()
+	if err := errors.Join(runErr, closeErr); err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
+	}
+	return exitOK
+}

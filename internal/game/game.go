@@ -1,0 +1,349 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// Options are the command line's settings for a run.
+type Options struct {
+	Steps  int    // steps to run; < 0 means the config's
+	Seed   *int64 // overrides run.seed
+	Trace  string // "" none (unless the config names a file), "-" stdout, else a file
+	Quiet  bool   // print only the summary
+	Stdout io.Writer
+	Stderr io.Writer
+	Timing bool // time every action for the summary
+}
+
+// Game is a running game config: its trees, registry, agents and loop.
+// A Game is used from one goroutine.
+type Game struct {
+	cfg    *Config
+	opts   Options
+	reg    *runtime.Registry
+	trees  map[string]*runtime.BoundTree
+	agents []*gameAgent
+	byID   map[string]*gameAgent
+	env    *runtime.Env
+
+	trace     *TraceWriter
+	traceFile io.Closer
+	out       printer
+	times     *actionTimes
+
+	step      uint64 // steps done
+	delivered []bool // schedule entries delivered
+	outbox    []routed
+	warnings  []string
+}
+
+// routed is a signal an agent sent to others, delivered after every agent
+// has stepped.
+type routed struct {
+	from   *gameAgent
+	to     string // an agent id or "all"
+	signal string
+}
+
+// Open loads everything a config names, binds it and creates the agents.
+// Every problem found is reported (ErrorList or joined errors).
+func Open(cfg *Config, opts Options) (*Game, error) {
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	g := &Game{cfg: cfg, opts: opts, reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{},
+		byID: map[string]*gameAgent{}, delivered: make([]bool, len(cfg.Signals))}
+	g.out = printer{w: opts.Stdout, quiet: opts.Quiet}
+	if opts.Trace == "-" {
+		g.out.w = opts.Stderr // stdout carries the trace: people's output goes to stderr
+	}
+	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Observer: g}
+
+	loaded, errs := g.loadTrees()
+	if err := g.fillRegistry(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if opts.Timing {
+		g.times = timeActions(g.reg)
+	}
+	for _, tc := range cfg.Trees {
+		b, err := runtime.Bind(loaded[tc.Name], g.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, w := range b.Warnings {
+			g.warnings = append(g.warnings, w.Error())
+		}
+		g.trees[tc.Name] = b
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, ac := range cfg.Agents {
+		for _, id := range ac.IDs() {
+			ga := &gameAgent{a: g.trees[ac.Tree].NewAgent(id, g.env)}
+			g.agents = append(g.agents, ga)
+			g.byID[id] = ga
+		}
+	}
+	if err := g.openTrace(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// loadTrees loads every [[trees]] file; labels and positions are relative
+// to the config's folder.
+func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
+	out := map[string]*runtime.Tree{}
+	var errs []error
+	for _, tc := range g.cfg.Trees {
+		t, err := runtime.LoadFile(g.cfg.Abs(tc.File), runtime.LoadOptions{Root: g.cfg.Dir})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out[tc.Name] = t
+	}
+	return out, errs
+}
+
+// fillRegistry registers what scripts and plugins provide (built-ins are
+// already there).
+func (g *Game) fillRegistry() error { return nil }
+
+func (g *Game) openTrace() error {
+	path := g.opts.Trace
+	if path == "" {
+		path = g.cfg.Trace.File
+		if path != "" && path != "-" {
+			path = g.cfg.Abs(path)
+		}
+	}
+	switch path {
+	case "":
+		return nil
+	case "-":
+		g.trace = NewTraceWriter(g.opts.Stdout)
+	default:
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("game: cannot write the trace: %w", err)
+		}
+		g.trace = NewTraceWriter(f)
+		g.traceFile = f
+	}
+	return nil
+}
+
+// Warnings lists what binding with strict = false let through.
+func (g *Game) Warnings() []string { return g.warnings }
+
+// Agents returns the game's agents in config order.
+func (g *Game) Agents() []*runtime.Agent {
+	out := make([]*runtime.Agent, len(g.agents))
+	for i, a := range g.agents {
+		out[i] = a.a
+	}
+	return out
+}
+
+// Step is the number of steps done.
+func (g *Game) Step() uint64 { return g.step }
+
+// Time is the game time after step s: s × dt, a product rather than a sum
+// so that a continued run sees the same times as an uninterrupted one.
+func (g *Game) Time(s uint64) float64 { return float64(s) * g.cfg.Run.Dt }
+
+// Run runs steps steps and prints the summary.
+func (g *Game) Run(steps int) error {
+	start := time.Now()
+	first := g.step + 1
+	agentSteps := 0
+	for range steps {
+		n, err := g.RunStep()
+		agentSteps += n
+		if err != nil {
+			return err
+		}
+	}
+	if err := g.flushTrace(); err != nil {
+		return err
+	}
+	s := summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
+		agentSteps: agentSteps, actions: g.times}
+	s.write(g.out.w)
+	return nil
+}
+
+// RunStep runs one step of the game (SPEC §7): the world's tick, the
+// scheduled signals due, every active agent's step in config order, then the
+// signals agents sent each other. It returns the number of agent-steps.
+func (g *Game) RunStep() (int, error) {
+	g.step++
+	s := g.step
+	t := g.Time(s)
+	for i, sc := range g.cfg.Signals {
+		if g.delivered[i] || sc.At > t+1e-9 {
+			continue
+		}
+		g.delivered[i] = true
+		for _, to := range sc.To {
+			if to == "all" {
+				for _, ga := range g.agents {
+					g.deliver(ga, sc.Signal, s, t)
+				}
+			} else {
+				g.deliver(g.byID[to], sc.Signal, s, t)
+			}
+		}
+	}
+	n := 0
+	for _, ga := range g.agents {
+		if ga.stopped {
+			continue
+		}
+		n++
+		st, err := ga.a.StepAt(t)
+		g.record(ga, st, err)
+	}
+	for _, ga := range g.agents {
+		if !ga.done {
+			continue
+		}
+		if err := g.report(ga, s, t); err != nil {
+			return n, err
+		}
+	}
+	out := g.outbox
+	g.outbox = g.outbox[:0]
+	for _, r := range out {
+		if r.to == "all" {
+			for _, ga := range g.agents {
+				if ga != r.from {
+					g.deliver(ga, r.signal, s, t)
+				}
+			}
+		} else {
+			g.deliver(g.byID[r.to], r.signal, s, t)
+		}
+	}
+	return n, nil
+}
+
+// record keeps an agent's step outcome until every agent has stepped.
+func (g *Game) record(ga *gameAgent, st runtime.Status, err error) {
+	ga.status, ga.err, ga.done = st, err, true
+}
+
+// report writes an agent's step to the trace and the output and applies the
+// failure policy.
+func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
+	ga.done = false
+	a := ga.a
+	if g.trace != nil {
+		if err := g.trace.Step(s, t, a, ga.runs, ga.status, ga.err); err != nil {
+			return fmt.Errorf("game: writing the trace: %w", err)
+		}
+	}
+	policy := "restarts"
+	if g.cfg.Run.OnFailure == "stop" {
+		policy = "stopped"
+	}
+	switch ga.status {
+	case runtime.Running:
+		if l := a.CursorLabel(); l != ga.doing {
+			g.out.change(t, a.ID(), ga.doing, l)
+			ga.doing = l
+		}
+	case runtime.Failure:
+		ga.failures++
+		g.out.failed(t, a.ID(), policy)
+		ga.doing = ""
+		ga.stopped = g.cfg.Run.OnFailure == "stop"
+	case runtime.Errored:
+		ga.errors++
+		g.out.errored(t, a.ID(), ga.err, policy)
+		ga.doing = ""
+		ga.stopped = g.cfg.Run.OnFailure == "stop"
+	}
+	return nil
+}
+
+// deliver hands a signal to an agent at time t, with a trace line.
+func (g *Game) deliver(ga *gameAgent, signal string, s uint64, t float64) {
+	if ga == nil || ga.stopped {
+		return
+	}
+	ga.a.SignalAt(signal, t)
+	g.out.signal(t, ga.a.ID(), signal)
+	if g.trace != nil {
+		g.trace.Signal(s, t, ga.a.ID(), signal)
+	}
+}
+
+// StepDone is the runtime.Observer: it keeps the rules run in the step.
+func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
+	ga := g.byID[a.ID()]
+	ga.runs = append(ga.runs[:0], runs...)
+}
+
+// Route is the runtime.Router: signals to other agents wait until every
+// agent has stepped.
+func (g *Game) Route(from *runtime.Agent, to, signal string) error {
+	if to != "all" {
+		if _, ok := g.byID[to]; !ok {
+			return fmt.Errorf("game: no agent %q to send %q to", to, signal)
+		}
+	}
+	g.outbox = append(g.outbox, routed{from: g.byID[from.ID()], to: to, signal: signal})
+	return nil
+}
+
+// Log is the runtime.Logger: bt.log and ctx:log lines go to the output.
+func (g *Game) Log(a *runtime.Agent, label, msg string) {
+	g.out.line(a.Time(), a.ID(), "log "+label+": "+msg)
+}
+
+func (g *Game) flushTrace() error {
+	if g.trace == nil {
+		return nil
+	}
+	if err := g.trace.Flush(); err != nil {
+		return fmt.Errorf("game: writing the trace: %w", err)
+	}
+	return nil
+}
+
+// Close ends the game: agents are closed (cancelling running actions), the
+// trace is flushed and closed.
+func (g *Game) Close() error {
+	var errs []error
+	for _, ga := range g.agents {
+		if err := ga.a.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := g.flushTrace(); err != nil {
+		errs = append(errs, err)
+	}
+	if g.traceFile != nil {
+		if err := g.traceFile.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,128 @@
+package game
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// printer writes the run for people: one line per change of what an agent
+// is doing, signals, failures and errors, then a summary. With quiet, only
+// the summary.
+type printer struct {
+	w     io.Writer
+	quiet bool
+	buf   []byte
+}
+
+func (p *printer) line(t float64, agent, text string) {
+	if p.quiet {
+		return
+	}
+	b := append(p.buf[:0], "t="...)
+	b = appendFixed2(b, t)
+	b = append(b, ' ')
+	b = append(b, agent...)
+	b = append(b, ' ')
+	b = append(b, text...)
+	b = append(b, '\n')
+	p.buf = b
+	p.w.Write(b)
+}
+
+// appendFixed2 writes t with two decimals, as "t=1.30".
+func appendFixed2(b []byte, t float64) []byte {
+	return fmt.Appendf(b, "%.2f", t)
+}
+
+// change reports that an agent now runs a different rule.
+func (p *printer) change(t float64, agent, from, to string) {
+	if from == "" {
+		from = "(start)"
+	}
+	p.line(t, agent, from+" -> "+to)
+}
+
+func (p *printer) signal(t float64, agent, signal string) {
+	p.line(t, agent, "<- signal "+signal)
+}
+
+func (p *printer) failed(t float64, agent, policy string) {
+	p.line(t, agent, "tree failed ("+policy+")")
+}
+
+func (p *printer) errored(t float64, agent string, err error, policy string) {
+	msg := strings.ReplaceAll(err.Error(), "\n", "\n    ")
+	p.line(t, agent, "error ("+policy+"): "+msg)
+}
+
+// summary is what a run prints at its end.
+type summary struct {
+	steps      int
+	firstStep  uint64
+	dt         float64
+	agents     []*gameAgent
+	wall       time.Duration
+	agentSteps int
+	actions    *actionTimes
+}
+
+func (s *summary) write(w io.Writer) {
+	rate := 0.0
+	if s.wall > 0 {
+		rate = float64(s.agentSteps) / s.wall.Seconds()
+	}
+	last := s.firstStep + uint64(s.steps) - 1
+	fmt.Fprintf(w, "btrun: steps %d..%d (t=%.2f..%.2f s), %d agents, %d agent-steps in %s (%.0f agent-steps/s)\n",
+		s.firstStep, last, float64(s.firstStep)*s.dt, float64(last)*s.dt, len(s.agents), s.agentSteps, s.wall.Round(time.Microsecond), rate)
+	if s.steps == 0 {
+		return
+	}
+	width := len("agent")
+	for _, a := range s.agents {
+		width = max(width, len(a.a.ID()))
+	}
+	fmt.Fprintf(w, "  %-*s  %8s  %8s  %6s  %s\n", width, "agent", "failures", "errors", "state", "rule")
+	for _, a := range s.agents {
+		state := "active"
+		if a.stopped {
+			state = "stopped"
+		}
+		fmt.Fprintf(w, "  %-*s  %8d  %8d  %6s  %s\n", width, a.a.ID(), a.failures, a.errors, state, a.a.CursorLabel())
+	}
+	if s.actions == nil {
+		return
+	}
+	times := s.actions.sorted()
+	if len(times) == 0 {
+		return
+	}
+	width = len("action")
+	for _, t := range times {
+		width = max(width, len(t.name))
+	}
+	fmt.Fprintf(w, "  %-*s  %9s  %12s  %10s\n", width, "action", "calls", "total", "per call")
+	for _, t := range times {
+		per := t.total / time.Duration(t.calls)
+		fmt.Fprintf(w, "  %-*s  %9d  %12s  %10s\n", width, t.name, t.calls, t.total.Round(time.Microsecond), per)
+	}
+}
+
+// gameAgent is one agent of the game with what the loop keeps about it.
+type gameAgent struct {
+	a        *runtime.Agent
+	stopped  bool
+	failures int
+	errors   int
+	doing    string // label of the rule it was running at the end of its last step
+
+	// The step's outcome, kept until every agent's step ended so that trace
+	// and output are written in config order whatever order steps end in.
+	runs   []runtime.RuleRun
+	status runtime.Status
+	err    error
+	done   bool
+}

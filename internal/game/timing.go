@@ -1,0 +1,92 @@
+package game
+
+import (
+	"sort"
+	"time"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// actionTimes counts calls and time per action name, for the run summary.
+type actionTimes struct {
+	byName map[string]*actionTime
+}
+
+type actionTime struct {
+	name  string
+	calls int
+	total time.Duration
+}
+
+// timeActions wraps every action of reg to count its calls and time.
+func timeActions(reg *runtime.Registry) *actionTimes {
+	at := &actionTimes{byName: map[string]*actionTime{}}
+	reg.WrapActions(func(d runtime.ActionDef) runtime.ActionDef { return wrapAction(d, at) })
+	return at
+}
+
+func wrapAction(d runtime.ActionDef, at *actionTimes) runtime.ActionDef {
+	t := &actionTime{name: d.Name}
+	at.byName[d.Name] = t
+	w := d
+	if d.Action != nil {
+		w.Action = &timedAction{inner: d.Action, t: t}
+	} else {
+		bind := d.Bind
+		w.Bind = func(s *runtime.Site) (runtime.Action, error) {
+			a, err := bind(s)
+			if err != nil {
+				return nil, err
+			}
+			return &timedAction{inner: a, t: t}, nil
+		}
+	}
+	return w
+}
+
+type timedAction struct {
+	inner runtime.Action
+	t     *actionTime
+}
+
+func (x *timedAction) Run(a *runtime.Agent, p runtime.Params) (runtime.Status, error) {
+	start := time.Now()
+	st, err := x.inner.Run(a, p)
+	x.t.total += time.Since(start)
+	x.t.calls++
+	return st, err
+}
+
+func (x *timedAction) Start(a *runtime.Agent, p runtime.Params) error {
+	if s, ok := x.inner.(runtime.Starter); ok {
+		start := time.Now()
+		err := s.Start(a, p)
+		x.t.total += time.Since(start)
+		return err
+	}
+	return nil
+}
+
+func (x *timedAction) Cancel(a *runtime.Agent, p runtime.Params) error {
+	if c, ok := x.inner.(runtime.Canceler); ok {
+		return c.Cancel(a, p)
+	}
+	return nil
+}
+
+// sorted lists the actions that were called, most time first.
+func (at *actionTimes) sorted() []*actionTime {
+	var out []*actionTime
+	for _, t := range at.byName {
+		if t.calls > 0 {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].total != out[j].total {
+			return out[i].total > out[j].total
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}

@@ -1,0 +1,127 @@
+package game
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// TraceWriter writes the JSON Lines trace of SPEC §7, keys in the specified
+// order. It formats by hand into one reused buffer: the trace is written for
+// every agent every step, and encoding/json would allocate per line.
+type TraceWriter struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+// NewTraceWriter writes to w; call Flush at the end.
+func NewTraceWriter(w io.Writer) *TraceWriter {
+	return &TraceWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// Step writes one agent's step line. runs holds every rule run in the step;
+// only the leaf rules are written.
+func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) error {
+	rules := a.Tree().Tree.Rules
+	b := t.head(step, time, a.ID())
+	b = append(b, `,"runs":[`...)
+	n := 0
+	for _, r := range runs {
+		if rules[r.Rule].Kind.IsList() {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, '[')
+		b = appendString(b, rules[r.Rule].Label)
+		b = append(b, ',')
+		b = appendString(b, r.Status.String())
+		b = append(b, ']')
+	}
+	b = append(b, `],"result":`...)
+	b = appendString(b, st.String())
+	b = append(b, `,"cursor":`...)
+	b = appendString(b, a.CursorLabel())
+	if err != nil {
+		b = append(b, `,"error":`...)
+		b = appendString(b, err.Error())
+	}
+	b = append(b, "}\n"...)
+	t.buf = b
+	_, werr := t.w.Write(b)
+	return werr
+}
+
+// Signal writes a signal delivery line.
+func (t *TraceWriter) Signal(step uint64, time float64, agent, signal string) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"signal":`...)
+	b = appendString(b, signal)
+	b = append(b, "}\n"...)
+	t.buf = b
+	_, err := t.w.Write(b)
+	return err
+}
+
+// Flush writes out what is buffered.
+func (t *TraceWriter) Flush() error { return t.w.Flush() }
+
+func (t *TraceWriter) head(step uint64, time float64, agent string) []byte {
+	b := append(t.buf[:0], `{"step":`...)
+	b = strconv.AppendUint(b, step, 10)
+	b = append(b, `,"time":`...)
+	b = AppendTime(b, time)
+	b = append(b, `,"agent":`...)
+	return appendString(b, agent)
+}
+
+// AppendTime formats a game time for people and traces: s × dt computed in
+// floating point shows noise such as 0.30000000000000004, so times are
+// rounded to nanoseconds before the shortest exact formatting.
+func AppendTime(b []byte, t float64) []byte {
+	return strconv.AppendFloat(b, math.Round(t*1e9)/1e9, 'f', -1, 64)
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, `\u00`...)
+				b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

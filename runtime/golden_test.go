@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// traceObserver writes one line per step in the shape of btrun's trace
+// (SPEC §7): the leaf rules run, the step's result and the cursor.
+type traceObserver struct{ b strings.Builder }
+
+func (o *traceObserver) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
+	rules := a.Tree().Tree.Rules
+	fmt.Fprintf(&o.b, `{"step":%d,"time":%s,"agent":%q,"runs":[`, a.StepCount(), strconv.FormatFloat(math.Round(a.Time()*1e9)/1e9, 'f', -1, 64), a.ID())
+	n := 0
+	for _, r := range runs {
+		if rules[r.Rule].Kind.IsList() {
+			continue
+		}
+		if n > 0 {
+			o.b.WriteByte(',')
+		}
+		n++
+		fmt.Fprintf(&o.b, `[%q,%q]`, rules[r.Rule].Label, r.Status.String())
+	}
+	fmt.Fprintf(&o.b, `],"result":%q,"cursor":%q`, st.String(), a.CursorLabel())
+	if err != nil {
+		fmt.Fprintf(&o.b, `,"error":%q`, err.Error())
+	}
+	o.b.WriteString("}\n")
+}
+
+// TestGolden_seedTreeScripted steps the seed example tree with actions that
+// return scripted results and a player that comes near twice, plus an outside
+// jump, and compares the trace with testdata/golden/seed_scripted.trace.
+func TestGolden_seedTreeScripted(t *testing.T) {
+	tree, err := LoadFile("../scripts/ai/dragengine-exampleapp.xml", LoadOptions{Root: ".."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := map[string][]Status{
+		"wander":  {R, R, S},
+		"turning": {R, S},
+		"wait":    {R, R, R, S},
+		"flee":    {R, R, S},
+		"backOff": {R, F},
+	}
+	nearby := func(a *Agent) bool {
+		s := a.StepCount() + uint64(a.UserData().(int))
+		return (s >= 12 && s <= 18) || (s >= 40 && s <= 44)
+	}
+	reg := NewRegistry()
+	reg.RegisterCondition("playerNearby", ConditionFunc(func(a *Agent, p Params) (bool, error) { return nearby(a), nil }))
+	reg.RegisterCondition("playerNotNearby", ConditionFunc(func(a *Agent, p Params) (bool, error) { return !nearby(a), nil }))
+	calls := map[*Agent]int{}
+	for name, script := range scripts {
+		script := script
+		reg.RegisterAction(name, ActionFunc(func(a *Agent, p Params) (Status, error) {
+			if a.FirstRun() {
+				calls[a] = 0
+			}
+			n := min(calls[a], len(script)-1)
+			calls[a]++
+			return script[n], nil
+		}))
+	}
+	bound, err := Bind(tree, reg, BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := &traceObserver{}
+	env := &Env{Observer: obs}
+	agents := []*Agent{bound.NewAgent("wanderer-1", env), bound.NewAgent("wanderer-2", env)}
+	for i, a := range agents {
+		a.SetUserData(i * 5)
+	}
+	for s := 1; s <= 60; s++ {
+		if s == 30 {
+			if err := agents[1].Jump("flee"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, a := range agents {
+			a.StepAt(float64(s) * 0.1)
+		}
+	}
+	compareGolden(t, filepath.Join("testdata", "golden", "seed_scripted.trace"), obs.b.String())
+}
+
+func compareGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := range max(len(gl), len(wl)) {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("%s differs at line %d:\n got  %s\n want %s", path, i+1, g, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package runtime
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Loading a tree goes through these steps, one file each:
+//   load_decode.go  raw bytes -> UTF-8 text (the declared encoding)
+//   load_xml.go     text -> elements with positions (well-formedness)
+//   load_check.go   elements -> checked rule nodes and declaration lines
+// and then, for the whole tree:
+//   load_build.go   nodes -> Tree.Rules, with the id rules and subtree files
+//   load_decls.go   declaration lines -> Tree.Vars, Signals, Stamps
+// Every step adds its problems to one ErrorList and goes on where it can, so
+// one load reports every problem it can find.
+
+// LoadOptions configure LoadFile and LoadBytes.
+type LoadOptions struct {
+	// Root is the folder that display paths (in labels, positions,
+	// Tree.File/Files) are relative to; "" means the current directory.
+	Root string
+	// ReadFile reads a tree file; nil means os.ReadFile. Lets tests and
+	// fuzzing supply files from memory.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// maxRules caps the rules of one tree, subtree files included, so that
+// files which include each other many times over cannot exhaust memory.
+const maxRules = 1_000_000
+
+// LoadFile loads a tree file and its subtree files. On any problem it
+// returns (nil, err) where err is an ErrorList holding every problem found
+// in one pass.
+func LoadFile(path string, opts LoadOptions) (*Tree, error) {
+	l := newLoader(opts)
+	data, err := l.readFile(path)
+	if err != nil {
+		return nil, ErrorList{{
+			Pos: Pos{File: l.display(path)},
+			Msg: "cannot read tree file: " + err.Error(),
+			Err: fmt.Errorf("%w: %w", ErrInvalidTree, err),
+		}}
+	}
+	return l.load(path, data)
+}
+
+// LoadBytes is LoadFile for a main file already in memory (path names it;
+// subtree paths resolve relative to its folder through opts.ReadFile).
+func LoadBytes(path string, data []byte, opts LoadOptions) (*Tree, error) {
+	return newLoader(opts).load(path, data)
+}
+
+// treeFile is one tree file as read and checked. A file included several
+// times is read and checked once.
+type treeFile struct {
+	path    string // the path given to ReadFile
+	display string // relative to LoadOptions.Root, slash-separated
+	readErr error  // set when the file could not be read
+	ok      bool   // read and well formed: items can be built
+	rootPos Pos    // the <behaviorTree> element
+	items   []item
+	merged  bool         // its declarations have joined the tree
+	pending []pendingSet // its signal lines whose variable is resolved at the end of the file
+}
+
+// loader holds the state of one load.
+type loader struct {
+	readFile func(string) ([]byte, error)
+	rootAbs  string // LoadOptions.Root made absolute; "" if that failed
+	tree     *Tree
+	errs     ErrorList
+	files    map[string]*treeFile // by display path
+	order    []*treeFile          // files read, in load order
+	hash     hash.Hash
+	chain    []*treeFile      // the files being built, main first: finds subtree cycles
+	ids      map[string]int32 // full id -> rule index
+	full     bool             // too many or too deep rules: building stopped
+	decls
+}
+
+func newLoader(opts LoadOptions) *loader {
+	l := &loader{
+		readFile: opts.ReadFile,
+		tree:     &Tree{},
+		files:    make(map[string]*treeFile),
+		hash:     sha256.New(),
+		ids:      make(map[string]int32),
+		decls:    newDecls(),
+	}
+	if l.readFile == nil {
+		l.readFile = os.ReadFile
+	}
+	root := opts.Root
+	if root == "" {
+		root = "."
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		l.rootAbs = abs
+	}
+	return l
+}
+
+func (l *loader) errorf(pos Pos, format string, args ...any) {
+	l.errs = append(l.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidTree})
+}
+
+// load builds the tree from the main file's bytes.
+func (l *loader) load(path string, data []byte) (*Tree, error) {
+	if data == nil {
+		data = []byte{} // open reads the file when data is nil
+	}
+	main := l.open(path, data)
+	t := l.tree
+	t.File = main.display
+	if main.ok {
+		l.chain = []*treeFile{main}
+		l.addFile(main, -1, 0, idScope{})
+		if len(t.Rules) == 0 && !l.full {
+			// A main file without rules gets a root that always fails.
+			pos := main.rootPos
+			t.Rules = append(t.Rules, Rule{
+				Kind: KindFailure, Tag: "failure", Label: "failure@" + pos.String(), Pos: pos,
+				Parent: -1, FirstChild: -1, Next: -1,
+			})
+		}
+		l.finishDecls()
+	}
+	if len(l.errs) > 0 {
+		l.sortErrors()
+		return nil, l.errs
+	}
+	for _, f := range l.order {
+		t.Files = append(t.Files, f.display)
+	}
+	t.Fingerprint = hex.EncodeToString(l.hash.Sum(nil))
+	t.index()
+	return t, nil
+}
+
+// open reads, decodes, parses and checks a file, once per file: later calls
+// return the same treeFile. data is the main file's content; nil means read
+// the file.
+func (l *loader) open(path string, data []byte) *treeFile {
+	display := l.display(path)
+	if f, ok := l.files[display]; ok {
+		return f
+	}
+	f := &treeFile{path: path, display: display}
+	l.files[display] = f
+	if data == nil {
+		var err error
+		if data, err = l.readFile(path); err != nil {
+			f.readErr = err
+			return f
+		}
+	}
+	l.order = append(l.order, f)
+	l.hash.Write([]byte(display))
+	l.hash.Write([]byte{0})
+	l.hash.Write(data)
+
+	text, derr := decodeText(data)
+	if derr != nil {
+		l.errorf(Pos{File: display, Line: derr.line, Col: derr.col}, "%s", derr.msg)
+		return f
+	}
+	root := readXML(display, text, &l.errs)
+	if root == nil {
+		return f
+	}
+	c := checker{errs: &l.errs}
+	f.rootPos = root.pos
+	f.items = c.checkFile(root)
+	f.ok = true
+	if len(l.order) == 1 {
+		l.tree.Rules = make([]Rule, 0, c.rules+1) // the main file: enough unless subtrees add more
+	}
+	return f
+}
+
+// display returns the path people see: relative to the root folder, with
+// forward slashes.
+func (l *loader) display(path string) string {
+	if l.rootAbs != "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			if rel, err := filepath.Rel(l.rootAbs, abs); err == nil {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(path))
+}
+
+// subtreePath resolves the path text of a subtree tag against the folder of
+// the file holding the tag. Backslashes count as separators too, so paths
+// written on Windows work everywhere.
+func subtreePath(from, text string) string {
+	p := filepath.FromSlash(strings.ReplaceAll(text, `\`, "/"))
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(filepath.Dir(from), p)
+}
+
+// readError reports a subtree file that could not be read, at the tag.
+func (l *loader) readError(pos Pos, f *treeFile) {
+	msg := fmt.Sprintf("cannot read subtree file %s: %v", f.display, f.readErr)
+	if errors.Is(f.readErr, fs.ErrNotExist) {
+		msg = fmt.Sprintf("subtree file %s does not exist; the path is relative to the folder of this file", f.display)
+	}
+	l.errs = append(l.errs, &Error{Pos: pos, Msg: msg, Err: fmt.Errorf("%w: %w", ErrInvalidTree, f.readErr)})
+}
+
+// sortErrors orders the errors by file (in load order), line and column,
+// so they read like the files; errors at one position keep their order.
+func (l *loader) sortErrors() {
+	rank := make(map[string]int, len(l.order))
+	for i, f := range l.order {
+		rank[f.display] = i
+	}
+	fileRank := func(file string) int {
+		if r, ok := rank[file]; ok {
+			return r
+		}
+		return len(l.order)
+	}
+	slices.SortStableFunc(l.errs, func(a, b *Error) int {
+		return cmp.Or(
+			cmp.Compare(fileRank(a.Pos.File), fileRank(b.Pos.File)),
+			cmp.Compare(a.Pos.Line, b.Pos.Line),
+			cmp.Compare(a.Pos.Col, b.Pos.Col),
+		)
+	})
+}

@@ -1,0 +1,434 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file checks the elements of one tree file against the format (tags,
+// attributes, children, values) and turns them into nodes and declaration
+// lines. These checks depend on nothing but the file, so a file included
+// several times is checked once. Ids, subtrees and declarations across files
+// are handled when the tree is built.
+
+// node is a checked rule element.
+type node struct {
+	kind      Kind
+	tag       string
+	pos       Pos
+	id        string // as written
+	hasID     bool
+	action    string
+	subtree   string // path as written, trimmed
+	loop      bool
+	doNotFail bool
+	conds     []Cond
+	mode      CondMode
+	params    Params
+	children  []*node
+}
+
+// varLine is one <variable>.
+type varLine struct {
+	name string
+	def  bool
+	pos  Pos
+}
+
+// signalLine is one <signal>; variable is "" when the line only names the signal.
+type signalLine struct {
+	name, variable string
+	value          bool
+	pos            Pos
+}
+
+// stampLine is one <timestamp>.
+type stampLine struct {
+	name, setOnSignal, exclusiveTo string
+	pos                            Pos
+}
+
+// item is one top-level entry of a tree file, in document order: a rule or
+// one declaration line. Exactly one field is set.
+type item struct {
+	rule     *node
+	variable *varLine
+	signal   *signalLine
+	stamp    *stampLine
+}
+
+// ruleKinds maps each rule tag to the kind of rule it makes.
+var ruleKinds = map[string]Kind{
+	"action": KindAction, "sequence": KindSequence, "choice": KindChoice,
+	"success": KindSuccess, "failure": KindFailure, "running": KindRunning, "yield": KindYield,
+	"subtree": KindSequence, "subTree": KindSequence,
+}
+
+// The tags allowed in each place, in the order error messages list them.
+var (
+	ruleTags     = []string{"action", "sequence", "choice", "success", "failure", "running", "yield", "subtree", "subTree"}
+	ruleDetails  = []string{"parameter", "condition", "conditionMode"}
+	declTags     = []string{"variables", "signals", "timestamps"}
+	topTags      = join(ruleTags, declTags)
+	listChildren = join(ruleTags, ruleDetails)
+	knownTags    = map[string]bool{"behaviorTree": true, "variable": true, "signal": true, "timestamp": true}
+)
+
+func init() {
+	for _, t := range join(listChildren, declTags) {
+		knownTags[t] = true
+	}
+}
+
+func join(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// The attributes each tag takes, in the order error messages list them.
+var (
+	actionAttrs    = []string{"name", "id", "doNotFail"}
+	listAttrs      = []string{"id", "loop", "doNotFail"}
+	leafAttrs      = []string{"id"}
+	parameterAttrs = []string{"name"}
+	variableAttrs  = []string{"name", "default"}
+	signalAttrs    = []string{"name", "variable", "value"}
+	stampAttrs     = []string{"name", "setOnSignal", "exclusiveTo"}
+)
+
+// checker collects the problems of one file.
+type checker struct {
+	errs  *ErrorList
+	rules int // rule elements seen, to size Tree.Rules
+}
+
+func (c *checker) errorf(pos Pos, format string, args ...any) {
+	*c.errs = append(*c.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidTree})
+}
+
+// checkFile checks a file's root element and returns its top-level items.
+func (c *checker) checkFile(root *elem) []item {
+	if root.name != "behaviorTree" {
+		c.errorf(root.pos, "root element is <%s>; expected <behaviorTree>", root.name)
+		return nil
+	}
+	for _, a := range root.attrs {
+		if a.Name.Space == "xmlns" || a.Name.Space == "xsi" || a.Name.Space == "" && a.Name.Local == "xmlns" {
+			continue
+		}
+		c.errorf(root.pos, "unknown attribute %s on <behaviorTree>; only namespace attributes (xmlns, xmlns:*, xsi:*) are allowed there",
+			qname(a.Name))
+	}
+	if root.textPos.Line != 0 {
+		c.noText(root, "<behaviorTree> holds only rules, declarations and comments")
+	}
+	var items []item
+	for _, e := range root.children {
+		if kind, ok := ruleKinds[e.name]; ok {
+			items = append(items, item{rule: c.rule(e, kind)})
+			continue
+		}
+		switch e.name {
+		case "variables":
+			c.block(e, "variable", func(e *elem) {
+				v := c.attrs(e, variableAttrs)
+				name := c.name(e, v, 0, "the variable's name")
+				def := c.bool(e, v, 1, false)
+				items = append(items, item{variable: &varLine{name, def, e.pos}})
+			})
+		case "signals":
+			c.block(e, "signal", func(e *elem) {
+				v := c.attrs(e, signalAttrs)
+				s := &signalLine{name: c.name(e, v, 0, "the signal's name"), pos: e.pos}
+				if v.has[1] {
+					s.variable = c.optName(e, v, 1, "the name of a declared variable")
+					if !v.has[2] {
+						c.errorf(e.pos, `<signal> with a variable needs a value attribute; expected value="true" or value="false"`)
+					}
+				} else if v.has[2] {
+					c.errorf(e.pos, `<signal> has a value but no variable; expected variable="NAME" with value=, or neither`)
+				}
+				s.value = c.bool(e, v, 2, false)
+				items = append(items, item{signal: s})
+			})
+		case "timestamps":
+			c.block(e, "timestamp", func(e *elem) {
+				v := c.attrs(e, stampAttrs)
+				items = append(items, item{stamp: &stampLine{
+					name:        c.name(e, v, 0, "the timestamp's name"),
+					setOnSignal: c.optName(e, v, 1, "the name of a signal"),
+					exclusiveTo: c.optName(e, v, 2, "the name of a declared timestamp"),
+					pos:         e.pos,
+				}})
+			})
+		default:
+			c.notAllowed(e, "behaviorTree", topTags)
+		}
+	}
+	return items
+}
+
+// block checks a declaration block whose children are all lineTag elements.
+func (c *checker) block(e *elem, lineTag string, line func(*elem)) {
+	c.attrs(e, nil)
+	if e.textPos.Line != 0 {
+		c.noText(e, fmt.Sprintf("<%s> holds only <%s> tags and comments", e.name, lineTag))
+	}
+	for _, ch := range e.children {
+		if ch.name != lineTag {
+			c.notAllowed(ch, e.name, []string{lineTag})
+			continue
+		}
+		if len(ch.children) > 0 || ch.textPos.Line != 0 {
+			why := fmt.Sprintf("<%s> takes only attributes", lineTag)
+			c.noChildren(ch, why)
+			c.noText(ch, why)
+		}
+		line(ch)
+	}
+}
+
+// rule checks a rule element and its children.
+func (c *checker) rule(e *elem, kind Kind) *node {
+	n := &node{kind: kind, tag: e.name, pos: e.pos, mode: AllTrue}
+	c.rules++
+	isSubtree := e.name == "subtree" || e.name == "subTree"
+	switch {
+	case kind == KindAction:
+		v := c.attrs(e, actionAttrs)
+		n.action = c.name(e, v, 0, "the name of the action to run")
+		c.id(n, e, v, 1)
+		n.doNotFail = c.bool(e, v, 2, false)
+	case kind.IsList():
+		v := c.attrs(e, listAttrs)
+		c.id(n, e, v, 0)
+		n.loop = c.bool(e, v, 1, false)
+		n.doNotFail = c.bool(e, v, 2, false)
+	default:
+		c.id(n, e, c.attrs(e, leafAttrs), 0)
+	}
+
+	if isSubtree {
+		if len(e.children) > 0 {
+			c.noChildren(e, fmt.Sprintf("<%s> holds only the path of a tree file", e.name))
+		}
+		n.subtree = strings.Trim(string(e.text), xmlSpace)
+		if n.subtree == "" {
+			c.errorf(e.pos, "<%s> needs the path of a tree file as its text, e.g. <%s>patrol.xml</%s>", e.name, e.name, e.name)
+		}
+		return n
+	}
+	switch {
+	case e.textPos.Line == 0:
+	case kind.IsList():
+		c.noText(e, fmt.Sprintf("<%s> holds only rules, parameter, condition, conditionMode and comments", e.name))
+	default:
+		c.noText(e, fmt.Sprintf("<%s> holds only parameter, condition, conditionMode and comments", e.name))
+	}
+
+	allowed := ruleDetails
+	if kind.IsList() {
+		allowed = listChildren
+	}
+	var params []Param
+	var modePos Pos
+	for _, ch := range e.children {
+		switch ch.name {
+		case "parameter":
+			v := c.attrs(ch, parameterAttrs)
+			name := c.name(ch, v, 0, "the parameter's name")
+			c.noChildren(ch, "<parameter> holds only text: the parameter's value")
+			params = append(params, Param{Name: name, Value: strings.Trim(string(ch.text), xmlSpace)})
+		case "condition":
+			c.attrs(ch, nil)
+			c.noChildren(ch, "<condition> holds only text: a condition name")
+			if cond, ok := c.cond(ch); ok {
+				n.conds = append(n.conds, cond)
+			}
+		case "conditionMode":
+			c.attrs(ch, nil)
+			if len(ch.children) > 0 {
+				c.noChildren(ch, "<conditionMode> holds only text: one of "+strings.Join(condModeNames[:], ", "))
+			}
+			text := strings.Trim(string(ch.text), xmlSpace)
+			if modePos.Line != 0 {
+				c.errorf(ch.pos, "second <conditionMode> in <%s> (the first is at %s); a rule has at most one", e.name, modePos)
+			}
+			modePos = ch.pos
+			if m, ok := ParseCondMode(text); ok {
+				n.mode = m
+			} else {
+				c.errorf(ch.pos, "unknown conditionMode %q; expected one of %s", text, strings.Join(condModeNames[:], ", "))
+			}
+		default:
+			childKind, isRule := ruleKinds[ch.name]
+			if isRule && kind.IsList() {
+				n.children = append(n.children, c.rule(ch, childKind))
+			} else {
+				c.notAllowed(ch, e.name, allowed)
+			}
+		}
+	}
+	n.params = paramsOf(params)
+	return n
+}
+
+// paramsOf is makeParams without its map for the common case of parameters
+// written in name order, each once.
+func paramsOf(in []Param) Params {
+	for i := 1; i < len(in); i++ {
+		if in[i-1].Name >= in[i].Name {
+			return makeParams(in)
+		}
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	return Params(in)
+}
+
+// cond reads a <condition>: a name, negated by one leading "!".
+func (c *checker) cond(e *elem) (Cond, bool) {
+	text := strings.Trim(string(e.text), xmlSpace)
+	cond := Cond{Name: text, Pos: e.pos}
+	if rest, ok := strings.CutPrefix(text, "!"); ok {
+		cond.Name, cond.Negate = strings.Trim(rest, xmlSpace), true
+	}
+	switch {
+	case cond.Name == "":
+		c.errorf(e.pos, "empty <condition>; expected a condition name, optionally negated with a leading !")
+		return cond, false
+	case strings.HasPrefix(cond.Name, "!"):
+		c.errorf(e.pos, "condition %q has more than one leading !; expected a name with at most one ! to negate it", text)
+		return cond, false
+	}
+	return cond, true
+}
+
+// id reads the id attribute (index i of v) into n.
+func (c *checker) id(n *node, e *elem, v attrVals, i int) {
+	if !v.has[i] {
+		return
+	}
+	if v.val[i] == "" {
+		c.errorf(e.pos, `empty id on <%s>; an id must not be empty (leave out id= for a rule without an id)`, e.name)
+		return
+	}
+	n.id, n.hasID = v.val[i], true
+}
+
+// attrVals holds the values of a tag's known attributes, by index into the
+// list given to attrs.
+type attrVals struct {
+	names []string
+	val   [4]string
+	has   [4]bool
+}
+
+// attrs checks e's attributes against the allowed names and returns their
+// values. Unknown and repeated attributes are errors.
+func (c *checker) attrs(e *elem, allowed []string) attrVals {
+	v := attrVals{names: allowed}
+	for _, a := range e.attrs {
+		name := qname(a.Name)
+		i := index(allowed, name)
+		switch {
+		case i < 0 && len(allowed) == 0:
+			c.errorf(e.pos, "unknown attribute %s on <%s>; <%s> takes no attributes", name, e.name, e.name)
+		case i < 0:
+			c.errorf(e.pos, "unknown attribute %s on <%s>; expected %s", name, e.name, oneOf(allowed))
+		case v.has[i]:
+			c.errorf(e.pos, "attribute %s given twice on <%s>; give it once", name, e.name)
+		default:
+			v.val[i], v.has[i] = a.Value, true
+		}
+	}
+	return v
+}
+
+// name returns a required, non-empty name attribute (index i of v).
+func (c *checker) name(e *elem, v attrVals, i int, what string) string {
+	if !v.has[i] {
+		c.errorf(e.pos, `<%s> needs a %s attribute: %s`, e.name, v.names[i], what)
+		return ""
+	}
+	return c.optName(e, v, i, what)
+}
+
+// optName returns an optional name attribute, which must not be empty when given.
+func (c *checker) optName(e *elem, v attrVals, i int, what string) string {
+	if v.has[i] && v.val[i] == "" {
+		c.errorf(e.pos, `empty %s attribute on <%s>; expected %s`, v.names[i], e.name, what)
+	}
+	return v.val[i]
+}
+
+// bool returns a boolean attribute: exactly "true" or "false", else an error.
+func (c *checker) bool(e *elem, v attrVals, i int, def bool) bool {
+	if !v.has[i] {
+		return def
+	}
+	switch v.val[i] {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	c.errorf(e.pos, "%s=%q on <%s> is not a boolean; expected true or false", v.names[i], v.val[i], e.name)
+	return def
+}
+
+// noText reports non-white-space text in an element that holds none; why
+// says what the element holds instead.
+func (c *checker) noText(e *elem, why string) {
+	if e.textPos.Line != 0 {
+		c.errorf(e.textPos, "unexpected text %s in <%s>; %s", snippet(e.text), e.name, why)
+	}
+}
+
+// noChildren reports the child elements of an element that holds none; why
+// says what the element holds instead.
+func (c *checker) noChildren(e *elem, why string) {
+	for _, ch := range e.children {
+		c.errorf(ch.pos, "unexpected tag <%s> in <%s>; %s", ch.name, e.name, why)
+	}
+}
+
+// notAllowed reports a child tag that its parent does not take.
+func (c *checker) notAllowed(e *elem, parent string, allowed []string) {
+	if knownTags[e.name] {
+		c.errorf(e.pos, "<%s> is not allowed in <%s>; expected %s", e.name, parent, oneOf(allowed))
+	} else {
+		c.errorf(e.pos, "unknown tag <%s> in <%s>; expected %s", e.name, parent, oneOf(allowed))
+	}
+}
+
+// oneOf lists the allowed names for a message.
+func oneOf(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "one of " + strings.Join(names, ", ")
+}
+
+func index(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// snippet quotes the start of some text for an error message.
+func snippet(text []byte) string {
+	s := strings.Trim(string(text), xmlSpace)
+	const max = 30
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,179 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file merges the declaration lines of every tree file into
+// Tree.Vars, Tree.Signals and Tree.Stamps, in first-declaration order.
+// Repeating a declaration identically is allowed (a subtree file may
+// repeat what its parent declares); repeating it differently is an error.
+
+// decls is the loader's declaration state.
+type decls struct {
+	varIdx, signalIdx, stampIdx map[string]int32
+	signalVars                  map[signalVar]signalSetAt // the value each (signal, variable) pair sets
+}
+
+type signalVar struct{ signal, variable string }
+
+// signalSetAt is the value a signal line sets and where that line is.
+type signalSetAt struct {
+	value bool
+	pos   Pos
+}
+
+// pendingSet is a signal line whose variable is looked up at the end of
+// its file, so that a file may declare the variable after the signal.
+type pendingSet struct {
+	signal, set int32 // Tree.Signals[signal].Sets[set]
+	variable    string
+	line        *signalLine
+}
+
+func newDecls() decls {
+	return decls{
+		varIdx:     make(map[string]int32),
+		signalIdx:  make(map[string]int32),
+		stampIdx:   make(map[string]int32),
+		signalVars: make(map[signalVar]signalSetAt),
+	}
+}
+
+// declare merges one declaration line of file f.
+func (l *loader) declare(f *treeFile, it item) {
+	t := l.tree
+	switch {
+	case it.variable != nil:
+		v := it.variable
+		if v.name == "" {
+			return // reported by the checker
+		}
+		if i, ok := l.varIdx[v.name]; ok {
+			if old := t.Vars[i]; old.Default != v.def {
+				l.errorf(v.pos, "variable %q declared again with default=\"%t\" (first declared at %s with default=\"%t\"); "+
+					"declare it once, or each time with the same default", v.name, v.def, old.Pos, old.Default)
+			}
+			return
+		}
+		l.varIdx[v.name] = int32(len(t.Vars))
+		t.Vars = append(t.Vars, VarDecl{Name: v.name, Default: v.def, Pos: v.pos})
+
+	case it.signal != nil:
+		s := it.signal
+		if s.name == "" {
+			return
+		}
+		si := l.signalDecl(s.name, s.pos)
+		if s.variable == "" {
+			return
+		}
+		key := signalVar{s.name, s.variable}
+		if old, ok := l.signalVars[key]; ok {
+			if old.value != s.value {
+				l.errorf(s.pos, "signal %q sets variable %q to %t here but to %t at %s; a signal sets a variable to one value",
+					s.name, s.variable, s.value, old.value, old.pos)
+			}
+			return
+		}
+		l.signalVars[key] = signalSetAt{s.value, s.pos}
+		sig := &t.Signals[si]
+		f.pending = append(f.pending, pendingSet{signal: si, set: int32(len(sig.Sets)), variable: s.variable, line: s})
+		sig.Sets = append(sig.Sets, SignalSet{Var: -1, Value: s.value, Pos: s.pos})
+
+	case it.stamp != nil:
+		s := it.stamp
+		if s.name == "" {
+			return
+		}
+		if i, ok := l.stampIdx[s.name]; ok {
+			old := t.Stamps[i]
+			var now, then []string
+			if old.SetOnSignal != s.setOnSignal {
+				now = append(now, fmt.Sprintf("setOnSignal=%q", s.setOnSignal))
+				then = append(then, fmt.Sprintf("setOnSignal=%q", old.SetOnSignal))
+			}
+			if old.ExclusiveTo != s.exclusiveTo {
+				now = append(now, fmt.Sprintf("exclusiveTo=%q", s.exclusiveTo))
+				then = append(then, fmt.Sprintf("exclusiveTo=%q", old.ExclusiveTo))
+			}
+			if len(now) > 0 {
+				l.errorf(s.pos, "timestamp %q declared again with %s (first declared at %s with %s); "+
+					"declare it once, or each time with the same settings",
+					s.name, strings.Join(now, " "), old.Pos, strings.Join(then, " "))
+			}
+			return
+		}
+		l.stampIdx[s.name] = int32(len(t.Stamps))
+		t.Stamps = append(t.Stamps, StampDecl{Name: s.name, SetOnSignal: s.setOnSignal, ExclusiveTo: s.exclusiveTo, Pos: s.pos})
+	}
+}
+
+// signalDecl returns the index of the named signal, declaring it at pos if
+// it is new.
+func (l *loader) signalDecl(name string, pos Pos) int32 {
+	if i, ok := l.signalIdx[name]; ok {
+		return i
+	}
+	i := int32(len(l.tree.Signals))
+	l.signalIdx[name] = i
+	l.tree.Signals = append(l.tree.Signals, SignalDecl{Name: name, Pos: pos})
+	return i
+}
+
+// resolveSignals looks up the variables that file f's signal lines set,
+// once f has been read to its end (its subtree files included): a signal
+// may name a variable declared later in the same file, or in any file read
+// before this point.
+func (l *loader) resolveSignals(f *treeFile) {
+	for _, p := range f.pending {
+		vi, ok := l.varIdx[p.variable]
+		if !ok {
+			l.errorf(p.line.pos, "signal %q sets variable %q, which is not declared; declare it with "+
+				"<variable name=%q/> in this file or in a file read before it", p.line.name, p.variable, p.variable)
+			continue
+		}
+		l.tree.Signals[p.signal].Sets[p.set].Var = vi
+	}
+	f.pending = nil
+}
+
+// finishDecls resolves what may refer to any file of the tree: the signals
+// that set timestamps, and exclusiveTo, which is symmetric.
+func (l *loader) finishDecls() {
+	t := l.tree
+	for i := range t.Stamps {
+		if name := t.Stamps[i].SetOnSignal; name != "" {
+			si := l.signalDecl(name, t.Stamps[i].Pos)
+			t.Signals[si].Stamps = append(t.Signals[si].Stamps, int32(i))
+		}
+	}
+	for i := range t.Stamps {
+		s := &t.Stamps[i]
+		if s.ExclusiveTo == "" {
+			continue
+		}
+		j, ok := l.stampIdx[s.ExclusiveTo]
+		switch {
+		case s.ExclusiveTo == s.Name:
+			l.errorf(s.Pos, "timestamp %q is exclusiveTo itself; expected the name of another timestamp", s.Name)
+		case !ok:
+			l.errorf(s.Pos, "timestamp %q is exclusiveTo %q, which is not a declared timestamp; expected the name of a <timestamp>",
+				s.Name, s.ExclusiveTo)
+		default:
+			addExclusive(s, j)
+			addExclusive(&t.Stamps[j], int32(i))
+		}
+	}
+}
+
+// addExclusive records that setting s clears timestamp j.
+func addExclusive(s *StampDecl, j int32) {
+	for _, k := range s.Exclusive {
+		if k == j {
+			return
+		}
+	}
+	s.Exclusive = append(s.Exclusive, j)
+}

@@ -1,0 +1,71 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fuzzSubtree is the one subtree file FuzzLoad's main files can include, as
+// sub.xml (or sub/ok.xml, the name the invalid corpus uses). It includes
+// main.xml back when its own subtree tag is reached, so cycles are fuzzed
+// too.
+const fuzzSubtree = `<?xml version="1.0" encoding="ISO-8859-1"?>
+<behaviorTree>
+  <variables><variable name="V" default="true"/></variables>
+  <signals><signal name="S" variable="V" value="false"/></signals>
+  <timestamps><timestamp name="T" setOnSignal="S" exclusiveTo="U"/><timestamp name="U"/></timestamps>
+  <sequence id="s"><action id=".a" name="a"><condition>!V</condition></action></sequence>
+  <choice id=".c"><subtree id="back">main.xml</subtree></choice>
+</behaviorTree>
+`
+
+// FuzzLoad loads arbitrary main-file bytes. Loading must never panic, and
+// every error must carry a file and a line. Trees that load must hold
+// together.
+func FuzzLoad(f *testing.F) {
+	for _, pattern := range []string{"testdata/valid/*.xml", "testdata/valid/*/*.xml", "testdata/invalid/*.xml", "../scripts/ai/*.xml"} {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range files {
+			if data, err := os.ReadFile(file); err == nil && len(data) < 1<<16 {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte(bt(`<subtree id="x">sub.xml</subtree>`)))
+	f.Add([]byte(bt(`<sequence id="m"><subtree>sub.xml</subtree><subTree id=".y">sub.xml</subTree></sequence>`)))
+
+	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := LoadOptions{ReadFile: func(path string) ([]byte, error) {
+			if filepath.ToSlash(path) == "main.xml" {
+				return data, nil
+			}
+			return readFile(path)
+		}}
+		timer := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("slow input %q", data)) })
+		tree, err := LoadBytes("main.xml", data, opts)
+		timer.Stop()
+		if err != nil {
+			if tree != nil {
+				t.Fatalf("tree and error")
+			}
+			checkErrorList(t, err)
+			if strings.Contains(err.Error(), "\x00") {
+				t.Logf("error text holds a NUL: %q", err.Error())
+			}
+			return
+		}
+		checkTree(t, tree)
+		var b strings.Builder
+		if err := tree.Format(&b); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Format writes the tree for people: `btrun tree FILE.xml` prints this. It
+// shows what the loader made of the files (resolved ids, labels, subtree
+// rules, merged declarations), so a designer can check the id rules and
+// positions without reading code. The layout is for reading, not parsing.
+func (t *Tree) Format(w io.Writer) error {
+	var b strings.Builder
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	fmt.Fprintf(&b, "tree %s: %s in %s\n", t.File, plural(len(t.Rules), "rule", "rules"), plural(len(t.Files), "file", "files"))
+	if len(t.Files) > 1 {
+		fmt.Fprintf(&b, "files: %s\n", strings.Join(t.Files, ", "))
+	}
+	fmt.Fprintf(&b, "fingerprint: %s\n", t.Fingerprint)
+
+	b.WriteString("\nrules:\n")
+	for i := range t.Rules {
+		t.formatRule(&b, &t.Rules[i])
+	}
+	if len(t.Vars) > 0 {
+		b.WriteString("\nvariables:\n")
+		for _, v := range t.Vars {
+			fmt.Fprintf(&b, "  %s = %t  (%s)\n", v.Name, v.Default, v.Pos)
+		}
+	}
+	if len(t.Signals) > 0 {
+		b.WriteString("\nsignals:\n")
+		for _, s := range t.Signals {
+			t.formatSignal(&b, &s)
+		}
+	}
+	if len(t.Stamps) > 0 {
+		b.WriteString("\ntimestamps:\n")
+		for _, s := range t.Stamps {
+			fmt.Fprintf(&b, "  %s", s.Name)
+			if s.SetOnSignal != "" {
+				fmt.Fprintf(&b, "  setOnSignal=%s", s.SetOnSignal)
+			}
+			if s.ExclusiveTo != "" {
+				fmt.Fprintf(&b, "  exclusiveTo=%s", s.ExclusiveTo)
+			}
+			if len(s.Exclusive) > 0 {
+				fmt.Fprintf(&b, "  clears %s", t.stampNames(s.Exclusive))
+			}
+			fmt.Fprintf(&b, "  (%s)\n", s.Pos)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// formatRule writes one rule, indented by its depth, and its conditions
+// and parameters on the lines below it.
+func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
+	indent := strings.Repeat("  ", int(r.Depth)+1)
+	b.WriteString(indent)
+	b.WriteString(r.Kind.String())
+	b.WriteByte(' ')
+	b.WriteString(r.Label)
+	if r.Kind == KindAction {
+		fmt.Fprintf(b, "  name=%s", r.Action)
+	}
+	if r.Subtree != "" {
+		fmt.Fprintf(b, "  %s=%s", r.Tag, r.Subtree)
+	}
+	if r.Loop {
+		b.WriteString("  loop")
+	}
+	if r.DoNotFail {
+		b.WriteString("  doNotFail")
+	}
+	if r.ID != "" {
+		// A label without id already ends with the position.
+		fmt.Fprintf(b, "  (%s)", r.Pos)
+	}
+	b.WriteByte('\n')
+	if len(r.Conds) > 0 || r.Mode != AllTrue {
+		fmt.Fprintf(b, "%s    conditions %s:", indent, r.Mode)
+		for i, c := range r.Conds {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte(' ')
+			if c.Negate {
+				b.WriteByte('!')
+			}
+			b.WriteString(c.Name)
+		}
+		if len(r.Conds) == 0 {
+			b.WriteString(" none")
+		}
+		b.WriteByte('\n')
+	}
+	for _, p := range r.Params {
+		fmt.Fprintf(b, "%s    parameter %s = %q\n", indent, p.Name, p.Value)
+	}
+}
+
+// formatSignal writes one signal with the variables and timestamps it sets.
+func (t *Tree) formatSignal(b *strings.Builder, s *SignalDecl) {
+	fmt.Fprintf(b, "  %s", s.Name)
+	if len(s.Sets) > 0 {
+		b.WriteString("  sets")
+		for i, set := range s.Sets {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name := "?"
+			if set.Var >= 0 && int(set.Var) < len(t.Vars) {
+				name = t.Vars[set.Var].Name
+			}
+			fmt.Fprintf(b, " %s=%t", name, set.Value)
+		}
+	}
+	if len(s.Stamps) > 0 {
+		fmt.Fprintf(b, "  stamps %s", t.stampNames(s.Stamps))
+	}
+	fmt.Fprintf(b, "  (%s)\n", s.Pos)
+}
+
+// stampNames lists timestamps by name.
+func (t *Tree) stampNames(idx []int32) string {
+	names := make([]string, len(idx))
+	for i, j := range idx {
+		names[i] = "?"
+		if j >= 0 && int(j) < len(t.Stamps) {
+			names[i] = t.Stamps[j].Name
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,45 @@
+package runtime
+
+import "testing"
+
+func TestRegistry_duplicateNamesNameBothOrigins(t *testing.T) {
+	r := NewRegistry()
+	ok := ActionFunc(func(a *Agent, p Params) (Status, error) { return Success, nil })
+	if err := r.AddAction(ActionDef{Name: "wander", Origin: Origin{"lua", "scripts/ai/a.lua:3"}, Action: ok}); err != nil {
+		t.Fatal(err)
+	}
+	err := r.AddAction(ActionDef{Name: "wander", Origin: Origin{"plugin", "nav"}, Action: ok})
+	if err == nil || err.Error() != `runtime: duplicate name: action "wander" from plugin nav is already registered from lua scripts/ai/a.lua:3` {
+		t.Errorf("got %v", err)
+	}
+	err = r.AddAction(ActionDef{Name: "bt.wait", Origin: Origin{"lua", "x.lua:1"}, Action: ok})
+	if err == nil || err.Error() != `runtime: duplicate name: action "bt.wait" from lua x.lua:1 is already registered from builtin` {
+		t.Errorf("got %v", err)
+	}
+	cond := ConditionFunc(func(a *Agent, p Params) (bool, error) { return true, nil })
+	r.AddCondition(ConditionDef{Name: "near", Origin: Origin{"go", ""}, Condition: cond})
+	if err := r.RegisterCondition("near", cond); err == nil {
+		t.Error("duplicate condition accepted")
+	}
+}
+
+func TestRegistry_wrapActionsDecoratesEveryAction(t *testing.T) {
+	r := NewRegistry()
+	calls := 0
+	r.RegisterAction("go", ActionFunc(func(a *Agent, p Params) (Status, error) { return Success, nil }))
+	r.WrapActions(func(d ActionDef) ActionDef {
+		if d.Action != nil {
+			inner := d.Action
+			d.Action = ActionFunc(func(a *Agent, p Params) (Status, error) { calls++; return inner.Run(a, p) })
+		}
+		return d
+	})
+	d, _ := r.LookupAction("go")
+	d.Action.Run(nil, nil)
+	if calls != 1 {
+		t.Errorf("wrapper called %d times", calls)
+	}
+	if len(r.Actions()) != 9 {
+		t.Errorf("%d actions after wrapping, want the 8 built-ins and go", len(r.Actions()))
+	}
+}
