@@ -58,6 +58,17 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 	return runtime.ErrPending
 }
 
+// Stats counts the traffic of a Set since Start.
+type Stats struct {
+	RoundTrips int64 // batches and single calls sent (cancel calls included)
+	Calls      int64 // calls sent, batched or not
+}
+
+// Stats returns the traffic counters. Safe for concurrent use.
+func (s *Set) Stats() Stats {
+	return Stats{RoundTrips: s.roundTrips.Load(), Calls: s.calls.Load()}
+}
+
 // Pending is the number of agents whose calls are queued or whose replies
 // have not been resumed yet.
 func (s *Set) Pending() int { return len(s.waiting) }
@@ -114,7 +125,10 @@ func (p *plugin) send(r *round) {
 		r.replies = make([]sdk.Reply, n)
 	}
 	r.replies = r.replies[:n]
-	if p.set.opts.Unbatched {
+	set := p.set
+	set.calls.Add(int64(n))
+	if set.opts.Unbatched {
+		set.roundTrips.Add(int64(n))
 		for i := range r.batch.Calls {
 			c := &r.batch.Calls[i]
 			r.errs[i] = p.do(func(ctx context.Context, svc sdk.Service) error {
@@ -127,6 +141,7 @@ func (p *plugin) send(r *round) {
 		}
 		return
 	}
+	set.roundTrips.Add(1)
 	err := p.do(func(ctx context.Context, svc sdk.Service) error {
 		out, err := svc.RunBatch(ctx, &r.batch, r.replies)
 		if err == nil {

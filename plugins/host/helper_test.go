@@ -5,6 +5,7 @@ import (
 	"net/rpc"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 const (
 	helperEnv = "BTRUN_HOST_TEST_HELPER"
 	markerEnv = "BTRUN_HOST_TEST_MARKER" // a file: absent before the first crash or hang
+	prefixEnv = "BTRUN_HOST_TEST_PREFIX" // replaces "test." in the names the plugin declares
 )
 
 func TestMain(m *testing.M) {
@@ -37,7 +39,16 @@ func helperSpec(name, mode string, env ...string) Spec {
 func runHelper(mode string) {
 	switch mode {
 	case "plugin":
-		sdk.Serve(testPlugin())
+		p := testPlugin()
+		if prefix := os.Getenv(prefixEnv); prefix != "" {
+			for i := range p.Actions {
+				p.Actions[i].Name = prefix + strings.TrimPrefix(p.Actions[i].Name, "test.")
+			}
+			for i := range p.Conditions {
+				p.Conditions[i].Name = prefix + strings.TrimPrefix(p.Conditions[i].Name, "test.")
+			}
+		}
+		sdk.Serve(p)
 	case "stdout":
 		fmt.Println("hello, I print before serving")
 		sdk.Serve(testPlugin())

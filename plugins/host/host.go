@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrun/btrun/plugins/sdk"
@@ -80,6 +81,8 @@ type Set struct {
 	waiting   map[*runtime.Agent]ticket
 	gen       uint64 // number of Flush calls: the generation queued calls join
 	unresumed int    // replies delivered by the last Flush not yet resumed
+
+	roundTrips, calls atomic.Int64
 
 	restarts  sync.WaitGroup
 	closeOnce sync.Once

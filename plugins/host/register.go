@@ -81,6 +81,8 @@ func (c *cancelAction) Cancel(a *runtime.Agent, _ runtime.Params) error {
 	req := sdk.Request{Kind: sdk.KindCancel, Agent: a.ID(), FirstRun: a.FirstRun(), Time: a.Time(), Dt: a.Dt(),
 		State: a.RuleBytes(), Fields: readFields(a, c.reads, nil)}
 	var rep *sdk.Reply
+	c.p.set.roundTrips.Add(1)
+	c.p.set.calls.Add(1)
 	err := c.p.do(func(ctx context.Context, svc sdk.Service) error {
 		var err error
 		rep, err = svc.Call(ctx, &c.info, &req)

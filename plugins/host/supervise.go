@@ -149,7 +149,7 @@ func (p *plugin) do(f func(ctx context.Context, svc sdk.Service) error) error {
 	case <-time.After(500 * time.Millisecond):
 	}
 	if st := inst.exitStatus(); st != "" {
-		p.down(inst, "it crashed ("+st+")")
+		p.down(inst, "its process exited ("+st+")")
 		return newErr(fmt.Sprintf("host: plugin %s crashed during the call (%s); it is restarted", p.spec.Name, st), ErrCrashed, err)
 	}
 	p.down(inst, "its connection failed: "+status.Convert(err).Message())
