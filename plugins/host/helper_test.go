@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/rpc"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ const (
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		runHelper(mode)
-		os.Exit(0)
+		return
 	}
 	os.Exit(m.Run())
 }
@@ -39,6 +40,11 @@ func helperSpec(name, mode string, env ...string) Spec {
 func runHelper(mode string) {
 	switch mode {
 	case "plugin":
+		if path := os.Getenv("BTRUN_HOST_TEST_CPUPROFILE"); path != "" {
+			f, _ := os.Create(path)
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
 		p := testPlugin()
 		if prefix := os.Getenv(prefixEnv); prefix != "" {
 			for i := range p.Actions {

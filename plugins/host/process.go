@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -25,6 +26,17 @@ type instance struct {
 	pid      int
 	done     chan struct{} // closed once the process has exited
 	killOnce sync.Once
+
+	// Calls use ctx, cancelled when a call overruns the call timeout (the
+	// instance is then killed anyway). One context for all calls: no timer
+	// and no deadline to send with each call, which keeps a plugin call
+	// as cheap as a bare gRPC round trip. At most one call is in flight per
+	// plugin (Flush sends one batch per plugin; cancel calls come from the
+	// stepping goroutine), so one start time is enough.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	callStart atomic.Int64 // UnixNano when the call in flight began; 0 when none
+	timedOut  atomic.Bool
 }
 
 // startInstance starts the executable, completes the handshake and asks
@@ -55,8 +67,10 @@ func startInstance(spec *Spec, exe string, opts *Options, log logFunc) (*instanc
 		Stderr:           stderr,
 		SyncStdout:       emit("stdout"),
 		SyncStderr:       emit("stderr"),
+		GRPCDialOptions:  sdk.DialOptions(),
 	})
 	inst := &instance{client: client, cmd: cmd, lifeline: w, done: make(chan struct{})}
+	inst.ctx, inst.cancel = context.WithCancel(context.Background())
 	fail := func(err error) (*instance, *sdk.Description, error) {
 		inst.kill()
 		return nil, nil, err
@@ -111,15 +125,24 @@ func hostEnv() []string {
 	return out
 }
 
-// watch returns, closing done, when the process has exited. go-plugin
-// reaps the process; Exited turns true after it did.
-func (in *instance) watch() {
-	t := time.NewTicker(20 * time.Millisecond)
+// watchTick is how often an instance is checked for exit and overrun calls.
+const watchTick = 10 * time.Millisecond
+
+// watch returns, closing done, when the process has exited (go-plugin
+// reaps the process; Exited turns true after it did). Meanwhile it cancels
+// a call that has overrun timeout.
+func (in *instance) watch(timeout time.Duration) {
+	t := time.NewTicker(watchTick)
 	defer t.Stop()
-	for range t.C {
+	for now := range t.C {
 		if in.client.Exited() {
+			in.cancel()
 			close(in.done)
 			return
+		}
+		if start := in.callStart.Load(); start != 0 && now.UnixNano()-start > int64(timeout) {
+			in.timedOut.Store(true)
+			in.cancel()
 		}
 	}
 }
@@ -141,6 +164,7 @@ func (in *instance) exitStatus() string {
 // closes, SIGKILL follows, and go-plugin cleans up.
 func (in *instance) kill() {
 	in.killOnce.Do(func() {
+		in.cancel()
 		in.lifeline.Close()
 		if in.cmd.Process != nil {
 			_ = in.cmd.Process.Kill()
@@ -154,6 +178,7 @@ func (in *instance) kill() {
 func (in *instance) stop() {
 	in.killOnce.Do(func() {
 		in.client.Kill()
+		in.cancel()
 		in.lifeline.Close()
 	})
 }

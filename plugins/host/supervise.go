@@ -2,13 +2,11 @@ package host
 
 import (
 	"context"
-	"errors"
-	"fmt"
+		"fmt"
 	"slices"
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/btrun/btrun/plugins/sdk"
@@ -99,7 +97,7 @@ func sameDeclarations(a, b *sdk.Description) bool {
 // watch waits for the instance's process to exit and, unless the exit was
 // asked for, marks the plugin down and schedules a restart.
 func (p *plugin) watch(inst *instance) {
-	inst.watch()
+	inst.watch(p.set.opts.CallTimeout)
 	p.down(inst, "its process exited ("+inst.exitStatus()+")")
 }
 
@@ -130,14 +128,13 @@ func (p *plugin) do(f func(ctx context.Context, svc sdk.Service) error) error {
 		return err
 	}
 	timeout := p.set.opts.CallTimeout
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	err = f(ctx, inst.svc)
-	ctxErr := ctx.Err()
-	cancel()
+	inst.callStart.Store(time.Now().UnixNano())
+	err = f(inst.ctx, inst.svc)
+	inst.callStart.Store(0)
 	if err == nil {
 		return nil
 	}
-	if errors.Is(ctxErr, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded {
+	if inst.timedOut.Load() {
 		why := fmt.Sprintf("it did not answer within %v, the call timeout", timeout)
 		p.down(inst, why)
 		return newErr(fmt.Sprintf("host: plugin %s did not answer within %v (the call timeout); it is killed and restarted", p.spec.Name, timeout), ErrTimeout, err)
