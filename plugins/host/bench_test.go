@@ -15,8 +15,6 @@ import (
 //	go test -run '^$' -bench . -benchtime 2s ./plugins/host
 
 func benchWorld(b *testing.B, xml string, agents int, opts Options) *world {
-	t := &testing.T{}
-	_ = t
 	w := &world{}
 	opts.Logger = func(string, string) {}
 	set, err := Start(t0(), []Spec{helperSpec("test", "plugin")}, opts)
@@ -45,7 +43,9 @@ func benchWorld(b *testing.B, xml string, agents int, opts Options) *world {
 	return w
 }
 
-func stepAt(a *runtime.Agent) (runtime.Status, error) { return a.StepAt(float64(a.StepCount()+1) * 0.1) }
+func stepAt(a *runtime.Agent) (runtime.Status, error) {
+	return a.StepAt(float64(a.StepCount()+1) * 0.1)
+}
 
 // BenchmarkRoundTrip_raw is one empty gRPC call to a plugin process through
 // go-plugin's connection: the floor for any plugin call.

@@ -2,7 +2,7 @@ package host
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
