@@ -25,6 +25,9 @@ func resolve(ctx context.Context, spec *Spec, cacheDir string, log logFunc) (str
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(spec.Dir, path)
 	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", newErr(fmt.Sprintf("host: plugin %s: %v", spec.Name, err), ErrStart, err)
