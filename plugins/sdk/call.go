@@ -25,7 +25,8 @@ type Call struct {
 	newState []byte
 	stateSet bool
 	reads    []string
-	fields   []Value
+	fields   []Value // the caller's: copied before the first change
+	owned    bool    // fields is our copy
 	writes   []string
 	out      []Value
 	effects  []Effect
@@ -126,6 +127,9 @@ func (c *Call) SetField(name string, v any) error {
 	c.out[idx] = val
 	for i, r := range c.reads {
 		if r == name && i < len(c.fields) {
+			if !c.owned {
+				c.fields, c.owned = append([]Value(nil), c.fields...), true
+			}
 			c.fields[i] = val
 		}
 	}
