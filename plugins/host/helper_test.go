@@ -1,9 +1,11 @@
 package host
 
 import (
+	"bufio"
 	"fmt"
 	"net/rpc"
 	"os"
+	"os/exec"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -76,6 +78,8 @@ func runHelper(mode string) {
 		os.Exit(0)
 	case "host":
 		helperHost()
+	case "host-nolifeline":
+		helperHostWithoutLifeline()
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 		os.Exit(2)
@@ -96,6 +100,23 @@ func helperHost() {
 		os.Exit(1)
 	}
 	fmt.Println("pid", set.Plugins()[0].Pid)
+	time.Sleep(time.Minute)
+}
+
+// helperHostWithoutLifeline starts the test plugin by hand, as a host
+// other than btrun's would (no lifeline), prints its pid once it serves and
+// waits to be killed: the plugin must notice through its parent pid.
+func helperHostWithoutLifeline() {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(hostEnv(), helperEnv+"=plugin",
+		sdk.Handshake.MagicCookieKey+"="+sdk.Handshake.MagicCookieValue, "PLUGIN_PROTOCOL_VERSIONS=1")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	bufio.NewReader(out).ReadString('\n') // the handshake line: it serves
+	fmt.Println("pid", cmd.Process.Pid)
 	time.Sleep(time.Minute)
 }
 

@@ -15,8 +15,18 @@ import (
 // that runs a plugin, kills the host with SIGKILL (no chance to clean up),
 // and checks that the plugin process is gone within 2 s.
 func TestWatchdog_pluginExitsWhenHostIsKilled(t *testing.T) {
+	killHostAndWatchPlugin(t, "host")
+}
+
+// TestWatchdog_withoutLifelineByParentPid: a plugin started by some other
+// host (no lifeline) still exits when its parent dies, by its parent pid.
+func TestWatchdog_withoutLifelineByParentPid(t *testing.T) {
+	killHostAndWatchPlugin(t, "host-nolifeline")
+}
+
+func killHostAndWatchPlugin(t *testing.T, mode string) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), helperEnv+"=host")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

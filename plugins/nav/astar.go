@@ -1,7 +1,6 @@
 package main
 
 import (
-	"container/heap"
 	"math"
 	"sync"
 )
@@ -64,9 +63,9 @@ func (g *Grid) FindPath(start, goal Point) ([]Point, bool) {
 	si, gi := start.Y*g.W+start.X, goal.Y*g.W+goal.X
 	s.open = s.open[:0]
 	s.g[si], s.from[si], s.seen[si] = 0, -1, s.gen
-	heap.Push(&s.open, node{int32(si), h(start.X, start.Y)})
-	for s.open.Len() > 0 {
-		cur := heap.Pop(&s.open).(node)
+	s.open.push(node{int32(si), h(start.X, start.Y)})
+	for len(s.open) > 0 {
+		cur := s.open.pop()
 		i := int(cur.i)
 		if s.done[i] == s.gen {
 			continue
@@ -90,7 +89,7 @@ func (g *Grid) FindPath(start, goal Point) ([]Point, bool) {
 				continue
 			}
 			s.seen[ni], s.g[ni], s.from[ni] = s.gen, cost, int32(i)
-			heap.Push(&s.open, node{int32(ni), cost + h(nx, ny)})
+			s.open.push(node{int32(ni), cost + h(nx, ny)})
 		}
 	}
 	return nil, false
@@ -112,15 +111,42 @@ type node struct {
 	f float64
 }
 
+// openList is a binary min-heap on f, written out to avoid boxing nodes.
 type openList []node
 
-func (o openList) Len() int           { return len(o) }
-func (o openList) Less(i, j int) bool { return o[i].f < o[j].f }
-func (o openList) Swap(i, j int)      { o[i], o[j] = o[j], o[i] }
-func (o *openList) Push(x any)        { *o = append(*o, x.(node)) }
-func (o *openList) Pop() any {
-	old := *o
-	n := old[len(old)-1]
-	*o = old[:len(old)-1]
-	return n
+func (o *openList) push(n node) {
+	h := append(*o, n)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].f <= h[i].f {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	*o = h
+}
+
+func (o *openList) pop() node {
+	h := *o
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].f < h[m].f {
+			m = l
+		}
+		if r < len(h) && h[r].f < h[m].f {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*o = h
+	return top
 }
