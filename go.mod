@@ -6,8 +6,10 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.8.0
+	github.com/yuin/gopher-lua v1.1.2
 	google.golang.org/grpc v1.61.0
 	google.golang.org/protobuf v1.36.6
+	layeh.com/gopher-luar v1.0.11
 )
 
 require (

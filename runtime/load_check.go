@@ -102,7 +102,8 @@ var (
 // checker collects the problems of one file.
 type checker struct {
 	errs  *ErrorList
-	rules int // rule elements seen, to size Tree.Rules
+	rules int    // rule elements seen, to size Tree.Rules
+	slab  []node // nodes are allocated from slabs: big files have many
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -135,32 +136,32 @@ func (c *checker) checkFile(root *elem) []item {
 		case "variables":
 			c.block(e, "variable", func(e *elem) {
 				v := c.attrs(e, variableAttrs)
-				name := c.name(e, v, 0, "the variable's name")
-				def := c.bool(e, v, 1, false)
+				name := c.nameAttr(e, v, 0, "the variable's name")
+				def := c.boolAttr(e, v, 1, false)
 				items = append(items, item{variable: &varLine{name, def, e.pos}})
 			})
 		case "signals":
 			c.block(e, "signal", func(e *elem) {
 				v := c.attrs(e, signalAttrs)
-				s := &signalLine{name: c.name(e, v, 0, "the signal's name"), pos: e.pos}
+				s := &signalLine{name: c.nameAttr(e, v, 0, "the signal's name"), pos: e.pos}
 				if v.has[1] {
-					s.variable = c.optName(e, v, 1, "the name of a declared variable")
+					s.variable = c.optNameAttr(e, v, 1, "the name of a declared variable")
 					if !v.has[2] {
 						c.errorf(e.pos, `<signal> with a variable needs a value attribute; expected value="true" or value="false"`)
 					}
 				} else if v.has[2] {
 					c.errorf(e.pos, `<signal> has a value but no variable; expected variable="NAME" with value=, or neither`)
 				}
-				s.value = c.bool(e, v, 2, false)
+				s.value = c.boolAttr(e, v, 2, false)
 				items = append(items, item{signal: s})
 			})
 		case "timestamps":
 			c.block(e, "timestamp", func(e *elem) {
 				v := c.attrs(e, stampAttrs)
 				items = append(items, item{stamp: &stampLine{
-					name:        c.name(e, v, 0, "the timestamp's name"),
-					setOnSignal: c.optName(e, v, 1, "the name of a signal"),
-					exclusiveTo: c.optName(e, v, 2, "the name of a declared timestamp"),
+					name:        c.nameAttr(e, v, 0, "the timestamp's name"),
+					setOnSignal: c.optNameAttr(e, v, 1, "the name of a signal"),
+					exclusiveTo: c.optNameAttr(e, v, 2, "the name of a declared timestamp"),
 					pos:         e.pos,
 				}})
 			})
@@ -193,20 +194,24 @@ func (c *checker) block(e *elem, lineTag string, line func(*elem)) {
 
 // rule checks a rule element and its children.
 func (c *checker) rule(e *elem, kind Kind) *node {
-	n := &node{kind: kind, tag: e.name, pos: e.pos, mode: AllTrue}
+	if len(c.slab) == cap(c.slab) {
+		c.slab = make([]node, 0, 128)
+	}
+	c.slab = append(c.slab, node{kind: kind, tag: e.name, pos: e.pos, mode: AllTrue})
+	n := &c.slab[len(c.slab)-1]
 	c.rules++
 	isSubtree := e.name == "subtree" || e.name == "subTree"
 	switch {
 	case kind == KindAction:
 		v := c.attrs(e, actionAttrs)
-		n.action = c.name(e, v, 0, "the name of the action to run")
+		n.action = c.nameAttr(e, v, 0, "the name of the action to run")
 		c.id(n, e, v, 1)
-		n.doNotFail = c.bool(e, v, 2, false)
+		n.doNotFail = c.boolAttr(e, v, 2, false)
 	case kind.IsList():
 		v := c.attrs(e, listAttrs)
 		c.id(n, e, v, 0)
-		n.loop = c.bool(e, v, 1, false)
-		n.doNotFail = c.bool(e, v, 2, false)
+		n.loop = c.boolAttr(e, v, 1, false)
+		n.doNotFail = c.boolAttr(e, v, 2, false)
 	default:
 		c.id(n, e, c.attrs(e, leafAttrs), 0)
 	}
@@ -239,7 +244,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		switch ch.name {
 		case "parameter":
 			v := c.attrs(ch, parameterAttrs)
-			name := c.name(ch, v, 0, "the parameter's name")
+			name := c.nameAttr(ch, v, 0, "the parameter's name")
 			c.noChildren(ch, "<parameter> holds only text: the parameter's value")
 			params = append(params, Param{Name: name, Value: strings.Trim(string(ch.text), xmlSpace)})
 		case "condition":
@@ -349,25 +354,25 @@ func (c *checker) attrs(e *elem, allowed []string) attrVals {
 	return v
 }
 
-// name returns a required, non-empty name attribute (index i of v).
-func (c *checker) name(e *elem, v attrVals, i int, what string) string {
+// nameAttr returns a required, non-empty name attribute (index i of v).
+func (c *checker) nameAttr(e *elem, v attrVals, i int, what string) string {
 	if !v.has[i] {
 		c.errorf(e.pos, `<%s> needs a %s attribute: %s`, e.name, v.names[i], what)
 		return ""
 	}
-	return c.optName(e, v, i, what)
+	return c.optNameAttr(e, v, i, what)
 }
 
-// optName returns an optional name attribute, which must not be empty when given.
-func (c *checker) optName(e *elem, v attrVals, i int, what string) string {
+// optNameAttr returns an optional name attribute, which must not be empty when given.
+func (c *checker) optNameAttr(e *elem, v attrVals, i int, what string) string {
 	if v.has[i] && v.val[i] == "" {
 		c.errorf(e.pos, `empty %s attribute on <%s>; expected %s`, v.names[i], e.name, what)
 	}
 	return v.val[i]
 }
 
-// bool returns a boolean attribute: exactly "true" or "false", else an error.
-func (c *checker) bool(e *elem, v attrVals, i int, def bool) bool {
+// boolAttr returns a boolean attribute: exactly "true" or "false", else an error.
+func (c *checker) boolAttr(e *elem, v attrVals, i int, def bool) bool {
 	if !v.has[i] {
 		return def
 	}

@@ -9,19 +9,22 @@ import (
 	"time"
 )
 
-// fuzzSubtree is the one subtree file FuzzLoad's main files can include, as
-// sub.xml (or sub/ok.xml, the name the invalid corpus uses). It includes
-// main.xml back when its own subtree tag is reached, so cycles are fuzzed
-// too.
-const fuzzSubtree = `<?xml version="1.0" encoding="ISO-8859-1"?>
+// fuzzSubtree is the subtree file FuzzLoad's main files can include, as
+// sub.xml (or sub/ok.xml, the name the invalid corpus uses): it has ids,
+// declarations and a latin1 declaration. fuzzCycle, as cycle.xml, includes
+// main.xml back, so subtree cycles are fuzzed too.
+const (
+	fuzzSubtree = `<?xml version="1.0" encoding="ISO-8859-1"?>
 <behaviorTree>
   <variables><variable name="V" default="true"/></variables>
   <signals><signal name="S" variable="V" value="false"/></signals>
   <timestamps><timestamp name="T" setOnSignal="S" exclusiveTo="U"/><timestamp name="U"/></timestamps>
   <sequence id="s"><action id=".a" name="a"><condition>!V</condition></action></sequence>
-  <choice id=".c"><subtree id="back">main.xml</subtree></choice>
+  <choice id=".c"><success/></choice>
 </behaviorTree>
 `
+	fuzzCycle = `<behaviorTree><subtree id="back">main.xml</subtree></behaviorTree>`
+)
 
 // FuzzLoad loads arbitrary main-file bytes. Loading must never panic, and
 // every error must carry a file and a line. Trees that load must hold
@@ -40,8 +43,9 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte(bt(`<subtree id="x">sub.xml</subtree>`)))
 	f.Add([]byte(bt(`<sequence id="m"><subtree>sub.xml</subtree><subTree id=".y">sub.xml</subTree></sequence>`)))
+	f.Add([]byte(bt(`<sequence id="m"><subtree>cycle.xml</subtree></sequence>`)))
 
-	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree})
+	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree, "cycle.xml": fuzzCycle})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := LoadOptions{ReadFile: func(path string) ([]byte, error) {
 			if filepath.ToSlash(path) == "main.xml" {

@@ -803,3 +803,22 @@ func TestGenTree_makesTheAskedRules(t *testing.T) {
 		t.Errorf("%d rules, %d deep, %d bytes", len(tree.Rules), maxDepth, len(data))
 	}
 }
+
+// TestLoad_validFilesLoad loads every tree under testdata/valid that is a
+// main file, including the examples copied from docs/format.md.
+func TestLoad_validFilesLoad(t *testing.T) {
+	files, err := filepath.Glob("testdata/valid/*.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "testdata/valid/guard/main.xml")
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			tree, err := LoadFile(file, LoadOptions{Root: "testdata/valid"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTree(t, tree)
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -108,6 +109,12 @@ func readXML(file, text string, errs *ErrorList) *elem {
 
 	var root *elem
 	var stack []*elem
+	// kids holds the children of the open elements, each element's after
+	// its mark; an end tag moves them into one exact-size slice. Elements
+	// come from slabs. Both save most of the allocations of big files.
+	var kids []*elem
+	var marks []int
+	var slab []elem
 	strayText := false
 	for {
 		start := int(d.InputOffset())
@@ -122,14 +129,17 @@ func readXML(file, text string, errs *ErrorList) *elem {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			e := &elem{name: qname(t.Name), attrs: t.Attr, pos: lc.pos(start)}
+			if len(slab) == cap(slab) {
+				slab = make([]elem, 0, 256)
+			}
+			slab = append(slab, elem{name: qname(t.Name), attrs: t.Attr, pos: lc.pos(start)})
+			e := &slab[len(slab)-1]
 			switch {
 			case len(stack) >= maxDepth:
 				add(e.pos, "elements nested more than %d deep; a tree file may nest at most %d elements", maxDepth, maxDepth)
 				return nil
 			case len(stack) > 0:
-				top := stack[len(stack)-1]
-				top.children = append(top.children, e)
+				kids = append(kids, e)
 			case root == nil:
 				root = e
 			default:
@@ -137,6 +147,7 @@ func readXML(file, text string, errs *ErrorList) *elem {
 					e.name, root.name, root.pos)
 			}
 			stack = append(stack, e)
+			marks = append(marks, len(kids))
 		case xml.EndElement:
 			name := qname(t.Name)
 			if len(stack) == 0 {
@@ -149,7 +160,12 @@ func readXML(file, text string, errs *ErrorList) *elem {
 					name, top.name, top.pos, top.name)
 				return nil
 			}
-			stack = stack[:len(stack)-1]
+			mark := marks[len(marks)-1]
+			if len(kids) > mark {
+				top.children = slices.Clone(kids[mark:])
+			}
+			kids = kids[:mark]
+			stack, marks = stack[:len(stack)-1], marks[:len(marks)-1]
 		case xml.CharData:
 			nonSpace := skipSpace(t) < len(t)
 			if len(stack) == 0 {

@@ -34,7 +34,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	opts := game.Options{Steps: *steps, Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true}
+	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed
@@ -45,9 +45,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
+	if err := g.OpenTrace(); err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		g.Close()
+		return exitRuntime
+	}
 	people := stdout
 	if *trace == "-" {
 		people = stderr
+	}
+	if err := g.Start(); err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		g.Close()
+		return exitRuntime
 	}
 	for _, w := range g.Warnings() {
 		fmt.Fprintln(people, "warning:", w)
@@ -58,6 +68,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	runErr := g.Run(n)
 	closeErr := g.Close()
+	if runErr == nil {
+		g.WriteSummary()
+	}
 	if err := errors.Join(runErr, closeErr); err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime

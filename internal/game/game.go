@@ -12,7 +12,6 @@ import (
 
 // Options are the command line's settings for a run.
 type Options struct {
-	Steps  int    // steps to run; < 0 means the config's
 	Seed   *int64 // overrides run.seed
 	Trace  string // "" none (unless the config names a file), "-" stdout, else a file
 	Quiet  bool   // print only the summary
@@ -36,11 +35,13 @@ type Game struct {
 	traceFile io.Closer
 	out       printer
 	times     *actionTimes
+	lua       *scripts
 
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered
 	outbox    []routed
 	warnings  []string
+	last      summary
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -73,6 +74,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
+		g.closeScripts()
 		return nil, errors.Join(errs...)
 	}
 	if opts.Timing {
@@ -90,6 +92,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		g.trees[tc.Name] = b
 	}
 	if len(errs) > 0 {
+		g.closeScripts()
 		return nil, errors.Join(errs...)
 	}
 	for _, ac := range cfg.Agents {
@@ -99,7 +102,8 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 			g.byID[id] = ga
 		}
 	}
-	if err := g.openTrace(); err != nil {
+	if err := g.attachScripts(); err != nil {
+		g.Close()
 		return nil, err
 	}
 	return g, nil
@@ -123,9 +127,13 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 
 // fillRegistry registers what scripts and plugins provide (built-ins are
 // already there).
-func (g *Game) fillRegistry() error { return nil }
+func (g *Game) fillRegistry() error {
+	return g.openScripts()
+}
 
-func (g *Game) openTrace() error {
+// OpenTrace opens the trace the options or the config name. A trace that
+// cannot be written is a runtime failure, not a config problem.
+func (g *Game) OpenTrace() error {
 	path := g.opts.Trace
 	if path == "" {
 		path = g.cfg.Trace.File
@@ -149,6 +157,10 @@ func (g *Game) openTrace() error {
 	return nil
 }
 
+// Start runs what happens once before the first step (the world script's
+// init and spawn, when there is one).
+func (g *Game) Start() error { return g.startWorld() }
+
 // Warnings lists what binding with strict = false let through.
 func (g *Game) Warnings() []string { return g.warnings }
 
@@ -168,7 +180,7 @@ func (g *Game) Step() uint64 { return g.step }
 // so that a continued run sees the same times as an uninterrupted one.
 func (g *Game) Time(s uint64) float64 { return float64(s) * g.cfg.Run.Dt }
 
-// Run runs steps steps and prints the summary.
+// Run runs steps steps; WriteSummary reports on them.
 func (g *Game) Run(steps int) error {
 	start := time.Now()
 	first := g.step + 1
@@ -183,11 +195,14 @@ func (g *Game) Run(steps int) error {
 	if err := g.flushTrace(); err != nil {
 		return err
 	}
-	s := summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
+	g.last = summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
-	s.write(g.out.w)
 	return nil
 }
+
+// WriteSummary writes the closing summary of the last Run to the people's
+// output (after Close, so that it comes last).
+func (g *Game) WriteSummary() { g.last.write(g.out.w) }
 
 // RunStep runs one step of the game (SPEC §7): the world's tick, the
 // scheduled signals due, every active agent's step in config order, then the
@@ -196,6 +211,7 @@ func (g *Game) RunStep() (int, error) {
 	g.step++
 	s := g.step
 	t := g.Time(s)
+	g.tickWorld(s, t)
 	for i, sc := range g.cfg.Signals {
 		if g.delivered[i] || sc.At > t+1e-9 {
 			continue
@@ -345,5 +361,6 @@ func (g *Game) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	g.closeScripts()
 	return errors.Join(errs...)
 }

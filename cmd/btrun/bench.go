@@ -1,0 +1,45 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/btrun/btrun/internal/game"
+)
+
+// runBench is `btrun bench`: the config's trees, scripts and plugins with N
+// agents, no output but the report.
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "config.toml", "the game config")
+	agents := fs.Int("agents", 10000, "agents, spread over the config's [[agents]] in proportion")
+	steps := fs.Int("steps", 100, "steps to run")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: btrun bench [-config F] [-agents N] [-steps N]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 || *agents < 1 || *steps < 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	cfg, err := game.LoadConfig(*config)
+	if err != nil {
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	r, err := game.Bench(cfg, *agents, *steps)
+	if err != nil {
+		printProblems(stderr, err)
+		return exitRuntime
+	}
+	fmt.Fprintf(stdout, "config %s: %d trees, %d agents over %d entries, %d steps of %g s\n",
+		*config, len(cfg.Trees), r.Agents, len(cfg.Agents), r.Steps, cfg.Run.Dt)
+	fmt.Fprintf(stdout, "stepping took %s for %d agent-steps; %d allocations\n", r.Wall, r.AgentSteps, r.Allocs)
+	fmt.Fprintln(stdout, r.Line())
+	return exitOK
+}

@@ -1,0 +1,197 @@
+package game
+
+import (
+	"fmt"
+
+	"github.com/btrun/btrun/luabind"
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// scripts is the Lua side of a game: the engine with the config's script
+// folders, and the world module when the config names one.
+type scripts struct {
+	engine *luabind.Engine
+	world  *luabind.World
+	game   *lua.LTable // the `game` table handed to init and tick
+	errors int        // world hook errors, for the summary
+}
+
+// openScripts loads every script of the config's folders and registers
+// their actions and conditions.
+func (g *Game) openScripts() error {
+	c := g.cfg
+	if len(c.Scripts.Paths) == 0 && c.Scripts.World == "" {
+		return nil
+	}
+	paths := make([]string, len(c.Scripts.Paths))
+	for i, p := range c.Scripts.Paths {
+		paths[i] = c.Abs(p)
+	}
+	seed := c.Run.Seed
+	if g.opts.Seed != nil {
+		seed = *g.opts.Seed
+	}
+	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
+		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: g.out.w})
+	if err != nil {
+		return err
+	}
+	g.lua = &scripts{engine: e}
+	if err := e.Load(); err != nil {
+		return err
+	}
+	if err := e.Register(g.reg); err != nil {
+		return err
+	}
+	if c.Scripts.World != "" {
+		w, err := e.LoadWorld(c.Abs(c.Scripts.World))
+		if err != nil {
+			return err
+		}
+		g.lua.world = w
+	}
+	return nil
+}
+
+// attachScripts gives every agent its ctx, memory and agent tables and
+// tells the engine each tree's name (ctx.tree).
+func (g *Game) attachScripts() error {
+	if g.lua == nil {
+		return nil
+	}
+	for _, tc := range g.cfg.Trees {
+		g.lua.engine.NameTree(g.trees[tc.Name].Tree, tc.Name)
+	}
+	for _, ga := range g.agents {
+		if err := g.lua.engine.Attach(ga.a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startWorld builds the game table and runs init(game) and spawn(ctx) for
+// every agent, in config order.
+func (g *Game) startWorld() error {
+	if g.lua == nil || g.lua.world == nil {
+		return nil
+	}
+	g.lua.game = g.gameTable()
+	g.updateGameTable(g.step, g.Time(g.step))
+	if err := g.lua.world.Init(g.lua.game); err != nil {
+		return err
+	}
+	for _, ga := range g.agents {
+		if err := g.lua.world.Spawn(ga.a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tickWorld runs tick(game) at the start of step s. An error in the world
+// script is reported and the run goes on.
+func (g *Game) tickWorld(s uint64, t float64) {
+	if g.lua == nil || g.lua.world == nil {
+		return
+	}
+	g.updateGameTable(s, t)
+	if err := g.lua.world.Tick(g.lua.game); err != nil {
+		g.lua.errors++
+		g.out.line(t, "world", "error: "+err.Error())
+	}
+}
+
+// gameTable makes the table the world script sees as `game`:
+//
+//	game.step, game.time, game.dt, game.seed   the clock and the run's seed
+//	game.ids                                    agent ids in config order
+//	game.agents[id]                             each agent's ctx.agent table
+//	game.trees[id]                              each agent's tree name
+//	game.signal(to, name)                       send a signal now (to = id or "all")
+//	game.log(...)                               write to the run's output
+func (g *Game) gameTable() *lua.LTable {
+	L := g.lua.engine.State()
+	t := L.NewTable()
+	ids := L.NewTable()
+	agents := L.NewTable()
+	trees := L.NewTable()
+	for _, ac := range g.cfg.Agents {
+		for _, id := range ac.IDs() {
+			ga := g.byID[id]
+			ids.Append(lua.LString(id))
+			if d, err := g.lua.engine.Data(ga.a); err == nil {
+				agents.RawSetString(id, d.Table())
+			}
+			trees.RawSetString(id, lua.LString(ac.Tree))
+		}
+	}
+	t.RawSetString("ids", ids)
+	t.RawSetString("agents", agents)
+	t.RawSetString("trees", trees)
+	t.RawSetString("dt", lua.LNumber(g.cfg.Run.Dt))
+	seed := g.cfg.Run.Seed
+	if g.opts.Seed != nil {
+		seed = *g.opts.Seed
+	}
+	t.RawSetString("seed", lua.LNumber(seed))
+	t.RawSetString("signal", L.NewFunction(g.luaSignal))
+	t.RawSetString("log", L.NewFunction(g.luaLog))
+	return t
+}
+
+func (g *Game) updateGameTable(s uint64, t float64) {
+	g.lua.game.RawSetString("step", lua.LNumber(s))
+	g.lua.game.RawSetString("time", lua.LNumber(t))
+}
+
+// luaSignal is game.signal(to, name) (or game:signal(to, name)).
+func (g *Game) luaSignal(L *lua.LState) int {
+	base := 1
+	if L.Get(1) == g.lua.game {
+		base = 2
+	}
+	to := L.CheckString(base)
+	name := L.CheckString(base + 1)
+	s := g.step
+	t := g.Time(s)
+	if to == "all" {
+		for _, ga := range g.agents {
+			g.deliver(ga, name, s, t)
+		}
+		return 0
+	}
+	ga, ok := g.byID[to]
+	if !ok {
+		L.ArgError(base, fmt.Sprintf("no agent %q", to))
+	}
+	g.deliver(ga, name, s, t)
+	return 0
+}
+
+// luaLog is game.log(...).
+func (g *Game) luaLog(L *lua.LState) int {
+	msg := ""
+	for i := 1; i <= L.GetTop(); i++ {
+		if i == 1 && L.Get(1) == g.lua.game {
+			continue
+		}
+		if msg != "" {
+			msg += " "
+		}
+		msg += L.ToStringMeta(L.Get(i)).String()
+	}
+	g.out.line(g.Time(g.step), "world", msg)
+	return 0
+}
+
+// closeScripts detaches nothing (agents are closed first) and closes the
+// engine.
+func (g *Game) closeScripts() {
+	if g.lua != nil {
+		g.lua.engine.Close()
+	}
+}
+
+var _ runtime.Logger = (*Game)(nil)

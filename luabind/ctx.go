@@ -1,0 +1,409 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The ctx object.
+//
+// ctx is a userdata (so scripts cannot rawset it), created once per agent.
+// Its metatable sends reads to a per-agent table of fields:
+//
+//	ctx (userdata) --__index--> fields (per agent: id, tree, agent, memory,
+//	    time, dt, step, firstRun, rule, state)
+//	fields --metatable __index--> methods (shared: jump, signal, send, var,
+//	    setVar, stamp, clearStamp, since, log)
+//	methods --metatable __index--> missing (a Go function: creates
+//	    ctx.state on first use, rejects unknown names)
+//
+// Every read that scripts do often is a table hit, never a Go function:
+// gopher-lua boxes the key of every __index function call into a new
+// string value, an allocation per read. The fields that change (time, dt,
+// step, firstRun, rule, state) are written before a call only when they
+// differ from what the table holds, numbers through the engine's slab
+// (numbox.go), so reading ctx.time costs no allocation and most calls write
+// nothing.
+
+// AgentData is the engine's per-agent value, stored with
+// runtime.Agent.SetUserData: the agent's ctx userdata and its memory and
+// agent tables.
+//
+// GetField and SetField let Go code (the plugin host) read and write the
+// top-level scalar fields of ctx.agent.
+type AgentData struct {
+	e      *Engine
+	agent  *runtime.Agent
+	ud     *lua.LUserData
+	fields *lua.LTable
+	memory *lua.LTable
+	data   *lua.LTable // ctx.agent
+	tree   *treeInfo
+
+	// What fields holds now.
+	time, dt float64
+	step     uint64
+	rule     int32
+	firstRun bool
+	state    any
+}
+
+// treeInfo is what ctx needs of a tree: its name and its labels as Lua strings.
+type treeInfo struct {
+	name   lua.LValue
+	labels []lua.LValue
+}
+
+func (e *Engine) treeInfo(t *runtime.Tree) *treeInfo {
+	ti, ok := e.trees[t]
+	if !ok {
+		ti = &treeInfo{name: lua.LString(t.File), labels: make([]lua.LValue, len(t.Rules))}
+		for i := range t.Rules {
+			ti.labels[i] = lua.LString(t.Rules[i].Label)
+		}
+		e.trees[t] = ti
+	}
+	return ti
+}
+
+// NameTree sets what ctx.tree shows for agents of t attached from now on
+// (by default the tree's file path); btrun gives the config's tree name.
+func (e *Engine) NameTree(t *runtime.Tree, name string) { e.treeInfo(t).name = lua.LString(name) }
+
+// Attach creates the agent's ctx, ctx.memory and ctx.agent and stores them
+// in the agent's UserData. Attaching an agent twice is a no-op. Agents that
+// are stepped without being attached are attached at their first call.
+func (e *Engine) Attach(a *runtime.Agent) error {
+	_, err := e.attach(a)
+	return err
+}
+
+func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
+	if e.closed {
+		return nil, ErrClosed
+	}
+	switch v := a.UserData().(type) {
+	case nil:
+	case *AgentData:
+		if v.e == e {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%w: agent %s is attached to another engine", ErrAgent, a.ID())
+	default:
+		return nil, fmt.Errorf("%w: agent %s already holds user data of type %T", ErrAgent, a.ID(), v)
+	}
+	L := e.L
+	st := &AgentData{
+		e: e, agent: a, tree: e.treeInfo(a.Tree().Tree),
+		memory: L.NewTable(), data: L.NewTable(), fields: L.NewTable(),
+		time: math.NaN(), dt: math.NaN(), step: math.MaxUint64, rule: -1,
+	}
+	f := st.fields
+	f.RawSetString("id", lua.LString(a.ID()))
+	f.RawSetString("tree", st.tree.name)
+	f.RawSetString("memory", st.memory)
+	f.RawSetString("agent", st.data)
+	st.firstRun = a.FirstRun()
+	f.RawSetString("firstRun", lua.LBool(st.firstRun))
+	f.Metatable = e.ctxKit.fieldsMeta
+	meta := L.NewTable()
+	meta.RawSetString("__index", f)
+	meta.RawSetString("__newindex", e.ctxKit.newindex)
+	meta.RawSetString("__tostring", e.ctxKit.tostring)
+	meta.RawSetString("__metatable", lua.LString("ctx"))
+	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: meta}
+	a.SetUserData(st)
+	return st, nil
+}
+
+// Detach forgets the agent: its UserData is cleared and its Lua values
+// become garbage. Close the agent first (runtime.Agent.Close) so that a
+// running Lua action gets its cancel call.
+func (e *Engine) Detach(a *runtime.Agent) {
+	if st, ok := a.UserData().(*AgentData); ok && st.e == e {
+		a.SetUserData(nil)
+		st.agent = nil
+	}
+}
+
+// agentData is the hot path's lookup of an agent's data.
+func (e *Engine) agentData(a *runtime.Agent) (*AgentData, error) {
+	if st, ok := a.UserData().(*AgentData); ok && st.e == e {
+		return st, nil
+	}
+	return e.attach(a)
+}
+
+// Data returns the agent's data, attaching it if needed.
+func (e *Engine) Data(a *runtime.Agent) (*AgentData, error) { return e.agentData(a) }
+
+// Ctx is the agent's ctx userdata, as scripts see it.
+func (st *AgentData) Ctx() *lua.LUserData { return st.ud }
+
+// Memory is ctx.memory.
+func (st *AgentData) Memory() *lua.LTable { return st.memory }
+
+// Table is ctx.agent: the game's data for this agent.
+func (st *AgentData) Table() *lua.LTable { return st.data }
+
+// State is ctx.state of the agent's current rule, or nil when no script has
+// used it since the cursor arrived there.
+func (st *AgentData) State() *lua.LTable {
+	t, _ := st.agent.RuleValue().(*lua.LTable)
+	return t
+}
+
+// GetField reads the top-level field name of ctx.agent. Numbers come back as
+// float64, strings as string, booleans as bool; a missing field, or one that
+// holds a table, function or userdata, reports false.
+func (st *AgentData) GetField(name string) (any, bool) {
+	switch v := st.data.RawGetString(name).(type) {
+	case lua.LNumber:
+		return float64(v), true
+	case lua.LString:
+		return string(v), true
+	case lua.LBool:
+		return bool(v), true
+	}
+	return nil, false
+}
+
+// SetField writes the top-level field name of ctx.agent: a float64 (or any
+// Go integer or float32, stored as a number), string or bool; nil deletes
+// the field. Other types are an error.
+func (st *AgentData) SetField(name string, v any) error {
+	var lv lua.LValue
+	switch v := v.(type) {
+	case nil:
+		lv = lua.LNil
+	case float64:
+		lv = lua.LNumber(v)
+	case float32:
+		lv = lua.LNumber(v)
+	case int:
+		lv = lua.LNumber(v)
+	case int32:
+		lv = lua.LNumber(v)
+	case int64:
+		lv = lua.LNumber(v)
+	case uint32:
+		lv = lua.LNumber(v)
+	case uint64:
+		lv = lua.LNumber(v)
+	case string:
+		lv = lua.LString(v)
+	case bool:
+		lv = lua.LBool(v)
+	default:
+		return fmt.Errorf("luabind: agent field %q: cannot store a %T; fields hold float64, string, bool or nil", name, v)
+	}
+	st.data.RawSetString(name, lv)
+	return nil
+}
+
+// sync brings the fields table up to date with the agent before a call.
+func (st *AgentData) sync() {
+	a, f := st.agent, st.fields
+	if t := a.Time(); t != st.time {
+		st.time = t
+		f.RawSetString("time", st.e.nums.box(t))
+	}
+	if dt := a.Dt(); dt != st.dt {
+		st.dt = dt
+		f.RawSetString("dt", st.e.nums.box(dt))
+	}
+	if s := a.StepCount(); s != st.step {
+		st.step = s
+		f.RawSetString("step", st.e.nums.box(float64(s)))
+	}
+	if fr := a.FirstRun(); fr != st.firstRun {
+		st.firstRun = fr
+		f.RawSetString("firstRun", lua.LBool(fr))
+	}
+	if r := a.Rule(); r != st.rule {
+		st.rule = r
+		f.RawSetString("rule", st.tree.labels[r])
+	}
+	if rv := a.RuleValue(); rv != st.state {
+		st.state = rv
+		if t, ok := rv.(*lua.LTable); ok {
+			f.RawSetString("state", t)
+		} else {
+			f.RawSetString("state", lua.LNil)
+		}
+	}
+}
+
+// ctxKit holds what all ctx objects share.
+type ctxKit struct {
+	fieldsMeta *lua.LTable
+	newindex   *lua.LFunction
+	tostring   *lua.LFunction
+}
+
+func (k *ctxKit) init(e *Engine) {
+	L := e.L
+	methods := L.NewTable()
+	for name, fn := range map[string]lua.LGFunction{
+		"jump": e.ctxJump, "signal": e.ctxSignal, "send": e.ctxSend,
+		"var": e.ctxVar, "setVar": e.ctxSetVar,
+		"stamp": e.ctxStamp, "clearStamp": e.ctxClearStamp, "since": e.ctxSince,
+		"log": e.ctxLog,
+	} {
+		methods.RawSetString(name, L.NewFunction(fn))
+	}
+	missing := L.NewTable()
+	missing.RawSetString("__index", L.NewFunction(e.ctxMissing))
+	methods.Metatable = missing
+	k.fieldsMeta = L.NewTable()
+	k.fieldsMeta.RawSetString("__index", methods)
+	k.newindex = L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("ctx is read-only (ctx.%s = ...); keep values in ctx.state, ctx.memory or ctx.agent", lua.LVAsString(L.Get(2)))
+		return 0
+	})
+	k.tostring = L.NewFunction(func(L *lua.LState) int {
+		if st, ok := L.CheckUserData(1).Value.(*AgentData); ok && st.agent != nil {
+			L.Push(lua.LString("ctx " + st.agent.ID()))
+		} else {
+			L.Push(lua.LString("ctx (detached)"))
+		}
+		return 1
+	})
+}
+
+const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent, and the methods jump, signal, send, var, setVar, stamp, clearStamp, since, log"
+
+// ctxMissing is the end of the ctx look-up chain: ctx.state on first use
+// since the cursor arrived at the rule, or an unknown name.
+func (e *Engine) ctxMissing(L *lua.LState) int {
+	key := lua.LVAsString(L.Get(2))
+	if key != "state" {
+		L.RaiseError("ctx has no field %q; ctx has %s", key, ctxNames)
+	}
+	st := e.cur
+	if st == nil || st.agent == nil {
+		L.RaiseError("ctx.state is only available while one of its agent's actions or conditions runs")
+	}
+	t := L.NewTable()
+	st.agent.SetRuleValue(t)
+	st.state = t
+	st.fields.RawSetString("state", t)
+	L.Push(t)
+	return 1
+}
+
+// checkCtx returns the agent of a method call's self.
+func checkCtx(L *lua.LState, method string) *AgentData {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if st, ok := ud.Value.(*AgentData); ok {
+			if st.agent == nil {
+				L.RaiseError("ctx:%s: the agent was detached", method)
+			}
+			return st
+		}
+	}
+	L.RaiseError("ctx:%s: call it as a method, with a colon: ctx:%s(...)", method, method)
+	return nil
+}
+
+func (e *Engine) ctxJump(L *lua.LState) int {
+	st := checkCtx(L, "jump")
+	id := L.CheckString(2)
+	if err := st.agent.Jump(id); err != nil {
+		L.RaiseError("ctx:jump(%q): the tree has no rule with that id", id)
+	}
+	return 0
+}
+
+func (e *Engine) ctxSignal(L *lua.LState) int {
+	st := checkCtx(L, "signal")
+	st.agent.Signal(L.CheckString(2))
+	return 0
+}
+
+func (e *Engine) ctxSend(L *lua.LState) int {
+	st := checkCtx(L, "send")
+	to, name := L.CheckString(2), L.CheckString(3)
+	if err := st.agent.Send(to, name); err != nil {
+		L.RaiseError("ctx:send(%q, %q): %s", to, name, err.Error())
+	}
+	return 0
+}
+
+func (e *Engine) ctxVar(L *lua.LState) int {
+	st := checkCtx(L, "var")
+	name := L.CheckString(2)
+	v, err := st.agent.Var(name)
+	if err != nil {
+		L.RaiseError("ctx:var(%q): %s", name, undeclared("variable", name, st))
+	}
+	L.Push(lua.LBool(v))
+	return 1
+}
+
+func (e *Engine) ctxSetVar(L *lua.LState) int {
+	st := checkCtx(L, "setVar")
+	name := L.CheckString(2)
+	v, ok := L.Get(3).(lua.LBool)
+	if !ok {
+		L.ArgError(3, "true or false expected, got "+L.Get(3).Type().String())
+	}
+	if err := st.agent.SetVar(name, bool(v)); err != nil {
+		L.RaiseError("ctx:setVar(%q): %s", name, undeclared("variable", name, st))
+	}
+	return 0
+}
+
+func (e *Engine) ctxStamp(L *lua.LState) int {
+	st := checkCtx(L, "stamp")
+	name := L.CheckString(2)
+	if err := st.agent.SetStamp(name); err != nil {
+		L.RaiseError("ctx:stamp(%q): %s", name, undeclared("timestamp", name, st))
+	}
+	return 0
+}
+
+func (e *Engine) ctxClearStamp(L *lua.LState) int {
+	st := checkCtx(L, "clearStamp")
+	name := L.CheckString(2)
+	if err := st.agent.ClearStamp(name); err != nil {
+		L.RaiseError("ctx:clearStamp(%q): %s", name, undeclared("timestamp", name, st))
+	}
+	return 0
+}
+
+func (e *Engine) ctxSince(L *lua.LState) int {
+	st := checkCtx(L, "since")
+	name := L.CheckString(2)
+	d, set, err := st.agent.Since(name)
+	if err != nil {
+		L.RaiseError("ctx:since(%q): %s", name, undeclared("timestamp", name, st))
+	}
+	if !set {
+		L.Push(lua.LNil)
+	} else {
+		L.Push(e.nums.box(d))
+	}
+	return 1
+}
+
+func (e *Engine) ctxLog(L *lua.LState) int {
+	st := checkCtx(L, "log")
+	var b strings.Builder
+	for i := 2; i <= L.GetTop(); i++ {
+		if i > 2 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(L.ToStringMeta(L.Get(i)).String())
+	}
+	st.agent.Log(b.String())
+	return 0
+}
+
+func undeclared(kind, name string, st *AgentData) string {
+	return fmt.Sprintf("the tree %s declares no %s %q", st.agent.Tree().Tree.File, kind, name)
+}

@@ -1,0 +1,268 @@
+package luabind
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+)
+
+const declsXML = `
+<variables><variable name='Alert' default='false'/></variables>
+<signals><signal name='OnAlert' variable='Alert' value='true'/></signals>
+<timestamps><timestamp name='Seen'/><timestamp name='Lost' exclusiveTo='Seen'/></timestamps>`
+
+// luaGlobal reads a global as a Go value: numbers, strings, booleans, nil.
+func luaGlobal(f *fixture, path string) any {
+	f.t.Helper()
+	if err := f.e.DoString("get", "_get = "+path); err != nil {
+		f.t.Fatal(err)
+	}
+	switch v := f.e.L.GetGlobal("_get").(type) {
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		return string(v)
+	case lua.LBool:
+		return bool(v)
+	case *lua.LNilType:
+		return nil
+	default:
+		return v
+	}
+}
+
+func expectGlobals(t *testing.T, f *fixture, want map[string]any) {
+	t.Helper()
+	for path, w := range want {
+		if got := luaGlobal(f, path); got != w {
+			t.Errorf("%s = %#v, want %#v", path, got, w)
+		}
+	}
+}
+
+func TestCtx_fields(t *testing.T) {
+	f := newFixture(t, map[string]string{"probe.lua": `
+		bt.action("probe", function(ctx, params)
+			seen = {id = ctx.id, tree = ctx.tree, rule = ctx.rule, time = ctx.time, dt = ctx.dt,
+			        step = ctx.step, firstRun = ctx.firstRun, memory = type(ctx.memory), agent = type(ctx.agent),
+			        str = tostring(ctx)}
+			return bt.RUNNING
+		end)`})
+	f.bind(tree(`<sequence id='root'><action id='.probe' name='probe'/></sequence>`))
+	a := f.agent("a1")
+	if got := step(t, a); got != "running" {
+		t.Fatal(got)
+	}
+	expectGlobals(t, f, map[string]any{
+		"seen.id": "a1", "seen.tree": "test.xml", "seen.rule": "root.probe", "seen.time": 0.5, "seen.dt": 0.5,
+		"seen.step": 1.0, "seen.firstRun": true, "seen.memory": "table", "seen.agent": "table", "seen.str": "ctx a1",
+	})
+	a.Step(0.25)
+	expectGlobals(t, f, map[string]any{"seen.time": 0.75, "seen.dt": 0.25, "seen.step": 2.0, "seen.firstRun": false})
+}
+
+func TestCtx_treeNameAndRuleOfAListCondition(t *testing.T) {
+	f := newFixture(t, map[string]string{"c.lua": `
+		bt.condition("where", function(ctx) rules = (rules or "") .. ctx.rule .. ";" treeName = ctx.tree return true end)
+		bt.action("ok", function() return bt.SUCCESS end)`})
+	f.bind(tree(`<sequence id='root'><condition>where</condition><action id='.a' name='ok'><condition>where</condition></action></sequence>`))
+	f.e.NameTree(f.tree.Tree, "guard")
+	a := f.agent("a1")
+	if got := step(t, a); got != "success" {
+		t.Fatal(got)
+	}
+	// root entered, then .a's condition, then root re-checks its own after .a succeeded.
+	expectGlobals(t, f, map[string]any{"rules": "root;root.a;root;", "treeName": "guard"})
+}
+
+func TestCtx_stateIsFreshOnEachArrivalMemoryLastsForTheAgentsLife(t *testing.T) {
+	f := newFixture(t, map[string]string{"count.lua": `
+		bt.action("count", function(ctx)
+			ctx.state.n = (ctx.state.n or 0) + 1
+			ctx.memory.total = (ctx.memory.total or 0) + 1
+			log = (log or "") .. ctx.state.n .. "/" .. ctx.memory.total .. " "
+			if ctx.state.n == 2 then return bt.SUCCESS end
+			return bt.RUNNING
+		end)
+		bt.action("peek", function(ctx)
+			log = log .. "peek:" .. tostring(ctx.state.n) .. " "
+			return bt.SUCCESS
+		end)`})
+	f.bind(tree(`<sequence id='root'><action id='.count' name='count'/><action id='.peek' name='peek'/></sequence>`))
+	a := f.agent("a1")
+	b := f.agent("b1")
+	for range 3 {
+		step(t, a)
+	}
+	step(t, b)
+	expectGlobals(t, f, map[string]any{"log": "1/1 2/2 peek:nil 1/3 1/1 "})
+}
+
+func TestCtx_stateOfAnActionRunningAcrossSteps(t *testing.T) {
+	f := newFixture(t, map[string]string{"w.lua": `
+		bt.action("waitLua", {
+			start = function(ctx, params) ctx.state.untilTime = ctx.time + params:number("wait.seconds", 1) end,
+			run = function(ctx) return ctx.time >= ctx.state.untilTime and bt.SUCCESS or bt.RUNNING end,
+		})`})
+	f.bind(tree(`<action id='w' name='waitLua'><parameter name='wait.seconds'>1.2</parameter></action>`))
+	a := f.agent("a1")
+	var got []string
+	for range 4 {
+		got = append(got, step(t, a))
+	}
+	// Started at 0.5, so it waits until 1.7: steps at 0.5, 1.0, 1.5 run, 2.0 succeeds.
+	if strings.Join(got, " ") != "running running running success" {
+		t.Errorf("got %v", got)
+	}
+}
+
+func TestCtx_variablesTimestampsSignals(t *testing.T) {
+	f := newFixture(t, map[string]string{"v.lua": `
+		bt.action("vars", function(ctx)
+			if ctx.step == 1 then
+				r = {before = ctx:var("Alert")}
+				ctx:setVar("Alert", true)
+				r.after = ctx:var("Alert")
+				r.unset = ctx:since("Seen")
+				ctx:stamp("Seen")
+				r.now = ctx:since("Seen")
+				return bt.RUNNING
+			elseif ctx.step == 2 then
+				r.later = ctx:since("Seen")
+				ctx:setVar("Alert", false)
+				ctx:stamp("Lost")            -- exclusive to Seen
+				r.cleared = ctx:since("Seen")
+				ctx:clearStamp("Lost")
+				r.lost = ctx:since("Lost")
+				ctx:signal("OnAlert")
+				r.signalled = ctx:var("Alert")
+				return bt.SUCCESS
+			end
+		end)`})
+	f.bind(tree(declsXML + `<action id='v' name='vars'/>`))
+	a := f.agent("a1")
+	step(t, a)
+	step(t, a)
+	expectGlobals(t, f, map[string]any{
+		"r.before": false, "r.after": true, "r.unset": nil, "r.now": 0.0,
+		"r.later": 0.5, "r.cleared": nil, "r.lost": nil, "r.signalled": true,
+	})
+	if v, _ := a.Var("Alert"); !v {
+		t.Error("Alert is false in the agent")
+	}
+}
+
+func TestCtx_sendBroadcastJumpLog(t *testing.T) {
+	f := newFixture(t, map[string]string{"s.lua": `
+		bt.action("talk", function(ctx)
+			ctx:send("b2", "Hello")
+			ctx:send("self", "OnAlert")
+			bt.broadcast("Everyone")
+			ctx:log("said", 3, "things", true)
+			ctx:jump("root.other")
+			return bt.SUCCESS
+		end)
+		bt.action("other", function(ctx) reached = ctx.rule return bt.RUNNING end)`})
+	f.bind(tree(declsXML + `<choice id='root'><action id='.talk' name='talk'/><action id='.other' name='other'/></choice>`))
+	a := f.agent("a1")
+	if got := step(t, a); got != "running" {
+		t.Fatal(got)
+	}
+	if got := strings.Join(f.sends.sent, " "); got != "a1->b2:Hello a1->all:Everyone" {
+		t.Errorf("routed %q", got)
+	}
+	if v, _ := a.Var("Alert"); !v {
+		t.Error("ctx:send to self did not apply OnAlert at once")
+	}
+	if got := strings.Join(f.log.lines, "|"); got != "a1 root.talk: said 3 things true" {
+		t.Errorf("log %q", got)
+	}
+	expectGlobals(t, f, map[string]any{"reached": "root.other"})
+}
+
+// TestCtx_errorsCarryTheScriptPosition checks misuse of ctx through a real
+// step: the error names the script line, the rule and the tree position.
+func TestCtx_errorsCarryTheScriptPosition(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`ctx:var("Nope")`, `e.lua:3: ctx:var("Nope"): the tree test.xml declares no variable "Nope"`},
+		{`ctx:setVar("Alert", 1)`, `e.lua:3: bad argument #3 to setVar (true or false expected, got number)`},
+		{`ctx:stamp("Nope")`, `e.lua:3: ctx:stamp("Nope"): the tree test.xml declares no timestamp "Nope"`},
+		{`ctx:since("Nope")`, `e.lua:3: ctx:since("Nope"): the tree test.xml declares no timestamp "Nope"`},
+		{`ctx:clearStamp("Nope")`, `e.lua:3: ctx:clearStamp("Nope"): the tree test.xml declares no timestamp "Nope"`},
+		{`ctx:jump("nowhere")`, `e.lua:3: ctx:jump("nowhere"): the tree has no rule with that id`},
+		{`ctx.var("Alert")`, `e.lua:3: ctx:var: call it as a method, with a colon: ctx:var(...)`},
+		{`local x = ctx.frstRun`, `e.lua:3: ctx has no field "frstRun"`},
+		{`ctx.time = 3`, `e.lua:3: ctx is read-only (ctx.time = ...)`},
+		{`ctx.agent = {}`, `e.lua:3: ctx is read-only (ctx.agent = ...)`},
+	} {
+		f := newFixture(t, map[string]string{"e.lua": "bt.action('bad', function(ctx, params)\n  local unused = 1\n  " + c.body + "\n  return bt.SUCCESS\nend)"})
+		f.bind(tree(declsXML + "\n<action id='bad' name='bad'/>"))
+		a := f.agent("a1")
+		got := step(t, a)
+		want := `error: test.xml:6:1: agent a1: rule bad: action "bad": ` + c.want
+		if !strings.HasPrefix(got, want) {
+			t.Errorf("%s:\n got  %s\n want %s...", c.body, got, want)
+		}
+	}
+}
+
+func TestCtx_agentFieldsForPlugins(t *testing.T) {
+	f := newFixture(t, map[string]string{"m.lua": `
+		bt.action("move", function(ctx) ctx.agent.x = ctx.agent.x + 1; ctx.agent.tag = "moved"; return bt.SUCCESS end)`})
+	f.bind(tree(`<action id='m' name='move'/>`))
+	a := f.agent("a1")
+	st := a.UserData().(interface {
+		GetField(string) (any, bool)
+		SetField(string, any) error
+	})
+	if err := st.SetField("x", 2.5); err != nil {
+		t.Fatal(err)
+	}
+	st.SetField("alive", true)
+	st.SetField("count", 3) // ints are stored as numbers
+	step(t, a)
+	for name, want := range map[string]any{"x": 3.5, "tag": "moved", "alive": true, "count": 3.0} {
+		if got, ok := st.GetField(name); !ok || got != want {
+			t.Errorf("GetField(%q) = %v, %v; want %v", name, got, ok, want)
+		}
+	}
+	st.SetField("tag", nil)
+	if _, ok := st.GetField("tag"); ok {
+		t.Error("SetField(nil) did not delete the field")
+	}
+	f.e.L.SetField(a.UserData().(*AgentData).Table(), "pos", f.e.L.NewTable())
+	if _, ok := st.GetField("pos"); ok {
+		t.Error("GetField reported a table field")
+	}
+	if _, ok := st.GetField("missing"); ok {
+		t.Error("GetField reported a missing field")
+	}
+	if err := st.SetField("bad", []int{1}); err == nil || !strings.HasPrefix(err.Error(), "luabind: ") {
+		t.Errorf("SetField([]int) = %v", err)
+	}
+}
+
+func TestAttach_checksUserData(t *testing.T) {
+	f := newFixture(t, map[string]string{"m.lua": `bt.action("ok", function() return bt.SUCCESS end)`})
+	f.bind(tree(`<action id='m' name='ok'/>`))
+	a := f.tree.NewAgent("a1", f.env)
+	a.SetUserData("game data")
+	if err := f.e.Attach(a); !errors.Is(err, ErrAgent) {
+		t.Errorf("Attach over foreign user data: %v", err)
+	}
+	if got := step(t, a); !strings.Contains(got, "luabind: agent not attached: agent a1 already holds user data of type string") {
+		t.Errorf("step: %s", got)
+	}
+	b := f.tree.NewAgent("b1", f.env) // never attached: attached at its first call
+	if got := step(t, b); got != "success" {
+		t.Errorf("step of an unattached agent: %s", got)
+	}
+	f.e.Detach(b)
+	if b.UserData() != nil {
+		t.Error("Detach left user data")
+	}
+	var _ runtime.Action
+}

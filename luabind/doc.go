@@ -1,0 +1,54 @@
+// Package luabind makes Lua (gopher-lua, Lua 5.1) the first-class way to
+// write btrun actions and conditions. It owns one sandboxed *lua.LState per
+// Engine, loads the scripts of the configured folders, exposes the `bt`
+// module they register through, gives each agent a `ctx` object and each
+// bound rule a `params` object, and adapts the registered Lua functions to
+// runtime.Action and runtime.Condition. docs/lua.md is the scripts' manual;
+// SPEC §4 is the contract.
+//
+// # Life of an engine
+//
+//	e, err := luabind.New(luabind.Options{Paths: []string{"scripts/ai"}, Seed: 1})
+//	err = e.Load()            // compile every .lua, run them in path order
+//	err = e.Register(reg)     // bt.action / bt.condition -> registry, plus bt.lua
+//	bound, err := runtime.Bind(tree, reg, runtime.BindOptions{})
+//	a := bound.NewAgent("wanderer-1", env)
+//	err = e.Attach(a)         // ctx, ctx.memory, ctx.agent (in a.UserData)
+//	w, err := e.LoadWorld("world")
+//	err = w.Spawn(a)          // the world script fills ctx.agent
+//	st, err := a.Step(0.1)    // Lua actions and conditions run inside
+//	e.Close()
+//
+// # Hot path
+//
+// A Lua action's Run is one protected call into Lua with the agent's ctx
+// userdata and the rule's params userdata. Both are made once (ctx per agent
+// at Attach, params per rule at bind time) and are hand-written userdata
+// whose reads resolve to plain table hits, so reading ctx.time, ctx.agent or
+// params["x"] costs no allocation and no Go call. gopher-luar (Wrap,
+// SetGlobal) is for a host game's own Go objects, not for ctx.
+//
+// # Bounded calls
+//
+// Every call into Lua (actions, conditions, world hooks, loading) is
+// bounded by Options.CallTimeout: a runaway script is stopped with an error
+// at its position, and the LState stays usable. See guard.go for the
+// mechanism and what it costs.
+//
+// # Errors
+//
+// Errors in scripts are *ScriptError values whose text starts with the
+// script position ("scripts/ai/wander.lua:14: attempt to index a nil
+// value"), wrapping one of the Err* sentinels; the runtime adds the agent,
+// rule label and tree position when one happens during a step. Errors of
+// the package itself start with "luabind: ". Load and Register report every
+// problem they find as a runtime.ErrorList.
+//
+// # Concurrency
+//
+// An Engine is not safe for concurrent use: one goroutine loads, binds and
+// steps all agents attached to it (gopher-lua's LState is single-threaded).
+// The only other goroutine is the engine's watchdog, which touches nothing
+// but an atomic counter and the context it cancels. Agents of different
+// engines may be stepped in parallel. Close stops the watchdog.
+package luabind

@@ -1,0 +1,174 @@
+package luabind
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// DefaultCallTimeout bounds every call into Lua when Options.CallTimeout is 0.
+const DefaultCallTimeout = 100 * time.Millisecond
+
+// Options configure an Engine.
+type Options struct {
+	// Paths are the script folders. Every .lua file in them (and their
+	// subfolders) is loaded by Load, in path order; require finds modules
+	// in them and nowhere else. Files named *.d.lua are editor annotations
+	// and are skipped.
+	Paths []string
+	// Root is the folder that display paths (in errors, origins and chunk
+	// names) are relative to; "" keeps paths as given.
+	Root string
+	// Seed seeds bt.random and math.random.
+	Seed int64
+	// CallTimeout bounds each call into Lua; 0 means DefaultCallTimeout and
+	// a negative value leaves calls unbounded.
+	CallTimeout time.Duration
+	// Output receives print(); nil means standard error (standard output
+	// may carry a trace).
+	Output io.Writer
+}
+
+// Engine is one sandboxed Lua state with the scripts of a run, the `bt`
+// module, and the ctx and params objects of every attached agent and bound
+// rule. See the package documentation for the concurrency rules.
+type Engine struct {
+	opts  Options
+	L     *lua.LState
+	guard guard
+	nums  numbers
+	rng   rng
+	out   io.Writer
+
+	bt      *lua.LTable
+	modules moduleIndex
+
+	loading    bool                  // bt.action and bt.condition are allowed
+	actions    map[string]*actionDef // by name
+	conditions map[string]*conditionDef
+	defOrder   []any // *actionDef and *conditionDef in registration order
+
+	cur *AgentData // the agent whose call is running; nil between calls
+
+	ctxKit    ctxKit
+	paramsKit paramsKit
+	trees     map[*runtime.Tree]*treeInfo
+	params    map[paramsKey]*lua.LUserData
+	inline    map[string]*lua.FunctionProto
+
+	closed bool
+}
+
+// New creates an engine: a sandboxed LState with the bt module, ready to
+// Load scripts. It checks that the script folders exist.
+func New(opts Options) (*Engine, error) {
+	for _, p := range opts.Paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("luabind: script folder: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("luabind: script folder %s is not a folder", p)
+		}
+	}
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	e := &Engine{
+		opts:       opts,
+		out:        opts.Output,
+		actions:    map[string]*actionDef{},
+		conditions: map[string]*conditionDef{},
+		trees:      map[*runtime.Tree]*treeInfo{},
+		params:     map[paramsKey]*lua.LUserData{},
+		inline:     map[string]*lua.FunctionProto{},
+	}
+	if e.out == nil {
+		e.out = os.Stderr
+	}
+	e.rng.seed(opts.Seed)
+	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
+	e.openSandbox()
+	e.openBT()
+	e.ctxKit.init(e)
+	e.paramsKit.init(e)
+	e.guard.start(e.L, opts.CallTimeout)
+	return e, nil
+}
+
+// State is the engine's LState, for games that expose their own values to
+// scripts (see Wrap). It must only be used from the goroutine that steps the
+// engine's agents, and never be given a context of its own: the engine's
+// call bounding owns it.
+func (e *Engine) State() *lua.LState { return e.L }
+
+// Close stops the watchdog and closes the LState. Agents must not be
+// stepped afterwards.
+func (e *Engine) Close() {
+	if e.closed {
+		return
+	}
+	e.closed = true
+	e.guard.close()
+	e.L.Close()
+}
+
+// DoString runs a chunk of Lua in the sandbox, bounded like every call. name
+// is the chunk name that errors show ("setup.lua" gives "setup.lua:3: ...").
+func (e *Engine) DoString(name, src string) error {
+	if e.closed {
+		return ErrClosed
+	}
+	proto, err := compile(name, src)
+	if err != nil {
+		return err
+	}
+	_, err = e.call(e.L.NewFunctionFromProto(proto), 0)
+	return err
+}
+
+// call calls fn with args, protected and bounded, and returns its first
+// result when nret is 1. The hot path (callAgent) is a copy without the
+// variadic arguments.
+func (e *Engine) call(fn *lua.LFunction, nret int, args ...lua.LValue) (lua.LValue, error) {
+	L := e.L
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	e.guard.enter()
+	err := L.PCall(len(args), nret, nil)
+	timedOut := e.guard.leave()
+	if err != nil {
+		return lua.LNil, e.callError(err, timedOut, fn)
+	}
+	if nret == 0 {
+		return lua.LNil, nil
+	}
+	ret := L.Get(-1)
+	L.Pop(nret)
+	return ret, nil
+}
+
+// callError turns a failed protected call into a *ScriptError; positions
+// missing from the message are taken from the function that was called.
+func (e *Engine) callError(err error, timedOut bool, fn *lua.LFunction) *ScriptError {
+	sentinel := ErrScript
+	if timedOut {
+		sentinel = ErrTimeout
+	}
+	file, line := funcPos(fn)
+	return scriptError(err, sentinel, file, line)
+}
+
+// funcPos is where a Lua function is defined.
+func funcPos(fn *lua.LFunction) (string, int) {
+	if fn == nil || fn.Proto == nil {
+		return "", 0
+	}
+	return fn.Proto.SourceName, fn.Proto.LineDefined
+}

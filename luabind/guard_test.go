@@ -1,0 +1,69 @@
+package luabind
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGuard_runawayScriptStopsAtItsPositionAndStateStaysUsable(t *testing.T) {
+	f := newFixture(t, nil, func(o *Options) { o.CallTimeout = 50 * time.Millisecond })
+	start := time.Now()
+	err := f.e.DoString("spin.lua", "local n = 0\nwhile true do\n  n = n + 1\nend\n")
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("runaway script returned no error")
+	}
+	if !errors.Is(err, ErrTimeout) || !errors.Is(err, ErrScript) {
+		t.Errorf("error %v does not wrap ErrTimeout and ErrScript", err)
+	}
+	var se *ScriptError
+	if !errors.As(err, &se) || se.File != "spin.lua" || se.Line < 2 || se.Line > 4 {
+		t.Errorf("error %q, want it in the loop, spin.lua:2-4", err)
+	}
+	wantContains(t, err.Error(), "script ran longer than the call timeout (50ms)")
+	// The watchdog stops a call after 0.9 to 1.0 times the timeout. The
+	// upper bound is loose: on a loaded shared machine the OS may not run
+	// the watchdog's thread for a while.
+	t.Logf("stopped after %v", took)
+	if took < 40*time.Millisecond || took > 3*time.Second {
+		t.Errorf("stopped after %v, want about 45-50ms", took)
+	}
+	for i := 0; i < 3; i++ {
+		f.do(`local s = 0; for i = 1, 1000 do s = s + i end; assert(s == 500500)`)
+	}
+}
+
+func TestGuard_pcallCannotSwallowTheTimeout(t *testing.T) {
+	f := newFixture(t, nil, func(o *Options) { o.CallTimeout = 30 * time.Millisecond })
+	err := f.e.DoString("p.lua", "while true do\n  pcall(function() while true do end end)\nend\n")
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("got %v, want a timeout", err)
+	}
+	f.do(`x = 1`)
+}
+
+func TestGuard_shortCallsAreNotStopped(t *testing.T) {
+	f := newFixture(t, nil, func(o *Options) { o.CallTimeout = 20 * time.Millisecond })
+	deadline := time.Now().Add(100 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		f.do(`local s = 0; for i = 1, 100 do s = s + i end`)
+	}
+}
+
+func TestGuard_negativeTimeoutLeavesCallsUnbounded(t *testing.T) {
+	f := newFixture(t, nil, func(o *Options) { o.CallTimeout = -1 })
+	if f.e.L.Context() != nil {
+		t.Error("an unbounded engine set a context")
+	}
+	f.do(`local s = 0; for i = 1, 100000 do s = s + i end`)
+}
+
+func TestGuard_runawayAtLoadIsALoadError(t *testing.T) {
+	f := newFixtureNoLoad(t, map[string]string{"a.lua": "x = 1\nrepeat until false\n"}, func(o *Options) { o.CallTimeout = 30 * time.Millisecond })
+	err := f.e.Load()
+	if err == nil || !strings.HasPrefix(err.Error(), "a.lua:2: script ran longer than the call timeout") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -1,0 +1,220 @@
+package luabind
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// module is one script file: its module name (its path inside its folder,
+// without .lua, with dots for slashes), display path and compiled chunk.
+type module struct {
+	name  string
+	file  string // display path
+	path  string // path on disk
+	proto *lua.FunctionProto
+	state modState
+	value lua.LValue
+}
+
+type modState uint8
+
+const (
+	modNew modState = iota
+	modLoading
+	modLoaded
+	modFailed
+)
+
+// moduleIndex finds modules by name and keeps them in path order.
+type moduleIndex struct {
+	byName map[string]*module
+	order  []*module
+}
+
+// Load compiles every script in Options.Paths, then runs each one in path
+// order as if required by its module name (a module another script already
+// required does not run twice). Syntax errors in any file stop the run
+// before any script runs; all of them, and all errors raised while running
+// scripts, are returned together as a runtime.ErrorList of *ScriptError.
+// Load may be called once.
+func (e *Engine) Load() error {
+	if e.closed {
+		return ErrClosed
+	}
+	if e.modules.byName != nil {
+		return errors.New("luabind: Load called twice")
+	}
+	e.modules.byName = map[string]*module{}
+	var errs runtime.ErrorList
+	add := func(se *ScriptError) { errs = append(errs, &runtime.Error{Msg: se.Error(), Err: se}) }
+	for _, dir := range e.opts.Paths {
+		var files []string
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".lua") && !strings.HasSuffix(p, ".d.lua") {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			add(&ScriptError{File: e.display(dir), Msg: err.Error(), Err: ErrModule})
+			continue
+		}
+		for _, p := range files {
+			rel, _ := filepath.Rel(dir, p)
+			name := strings.ReplaceAll(filepath.ToSlash(strings.TrimSuffix(rel, ".lua")), "/", ".")
+			m := &module{name: name, file: e.display(p), path: p}
+			if old, ok := e.modules.byName[name]; ok {
+				add(&ScriptError{File: m.file, Msg: fmt.Sprintf("module %q is also %s; module names must be unique across the script folders", name, old.file), Err: ErrDuplicate})
+				continue
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				add(&ScriptError{File: m.file, Msg: err.Error(), Err: ErrModule})
+				continue
+			}
+			proto, err := compile(m.file, string(src))
+			if err != nil {
+				var se *ScriptError
+				errors.As(err, &se)
+				add(se)
+				continue
+			}
+			m.proto = proto
+			e.modules.byName[name] = m
+			e.modules.order = append(e.modules.order, m)
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	e.loading = true
+	defer func() { e.loading = false }()
+	for _, m := range e.modules.order {
+		if m.state != modNew {
+			continue
+		}
+		if _, err := e.require(m.name); err != nil {
+			var se *ScriptError
+			if errors.As(err, &se) {
+				add(se)
+			} else {
+				add(&ScriptError{File: m.file, Msg: err.Error(), Err: ErrScript})
+			}
+		}
+	}
+	return errs.Err()
+}
+
+// display is a path as errors and chunk names show it.
+func (e *Engine) display(p string) string {
+	if e.opts.Root != "" {
+		if abs, err := filepath.Abs(p); err == nil {
+			if root, err := filepath.Abs(e.opts.Root); err == nil {
+				if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+					p = rel
+				}
+			}
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(p))
+}
+
+// compile parses and compiles a chunk; a syntax error is a *ScriptError
+// with the line and column.
+func compile(name, src string) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(src), name)
+	if err != nil {
+		se := &ScriptError{File: name, Msg: err.Error(), Err: ErrSyntax}
+		var pe *parse.Error
+		if errors.As(err, &pe) {
+			se.Line, se.Col = pe.Pos.Line, pe.Pos.Column
+			se.Msg = pe.Message
+			if pe.Pos.Line == parse.EOF {
+				se.Line, se.Col = strings.Count(src, "\n")+1, 0
+				se.Msg += " at the end of the file"
+			} else if pe.Token != "" {
+				se.Msg += fmt.Sprintf(" near '%s'", pe.Token)
+			}
+		}
+		return nil, se
+	}
+	proto, err := lua.Compile(chunk, name)
+	if err != nil {
+		se := &ScriptError{File: name, Msg: err.Error(), Err: ErrSyntax}
+		var ce *lua.CompileError
+		if errors.As(err, &ce) {
+			se.Line, se.Msg = ce.Line, ce.Message
+		}
+		return nil, se
+	}
+	return proto, nil
+}
+
+// require runs a module's chunk once and returns its value, protected and
+// bounded: Load's entry point.
+func (e *Engine) require(name string) (lua.LValue, error) {
+	fn := e.L.NewFunction(e.luaRequire)
+	return e.call(fn, 1, lua.LString(name))
+}
+
+// luaRequire is require(name): "bt", or a module of the script folders. A
+// module's value is what its chunk returns (true when it returns nothing),
+// as in Lua 5.1.
+func (e *Engine) luaRequire(L *lua.LState) int {
+	name := L.CheckString(1)
+	if name == "bt" {
+		L.Push(e.bt)
+		return 1
+	}
+	m, ok := e.modules.byName[name]
+	if !ok {
+		L.RaiseError("module %q not found: require looks only in the script folders (%s), for a file NAME.lua or NAME/SUB.lua for NAME.SUB",
+			name, strings.Join(e.displayPaths(), ", "))
+	}
+	switch m.state {
+	case modLoaded:
+		L.Push(m.value)
+		return 1
+	case modLoading:
+		L.RaiseError("module %q requires itself (directly or through other modules)", name)
+	case modFailed:
+		L.RaiseError("module %q failed to load earlier", name)
+	}
+	m.state = modLoading
+	L.Push(L.NewFunctionFromProto(m.proto))
+	L.Push(lua.LString(name))
+	if err := L.PCall(1, 1, nil); err != nil {
+		m.state = modFailed
+		if ae, ok := err.(*lua.ApiError); ok {
+			L.Error(ae.Object, 0) // keep the original message and position
+		}
+		L.RaiseError("%v", err)
+	}
+	v := L.Get(-1)
+	L.Pop(1)
+	if v == lua.LNil {
+		v = lua.LTrue
+	}
+	m.value, m.state = v, modLoaded
+	L.Push(v)
+	return 1
+}
+
+func (e *Engine) displayPaths() []string {
+	out := make([]string, len(e.opts.Paths))
+	for i, p := range e.opts.Paths {
+		out[i] = e.display(p)
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package luabind
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Register adds every action and condition the scripts registered, with
+// origin "lua FILE:LINE", and the inline-Lua built-ins (inline.go) to reg.
+// A name that reg already holds (a built-in, a plugin's) is an error naming
+// both origins; all such errors come back in one runtime.ErrorList.
+func (e *Engine) Register(reg *runtime.Registry) error {
+	if e.closed {
+		return ErrClosed
+	}
+	var errs runtime.ErrorList
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, &runtime.Error{Msg: err.Error(), Err: fmt.Errorf("%w: %w", ErrDuplicate, err)})
+		}
+	}
+	for _, d := range e.defOrder {
+		if err := reserved(reg, d); err != nil {
+			errs = append(errs, &runtime.Error{Msg: err.Error(), Err: err})
+			continue
+		}
+		switch d := d.(type) {
+		case *actionDef:
+			add(reg.AddAction(runtime.ActionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindAction(d)}))
+		case *conditionDef:
+			add(reg.AddCondition(runtime.ConditionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindCondition(d)}))
+		}
+	}
+	add(reg.AddAction(runtime.ActionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineAction}))
+	add(reg.AddCondition(runtime.ConditionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineCondition}))
+	return errs.Err()
+}
+
+// reserved rejects script names starting with "bt.", which SPEC §5 keeps
+// for the built-ins. A name that collides with a registered one is left to
+// the registry, whose error names both origins.
+func reserved(reg *runtime.Registry, d any) error {
+	kind, name, where := "action", "", ""
+	switch d := d.(type) {
+	case *actionDef:
+		name, where = d.name, d.where
+		if _, ok := reg.LookupAction(name); ok {
+			return nil
+		}
+	case *conditionDef:
+		kind, name, where = "condition", d.name, d.where
+		if _, ok := reg.LookupCondition(name); ok {
+			return nil
+		}
+	}
+	if !strings.HasPrefix(name, "bt.") {
+		return nil
+	}
+	return fmt.Errorf("%w: %s %q from lua %s: names starting with \"bt.\" are reserved for the built-ins", ErrDuplicate, kind, name, where)
+}
+
+func (e *Engine) bindAction(d *actionDef) func(*runtime.Site) (runtime.Action, error) {
+	return func(s *runtime.Site) (runtime.Action, error) {
+		b := luaAction{e: e, def: d, params: e.paramsFor(s)}
+		if d.start == nil && d.cancel == nil {
+			return &b, nil
+		}
+		return &luaLifecycle{b}, nil
+	}
+}
+
+func (e *Engine) bindCondition(d *conditionDef) func(*runtime.Site) (runtime.Condition, error) {
+	return func(s *runtime.Site) (runtime.Condition, error) {
+		return &luaCondition{e: e, def: d, params: e.paramsFor(s)}, nil
+	}
+}
+
+// luaAction is a short-form Lua action bound to one rule.
+type luaAction struct {
+	e      *Engine
+	def    *actionDef
+	params *lua.LUserData
+}
+
+func (b *luaAction) Run(a *runtime.Agent, _ runtime.Params) (runtime.Status, error) {
+	st, err := b.e.agentData(a)
+	if err != nil {
+		return 0, err
+	}
+	ret, err := b.e.callAgent(b.def.run, st, b.params, 1)
+	if err != nil {
+		return 0, err
+	}
+	if s, ok := ret.(lua.LString); ok {
+		switch s {
+		case statusRunning:
+			return runtime.Running, nil
+		case statusSuccess:
+			return runtime.Success, nil
+		case statusFailure:
+			return runtime.Failure, nil
+		}
+	}
+	return 0, badResult(b.def.run, fmt.Sprintf("the run function of action %q", b.def.name), ret,
+		"an action returns bt.SUCCESS, bt.FAILURE or bt.RUNNING")
+}
+
+// luaLifecycle is a long-form Lua action: start and cancel may be nil.
+type luaLifecycle struct{ luaAction }
+
+func (b *luaLifecycle) Start(a *runtime.Agent, _ runtime.Params) error {
+	if b.def.start == nil {
+		return nil
+	}
+	st, err := b.e.agentData(a)
+	if err != nil {
+		return err
+	}
+	_, err = b.e.callAgent(b.def.start, st, b.params, 0)
+	return err
+}
+
+func (b *luaLifecycle) Cancel(a *runtime.Agent, _ runtime.Params) error {
+	if b.def.cancel == nil {
+		return nil
+	}
+	st, err := b.e.agentData(a)
+	if err != nil {
+		return err
+	}
+	_, err = b.e.callAgent(b.def.cancel, st, b.params, 0)
+	return err
+}
+
+// luaCondition is a Lua condition bound to one rule.
+type luaCondition struct {
+	e      *Engine
+	def    *conditionDef
+	params *lua.LUserData
+}
+
+func (c *luaCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {
+	st, err := c.e.agentData(a)
+	if err != nil {
+		return false, err
+	}
+	ret, err := c.e.callAgent(c.def.test, st, c.params, 1)
+	if err != nil {
+		return false, err
+	}
+	if v, ok := ret.(lua.LBool); ok {
+		return bool(v), nil
+	}
+	return false, badResult(c.def.test, fmt.Sprintf("condition %q", c.def.name), ret, "a condition returns true or false")
+}
+
+// callAgent is the hot path: fn(ctx, params) for one agent, protected and
+// bounded, with ctx brought up to date first. It allocates nothing.
+func (e *Engine) callAgent(fn *lua.LFunction, st *AgentData, params *lua.LUserData, nret int) (lua.LValue, error) {
+	if e.closed {
+		return lua.LNil, ErrClosed
+	}
+	st.sync()
+	L := e.L
+	L.Push(fn)
+	L.Push(st.ud)
+	L.Push(params)
+	prev := e.cur
+	e.cur = st
+	e.guard.enter()
+	err := L.PCall(2, nret, nil)
+	timedOut := e.guard.leave()
+	e.cur = prev
+	if err != nil {
+		return lua.LNil, e.callError(err, timedOut, fn)
+	}
+	if nret == 0 {
+		return lua.LNil, nil
+	}
+	ret := L.Get(-1)
+	L.Pop(1)
+	return ret, nil
+}
+
+// badResult is the error for a function that returned the wrong kind of
+// value, at the line where the function is defined (Lua does not say which
+// return statement ran).
+func badResult(fn *lua.LFunction, what string, got lua.LValue, want string) error {
+	file, line := funcPos(fn)
+	desc := got.Type().String()
+	switch got.(type) {
+	case lua.LString, lua.LNumber, lua.LBool:
+		desc = fmt.Sprintf("%s %q", desc, got.String())
+	}
+	if line > 0 {
+		what += " (defined here)"
+	}
+	return &ScriptError{File: file, Line: line, Err: ErrResult,
+		Msg: fmt.Sprintf("%s returned %s; %s", what, desc, want)}
+}

@@ -1,0 +1,148 @@
+package luabind
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// World is the world script of SPEC §7: a module of the script folders that
+// returns a table of optional hooks, init(game), spawn(ctx), tick(game),
+// save() and load(t). The game loop (not this package) decides when each
+// runs; World only calls them, bounded like every call into Lua.
+type World struct {
+	e      *Engine
+	module string
+	table  *lua.LTable
+	hooks  [numHooks]*lua.LFunction
+}
+
+type hook int
+
+const (
+	hookInit hook = iota
+	hookSpawn
+	hookTick
+	hookSave
+	hookLoad
+	numHooks
+)
+
+var hookNames = [numHooks]string{"init", "spawn", "tick", "save", "load"}
+
+// LoadWorld requires the world module, named as require would name it
+// ("world") or by its file ("scripts/ai/world.lua", as the config writes
+// it). Call it after Load. Every hook is optional; a hook field that holds
+// something other than a function is an error.
+func (e *Engine) LoadWorld(module string) (*World, error) {
+	if e.closed {
+		return nil, ErrClosed
+	}
+	name, err := e.moduleName(module)
+	if err != nil {
+		return nil, err
+	}
+	v, err := e.require(name)
+	if err != nil {
+		return nil, fmt.Errorf("luabind: world %s: %w", name, err)
+	}
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil, fmt.Errorf("%w: world %s returns a %s; a world module returns a table of hooks (init, spawn, tick, save, load)", ErrScript, name, v.Type())
+	}
+	w := &World{e: e, module: name, table: t}
+	for i, hn := range hookNames {
+		switch f := t.RawGetString(hn).(type) {
+		case *lua.LNilType:
+		case *lua.LFunction:
+			w.hooks[i] = f
+		default:
+			return nil, fmt.Errorf("%w: world %s: %s is a %s, not a function", ErrScript, name, hn, f.Type())
+		}
+	}
+	return w, nil
+}
+
+// moduleName maps a module name or a script's path to its module name.
+func (e *Engine) moduleName(s string) (string, error) {
+	if _, ok := e.modules.byName[s]; ok {
+		return s, nil
+	}
+	if strings.HasSuffix(s, ".lua") {
+		want := e.display(s)
+		for _, m := range e.modules.order {
+			if m.file == want || filepath.Clean(m.path) == filepath.Clean(s) {
+				return m.name, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%w: world %q is not a script in the script folders (%s)", ErrModule, s, strings.Join(e.displayPaths(), ", "))
+}
+
+// Module is the world's module name.
+func (w *World) Module() string { return w.module }
+
+// Table is the world module's table.
+func (w *World) Table() *lua.LTable { return w.table }
+
+// Has reports whether the module defines the hook ("init", "spawn", ...).
+func (w *World) Has(name string) bool {
+	for i, hn := range hookNames {
+		if hn == name {
+			return w.hooks[i] != nil
+		}
+	}
+	return false
+}
+
+func (w *World) call(h hook, cur *AgentData, nret int, args ...lua.LValue) (lua.LValue, error) {
+	fn := w.hooks[h]
+	if fn == nil {
+		return lua.LNil, nil
+	}
+	e := w.e
+	prev := e.cur
+	e.cur = cur
+	v, err := e.call(fn, nret, args...)
+	e.cur = prev
+	if err != nil {
+		return lua.LNil, fmt.Errorf("luabind: world %s: %s: %w", w.module, hookNames[h], err)
+	}
+	return v, nil
+}
+
+// Init calls init(game) once, before any agent spawns.
+func (w *World) Init(game *lua.LTable) error {
+	_, err := w.call(hookInit, nil, 0, game)
+	return err
+}
+
+// Spawn calls spawn(ctx) for a new agent (attaching it if needed) so that
+// the world can fill ctx.agent and ctx.memory.
+func (w *World) Spawn(a *runtime.Agent) error {
+	st, err := w.e.agentData(a)
+	if err != nil {
+		return err
+	}
+	st.sync()
+	_, err = w.call(hookSpawn, st, 0, st.ud)
+	return err
+}
+
+// Tick calls tick(game) once per step, before the agents step.
+func (w *World) Tick(game *lua.LTable) error {
+	_, err := w.call(hookTick, nil, 0, game)
+	return err
+}
+
+// Save calls save() and returns its value (nil when the hook is absent).
+func (w *World) Save() (lua.LValue, error) { return w.call(hookSave, nil, 1) }
+
+// Load calls load(v) with a value Save returned earlier.
+func (w *World) Load(v lua.LValue) error {
+	_, err := w.call(hookLoad, nil, 0, v)
+	return err
+}

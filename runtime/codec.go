@@ -1,0 +1,200 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrCorrupt marks save data that cannot be decoded: truncated, damaged, or
+// not a save at all.
+var ErrCorrupt = errors.New("runtime: corrupt save data")
+
+// Encoder writes save data: varints, floats, strings through a string
+// table (the names of variables, rules and Lua fields repeat in every agent
+// of a save, so each is written once), and Values. Its output is Bytes plus
+// Strings, which a save file stores ahead of the body.
+type Encoder struct {
+	buf  []byte
+	strs map[string]uint64
+	list []string
+}
+
+// NewEncoder returns an empty encoder.
+func NewEncoder() *Encoder { return &Encoder{strs: map[string]uint64{}} }
+
+// Bytes is what has been written (the string table aside).
+func (e *Encoder) Bytes() []byte { return e.buf }
+
+// Strings is the string table, in index order.
+func (e *Encoder) Strings() []string { return e.list }
+
+func (e *Encoder) Uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *Encoder) Varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *Encoder) Byte(b byte)      { e.buf = append(e.buf, b) }
+
+func (e *Encoder) Bool(b bool) {
+	if b {
+		e.buf = append(e.buf, 1)
+	} else {
+		e.buf = append(e.buf, 0)
+	}
+}
+
+// Float writes the exact bits of f (NaN and infinities included).
+func (e *Encoder) Float(f float64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f)) }
+
+// String writes s as an index into the string table.
+func (e *Encoder) String(s string) {
+	i, ok := e.strs[s]
+	if !ok {
+		i = uint64(len(e.list))
+		e.strs[s] = i
+		e.list = append(e.list, s)
+	}
+	e.Uvarint(i)
+}
+
+// Blob writes raw bytes inline (for opaque state such as a plugin's).
+func (e *Encoder) Blob(b []byte) {
+	e.Uvarint(uint64(len(b)))
+	e.buf = append(e.buf, b...)
+}
+
+// Decoder reads what an Encoder wrote. Errors are sticky: after the first,
+// every read returns a zero value and Err reports it, so decoding code reads
+// straight through and checks once. No input makes it panic or allocate
+// more than the input's size can justify.
+type Decoder struct {
+	buf  []byte
+	off  int
+	strs []string
+	err  error
+}
+
+// NewDecoder reads body with the string table strs.
+func NewDecoder(body []byte, strs []string) *Decoder { return &Decoder{buf: body, strs: strs} }
+
+// Err is the first error met, wrapping ErrCorrupt.
+func (d *Decoder) Err() error { return d.err }
+
+// Done reports an error if input is left over.
+func (d *Decoder) Done() error {
+	if d.err == nil && d.off != len(d.buf) {
+		d.fail("%d bytes left over after the data", len(d.buf)-d.off)
+	}
+	return d.err
+}
+
+// Remaining is the number of bytes not read yet.
+func (d *Decoder) Remaining() int { return len(d.buf) - d.off }
+
+func (d *Decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: at byte %d: %s", ErrCorrupt, d.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *Decoder) Uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.buf[d.off:])
+	if n <= 0 {
+		d.fail("bad or truncated number")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *Decoder) Varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.buf[d.off:])
+	if n <= 0 {
+		d.fail("bad or truncated number")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *Decoder) Byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if d.off >= len(d.buf) {
+		d.fail("truncated")
+		return 0
+	}
+	b := d.buf[d.off]
+	d.off++
+	return b
+}
+
+func (d *Decoder) Bool() bool {
+	switch d.Byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.fail("bad boolean")
+	return false
+}
+
+func (d *Decoder) Float() float64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.buf)-d.off < 8 {
+		d.fail("truncated")
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.buf[d.off:]))
+	d.off += 8
+	return v
+}
+
+func (d *Decoder) String() string {
+	i := d.Uvarint()
+	if d.err != nil {
+		return ""
+	}
+	if i >= uint64(len(d.strs)) {
+		d.fail("string %d is not in the string table (%d strings)", i, len(d.strs))
+		return ""
+	}
+	return d.strs[i]
+}
+
+func (d *Decoder) Blob() []byte {
+	n := d.Count(1)
+	if d.err != nil {
+		return nil
+	}
+	b := append([]byte(nil), d.buf[d.off:d.off+n]...)
+	d.off += n
+	return b
+}
+
+// Count reads a length of items that take at least minSize bytes each, and
+// refuses one the rest of the input could not hold, so that a damaged length
+// cannot make the reader allocate gigabytes.
+func (d *Decoder) Count(minSize int) int {
+	n := d.Uvarint()
+	if d.err != nil {
+		return 0
+	}
+	if minSize < 1 {
+		minSize = 1
+	}
+	if n > uint64(d.Remaining()/minSize) {
+		d.fail("a count of %d does not fit in the %d bytes left", n, d.Remaining())
+		return 0
+	}
+	return int(n)
+}

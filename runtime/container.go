@@ -1,0 +1,88 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"unicode/utf8"
+)
+
+// A container is how save data is framed on disk:
+//
+//	magic       8 bytes, names the kind of file ("BTRUNSAV" for btrun runs)
+//	version     uvarint
+//	strings     uvarint count, then each string as uvarint length + bytes
+//	body        uvarint length + bytes (what an Encoder wrote)
+//	crc         4 bytes, CRC-32 (IEEE), little endian, of everything before it
+//
+// The CRC catches damage and truncation before anything is decoded.
+
+// WriteContainer frames what e wrote.
+func WriteContainer(magic string, version uint64, e *Encoder) []byte {
+	if len(magic) != 8 {
+		panic("runtime: container magic must be 8 bytes") // programmer error
+	}
+	out := make([]byte, 0, len(e.buf)+64)
+	out = append(out, magic...)
+	out = binary.AppendUvarint(out, version)
+	out = binary.AppendUvarint(out, uint64(len(e.list)))
+	for _, s := range e.list {
+		out = binary.AppendUvarint(out, uint64(len(s)))
+		out = append(out, s...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(e.buf)))
+	out = append(out, e.buf...)
+	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
+}
+
+// ReadContainer checks the frame of data and returns its version and a
+// Decoder of its body. Every error wraps ErrCorrupt and says what is wrong:
+// an empty file, another kind of file, damage, truncation.
+func ReadContainer(magic string, data []byte) (uint64, *Decoder, error) {
+	switch {
+	case len(data) == 0:
+		return 0, nil, fmt.Errorf("%w: the file is empty", ErrCorrupt)
+	case len(data) < len(magic) || string(data[:len(magic)]) != magic:
+		return 0, nil, fmt.Errorf("%w: not a %s file (it does not start with %q)", ErrCorrupt, magicName(magic), magic)
+	case len(data) < len(magic)+4:
+		return 0, nil, fmt.Errorf("%w: the file is truncated", ErrCorrupt)
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return 0, nil, fmt.Errorf("%w: the file is damaged or truncated (checksum mismatch)", ErrCorrupt)
+	}
+	d := &Decoder{buf: body, off: len(magic)}
+	version := d.Uvarint()
+	n := d.Count(1)
+	strs := make([]string, 0, n)
+	for range n {
+		l := d.Count(1)
+		if d.err != nil {
+			break
+		}
+		s := string(d.buf[d.off : d.off+l])
+		if !utf8.ValidString(s) {
+			d.fail("string %d is not valid UTF-8", len(strs))
+		}
+		d.off += l
+		strs = append(strs, s)
+	}
+	l := d.Count(1)
+	if d.err == nil && l != d.Remaining() {
+		d.fail("body length %d does not match the %d bytes present", l, d.Remaining())
+	}
+	if d.err != nil {
+		return 0, nil, d.err
+	}
+	return version, &Decoder{buf: body[d.off:], strs: strs}, nil
+}
+
+func magicName(m string) string {
+	switch m {
+	case AgentsMagic:
+		return "btrun agents"
+	case "BTRUNSAV":
+		return "btrun save"
+	}
+	return m
+}

@@ -1,0 +1,353 @@
+package runtime
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// waitsTree exercises every piece of agent state: variables, exclusive
+// timestamps, signal marks of a pending bt.signal.wait, bt.wait's start
+// time, bt.timestamp.wait, yield's firstRun, a running action.
+const waitsTree = `<behaviorTree>
+<variables><variable name="Alert"/><variable name="Calm" default="true"/></variables>
+<signals><signal name="Go" variable="Alert" value="true"/><signal name="Stop" variable="Alert" value="false"/></signals>
+<timestamps><timestamp name="Went" setOnSignal="Go" exclusiveTo="Stopped"/><timestamp name="Stopped" setOnSignal="Stop"/></timestamps>
+<sequence id="root" loop="true">
+  <action id="nap" name="bt.wait"><parameter name="wait.seconds">0.35</parameter></action>
+  <yield id="breathe"/>
+  <action id="listen" name="bt.signal.wait"><parameter name="signal.name">Go</parameter></action>
+  <action id="linger" name="bt.timestamp.wait"><parameter name="timestamp.name">Went</parameter><parameter name="timestamp.moreThan">0.2</parameter></action>
+  <action id="calm" name="bt.variable.set"><parameter name="variable.name">Calm</parameter><parameter name="variable.value">false</parameter></action>
+  <action id="stop" name="bt.signal.send"><parameter name="signal.name">Stop</parameter></action>
+</sequence></behaviorTree>`
+
+func waitsAgents(t testing.TB, obs Observer) []*Agent {
+	t.Helper()
+	tree, err := LoadBytes("waits.xml", []byte(waitsTree), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Bind(tree, NewRegistry(), BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Observer: obs}
+	return []*Agent{b.NewAgent("w-1", env), b.NewAgent("w-2", env)}
+}
+
+// runWaits steps agents from step `from` to `to`; w-2 gets "Go" every 7th step.
+func runWaits(agents []*Agent, from, to int) {
+	for s := from; s <= to; s++ {
+		if s%7 == 0 {
+			agents[1].SignalAt("Go", float64(s)*0.1)
+		}
+		if s%5 == 0 {
+			agents[0].SignalAt("Go", float64(s)*0.1)
+		}
+		for _, a := range agents {
+			a.StepAt(float64(s) * 0.1)
+		}
+	}
+}
+
+// TestSave_restoredRunContinuesExactly: N steps give the same trace as k
+// steps, save, restore into new agents, N-k steps, for every k.
+func TestSave_restoredRunContinuesExactly(t *testing.T) {
+	const n = 40
+	whole := &traceObserver{}
+	runWaits(waitsAgents(t, whole), 1, n)
+	for k := 1; k < n; k++ {
+		first := &traceObserver{}
+		agents := waitsAgents(t, first)
+		runWaits(agents, 1, k)
+		data, err := SaveAgents(agents, nil)
+		if err != nil {
+			t.Fatalf("k=%d: %v", k, err)
+		}
+		second := &traceObserver{}
+		fresh := waitsAgents(t, second)
+		if _, err := RestoreAgents(data, fresh, nil); err != nil {
+			t.Fatalf("k=%d: %v", k, err)
+		}
+		runWaits(fresh, k+1, n)
+		if got := first.b.String() + second.b.String(); got != whole.b.String() {
+			t.Fatalf("k=%d: the restored run differs:\n%s", k, firstDiff(got, whole.b.String()))
+		}
+	}
+}
+
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return "got  " + g[i] + "\nwant " + w[i]
+		}
+	}
+	return "lengths differ"
+}
+
+// TestSave_everyFieldOfAnAgentIsSavedOrExcused fails when a field is added to
+// Agent without being saved (or explained here).
+func TestSave_everyFieldOfAnAgentIsSavedOrExcused(t *testing.T) {
+	excused := map[string]string{
+		"bound":    "the tree: the save names it and its fingerprint",
+		"env":      "shared hooks, not agent state",
+		"id":       "checked to match, never restored",
+		"ext":      "host state (SaveHost) and rule bytes (compared below)",
+		"jump":     "only set during a step; saving needs an idle agent",
+		"count":    "only meaningful during a step",
+		"condIdx":  "only meaningful during a step",
+		"childRes": "only meaningful during a step",
+		"phase":    "saving needs an idle agent",
+	}
+	agents := waitsAgents(t, nil)
+	runWaits(agents, 1, 12)
+	a := agents[0]
+	a.SetRuleBytes([]byte{1, 2, 3})
+	a.SetVarAt(0, true)
+	data, err := SaveAgents([]*Agent{a}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := waitsAgents(t, nil)[0]
+	if _, err := RestoreAgents(data, []*Agent{b}, nil); err != nil {
+		t.Fatal(err)
+	}
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for i := range va.NumField() {
+		name := va.Type().Field(i).Name
+		if _, ok := excused[name]; ok {
+			continue
+		}
+		fa, fb := va.Field(i), vb.Field(i)
+		if !reflect.DeepEqual(fieldValue(fa), fieldValue(fb)) {
+			t.Errorf("field %s: %v before saving, %v after restoring", name, fieldValue(fa), fieldValue(fb))
+		}
+	}
+	if !bytes.Equal(a.RuleBytes(), b.RuleBytes()) {
+		t.Errorf("rule bytes %v, restored %v", a.RuleBytes(), b.RuleBytes())
+	}
+	// The state must be non-trivial for the comparison to mean something.
+	if a.time == 0 || a.step == 0 || len(a.slab) == 0 || a.slab[0] == 0 {
+		t.Errorf("the agent's state is too plain to test: %+v", a)
+	}
+}
+
+// fieldValue reads an unexported field for comparison.
+func fieldValue(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Slice:
+		out := make([]uint64, v.Len())
+		for i := range out {
+			out[i] = v.Index(i).Uint()
+		}
+		return out
+	case reflect.Float32, reflect.Float64:
+		return v.Float()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return v.Uint()
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.String:
+		return v.String()
+	}
+	return v.Kind().String()
+}
+
+func TestSave_cursorWithoutIDIsAnErrorThatSaysWhatToDo(t *testing.T) {
+	a := mustAgent(t, bt(`<sequence id="root"><action name="bt.wait"><parameter name="wait.seconds">5</parameter></action></sequence>`), NewRegistry())
+	a.Step(1)
+	_, err := SaveAgents([]*Agent{a}, nil)
+	want := `test.xml:1:35: agent a1: rule action@test.xml:1:35: cannot save: the current rule has no id; add an id to it (the root, every rule that can return running, and every jump target need ids to be saved)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// TestRestore_rejectsBadDataWithoutDamage: every kind of bad input is an
+// error and leaves every agent exactly as it was.
+func TestRestore_rejectsBadDataWithoutDamage(t *testing.T) {
+	agents := waitsAgents(t, nil)
+	runWaits(agents, 1, 9)
+	good, err := SaveAgents(agents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reversed := waitsAgents(t, nil)
+	reversed[0], reversed[1] = reversed[1], reversed[0]
+	otherGame, _ := SaveAgents(reversed, nil)
+	flip := append([]byte(nil), good...)
+	flip[len(flip)/2] ^= 0x40
+	newer := WriteContainer(AgentsMagic, AgentsVersion+1, NewEncoder())
+	otherTree := mustAgent(t, bt(`<sequence id="other"><running id="x"/></sequence>`), NewRegistry())
+	otherTree.id = "w-1"
+	otherTree.Step(1)
+	unknownID, _ := SaveAgents([]*Agent{otherTree, agents[1]}, nil)
+
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "the file is empty"},
+		{"truncated", good[:len(good)/2], "checksum mismatch"},
+		{"one byte short", good[:len(good)-1], "checksum mismatch"},
+		{"corrupted", flip, "checksum mismatch"},
+		{"wrong format", []byte("<behaviorTree/>"), `not a btrun agents file`},
+		{"wrong version", newer, "agents data version 2; this btrun reads version 1"},
+		{"foreign", otherGame, `the save's agent 1 is "w-2", the game's is "w-1": the save is of another game`},
+		{"unknown id", unknownID, `cannot restore: the saved cursor "x" is not an id of tree waits.xml`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fresh := waitsAgents(t, nil)
+			runWaits(fresh, 1, 3)
+			before := [][]byte{}
+			for _, a := range fresh {
+				s, _ := a.Snapshot()
+				e := NewEncoder()
+				e.Snapshot(&s)
+				before = append(before, e.Bytes())
+			}
+			_, err := RestoreAgents(c.data, fresh, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnknownID) {
+				t.Errorf("error wraps neither ErrCorrupt nor ErrUnknownID: %v", err)
+			}
+			for i, a := range fresh {
+				s, _ := a.Snapshot()
+				e := NewEncoder()
+				e.Snapshot(&s)
+				if !bytes.Equal(e.Bytes(), before[i]) {
+					t.Errorf("agent %s changed although the restore failed", a.ID())
+				}
+			}
+		})
+	}
+}
+
+func TestValue_roundTripsExactly(t *testing.T) {
+	nan := Value{Kind: NumberValue, Num: nanWithPayload()}
+	v := Value{Kind: TableValue, Table: []Field{
+		{Value{Kind: NumberValue, Num: 1}, Value{Kind: StringValue, Str: "one"}},
+		{Value{Kind: StringValue, Str: "1"}, Value{Kind: NumberValue, Num: 1.5}},
+		{Value{Kind: StringValue, Str: "neg0"}, Value{Kind: NumberValue, Num: negZero()}},
+		{Value{Kind: StringValue, Str: "big"}, Value{Kind: NumberValue, Num: 1 << 60}},
+		{Value{Kind: StringValue, Str: "nan"}, nan},
+		{Value{Kind: StringValue, Str: "inf"}, Value{Kind: NumberValue, Num: posInf()}},
+		{Value{Kind: StringValue, Str: "empty"}, Value{Kind: TableValue}},
+		{Value{Kind: StringValue, Str: "t"}, Value{Kind: BoolValue, Bool: true}},
+		{Value{Kind: StringValue, Str: "f"}, Value{Kind: BoolValue}},
+	}}
+	e := NewEncoder()
+	e.Value(v)
+	d := NewDecoder(e.Bytes(), e.Strings())
+	got := d.Value()
+	if err := d.Done(); err != nil {
+		t.Fatal(err)
+	}
+	e2 := NewEncoder()
+	e2.Value(got)
+	if !bytes.Equal(e.Bytes(), e2.Bytes()) || len(got.Table) != len(v.Table) {
+		t.Errorf("value changed in a round trip: %+v", got)
+	}
+	if b := got.Table[2].Val.Num; b != 0 || !signbit(b) {
+		t.Errorf("-0 came back as %v", b)
+	}
+	if got.Table[0].Key.Kind != NumberValue || got.Table[1].Key.Kind != StringValue {
+		t.Error("number and string keys must stay apart")
+	}
+}
+
+// FuzzRestoreAgents feeds arbitrary bytes to the save reader: it must never
+// panic, and a failed restore must leave the agents as they were.
+func FuzzRestoreAgents(f *testing.F) {
+	agents := waitsAgents(f, nil)
+	runWaits(agents, 1, 9)
+	good, _ := SaveAgents(agents, nil)
+	f.Add(good)
+	f.Add(good[:20])
+	f.Add([]byte(AgentsMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fresh := waitsAgents(t, nil)
+		before, _ := SaveAgents(fresh, nil)
+		if _, err := RestoreAgents(data, fresh, nil); err != nil {
+			after, _ := SaveAgents(fresh, nil)
+			if !bytes.Equal(before, after) {
+				t.Fatalf("a failed restore changed the agents: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzDecodeBody feeds arbitrary bodies (behind a valid frame) to the
+// snapshot decoder, which the checksum would otherwise keep away.
+func FuzzDecodeBody(f *testing.F) {
+	agents := waitsAgents(f, nil)
+	runWaits(agents, 1, 9)
+	e := NewEncoder()
+	EncodeAgents(e, agents, nil)
+	f.Add(e.Bytes(), strings.Join(e.Strings(), "\x00"))
+	f.Fuzz(func(t *testing.T, body []byte, table string) {
+		e := &Encoder{buf: body, list: strings.Split(table, "\x00")}
+		data := WriteContainer(AgentsMagic, AgentsVersion, e)
+		RestoreAgents(data, waitsAgents(t, nil), nil)
+	})
+}
+
+func BenchmarkSaveAgents(b *testing.B) {
+	agents := manyWaitsAgents(b, 10000)
+	b.ResetTimer()
+	var size int
+	for range b.N {
+		data, err := SaveAgents(agents, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(data)
+	}
+	b.ReportMetric(float64(size)/float64(len(agents)), "bytes/agent")
+	b.ReportMetric(float64(len(agents)*b.N)/b.Elapsed().Seconds(), "agents/s")
+}
+
+func BenchmarkRestoreAgents(b *testing.B) {
+	agents := manyWaitsAgents(b, 10000)
+	data, _ := SaveAgents(agents, nil)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := RestoreAgents(data, agents, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(agents)*b.N)/b.Elapsed().Seconds(), "agents/s")
+}
+
+func manyWaitsAgents(b *testing.B, n int) []*Agent {
+	tree, _ := LoadBytes("waits.xml", []byte(waitsTree), LoadOptions{})
+	bound, _ := Bind(tree, NewRegistry(), BindOptions{})
+	env := &Env{}
+	agents := make([]*Agent, n)
+	for i := range agents {
+		agents[i] = bound.NewAgent("w-"+string(rune('a'+i%26))+itoa(i), env)
+	}
+	runWaits(agents, 1, 9)
+	return agents
+}
+
+func itoa(i int) string {
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+		if i == 0 {
+			return string(b)
+		}
+	}
+}
