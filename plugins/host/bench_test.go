@@ -101,3 +101,35 @@ func BenchmarkBatched_10000agents(b *testing.B) {
 	b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "calls/s")
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n*b.N), "ns/call")
 }
+
+// BenchmarkPluginCall_vsRaw alternates a raw round trip (Ping) and an
+// unbatched plugin action call on the same connection, so that both see the
+// same machine load, and reports both and their ratio. One op is one of
+// each.
+func BenchmarkPluginCall_vsRaw(b *testing.B) {
+	w := benchWorld(b, `<behaviorTree><action id="root" name="test.result"/></behaviorTree>`, 1, Options{Unbatched: true})
+	inst, err := w.set.plugins[0].current()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	out := make([]Outcome, 1)
+	var raw, call time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if err := inst.svc.Ping(ctx); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		out, err = StepAllInto(out, w.agents, stepAt, w.set)
+		if err != nil || out[0].Status != runtime.Success {
+			b.Fatal(out[0], err)
+		}
+		raw += t1.Sub(t0)
+		call += time.Since(t1)
+	}
+	b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N), "raw-ns/op")
+	b.ReportMetric(float64(call.Nanoseconds())/float64(b.N), "call-ns/op")
+	b.ReportMetric(float64(call)/float64(raw), "call/raw")
+}
