@@ -29,10 +29,10 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc
 	return &grpcClient{client: pb.NewPluginClient(c)}, nil
 }
 
-// windowSize is the HTTP/2 flow-control window of both ends. gRPC's
-// default (64 KiB, grown by estimation) makes a batch of many thousand calls
-// (a few hundred KiB) wait for window updates several times per round trip;
-// over a local socket a large fixed window costs nothing.
+// windowSize is the HTTP/2 flow-control window of both ends: a batch is
+// one message of up to several MiB, and over a local socket a large fixed
+// window costs nothing. (At 10,000 calls, a few hundred KiB, gRPC's default
+// measured the same.)
 const windowSize = 16 << 20
 
 // newGRPCServer is the plugin's gRPC server: large flow-control windows,
