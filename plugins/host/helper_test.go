@@ -144,6 +144,7 @@ func firstTime() bool {
 //   - test.crash: exits the process mid-call the first time; then succeeds.
 //   - test.hang: blocks forever the first time; then succeeds.
 //   - test.jump: jumps to jump.to and succeeds.
+//   - test.log: logs through the SDK and writes to stderr and stdout.
 //   - test.fail: returns an error.
 //   - test.flag (condition): the boolean field "flag".
 //   - test.cancellable: running; its cancel hook sets field "cancelled".
@@ -210,6 +211,13 @@ func testPlugin() *sdk.Plugin {
 			}},
 			{Name: "test.jump", Run: func(c *sdk.Call) (sdk.Status, error) {
 				c.Jump(c.Params.String("jump.to", ""))
+				return sdk.Success, nil
+			}},
+			{Name: "test.log", Run: func(c *sdk.Call) (sdk.Status, error) {
+				sdk.Logf("hello from %s", c.Agent)
+				sdk.Warnf("careful, %s", c.Agent)
+				fmt.Fprintln(os.Stderr, "a raw line on stderr")
+				fmt.Println("a raw line on stdout")
 				return sdk.Success, nil
 			}},
 			{Name: "test.fail", Run: func(c *sdk.Call) (sdk.Status, error) {

@@ -294,3 +294,47 @@ func TestFault_hangTimesOutWithoutBlockingOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestPlugin_logsReachTheHostLogger: what a plugin logs, and writes to its
+// standard streams after serving, reaches Options.Logger with its level and
+// the plugin's name.
+func TestPlugin_logsReachTheHostLogger(t *testing.T) {
+	w := newWorld(t, `<behaviorTree><action id="root" name="test.log"/></behaviorTree>`,
+		[]Spec{helperSpec("test", "plugin")}, Options{}, 1, nil)
+	if out := w.step(); out[0].Status != runtime.Success {
+		t.Fatal(out[0])
+	}
+	want := []string{"info: plugin test: hello from a1", "warn: plugin test: careful, a1",
+		"info: plugin test stderr: a raw line on stderr", "info: plugin test stdout: a raw line on stdout"}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, line := range want {
+		for !strings.Contains(w.logs.text(), line) {
+			if time.Now().After(deadline) {
+				t.Fatalf("log lacks %q:\n%s", line, w.logs.text())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// TestSupervise_backoffDoubles: restarts wait RestartMin, then twice as
+// long after each failure in a row, up to RestartMax.
+func TestSupervise_backoffDoubles(t *testing.T) {
+	set := &Set{opts: Options{RestartMin: time.Hour, RestartMax: 10 * time.Hour}} // timers never fire
+	p := &plugin{set: set}
+	var got []time.Duration
+	for f := 1; f <= 6; f++ {
+		p.failures = f
+		p.mu.Lock()
+		got = append(got, p.schedule("test"))
+		p.timer.Stop()
+		p.mu.Unlock()
+		set.restarts.Done()
+	}
+	want := []time.Duration{1, 2, 4, 8, 10, 10}
+	for i := range want {
+		if got[i] != want[i]*time.Hour {
+			t.Errorf("failure %d: %v, want %v", i+1, got[i], want[i]*time.Hour)
+		}
+	}
+}
