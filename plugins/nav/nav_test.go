@@ -64,7 +64,7 @@ func TestMoveTo_walksAroundWallsAndArrives(t *testing.T) {
 
 func TestMoveTo_unreachableFails(t *testing.T) {
 	tt := tester(t)
-	for _, target := range []string{"21.5,24.5" /* the closed room */, "0.5,0.5" /* a wall */, "50,50" /* outside */} {
+	for _, target := range []string{"20.5,25.5" /* the closed room */, "0.5,0.5" /* a wall */, "50,50" /* outside */} {
 		ag := sdk.NewTestAgent("a", map[string]any{"x": 2.5, "y": 2.5})
 		st, err := tt.Run(ag, "nav.moveTo", map[string]string{"nav.target": target}, 0.1)
 		if err != nil || st != sdk.Failure {
@@ -141,7 +141,7 @@ func TestMoveTo_badParametersAreErrors(t *testing.T) {
 		want   string
 	}{
 		"no target":     {map[string]string{}, map[string]any{"x": 1.0, "y": 1.0}, "needs parameter nav.target"},
-		"bad target":    {map[string]string{"nav.target": "moon"}, map[string]any{"x": 1.0, "y": 1.0}, `nav.target = "moon": use player, home, or X,Y`},
+		"bad target":    {map[string]string{"nav.target": "moon"}, map[string]any{"x": 1.0, "y": 1.0}, `nav.target = "moon": use player, target, or X,Y`},
 		"bad speed":     {map[string]string{"nav.target": "3,3", "nav.speed": "fast"}, map[string]any{"x": 1.0, "y": 1.0}, `parameter "nav.speed" = "fast" is not a number`},
 		"no player":     {map[string]string{"nav.target": "player"}, map[string]any{"x": 1.0, "y": 1.0}, "has no numeric fields playerX and playerY"},
 		"no position":   {map[string]string{"nav.target": "3,3"}, nil, "has no numeric fields x and y"},
@@ -170,9 +170,38 @@ func TestRoute_encodeDecode(t *testing.T) {
 	}
 }
 
-func TestArena_isTheGameArena(t *testing.T) {
+// TestArena_clearOfTheExampleWorld: the example game's world script
+// (scripts/ai/world.lua) walks the player along a loop and hands out posts,
+// pickups and drop-offs without knowing nav's walls; every point of those,
+// with a cell of margin, must be floor, so that they are reachable targets.
+func TestArena_clearOfTheExampleWorld(t *testing.T) {
 	if Arena.W != 40 || Arena.H != 30 {
 		t.Fatalf("arena %d x %d", Arena.W, Arena.H)
+	}
+	loop := [][2]float64{{4, 4}, {36, 4}, {36, 26}, {20, 15}, {4, 26}, {4, 4}}
+	var points [][2]float64
+	for i := 0; i+1 < len(loop); i++ {
+		a, b := loop[i], loop[i+1]
+		for k := 0.0; k <= 1; k += 0.01 {
+			points = append(points, [2]float64{a[0] + (b[0]-a[0])*k, a[1] + (b[1]-a[1])*k})
+		}
+	}
+	points = append(points, [2]float64{34, 6}, [2]float64{20, 13}, [2]float64{6, 24}, [2]float64{30, 22}) // posts
+	for k := 1.0; k <= 3; k++ {
+		points = append(points, [2]float64{8 + k*6, 2}, [2]float64{38, 8 + k*6}) // pickups, drop-offs
+	}
+	for _, p := range points {
+		cx, cy := Arena.Cell(p[0], p[1])
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				if (cx+dx > 0 && cx+dx < 39 && cy+dy > 0 && cy+dy < 29) && Arena.Blocked(cx+dx, cy+dy) {
+					t.Errorf("(%.1f, %.1f) of the example world is next to the wall cell %d,%d", p[0], p[1], cx+dx, cy+dy)
+				}
+			}
+		}
+	}
+	if Arena.Reachable(2, 2, 20, 25) {
+		t.Error("the closed room is reachable")
 	}
 }
 

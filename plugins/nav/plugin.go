@@ -13,7 +13,8 @@ import (
 //
 // Agent fields (docs/plugins.md): x, y (position, world units), heading
 // (radians, 0 along +x, counter-clockwise), and the targets playerX/playerY
-// and homeX/homeY.
+// and targetX/targetY (any spot a script picks: a post, a pickup, the
+// place the player was last seen).
 func Plugin() *sdk.Plugin {
 	return &sdk.Plugin{
 		Name: "nav",
@@ -31,7 +32,10 @@ func Plugin() *sdk.Plugin {
 	}
 }
 
-var targetFields = []string{"x", "y", "playerX", "playerY", "homeX", "homeY"}
+// targetFields are the fields nav reads. Only declared fields travel with a
+// call, so the list is short: a script that wants another target copies it
+// to targetX/targetY.
+var targetFields = []string{"x", "y", "playerX", "playerY", "targetX", "targetY"}
 
 // Parameter defaults.
 const (
@@ -39,12 +43,12 @@ const (
 	defaultArrive = 0.5 // units
 )
 
-// target resolves nav.target: "player", "home" (the agent's fields
-// playerX/playerY, homeX/homeY) or "X,Y" in world units.
+// target resolves nav.target: "player", "target" (the agent's fields
+// playerX/playerY, targetX/targetY) or "X,Y" in world units.
 func target(c *sdk.Call) (float64, float64, error) {
 	t, ok := c.Params.Get("nav.target")
 	if !ok {
-		return 0, 0, fmt.Errorf("nav: %s needs parameter nav.target (player, home, or X,Y)", c.Name)
+		return 0, 0, fmt.Errorf("nav: %s needs parameter nav.target (player, target, or X,Y)", c.Name)
 	}
 	if xs, ys, ok := strings.Cut(t, ","); ok {
 		x, err1 := strconv.ParseFloat(strings.TrimSpace(xs), 64)
@@ -55,7 +59,7 @@ func target(c *sdk.Call) (float64, float64, error) {
 		return x, y, nil
 	}
 	switch t {
-	case "player", "home":
+	case "player", "target":
 		x, okx := c.FieldFloat(t + "X")
 		y, oky := c.FieldFloat(t + "Y")
 		if !okx || !oky {
@@ -63,7 +67,7 @@ func target(c *sdk.Call) (float64, float64, error) {
 		}
 		return x, y, nil
 	}
-	return 0, 0, fmt.Errorf("nav: nav.target = %q: use player, home, or X,Y", t)
+	return 0, 0, fmt.Errorf("nav: nav.target = %q: use player, target, or X,Y", t)
 }
 
 func position(c *sdk.Call) (float64, float64, error) {
