@@ -52,7 +52,8 @@ type Engine struct {
 	conditions map[string]*conditionDef
 	defOrder   []any // *actionDef and *conditionDef in registration order
 
-	cur *AgentData // the agent whose call is running; nil between calls
+	cur   *AgentData // the agent whose call is running; nil between calls
+	calls uint64     // calls of actions and conditions (benchmarks count them)
 
 	ctxKit    ctxKit
 	paramsKit paramsKit

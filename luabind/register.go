@@ -164,6 +164,7 @@ func (e *Engine) callAgent(fn *lua.LFunction, st *AgentData, params *lua.LUserDa
 		return lua.LNil, ErrClosed
 	}
 	st.sync()
+	e.calls++
 	L := e.L
 	L.Push(fn)
 	L.Push(st.ud)

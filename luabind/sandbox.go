@@ -14,7 +14,8 @@ import (
 // os, package, debug, coroutine or channel library; os.time and os.clock
 // are therefore absent, which keeps runs deterministic. print writes to
 // Options.Output; require is the engine's own (modules.go); math.random and
-// math.randomseed are the engine's deterministic generator (random.go).
+// math.randomseed are the engine's deterministic generator (random.go); most
+// other math functions are allocation-free copies (mathlib.go).
 // LState.SetMx is never called: it would exit the process.
 
 var removedGlobals = []string{
@@ -45,6 +46,7 @@ func (e *Engine) openSandbox() {
 	math := L.GetGlobal("math").(*lua.LTable)
 	math.RawSetString("random", L.NewFunction(e.luaRandom))
 	math.RawSetString("randomseed", L.NewFunction(e.luaRandomSeed))
+	e.openFastMath(math)
 }
 
 // luaPrint is print: its arguments through tostring, separated by tabs.

@@ -3,6 +3,8 @@ package luabind
 import (
 	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 func TestSandbox_forbiddenGlobalsAreAbsent(t *testing.T) {
@@ -42,5 +44,34 @@ func TestSandbox_printWritesToOutput(t *testing.T) {
 	f.do(`print("hello", 1, true, nil)`)
 	if got := f.out.String(); got != "hello\t1\ttrue\tnil\n" {
 		t.Errorf("print wrote %q", got)
+	}
+}
+
+// TestSandbox_fastMathMatchesGopherLua compares the engine's allocation-free
+// math functions with gopher-lua's own on a spread of arguments.
+func TestSandbox_fastMathMatchesGopherLua(t *testing.T) {
+	f := newFixture(t, nil)
+	plain := lua.NewState()
+	defer plain.Close()
+	const probe = `
+		local out = {}
+		local xs = {-2.5, -1, -0.3, 0, 0.25, 0.5, 1, 3, 10.75, 1e6}
+		for _, name in ipairs({"abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "deg", "exp", "floor",
+		                        "log", "log10", "rad", "sin", "sinh", "sqrt", "tan", "tanh"}) do
+			for _, x in ipairs(xs) do out[#out + 1] = name .. "(" .. x .. ")=" .. tostring(math[name](x)) end
+		end
+		for _, name in ipairs({"atan2", "fmod", "pow"}) do
+			for _, x in ipairs(xs) do out[#out + 1] = name .. "=" .. tostring(math[name](x, 0.7)) end
+		end
+		out[#out + 1] = tostring(math.max(3, 7, -1)) .. tostring(math.min(3, 7, -1)) .. tostring(math.max("8", 2))
+		out[#out + 1] = tostring(select(2, pcall(math.max)))
+		return table.concat(out, " ")`
+	if err := plain.DoString(probe); err != nil {
+		t.Fatal(err)
+	}
+	want := plain.Get(-1).String()
+	f.do("_got = (function() " + probe + " end)()")
+	if got := f.e.L.GetGlobal("_got").String(); got != strings.ReplaceAll(want, "<string>", "test") {
+		t.Errorf("engine math differs from gopher-lua's:\n got  %s\n want %s", got, want)
 	}
 }

@@ -1,0 +1,149 @@
+---@meta bt
+-- Editor annotations for btrun's Lua API (LuaLS / EmmyLua), so that editors
+-- complete and check `bt`, `ctx` and `params`. btrun never runs this file:
+-- files named *.d.lua are skipped when scripts load. The manual is
+-- docs/lua.md.
+
+---@alias bt.Status "success"|"failure"|"running"
+
+---The btrun module: `local bt = require("bt")` (also the global `bt`).
+---@class btmodule
+---@field SUCCESS bt.Status the action finished and succeeded
+---@field FAILURE bt.Status the action finished and failed
+---@field RUNNING bt.Status the action is not done: it runs again next step
+local bt = {}
+
+---The long form of an action: start before the first run each time the
+---cursor arrives at the rule, cancel when the rule is left while running.
+---@class bt.ActionSpec
+---@field start? fun(ctx: bt.Ctx, params: bt.Params)
+---@field run fun(ctx: bt.Ctx, params: bt.Params): bt.Status
+---@field cancel? fun(ctx: bt.Ctx, params: bt.Params)
+
+---Registers an action under `name`. Only while scripts load (top level).
+---@param name string
+---@param action (fun(ctx: bt.Ctx, params: bt.Params): bt.Status)|bt.ActionSpec
+function bt.action(name, action) end
+
+---Registers a condition under `name`; it must return true or false.
+---Only while scripts load (top level).
+---@param name string
+---@param test fun(ctx: bt.Ctx, params: bt.Params): boolean
+function bt.condition(name, test) end
+
+---Sends a signal from the running agent to every agent, itself included.
+---@param name string
+function bt.broadcast(name) end
+
+---Like math.random, from the run's seeded generator (saved with the run):
+---no argument: a number in [0, 1); m: an integer in [1, m]; m, n: an
+---integer in [m, n].
+---@param m? integer
+---@param n? integer
+---@return number
+function bt.random(m, n) end
+
+---The agent as its actions and conditions see it. Valid during a call for
+---this agent.
+---@class bt.Ctx
+---@field id string the agent's id
+---@field tree string the tree's name
+---@field rule string the label of the rule whose action or condition runs
+---@field time number the agent's time, in seconds
+---@field dt number this step's dt, in seconds
+---@field step integer the step number (1 in the first step)
+---@field firstRun boolean true on the first call since the cursor arrived at the rule
+---@field state table the current rule's table: empty each time the cursor arrives at it
+---@field memory table the agent's table for its whole life
+---@field agent bt.AgentData the game's data for this agent (the world script fills it)
+local Ctx = {}
+
+---Makes the rule with this full id the cursor (applied when the call returns).
+---@param id string
+function Ctx:jump(id) end
+
+---Delivers a signal to this agent now.
+---@param name string
+function Ctx:signal(name) end
+
+---Sends a signal to another agent (or "self", or "all").
+---@param agentId string
+---@param name string
+function Ctx:send(agentId, name) end
+
+---A declared variable's value.
+---@param name string
+---@return boolean
+function Ctx:var(name) end
+
+---Sets a declared variable.
+---@param name string
+---@param value boolean
+function Ctx:setVar(name, value) end
+
+---Sets a declared timestamp to now.
+---@param name string
+function Ctx:stamp(name) end
+
+---Unsets a declared timestamp.
+---@param name string
+function Ctx:clearStamp(name) end
+
+---Seconds since a declared timestamp was set, or nil when it is unset.
+---@param name string
+---@return number?
+function Ctx:since(name) end
+
+---Writes to the agent's log with its id, time and rule label.
+---@param ... any
+function Ctx:log(...) end
+
+---The example game's ctx.agent fields (world.lua's contract). Games add
+---their own.
+---@class bt.AgentData
+---@field x number position, metres
+---@field y number position, metres
+---@field z? number height (flee's hop)
+---@field heading number facing, radians
+---@field speed number current speed, m/s
+---@field playerX number the player's position, refreshed by the world each tick
+---@field playerY number
+---@field distanceToPlayer number
+---@field [string] any
+
+---A rule's parameters. `params["name"]` is the raw string, or nil.
+---@class bt.Params
+---@field [string] string?
+local Params = {}
+
+---The parameter as a number; default when absent; an error when it does
+---not parse.
+---@param name string
+---@param default? number
+---@return number
+function Params:number(name, default) end
+
+---The parameter as a boolean ("true" or "false"); default when absent.
+---@param name string
+---@param default? boolean
+---@return boolean
+function Params:bool(name, default) end
+
+---The parameter's string; default when absent.
+---@param name string
+---@param default? string
+---@return string
+function Params:string(name, default) end
+
+---The world script's module: every hook is optional.
+---@class bt.World
+---@field init? fun(game: table)
+---@field spawn? fun(ctx: bt.Ctx)
+---@field tick? fun(game: table)
+---@field save? fun(): any
+---@field load? fun(saved: any)
+
+---@type btmodule
+_G.bt = bt
+
+return bt

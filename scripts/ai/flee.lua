@@ -1,0 +1,37 @@
+-- flee: the player is too close: run away from it, with a little jump for
+-- show at the start (ctx.agent.z). Fails at once when the player is nearby
+-- but not that close, so that backOff walks away instead; succeeds at the
+-- safe distance. (Drag[en]gine's example flees from a player that is close
+-- and moving fast; world.lua gives agents the player's position, not its
+-- speed, so closeness decides here.)
+-- Parameters: flee.range (m, default 2.5), flee.speed (m/s, default 4),
+-- flee.safeDistance (m, default playerNearby.range or 5: in the example
+-- tree the rule's playerNearby condition ends the flight there anyway).
+local bt = require("bt")
+local steer = require("steer")
+
+local HOP_SECONDS, HOP_HEIGHT = 0.4, 0.5
+
+bt.action("flee", {
+  start = function(ctx, params)
+    ctx.state.since = ctx.time
+  end,
+  run = function(ctx, params)
+    local a = ctx.agent
+    local d = steer.distance(a.x, a.y, a.playerX, a.playerY)
+    if ctx.firstRun and d >= params:number("flee.range", 2.5) then
+      return bt.FAILURE
+    end
+    if d >= params:number("flee.safeDistance", params:number("playerNearby.range", 5)) then
+      a.z, a.speed = 0, 0
+      return bt.SUCCESS
+    end
+    local t = ctx.time - ctx.state.since
+    a.z = t < HOP_SECONDS and HOP_HEIGHT * math.sin(math.pi * t / HOP_SECONDS) or 0
+    steer.moveAway(a, a.playerX, a.playerY, params:number("flee.speed", 4), ctx.dt)
+    return bt.RUNNING
+  end,
+  cancel = function(ctx, params)
+    ctx.agent.z = 0 -- land if interrupted mid-hop
+  end,
+})
