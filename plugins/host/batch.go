@@ -1,0 +1,196 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
+)
+
+// round is the calls of one plugin in one round: queued until Flush, then
+// in flight until every agent has been resumed. Two rounds per plugin
+// alternate, so that agents resumed from one round can queue calls for the
+// next without disturbing the replies still to be read.
+type round struct {
+	batch   sdk.Batch
+	sites   []*site // host side of batch.Sites
+	fields  []sdk.Value
+	replies []sdk.Reply
+	errs    []error // per call: the round trip failed
+	gen     uint64
+}
+
+func (r *round) reset() {
+	r.batch.Reset()
+	clear(r.sites)
+	r.sites = r.sites[:0]
+	r.fields = r.fields[:0]
+}
+
+// enqueue adds the agent's call to its plugin's queue and returns
+// runtime.ErrPending, which pauses the agent's step until Resume.
+func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
+	p, set := s.p, s.p.set
+	if _, busy := set.waiting[a]; busy {
+		return newErr(fmt.Sprintf("host: agent %s already waits for a plugin call", a.ID()), ErrUsage)
+	}
+	q := &p.queue
+	if s.epoch != set.gen+1 {
+		s.epoch = set.gen + 1
+		s.idx = uint32(len(q.batch.Sites))
+		q.batch.Sites = append(q.batch.Sites, s.info)
+		q.sites = append(q.sites, s)
+	}
+	start := len(q.fields)
+	q.fields = readFields(a, s.reads, q.fields)
+	req := sdk.Request{Kind: kind, Site: s.idx, Agent: a.ID(), FirstRun: a.FirstRun(), Time: a.Time(), Dt: a.Dt(),
+		Fields: q.fields[start:len(q.fields):len(q.fields)]}
+	if kind == sdk.KindAction {
+		// The agent's bytes stay untouched until its reply is applied, after
+		// the batch has been sent: no copy needed.
+		req.State = a.RuleBytes()
+	}
+	q.batch.Calls = append(q.batch.Calls, req)
+	set.waiting[a] = ticket{p: p, i: int32(len(q.batch.Calls) - 1), gen: set.gen}
+	return runtime.ErrPending
+}
+
+// Stats counts the traffic of a Set since Start.
+type Stats struct {
+	RoundTrips int64 // batches and single calls sent (cancel calls included)
+	Calls      int64 // calls sent, batched or not
+}
+
+// Stats returns the traffic counters. Safe for concurrent use.
+func (s *Set) Stats() Stats {
+	return Stats{RoundTrips: s.roundTrips.Load(), Calls: s.calls.Load()}
+}
+
+// Pending is the number of agents whose calls are queued or whose replies
+// have not been resumed yet.
+func (s *Set) Pending() int { return len(s.waiting) }
+
+// Flush sends every queued call: one batch per plugin (or one round trip
+// per call with Options.Unbatched), plugins concurrently, and waits for all
+// replies. A plugin that fails (crash, timeout, down) fails its calls; the
+// error reaches each agent through Resume. Flush itself fails only when
+// agents from the previous Flush have not all been resumed (their replies
+// would be lost).
+func (s *Set) Flush() error {
+	if s.unresumed > 0 {
+		return newErr(fmt.Sprintf("host: Flush: %d agents from the previous Flush were not resumed; Resume every waiting agent first", s.unresumed), ErrUsage)
+	}
+	var busy []*plugin
+	for _, p := range s.plugins {
+		if len(p.queue.batch.Calls) == 0 {
+			continue
+		}
+		p.queue, p.inflight = p.inflight, p.queue
+		p.queue.reset()
+		p.inflight.gen = s.gen
+		s.unresumed += len(p.inflight.batch.Calls)
+		busy = append(busy, p)
+	}
+	s.gen++
+	switch len(busy) {
+	case 0:
+	case 1:
+		busy[0].send(&busy[0].inflight)
+	default:
+		var wg sync.WaitGroup
+		for _, p := range busy {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p.send(&p.inflight)
+			}()
+		}
+		wg.Wait()
+	}
+	return nil
+}
+
+// send performs a round's round trips and stores replies and errors.
+func (p *plugin) send(r *round) {
+	n := len(r.batch.Calls)
+	if cap(r.errs) < n {
+		r.errs = make([]error, n)
+	}
+	r.errs = r.errs[:n]
+	clear(r.errs)
+	if cap(r.replies) < n {
+		r.replies = make([]sdk.Reply, n)
+	}
+	r.replies = r.replies[:n]
+	set := p.set
+	set.calls.Add(int64(n))
+	if set.opts.Unbatched {
+		set.roundTrips.Add(int64(n))
+		for i := range r.batch.Calls {
+			c := &r.batch.Calls[i]
+			r.errs[i] = p.do(func(ctx context.Context, svc sdk.Service) error {
+				rep, err := svc.Call(ctx, &r.batch.Sites[c.Site], c)
+				if err == nil {
+					r.replies[i] = *rep
+				}
+				return err
+			})
+		}
+		return
+	}
+	set.roundTrips.Add(1)
+	err := p.do(func(ctx context.Context, svc sdk.Service) error {
+		out, err := svc.RunBatch(ctx, &r.batch, r.replies)
+		if err == nil {
+			r.replies = out
+		}
+		return err
+	})
+	if err != nil {
+		for i := range r.errs {
+			r.errs[i] = err
+		}
+	}
+}
+
+// Resume delivers an agent's reply after Flush: the reply's fields, state
+// bytes, effects and jump are applied, then the step continues
+// (Agent.CompleteAction or CompleteCondition) until it ends or pauses at
+// another call. Resume agents in the order they were stepped (StepAll does)
+// so that runs are deterministic.
+func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
+	t, ok := s.waiting[a]
+	if !ok {
+		err := newErr(fmt.Sprintf("host: Resume: agent %s is not waiting for a call of these plugins", a.ID()), ErrUsage)
+		if a.Paused() { // do not leave it stuck: fail the call it waits for
+			if st, cerr := a.CompleteAction(0, err); !errors.Is(cerr, runtime.ErrBusy) {
+				return st, cerr
+			}
+			return a.CompleteCondition(false, err)
+		}
+		return runtime.Errored, err
+	}
+	p := t.p
+	if t.gen >= s.gen || t.gen != p.inflight.gen {
+		return runtime.Paused, newErr(fmt.Sprintf("host: Resume: the call of agent %s has not been sent yet; call Flush first", a.ID()), ErrUsage)
+	}
+	delete(s.waiting, a)
+	s.unresumed--
+	r := &p.inflight
+	call := &r.batch.Calls[t.i]
+	rep := &r.replies[t.i]
+	err := r.errs[t.i]
+	if err == nil && rep.Err != "" {
+		err = p.callError(rep.Err)
+	}
+	if call.Kind == sdk.KindCondition {
+		return a.CompleteCondition(rep.OK, err)
+	}
+	if err == nil {
+		err = r.sites[call.Site].apply(a, rep, true)
+	}
+	return a.CompleteAction(runtime.Status(rep.Status), err)
+}

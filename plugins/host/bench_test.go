@@ -1,0 +1,135 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// Benchmarks of plugin calls, each against the raw go-plugin gRPC round
+// trip measured in the same run (BenchmarkRoundTrip_raw):
+//
+//	go test -run '^$' -bench . -benchtime 2s ./plugins/host
+
+func benchWorld(b *testing.B, xml string, agents int, opts Options) *world {
+	w := &world{}
+	opts.Logger = func(string, string) {}
+	set, err := Start(t0(), []Spec{helperSpec("test", "plugin")}, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { set.Close() })
+	w.set = set
+	reg := runtime.NewRegistry()
+	if err := set.Register(reg); err != nil {
+		b.Fatal(err)
+	}
+	tree, err := runtime.LoadBytes("bench.xml", []byte(xml), runtime.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if w.tree, err = runtime.Bind(tree, reg, runtime.BindOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	w.env = &runtime.Env{}
+	for i := range agents {
+		a := w.tree.NewAgent(fmt.Sprintf("agent-%d", i+1), w.env)
+		a.SetUserData(fields{"x": float64(i)})
+		w.agents = append(w.agents, a)
+	}
+	return w
+}
+
+func stepAt(a *runtime.Agent) (runtime.Status, error) {
+	return a.StepAt(float64(a.StepCount()+1) * 0.1)
+}
+
+// BenchmarkRoundTrip_raw is one empty gRPC call to a plugin process through
+// go-plugin's connection: the floor for any plugin call.
+func BenchmarkRoundTrip_raw(b *testing.B) {
+	w := benchWorld(b, `<behaviorTree><action id="root" name="test.result"/></behaviorTree>`, 1, Options{})
+	inst, err := w.set.plugins[0].current()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		if err := inst.svc.Ping(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPluginCall_unbatched is one agent step whose only rule is a
+// plugin action: the step pauses at the call, the call travels on its own
+// (RunAction), the step resumes with the reply.
+func BenchmarkPluginCall_unbatched(b *testing.B) {
+	w := benchWorld(b, `<behaviorTree><action id="root" name="test.result"/></behaviorTree>`, 1, Options{Unbatched: true})
+	out := make([]Outcome, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		var err error
+		out, err = StepAllInto(out, w.agents, stepAt, w.set)
+		if err != nil || out[0].Status != runtime.Success {
+			b.Fatal(out[0], err)
+		}
+	}
+}
+
+// BenchmarkBatched_10000agents steps 10,000 agents whose tree calls a plugin
+// action every step (test.move: reads field x, writes it back); one op is
+// one step of all of them: one batch of 10,000 calls.
+func BenchmarkBatched_10000agents(b *testing.B) {
+	const n = 10000
+	w := benchWorld(b, `<behaviorTree><action id="root" name="test.move"/></behaviorTree>`, n, Options{CallTimeout: 10 * time.Second})
+	out := make([]Outcome, n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		var err error
+		out, err = StepAllInto(out, w.agents, stepAt, w.set)
+		if err != nil || out[0].Status != runtime.Success {
+			b.Fatal(out[0], err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "calls/s")
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n*b.N), "ns/call")
+}
+
+// BenchmarkPluginCall_vsRaw alternates a raw round trip (Ping) and an
+// unbatched plugin action call on the same connection, so that both see the
+// same machine load, and reports both and their ratio. One op is one of
+// each.
+func BenchmarkPluginCall_vsRaw(b *testing.B) {
+	w := benchWorld(b, `<behaviorTree><action id="root" name="test.result"/></behaviorTree>`, 1, Options{Unbatched: true})
+	inst, err := w.set.plugins[0].current()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	out := make([]Outcome, 1)
+	var raw, call time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if err := inst.svc.Ping(ctx); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		out, err = StepAllInto(out, w.agents, stepAt, w.set)
+		if err != nil || out[0].Status != runtime.Success {
+			b.Fatal(out[0], err)
+		}
+		raw += t1.Sub(t0)
+		call += time.Since(t1)
+	}
+	b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N), "raw-ns/op")
+	b.ReportMetric(float64(call.Nanoseconds())/float64(b.N), "call-ns/op")
+	b.ReportMetric(float64(call)/float64(raw), "call/raw")
+}

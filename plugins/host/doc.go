@@ -1,0 +1,64 @@
+// Package host starts, supervises and calls btrun's Go action plugins, and
+// batches the plugin calls of many agents.
+//
+// # Starting
+//
+//	set, err := host.Start(ctx, []host.Spec{{Name: "nav", Path: "plugins/nav", Dir: configDir}},
+//		host.Options{CallTimeout: 2 * time.Second, Logger: logf, CacheDir: ""})
+//	defer set.Close()
+//	err = set.Register(registry) // every declared name, origin "plugin nav"
+//
+// Spec.Path is an executable, or a folder holding a Go main package that
+// is built once with `go build` into Options.CacheDir (default
+// os.UserCacheDir()/btrun/plugins), keyed by a hash of the Go version and
+// platform, go.mod and go.sum, and every source file of the package and of
+// the module's packages it imports. Builds write a temporary file and
+// rename it, so concurrent runs share the cache safely.
+//
+// Start completes go-plugin's handshake (gRPC only, btrun plugin protocol
+// sdk.ProtocolVersion) and asks each plugin what it provides. A program
+// that prints to standard output before serving, speaks another protocol
+// version or net/rpc, belongs to another application, or is not a plugin
+// at all is reported in plain words (ErrStart, ErrHandshake). go-plugin's
+// own logging goes to Options.Logger at debug level; plugins' log lines
+// keep their level.
+//
+// # Calling: rounds and batches
+//
+// A plugin action or condition never answers at once: it queues its call
+// and returns runtime.ErrPending, which pauses the agent's step. Flush
+// sends every queued call, one batch (one round trip) per plugin, plugins
+// concurrently; Resume applies an agent's reply (fields through
+// FieldAccess, state bytes, signals, variables, timestamps, log lines, then
+// the jump) and continues its step, which may pause again. StepAll runs
+// SPEC §8's rounds:
+//
+//	outcomes, err := host.StepAll(agents, func(a *runtime.Agent) (runtime.Status, error) {
+//		return a.StepAt(t)
+//	}, set)
+//
+// every agent in order until its step ends or pauses; Flush; the waiting
+// agents resume in order; repeat until every step has ended. Because the
+// order is fixed, a run is the same whether calls travel batched or, with
+// Options.Unbatched, one round trip each. Cancel hooks are synchronous in
+// the runtime and travel alone.
+//
+// # Faults
+//
+// A plugin whose process dies is restarted after a backoff (RestartMin
+// doubling up to RestartMax); its calls in flight fail with ErrCrashed,
+// calls made while it is down fail at once with ErrDown, and the run goes
+// on. A round trip that takes longer than CallTimeout fails with
+// ErrTimeout; the plugin is killed and restarted. Other plugins are not
+// held up: each has its own connection, supervision and timeout. The
+// runtime adds the tree position, agent and rule to each error. Close
+// stops every plugin; if btrun itself is killed, the SDK's watchdog makes
+// the plugins exit on their own.
+//
+// # Concurrency
+//
+// Start, Plugins, Stats and Close are safe for concurrent use. Everything
+// else (Register, the bound actions and conditions, Flush, Resume, StepAll)
+// belongs to the one goroutine that steps the agents; Flush uses
+// goroutines of its own for the round trips and returns when all are done.
+package host

@@ -1,0 +1,114 @@
+package host
+
+import (
+	"fmt"
+
+	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
+)
+
+// FieldAccess is how the host reads and writes the agent fields a plugin
+// declares (docs/plugins.md, "Agent fields"). The host looks for it on the
+// agent's user data (runtime.Agent.UserData); the Lua binding's agent
+// table implements it. Values are float64, string or bool; SetField with
+// nil deletes the field. When the user data does not implement it, every
+// field is absent and writes are dropped.
+type FieldAccess interface {
+	GetField(name string) (any, bool)
+	SetField(name string, v any) error
+}
+
+// readFields appends the values of the named fields to out.
+func readFields(a *runtime.Agent, names []string, out []sdk.Value) []sdk.Value {
+	if len(names) == 0 {
+		return out
+	}
+	fa, _ := a.UserData().(FieldAccess)
+	for _, n := range names {
+		var v sdk.Value
+		if fa != nil {
+			if x, ok := fa.GetField(n); ok {
+				v = toValue(x)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func toValue(x any) sdk.Value {
+	switch v := x.(type) {
+	case float64:
+		return sdk.Value{Kind: sdk.ValueNumber, Num: v}
+	case string:
+		return sdk.Value{Kind: sdk.ValueString, Str: v}
+	case bool:
+		return sdk.Value{Kind: sdk.ValueBool, Bool: v}
+	case int:
+		return sdk.Value{Kind: sdk.ValueNumber, Num: float64(v)}
+	case int64:
+		return sdk.Value{Kind: sdk.ValueNumber, Num: float64(v)}
+	case float32:
+		return sdk.Value{Kind: sdk.ValueNumber, Num: float64(v)}
+	}
+	return sdk.Value{} // nil or a type a plugin cannot receive: absent
+}
+
+// apply makes a reply's changes to the agent, in this order: fields, state
+// bytes (actions), effects in the order sent, the jump (actions; applied by
+// the runtime when the call completes).
+func (s *site) apply(a *runtime.Agent, rep *sdk.Reply, action bool) error {
+	if len(rep.Writes) > 0 {
+		fa, _ := a.UserData().(FieldAccess)
+		for i, w := range rep.Writes {
+			if i >= len(s.writes) || w.Kind == sdk.ValueUnset || fa == nil {
+				continue
+			}
+			v, _ := w.Any()
+			if err := fa.SetField(s.writes[i], v); err != nil {
+				return s.applyError(fmt.Sprintf("reply cannot set field %q", s.writes[i]), err)
+			}
+		}
+	}
+	if action && rep.StateSet {
+		a.SetRuleBytes(rep.State)
+	}
+	for _, e := range rep.Effects {
+		var err error
+		what := ""
+		switch e.Kind {
+		case sdk.EffectSignal:
+			to := e.To
+			if to == "" {
+				to = "self"
+			}
+			what, err = fmt.Sprintf("reply cannot send signal %q to %q", e.Name, to), a.Send(to, e.Name)
+		case sdk.EffectSetVar:
+			what, err = fmt.Sprintf("reply cannot set variable %q", e.Name), a.SetVar(e.Name, e.Flag)
+		case sdk.EffectSetStamp:
+			what, err = fmt.Sprintf("reply cannot set timestamp %q", e.Name), a.SetStamp(e.Name)
+		case sdk.EffectClearStamp:
+			what, err = fmt.Sprintf("reply cannot clear timestamp %q", e.Name), a.ClearStamp(e.Name)
+		case sdk.EffectLog:
+			a.Log(e.Name)
+		default:
+			what, err = "reply has an unknown effect", fmt.Errorf("kind %d", e.Kind)
+		}
+		if err != nil {
+			return s.applyError(what, err)
+		}
+	}
+	if rep.Jump != "" {
+		if !action {
+			return s.applyError("a cancel hook cannot jump", fmt.Errorf("jump to %q", rep.Jump))
+		}
+		if err := a.Jump(rep.Jump); err != nil {
+			return s.applyError(fmt.Sprintf("reply cannot jump to %q", rep.Jump), err)
+		}
+	}
+	return nil
+}
+
+func (s *site) applyError(what string, err error) error {
+	return newErr(fmt.Sprintf("host: plugin %s: %s: %v", s.p.spec.Name, what, err), ErrCall, err)
+}

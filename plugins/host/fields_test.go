@@ -1,0 +1,10 @@
+package host_test
+
+import (
+	"github.com/btrun/btrun/luabind"
+	"github.com/btrun/btrun/plugins/host"
+)
+
+// The Lua binding's agent data (ctx.agent) is what a game's agents carry:
+// the host must be able to read and write plugin fields through it.
+var _ host.FieldAccess = (*luabind.AgentData)(nil)

@@ -1,0 +1,182 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
+)
+
+// Spec names one plugin to start: the config's [[plugins]] entry.
+type Spec struct {
+	Name string // the plugin's name in the config: origins read "plugin NAME"
+	Path string // an executable, or a folder holding a Go main package
+	Dir  string // folder that a relative Path is relative to (the config's)
+	Args []string
+	Env  []string // extra KEY=VALUE environment entries for the process
+}
+
+// Options tune a Set. Zero values take the defaults.
+type Options struct {
+	// CallTimeout bounds one round trip to a plugin: a single call or a
+	// whole batch. A plugin that does not answer in time is killed and
+	// restarted, and the calls fail. Default 2s.
+	CallTimeout time.Duration
+	// StartTimeout bounds a plugin's start: the handshake and Describe.
+	// Default 10s.
+	StartTimeout time.Duration
+	// RestartMin and RestartMax bound the backoff between restarts of a
+	// plugin that crashed: the delay doubles with each failure in a row.
+	// Defaults 100ms and 5s.
+	RestartMin, RestartMax time.Duration
+	// Logger receives the host's and the plugins' log lines; level is
+	// "debug", "info", "warn" or "error". Nil: warnings and errors go to
+	// standard error.
+	Logger func(level, msg string)
+	// CacheDir is where Go plugin packages are built. Default
+	// os.UserCacheDir()/btrun/plugins.
+	CacheDir string
+	// Unbatched sends every queued call as its own round trip (in queue
+	// order) instead of one batch per plugin. The rounds are the same, so
+	// the trace is the same; it exists to show that, and to measure.
+	Unbatched bool
+}
+
+func (o *Options) defaults() {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 2 * time.Second
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 10 * time.Second
+	}
+	if o.RestartMin <= 0 {
+		o.RestartMin = 100 * time.Millisecond
+	}
+	if o.RestartMax < o.RestartMin {
+		o.RestartMax = max(5*time.Second, o.RestartMin)
+	}
+	if o.Logger == nil {
+		o.Logger = func(level, msg string) {
+			if level == "warn" || level == "error" {
+				fmt.Fprintf(os.Stderr, "btrun: %s: %s\n", level, msg)
+			}
+		}
+	}
+}
+
+// Set is the running plugins of one run. Its methods other than Close and
+// Plugins belong to the goroutine that steps the agents (see the package
+// documentation).
+type Set struct {
+	opts    Options
+	log     logFunc
+	plugins []*plugin
+
+	waiting   map[*runtime.Agent]ticket
+	gen       uint64 // number of Flush calls: the generation queued calls join
+	unresumed int    // replies delivered by the last Flush not yet resumed
+
+	roundTrips, calls atomic.Int64
+
+	restarts  sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// ticket says where an agent's pending call is.
+type ticket struct {
+	p   *plugin
+	i   int32  // index in the plugin's round
+	gen uint64 // the Flush generation it joined
+}
+
+// Info describes a running plugin.
+type Info struct {
+	Name        string
+	Executable  string
+	Pid         int // 0 while it is down
+	Description sdk.Description
+}
+
+// Start starts every plugin (building Go packages first), completes the
+// handshakes and learns what each provides. It fails if any plugin cannot
+// be started, stopping the others; the error names each plugin and says
+// what went wrong. ctx bounds the builds; the plugins live until Close.
+func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
+	opts.defaults()
+	s := &Set{opts: opts, log: opts.Logger, waiting: map[*runtime.Agent]ticket{}}
+	seen := map[string]bool{}
+	for i := range specs {
+		switch n := specs[i].Name; {
+		case n == "":
+			return nil, newErr(fmt.Sprintf("host: plugin %d (%s) has no name", i+1, specs[i].Path), ErrStart)
+		case seen[n]:
+			return nil, newErr(fmt.Sprintf("host: plugin %s is listed twice", n), ErrStart)
+		}
+		seen[specs[i].Name] = true
+		s.plugins = append(s.plugins, &plugin{set: s, spec: specs[i]})
+	}
+	errs := make([]error, len(s.plugins))
+	var wg sync.WaitGroup
+	for i, p := range s.plugins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.start(ctx)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Plugins describes the plugins, in Spec order.
+func (s *Set) Plugins() []Info {
+	out := make([]Info, len(s.plugins))
+	for i, p := range s.plugins {
+		out[i] = Info{Name: p.spec.Name, Executable: p.exe, Description: *p.desc}
+		p.mu.Lock()
+		if p.inst != nil {
+			out[i].Pid = p.inst.pid
+		}
+		p.mu.Unlock()
+	}
+	return out
+}
+
+// Close stops every plugin: each is asked to shut down and killed if it
+// has not within 2 s. Calls made afterwards fail with ErrClosed. Close
+// returns once every plugin process has exited.
+func (s *Set) Close() error {
+	s.closeOnce.Do(func() {
+		var wg sync.WaitGroup
+		for _, p := range s.plugins {
+			p.mu.Lock()
+			p.closed = true
+			inst := p.inst
+			p.inst = nil
+			if p.timer != nil && p.timer.Stop() {
+				s.restarts.Done() // the restart that will not run
+			}
+			p.mu.Unlock()
+			if inst != nil {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					inst.stop()
+				}()
+			}
+		}
+		wg.Wait()
+		s.restarts.Wait()
+	})
+	return nil
+}

@@ -1,0 +1,109 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
+)
+
+// Register adds every action and condition the plugins declare to reg, with
+// origin "plugin NAME". A name already registered (by another plugin, a
+// script or a built-in) is an error naming both origins; every such error
+// is reported.
+func (s *Set) Register(reg *runtime.Registry) error {
+	var errs []error
+	for _, p := range s.plugins {
+		origin := runtime.Origin{Kind: "plugin", Where: p.spec.Name}
+		for i := range p.desc.Actions {
+			info := &p.desc.Actions[i]
+			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin,
+				Bind: func(st *runtime.Site) (runtime.Action, error) {
+					b := &boundAction{site: p.newSite(st, info.Reads, info.Writes)}
+					if info.HasCancel {
+						return &cancelAction{boundAction: b}, nil
+					}
+					return b, nil
+				}}))
+		}
+		for i := range p.desc.Conditions {
+			info := &p.desc.Conditions[i]
+			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin,
+				Bind: func(st *runtime.Site) (runtime.Condition, error) {
+					return &boundCondition{site: p.newSite(st, info.Reads, nil)}, nil
+				}}))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("host: registering plugin names: %w", err)
+	}
+	return nil
+}
+
+// site is a plugin action or condition bound to one rule: what travels in
+// every call from it, built once at bind time.
+type site struct {
+	p      *plugin
+	info   sdk.Site
+	reads  []string
+	writes []string
+	// Batch bookkeeping (stepping goroutine): the Flush generation + 1 in
+	// which the site was last added to its plugin's queue, and its index
+	// there.
+	epoch uint64
+	idx   uint32
+}
+
+func (p *plugin) newSite(st *runtime.Site, reads, writes []string) *site {
+	s := &site{p: p, info: sdk.Site{Name: st.Name, Rule: st.Label()}, reads: reads, writes: writes}
+	for _, prm := range st.Params {
+		s.info.Params = append(s.info.Params, sdk.Param{Name: prm.Name, Value: prm.Value})
+	}
+	return s
+}
+
+// boundAction is a plugin action at one rule. Run queues the call and
+// pauses the agent's step (runtime.ErrPending); Flush sends it and Resume
+// completes it. The plugin runs start itself when the call's FirstRun is set.
+type boundAction struct{ *site }
+
+func (b *boundAction) Run(a *runtime.Agent, _ runtime.Params) (runtime.Status, error) {
+	return 0, b.enqueue(a, sdk.KindAction)
+}
+
+// cancelAction is a plugin action with a cancel hook. The runtime calls
+// Cancel synchronously, so it is one round trip of its own.
+type cancelAction struct{ *boundAction }
+
+func (c *cancelAction) Cancel(a *runtime.Agent, _ runtime.Params) error {
+	req := sdk.Request{Kind: sdk.KindCancel, Agent: a.ID(), FirstRun: a.FirstRun(), Time: a.Time(), Dt: a.Dt(),
+		State: a.RuleBytes(), Fields: readFields(a, c.reads, nil)}
+	var rep *sdk.Reply
+	c.p.set.roundTrips.Add(1)
+	c.p.set.calls.Add(1)
+	err := c.p.do(func(ctx context.Context, svc sdk.Service) error {
+		var err error
+		rep, err = svc.Call(ctx, &c.info, &req)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if rep.Err != "" {
+		return c.p.callError(rep.Err)
+	}
+	return c.apply(a, rep, false)
+}
+
+// boundCondition is a plugin condition at one rule; as boundAction.
+type boundCondition struct{ *site }
+
+func (b *boundCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {
+	return false, b.enqueue(a, sdk.KindCondition)
+}
+
+func (p *plugin) callError(msg string) error {
+	return newErr(fmt.Sprintf("host: plugin %s: %s", p.spec.Name, msg), ErrCall)
+}

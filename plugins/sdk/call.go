@@ -1,0 +1,207 @@
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Call is one agent's call of an action, a condition or a cancel hook: what
+// the runtime sent (agent, rule, parameters, time, the rule's state bytes,
+// the declared fields) and what the reply will carry back (result, new state
+// bytes, fields to set, effects, a jump).
+//
+// A Call belongs to one goroutine; it is valid only during the call.
+type Call struct {
+	Agent    string  // the agent's id
+	Rule     string  // the rule's label
+	Name     string  // the action or condition name
+	FirstRun bool    // the cursor has just arrived at the rule
+	Time     float64 // the agent's time in seconds
+	Dt       float64 // this step's dt
+	Params   Params
+
+	kind     CallKind
+	state    []byte
+	newState []byte
+	stateSet bool
+	reads    []string
+	fields   []Value // the caller's: copied before the first change
+	owned    bool    // fields is our copy
+	writes   []string
+	out      []Value
+	effects  []Effect
+	jump     string
+}
+
+// State returns the state bytes this action returned last time for this
+// rule; empty each time the cursor arrives at the rule.
+func (c *Call) State() []byte {
+	if c.stateSet {
+		return c.newState
+	}
+	return c.state
+}
+
+// SetState sets the rule's state bytes for the next call (saved with the
+// agent). The slice is kept: do not change it afterwards.
+func (c *Call) SetState(b []byte) {
+	c.newState, c.stateSet = b, true
+}
+
+// LoadState decodes JSON state bytes into v; empty state leaves v as is.
+func (c *Call) LoadState(v any) error {
+	b := c.State()
+	if len(b) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("sdk: %s %q: state bytes: %w", c.kindWord(), c.Name, err)
+	}
+	return nil
+}
+
+// SaveState encodes v as JSON state bytes.
+func (c *Call) SaveState(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("sdk: %s %q: state bytes: %w", c.kindWord(), c.Name, err)
+	}
+	c.SetState(b)
+	return nil
+}
+
+// Field returns a declared read field as float64, string or bool; ok is
+// false when the agent has no such field (or it is not declared in Reads).
+func (c *Call) Field(name string) (v any, ok bool) {
+	for i, r := range c.reads {
+		if r == name && i < len(c.fields) {
+			return c.fields[i].Any()
+		}
+	}
+	return nil, false
+}
+
+// FieldFloat returns a declared field that holds a number.
+func (c *Call) FieldFloat(name string) (float64, bool) {
+	v, _ := c.Field(name)
+	f, ok := v.(float64)
+	return f, ok
+}
+
+// FieldString returns a declared field that holds a string.
+func (c *Call) FieldString(name string) (string, bool) {
+	v, _ := c.Field(name)
+	s, ok := v.(string)
+	return s, ok
+}
+
+// FieldBool returns a declared field that holds a boolean.
+func (c *Call) FieldBool(name string) (bool, bool) {
+	v, _ := c.Field(name)
+	b, ok := v.(bool)
+	return b, ok
+}
+
+// SetField sets a field declared in Action.Writes to a float64 (or any Go
+// integer or float32), a string, a bool, or nil to delete it. Later calls
+// of the same Call see the new value through Field when the field is also
+// declared in Reads.
+func (c *Call) SetField(name string, v any) error {
+	idx := -1
+	for i, w := range c.writes {
+		if w == name {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return fmt.Errorf("%w: %s %q cannot set field %q: it is not in its Writes", ErrUndeclaredField, c.kindWord(), c.Name, name)
+	}
+	val, err := toValue(v)
+	if err != nil {
+		return fmt.Errorf("sdk: %s %q: field %q: %w", c.kindWord(), c.Name, name, err)
+	}
+	if c.out == nil {
+		c.out = make([]Value, len(c.writes))
+	}
+	c.out[idx] = val
+	for i, r := range c.reads {
+		if r == name && i < len(c.fields) {
+			if !c.owned {
+				c.fields, c.owned = append([]Value(nil), c.fields...), true
+			}
+			c.fields[i] = val
+		}
+	}
+	return nil
+}
+
+func toValue(v any) (Value, error) {
+	switch x := v.(type) {
+	case nil:
+		return Value{Kind: ValueNil}, nil
+	case float64:
+		return Value{Kind: ValueNumber, Num: x}, nil
+	case float32:
+		return Value{Kind: ValueNumber, Num: float64(x)}, nil
+	case int:
+		return Value{Kind: ValueNumber, Num: float64(x)}, nil
+	case int32:
+		return Value{Kind: ValueNumber, Num: float64(x)}, nil
+	case int64:
+		return Value{Kind: ValueNumber, Num: float64(x)}, nil
+	case uint32:
+		return Value{Kind: ValueNumber, Num: float64(x)}, nil
+	case string:
+		return Value{Kind: ValueString, Str: x}, nil
+	case bool:
+		return Value{Kind: ValueBool, Bool: x}, nil
+	}
+	return Value{}, fmt.Errorf("a field holds a number, a string, a bool or nil, not %T", v)
+}
+
+// Signal sends a signal to the agent itself, at once.
+func (c *Call) Signal(name string) { c.Send("self", name) }
+
+// Send sends a signal to another agent ("self", an agent id, or "all").
+func (c *Call) Send(to, name string) {
+	c.effects = append(c.effects, Effect{Kind: EffectSignal, Name: name, To: to})
+}
+
+// SetVar sets a declared variable of the agent's tree.
+func (c *Call) SetVar(name string, v bool) {
+	c.effects = append(c.effects, Effect{Kind: EffectSetVar, Name: name, Flag: v})
+}
+
+// SetStamp sets a declared timestamp to the agent's time.
+func (c *Call) SetStamp(name string) {
+	c.effects = append(c.effects, Effect{Kind: EffectSetStamp, Name: name})
+}
+
+// ClearStamp unsets a declared timestamp.
+func (c *Call) ClearStamp(name string) {
+	c.effects = append(c.effects, Effect{Kind: EffectClearStamp, Name: name})
+}
+
+// Log writes a message to the agent's log (with its id, time and rule).
+func (c *Call) Log(msg string) {
+	c.effects = append(c.effects, Effect{Kind: EffectLog, Name: msg})
+}
+
+// Jump makes the rule with the given id the agent's cursor when the call
+// returns (SPEC §2, Jumping): an action that jumps and then finishes has its
+// result discarded and the target runs in the same step; one that returns
+// Running lets the target run at the next step.
+func (c *Call) Jump(id string) { c.jump = id }
+
+func (c *Call) kindWord() string {
+	if c.kind == KindCondition {
+		return "condition"
+	}
+	return "action"
+}
+
+// changes reports whether the call asked to change the agent.
+func (c *Call) changes() bool {
+	return c.stateSet || c.out != nil || len(c.effects) > 0 || c.jump != ""
+}

@@ -1,0 +1,170 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// dispatcher implements Service on the plugin side: it finds the declared
+// action or condition for each call and runs it, turning errors and panics
+// into replies so that one bad call never takes the plugin down.
+type dispatcher struct {
+	p          *Plugin
+	desc       *Description
+	actions    map[string]*Action
+	conditions map[string]*Condition
+}
+
+func newDispatcher(p *Plugin) (*dispatcher, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	d := &dispatcher{p: p, desc: p.describe(), actions: map[string]*Action{}, conditions: map[string]*Condition{}}
+	for i := range p.Actions {
+		d.actions[p.Actions[i].Name] = &p.Actions[i]
+	}
+	for i := range p.Conditions {
+		d.conditions[p.Conditions[i].Name] = &p.Conditions[i]
+	}
+	return d, nil
+}
+
+func (d *dispatcher) Describe(context.Context) (*Description, error) { return d.desc, nil }
+
+func (d *dispatcher) Ping(context.Context) error { return nil }
+
+func (d *dispatcher) Call(_ context.Context, site *Site, req *Request) (*Reply, error) {
+	r := &Reply{}
+	d.run(site, req, r)
+	return r, nil
+}
+
+// parallelMin is the batch size from which calls run on several goroutines:
+// the host waits for the reply anyway, so the plugin may use every core.
+const parallelMin = 512
+
+func (d *dispatcher) RunBatch(_ context.Context, b *Batch, out []Reply) ([]Reply, error) {
+	n := len(b.Calls)
+	if cap(out) < n {
+		out = make([]Reply, n)
+	}
+	out = out[:n]
+	for i := range b.Calls {
+		if int(b.Calls[i].Site) >= len(b.Sites) {
+			return out[:0], fmt.Errorf("sdk: call %d names site %d of %d", i, b.Calls[i].Site, len(b.Sites))
+		}
+	}
+	workers := goruntime.GOMAXPROCS(0)
+	if n < parallelMin || workers < 2 {
+		for i := range b.Calls {
+			out[i] = Reply{}
+			d.run(&b.Sites[b.Calls[i].Site], &b.Calls[i], &out[i])
+		}
+		return out, nil
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				out[i] = Reply{}
+				d.run(&b.Sites[b.Calls[i].Site], &b.Calls[i], &out[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// run performs one call into r.
+func (d *dispatcher) run(site *Site, req *Request, r *Reply) {
+	c := Call{Agent: req.Agent, Rule: site.Rule, Name: site.Name, FirstRun: req.FirstRun,
+		Time: req.Time, Dt: req.Dt, Params: Params(site.Params), kind: req.Kind, state: req.State, fields: req.Fields}
+	defer func() {
+		if p := recover(); p != nil {
+			*r = Reply{Err: fmt.Sprintf("%s %q panicked: %v", c.kindWord(), site.Name, p)}
+			logf("error", "%s %q panicked for agent %s at %s: %v\n%s", c.kindWord(), site.Name, req.Agent, site.Rule, p, debug.Stack())
+		}
+	}()
+	switch req.Kind {
+	case KindAction, KindCancel:
+		a, ok := d.actions[site.Name]
+		if !ok {
+			r.Err = fmt.Sprintf("%v: plugin %q has no action %q", ErrUnknownName, d.p.Name, site.Name)
+			return
+		}
+		c.reads, c.writes = a.Reads, a.Writes
+		if req.Kind == KindCancel {
+			d.cancel(a, &c, r)
+			return
+		}
+		d.action(a, &c, r)
+	case KindCondition:
+		cd, ok := d.conditions[site.Name]
+		if !ok {
+			r.Err = fmt.Sprintf("%v: plugin %q has no condition %q", ErrUnknownName, d.p.Name, site.Name)
+			return
+		}
+		c.reads = cd.Reads
+		v, err := cd.Test(&c)
+		switch {
+		case err != nil:
+			r.Err = err.Error()
+		case c.changes():
+			r.Err = fmt.Sprintf("sdk: condition %q tried to change the agent (state, fields, signals or a jump); only actions can", site.Name)
+		default:
+			r.OK = v
+		}
+	default:
+		r.Err = fmt.Sprintf("sdk: unknown call kind %d", req.Kind)
+	}
+}
+
+func (d *dispatcher) action(a *Action, c *Call, r *Reply) {
+	if c.FirstRun && a.Start != nil {
+		if err := a.Start(c); err != nil {
+			r.Err = "start: " + err.Error()
+			return
+		}
+	}
+	st, err := a.Run(c)
+	if err != nil {
+		r.Err = err.Error()
+		return
+	}
+	if st != Success && st != Failure && st != Running {
+		r.Err = fmt.Sprintf("sdk: action %q returned status %d; an action returns sdk.Success, sdk.Failure or sdk.Running", a.Name, st)
+		return
+	}
+	r.Status = st
+	c.fill(r)
+}
+
+func (d *dispatcher) cancel(a *Action, c *Call, r *Reply) {
+	if a.Cancel == nil {
+		return
+	}
+	if err := a.Cancel(c); err != nil {
+		r.Err = "cancel: " + err.Error()
+		return
+	}
+	if c.jump != "" {
+		r.Err = fmt.Sprintf("sdk: cancel of action %q tried to jump; a cancel hook cannot", a.Name)
+		return
+	}
+	c.fill(r)
+}
+
+// fill copies what the call changed into the reply.
+func (c *Call) fill(r *Reply) {
+	r.StateSet, r.State = c.stateSet, c.newState
+	r.Writes = c.out
+	r.Effects = c.effects
+	r.Jump = c.jump
+}

@@ -1,0 +1,145 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+
+	pb "github.com/btrun/btrun/plugins/proto"
+)
+
+// grpcClient adapts the generated gRPC client to Service (the host's side).
+type grpcClient struct {
+	client pb.PluginClient
+}
+
+func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
+	r, err := c.client.Describe(ctx, &pb.DescribeRequest{})
+	if err != nil {
+		return nil, err
+	}
+	d := &Description{Plugin: r.Plugin, SDKVersion: r.SdkVersion}
+	for _, a := range r.Actions {
+		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel})
+	}
+	for _, x := range r.Conditions {
+		d.Conditions = append(d.Conditions, ConditionInfo{Name: x.Name, Reads: x.Reads})
+	}
+	return d, nil
+}
+
+func (c *grpcClient) Call(ctx context.Context, site *Site, req *Request) (*Reply, error) {
+	in := &pb.Single{Site: siteToPB(site), Call: &pb.Call{}}
+	requestToPB(req, in.Call, nil)
+	var (
+		r   *pb.Reply
+		err error
+	)
+	switch req.Kind {
+	case KindAction:
+		r, err = c.client.RunAction(ctx, in)
+	case KindCondition:
+		r, err = c.client.TestCondition(ctx, in)
+	case KindCancel:
+		r, err = c.client.CancelAction(ctx, in)
+	default:
+		return nil, fmt.Errorf("sdk: unknown call kind %d", req.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &Reply{}
+	replyFromPB(r, out)
+	return out, nil
+}
+
+func (c *grpcClient) RunBatch(ctx context.Context, b *Batch, out []Reply) ([]Reply, error) {
+	in := &pb.Batch{Sites: make([]*pb.Site, len(b.Sites)), Calls: make([]*pb.Call, len(b.Calls))}
+	for i := range b.Sites {
+		in.Sites[i] = siteToPB(&b.Sites[i])
+	}
+	n := 0
+	for i := range b.Calls {
+		n += len(b.Calls[i].Fields)
+	}
+	calls := make([]pb.Call, len(b.Calls))
+	vals := make([]pb.Value, 0, n)
+	for i := range b.Calls {
+		vals = requestToPB(&b.Calls[i], &calls[i], vals)
+		in.Calls[i] = &calls[i]
+	}
+	r, err := c.client.RunBatch(ctx, in)
+	if err != nil {
+		return out[:0], err
+	}
+	if len(r.Replies) != len(b.Calls) {
+		return out[:0], fmt.Errorf("sdk: the plugin answered %d calls with %d replies", len(b.Calls), len(r.Replies))
+	}
+	if cap(out) < len(r.Replies) {
+		out = make([]Reply, len(r.Replies))
+	}
+	out = out[:len(r.Replies)]
+	for i, x := range r.Replies {
+		replyFromPB(x, &out[i])
+	}
+	return out, nil
+}
+
+func (c *grpcClient) Ping(ctx context.Context) error {
+	_, err := c.client.Ping(ctx, &pb.PingRequest{})
+	return err
+}
+
+func siteToPB(s *Site) *pb.Site {
+	out := &pb.Site{Name: s.Name, Rule: s.Rule}
+	if len(s.Params) > 0 {
+		ps := make([]pb.Param, len(s.Params))
+		out.Params = make([]*pb.Param, len(s.Params))
+		for i, p := range s.Params {
+			ps[i] = pb.Param{Name: p.Name, Value: p.Value}
+			out.Params[i] = &ps[i]
+		}
+	}
+	return out
+}
+
+// requestToPB fills c from r; field values are appended to vals so that a
+// batch shares one allocation.
+func requestToPB(r *Request, c *pb.Call, vals []pb.Value) []pb.Value {
+	c.Kind = pb.CallKind(r.Kind)
+	c.Site = r.Site
+	c.Agent = r.Agent
+	c.FirstRun = r.FirstRun
+	c.Time = r.Time
+	c.Dt = r.Dt
+	c.State = r.State
+	if len(r.Fields) > 0 {
+		if vals == nil {
+			vals = make([]pb.Value, 0, len(r.Fields))
+		}
+		start := len(vals)
+		for _, f := range r.Fields {
+			vals = append(vals, pb.Value{Kind: pb.ValueKind(f.Kind), Number: f.Num, Text: f.Str, Flag: f.Bool})
+		}
+		c.Fields = make([]*pb.Value, len(r.Fields))
+		for i := range r.Fields {
+			c.Fields[i] = &vals[start+i]
+		}
+	}
+	return vals
+}
+
+func replyFromPB(r *pb.Reply, out *Reply) {
+	*out = Reply{Status: Status(r.Status), OK: r.Ok, StateSet: r.StateSet, State: r.State, Jump: r.Jump, Err: r.Error}
+	if len(r.Writes) > 0 {
+		out.Writes = make([]Value, len(r.Writes))
+		for i, w := range r.Writes {
+			out.Writes[i] = Value{Kind: ValueKind(w.Kind), Num: w.Number, Str: w.Text, Bool: w.Flag}
+		}
+	}
+	if len(r.Effects) > 0 {
+		out.Effects = make([]Effect, len(r.Effects))
+		for i, e := range r.Effects {
+			out.Effects[i] = Effect{Kind: EffectKind(e.Kind), Name: e.Name, To: e.To, Flag: e.Flag}
+		}
+	}
+}

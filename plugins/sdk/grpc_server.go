@@ -1,0 +1,134 @@
+package sdk
+
+import (
+	"context"
+
+	pb "github.com/btrun/btrun/plugins/proto"
+)
+
+// grpcServer adapts a Service to the generated gRPC server interface.
+type grpcServer struct {
+	pb.UnimplementedPluginServer
+	impl Service
+}
+
+func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.DescribeReply, error) {
+	d, err := s.impl.Describe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.DescribeReply{Plugin: d.Plugin, SdkVersion: d.SDKVersion}
+	for _, a := range d.Actions {
+		out.Actions = append(out.Actions, &pb.ActionDecl{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel})
+	}
+	for _, c := range d.Conditions {
+		out.Conditions = append(out.Conditions, &pb.ConditionDecl{Name: c.Name, Reads: c.Reads})
+	}
+	return out, nil
+}
+
+func (s *grpcServer) RunAction(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
+	return s.single(ctx, in, KindAction)
+}
+
+func (s *grpcServer) TestCondition(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
+	return s.single(ctx, in, KindCondition)
+}
+
+func (s *grpcServer) CancelAction(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
+	return s.single(ctx, in, KindCancel)
+}
+
+func (s *grpcServer) single(ctx context.Context, in *pb.Single, kind CallKind) (*pb.Reply, error) {
+	site := siteFromPB(in.GetSite())
+	var req Request
+	requestFromPB(in.GetCall(), &req, nil)
+	req.Kind = kind
+	r, err := s.impl.Call(ctx, &site, &req)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.Reply{}
+	replyToPB(r, out)
+	return out, nil
+}
+
+func (s *grpcServer) RunBatch(ctx context.Context, in *pb.Batch) (*pb.BatchReply, error) {
+	b := Batch{Sites: make([]Site, len(in.Sites)), Calls: make([]Request, len(in.Calls))}
+	for i, st := range in.Sites {
+		b.Sites[i] = siteFromPB(st)
+	}
+	// One slab for every call's fields: one allocation instead of one per call.
+	n := 0
+	for _, c := range in.Calls {
+		n += len(c.Fields)
+	}
+	slab := make([]Value, 0, n)
+	for i, c := range in.Calls {
+		slab = requestFromPB(c, &b.Calls[i], slab)
+	}
+	replies, err := s.impl.RunBatch(ctx, &b, nil)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]pb.Reply, len(replies))
+	out := &pb.BatchReply{Replies: make([]*pb.Reply, len(replies))}
+	for i := range replies {
+		replyToPB(&replies[i], &msgs[i])
+		out.Replies[i] = &msgs[i]
+	}
+	return out, nil
+}
+
+func (s *grpcServer) Ping(ctx context.Context, _ *pb.PingRequest) (*pb.PingReply, error) {
+	return &pb.PingReply{}, s.impl.Ping(ctx)
+}
+
+func siteFromPB(s *pb.Site) Site {
+	out := Site{Name: s.GetName(), Rule: s.GetRule()}
+	if ps := s.GetParams(); len(ps) > 0 {
+		out.Params = make([]Param, len(ps))
+		for i, p := range ps {
+			out.Params[i] = Param{Name: p.Name, Value: p.Value}
+		}
+	}
+	return out
+}
+
+// requestFromPB fills r from c; the fields go into slab (appended) when
+// slab has room, so a batch shares one allocation.
+func requestFromPB(c *pb.Call, r *Request, slab []Value) []Value {
+	*r = Request{Kind: CallKind(c.GetKind()), Site: c.GetSite(), Agent: c.GetAgent(), FirstRun: c.GetFirstRun(),
+		Time: c.GetTime(), Dt: c.GetDt(), State: c.GetState()}
+	if fs := c.GetFields(); len(fs) > 0 {
+		start := len(slab)
+		for _, f := range fs {
+			slab = append(slab, Value{Kind: ValueKind(f.Kind), Num: f.Number, Str: f.Text, Bool: f.Flag})
+		}
+		r.Fields = slab[start:len(slab):len(slab)]
+	}
+	return slab
+}
+
+func replyToPB(r *Reply, out *pb.Reply) {
+	out.Status = pb.Status(r.Status)
+	out.Ok = r.OK
+	out.StateSet = r.StateSet
+	out.State = r.State
+	out.Jump = r.Jump
+	out.Error = r.Err
+	if len(r.Writes) > 0 {
+		vals := make([]pb.Value, len(r.Writes))
+		out.Writes = make([]*pb.Value, len(r.Writes))
+		for i, w := range r.Writes {
+			vals[i] = pb.Value{Kind: pb.ValueKind(w.Kind), Number: w.Num, Text: w.Str, Flag: w.Bool}
+			out.Writes[i] = &vals[i]
+		}
+	}
+	if len(r.Effects) > 0 {
+		out.Effects = make([]*pb.Effect, len(r.Effects))
+		for i, e := range r.Effects {
+			out.Effects[i] = &pb.Effect{Kind: pb.EffectKind(e.Kind), Name: e.Name, To: e.To, Flag: e.Flag}
+		}
+	}
+}

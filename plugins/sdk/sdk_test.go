@@ -1,0 +1,187 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParams_typedGetters(t *testing.T) {
+	p := Params{{"a.bool", "true"}, {"a.int", "7"}, {"a.num", "2.5"}, {"a.text", "hi"}, {"bad", "x"}}
+	if v := p.String("a.text", "d"); v != "hi" {
+		t.Error(v)
+	}
+	if v, err := p.Float("a.num", 1); v != 2.5 || err != nil {
+		t.Error(v, err)
+	}
+	if v, err := p.Float("missing", 1); v != 1 || err != nil {
+		t.Error(v, err)
+	}
+	if v, err := p.Int("a.int", 0); v != 7 || err != nil {
+		t.Error(v, err)
+	}
+	if v, err := p.Bool("a.bool", false); !v || err != nil {
+		t.Error(v, err)
+	}
+	for _, err := range []error{
+		func() error { _, err := p.Float("bad", 0); return err }(),
+		func() error { _, err := p.Int("bad", 0); return err }(),
+		func() error { _, err := p.Bool("bad", false); return err }(),
+	} {
+		if !errors.Is(err, ErrBadParam) || !strings.Contains(err.Error(), `parameter "bad" = "x"`) {
+			t.Errorf("got %v", err)
+		}
+	}
+}
+
+func TestPlugin_invalidDeclarations(t *testing.T) {
+	run := func(*Call) (Status, error) { return Success, nil }
+	p := &Plugin{Actions: []Action{{Name: "a", Run: run}, {Name: "a", Run: run}, {Name: "b"}, {Name: "c", Run: run, Writes: []string{"x", "x"}}},
+		Conditions: []Condition{{Name: ""}}}
+	_, err := NewTester(p)
+	for _, want := range []string{`action "a" is declared twice`, `action "b" has no Run function`, `Writes lists "x" twice`, "condition 0 has no name", "condition \"\" has no Test function"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if !errors.Is(err, ErrInvalidPlugin) {
+		t.Errorf("not ErrInvalidPlugin: %v", err)
+	}
+}
+
+// counter is a plugin exercising every part of a call.
+func counter() *Plugin {
+	return &Plugin{Name: "t", Actions: []Action{
+		{Name: "count", Reads: []string{"n"}, Writes: []string{"n", "gone"},
+			Start: func(c *Call) error { c.Log("start at " + c.Rule); return nil },
+			Run: func(c *Call) (Status, error) {
+				var st struct{ Runs int }
+				if err := c.LoadState(&st); err != nil {
+					return 0, err
+				}
+				st.Runs++
+				if err := c.SaveState(st); err != nil {
+					return 0, err
+				}
+				n, _ := c.FieldFloat("n")
+				if err := c.SetField("n", n+1); err != nil {
+					return 0, err
+				}
+				if err := c.SetField("gone", nil); err != nil {
+					return 0, err
+				}
+				if st.Runs < 3 {
+					return Running, nil
+				}
+				c.Signal("Counted")
+				c.Send("all", "Heard")
+				c.SetVar("Done", true)
+				c.SetStamp("At")
+				c.ClearStamp("Before")
+				c.Jump("root.next")
+				return Success, nil
+			},
+			Cancel: func(c *Call) error { return c.SetField("n", -1.0) }},
+		{Name: "undeclared", Run: func(c *Call) (Status, error) { return Success, c.SetField("z", 1) }},
+		{Name: "panics", Run: func(c *Call) (Status, error) { panic("boom") }},
+		{Name: "badStatus", Run: func(c *Call) (Status, error) { return 9, nil }},
+	}, Conditions: []Condition{
+		{Name: "big", Reads: []string{"n"}, Test: func(c *Call) (bool, error) {
+			n, _ := c.FieldFloat("n")
+			lim, err := c.Params.Float("big.limit", 2)
+			return n > lim, err
+		}},
+		{Name: "meddles", Test: func(c *Call) (bool, error) { c.Signal("x"); return true, nil }},
+	}}
+}
+
+func TestTester_stateFieldsEffectsAndCancel(t *testing.T) {
+	tt, err := NewTester(counter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := NewTestAgent("a1", map[string]any{"n": 1.0, "gone": "x"})
+	for i, want := range []Status{Running, Running, Success} {
+		st, err := tt.Run(ag, "count", nil, 0.1)
+		if err != nil || st != want {
+			t.Fatalf("run %d: %v %v", i+1, st, err)
+		}
+	}
+	if ag.Fields["n"] != 4.0 || ag.Fields["gone"] != nil || len(ag.State) != 0 || !ag.FirstRun {
+		t.Errorf("after success: %+v", ag)
+	}
+	kinds := []EffectKind{}
+	for _, e := range ag.Effects {
+		kinds = append(kinds, e.Kind)
+	}
+	want := []EffectKind{EffectLog, EffectSignal, EffectSignal, EffectSetVar, EffectSetStamp, EffectClearStamp}
+	if len(kinds) != len(want) || ag.Effects[0].Name != "start at test.count" || ag.Effects[2].To != "all" {
+		t.Errorf("effects %+v", ag.Effects)
+	}
+	if len(ag.Jumps) != 1 || ag.Jumps[0] != "root.next" {
+		t.Errorf("jumps %v", ag.Jumps)
+	}
+	if ok, err := tt.Test(ag, "big", map[string]string{"big.limit": "3"}); !ok || err != nil {
+		t.Errorf("big: %v %v", ok, err)
+	}
+	tt.Run(ag, "count", nil, 0.1)
+	if err := tt.Cancel(ag, "count", nil); err != nil || ag.Fields["n"] != -1.0 {
+		t.Errorf("cancel: %v %v", err, ag.Fields)
+	}
+}
+
+func TestTester_faultsBecomeErrors(t *testing.T) {
+	tt, _ := NewTester(counter())
+	ag := NewTestAgent("a1", nil)
+	cases := map[string]string{
+		"undeclared": `action "undeclared" cannot set field "z": it is not in its Writes`,
+		"panics":     `action "panics" panicked: boom`,
+		"badStatus":  `returned status 9`,
+		"nothing":    `no action "nothing"`,
+	}
+	for name, want := range cases {
+		if _, err := tt.Run(ag, name, nil, 0.1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+	if _, err := tt.Test(ag, "meddles", nil); err == nil || !strings.Contains(err.Error(), "only actions can") {
+		t.Errorf("meddles: %v", err)
+	}
+	if _, err := tt.Test(ag, "big", map[string]string{"big.limit": "lots"}); err == nil || !strings.Contains(err.Error(), "not a number") {
+		t.Errorf("big: %v", err)
+	}
+}
+
+// TestBatch_repliesInOrder runs a batch large enough to be spread over
+// goroutines and checks every reply lands at its call's index.
+func TestBatch_repliesInOrder(t *testing.T) {
+	d, _ := newDispatcher(counter())
+	b := &Batch{Sites: []Site{{Name: "count", Rule: "r"}, {Name: "big", Rule: "r"}}}
+	for i := range 2000 {
+		kind, site := KindAction, uint32(0)
+		if i%2 == 1 {
+			kind, site = KindCondition, 1
+		}
+		b.Calls = append(b.Calls, Request{Kind: kind, Site: site, Agent: "a", Fields: []Value{{Kind: ValueNumber, Num: float64(i)}}})
+	}
+	out, err := d.RunBatch(context.Background(), b, nil)
+	if err != nil || len(out) != 2000 {
+		t.Fatal(len(out), err)
+	}
+	for i, r := range out {
+		if r.Err != "" {
+			t.Fatalf("%d: %s", i, r.Err)
+		}
+		if i%2 == 0 && (r.Status != Running || r.Writes[0].Num != float64(i+1)) {
+			t.Fatalf("%d: %+v", i, r)
+		}
+		if i%2 == 1 && r.OK != (i > 2) {
+			t.Fatalf("%d: %+v", i, r)
+		}
+	}
+	b.Calls[0].Site = 7
+	if _, err := d.RunBatch(context.Background(), b, nil); err == nil {
+		t.Error("a call naming a missing site was accepted")
+	}
+}
