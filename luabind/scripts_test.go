@@ -9,8 +9,8 @@ import (
 )
 
 // game is the example game of scripts/ai: its Lua scripts, the seed tree
-// and n agents. It plays world.lua's part: before each step it tells the
-// agent where the player is (playerX, playerY, distanceToPlayer).
+// and n agents. It plays world.lua's part: it puts the player (arena.player)
+// where a test wants it.
 type game struct {
 	t      *testing.T
 	e      *Engine
@@ -71,17 +71,12 @@ func newGame(t *testing.T, n int, seed int64) *game {
 	return g
 }
 
-// player puts the player at (x, y).
-func (g *game) player(x, y float64) { g.px, g.py = x, y }
-
-// observe is world.lua's observe: what an agent knows of the player.
-func (g *game) observe(a *runtime.Agent) {
-	st, _ := g.e.Data(a)
-	x, _ := st.GetField("x")
-	y, _ := st.GetField("y")
-	st.SetField("playerX", g.px)
-	st.SetField("playerY", g.py)
-	st.SetField("distanceToPlayer", math.Hypot(x.(float64)-g.px, y.(float64)-g.py))
+// player puts the player at (x, y), as world.lua's tick does.
+func (g *game) player(x, y float64) {
+	g.px, g.py = x, y
+	if err := g.e.DoString("player", fmt.Sprintf(`local p = require("arena").player; p.x, p.y = %v, %v`, x, y)); err != nil {
+		g.t.Fatal(err)
+	}
 }
 
 func (g *game) field(a *runtime.Agent, name string) float64 {
@@ -102,7 +97,6 @@ func (g *game) set(a *runtime.Agent, fields map[string]float64) {
 
 func (g *game) step(a *runtime.Agent, dt float64) runtime.Status {
 	g.t.Helper()
-	g.observe(a)
 	st, err := a.Step(dt)
 	if err != nil {
 		g.t.Fatal(err)

@@ -46,6 +46,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	g, err := game.Open(cfg, opts)
 	if err != nil {
 		printProblems(stderr, err)
+		if errors.Is(err, game.ErrPluginStart) {
+			return exitRuntime
+		}
 		return exitUsage
 	}
 	if err := g.OpenTrace(); err != nil {

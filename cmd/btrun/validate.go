@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,15 +47,30 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printProblems prints each error of a list on its own line.
+// printProblems prints every error of a list or a join on its own line,
+// then how many there were.
 func printProblems(w io.Writer, err error) {
-	var list runtime.ErrorList
-	if errors.As(err, &list) {
-		for _, e := range list {
-			fmt.Fprintln(w, e)
+	var lines []string
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case runtime.ErrorList:
+			for _, x := range e {
+				lines = append(lines, x.Error())
+			}
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		default:
+			lines = append(lines, err.Error())
 		}
-		fmt.Fprintf(w, "%d problem(s)\n", len(list))
-		return
 	}
-	fmt.Fprintln(w, err)
+	walk(err)
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	if len(lines) > 1 {
+		fmt.Fprintf(w, "%d problems\n", len(lines))
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/btrun/btrun/plugins/host"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -39,6 +40,11 @@ type Game struct {
 	out       printer
 	times     *actionTimes
 	lua       *scripts
+	plugins   *host.Set
+
+	active   []*runtime.Agent // scratch of stepAgents
+	activeGA []*gameAgent
+	outcomes []host.Outcome
 
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered
@@ -77,6 +83,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
+		g.closePlugins()
 		g.closeScripts()
 		return nil, errors.Join(errs...)
 	}
@@ -95,6 +102,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		g.trees[tc.Name] = b
 	}
 	if len(errs) > 0 {
+		g.closePlugins()
 		g.closeScripts()
 		return nil, errors.Join(errs...)
 	}
@@ -131,7 +139,10 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 // fillRegistry registers what scripts and plugins provide (built-ins are
 // already there).
 func (g *Game) fillRegistry() error {
-	return g.openScripts()
+	if err := g.openScripts(); err != nil {
+		return err
+	}
+	return g.startPlugins()
 }
 
 // OpenTrace opens the trace the options or the config name. A trace that
@@ -253,15 +264,7 @@ func (g *Game) RunStep() (int, error) {
 			}
 		}
 	}
-	n := 0
-	for _, ga := range g.agents {
-		if ga.stopped {
-			continue
-		}
-		n++
-		st, err := ga.a.StepAt(t)
-		g.record(ga, st, err)
-	}
+	n := g.stepAgents(t)
 	for _, ga := range g.agents {
 		if !ga.done {
 			continue
@@ -386,6 +389,9 @@ func (g *Game) Close() error {
 		if err := g.traceFile.Close(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := g.closePlugins(); err != nil {
+		errs = append(errs, err)
 	}
 	g.closeScripts()
 	return errors.Join(errs...)

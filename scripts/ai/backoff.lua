@@ -3,6 +3,7 @@
 -- backOff.speed (m/s, default 1.5).
 local bt = require("bt")
 local steer = require("steer")
+local arena = require("arena")
 
 bt.action("backOff", {
   start = function(ctx, params)
@@ -10,7 +11,7 @@ bt.action("backOff", {
   end,
   run = function(ctx, params)
     local a = ctx.agent
-    steer.moveAway(a, a.playerX, a.playerY, params:number("backOff.speed", 1.5), ctx.dt)
+    steer.moveAway(a, arena.player.x, arena.player.y, params:number("backOff.speed", 1.5), ctx.dt)
     if ctx.time >= ctx.state.untilTime then
       a.speed = 0
       return bt.SUCCESS

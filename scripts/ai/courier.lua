@@ -1,6 +1,7 @@
 -- Actions of the courier tree (courier.xml, leg.xml).
 local bt = require("bt")
 local steer = require("steer")
+local arena = require("arena")
 
 -- The spot a leg walks to is named by the leg's subtree id: the rule
 -- courier.rounds.pickup.go walks to the pickup spot. Labels are few and
@@ -21,7 +22,7 @@ end
 bt.action("walkTo", {
   run = function(ctx, params)
     local a = ctx.agent
-    if a.distanceToPlayer < params:number("walkTo.fleeRange", 4) then
+    if arena.distanceToPlayer(a) < params:number("walkTo.fleeRange", 4) then
       ctx:jump("interrupt")
       return bt.RUNNING
     end
@@ -49,7 +50,7 @@ bt.action("dodge", {
   end,
   run = function(ctx, params)
     local a = ctx.agent
-    steer.moveAway(a, a.playerX, a.playerY, params:number("dodge.speed", 3.5), ctx.dt)
+    steer.moveAway(a, arena.player.x, arena.player.y, params:number("dodge.speed", 3.5), ctx.dt)
     return ctx.time >= ctx.state.untilTime and bt.SUCCESS or bt.RUNNING
   end,
 })

@@ -9,6 +9,7 @@
 -- tree the rule's playerNearby condition ends the flight there anyway).
 local bt = require("bt")
 local steer = require("steer")
+local arena = require("arena")
 
 local HOP_SECONDS, HOP_HEIGHT = 0.4, 0.5
 
@@ -18,7 +19,8 @@ bt.action("flee", {
   end,
   run = function(ctx, params)
     local a = ctx.agent
-    local d = steer.distance(a.x, a.y, a.playerX, a.playerY)
+    local p = arena.player
+    local d = steer.distance(a.x, a.y, p.x, p.y)
     if ctx.firstRun and d >= params:number("flee.range", 2.5) then
       return bt.FAILURE
     end
@@ -28,7 +30,7 @@ bt.action("flee", {
     end
     local t = ctx.time - ctx.state.since
     a.z = t < HOP_SECONDS and HOP_HEIGHT * math.sin(math.pi * t / HOP_SECONDS) or 0
-    steer.moveAway(a, a.playerX, a.playerY, params:number("flee.speed", 4), ctx.dt)
+    steer.moveAway(a, p.x, p.y, params:number("flee.speed", 4), ctx.dt)
     return bt.RUNNING
   end,
   cancel = function(ctx, params)

@@ -1,12 +1,12 @@
 -- playerNearby / playerNotNearby: is the player within playerNearby.range
--- metres (default 5)? ctx.agent.distanceToPlayer is the world's, refreshed
--- every tick (SPEC §4's own example).
+-- metres (default 5)? The player is arena.player, moved by the world.
 local bt = require("bt")
+local arena = require("arena")
 
 bt.condition("playerNearby", function(ctx, params)
-  return ctx.agent.distanceToPlayer < params:number("playerNearby.range", 5)
+  return arena.distanceToPlayer(ctx.agent) < params:number("playerNearby.range", 5)
 end)
 
 bt.condition("playerNotNearby", function(ctx, params)
-  return ctx.agent.distanceToPlayer >= params:number("playerNearby.range", 5)
+  return arena.distanceToPlayer(ctx.agent) >= params:number("playerNearby.range", 5)
 end)

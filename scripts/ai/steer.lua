@@ -4,7 +4,8 @@
 
 local steer = {}
 
-steer.WIDTH, steer.HEIGHT = 40, 30
+local arena = require("arena")
+steer.WIDTH, steer.HEIGHT = arena.WIDTH, arena.HEIGHT
 
 function steer.distance(ax, ay, bx, by)
   local dx, dy = bx - ax, by - ay

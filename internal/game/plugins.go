@@ -1,0 +1,86 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/btrun/btrun/plugins/host"
+	"github.com/btrun/btrun/runtime"
+)
+
+// ErrPluginStart marks plugins that could not be started: the run cannot go
+// on (exit 1), unlike a problem in the config, trees or scripts (exit 2).
+var ErrPluginStart = errors.New("game: a plugin could not be started")
+
+// startPlugins starts the config's plugins (building Go packages on first
+// use) and registers what they declare.
+func (g *Game) startPlugins() error {
+	if len(g.cfg.Plugins) == 0 {
+		return nil
+	}
+	specs := make([]host.Spec, len(g.cfg.Plugins))
+	for i, p := range g.cfg.Plugins {
+		specs[i] = host.Spec{Name: p.Name, Path: p.Path, Dir: g.cfg.Dir}
+	}
+	set, err := host.Start(context.Background(), specs, host.Options{
+		CallTimeout: g.cfg.Run.PluginCallTimeout.Duration,
+		Logger:      g.pluginLog,
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrPluginStart, err)
+	}
+	g.plugins = set
+	return set.Register(g.reg)
+}
+
+// pluginLog shows what plugins say at info level and above; go-plugin's
+// own debug chatter is dropped.
+func (g *Game) pluginLog(level, msg string) {
+	if level == "debug" {
+		return
+	}
+	g.out.line(g.Time(g.step), "plugins", level+": "+msg)
+}
+
+// stepAgents steps the active agents at time t in SPEC §8's rounds: each
+// agent runs until its step ends or it reaches a plugin call, the round's
+// calls go to each plugin as one batch, the waiting agents resume in config
+// order; without plugins that is one plain pass. It returns the number of
+// agent-steps.
+func (g *Game) stepAgents(t float64) int {
+	g.active = g.active[:0]
+	g.activeGA = g.activeGA[:0]
+	for _, ga := range g.agents {
+		if !ga.stopped {
+			g.active = append(g.active, ga.a)
+			g.activeGA = append(g.activeGA, ga)
+		}
+	}
+	if g.plugins == nil {
+		for _, ga := range g.activeGA {
+			st, err := ga.a.StepAt(t)
+			g.record(ga, st, err)
+		}
+		return len(g.activeGA)
+	}
+	var err error
+	g.outcomes, err = host.StepAllInto(g.outcomes, g.active, func(a *runtime.Agent) (runtime.Status, error) {
+		return a.StepAt(t)
+	}, g.plugins)
+	for i, ga := range g.activeGA {
+		o := g.outcomes[i]
+		if err != nil && o.Err == nil && o.Status == runtime.Paused {
+			o.Err = err
+		}
+		g.record(ga, o.Status, o.Err)
+	}
+	return len(g.activeGA)
+}
+
+func (g *Game) closePlugins() error {
+	if g.plugins == nil {
+		return nil
+	}
+	return g.plugins.Close()
+}
