@@ -43,10 +43,13 @@ type result struct {
 	code           int
 }
 
+// command is the btrun command with args.
+func command(args ...string) *exec.Cmd { return exec.Command(btrun, args...) }
+
 // run runs btrun with args in dir ("" = this folder).
 func run(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(btrun, args...)
+	cmd := command(args...)
 	cmd.Dir = dir
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

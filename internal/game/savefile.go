@@ -17,8 +17,12 @@ const (
 	SaveVersion = 1
 )
 
-// ErrSave marks a save or load that failed; the run cannot go on (exit 1).
-var ErrSave = errors.New("game: save failed")
+// ErrSave and ErrLoad mark a save or a load that failed: the run cannot go
+// on (exit 1).
+var (
+	ErrSave = errors.New("game: save failed")
+	ErrLoad = errors.New("game: cannot load the save")
+)
 
 // killBeforeRename is a test hook: with BTRUN_TEST_KILL_BEFORE_RENAME=1 the
 // process kills itself after writing a save's temporary file and before
@@ -114,11 +118,11 @@ func writeAtomic(path string, data []byte) error {
 func (g *Game) Load(path string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSave, err)
+		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
 	warnings, err := g.decodeSave(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrSave, path, err)
+		return nil, fmt.Errorf("%w %s: %w", ErrLoad, path, err)
 	}
 	return warnings, nil
 }

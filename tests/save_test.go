@@ -1,0 +1,168 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// saveConfigs are the configs whose runs must continue exactly after a save:
+// every example config and fixture.
+var saveConfigs = []struct {
+	name, config string
+	steps        int
+	cuts         []int // steps after which the run is saved and continued in a new process
+}{
+	// Cuts where bt.wait, bt.timestamp.wait and bt.signal.wait are current,
+	// right after a relayed signal, and where agents are mid-action.
+	{"alarm", fixture("alarm"), 30, []int{2, 5, 9, 16, 19, 21}},
+	{"failing", fixture("failing"), 8, []int{1, 2, 5}},
+	// The example game: Lua actions mid-run (wander, shoot with ctx.state),
+	// the nav plugin's path in its state bytes, the world's player, the
+	// random generator, signals from the schedule (at 20 s and 24 s).
+	{"example", "../config.toml", 260, []int{7, 66, 133, 201, 238}},
+}
+
+// TestSave_continuedRunsGiveTheSameTrace: a run of N steps gives the same
+// trace as a run of k steps, saved, loaded in a new process and run for
+// N-k steps.
+func TestSave_continuedRunsGiveTheSameTrace(t *testing.T) {
+	for _, c := range saveConfigs {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			whole := filepath.Join(dir, "whole.jsonl")
+			mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps), "-trace", whole)
+			want, _ := os.ReadFile(whole)
+			for _, k := range c.cuts {
+				first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
+				save := filepath.Join(dir, "run.save")
+				mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(k), "-trace", first, "-save", save)
+				mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps-k), "-trace", second, "-load", save)
+				a, _ := os.ReadFile(first)
+				b, _ := os.ReadFile(second)
+				if got := append(a, b...); !bytes.Equal(got, want) {
+					t.Fatalf("saved after step %d: the continued trace differs:\n%s", k, firstDifference(string(got), string(want)))
+				}
+			}
+		})
+	}
+}
+
+func mustRun(t *testing.T, args ...string) result {
+	t.Helper()
+	r := run(t, "", args...)
+	if r.code != 0 {
+		t.Fatalf("btrun %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	return r
+}
+
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + strconv.Itoa(i+1) + ":\n got  " + gl + "\n want " + wl
+		}
+	}
+	return "same lines"
+}
+
+// TestSave_badFilesAreRejectedWithoutDamage: every kind of bad save is an
+// error with exit code 1, and the save file is left as it was.
+func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "fixtures", "alarm"), dir)
+	cfg := filepath.Join(dir, "config.toml")
+	good := filepath.Join(dir, "good.save")
+	mustRun(t, "run", "-config", cfg, "-quiet", "-steps", "7", "-save", good)
+	data, _ := os.ReadFile(good)
+
+	foreign := filepath.Join(dir, "foreign.save")
+	mustRun(t, "run", "-config", fixture("failing"), "-quiet", "-steps", "3", "-save", foreign)
+
+	// The same game with a tree whose rule ids changed: the saved cursor is gone.
+	renamed := filepath.Join(dir, "renamed")
+	copyDir(t, filepath.Join("testdata", "fixtures", "alarm"), renamed)
+	tree := filepath.Join(renamed, "ai", "sentry.xml")
+	xml, _ := os.ReadFile(tree)
+	os.WriteFile(tree, bytes.ReplaceAll(xml, []byte(`id=".walk"`), []byte(`id=".stroll"`)), 0o644)
+
+	version := append([]byte(nil), data...)
+	version[8] = 9 // the version varint follows the 8-byte magic
+	flip := append([]byte(nil), data...)
+	flip[len(flip)/2] ^= 1
+
+	files := map[string][]byte{
+		"empty":         {},
+		"truncated":     data[:len(data)/3],
+		"corrupted":     flip,
+		"wrong-format":  []byte("[run]\nsteps = 3\n"),
+		"wrong-version": version,
+	}
+	cases := []struct{ name, config, file, want string }{
+		{"empty", cfg, "", "the file is empty"},
+		{"truncated", cfg, "", "checksum mismatch"},
+		{"corrupted", cfg, "", "checksum mismatch"},
+		{"wrong-format", cfg, "", `not a btrun save file`},
+		{"wrong-version", cfg, "", "checksum mismatch"},
+		{"foreign", cfg, foreign, "the save is of another game"},
+		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
+		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := c.file
+			if path == "" {
+				path = filepath.Join(dir, c.name+".save")
+				os.WriteFile(path, files[c.name], 0o644)
+			}
+			before, _ := os.ReadFile(path)
+			r := run(t, "", "run", "-config", c.config, "-quiet", "-steps", "3", "-load", path, "-save", path)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr does not say %q:\n%s", c.want, r.stderr)
+			}
+			after, _ := os.ReadFile(path)
+			if !bytes.Equal(before, after) {
+				t.Errorf("the save file was changed by a failed load")
+			}
+		})
+	}
+}
+
+// TestSave_crashBetweenWriteAndRenameKeepsTheOldSave kills btrun (SIGKILL)
+// after it wrote a new save's temporary file and before it renamed it over
+// the old one: the old save must still load.
+func TestSave_crashBetweenWriteAndRenameKeepsTheOldSave(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "run.save")
+	mustRun(t, "run", "-config", fixture("alarm"), "-quiet", "-steps", "5", "-save", save)
+	old, _ := os.ReadFile(save)
+
+	cmd := command("run", "-config", fixture("alarm"), "-quiet", "-steps", "9", "-save", save)
+	cmd.Env = append(os.Environ(), "BTRUN_TEST_KILL_BEFORE_RENAME=1")
+	err := cmd.Run()
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("btrun was not killed: %v", err)
+	}
+	now, _ := os.ReadFile(save)
+	if !bytes.Equal(old, now) {
+		t.Fatal("the old save changed")
+	}
+	r := mustRun(t, "run", "-config", fixture("alarm"), "-steps", "2", "-load", save, "-trace", "-")
+	if !strings.HasPrefix(r.stdout, `{"step":6,`) {
+		t.Errorf("the old save does not continue at step 6: %.80s", r.stdout)
+	}
+}
