@@ -2,6 +2,8 @@ package tests
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,7 +100,8 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 	os.WriteFile(tree, bytes.ReplaceAll(xml, []byte(`id=".walk"`), []byte(`id=".stroll"`)), 0o644)
 
 	version := append([]byte(nil), data...)
-	version[8] = 9 // the version varint follows the 8-byte magic
+	version[8] = 9 // the version varint follows the 8-byte magic; the checksum is made right
+	binary.LittleEndian.PutUint32(version[len(version)-4:], crc32.ChecksumIEEE(version[:len(version)-4]))
 	flip := append([]byte(nil), data...)
 	flip[len(flip)/2] ^= 1
 
@@ -114,7 +117,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 		{"truncated", cfg, "", "checksum mismatch"},
 		{"corrupted", cfg, "", "checksum mismatch"},
 		{"wrong-format", cfg, "", `not a btrun save file`},
-		{"wrong-version", cfg, "", "checksum mismatch"},
+		{"wrong-version", cfg, "", "save format version 9; this btrun reads version 1"},
 		{"foreign", cfg, foreign, "the save is of another game"},
 		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
 		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},
