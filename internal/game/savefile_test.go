@@ -1,0 +1,107 @@
+package game
+
+import (
+	"io"
+	"testing"
+)
+
+// exampleGame opens the example game with n agents and runs it a few steps,
+// so that agents are mid-action with Lua state and plugin state bytes.
+func exampleGame(tb testing.TB, n, steps int) *Game {
+	tb.Helper()
+	cfg, err := LoadConfig("../../config.toml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.ScaleAgents(n)
+	g, err := Open(cfg, Options{Quiet: true, Stdout: io.Discard, Stderr: io.Discard, SaveEvery: -1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { g.Close() })
+	if err := g.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	for range steps {
+		if _, err := g.RunStep(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return g
+}
+
+// BenchmarkSaveExampleGame measures saving the example game's whole run
+// (world, every agent with its Lua tables and plugin state) with 10,000
+// agents.
+func BenchmarkSaveExampleGame(b *testing.B) {
+	g := exampleGame(b, 10000, 50)
+	var size int
+	b.ResetTimer()
+	for range b.N {
+		data, err := g.encodeSave()
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(data)
+	}
+	b.ReportMetric(float64(size)/float64(len(g.agents)), "bytes/agent")
+	b.ReportMetric(float64(len(g.agents)*b.N)/b.Elapsed().Seconds(), "agents/s")
+}
+
+// BenchmarkLoadExampleGame measures decoding, checking and applying such a
+// save (the restore of every agent's Lua tables included).
+func BenchmarkLoadExampleGame(b *testing.B) {
+	g := exampleGame(b, 10000, 50)
+	data, err := g.encodeSave()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := g.decodeSave(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(g.agents)*b.N)/b.Elapsed().Seconds(), "agents/s")
+}
+
+// TestSave_roundTripOfTheExampleGameIsStable: saving, loading and saving
+// again gives the same bytes.
+func TestSave_roundTripOfTheExampleGameIsStable(t *testing.T) {
+	g := exampleGame(t, 60, 40)
+	a, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.decodeSave(a); err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) {
+		t.Error("a loaded save saves differently")
+	}
+}
+
+// FuzzLoadSave feeds arbitrary bytes to the game's save reader: no panic,
+// and a failed load leaves the game as it was.
+func FuzzLoadSave(f *testing.F) {
+	g := exampleGame(f, 9, 30)
+	good, err := g.encodeSave()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before, _ := g.encodeSave()
+		if _, err := g.decodeSave(data); err != nil {
+			after, _ := g.encodeSave()
+			if string(before) != string(after) {
+				t.Fatalf("a failed load changed the game: %v", err)
+			}
+		}
+	})
+}
