@@ -1,32 +1,79 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 
+	"github.com/btrun/btrun/internal/game"
 	"github.com/btrun/btrun/runtime"
 )
 
-// runValidate is `btrun validate -tree FILE`: load and bind a tree against
-// the built-ins and print every problem. Names that scripts or plugins would
-// provide are listed, not counted as errors, since a lone tree has none.
+// runValidate is `btrun validate`: load and bind everything a config names
+// (trees, scripts, plugins) and print every problem, changing nothing; or,
+// with -tree, check one tree file on its own.
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	treeFile := fs.String("tree", "", "a tree file to validate on its own")
+	config := fs.String("config", "config.toml", "the game config")
+	treeFile := fs.String("tree", "", "check this tree file on its own instead of a config")
+	list := fs.Bool("v", false, "also list every registered action and condition with its origin")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun validate -tree FILE.xml")
+		fmt.Fprintln(stderr, "usage: btrun validate [-config F] [-v] | btrun validate -tree FILE.xml")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *treeFile == "" || fs.NArg() != 0 {
+	if fs.NArg() != 0 {
 		fs.Usage()
 		return exitUsage
 	}
-	tree, err := runtime.LoadFile(*treeFile, runtime.LoadOptions{})
+	if *treeFile != "" {
+		return validateTree(*treeFile, stdout, stderr)
+	}
+	cfg, err := game.LoadConfig(*config)
+	if err != nil {
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	g, err := game.Open(cfg, game.Options{Quiet: true, Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		printProblems(stderr, err)
+		if errors.Is(err, game.ErrPluginStart) {
+			return exitRuntime
+		}
+		return exitUsage
+	}
+	defer g.Close()
+	for _, w := range g.Warnings() {
+		fmt.Fprintln(stdout, "warning:", w)
+	}
+	for _, tc := range cfg.Trees {
+		t := g.Trees()[tc.Name].Tree
+		fmt.Fprintf(stdout, "tree %-10s %s: %d rules, %d files, %d variables, %d signals, %d timestamps\n",
+			tc.Name, t.File, len(t.Rules), len(t.Files), len(t.Vars), len(t.Signals), len(t.Stamps))
+	}
+	reg := g.Registry()
+	fmt.Fprintf(stdout, "%d actions and %d conditions registered; %d agents\n", len(reg.Actions()), len(reg.Conditions()), len(g.Agents()))
+	if *list {
+		for _, d := range reg.Actions() {
+			fmt.Fprintf(stdout, "  action    %-22s %s\n", d.Name, d.Origin)
+		}
+		for _, d := range reg.Conditions() {
+			fmt.Fprintf(stdout, "  condition %-22s %s\n", d.Name, d.Origin)
+		}
+	}
+	fmt.Fprintf(stdout, "%s: ok\n", *config)
+	return exitOK
+}
+
+// validateTree loads one tree and binds it against the built-ins; names
+// that scripts or plugins would provide are listed, not counted as errors,
+// since a lone tree has none.
+func validateTree(file string, stdout, stderr io.Writer) int {
+	tree, err := runtime.LoadFile(file, runtime.LoadOptions{})
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage

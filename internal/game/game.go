@@ -175,6 +175,12 @@ func (g *Game) OpenTrace() error {
 // init and spawn, when there is one).
 func (g *Game) Start() error { return g.startWorld() }
 
+// Registry is what trees are bound against: built-ins, scripts, plugins.
+func (g *Game) Registry() *runtime.Registry { return g.reg }
+
+// Trees are the bound trees by config name.
+func (g *Game) Trees() map[string]*runtime.BoundTree { return g.trees }
+
 // Warnings lists what binding with strict = false let through.
 func (g *Game) Warnings() []string { return g.warnings }
 
