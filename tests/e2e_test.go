@@ -96,11 +96,17 @@ func golden(t *testing.T, name, got string) {
 
 func fixture(name string) string { return filepath.Join("testdata", "fixtures", name, "config.toml") }
 
-// TestGolden_fixtureTraces runs each fixture config and compares its trace.
+// TestGolden_fixtureTraces runs each fixture config, and the example game
+// for 300 steps, and compares their traces.
 func TestGolden_fixtureTraces(t *testing.T) {
-	for _, name := range []string{"alarm", "failing"} {
+	configs := map[string][]string{
+		"alarm":   {"-config", fixture("alarm")},
+		"failing": {"-config", fixture("failing")},
+		"example": {"-config", "../config.toml", "-steps", "300"},
+	}
+	for _, name := range []string{"alarm", "failing", "example"} {
 		t.Run(name, func(t *testing.T) {
-			r := run(t, "", "run", "-config", fixture(name), "-trace", "-", "-quiet")
+			r := run(t, "", append(append([]string{"run"}, configs[name]...), "-trace", "-", "-quiet")...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
