@@ -143,11 +143,14 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 		return nil, fmt.Errorf("%w: agent %s already holds user data of type %T", ErrAgent, a.ID(), v)
 	}
 	// Sized tables: L.NewTable preallocates a 32-slot array and a 32-entry
-	// map, about 5 KB, which for thousands of agents is most of their memory.
+	// map, and a table made with no hash size gets a 32-entry map at its
+	// first string key: about 5 KB a table, which for thousands of agents
+	// was most of their memory. These sizes fit what a game usually keeps
+	// (ctx.agent: a position, a heading, a few fields of its world).
 	L := e.L
 	st := &AgentData{
 		e: e, agent: a, tree: e.treeInfo(a.Tree().Tree),
-		own: L.CreateTable(0, 6), memory: L.CreateTable(0, 0), data: L.CreateTable(0, 0), rule: -1,
+		own: L.CreateTable(0, 6), memory: L.CreateTable(0, 2), data: L.CreateTable(0, 8), rule: -1,
 	}
 	o := st.own
 	o.RawSetString("id", lua.LString(a.ID()))
@@ -335,7 +338,7 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	if st == nil || st.agent == nil {
 		L.RaiseError("ctx.state is only available while one of its agent's actions or conditions runs")
 	}
-	t := L.CreateTable(0, 0) // a fresh ctx.state on every arrival: keep it small
+	t := L.CreateTable(0, 2) // a fresh ctx.state on every arrival: keep it small
 	st.agent.SetRuleValue(t)
 	st.state = t
 	st.own.RawSetString("state", t)

@@ -89,7 +89,7 @@ func (e *Engine) RestoreHost(a *runtime.Agent, v runtime.Value) error {
 	e.refill(st.data, parts["agent"])
 	e.refill(st.memory, parts["memory"])
 	if s, ok := parts["state"]; ok {
-		t := e.L.CreateTable(0, 0)
+		t := e.L.CreateTable(0, len(s.Table))
 		e.refill(t, s)
 		a.SetRuleValue(t)
 	}
@@ -260,7 +260,7 @@ func (e *Engine) luaValue(v runtime.Value) lua.LValue {
 	case runtime.StringValue:
 		return lua.LString(v.Str)
 	case runtime.TableValue:
-		t := e.L.CreateTable(0, 0)
+		t := e.L.CreateTable(0, len(v.Table))
 		e.fill(t, v)
 		return t
 	}
