@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/btrun/btrun/internal/game"
 )
@@ -37,7 +38,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true,
-		SavePath: *save, SaveEvery: -1}
+		SavePath: *save, SaveEvery: -1, Progress: *trace != "-" && isTerminal(stdout)}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed
@@ -93,4 +94,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitRuntime
 	}
 	return exitOK
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -20,6 +20,8 @@ type Options struct {
 	Stderr io.Writer
 	Timing bool // time every action for the summary
 
+	Progress bool // draw a progress line (for a terminal)
+
 	SavePath  string // save here at the end of Run and every SaveEvery steps; "" uses the config's [save]
 	SaveEvery int    // < 0 uses the config's save.every
 }
@@ -72,7 +74,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	}
 	g := &Game{cfg: cfg, opts: opts, reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{},
 		byID: map[string]*gameAgent{}, delivered: make([]bool, len(cfg.Signals))}
-	g.out = printer{w: opts.Stdout, quiet: opts.Quiet}
+	g.out = printer{w: opts.Stdout, quiet: opts.Quiet, progress: opts.Progress}
 	if opts.Trace == "-" {
 		g.out.w = opts.Stderr // stdout carries the trace: people's output goes to stderr
 	}
@@ -206,7 +208,9 @@ func (g *Game) Run(steps int) error {
 	first := g.step + 1
 	agentSteps := 0
 	path, every := g.savePlan()
-	for range steps {
+	defer g.out.clearProgress()
+	for i := range steps {
+		g.out.tick(i, steps)
 		n, err := g.RunStep()
 		agentSteps += n
 		if err != nil {

@@ -16,12 +16,51 @@ type printer struct {
 	w     io.Writer
 	quiet bool
 	buf   []byte
+
+	// A progress line for terminals: redrawn in place, erased before any
+	// other line.
+	progress  bool
+	shown     bool
+	started   time.Time
+	lastDrawn time.Time
+}
+
+// progressAfter and progressEvery keep short runs quiet and long ones calm.
+const (
+	progressAfter = time.Second
+	progressEvery = 250 * time.Millisecond
+)
+
+// tick redraws the progress line after step done of total.
+func (p *printer) tick(done, total int) {
+	if !p.progress {
+		return
+	}
+	now := time.Now()
+	if p.started.IsZero() {
+		p.started = now
+	}
+	if now.Sub(p.started) < progressAfter || now.Sub(p.lastDrawn) < progressEvery {
+		return
+	}
+	p.lastDrawn = now
+	fmt.Fprintf(p.w, "\r\033[K  step %d/%d (%d%%)", done, total, done*100/max(total, 1))
+	p.shown = true
+}
+
+// clearProgress erases the progress line if it is shown.
+func (p *printer) clearProgress() {
+	if p.shown {
+		io.WriteString(p.w, "\r\033[K")
+		p.shown = false
+	}
 }
 
 func (p *printer) line(t float64, agent, text string) {
 	if p.quiet {
 		return
 	}
+	p.clearProgress()
 	b := append(p.buf[:0], "t="...)
 	b = appendFixed2(b, t)
 	b = append(b, ' ')
