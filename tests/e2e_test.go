@@ -78,19 +78,7 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%v (go test ./tests -update writes it)", err)
 	}
 	if got != string(want) {
-		g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(g), len(w)) {
-			var gl, wl string
-			if i < len(g) {
-				gl = g[i]
-			}
-			if i < len(w) {
-				wl = w[i]
-			}
-			if gl != wl {
-				t.Fatalf("%s: first difference at line %d:\n got  %s\n want %s", path, i+1, gl, wl)
-			}
-		}
+		t.Fatalf("%s: %s", path, firstDifference(got, string(want)))
 	}
 }
 
