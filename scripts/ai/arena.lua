@@ -9,11 +9,19 @@ arena.WIDTH, arena.HEIGHT = 40, 30
 -- The player: position, the waypoint it walks to, and its speed.
 arena.player = { x = 4, y = 4, leg = 2, speed = 3 }
 
+local sqrt = math.sqrt
+local player = arena.player
+
 -- distanceToPlayer is the distance from body a (ctx.agent) to the player.
 function arena.distanceToPlayer(a)
-  local p = arena.player
-  local dx, dy = p.x - a.x, p.y - a.y
-  return math.sqrt(dx * dx + dy * dy)
+  local dx, dy = player.x - a.x, player.y - a.y
+  return sqrt(dx * dx + dy * dy)
+end
+
+-- playerWithin reports whether the player is closer than r to body a.
+function arena.playerWithin(a, r)
+  local dx, dy = player.x - a.x, player.y - a.y
+  return dx * dx + dy * dy < r * r
 end
 
 return arena

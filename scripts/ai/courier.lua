@@ -4,14 +4,16 @@ local steer = require("steer")
 local arena = require("arena")
 
 -- The spot a leg walks to is named by the leg's subtree id: the rule
--- courier.rounds.pickup.go walks to the pickup spot. Labels are few and
--- string.match compiles its pattern on every call, so each label is parsed
+-- courier.rounds.pickup.go walks to the pickup spot, whose position is in
+-- ctx.agent.pickupX/pickupY. Labels are few, and string.match and ".."
+-- cost an allocation each, so each label is turned into its field names
 -- once.
 local spots = {}
 local function spotOf(rule)
   local spot = spots[rule]
   if spot == nil then
-    spot = rule:match("%.(%a+)%.go$")
+    local name = rule:match("%.(%a+)%.go$")
+    spot = { name = name, x = name .. "X", y = name .. "Y" }
     spots[rule] = spot
   end
   return spot
@@ -20,25 +22,30 @@ end
 -- walkTo: walk to this leg's spot. Gets tired after a while (sets Tired),
 -- and jumps to the interrupt rule when the player comes too close.
 bt.action("walkTo", {
+  start = function(ctx, params)
+    local s, spot = ctx.state, spotOf(ctx.rule)
+    s.x, s.y = ctx.agent[spot.x], ctx.agent[spot.y]
+    s.speed = params:number("walkTo.speed", 2.5)
+    s.flee = params:number("walkTo.fleeRange", 4)
+  end,
   run = function(ctx, params)
-    local a = ctx.agent
-    if arena.distanceToPlayer(a) < params:number("walkTo.fleeRange", 4) then
+    local a, s = ctx.agent, ctx.state
+    if arena.playerWithin(a, s.flee) then
       ctx:jump("interrupt")
       return bt.RUNNING
     end
-    local spot = spotOf(ctx.rule)
-    local tx, ty = a[spot .. "X"], a[spot .. "Y"]
-    local x0, y0 = a.x, a.y
-    local arrived = steer.moveTowards(a, tx, ty, params:number("walkTo.speed", 2.5), ctx.dt)
-    ctx.memory.walked = (ctx.memory.walked or 0) + steer.distance(x0, y0, a.x, a.y)
-    if ctx.memory.walked > 40 then
-      ctx.memory.walked = 0
+    local arrived = steer.moveTowards(a, s.x, s.y, s.speed, ctx.dt)
+    local m = ctx.memory
+    local walked = (m.walked or 0) + s.speed * ctx.dt
+    if walked > 40 then
+      walked = 0
       ctx:setVar("Tired", true)
     end
+    m.walked = walked
     return arrived and bt.SUCCESS or bt.RUNNING
   end,
   cancel = function(ctx, params)
-    ctx:log("interrupted on the way to " .. spotOf(ctx.rule))
+    ctx:log("interrupted on the way to " .. spotOf(ctx.rule).name)
   end,
 })
 

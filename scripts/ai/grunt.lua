@@ -6,12 +6,14 @@ local steer = require("steer")
 -- patrol: walk to a random spot near the grunt's post.
 bt.action("patrol", {
   start = function(ctx, params)
-    local a, r = ctx.agent, params:number("patrol.radius", 4)
-    ctx.state.x = a.postX + (bt.random() * 2 - 1) * r
-    ctx.state.y = a.postY + (bt.random() * 2 - 1) * r
+    local a, r, s = ctx.agent, params:number("patrol.radius", 4), ctx.state
+    s.x = a.postX + (bt.random() * 2 - 1) * r
+    s.y = a.postY + (bt.random() * 2 - 1) * r
+    s.speed = params:number("patrol.speed", 1.5)
   end,
   run = function(ctx, params)
-    local arrived = steer.moveTowards(ctx.agent, ctx.state.x, ctx.state.y, params:number("patrol.speed", 1.5), ctx.dt)
+    local s = ctx.state
+    local arrived = steer.moveTowards(ctx.agent, s.x, s.y, s.speed, ctx.dt)
     return arrived and bt.SUCCESS or bt.RUNNING
   end,
 })

@@ -4,9 +4,9 @@ local bt = require("bt")
 local arena = require("arena")
 
 bt.condition("playerNearby", function(ctx, params)
-  return arena.distanceToPlayer(ctx.agent) < params:number("playerNearby.range", 5)
+  return arena.playerWithin(ctx.agent, params:number("playerNearby.range", 5))
 end)
 
 bt.condition("playerNotNearby", function(ctx, params)
-  return arena.distanceToPlayer(ctx.agent) >= params:number("playerNearby.range", 5)
+  return not arena.playerWithin(ctx.agent, params:number("playerNearby.range", 5))
 end)

@@ -1,57 +1,64 @@
 -- steer: movement helpers shared by the example game's actions and world.
--- Agents live in a 40 x 30 arena; positions are ctx.agent.x / ctx.agent.y,
--- headings in radians.
+-- Agents live in the arena (arena.WIDTH x arena.HEIGHT); positions are
+-- ctx.agent.x / ctx.agent.y, headings in radians.
+--
+-- These run for thousands of agents every step, and in gopher-lua every
+-- field read is a map look-up and every write two, so each function reads
+-- each field once, writes each once, and keeps math functions in locals.
+
+local arena = require("arena")
+
+local sqrt, atan2, cos, sin, pi = math.sqrt, math.atan2, math.cos, math.sin, math.pi
+local W, H = arena.WIDTH, arena.HEIGHT
 
 local steer = {}
 
-local arena = require("arena")
-steer.WIDTH, steer.HEIGHT = arena.WIDTH, arena.HEIGHT
+steer.WIDTH, steer.HEIGHT = W, H
 
 function steer.distance(ax, ay, bx, by)
   local dx, dy = bx - ax, by - ay
-  return math.sqrt(dx * dx + dy * dy)
-end
-
-local function clamp(v, lo, hi)
-  if v < lo then return lo elseif v > hi then return hi end
-  return v
+  return sqrt(dx * dx + dy * dy)
 end
 
 -- Keeps a body inside the arena.
 function steer.confine(a)
-  a.x = clamp(a.x, 0, steer.WIDTH)
-  a.y = clamp(a.y, 0, steer.HEIGHT)
+  local x, y = a.x, a.y
+  if x < 0 then a.x = 0 elseif x > W then a.x = W end
+  if y < 0 then a.y = 0 elseif y > H then a.y = H end
 end
 
 -- Moves body a towards (tx, ty) at speed for dt seconds; true on arrival.
 function steer.moveTowards(a, tx, ty, speed, dt)
-  local d = steer.distance(a.x, a.y, tx, ty)
+  local x, y = a.x, a.y
+  local dx, dy = tx - x, ty - y
+  local d = sqrt(dx * dx + dy * dy)
   local step = speed * dt
   if d <= step or d < 1e-9 then
-    a.x, a.y = tx, ty
-    a.speed = 0
+    a.x, a.y, a.speed = tx, ty, 0
     return true
   end
-  a.heading = math.atan2(ty - a.y, tx - a.x)
-  a.x = a.x + (tx - a.x) / d * step
-  a.y = a.y + (ty - a.y) / d * step
-  a.speed = speed
-  steer.confine(a)
+  local k = step / d
+  x, y = x + dx * k, y + dy * k
+  if x < 0 then x = 0 elseif x > W then x = W end
+  if y < 0 then y = 0 elseif y > H then y = H end
+  a.x, a.y, a.heading, a.speed = x, y, atan2(dy, dx), speed
   return false
 end
 
 -- Moves body a away from (fx, fy) at speed for dt seconds.
 function steer.moveAway(a, fx, fy, speed, dt)
-  local d = steer.distance(a.x, a.y, fx, fy)
-  if d < 1e-9 then
-    a.heading = a.heading + math.pi / 2
+  local x, y = a.x, a.y
+  local heading
+  local dx, dy = x - fx, y - fy
+  if dx * dx + dy * dy < 1e-18 then
+    heading = a.heading + pi / 2
   else
-    a.heading = math.atan2(a.y - fy, a.x - fx)
+    heading = atan2(dy, dx)
   end
-  a.x = a.x + math.cos(a.heading) * speed * dt
-  a.y = a.y + math.sin(a.heading) * speed * dt
-  a.speed = speed
-  steer.confine(a)
+  x, y = x + cos(heading) * speed * dt, y + sin(heading) * speed * dt
+  if x < 0 then x = 0 elseif x > W then x = W end
+  if y < 0 then y = 0 elseif y > H then y = H end
+  a.x, a.y, a.heading, a.speed = x, y, heading, speed
 end
 
 return steer

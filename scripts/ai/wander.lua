@@ -16,19 +16,21 @@ local steer = require("steer")
 -- a rule that does not go ahead then returns at once without touching
 -- ctx.state, whose table is only made when a script first uses it.
 bt.action("wander", function(ctx, params)
-  local a = ctx.agent
+  local a, s = ctx.agent, nil
   if ctx.firstRun then
     if bt.random() >= params:number("chance", 1) then
       return bt.FAILURE
     end
     local angle = bt.random() * 2 * math.pi
     local dist = params:number("wander.radius", 8) * (0.3 + 0.7 * bt.random())
-    local s = ctx.state
+    s = ctx.state
     s.tx = math.min(math.max(a.x + math.cos(angle) * dist, 0), steer.WIDTH)
     s.ty = math.min(math.max(a.y + math.sin(angle) * dist, 0), steer.HEIGHT)
+    s.speed = params:number("wander.speed", 1.5) -- read once per walk, not every step
+  else
+    s = ctx.state
   end
-  local s = ctx.state
-  if steer.moveTowards(a, s.tx, s.ty, params:number("wander.speed", 1.5), ctx.dt) then
+  if steer.moveTowards(a, s.tx, s.ty, s.speed, ctx.dt) then
     return bt.SUCCESS
   end
   return bt.RUNNING

@@ -63,26 +63,31 @@ function world.observe(a)
   a.distanceToPlayer = arena.distanceToPlayer(a)
 end
 
+-- tick moves the player, then lets grunts see it. A grunt that does not see
+-- the player costs four field reads: its fields change only while it sees
+-- the player (what it chases and shoots at) and when it stops seeing it.
 function world.tick(game)
   local p = arena.player
   local target = path[p.leg]
   if steer.moveTowards(p, target[1], target[2], p.speed, game.dt) then
     p.leg = p.leg % #path + 1
   end
+  local px, py = p.x, p.y
   for i = 1, #grunts do
     local g = grunts[i]
     local a = g.agent
-    world.observe(a)
-    local sees = a.distanceToPlayer <= a.sight
-    if sees then
-      a.lastSeenX, a.lastSeenY = p.x, p.y
+    local dx, dy, r = px - a.x, py - a.y, a.sight
+    if dx * dx + dy * dy <= r * r then
+      world.observe(a)
+      a.lastSeenX, a.lastSeenY = px, py
       if not a.seesPlayer then
+        a.seesPlayer = true
         game.signal(g.id, "OnEnemySeen")
       end
     elseif a.seesPlayer then
+      a.seesPlayer = false
       game.signal(g.id, "OnLostSightOfTarget")
     end
-    a.seesPlayer = sees
   end
 end
 
