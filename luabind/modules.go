@@ -95,9 +95,10 @@ func (e *Engine) Load() error {
 			e.modules.order = append(e.modules.order, m)
 		}
 	}
-	if len(errs) > 0 {
-		return errs
-	}
+	// Run every module that compiled, even when others did not: their
+	// actions then bind, and one load reports the syntax errors together
+	// with every other problem (a script that requires a broken module
+	// fails on its own, with its position).
 	e.loading = true
 	defer func() { e.loading = false }()
 	for _, m := range e.modules.order {

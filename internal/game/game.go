@@ -83,16 +83,19 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	loaded, errs := g.loadTrees()
 	if err := g.fillRegistry(); err != nil {
 		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
-		g.closePlugins()
-		g.closeScripts()
-		return nil, errors.Join(errs...)
+		if errors.Is(err, ErrPluginStart) { // binding without the plugin's names would only add noise
+			g.closePlugins()
+			g.closeScripts()
+			return nil, errors.Join(errs...)
+		}
 	}
 	if opts.Timing {
 		g.times = timeActions(g.reg)
 	}
 	for _, tc := range cfg.Trees {
+		if loaded[tc.Name] == nil {
+			continue // its load errors are reported already
+		}
 		b, err := runtime.Bind(loaded[tc.Name], g.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict})
 		if err != nil {
 			errs = append(errs, err)
@@ -141,10 +144,8 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 // fillRegistry registers what scripts and plugins provide (built-ins are
 // already there).
 func (g *Game) fillRegistry() error {
-	if err := g.openScripts(); err != nil {
-		return err
-	}
-	return g.startPlugins()
+	scriptErr := g.openScripts()
+	return errors.Join(scriptErr, g.startPlugins())
 }
 
 // OpenTrace opens the trace the options or the config name. A trace that

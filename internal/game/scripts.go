@@ -1,6 +1,7 @@
 package game
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/btrun/btrun/luabind"
@@ -38,20 +39,23 @@ func (g *Game) openScripts() error {
 		return err
 	}
 	g.lua = &scripts{engine: e}
+	// Every step goes on after a problem, so that one run reports them all
+	// (a script with a syntax error does not hide a typo in a tree).
+	var errs []error
 	if err := e.Load(); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if err := e.Register(g.reg); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if c.Scripts.World != "" {
 		w, err := e.LoadWorld(c.Abs(c.Scripts.World))
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		g.lua.world = w
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // attachScripts gives every agent its ctx, memory and agent tables and
