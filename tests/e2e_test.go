@@ -189,12 +189,18 @@ func TestExitCodes(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(dir, "config.toml"))
 	os.WriteFile(badKey, bytes.Replace(data, []byte("dt = 0.1"), []byte("dt = 0.1\ndtt = 3"), 1), 0o644)
 
+	notPlugin := filepath.Join(dir, "not-a-plugin.sh")
+	os.WriteFile(notPlugin, []byte("#!/bin/sh\necho hello\n"), 0o755)
+	badPlugin := filepath.Join(dir, "bad-plugin.toml")
+	os.WriteFile(badPlugin, append(append([]byte(nil), data...), []byte("\n[[plugins]]\nname = \"fake\"\npath = \"not-a-plugin.sh\"\n")...), 0o644)
+
 	cases := []struct {
 		name   string
 		args   []string
 		code   int
 		stderr string
 	}{
+		{"plugin cannot be started", []string{"run", "-config", badPlugin}, 1, "plugin fake"},
 		{"ok", []string{"run", "-config", filepath.Join(dir, "config.toml"), "-quiet"}, 0, ""},
 		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"unknown flag", []string{"run", "-stepz", "3"}, 2, "flag provided but not defined: -stepz"},

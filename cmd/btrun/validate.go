@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/btrun/btrun/internal/game"
 	"github.com/btrun/btrun/runtime"
@@ -94,30 +95,18 @@ func validateTree(file string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printProblems prints every error of a list or a join on its own line,
-// then how many there were.
+// printProblems prints an error for people: an ErrorList or a join of
+// errors has one problem a line; a count follows when there are several.
 func printProblems(w io.Writer, err error) {
-	var lines []string
-	var walk func(error)
-	walk = func(err error) {
-		switch e := err.(type) {
-		case runtime.ErrorList:
-			for _, x := range e {
-				lines = append(lines, x.Error())
-			}
-		case interface{ Unwrap() []error }:
-			for _, x := range e.Unwrap() {
-				walk(x)
-			}
-		default:
-			lines = append(lines, err.Error())
+	text := strings.TrimRight(err.Error(), "\n")
+	fmt.Fprintln(w, text)
+	problems := 0
+	for _, l := range strings.Split(text, "\n") {
+		if l != "" && l[0] != ' ' && l[0] != '\t' {
+			problems++
 		}
 	}
-	walk(err)
-	for _, l := range lines {
-		fmt.Fprintln(w, l)
-	}
-	if len(lines) > 1 {
-		fmt.Fprintf(w, "%d problems\n", len(lines))
+	if problems > 1 {
+		fmt.Fprintf(w, "%d problems\n", problems)
 	}
 }
