@@ -338,7 +338,7 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	if st == nil || st.agent == nil {
 		L.RaiseError("ctx.state is only available while one of its agent's actions or conditions runs")
 	}
-	t := L.CreateTable(0, 2) // a fresh ctx.state on every arrival: keep it small
+	t := L.CreateTable(0, 4) // a fresh ctx.state on every arrival: room for a few keys, no more
 	st.agent.SetRuleValue(t)
 	st.state = t
 	st.own.RawSetString("state", t)

@@ -35,6 +35,7 @@ type Game struct {
 	trees  map[string]*runtime.BoundTree
 	agents []*gameAgent
 	byID   map[string]*gameAgent
+	byPtr  map[*runtime.Agent]*gameAgent // for the per-step hooks: no look-up by name there
 	env    *runtime.Env
 
 	trace     *TraceWriter
@@ -73,7 +74,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		opts.Stderr = os.Stderr
 	}
 	g := &Game{cfg: cfg, opts: opts, reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{},
-		byID: map[string]*gameAgent{}, delivered: make([]bool, len(cfg.Signals))}
+		byID: map[string]*gameAgent{}, byPtr: map[*runtime.Agent]*gameAgent{}, delivered: make([]bool, len(cfg.Signals))}
 	g.out = printer{w: opts.Stdout, quiet: opts.Quiet, progress: opts.Progress}
 	if opts.Trace == "-" {
 		g.out.w = opts.Stderr // stdout carries the trace: people's output goes to stderr
@@ -116,6 +117,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 			ga := &gameAgent{a: g.trees[ac.Tree].NewAgent(id, g.env)}
 			g.agents = append(g.agents, ga)
 			g.byID[id] = ga
+			g.byPtr[ga.a] = ga
 		}
 	}
 	if err := g.attachScripts(); err != nil {
@@ -353,7 +355,7 @@ func (g *Game) deliver(ga *gameAgent, signal string, s uint64, t float64) {
 
 // StepDone is the runtime.Observer: it keeps the rules run in the step.
 func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
-	ga := g.byID[a.ID()]
+	ga := g.byPtr[a]
 	ga.runs = append(ga.runs[:0], runs...)
 }
 
@@ -365,7 +367,7 @@ func (g *Game) Route(from *runtime.Agent, to, signal string) error {
 			return fmt.Errorf("game: no agent %q to send %q to", to, signal)
 		}
 	}
-	g.outbox = append(g.outbox, routed{from: g.byID[from.ID()], to: to, signal: signal})
+	g.outbox = append(g.outbox, routed{from: g.byPtr[from], to: to, signal: signal})
 	return nil
 }
 

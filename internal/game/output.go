@@ -79,6 +79,9 @@ func appendFixed2(b []byte, t float64) []byte {
 
 // change reports that an agent now runs a different rule.
 func (p *printer) change(t float64, agent, from, to string) {
+	if p.quiet {
+		return
+	}
 	if from == "" {
 		from = "(start)"
 	}

@@ -41,7 +41,16 @@ function steer.moveTowards(a, tx, ty, speed, dt)
   x, y = x + dx * k, y + dy * k
   if x < 0 then x = 0 elseif x > W then x = W end
   if y < 0 then y = 0 elseif y > H then y = H end
-  a.x, a.y, a.heading, a.speed = x, y, atan2(dy, dx), speed
+  a.x, a.y = x, y
+  -- A walk keeps its heading and speed: write them only when they change
+  -- (a read costs half a write).
+  if a.speed ~= speed then
+    a.speed = speed
+  end
+  local heading = atan2(dy, dx)
+  if a.heading ~= heading then
+    a.heading = heading
+  end
   return false
 end
 

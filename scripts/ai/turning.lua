@@ -19,12 +19,15 @@ bt.action("turning", function(ctx, params)
       return bt.FAILURE
     end
     local maxAngle = math.rad(params:number("turning.maxAngle", 180))
-    ctx.state.target = wrap(a.heading + (bt.random() * 2 - 1) * maxAngle)
+    local s = ctx.state
+    s.target = wrap(a.heading + (bt.random() * 2 - 1) * maxAngle)
+    s.rate = math.rad(params:number("turning.rate", 120)) -- read once per turn
     a.speed = 0
   end
-  local target = ctx.state.target
+  local s = ctx.state
+  local target = s.target
   local diff = wrap(target - a.heading)
-  local turn = math.rad(params:number("turning.rate", 120)) * ctx.dt
+  local turn = s.rate * ctx.dt
   if math.abs(diff) <= turn then
     a.heading = target
     return bt.SUCCESS
