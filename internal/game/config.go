@@ -210,38 +210,32 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 			add(line("scripts", "world"), "scripts.world = %q: no such file", w)
 		}
 	}
-	trees := map[string]bool{}
 	if len(cfg.Trees) == 0 {
 		add(0, "no [[trees]]: a game needs at least one tree")
 	}
-	for i, t := range cfg.Trees {
+	// [[trees]] and [[plugins]] entries are alike: a unique name and a path
+	// that must exist.
+	checkNamed := func(table, kind, pathKey string, i int, name, path string, seen map[string]bool) {
 		switch {
-		case t.Name == "":
-			add(nth(i, "trees", "name"), "trees[%d]: name is missing", i)
-		case trees[t.Name]:
-			add(nth(i, "trees", "name"), "trees[%d]: a tree named %q is already defined", i, t.Name)
+		case name == "":
+			add(nth(i, table, "name"), "%s[%d]: name is missing", table, i)
+		case seen[name]:
+			add(nth(i, table, "name"), "%s[%d]: a %s named %q is already defined", table, i, kind, name)
 		}
-		trees[t.Name] = true
-		if t.File == "" {
-			add(nth(i, "trees", "file"), "trees[%d] (%s): file is missing", i, t.Name)
-		} else if _, err := os.Stat(cfg.Abs(t.File)); err != nil {
-			add(nth(i, "trees", "file"), "trees[%d] (%s): file %q: no such file", i, t.Name, t.File)
+		seen[name] = true
+		if path == "" {
+			add(nth(i, table, pathKey), "%s[%d] (%s): %s is missing", table, i, name, pathKey)
+		} else if _, err := os.Stat(cfg.Abs(path)); err != nil {
+			add(nth(i, table, pathKey), "%s[%d] (%s): %s %q: no such file", table, i, name, pathKey, path)
 		}
+	}
+	trees := map[string]bool{}
+	for i, t := range cfg.Trees {
+		checkNamed("trees", "tree", "file", i, t.Name, t.File, trees)
 	}
 	plugins := map[string]bool{}
 	for i, p := range cfg.Plugins {
-		switch {
-		case p.Name == "":
-			add(nth(i, "plugins", "name"), "plugins[%d]: name is missing", i)
-		case plugins[p.Name]:
-			add(nth(i, "plugins", "name"), "plugins[%d]: a plugin named %q is already defined", i, p.Name)
-		}
-		plugins[p.Name] = true
-		if p.Path == "" {
-			add(nth(i, "plugins", "path"), "plugins[%d] (%s): path is missing", i, p.Name)
-		} else if _, err := os.Stat(cfg.Abs(p.Path)); err != nil {
-			add(nth(i, "plugins", "path"), "plugins[%d] (%s): path %q: no such file or folder", i, p.Name, p.Path)
-		}
+		checkNamed("plugins", "plugin", "path", i, p.Name, p.Path, plugins)
 	}
 	ids := map[string]bool{}
 	for i := range cfg.Agents {
