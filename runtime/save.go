@@ -113,11 +113,28 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 	return p, nil
 }
 
-// Warnings collects every agent's restore warnings.
+// Warnings collects the agents' restore warnings. A warning about a tree
+// would otherwise repeat for every agent of that tree, so each text comes
+// once (without the agent's name when several agents share it).
 func (p *AgentsPlan) Warnings() []string {
-	var out []string
+	count := map[string]int{}
+	var order []string
 	for _, rp := range p.plans {
-		out = append(out, rp.Warnings()...)
+		for _, w := range rp.warnings {
+			k := w[len(rp.prefix()):]
+			if count[k] == 0 {
+				order = append(order, k)
+			}
+			count[k]++
+		}
+	}
+	out := make([]string, len(order))
+	for i, k := range order {
+		if count[k] == 1 {
+			out[i] = k
+		} else {
+			out[i] = fmt.Sprintf("%d agents: %s", count[k], k)
+		}
 	}
 	return out
 }

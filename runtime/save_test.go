@@ -351,3 +351,28 @@ func itoa(i int) string {
 		}
 	}
 }
+
+// TestRestore_warningsForAnEditedTreeComeOnce: ten agents of a changed tree
+// give one warning, not ten.
+func TestRestore_warningsForAnEditedTreeComeOnce(t *testing.T) {
+	agents := waitsAgents(t, nil)
+	runWaits(agents, 1, 5)
+	data, err := SaveAgents(agents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(waitsTree, `<yield id="breathe"/>`, `<yield id="breathe"/><success id="extra"/>`, 1)
+	tree, err := LoadBytes("waits.xml", []byte(edited), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Bind(tree, NewRegistry(), BindOptions{})
+	fresh := []*Agent{b.NewAgent("w-1", nil), b.NewAgent("w-2", nil)}
+	warnings, err := RestoreAgents(data, fresh, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(warnings, "|"); got != "2 agents: tree waits.xml changed since the save; every saved id still resolves" {
+		t.Errorf("warnings: %q", got)
+	}
+}

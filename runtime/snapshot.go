@@ -172,8 +172,10 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 }
 
 func (p *RestorePlan) warn(format string, args ...any) {
-	p.warnings = append(p.warnings, fmt.Sprintf("agent %s: ", p.a.id)+fmt.Sprintf(format, args...))
+	p.warnings = append(p.warnings, p.prefix()+fmt.Sprintf(format, args...))
 }
+
+func (p *RestorePlan) prefix() string { return "agent " + p.a.id + ": " }
 
 // Warnings are what PlanRestore let through.
 func (p *RestorePlan) Warnings() []string { return p.warnings }

@@ -373,6 +373,9 @@ func (g *Game) Route(from *runtime.Agent, to, signal string) error {
 
 // Log is the runtime.Logger: bt.log and ctx:log lines go to the output.
 func (g *Game) Log(a *runtime.Agent, label, msg string) {
+	if g.out.quiet {
+		return
+	}
 	g.out.line(a.Time(), a.ID(), "log "+label+": "+msg)
 }
 

@@ -89,14 +89,23 @@ func (p *printer) change(t float64, agent, from, to string) {
 }
 
 func (p *printer) signal(t float64, agent, signal string) {
+	if p.quiet {
+		return
+	}
 	p.line(t, agent, "<- signal "+signal)
 }
 
 func (p *printer) failed(t float64, agent, policy string) {
+	if p.quiet {
+		return
+	}
 	p.line(t, agent, "tree failed ("+policy+")")
 }
 
 func (p *printer) errored(t float64, agent string, err error, policy string) {
+	if p.quiet {
+		return
+	}
 	msg := strings.ReplaceAll(err.Error(), "\n", "\n    ")
 	p.line(t, agent, "error ("+policy+"): "+msg)
 }
