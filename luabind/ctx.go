@@ -69,6 +69,10 @@ type AgentData struct {
 	rule     int32
 	firstRun bool
 	state    any
+
+	// stateTable is the table ctx.state gives out, emptied and reused at
+	// each rule that uses it (see ctxMissing).
+	stateTable *lua.LTable
 }
 
 // view is the shared table ctx reads start at, and what it holds now.
@@ -338,13 +342,51 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	if st == nil || st.agent == nil {
 		L.RaiseError("ctx.state is only available while one of its agent's actions or conditions runs")
 	}
-	t := L.CreateTable(0, 4) // a fresh ctx.state on every arrival: room for a few keys, no more
+	t := e.reuseState(st)
 	st.agent.SetRuleValue(t)
 	st.state = t
 	st.own.RawSetString("state", t)
 	L.Push(t)
 	return 1
 }
+
+// reuseState empties the agent's ctx.state table for the rule that now
+// uses it. One table per agent, reused, rather than a new one at every
+// arrival: a new table is about ten allocations (its maps, its key list,
+// a box per key) and lands wherever the heap has room, while the reused
+// one stays next to the agent's other tables, where the next step finds
+// it in cache. A table that grew past a few keys is replaced instead, so
+// that one rule's big state does not stay with the agent for good.
+func (e *Engine) reuseState(st *AgentData) *lua.LTable {
+	t := st.stateTable
+	if t != nil {
+		keys := e.stateKeys[:0]
+		for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+			if len(keys) == maxReusedKeys {
+				t = nil
+				break
+			}
+			keys = append(keys, k)
+		}
+		if t != nil {
+			for _, k := range keys {
+				t.RawSet(k, lua.LNil)
+			}
+		}
+		clear(keys)
+		e.stateKeys = keys[:0]
+	}
+	if t == nil {
+		t = e.L.CreateTable(0, maxReusedKeys)
+		st.stateTable = t
+	}
+	return t
+}
+
+// maxReusedKeys is the most keys a ctx.state table may have held to be
+// reused: gopher-lua keeps string keys in a Go map, which stays a single
+// group of eight slots up to eight keys.
+const maxReusedKeys = 8
 
 // checkCtx returns the agent of a method call's self.
 func checkCtx(L *lua.LState, method string) *AgentData {

@@ -101,6 +101,34 @@ func TestCtx_stateIsFreshOnEachArrivalMemoryLastsForTheAgentsLife(t *testing.T) 
 	expectGlobals(t, f, map[string]any{"log": "1/1 2/2 peek:nil 1/3 1/1 "})
 }
 
+// TestCtx_stateTableIsReusedEmptied: an agent's ctx.state table is emptied
+// and given to the next rule that uses it (no allocation per arrival),
+// whatever keys, array items and non-string keys the last rule left in it;
+// one that grew past eight entries is replaced by a new table instead.
+func TestCtx_stateTableIsReusedEmptied(t *testing.T) {
+	f := newFixture(t, map[string]string{"s.lua": `
+		bt.action("fill", function(ctx, params)
+			local s, n = ctx.state, params:number("n")
+			log = (log or "") .. "fill" .. n .. ":" .. tostring(next(s)) .. " "
+			if prev ~= nil then
+				log = log .. (rawequal(prev, s) and "same " or "new ")
+			end
+			prev = s
+			for i = 1, n do s["k" .. i] = i end
+			s[1], s[true] = "array", "bool"
+			return bt.SUCCESS
+		end)`})
+	f.bind(tree(`<sequence id='root'>
+		<action id='.a' name='fill'><parameter name='n'>3</parameter></action>
+		<action id='.b' name='fill'><parameter name='n'>2</parameter></action>
+		<action id='.c' name='fill'><parameter name='n'>9</parameter></action>
+		<action id='.d' name='fill'><parameter name='n'>1</parameter></action>
+	</sequence>`))
+	a := f.agent("a1")
+	step(t, a)
+	expectGlobals(t, f, map[string]any{"log": "fill3:nil fill2:nil same fill9:nil same fill1:nil new "})
+}
+
 func TestCtx_stateOfAnActionRunningAcrossSteps(t *testing.T) {
 	f := newFixture(t, map[string]string{"w.lua": `
 		bt.action("waitLua", {

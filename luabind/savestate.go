@@ -92,6 +92,7 @@ func (e *Engine) RestoreHost(a *runtime.Agent, v runtime.Value) error {
 		t := e.L.CreateTable(0, len(s.Table))
 		e.refill(t, s)
 		a.SetRuleValue(t)
+		st.stateTable = t
 	}
 	return nil
 }

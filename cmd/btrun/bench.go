@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/btrun/btrun/internal/game"
 )
@@ -16,8 +17,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	config := fs.String("config", "config.toml", "the game config")
 	agents := fs.Int("agents", 10000, "agents, spread over the config's [[agents]] in proportion")
 	steps := fs.Int("steps", 100, "steps to run")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the stepping to this file (for go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile to this file after the run (go tool pprof -sample_index=alloc_objects -focus=RunStep)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun bench [-config F] [-agents N] [-steps N]")
+		fmt.Fprintln(stderr, "usage: btrun bench [-config F] [-agents N] [-steps N] [-cpuprofile F] [-memprofile F]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -32,7 +35,23 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	r, err := game.Bench(cfg, *agents, *steps)
+	var prof game.Profiles
+	for _, p := range []struct {
+		path string
+		w    *io.Writer
+	}{{*cpuProfile, &prof.CPU}, {*memProfile, &prof.Allocs}} {
+		if p.path == "" {
+			continue
+		}
+		f, err := os.Create(p.path)
+		if err != nil {
+			fmt.Fprintf(stderr, "btrun bench: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		*p.w = f
+	}
+	r, err := game.Bench(cfg, *agents, *steps, prof)
 	if err != nil {
 		printProblems(stderr, err)
 		return exitRuntime

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	goruntime "runtime"
+	"runtime/pprof"
 	"time"
 )
 
@@ -84,7 +85,19 @@ func (c *Config) ScaleAgents(n int) {
 
 // Bench opens the config with its agents scaled to n, runs steps steps with
 // no trace and no output, and measures.
-func Bench(cfg *Config, n, steps int) (BenchResult, error) {
+//
+// Profiles says where Bench writes profiles; nil writers are skipped.
+type Profiles struct {
+	CPU io.Writer // a CPU profile of the stepping, not the loading
+	// Allocs is the heap profile after the run; `go tool pprof
+	// -sample_index=alloc_objects -focus=RunStep` shows the stepping's
+	// allocations.
+	Allocs io.Writer
+}
+
+// Bench opens the config with its agents scaled to n, runs steps steps with
+// no trace and no output, and measures.
+func Bench(cfg *Config, n, steps int, prof Profiles) (BenchResult, error) {
 	if n > 0 {
 		cfg.ScaleAgents(n)
 	}
@@ -106,6 +119,12 @@ func Bench(cfg *Config, n, steps int) (BenchResult, error) {
 		r.BytesPerAgent = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(r.Agents)
 	}
 	goruntime.ReadMemStats(&before)
+	if prof.CPU != nil {
+		if err := pprof.StartCPUProfile(prof.CPU); err != nil {
+			return r, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	for range steps {
 		k, err := g.RunStep()
@@ -117,5 +136,10 @@ func Bench(cfg *Config, n, steps int) (BenchResult, error) {
 	r.Wall = time.Since(start)
 	goruntime.ReadMemStats(&after)
 	r.Allocs = after.Mallocs - before.Mallocs
+	if prof.Allocs != nil {
+		if err := pprof.Lookup("allocs").WriteTo(prof.Allocs, 0); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
 }

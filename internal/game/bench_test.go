@@ -30,7 +30,7 @@ func TestBench_measuresTheAlarmFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Bench(cfg, 300, 20)
+	r, err := Bench(cfg, 300, 20, Profiles{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,14 +19,28 @@ local function spotOf(rule)
   return spot
 end
 
--- walkTo: walk to this leg's spot. Gets tired after a while (sets Tired),
--- and jumps to the interrupt rule when the player comes too close.
+-- tally adds a walked distance to the courier's odometer in ctx.memory,
+-- which lives as long as the agent; past 40 m it gets tired (sets Tired,
+-- which the rounds' rest checks). It runs once per walk, not every step.
+local function tally(ctx, distance)
+  local m = ctx.memory
+  local walked = (m.walked or 0) + distance
+  if walked > 40 then
+    walked = 0
+    ctx:setVar("Tired", true)
+  end
+  m.walked = walked
+end
+
+-- walkTo: walk to this leg's spot. Gets tired after a while, and jumps to
+-- the interrupt rule when the player comes too close.
 bt.action("walkTo", {
   start = function(ctx, params)
-    local s, spot = ctx.state, spotOf(ctx.rule)
-    s.x, s.y = ctx.agent[spot.x], ctx.agent[spot.y]
-    s.speed = params:number("walkTo.speed", 2.5)
+    local a, s, spot = ctx.agent, ctx.state, spotOf(ctx.rule)
+    local speed = params:number("walkTo.speed", 2.5)
+    steer.plan(s, a, ctx.time, a[spot.x], a[spot.y], speed)
     s.flee = params:number("walkTo.fleeRange", 4)
+    s.from, s.speed = ctx.time, speed
   end,
   run = function(ctx, params)
     local a, s = ctx.agent, ctx.state
@@ -34,17 +48,15 @@ bt.action("walkTo", {
       ctx:jump("interrupt")
       return bt.RUNNING
     end
-    local arrived = steer.moveTowards(a, s.x, s.y, s.speed, ctx.dt)
-    local m = ctx.memory
-    local walked = (m.walked or 0) + s.speed * ctx.dt
-    if walked > 40 then
-      walked = 0
-      ctx:setVar("Tired", true)
+    if steer.follow(s, a, ctx.time, ctx.dt) then
+      tally(ctx, s.speed * (s.arrive - s.from))
+      return bt.SUCCESS
     end
-    m.walked = walked
-    return arrived and bt.SUCCESS or bt.RUNNING
+    return bt.RUNNING
   end,
   cancel = function(ctx, params)
+    local s = ctx.state
+    tally(ctx, s.speed * (ctx.time - s.from))
     ctx:log("interrupted on the way to " .. spotOf(ctx.rule).name)
   end,
 })

@@ -1,20 +1,26 @@
 -- Actions of the grunt tree (grunt.xml). Chasing is the nav plugin's
--- nav.moveTo; these are the rest.
+-- nav.moveTo; these are the rest. ctx.agent.playerX/playerY is where the
+-- grunt last saw the player (world.lua keeps it up to date while it sees
+-- it); arena.player is where the player is now.
 local bt = require("bt")
 local steer = require("steer")
+local arena = require("arena")
+
+local atan2 = math.atan2
+local player = arena.player
 
 -- patrol: walk to a random spot near the grunt's post.
 bt.action("patrol", {
   start = function(ctx, params)
-    local a, r, s = ctx.agent, params:number("patrol.radius", 4), ctx.state
-    s.x = a.postX + (bt.random() * 2 - 1) * r
-    s.y = a.postY + (bt.random() * 2 - 1) * r
-    s.speed = params:number("patrol.speed", 1.5)
+    local a, r = ctx.agent, params:number("patrol.radius", 4)
+    local post = arena.posts[a.post]
+    steer.plan(ctx.state, a, ctx.time,
+      post[1] + (bt.random() * 2 - 1) * r,
+      post[2] + (bt.random() * 2 - 1) * r,
+      params:number("patrol.speed", 1.5))
   end,
   run = function(ctx, params)
-    local s = ctx.state
-    local arrived = steer.moveTowards(ctx.agent, s.x, s.y, s.speed, ctx.dt)
-    return arrived and bt.SUCCESS or bt.RUNNING
+    return steer.follow(ctx.state, ctx.agent, ctx.time, ctx.dt) and bt.SUCCESS or bt.RUNNING
   end,
 })
 
@@ -26,10 +32,12 @@ bt.action("shoot", {
   end,
   run = function(ctx, params)
     local a = ctx.agent
-    if a.distanceToPlayer > params:number("shoot.range", 6) then
+    local dx, dy = player.x - a.x, player.y - a.y
+    local range = params:number("shoot.range", 6)
+    if dx * dx + dy * dy > range * range then
       return bt.FAILURE
     end
-    a.heading = math.atan2(a.playerY - a.y, a.playerX - a.x)
+    a.heading = atan2(dy, dx)
     if ctx.time >= ctx.state.next then
       ctx.state.shots = ctx.state.shots + 1
       ctx.state.next = ctx.time + params:number("shoot.interval", 0.5)
@@ -50,7 +58,7 @@ bt.action("shoot", {
 -- Runs until its conditions (the give-up timer) stop it.
 bt.action("goToLastSeen", function(ctx, params)
   local a = ctx.agent
-  if steer.moveTowards(a, a.lastSeenX, a.lastSeenY, params:number("goToLastSeen.speed", 2.5), ctx.dt) then
+  if steer.moveTowards(a, a.playerX, a.playerY, params:number("goToLastSeen.speed", 2.5), ctx.dt) then
     a.heading = a.heading + 1.5 * ctx.dt
   end
   return bt.RUNNING

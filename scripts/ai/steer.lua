@@ -54,6 +54,38 @@ function steer.moveTowards(a, tx, ty, speed, dt)
   return false
 end
 
+-- A planned walk: most walks go in a straight line to a spot that does
+-- not move (a wander target, a patrol point, a courier's pickup), so the
+-- direction, the heading and the arrival time are worked out once, when the
+-- walk starts, and every step only adds the velocity: two reads of the
+-- walk, two of the body, two writes, no square root. plan writes the walk
+-- into w (usually ctx.state), starting at time now (ctx.time), and turns
+-- body a to face the spot; follow moves a along it and is true on arrival.
+-- Both ends lie inside the arena, so every point between them does too: no
+-- confining needed. A body that something else moves during the walk
+-- keeps the walk's direction and lands on the spot when the time is up.
+function steer.plan(w, a, now, tx, ty, speed)
+  local dx, dy = tx - a.x, ty - a.y
+  local d = sqrt(dx * dx + dy * dy)
+  w.tx, w.ty = tx, ty
+  if d < 1e-9 or speed <= 0 then
+    w.vx, w.vy, w.arrive = 0, 0, now
+  else
+    w.vx, w.vy, w.arrive = dx / d * speed, dy / d * speed, now + d / speed
+    a.heading = atan2(dy, dx)
+  end
+  a.speed = speed
+end
+
+function steer.follow(w, a, now, dt)
+  if now + dt >= w.arrive then
+    a.x, a.y, a.speed = w.tx, w.ty, 0
+    return true
+  end
+  a.x, a.y = a.x + w.vx * dt, a.y + w.vy * dt
+  return false
+end
+
 -- Moves body a away from (fx, fy) at speed for dt seconds.
 function steer.moveAway(a, fx, fy, speed, dt)
   local x, y = a.x, a.y

@@ -1,10 +1,10 @@
 -- turning: turn on the spot to a random new heading; succeeds when facing
--- it. Like wander, it rolls its chance on the first run. Parameters: chance (default 1; the tree gives 0.35),
--- turning.maxAngle (degrees either way, default 180), turning.rate
--- (degrees per second, default 120).
+-- it. Like wander, it rolls its chance when the rule starts. Parameters:
+-- chance (default 1; the tree gives 0.35), turning.maxAngle (degrees
+-- either way, default 180), turning.rate (degrees per second, default 120).
 local bt = require("bt")
 
-local pi = math.pi
+local pi, rad, abs = math.pi, math.rad, math.abs
 
 local function wrap(angle)
   while angle > pi do angle = angle - 2 * pi end
@@ -12,26 +12,35 @@ local function wrap(angle)
   return angle
 end
 
-bt.action("turning", function(ctx, params)
-  local a = ctx.agent
-  if ctx.firstRun then
+-- The turn is planned when it starts: which way, how fast, and when it is
+-- done; a step only turns by rate * dt.
+bt.action("turning", {
+  start = function(ctx, params)
+    local s = ctx.state
     if bt.random() >= params:number("chance", 1) then
+      s.skip = true
+      return
+    end
+    local a = ctx.agent
+    local maxAngle = rad(params:number("turning.maxAngle", 180))
+    local target = wrap(a.heading + (bt.random() * 2 - 1) * maxAngle)
+    local diff = wrap(target - a.heading)
+    local rate = rad(params:number("turning.rate", 120))
+    s.target, s.done = target, ctx.time + abs(diff) / rate
+    s.rate = diff < 0 and -rate or rate
+    a.speed = 0
+  end,
+  run = function(ctx, params)
+    local s = ctx.state
+    if s.skip then
       return bt.FAILURE
     end
-    local maxAngle = math.rad(params:number("turning.maxAngle", 180))
-    local s = ctx.state
-    s.target = wrap(a.heading + (bt.random() * 2 - 1) * maxAngle)
-    s.rate = math.rad(params:number("turning.rate", 120)) -- read once per turn
-    a.speed = 0
-  end
-  local s = ctx.state
-  local target = s.target
-  local diff = wrap(target - a.heading)
-  local turn = s.rate * ctx.dt
-  if math.abs(diff) <= turn then
-    a.heading = target
-    return bt.SUCCESS
-  end
-  a.heading = wrap(a.heading + (diff > 0 and turn or -turn))
-  return bt.RUNNING
-end)
+    local a, dt = ctx.agent, ctx.dt
+    if ctx.time + dt >= s.done then
+      a.heading = s.target
+      return bt.SUCCESS
+    end
+    a.heading = wrap(a.heading + s.rate * dt)
+    return bt.RUNNING
+  end,
+})

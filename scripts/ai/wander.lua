@@ -1,9 +1,8 @@
 -- Actions and conditions of the seed example tree
 -- (dragengine-exampleapp.xml): wander, turning, wait, flee, backOff,
 -- playerNearby and playerNotNearby. They follow world.lua's contract for
--- ctx.agent: x, y, heading (radians), speed (current, m/s), and the
--- player's playerX, playerY and distanceToPlayer, which the world refreshes
--- every tick. See docs/lua.md, "The example game".
+-- ctx.agent: x, y, heading (radians), speed (current, m/s). The player is
+-- arena.player. See docs/lua.md, "The example game".
 --
 -- wander: walk to a random point near the agent; succeeds on arrival.
 -- Parameters: chance (the probability to wander at all when the rule is
@@ -12,26 +11,33 @@
 local bt = require("bt")
 local steer = require("steer")
 
--- The chance is rolled on the first run rather than in a start function:
--- a rule that does not go ahead then returns at once without touching
--- ctx.state, whose table is only made when a script first uses it.
-bt.action("wander", function(ctx, params)
-  local a, s = ctx.agent, nil
-  if ctx.firstRun then
+local cos, sin, min, max, pi = math.cos, math.sin, math.min, math.max, math.pi
+
+-- The chance is rolled and the walk planned when the rule starts, so that
+-- a step of the walk only follows the plan (steer.follow).
+bt.action("wander", {
+  start = function(ctx, params)
+    local s = ctx.state
     if bt.random() >= params:number("chance", 1) then
+      s.skip = true
+      return
+    end
+    local a = ctx.agent
+    local angle = bt.random() * 2 * pi
+    local dist = params:number("wander.radius", 8) * (0.3 + 0.7 * bt.random())
+    steer.plan(s, a, ctx.time,
+      min(max(a.x + cos(angle) * dist, 0), steer.WIDTH),
+      min(max(a.y + sin(angle) * dist, 0), steer.HEIGHT),
+      params:number("wander.speed", 1.5))
+  end,
+  run = function(ctx, params)
+    local s = ctx.state
+    if s.skip then
       return bt.FAILURE
     end
-    local angle = bt.random() * 2 * math.pi
-    local dist = params:number("wander.radius", 8) * (0.3 + 0.7 * bt.random())
-    s = ctx.state
-    s.tx = math.min(math.max(a.x + math.cos(angle) * dist, 0), steer.WIDTH)
-    s.ty = math.min(math.max(a.y + math.sin(angle) * dist, 0), steer.HEIGHT)
-    s.speed = params:number("wander.speed", 1.5) -- read once per walk, not every step
-  else
-    s = ctx.state
-  end
-  if steer.moveTowards(a, s.tx, s.ty, s.speed, ctx.dt) then
-    return bt.SUCCESS
-  end
-  return bt.RUNNING
-end)
+    if steer.follow(s, ctx.agent, ctx.time, ctx.dt) then
+      return bt.SUCCESS
+    end
+    return bt.RUNNING
+  end,
+})

@@ -8,11 +8,18 @@
 -- tree's variables and timestamps remember them).
 --
 -- What it keeps in each agent's ctx.agent (plain values, so that saves and
--- plugins can read them): x, y, heading, speed; grunts also postX, postY,
--- sight, seesPlayer, lastSeenX, lastSeenY and the player's position
--- playerX, playerY and distanceToPlayer (the nav plugin chases playerX/Y);
+-- plugins can read them): x, y, heading, speed; grunts also post (an index
+-- into arena.posts) and playerX, playerY: where the grunt last saw the
+-- player (until it first does, where the player started; an alarm sends
+-- it there). The nav plugin chases this spot;
 -- couriers pickupX, pickupY, dropoffX, dropoffY. Other scripts find the
 -- player in arena.player.
+--
+-- ctx.agent stays at eight fields or fewer: gopher-lua keeps a table's
+-- string keys in a Go map, and a Go map with more than eight entries is a
+-- bigger structure with two more pointers to follow on every read. With
+-- thousands of agents, those are cache misses. What only the world needs
+-- (whether a grunt sees the player) stays in the world's own records.
 local bt = require("bt")
 local arena = require("arena")
 local steer = require("steer")
@@ -20,11 +27,12 @@ local steer = require("steer")
 local world = {}
 
 local path = { { 4, 4 }, { 36, 4 }, { 36, 26 }, { 20, 15 }, { 4, 26 } }
-local posts = { { 34, 6 }, { 20, 13 }, { 6, 24 }, { 30, 22 } }
+local posts = arena.posts
+local SIGHT = 8 -- how far a grunt sees, m
 
 -- Per-agent registries built by spawn: spawn runs again when a saved run
--- is continued, so these are never saved.
-local grunts = {}   -- { id =, agent = ctx.agent } of every grunt, in spawn order
+-- is continued, so only what changes later (sees) is saved, by world.save.
+local grunts = {}   -- { id =, agent = ctx.agent, sees = bool } of every grunt, in spawn order
 local couriers = 0
 
 function world.init(game)
@@ -40,14 +48,11 @@ function world.spawn(ctx)
   a.heading = bt.random() * 2 * math.pi
   a.speed = 0
   if ctx.tree == "grunt" then
-    local post = posts[#grunts % #posts + 1]
-    a.postX, a.postY = post[1], post[2]
+    a.post = #grunts % #posts + 1
+    local post = posts[a.post]
     a.x, a.y = post[1], post[2]
-    a.sight = 8
-    a.seesPlayer = false
-    a.lastSeenX, a.lastSeenY = a.x, a.y
-    grunts[#grunts + 1] = { id = ctx.id, agent = a }
-    world.observe(a)
+    a.playerX, a.playerY = arena.player.x, arena.player.y -- its briefing: where the player starts
+    grunts[#grunts + 1] = { id = ctx.id, agent = a, sees = false }
   elseif ctx.tree == "courier" then
     couriers = couriers + 1
     -- The spots sit across the player's path, so couriers meet the player.
@@ -56,16 +61,9 @@ function world.spawn(ctx)
   end
 end
 
--- observe refreshes what a grunt knows of the player.
-function world.observe(a)
-  local p = arena.player
-  a.playerX, a.playerY = p.x, p.y
-  a.distanceToPlayer = arena.distanceToPlayer(a)
-end
-
 -- tick moves the player, then lets grunts see it. A grunt that does not see
--- the player costs four field reads: its fields change only while it sees
--- the player (what it chases and shoots at) and when it stops seeing it.
+-- the player costs two field reads: its fields change only while it sees
+-- the player (the spot it chases).
 function world.tick(game)
   local p = arena.player
   local target = path[p.leg]
@@ -76,16 +74,15 @@ function world.tick(game)
   for i = 1, #grunts do
     local g = grunts[i]
     local a = g.agent
-    local dx, dy, r = px - a.x, py - a.y, a.sight
-    if dx * dx + dy * dy <= r * r then
-      world.observe(a)
-      a.lastSeenX, a.lastSeenY = px, py
-      if not a.seesPlayer then
-        a.seesPlayer = true
+    local dx, dy = px - a.x, py - a.y
+    if dx * dx + dy * dy <= SIGHT * SIGHT then
+      a.playerX, a.playerY = px, py
+      if not g.sees then
+        g.sees = true
         game.signal(g.id, "OnEnemySeen")
       end
-    elseif a.seesPlayer then
-      a.seesPlayer = false
+    elseif g.sees then
+      g.sees = false
       game.signal(g.id, "OnLostSightOfTarget")
     end
   end
@@ -93,12 +90,25 @@ end
 
 function world.save()
   local p = arena.player
-  return { player = { x = p.x, y = p.y, leg = p.leg, speed = p.speed } }
+  local seeing = {}
+  for i = 1, #grunts do
+    if grunts[i].sees then
+      seeing[#seeing + 1] = grunts[i].id
+    end
+  end
+  return { player = { x = p.x, y = p.y, leg = p.leg, speed = p.speed }, seeing = seeing }
 end
 
 function world.load(t)
   local p = arena.player
   p.x, p.y, p.leg, p.speed = t.player.x, t.player.y, t.player.leg, t.player.speed
+  local seeing = {}
+  for _, id in ipairs(t.seeing or {}) do
+    seeing[id] = true
+  end
+  for i = 1, #grunts do
+    grunts[i].sees = seeing[grunts[i].id] == true
+  end
 end
 
 return world
