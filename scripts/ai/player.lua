@@ -7,7 +7,7 @@
 local bt = require("bt")
 local arena = require("arena")
 
-local within = arena.playerWithin
+local player = arena.player
 local ranges = {} -- params -> range
 
 local function range(params)
@@ -19,10 +19,17 @@ local function range(params)
   return r
 end
 
+-- The test is written out in each condition rather than calling
+-- arena.playerWithin: in gopher-lua a call costs as much as a few table
+-- reads, and these two run every step.
 bt.condition("playerNearby", function(ctx, params)
-  return within(ctx.agent, range(params))
+  local a, r = ctx.agent, ranges[params] or range(params)
+  local dx, dy = player.x - a.x, player.y - a.y
+  return dx * dx + dy * dy < r * r
 end)
 
 bt.condition("playerNotNearby", function(ctx, params)
-  return not within(ctx.agent, range(params))
+  local a, r = ctx.agent, ranges[params] or range(params)
+  local dx, dy = player.x - a.x, player.y - a.y
+  return dx * dx + dy * dy >= r * r
 end)

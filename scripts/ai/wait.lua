@@ -5,22 +5,20 @@ local bt = require("bt")
 
 bt.action("wait", {
   start = function(ctx, params)
-    local s = ctx.state
     if bt.random() >= params:number("chance", 1) then
-      s.skip = true
-      return
+      return -- no untilTime: run fails
     end
     local lo = params:number("wait.min", 1)
     local hi = params:number("wait.max", 3)
-    s.untilTime = ctx.time + lo + (hi - lo) * bt.random()
+    ctx.state.untilTime = ctx.time + lo + (hi - lo) * bt.random()
     ctx.agent.speed = 0
   end,
   run = function(ctx, params)
-    local s = ctx.state
-    if s.skip then
+    local untilTime = ctx.state.untilTime
+    if untilTime == nil then
       return bt.FAILURE
     end
-    if ctx.time >= s.untilTime then
+    if ctx.time >= untilTime then
       return bt.SUCCESS
     end
     return bt.RUNNING
