@@ -360,21 +360,16 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 func (e *Engine) reuseState(st *AgentData) *lua.LTable {
 	t := st.stateTable
 	if t != nil {
-		keys := e.stateKeys[:0]
-		for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
-			if len(keys) == maxReusedKeys {
-				t = nil
-				break
-			}
-			keys = append(keys, k)
+		// ForEach walks the table's Go maps directly, and Go allows deleting
+		// during a range; Next would look every key up again.
+		n := 0
+		t.ForEach(func(k, _ lua.LValue) {
+			n++
+			t.RawSet(k, lua.LNil)
+		})
+		if n > maxReusedKeys {
+			t = nil
 		}
-		if t != nil {
-			for _, k := range keys {
-				t.RawSet(k, lua.LNil)
-			}
-		}
-		clear(keys)
-		e.stateKeys = keys[:0]
 	}
 	if t == nil {
 		t = e.L.CreateTable(0, maxReusedKeys)

@@ -52,9 +52,8 @@ type Engine struct {
 	conditions map[string]*conditionDef
 	defOrder   []any // *actionDef and *conditionDef in registration order
 
-	cur       *AgentData   // the agent whose call is running; nil between calls
-	stateKeys []lua.LValue // reuseState's scratch
-	calls     uint64       // calls of actions and conditions (benchmarks count them)
+	cur   *AgentData // the agent whose call is running; nil between calls
+	calls uint64     // calls of actions and conditions (benchmarks count them)
 
 	ctxKit    ctxKit
 	paramsKit paramsKit
