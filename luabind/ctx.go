@@ -157,11 +157,19 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 		own: L.CreateTable(0, 6), memory: L.CreateTable(0, 2), data: L.CreateTable(0, 8), rule: -1,
 	}
 	o := st.own
+	// The order matters with many agents: a Go map of up to eight entries
+	// is one group searched slot by slot in insertion order, so the keys
+	// every ctx read looks up (__index, then agent or state) go first and
+	// sit in the group's first cache line. state is set here so that it
+	// keeps its slot: sync deletes and re-adds it, and a re-added key takes
+	// the first free slot.
+	o.RawSetString("__index", o)
+	o.RawSetString("agent", st.data)
+	o.RawSetString("state", lua.LFalse)
+	o.RawSetString("memory", st.memory)
 	o.RawSetString("id", lua.LString(a.ID()))
 	o.RawSetString("tree", st.tree.name)
-	o.RawSetString("agent", st.data)
-	o.RawSetString("memory", st.memory)
-	o.RawSetString("__index", o)
+	o.RawSetString("state", lua.LNil)
 	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: e.ctxKit.meta}
 	a.SetUserData(st)
 	return st, nil

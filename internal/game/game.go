@@ -79,7 +79,10 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	if opts.Trace == "-" {
 		g.out.w = opts.Stderr // stdout carries the trace: people's output goes to stderr
 	}
-	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Observer: g}
+	// Observer is set by OpenTrace: the rules run in a step are kept only
+	// for the trace, and keeping them is a map look-up and a copy per
+	// agent-step.
+	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g}
 
 	loaded, errs := g.loadTrees()
 	if err := g.fillRegistry(); err != nil {
@@ -164,12 +167,14 @@ func (g *Game) OpenTrace() error {
 	case "":
 		return nil
 	case "-":
+		g.env.Observer = g
 		g.trace = NewTraceWriter(g.opts.Stdout)
 	default:
 		f, err := os.Create(path)
 		if err != nil {
 			return fmt.Errorf("game: cannot write the trace: %w", err)
 		}
+		g.env.Observer = g
 		g.trace = NewTraceWriter(f)
 		g.traceFile = f
 	}

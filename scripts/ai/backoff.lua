@@ -7,12 +7,14 @@ local arena = require("arena")
 
 bt.action("backOff", {
   start = function(ctx, params)
-    ctx.state.untilTime = ctx.time + params:number("backOff.seconds", 2)
+    local s = ctx.state
+    s.untilTime = ctx.time + params:number("backOff.seconds", 2)
+    s.speed = params:number("backOff.speed", 1.5) -- read once, not every step
   end,
   run = function(ctx, params)
-    local a = ctx.agent
-    steer.moveAway(a, arena.player.x, arena.player.y, params:number("backOff.speed", 1.5), ctx.dt)
-    if ctx.time >= ctx.state.untilTime then
+    local a, s = ctx.agent, ctx.state
+    steer.moveAway(a, arena.player.x, arena.player.y, s.speed, ctx.dt)
+    if ctx.time >= s.untilTime then
       a.speed = 0
       return bt.SUCCESS
     end

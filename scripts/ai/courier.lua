@@ -3,6 +3,8 @@ local bt = require("bt")
 local steer = require("steer")
 local arena = require("arena")
 
+local player = arena.player
+
 -- The spot a leg walks to is named by the leg's subtree id: the rule
 -- courier.rounds.pickup.go walks to the pickup spot, whose position is in
 -- ctx.agent.pickupX/pickupY. Labels are few, and string.match and ".."
@@ -44,7 +46,8 @@ bt.action("walkTo", {
   end,
   run = function(ctx, params)
     local a, s = ctx.agent, ctx.state
-    if arena.playerWithin(a, s.flee) then
+    local dx, dy, r = player.x - a.x, player.y - a.y, s.flee -- arena.playerWithin, written out: it runs every step
+    if dx * dx + dy * dy < r * r then
       ctx:jump("interrupt")
       return bt.RUNNING
     end
@@ -64,12 +67,14 @@ bt.action("walkTo", {
 -- dodge: get away from the player for a few seconds.
 bt.action("dodge", {
   start = function(ctx, params)
-    ctx.state.untilTime = ctx.time + params:number("dodge.seconds", 2)
+    local s = ctx.state
+    s.untilTime = ctx.time + params:number("dodge.seconds", 2)
+    s.speed = params:number("dodge.speed", 3.5) -- read once, not every step
     ctx:log("dodging the player")
   end,
   run = function(ctx, params)
-    local a = ctx.agent
-    steer.moveAway(a, arena.player.x, arena.player.y, params:number("dodge.speed", 3.5), ctx.dt)
-    return ctx.time >= ctx.state.untilTime and bt.SUCCESS or bt.RUNNING
+    local s = ctx.state
+    steer.moveAway(ctx.agent, player.x, player.y, s.speed, ctx.dt)
+    return ctx.time >= s.untilTime and bt.SUCCESS or bt.RUNNING
   end,
 })

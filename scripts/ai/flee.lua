@@ -15,22 +15,27 @@ local HOP_SECONDS, HOP_HEIGHT = 0.4, 0.5
 
 bt.action("flee", {
   start = function(ctx, params)
-    ctx.state.since = ctx.time
+    -- Parameters are read once per flight, not every step.
+    local s = ctx.state
+    s.since = ctx.time
+    s.range = params:number("flee.range", 2.5)
+    s.safe = params:number("flee.safeDistance", params:number("playerNearby.range", 5))
+    s.speed = params:number("flee.speed", 4)
   end,
   run = function(ctx, params)
-    local a = ctx.agent
+    local a, s = ctx.agent, ctx.state
     local p = arena.player
     local d = steer.distance(a.x, a.y, p.x, p.y)
-    if ctx.firstRun and d >= params:number("flee.range", 2.5) then
+    if ctx.firstRun and d >= s.range then
       return bt.FAILURE
     end
-    if d >= params:number("flee.safeDistance", params:number("playerNearby.range", 5)) then
+    if d >= s.safe then
       a.z, a.speed = 0, 0
       return bt.SUCCESS
     end
-    local t = ctx.time - ctx.state.since
+    local t = ctx.time - s.since
     a.z = t < HOP_SECONDS and HOP_HEIGHT * math.sin(math.pi * t / HOP_SECONDS) or 0
-    steer.moveAway(a, p.x, p.y, params:number("flee.speed", 4), ctx.dt)
+    steer.moveAway(a, p.x, p.y, s.speed, ctx.dt)
     return bt.RUNNING
   end,
   cancel = function(ctx, params)

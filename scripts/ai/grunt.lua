@@ -27,13 +27,15 @@ bt.action("patrol", {
 -- shoot: fire a burst while the player is in range; fails when it is not.
 bt.action("shoot", {
   start = function(ctx, params)
-    ctx.state.shots = 0
-    ctx.state.next = ctx.time
+    local s = ctx.state
+    s.shots = 0
+    s.next = ctx.time
+    s.range = params:number("shoot.range", 6) -- read once per burst, not every step
   end,
   run = function(ctx, params)
     local a = ctx.agent
     local dx, dy = player.x - a.x, player.y - a.y
-    local range = params:number("shoot.range", 6)
+    local range = ctx.state.range
     if dx * dx + dy * dy > range * range then
       return bt.FAILURE
     end

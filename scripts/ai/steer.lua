@@ -67,13 +67,20 @@ end
 function steer.plan(w, a, now, tx, ty, speed)
   local dx, dy = tx - a.x, ty - a.y
   local d = sqrt(dx * dx + dy * dy)
-  w.tx, w.ty = tx, ty
+  -- What follow reads every step is written first: gopher-lua keeps a
+  -- table's keys in a Go map searched in insertion order.
   if d < 1e-9 or speed <= 0 then
-    w.vx, w.vy, w.arrive = 0, 0, now
+    w.arrive = now
+    w.vx = 0
+    w.vy = 0
   else
-    w.vx, w.vy, w.arrive = dx / d * speed, dy / d * speed, now + d / speed
+    w.arrive = now + d / speed
+    w.vx = dx / d * speed
+    w.vy = dy / d * speed
     a.heading = atan2(dy, dx)
   end
+  w.tx = tx
+  w.ty = ty
   a.speed = speed
 end
 
@@ -86,20 +93,30 @@ function steer.follow(w, a, now, dt)
   return false
 end
 
--- Moves body a away from (fx, fy) at speed for dt seconds.
+-- Moves body a away from (fx, fy) at speed for dt seconds. The direction
+-- away is the normalised offset from (fx, fy), so no cos or sin is needed;
+-- a body standing on the spot turns a quarter to one side.
 function steer.moveAway(a, fx, fy, speed, dt)
   local x, y = a.x, a.y
-  local heading
   local dx, dy = x - fx, y - fy
-  if dx * dx + dy * dy < 1e-18 then
+  local d2 = dx * dx + dy * dy
+  local heading
+  if d2 < 1e-18 then
     heading = a.heading + pi / 2
+    dx, dy = cos(heading), sin(heading)
   else
     heading = atan2(dy, dx)
+    local d = sqrt(d2)
+    dx, dy = dx / d, dy / d
   end
-  x, y = x + cos(heading) * speed * dt, y + sin(heading) * speed * dt
+  local step = speed * dt
+  x, y = x + dx * step, y + dy * step
   if x < 0 then x = 0 elseif x > W then x = W end
   if y < 0 then y = 0 elseif y > H then y = H end
-  a.x, a.y, a.heading, a.speed = x, y, heading, speed
+  a.x, a.y, a.heading = x, y, heading
+  if a.speed ~= speed then
+    a.speed = speed
+  end
 end
 
 return steer
