@@ -106,9 +106,9 @@ function Ctx:log(...) end
 ---@field z? number height (flee's hop)
 ---@field heading number facing, radians
 ---@field speed number current speed, m/s
----@field playerX number the player's position, refreshed by the world each tick
----@field playerY number
----@field distanceToPlayer number
+---@field post? integer a grunt's post, an index into arena.posts
+---@field playerX? number where a grunt last saw the player (the world keeps it up to date while it sees it)
+---@field playerY? number
 ---@field [string] any
 
 ---A rule's parameters. `params["name"]` is the raw string, or nil.

@@ -1,0 +1,37 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// TestBench_reportAndProfiles runs `btrun bench` on a fixture: the last line
+// has SPEC §7's form with the agent and step counts asked for, and
+// -cpuprofile / -memprofile write pprof files (gzip-compressed protobuf).
+func TestBench_reportAndProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	r := run(t, "", "bench", "-config", fixture("alarm"), "-agents", "50", "-steps", "20", "-cpuprofile", cpu, "-memprofile", mem)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	last := regexp.MustCompile(`(?m)^bench: 50 agents, 20 steps, [0-9]+ agent-steps/s, [0-9.]+ ns/agent-step, [0-9.]+ allocs/agent-step, [0-9]+ bytes/agent\n$`)
+	if !last.MatchString(r.stdout) {
+		t.Errorf("the report does not end with the bench line:\n%s", r.stdout)
+	}
+	for _, p := range []string{cpu, mem} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+			t.Errorf("%s is not a pprof profile (%d bytes)", filepath.Base(p), len(data))
+		}
+	}
+	if r := run(t, "", "bench", "-config", fixture("alarm"), "-agents", "5", "-steps", "1", "-cpuprofile", filepath.Join(dir, "no", "such", "cpu.prof")); r.code != 2 {
+		t.Errorf("a profile that cannot be written: exit %d, want 2; stderr:\n%s", r.code, r.stderr)
+	}
+}
