@@ -12,39 +12,42 @@ import (
 // The ctx object.
 //
 // ctx is a userdata (so scripts cannot rawset it), one per agent, created
-// at Attach. A read goes down a chain of tables that Go re-links before each
-// call by switching metatable pointers, which costs nothing, instead of
-// writing fields, which costs about 35 ns per field in gopher-lua (a Go map
-// assignment plus a look-up in a second map keyed by interface):
+// at Attach. A read goes down a chain of tables that Go brings up to date
+// before each call, mostly by switching metatable pointers, which costs
+// nothing:
 //
 //	ctx (userdata) --shared metatable, __index--> view
-//	view (shared): time, dt, step; the methods jump, signal, send, var,
-//	    setVar, stamp, clearStamp, since, log
-//	  --metatable: the running agent's own table (a pointer switch)-->
-//	own (per agent): id, tree, agent, memory, state
+//	view (shared): time, dt, step, agent, state of the agent being called
+//	  --metatable __index--> methods
+//	methods (shared): jump, signal, send, var, setVar, stamp, clearStamp,
+//	    since, log
+//	  --metatable: the called agent's own table (a pointer switch)-->
+//	own (per agent): id, tree, memory
 //	  --metatable: the table of the agent's rule and firstRun (a pointer
 //	    switch)-->
 //	rule table (shared per rule and firstRun value): rule, firstRun
-//	  --metatable __index--> missing (a Go function: creates ctx.state on
-//	    first use since the cursor arrived, rejects unknown names)
+//	  --metatable __index--> missing (a Go function: rejects unknown names)
 //
-// Writes happen only when a value changes: time, dt and step in the view
-// (agents stepped together share them, so with many agents about once per
-// round), state in the agent's own table when a rule starts or stops using
-// it. What was measured on the seed-tree benchmark (10,000 agents, 2 calls
-// per agent-step, floor 107 ns):
+// Writes happen only when a value changes: time, dt and step when the
+// called agent's differ from the last one's (agents stepped together share
+// them, so about once per round), agent and state when the called agent
+// changes (two writes per agent-step), state also when the cursor arrives
+// at a rule. What decided the layout:
 //
+//   - With thousands of agents, an agent's tables are out of the CPU cache
+//     when its turn comes. ctx.agent and ctx.state, read in nearly every
+//     call, are found in the view, which stays in cache, rather than in a
+//     per-agent table that would be one more cache miss per agent-step:
+//     on the example game's wanderers that took a sixth of the last-level
+//     cache misses away (callgrind's cache model) for two writes per
+//     agent-step. Fields read seldom (id, tree, memory) stay per agent.
 //   - gopher-lua boxes the key of every __index *function* call into a new
-//     string value: one allocation per read. Every read but ctx.state's
-//     first is a table hit instead, so reading ctx.time costs no
-//     allocation.
-//   - Per-agent metatables and field tables rewritten before every call:
-//     about 2 µs per agent-step. One shared table with every field, where
-//     each switch of agent rewrites id, agent and memory: about 300 ns of
-//     writes; with only agent and memory written, 192 ns per trivial
-//     agent-step. The chain: 150 ns. Scripts that read ctx.agent pay a
-//     cache miss on the agent's own table instead, which measured within
-//     the noise of the written version.
+//     string value: one allocation per read. Every read is a table hit
+//     instead; the function at the end only reports typos.
+//   - ctx.state is handed out when the first call at a rule is made, not on
+//     first use, for the same reason: a hit in the view instead of a walk
+//     down the chain into Go. Its table is the agent's one reused table
+//     (reuseState), so handing it out costs no allocation.
 //
 // The price: ctx's fields are right during its own agent's calls; a ctx
 // kept in a global and read during another agent's call shows that other
@@ -68,7 +71,6 @@ type AgentData struct {
 	// What own links to and holds now.
 	rule     int32
 	firstRun bool
-	state    any
 
 	// stateTable is the table ctx.state gives out, emptied and reused at
 	// each rule that uses it (see ctxMissing).
@@ -77,10 +79,12 @@ type AgentData struct {
 
 // view is the shared table ctx reads start at, and what it holds now.
 type view struct {
-	t        *lua.LTable
+	t        *lua.LTable // time, dt, step, agent, state
+	methods  *lua.LTable // its metatable's __index; links to the holder's own table
 	holder   *AgentData
 	time, dt float64
 	step     uint64
+	state    *lua.LTable // what t.state holds (nil: absent)
 }
 
 // treeInfo is what ctx needs of a tree: its name and, per rule and
@@ -154,22 +158,15 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 	L := e.L
 	st := &AgentData{
 		e: e, agent: a, tree: e.treeInfo(a.Tree().Tree),
-		own: L.CreateTable(0, 6), memory: L.CreateTable(0, 2), data: L.CreateTable(0, 8), rule: -1,
+		own: L.CreateTable(0, 4), memory: L.CreateTable(0, 2), data: L.CreateTable(0, 8), rule: -1,
 	}
 	o := st.own
-	// The order matters with many agents: a Go map of up to eight entries
-	// is one group searched slot by slot in insertion order, so the keys
-	// every ctx read looks up (__index, then agent or state) go first and
-	// sit in the group's first cache line. state is set here so that it
-	// keeps its slot: sync deletes and re-adds it, and a re-added key takes
-	// the first free slot.
+	// A Go map of up to eight entries is one group searched slot by slot
+	// in insertion order: what is read most goes first.
 	o.RawSetString("__index", o)
-	o.RawSetString("agent", st.data)
-	o.RawSetString("state", lua.LFalse)
 	o.RawSetString("memory", st.memory)
 	o.RawSetString("id", lua.LString(a.ID()))
 	o.RawSetString("tree", st.tree.name)
-	o.RawSetString("state", lua.LNil)
 	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: e.ctxKit.meta}
 	a.SetUserData(st)
 	return st, nil
@@ -208,8 +205,8 @@ func (st *AgentData) Memory() *lua.LTable { return st.memory }
 // Table is ctx.agent: the game's data for this agent.
 func (st *AgentData) Table() *lua.LTable { return st.data }
 
-// State is ctx.state of the agent's current rule, or nil when no script has
-// used it since the cursor arrived there.
+// State is ctx.state of the agent's current rule, or nil when no Lua call
+// was made since the cursor arrived there.
 func (st *AgentData) State() *lua.LTable {
 	t, _ := st.agent.RuleValue().(*lua.LTable)
 	return t
@@ -270,7 +267,8 @@ func (st *AgentData) sync() {
 	a := st.agent
 	if v.holder != st {
 		v.holder = st
-		v.t.Metatable = st.own
+		v.methods.Metatable = st.own
+		v.t.RawSetString("agent", st.data)
 	}
 	if x := a.Time(); x != v.time {
 		v.time = x
@@ -288,12 +286,21 @@ func (st *AgentData) sync() {
 		st.rule, st.firstRun = r, fr
 		st.own.Metatable = e.ruleTable(st.tree, r, fr)
 	}
-	if x := a.RuleValue(); x != st.state {
-		st.state = x
-		if tb, ok := x.(*lua.LTable); ok {
-			st.own.RawSetString("state", tb)
+	tb, _ := a.RuleValue().(*lua.LTable)
+	if tb == nil {
+		// The cursor arrived at a rule since the last call: its ctx.state is
+		// the agent's emptied state table, handed out now rather than on
+		// first use, so that reading ctx.state is a hit in the view instead
+		// of a walk down the whole chain to a Go function.
+		tb = e.reuseState(st)
+		a.SetRuleValue(tb)
+	}
+	if tb != v.state {
+		v.state = tb
+		if tb != nil {
+			v.t.RawSetString("state", tb)
 		} else {
-			st.own.RawSetString("state", lua.LNil)
+			v.t.RawSetString("state", lua.LNil)
 		}
 	}
 }
@@ -319,9 +326,18 @@ func (k *ctxKit) init(e *Engine) {
 	k.missing = L.NewTable()
 	k.missing.RawSetString("__index", L.NewFunction(e.ctxMissing))
 	methods.Metatable = k.missing
-	k.view = view{t: methods, time: math.NaN(), dt: math.NaN(), step: math.MaxUint64}
+	hot := L.CreateTable(0, 8)
+	for _, name := range []string{"agent", "state", "time", "dt", "step"} {
+		hot.RawSetString(name, lua.LFalse) // the order of the group's slots, most read first
+	}
+	hot.RawSetString("agent", lua.LNil)
+	hot.RawSetString("state", lua.LNil)
+	hotMeta := L.CreateTable(0, 1)
+	hotMeta.RawSetString("__index", methods)
+	hot.Metatable = hotMeta
+	k.view = view{t: hot, methods: methods, time: math.NaN(), dt: math.NaN(), step: math.MaxUint64}
 	k.meta = L.NewTable()
-	k.meta.RawSetString("__index", methods)
+	k.meta.RawSetString("__index", hot)
 	k.meta.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("ctx is read-only (ctx.%s = ...); keep values in ctx.state, ctx.memory or ctx.agent", lua.LVAsString(L.Get(2)))
 		return 0
@@ -339,8 +355,8 @@ func (k *ctxKit) init(e *Engine) {
 
 const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent, and the methods jump, signal, send, var, setVar, stamp, clearStamp, since, log"
 
-// ctxMissing is the end of the ctx look-up chain: ctx.state on first use
-// since the cursor arrived at the rule, or an unknown name.
+// ctxMissing is the end of the ctx look-up chain: ctx.state when sync has
+// not handed it out (a ctx read outside its agent's call), or an unknown name.
 func (e *Engine) ctxMissing(L *lua.LState) int {
 	key := lua.LVAsString(L.Get(2))
 	if key != "state" {
@@ -352,8 +368,8 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	}
 	t := e.reuseState(st)
 	st.agent.SetRuleValue(t)
-	st.state = t
-	st.own.RawSetString("state", t)
+	e.ctxKit.view.state = t
+	e.ctxKit.view.t.RawSetString("state", t)
 	L.Push(t)
 	return 1
 }
