@@ -32,7 +32,11 @@ local SIGHT = 8 -- how far a grunt sees, m
 
 -- Per-agent registries built by spawn: spawn runs again when a saved run
 -- is continued, so only what changes later (sees) is saved, by world.save.
-local grunts = {}   -- { id =, agent = ctx.agent, sees = bool } of every grunt, in spawn order
+-- Grunts are kept in parallel lists (plain arrays: the tick walks them in
+-- order, and an array read is cheaper than a record's field).
+local grunts = {}   -- each grunt's ctx.agent, in spawn order
+local gruntIds = {} -- its id
+local sees = {}     -- whether it sees the player
 local couriers = 0
 
 function world.init(game)
@@ -52,7 +56,8 @@ function world.spawn(ctx)
     local post = posts[a.post]
     a.x, a.y = post[1], post[2]
     a.playerX, a.playerY = arena.player.x, arena.player.y -- its briefing: where the player starts
-    grunts[#grunts + 1] = { id = ctx.id, agent = a, sees = false }
+    local n = #grunts + 1
+    grunts[n], gruntIds[n], sees[n] = a, ctx.id, false
   elseif ctx.tree == "courier" then
     couriers = couriers + 1
     -- The spots sit across the player's path, so couriers meet the player.
@@ -75,18 +80,17 @@ function world.tick(game)
   end
   local px, py = p.x, p.y
   for i = 2 - game.step % 2, #grunts, 2 do
-    local g = grunts[i]
-    local a = g.agent
+    local a = grunts[i]
     local dx, dy = px - a.x, py - a.y
     if dx * dx + dy * dy <= SIGHT * SIGHT then
       a.playerX, a.playerY = px, py
-      if not g.sees then
-        g.sees = true
-        game.signal(g.id, "OnEnemySeen")
+      if not sees[i] then
+        sees[i] = true
+        game.signal(gruntIds[i], "OnEnemySeen")
       end
-    elseif g.sees then
-      g.sees = false
-      game.signal(g.id, "OnLostSightOfTarget")
+    elseif sees[i] then
+      sees[i] = false
+      game.signal(gruntIds[i], "OnLostSightOfTarget")
     end
   end
 end
@@ -95,8 +99,8 @@ function world.save()
   local p = arena.player
   local seeing = {}
   for i = 1, #grunts do
-    if grunts[i].sees then
-      seeing[#seeing + 1] = grunts[i].id
+    if sees[i] then
+      seeing[#seeing + 1] = gruntIds[i]
     end
   end
   return { player = { x = p.x, y = p.y, leg = p.leg, speed = p.speed }, seeing = seeing }
@@ -110,7 +114,7 @@ function world.load(t)
     seeing[id] = true
   end
   for i = 1, #grunts do
-    grunts[i].sees = seeing[grunts[i].id] == true
+    sees[i] = seeing[gruntIds[i]] == true
   end
 end
 
