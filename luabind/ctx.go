@@ -32,7 +32,12 @@ import (
 // called agent's differ from the last one's (agents stepped together share
 // them, so about once per round), agent and state when the called agent
 // changes (two writes per agent-step), state also when the cursor arrives
-// at a rule. What decided the layout:
+// at a rule. Both are written only once scripts use them: agent after the
+// first read of ctx.agent (it is missing from the view until then, so the
+// read reaches ctxMissing), state for agents whose scripts used ctx.state;
+// scripts that use neither pay nothing (the trivial row of
+// BenchmarkSeedTreeLua stays within 1.5 times its floor). What decided the
+// layout:
 //
 //   - With thousands of agents, an agent's tables are out of the CPU cache
 //     when its turn comes. ctx.agent and ctx.state, read in nearly every
@@ -85,6 +90,11 @@ type view struct {
 	time, dt float64
 	step     uint64
 	state    *lua.LTable // what t.state holds (nil: absent)
+
+	// agentRead turns true at the first read of ctx.agent (which finds it
+	// missing from the view, see ctxMissing); from then on t.agent is kept
+	// up to date. Scripts that never read it pay no write per agent.
+	agentRead bool
 }
 
 // treeInfo is what ctx needs of a tree: its name and, per rule and
@@ -268,7 +278,9 @@ func (st *AgentData) sync() {
 	if v.holder != st {
 		v.holder = st
 		v.methods.Metatable = st.own
-		v.t.RawSetString("agent", st.data)
+		if v.agentRead {
+			v.t.RawSetString("agent", st.data)
+		}
 	}
 	if x := a.Time(); x != v.time {
 		v.time = x
@@ -287,11 +299,11 @@ func (st *AgentData) sync() {
 		st.own.Metatable = e.ruleTable(st.tree, r, fr)
 	}
 	tb, _ := a.RuleValue().(*lua.LTable)
-	if tb == nil {
-		// The cursor arrived at a rule since the last call: its ctx.state is
-		// the agent's emptied state table, handed out now rather than on
-		// first use, so that reading ctx.state is a hit in the view instead
-		// of a walk down the whole chain to a Go function.
+	if tb == nil && st.stateTable != nil {
+		// The cursor arrived at a rule since the last call, and this
+		// agent's scripts use ctx.state: its emptied state table is handed
+		// out now rather than on first use, so that reading ctx.state is a
+		// hit in the view instead of a walk down the chain to a Go function.
 		tb = e.reuseState(st)
 		a.SetRuleValue(tb)
 	}
@@ -359,12 +371,19 @@ const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent
 // not handed it out (a ctx read outside its agent's call), or an unknown name.
 func (e *Engine) ctxMissing(L *lua.LState) int {
 	key := lua.LVAsString(L.Get(2))
-	if key != "state" {
+	if key != "state" && key != "agent" {
 		L.RaiseError("ctx has no field %q; ctx has %s", key, ctxNames)
 	}
 	st := e.cur
 	if st == nil || st.agent == nil {
-		L.RaiseError("ctx.state is only available while one of its agent's actions or conditions runs")
+		L.RaiseError("ctx.%s is only available while one of its agent's actions or conditions runs", key)
+	}
+	if key == "agent" {
+		v := &e.ctxKit.view
+		v.agentRead = true
+		v.t.RawSetString("agent", st.data)
+		L.Push(st.data)
+		return 1
 	}
 	t := e.reuseState(st)
 	st.agent.SetRuleValue(t)

@@ -129,6 +129,39 @@ func TestCtx_stateTableIsReusedEmptied(t *testing.T) {
 	expectGlobals(t, f, map[string]any{"log": "fill3:nil fill2:nil same fill9:nil same fill1:nil new "})
 }
 
+// TestCtx_viewFollowsTheCalledAgent: ctx.agent and ctx.state live in a view
+// shared by all agents, written when the called agent changes, and only
+// once scripts use them. Whatever the order of first use, each agent sees
+// its own tables: here b starts reading ctx.agent at its third step, a
+// uses ctx.state and b never touches it until it peeks.
+func TestCtx_viewFollowsTheCalledAgent(t *testing.T) {
+	f := newFixture(t, map[string]string{"v.lua": `
+		bt.action("probe", function(ctx, params)
+			local mine = ctx.id
+			if ctx.id == "a1" then
+				ctx.state.secret = "a's"
+				log = (log or "") .. mine .. ":" .. ctx.agent.name .. " "
+			elseif ctx.step >= 3 then
+				log = (log or "") .. mine .. ":" .. ctx.agent.name .. ":" .. tostring(ctx.state.secret) .. " "
+			end
+			return bt.RUNNING
+		end)`})
+	f.bind(tree(`<action id='p' name='probe'/>`))
+	a, b := f.agent("a1"), f.agent("b1")
+	for _, ag := range []*runtime.Agent{a, b} {
+		st, err := f.e.Data(ag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Table().RawSetString("name", lua.LString(ag.ID()+"-table"))
+	}
+	for range 4 {
+		step(t, b)
+		step(t, a)
+	}
+	expectGlobals(t, f, map[string]any{"log": "a1:a1-table a1:a1-table b1:b1-table:nil a1:a1-table b1:b1-table:nil a1:a1-table "})
+}
+
 func TestCtx_stateOfAnActionRunningAcrossSteps(t *testing.T) {
 	f := newFixture(t, map[string]string{"w.lua": `
 		bt.action("waitLua", {
