@@ -3,6 +3,7 @@
 -- chance (default 1; the tree gives 0.35), turning.maxAngle (degrees
 -- either way, default 180), turning.rate (degrees per second, default 120).
 local bt = require("bt")
+local chance = require("chance")
 
 local pi, rad, abs = math.pi, math.rad, math.abs
 
@@ -16,12 +17,10 @@ end
 -- done; a step only turns by rate * dt.
 bt.action("turning", {
   start = function(ctx, params)
-    local s = ctx.state
-    if bt.random() >= params:number("chance", 1) then
-      s.skip = true
+    if not chance.roll(ctx, params) then
       return
     end
-    local a = ctx.agent
+    local s, a = ctx.state, ctx.agent
     local maxAngle = rad(params:number("turning.maxAngle", 180))
     local target = wrap(a.heading + (bt.random() * 2 - 1) * maxAngle)
     local diff = wrap(target - a.heading)

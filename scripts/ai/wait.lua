@@ -2,10 +2,11 @@
 -- Parameters: chance (default 1; the tree gives 1), wait.min and wait.max
 -- (seconds, default 1 and 3).
 local bt = require("bt")
+local chance = require("chance")
 
 bt.action("wait", {
   start = function(ctx, params)
-    if bt.random() >= params:number("chance", 1) then
+    if not chance.roll(ctx, params) then
       return -- no untilTime: run fails
     end
     local lo = params:number("wait.min", 1)

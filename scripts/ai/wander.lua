@@ -9,6 +9,7 @@
 -- reached, default 1; the tree gives 0.25), wander.radius (m, default 8),
 -- wander.speed (m/s, default 1.5).
 local bt = require("bt")
+local chance = require("chance")
 local steer = require("steer")
 
 local cos, sin, min, max, pi = math.cos, math.sin, math.min, math.max, math.pi
@@ -17,12 +18,10 @@ local cos, sin, min, max, pi = math.cos, math.sin, math.min, math.max, math.pi
 -- a step of the walk only follows the plan (steer.follow).
 bt.action("wander", {
   start = function(ctx, params)
-    local s = ctx.state
-    if bt.random() >= params:number("chance", 1) then
-      s.skip = true
+    if not chance.roll(ctx, params) then
       return
     end
-    local a = ctx.agent
+    local s, a = ctx.state, ctx.agent
     local angle = bt.random() * 2 * pi
     local dist = params:number("wander.radius", 8) * (0.3 + 0.7 * bt.random())
     steer.plan(s, a, ctx.time,
