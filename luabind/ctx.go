@@ -26,7 +26,8 @@ import (
 //	  --metatable: the table of the agent's rule and firstRun (a pointer
 //	    switch)-->
 //	rule table (shared per rule and firstRun value): rule, firstRun
-//	  --metatable __index--> missing (a Go function: rejects unknown names)
+//	  --metatable __index--> missing (a Go function: ctx.agent at its first
+//	    read, ctx.state at an agent's first use; rejects unknown names)
 //
 // Writes happen only when a value changes: time, dt and step when the
 // called agent's differ from the last one's (agents stepped together share
@@ -78,7 +79,8 @@ type AgentData struct {
 	firstRun bool
 
 	// stateTable is the table ctx.state gives out, emptied and reused at
-	// each rule that uses it (see ctxMissing).
+	// each rule (see reuseState); nil until the agent's scripts first use
+	// ctx.state.
 	stateTable *lua.LTable
 }
 
@@ -367,8 +369,10 @@ func (k *ctxKit) init(e *Engine) {
 
 const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent, and the methods jump, signal, send, var, setVar, stamp, clearStamp, since, log"
 
-// ctxMissing is the end of the ctx look-up chain: ctx.state when sync has
-// not handed it out (a ctx read outside its agent's call), or an unknown name.
+// ctxMissing is the end of the ctx look-up chain: ctx.agent at its first
+// read (from then on sync keeps it in the view), ctx.state at an agent's
+// first use of it (from then on sync hands it out at each rule), or an
+// unknown name.
 func (e *Engine) ctxMissing(L *lua.LState) int {
 	key := lua.LVAsString(L.Get(2))
 	if key != "state" && key != "agent" {
@@ -396,10 +400,9 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 // reuseState empties the agent's ctx.state table for the rule that now
 // uses it. One table per agent, reused, rather than a new one at every
 // arrival: a new table is about ten allocations (its maps, its key list,
-// a box per key) and lands wherever the heap has room, while the reused
-// one stays next to the agent's other tables, where the next step finds
-// it in cache. A table that grew past a few keys is replaced instead, so
-// that one rule's big state does not stay with the agent for good.
+// a box per key) and more garbage to collect. A table that grew past a few
+// keys is replaced instead, so that one rule's big state does not stay
+// with the agent for good.
 func (e *Engine) reuseState(st *AgentData) *lua.LTable {
 	t := st.stateTable
 	if t != nil {

@@ -83,9 +83,6 @@ func (c *Config) ScaleAgents(n int) {
 	c.Signals = kept
 }
 
-// Bench opens the config with its agents scaled to n, runs steps steps with
-// no trace and no output, and measures.
-//
 // Profiles says where Bench writes profiles; nil writers are skipped.
 type Profiles struct {
 	CPU io.Writer // a CPU profile of the stepping, not the loading
