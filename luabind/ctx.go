@@ -81,7 +81,8 @@ type AgentData struct {
 	// stateTable is the table ctx.state gives out, emptied and reused at
 	// each rule (see reuseState); nil until the agent's scripts first use
 	// ctx.state.
-	stateTable *lua.LTable
+	stateTable  *lua.LTable
+	stateReuses int // visits the table has served (reuseState)
 }
 
 // view is the shared table ctx reads start at, and what it holds now.
@@ -400,26 +401,42 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 // reuseState empties the agent's ctx.state table for the rule that now
 // uses it. One table per agent, reused, rather than a new one at every
 // arrival: a new table is about ten allocations (its maps, its key list,
-// a box per key) and more garbage to collect. A table that grew past a few
-// keys is replaced instead, so that one rule's big state does not stay
-// with the agent for good.
+// a box per key) and more garbage to collect.
+//
+// gopher-lua never forgets a key a table once had (it keeps every key in a
+// list for next), so a reused table is replaced by a fresh one when that
+// list could grow without bound or hold on to garbage: when the rule left
+// more than maxReusedKeys entries, or a key that is neither a string nor a
+// small array index (a table used as a key, 1.5, 1e6), and in any case after
+// maxStateReuses visits (a rule that makes up a new key name on each visit).
 func (e *Engine) reuseState(st *AgentData) *lua.LTable {
 	t := st.stateTable
 	if t != nil {
 		// ForEach walks the table's Go maps directly, and Go allows deleting
 		// during a range; Next would look every key up again.
-		n := 0
+		n, odd := 0, false
 		t.ForEach(func(k, _ lua.LValue) {
 			n++
+			switch k := k.(type) {
+			case lua.LString:
+			case lua.LNumber:
+				// gopher-lua keeps integer keys up to 2^26 in the array
+				// part, padding it with nils: keep only short arrays.
+				odd = odd || k < 1 || k > maxReusedKeys || k != lua.LNumber(math.Trunc(float64(k)))
+			default:
+				odd = true
+			}
 			t.RawSet(k, lua.LNil)
 		})
-		if n > maxReusedKeys {
+		st.stateReuses++
+		if n > maxReusedKeys || odd || st.stateReuses >= maxStateReuses {
 			t = nil
 		}
 	}
 	if t == nil {
 		t = e.L.CreateTable(0, maxReusedKeys)
 		st.stateTable = t
+		st.stateReuses = 0
 	}
 	return t
 }
@@ -428,6 +445,9 @@ func (e *Engine) reuseState(st *AgentData) *lua.LTable {
 // reused: gopher-lua keeps string keys in a Go map, which stays a single
 // group of eight slots up to eight keys.
 const maxReusedKeys = 8
+
+// maxStateReuses bounds how many visits one ctx.state table serves.
+const maxStateReuses = 64
 
 // checkCtx returns the agent of a method call's self.
 func checkCtx(L *lua.LState, method string) *AgentData {

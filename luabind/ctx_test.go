@@ -103,8 +103,10 @@ func TestCtx_stateIsFreshOnEachArrivalMemoryLastsForTheAgentsLife(t *testing.T) 
 
 // TestCtx_stateTableIsReusedEmptied: an agent's ctx.state table is emptied
 // and given to the next rule that uses it (no allocation per arrival),
-// whatever keys, array items and non-string keys the last rule left in it;
-// one that grew past eight entries is replaced by a new table instead.
+// whatever string keys and short array items the last rule left in it.
+// It is replaced by a new table when the last rule left more than eight
+// entries or a key gopher-lua would remember for good (a boolean, a
+// table, 1.5, a big index).
 func TestCtx_stateTableIsReusedEmptied(t *testing.T) {
 	f := newFixture(t, map[string]string{"s.lua": `
 		bt.action("fill", function(ctx, params)
@@ -115,18 +117,48 @@ func TestCtx_stateTableIsReusedEmptied(t *testing.T) {
 			end
 			prev = s
 			for i = 1, n do s["k" .. i] = i end
-			s[1], s[true] = "array", "bool"
+			s[1], s[2] = "array", "array"
+			local odd = params:string("odd", "")
+			if odd == "bool" then s[true] = 1 elseif odd == "table" then s[{}] = 1 elseif odd == "big" then s[100] = 1 end
 			return bt.SUCCESS
 		end)`})
 	f.bind(tree(`<sequence id='root'>
 		<action id='.a' name='fill'><parameter name='n'>3</parameter></action>
-		<action id='.b' name='fill'><parameter name='n'>2</parameter></action>
-		<action id='.c' name='fill'><parameter name='n'>9</parameter></action>
-		<action id='.d' name='fill'><parameter name='n'>1</parameter></action>
+		<action id='.b' name='fill'><parameter name='n'>2</parameter><parameter name='odd'>bool</parameter></action>
+		<action id='.c' name='fill'><parameter name='n'>1</parameter><parameter name='odd'>table</parameter></action>
+		<action id='.d' name='fill'><parameter name='n'>1</parameter><parameter name='odd'>big</parameter></action>
+		<action id='.e' name='fill'><parameter name='n'>9</parameter></action>
+		<action id='.f' name='fill'><parameter name='n'>1</parameter></action>
+		<action id='.g' name='fill'><parameter name='n'>1</parameter></action>
 	</sequence>`))
 	a := f.agent("a1")
 	step(t, a)
-	expectGlobals(t, f, map[string]any{"log": "fill3:nil fill2:nil same fill9:nil same fill1:nil new "})
+	expectGlobals(t, f, map[string]any{"log": "fill3:nil fill2:nil same fill1:nil new fill1:nil new fill9:nil new " +
+		"fill1:nil new fill1:nil same "})
+}
+
+// TestCtx_stateTableIsReplacedAfterManyVisits: gopher-lua remembers every
+// key name a table ever had, so a rule that makes up a new name on each
+// visit would grow the reused table for good; it serves 64 visits at most.
+func TestCtx_stateTableIsReplacedAfterManyVisits(t *testing.T) {
+	f := newFixture(t, map[string]string{"v.lua": `
+		bt.action("visit", function(ctx)
+			local s = ctx.state
+			if next(s) ~= nil then error("ctx.state not empty") end
+			if prev ~= nil and not rawequal(prev, s) then changes = (changes or 0) + 1 end
+			prev = s
+			visits = (visits or 0) + 1
+			s["k" .. visits] = true -- a new key name on every visit
+			return bt.SUCCESS
+		end)`})
+	f.bind(tree(`<action id='v' name='visit'/>`))
+	a := f.agent("a1")
+	for range 130 {
+		if got := step(t, a); got != "success" {
+			t.Fatal(got)
+		}
+	}
+	expectGlobals(t, f, map[string]any{"visits": 130.0, "changes": 2.0})
 }
 
 // TestCtx_viewFollowsTheCalledAgent: ctx.agent and ctx.state live in a view
