@@ -12,19 +12,4 @@ arena.posts = { { 34, 6 }, { 20, 13 }, { 6, 24 }, { 30, 22 } }
 -- The player: position, the waypoint it walks to, and its speed.
 arena.player = { x = 4, y = 4, leg = 2, speed = 3 }
 
-local sqrt = math.sqrt
-local player = arena.player
-
--- distanceToPlayer is the distance from body a (ctx.agent) to the player.
-function arena.distanceToPlayer(a)
-  local dx, dy = player.x - a.x, player.y - a.y
-  return sqrt(dx * dx + dy * dy)
-end
-
--- playerWithin reports whether the player is closer than r to body a.
-function arena.playerWithin(a, r)
-  local dx, dy = player.x - a.x, player.y - a.y
-  return dx * dx + dy * dy < r * r
-end
-
 return arena

@@ -46,7 +46,7 @@ bt.action("walkTo", {
   end,
   run = function(ctx, params)
     local a, s = ctx.agent, ctx.state
-    local dx, dy, r = player.x - a.x, player.y - a.y, s.flee -- arena.playerWithin, written out: it runs every step
+    local dx, dy, r = player.x - a.x, player.y - a.y, s.flee -- is the player within r? (runs every step)
     if dx * dx + dy * dy < r * r then
       ctx:jump("interrupt")
       return bt.RUNNING

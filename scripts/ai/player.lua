@@ -19,9 +19,9 @@ local function range(params)
   return r
 end
 
--- The test is written out in each condition rather than calling
--- arena.playerWithin: in gopher-lua a call costs as much as a few table
--- reads, and these two run every step.
+-- The test is written out in each condition rather than shared through a
+-- helper function: in gopher-lua a call costs as much as a few table reads,
+-- and these two run every step.
 bt.condition("playerNearby", function(ctx, params)
   local a, r = ctx.agent, ranges[params] or range(params)
   local dx, dy = player.x - a.x, player.y - a.y

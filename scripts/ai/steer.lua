@@ -20,13 +20,6 @@ function steer.distance(ax, ay, bx, by)
   return sqrt(dx * dx + dy * dy)
 end
 
--- Keeps a body inside the arena.
-function steer.confine(a)
-  local x, y = a.x, a.y
-  if x < 0 then a.x = 0 elseif x > W then a.x = W end
-  if y < 0 then a.y = 0 elseif y > H then a.y = H end
-end
-
 -- Moves body a towards (tx, ty) at speed for dt seconds; true on arrival.
 function steer.moveTowards(a, tx, ty, speed, dt)
   local x, y = a.x, a.y

@@ -10,10 +10,10 @@
 -- What it keeps in each agent's ctx.agent (plain values, so that saves and
 -- plugins can read them): x, y, heading, speed; grunts also post (an index
 -- into arena.posts) and playerX, playerY: where the grunt last saw the
--- player (until it first does, where the player started; an alarm sends
--- it there). The nav plugin chases this spot;
--- couriers pickupX, pickupY, dropoffX, dropoffY. Other scripts find the
--- player in arena.player.
+-- player (until it first does, where the player started, so that an alarm
+-- sends it there), the spot the nav plugin chases; couriers pickupX,
+-- pickupY, dropoffX, dropoffY. Other scripts find the player in
+-- arena.player.
 --
 -- ctx.agent stays at eight fields or fewer: gopher-lua keeps a table's
 -- string keys in a Go map, and a Go map with more than eight entries is a
@@ -52,8 +52,9 @@ function world.spawn(ctx)
   a.heading = bt.random() * 2 * math.pi
   a.speed = 0
   if ctx.tree == "grunt" then
-    a.post = #grunts % #posts + 1
-    local post = posts[a.post]
+    local k = #grunts % #posts + 1
+    local post = posts[k]
+    a.post = k
     a.x, a.y = post[1], post[2]
     a.playerX, a.playerY = arena.player.x, arena.player.y -- its briefing: where the player starts
     local n = #grunts + 1
