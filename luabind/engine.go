@@ -41,6 +41,7 @@ type Engine struct {
 	L     *lua.LState
 	guard guard
 	nums  numbers
+	strs  texts
 	rng   rng
 	out   io.Writer
 
@@ -62,7 +63,7 @@ type Engine struct {
 	inline    map[string]*lua.FunctionProto
 
 	closed bool
-	saving map[*lua.LTable]string // tables met in the save under way (BeginSave)
+	save   saveTables // the tables of the save under way
 }
 
 // New creates an engine: a sandboxed LState with the bt module, ready to

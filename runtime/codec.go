@@ -24,6 +24,16 @@ type Encoder struct {
 // NewEncoder returns an empty encoder.
 func NewEncoder() *Encoder { return &Encoder{strs: map[string]uint64{}} }
 
+// Reset empties the encoder, keeping its storage, so that a game saving
+// again and again does not grow a new buffer and string table each time.
+// What Bytes and Strings returned before is overwritten.
+func (e *Encoder) Reset() {
+	e.buf = e.buf[:0]
+	clear(e.strs)
+	clear(e.list)
+	e.list = e.list[:0]
+}
+
 // Bytes is what has been written (the string table aside).
 func (e *Encoder) Bytes() []byte { return e.buf }
 
@@ -173,12 +183,15 @@ func (d *Decoder) String() string {
 	return d.strs[i]
 }
 
-func (d *Decoder) Blob() []byte {
+func (d *Decoder) Blob() []byte { return append([]byte(nil), d.blob()...) }
+
+// blob is Blob without the copy: the bytes are the input's.
+func (d *Decoder) blob() []byte {
 	n := d.Count(1)
 	if d.err != nil {
 		return nil
 	}
-	b := append([]byte(nil), d.buf[d.off:d.off+n]...)
+	b := d.buf[d.off : d.off+n]
 	d.off += n
 	return b
 }

@@ -52,19 +52,34 @@ type NamedMark struct {
 // paused, and for a cursor without an id, since only an id can name the
 // cursor in a tree loaded again later.
 func (a *Agent) Snapshot() (Snapshot, error) {
+	var s Snapshot
+	if err := a.snapshotInto(&s); err != nil {
+		return Snapshot{}, err
+	}
+	if len(s.RuleBytes) > 0 {
+		s.RuleBytes = append([]byte(nil), s.RuleBytes...)
+	}
+	return s, nil
+}
+
+// snapshotInto is Snapshot into s, reusing s's slices, so that a save of
+// many agents allocates nothing per agent. s.RuleBytes is the agent's own
+// slice, not a copy: s is for encoding at once.
+func (a *Agent) snapshotInto(s *Snapshot) error {
 	if a.phase != phaseIdle {
-		return Snapshot{}, &Error{Agent: a.id, Msg: "cannot save while a step is in progress or paused", Err: ErrBusy}
+		return &Error{Agent: a.id, Msg: "cannot save while a step is in progress or paused", Err: ErrBusy}
 	}
 	t := a.bound.Tree
 	r := &t.Rules[a.cursor]
 	if r.ID == "" {
-		return Snapshot{}, &Error{Pos: r.Pos, Agent: a.id, Label: r.Label, Err: ErrUnknownID,
+		return &Error{Pos: r.Pos, Agent: a.id, Label: r.Label, Err: ErrUnknownID,
 			Msg: "cannot save: the current rule has no id; add an id to it (the root, every rule that can return running, and every jump target need ids to be saved)"}
 	}
-	s := Snapshot{
+	*s = Snapshot{
 		ID: a.id, Tree: t.File, Fingerprint: t.Fingerprint, Cursor: r.ID,
 		FirstRun: a.flags&flagFirstRun != 0, Running: a.flags&flagActionRunning != 0, Last: a.last,
 		Time: a.time, Dt: a.dt, Step: a.step, RuleWord: a.ruleWord,
+		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 	}
 	for i, v := range t.Vars {
 		s.Vars = append(s.Vars, NamedBool{v.Name, a.VarAt(int32(i))})
@@ -86,9 +101,9 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 		}
 	}
 	if a.ext != nil && len(a.ext.ruleBytes) > 0 {
-		s.RuleBytes = append([]byte(nil), a.ext.ruleBytes...)
+		s.RuleBytes = a.ext.ruleBytes
 	}
-	return s, nil
+	return nil
 }
 
 // RestorePlan is a snapshot checked against an agent's tree, ready to apply.
@@ -105,18 +120,28 @@ type RestorePlan struct {
 // and the id; a tree that changed since the save, but still has every saved
 // id, gives warnings.
 func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
+	p := &RestorePlan{}
+	if err := a.planRestore(p, s, make([]uint64, a.bound.slabLen)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planRestore is PlanRestore into p, with slab (of the tree's slab length)
+// to hold the restored variables, timestamps and signal marks.
+func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	b := a.bound
 	t := b.Tree
-	p := &RestorePlan{a: a, s: s}
+	*p = RestorePlan{a: a, s: s}
 	if s.ID != a.id {
-		return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
+		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
 	if a.Paused() {
-		return nil, &Error{Agent: a.id, Err: ErrBusy, Msg: "cannot restore while a step is paused"}
+		return &Error{Agent: a.id, Err: ErrBusy, Msg: "cannot restore while a step is paused"}
 	}
 	cursor, ok := t.RuleIndex(s.Cursor)
 	if !ok {
-		return nil, &Error{Agent: a.id, Err: ErrUnknownID,
+		return &Error{Agent: a.id, Err: ErrUnknownID,
 			Msg: fmt.Sprintf("cannot restore: the saved cursor %q is not an id of tree %s", s.Cursor, t.File)}
 	}
 	p.cursor = cursor
@@ -126,12 +151,12 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 	switch s.Last {
 	case 0, Success, Failure, Running, Errored:
 	default:
-		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad last result %d", s.Last)}
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad last result %d", s.Last)}
 	}
 	if s.Running && t.Rules[cursor].Kind != KindAction {
-		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is not an action", s.Cursor)}
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is not an action", s.Cursor)}
 	}
-	p.slab = make([]uint64, b.slabLen)
+	p.slab = slab
 	copy(p.slab, b.slabInit)
 	for _, v := range s.Vars {
 		i, ok := t.VarIndex(v.Name)
@@ -164,11 +189,11 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 			continue // nothing in this tree waits for that signal any more
 		}
 		if m.Mark > s.SignalSeq {
-			return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("signal mark %d of %q is past the signal count %d", m.Mark, m.Name, s.SignalSeq)}
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("signal mark %d of %q is past the signal count %d", m.Mark, m.Name, s.SignalSeq)}
 		}
 		p.slab[b.signalBase+int(i)] = m.Mark
 	}
-	return p, nil
+	return nil
 }
 
 func (p *RestorePlan) warn(format string, args ...any) {
@@ -199,7 +224,11 @@ func (p *RestorePlan) Apply() error {
 	a.last = s.Last
 	a.time, a.dt, a.step = s.Time, s.Dt, s.Step
 	a.ruleWord = s.RuleWord
-	a.slab = p.slab
+	if len(a.slab) == len(p.slab) {
+		copy(a.slab, p.slab) // the plan's slab may be carved from one shared by many plans
+	} else {
+		a.slab = p.slab
+	}
 	if len(s.RuleBytes) > 0 {
 		a.SetRuleBytes(s.RuleBytes)
 	}
@@ -215,8 +244,14 @@ func (a *Agent) Restore(s *Snapshot) (warnings []string, err error) {
 	return p.warnings, p.Apply()
 }
 
-// Encode writes a snapshot.
+// Snapshot writes a snapshot.
 func (e *Encoder) Snapshot(s *Snapshot) {
+	e.snapshotHead(s)
+	e.Value(s.Host)
+}
+
+// snapshotHead writes a snapshot but for its last field, Host.
+func (e *Encoder) snapshotHead(s *Snapshot) {
 	e.String(s.ID)
 	e.String(s.Tree)
 	e.String(s.Fingerprint)
@@ -254,12 +289,31 @@ func (e *Encoder) Snapshot(s *Snapshot) {
 	}
 	e.Uvarint(s.RuleWord)
 	e.Blob(s.RuleBytes)
-	e.Value(s.Host)
 }
 
 // Snapshot reads a snapshot.
 func (d *Decoder) Snapshot() Snapshot {
 	var s Snapshot
+	d.snapshotHead(&s, nil)
+	s.Host = d.Value()
+	return s
+}
+
+// snapshotArena holds the lists of many decoded snapshots, so that
+// decoding them allocates per save rather than per agent.
+type snapshotArena struct {
+	vars    []NamedBool
+	stamps  []NamedStamp
+	signals []NamedMark
+	bytes   []byte
+}
+
+// snapshotHead reads a snapshot but for its last field, Host. With an arena,
+// the snapshot's lists are carved from it.
+func (d *Decoder) snapshotHead(s *Snapshot, arena *snapshotArena) {
+	if arena == nil {
+		arena = &snapshotArena{}
+	}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -274,24 +328,38 @@ func (d *Decoder) Snapshot() Snapshot {
 	s.Dt = d.Float()
 	s.Step = d.Uvarint()
 	n := d.Count(2)
+	start := len(arena.vars)
 	for range n {
-		s.Vars = append(s.Vars, NamedBool{d.String(), d.Bool()})
+		arena.vars = append(arena.vars, NamedBool{d.String(), d.Bool()})
+	}
+	if n > 0 {
+		s.Vars = arena.vars[start:len(arena.vars):len(arena.vars)]
 	}
 	n = d.Count(2)
+	start = len(arena.stamps)
 	for range n {
 		st := NamedStamp{Name: d.String(), Set: d.Bool()}
 		if st.Set {
 			st.Time = d.Float()
 		}
-		s.Stamps = append(s.Stamps, st)
+		arena.stamps = append(arena.stamps, st)
+	}
+	if n > 0 {
+		s.Stamps = arena.stamps[start:len(arena.stamps):len(arena.stamps)]
 	}
 	s.SignalSeq = d.Uvarint()
 	n = d.Count(2)
+	start = len(arena.signals)
 	for range n {
-		s.Signals = append(s.Signals, NamedMark{d.String(), d.Uvarint()})
+		arena.signals = append(arena.signals, NamedMark{d.String(), d.Uvarint()})
+	}
+	if n > 0 {
+		s.Signals = arena.signals[start:len(arena.signals):len(arena.signals)]
 	}
 	s.RuleWord = d.Uvarint()
-	s.RuleBytes = d.Blob()
-	s.Host = d.Value()
-	return s
+	if b := d.blob(); len(b) > 0 {
+		start := len(arena.bytes)
+		arena.bytes = append(arena.bytes, b...)
+		s.RuleBytes = arena.bytes[start:len(arena.bytes):len(arena.bytes)]
+	}
 }

@@ -48,6 +48,7 @@ type Game struct {
 	active   []*runtime.Agent // scratch of stepAgents
 	activeGA []*gameAgent
 	outcomes []host.Outcome
+	saveEnc  *runtime.Encoder // reused by every save
 
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered

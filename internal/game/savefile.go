@@ -36,7 +36,11 @@ func (g *Game) encodeSave() ([]byte, error) {
 		g.lua.engine.BeginSave() // a table shared by two agents is an error too
 		defer g.lua.engine.EndSave()
 	}
-	e := runtime.NewEncoder()
+	if g.saveEnc == nil {
+		g.saveEnc = runtime.NewEncoder()
+	}
+	e := g.saveEnc
+	e.Reset()
 	e.Uvarint(g.step)
 	e.Float(g.cfg.Run.Dt)
 	e.Varint(g.seed())
@@ -50,11 +54,9 @@ func (g *Game) encodeSave() ([]byte, error) {
 	for _, d := range g.delivered {
 		e.Bool(d)
 	}
-	world, err := g.saveWorld()
-	if err != nil {
+	if err := g.encodeWorld(e); err != nil {
 		return nil, err
 	}
-	e.Value(world)
 	e.Uvarint(uint64(len(g.agents)))
 	for _, ga := range g.agents {
 		e.String(ga.a.ID())

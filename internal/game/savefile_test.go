@@ -65,6 +65,33 @@ func BenchmarkLoadExampleGame(b *testing.B) {
 	b.ReportMetric(float64(len(g.agents)*b.N)/b.Elapsed().Seconds(), "agents/s")
 }
 
+// TestSave_atMostTwoAllocationsPerAgent: saving and loading the example
+// game allocates per save, not per field: at most two allocations per agent
+// each way, everything counted (the world's save() and load(), the
+// cancel hooks of the actions a load interrupts).
+func TestSave_atMostTwoAllocationsPerAgent(t *testing.T) {
+	const n = 300
+	g := exampleGame(t, n, 40)
+	data, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := testing.AllocsPerRun(5, func() {
+		if _, err := g.encodeSave(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	load := testing.AllocsPerRun(5, func() {
+		if _, err := g.decodeSave(data); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if save > 2*n || load > 2*n {
+		t.Errorf("%.2f allocations per agent to save, %.2f to load; want at most 2", save/n, load/n)
+	}
+	t.Logf("%.2f allocations per agent to save, %.2f to load", save/n, load/n)
+}
+
 // TestSave_roundTripOfTheExampleGameIsStable: saving, loading and saving
 // again gives the same bytes.
 func TestSave_roundTripOfTheExampleGameIsStable(t *testing.T) {

@@ -215,12 +215,14 @@ func (g *Game) randomState() uint64 {
 	return g.lua.engine.RandomState()
 }
 
-// saveWorld is the world script's save() as a Value (nil without one).
-func (g *Game) saveWorld() (runtime.Value, error) {
+// encodeWorld writes the world script's save() as one Value (nil without
+// one).
+func (g *Game) encodeWorld(e *runtime.Encoder) error {
 	if g.lua == nil || g.lua.world == nil {
-		return runtime.Value{}, nil
+		e.ValueNil()
+		return nil
 	}
-	return g.lua.world.SaveValue()
+	return g.lua.world.EncodeSave(e)
 }
 
 // checkWorld checks a saved world Value can be given to load(t).
