@@ -273,6 +273,21 @@ func (st *AgentData) SetField(name string, v any) error {
 	return nil
 }
 
+// NumberField reads the top-level field name of ctx.agent when it holds a
+// number: GetField without boxing the float64 in an interface (the plugin
+// host reads fields this way).
+func (st *AgentData) NumberField(name string) (float64, bool) {
+	n, ok := st.data.RawGetString(name).(lua.LNumber)
+	return float64(n), ok
+}
+
+// SetNumberField sets the top-level field name of ctx.agent to a number
+// without an allocation.
+func (st *AgentData) SetNumberField(name string, v float64) error {
+	st.data.RawSetString(name, st.e.nums.box(v))
+	return nil
+}
+
 // sync links the chain to st's agent before a call into Lua.
 func (st *AgentData) sync() {
 	e := st.e
