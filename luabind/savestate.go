@@ -435,13 +435,18 @@ func (e *Engine) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
 		case "memory":
 			e.refill(st.memory, d, m)
 		case "state":
-			// The agent's state table, made new again in place, or a new
-			// one: either way the same to scripts as a table just made.
+			// The agent's state table, or a new one, either way as a table
+			// just made would be: when it holds the saved keys alone, in
+			// their order, with no metatable, its values are set in place;
+			// else it is made new again in place when it can be, or a new
+			// table is made.
 			t := st.stateTable
-			if t == nil || !resetTable(t) {
-				t = e.L.CreateTable(0, m)
+			if t == nil || !e.setInPlace(t, d, m, true) {
+				if t == nil || !resetTable(t) {
+					t = e.L.CreateTable(0, m)
+				}
+				e.fill(t, d, m)
 			}
-			e.fill(t, d, m)
 			a.SetRuleValue(t)
 			st.stateTable, st.stateReuses = t, 0
 		}
@@ -452,28 +457,46 @@ func (e *Engine) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
 // refill empties t and gives it the m entries d holds next, keeping t's
 // identity.
 func (e *Engine) refill(t *lua.LTable, d *runtime.Decoder, m int) {
-	if lay := layoutOf(t); lay != nil && sameKeys(lay, *d, m) {
-		// The common case (ctx.agent has the fields it had when saved): the
-		// values change in place, which ends as emptying and filling would.
-		for range m {
-			k, _ := d.ValueHead()
-			if v := e.readValue(d); v != lua.LNil {
-				lay.strdict[k.Str] = v
-			} else {
-				t.RawSetString(k.Str, lua.LNil)
-			}
-		}
-		return
+	if !e.setInPlace(t, d, m, false) {
+		emptyTable(t)
+		e.fill(t, d, m)
 	}
-	emptyTable(t)
-	e.fill(t, d, m)
 }
 
-// sameKeys reports whether the m entries d holds next have exactly the
-// string keys of the table, in its key list's order, which holds nothing
-// else: then setting the values in place leaves the table as emptying and
-// filling it would.
-func sameKeys(lay *tableLayout, d runtime.Decoder, m int) bool {
+// setInPlace gives t the m entries d holds next by setting their values in
+// place, when that ends as emptying and filling t would: t holds m entries
+// under string keys and its key list nothing else (and, asNew, has no
+// metatable: it then is as a new table filled), and the saved keys are t's,
+// in its order. That is the common case: ctx.agent keeps its fields, and a
+// game that loads the save it wrote finds its tables as they were. At the
+// first entry that does not fit, it puts d back and reports false.
+func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool) bool {
+	lay := layoutOf(t)
+	if lay == nil || !onlyStringKeys(lay, m) || asNew && lay.Metatable != lua.LNil {
+		return false
+	}
+	start := *d
+	for i := range m {
+		k, _ := d.ValueHead()
+		if lk, ok := lay.keys[i].(lua.LString); !ok || k.Kind != runtime.StringValue || string(lk) != k.Str {
+			*d = start
+			return false
+		}
+		v := e.readValue(d)
+		if v == lua.LNil {
+			*d = start
+			return false
+		}
+		lay.strdict[k.Str] = v
+	}
+	return true
+}
+
+// onlyStringKeys reports whether the table holds exactly m entries, all
+// under string keys, and its key list nothing else: then writing m saved
+// entries in place is emptying and filling it, if their keys are the
+// table's keys in order.
+func onlyStringKeys(lay *tableLayout, m int) bool {
 	if m != len(lay.keys) || m != len(lay.strdict) || len(lay.dict) != 0 {
 		return false
 	}
@@ -482,14 +505,7 @@ func sameKeys(lay *tableLayout, d runtime.Decoder, m int) bool {
 			return false
 		}
 	}
-	for i := range m {
-		k, _ := d.ValueHead()
-		if lk, ok := lay.keys[i].(lua.LString); !ok || k.Kind != runtime.StringValue || string(lk) != k.Str {
-			return false
-		}
-		d.SkipValue()
-	}
-	return d.Err() == nil
+	return true
 }
 
 // fill sets the m entries d holds next in t.

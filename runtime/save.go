@@ -85,7 +85,6 @@ func RestoreAgents(data []byte, agents []*Agent, host HostState) ([]string, erro
 type AgentsPlan struct {
 	agents []*Agent
 	plans  []RestorePlan
-	snaps  []Snapshot
 	hosts  [][]byte // each agent's host Value, still encoded
 	strs   []string // the save's string table, which hosts refers to
 	host   HostState
@@ -102,10 +101,12 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 	if n != len(agents) {
 		return nil, fmt.Errorf("%w: the save holds %d agents, the game has %d", ErrUnknownID, n, len(agents))
 	}
-	p := &AgentsPlan{agents: agents, host: host, strs: d.strs,
-		snaps: make([]Snapshot, n), plans: make([]RestorePlan, n), hosts: make([][]byte, n)}
-	// One allocation each for every agent's lists and slab, not one per agent.
-	var arena snapshotArena
+	p := &AgentsPlan{agents: agents, host: host, strs: d.strs, plans: make([]RestorePlan, n), hosts: make([][]byte, n)}
+	// Allocations per restore, not per agent: the snapshots are read
+	// through one Snapshot, the plans keep what they need of it, every
+	// agent's slab is cut from one array and rule bytes from another.
+	var s Snapshot
+	var ruleBytes []byte
 	slabs := 0
 	for _, a := range agents {
 		slabs += a.bound.slabLen
@@ -113,8 +114,7 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 	slab := make([]uint64, slabs)
 	var errs []error
 	for i, a := range agents {
-		s := &p.snaps[i]
-		d.snapshotHead(s, &arena)
+		d.snapshotHead(&s, &ruleBytes)
 		start := d.off
 		d.SkipValue()
 		if d.Err() != nil {
@@ -125,7 +125,7 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 			return nil, fmt.Errorf("%w: the save's agent %d is %q, the game's is %q: the save is of another game", ErrUnknownID, i+1, s.ID, a.ID())
 		}
 		k := a.bound.slabLen
-		err := a.planRestore(&p.plans[i], s, slab[:k:k])
+		err := a.planRestore(&p.plans[i], &s, slab[:k:k])
 		slab = slab[k:]
 		if err == nil && host != nil {
 			err = host.CheckHost(a, p.hostValue(i))

@@ -106,13 +106,18 @@ func (a *Agent) snapshotInto(s *Snapshot) error {
 	return nil
 }
 
-// RestorePlan is a snapshot checked against an agent's tree, ready to apply.
+// RestorePlan is a snapshot checked against an agent's tree, ready to apply:
+// what the agent's fields become.
 type RestorePlan struct {
-	a        *Agent
-	s        *Snapshot
-	cursor   int32
-	slab     []uint64
-	warnings []string
+	a                 *Agent
+	cursor            int32
+	firstRun, running bool
+	last              Status
+	time, dt          float64
+	step, ruleWord    uint64
+	ruleBytes         []byte
+	slab              []uint64
+	warnings          []string
 }
 
 // PlanRestore checks a snapshot against the agent's tree without changing
@@ -132,7 +137,8 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	b := a.bound
 	t := b.Tree
-	*p = RestorePlan{a: a, s: s}
+	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, last: s.Last, time: s.Time, dt: s.Dt,
+		step: s.Step, ruleWord: s.RuleWord, ruleBytes: s.RuleBytes}
 	if s.ID != a.id {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
@@ -210,27 +216,27 @@ func (p *RestorePlan) Warnings() []string { return p.warnings }
 // first; an error from that cancel hook is returned, the state is replaced
 // all the same.
 func (p *RestorePlan) Apply() error {
-	a, s := p.a, p.s
+	a := p.a
 	err := a.cancelRunning()
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
-	if s.FirstRun {
+	if p.firstRun {
 		a.flags |= flagFirstRun
 	}
-	if s.Running {
+	if p.running {
 		a.flags |= flagActionRunning
 	}
-	a.last = s.Last
-	a.time, a.dt, a.step = s.Time, s.Dt, s.Step
-	a.ruleWord = s.RuleWord
+	a.last = p.last
+	a.time, a.dt, a.step = p.time, p.dt, p.step
+	a.ruleWord = p.ruleWord
 	if len(a.slab) == len(p.slab) {
 		copy(a.slab, p.slab) // the plan's slab may be carved from one shared by many plans
 	} else {
 		a.slab = p.slab
 	}
-	if len(s.RuleBytes) > 0 {
-		a.SetRuleBytes(s.RuleBytes)
+	if len(p.ruleBytes) > 0 {
+		a.SetRuleBytes(p.ruleBytes)
 	}
 	return err
 }
@@ -299,21 +305,12 @@ func (d *Decoder) Snapshot() Snapshot {
 	return s
 }
 
-// snapshotArena holds the lists of many decoded snapshots, so that
-// decoding them allocates per save rather than per agent.
-type snapshotArena struct {
-	vars    []NamedBool
-	stamps  []NamedStamp
-	signals []NamedMark
-	bytes   []byte
-}
-
-// snapshotHead reads a snapshot but for its last field, Host. With an arena,
-// the snapshot's lists are carved from it.
-func (d *Decoder) snapshotHead(s *Snapshot, arena *snapshotArena) {
-	if arena == nil {
-		arena = &snapshotArena{}
-	}
+// snapshotHead reads a snapshot but for its last field, Host, into s,
+// reusing s's lists (a restore of many agents reads them all through one
+// Snapshot). The rule bytes are copied into *keep when it is not nil, so
+// that all agents' share one array, else into their own.
+func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
+	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -328,38 +325,30 @@ func (d *Decoder) snapshotHead(s *Snapshot, arena *snapshotArena) {
 	s.Dt = d.Float()
 	s.Step = d.Uvarint()
 	n := d.Count(2)
-	start := len(arena.vars)
 	for range n {
-		arena.vars = append(arena.vars, NamedBool{d.String(), d.Bool()})
-	}
-	if n > 0 {
-		s.Vars = arena.vars[start:len(arena.vars):len(arena.vars)]
+		s.Vars = append(s.Vars, NamedBool{d.String(), d.Bool()})
 	}
 	n = d.Count(2)
-	start = len(arena.stamps)
 	for range n {
 		st := NamedStamp{Name: d.String(), Set: d.Bool()}
 		if st.Set {
 			st.Time = d.Float()
 		}
-		arena.stamps = append(arena.stamps, st)
-	}
-	if n > 0 {
-		s.Stamps = arena.stamps[start:len(arena.stamps):len(arena.stamps)]
+		s.Stamps = append(s.Stamps, st)
 	}
 	s.SignalSeq = d.Uvarint()
 	n = d.Count(2)
-	start = len(arena.signals)
 	for range n {
-		arena.signals = append(arena.signals, NamedMark{d.String(), d.Uvarint()})
-	}
-	if n > 0 {
-		s.Signals = arena.signals[start:len(arena.signals):len(arena.signals)]
+		s.Signals = append(s.Signals, NamedMark{d.String(), d.Uvarint()})
 	}
 	s.RuleWord = d.Uvarint()
-	if b := d.blob(); len(b) > 0 {
-		start := len(arena.bytes)
-		arena.bytes = append(arena.bytes, b...)
-		s.RuleBytes = arena.bytes[start:len(arena.bytes):len(arena.bytes)]
+	switch b := d.blob(); {
+	case len(b) == 0:
+	case keep == nil:
+		s.RuleBytes = append([]byte(nil), b...)
+	default:
+		start := len(*keep)
+		*keep = append(*keep, b...)
+		s.RuleBytes = (*keep)[start:len(*keep):len(*keep)]
 	}
 }
