@@ -21,15 +21,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	treeFile := fs.String("tree", "", "check this tree file on its own instead of a config")
 	list := fs.Bool("v", false, "also list every registered action and condition with its origin")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun validate [-config F] [-v] | btrun validate -tree FILE.xml")
+		fmt.Fprintln(fs.Output(), "usage: btrun validate [-config F] [-v] [-strict] | btrun validate -tree FILE.xml")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return exitUsage
+	if code, ok := wantArgs(fs, stderr, 0, ""); !ok {
+		return code
 	}
 	if *treeFile != "" {
 		return validateTree(*treeFile, stdout, stderr)

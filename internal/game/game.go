@@ -100,7 +100,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		if loaded[tc.Name] == nil {
 			continue // its load errors are reported already
 		}
-		b, err := runtime.Bind(loaded[tc.Name], g.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict})
+		b, err := runtime.Bind(loaded[tc.Name], g.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict, Skip: g.unloadedName})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -72,6 +72,13 @@ func (p *printer) line(t float64, agent, text string) {
 	p.w.Write(b)
 }
 
+// notice writes a line for people that -quiet keeps: the progress of a
+// plugin build, which can take a minute.
+func (p *printer) notice(msg string) {
+	p.clearProgress()
+	fmt.Fprintf(p.w, "btrun: %s\n", msg)
+}
+
 // appendFixed2 writes t with two decimals, as "t=1.30".
 func appendFixed2(b []byte, t float64) []byte {
 	return fmt.Appendf(b, "%.2f", t)
@@ -126,12 +133,14 @@ func (s *summary) write(w io.Writer) {
 	if s.wall > 0 {
 		rate = float64(s.agentSteps) / s.wall.Seconds()
 	}
+	if s.steps == 0 {
+		fmt.Fprintf(w, "btrun: no steps run (0 steps asked for); %d agents at step %d (t=%.2f s)\n",
+			len(s.agents), s.firstStep-1, float64(s.firstStep-1)*s.dt)
+		return
+	}
 	last := s.firstStep + uint64(s.steps) - 1
 	fmt.Fprintf(w, "btrun: steps %d..%d (t=%.2f..%.2f s), %d agents, %d agent-steps in %s (%.0f agent-steps/s)\n",
 		s.firstStep, last, float64(s.firstStep)*s.dt, float64(last)*s.dt, len(s.agents), s.agentSteps, s.wall.Round(time.Microsecond), rate)
-	if s.steps == 0 {
-		return
-	}
 	width := len("agent")
 	for _, a := range s.agents {
 		width = max(width, len(a.a.ID()))

@@ -26,6 +26,7 @@ func (g *Game) startPlugins() error {
 	set, err := host.Start(context.Background(), specs, host.Options{
 		CallTimeout: g.cfg.Run.PluginCallTimeout.Duration,
 		Logger:      g.pluginLog,
+		Progress:    g.out.notice,
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPluginStart, err)

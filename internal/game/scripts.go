@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
@@ -33,8 +34,12 @@ func (g *Game) openScripts() error {
 	if g.opts.Seed != nil {
 		seed = *g.opts.Seed
 	}
+	var print io.Writer = g.out.w
+	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
+		print = io.Discard
+	}
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
-		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: g.out.w})
+		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: print})
 	if err != nil {
 		return err
 	}
@@ -50,12 +55,23 @@ func (g *Game) openScripts() error {
 	}
 	if c.Scripts.World != "" {
 		w, err := e.LoadWorld(c.Abs(c.Scripts.World))
-		if err != nil {
+		if err != nil && !errors.Is(err, luabind.ErrNotLoaded) { // else Load reported why
 			errs = append(errs, err)
 		}
 		g.lua.world = w
 	}
 	return errors.Join(errs...)
+}
+
+// unloadedName reports the action and condition names that scripts which
+// failed to load would register: a tree that names them is not wrong, and
+// reporting them as unknown would only repeat the script's error.
+func (g *Game) unloadedName(kind, name string) bool {
+	if g.lua == nil {
+		return false
+	}
+	_, ok := g.lua.engine.Unloaded(kind, name)
+	return ok
 }
 
 // attachScripts gives every agent its ctx, memory and agent tables and

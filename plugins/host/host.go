@@ -39,6 +39,10 @@ type Options struct {
 	// "debug", "info", "warn" or "error". Nil: warnings and errors go to
 	// standard error.
 	Logger func(level, msg string)
+	// Progress receives the progress of plugin builds, which can take a
+	// minute the first time: when one starts, every 10 s while it runs, and
+	// when it is done. Nil: the messages go to Logger at info level.
+	Progress func(msg string)
 	// CacheDir is where Go plugin packages are built. Default
 	// os.UserCacheDir()/btrun/plugins.
 	CacheDir string
@@ -67,6 +71,10 @@ func (o *Options) defaults() {
 				fmt.Fprintf(os.Stderr, "btrun: %s: %s\n", level, msg)
 			}
 		}
+	}
+	if o.Progress == nil {
+		logger := o.Logger
+		o.Progress = func(msg string) { logger("info", msg) }
 	}
 }
 

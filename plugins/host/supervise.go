@@ -37,7 +37,7 @@ type plugin struct {
 const stableAfter = 10 * time.Second
 
 func (p *plugin) start(ctx context.Context) error {
-	exe, err := resolve(ctx, &p.spec, p.set.opts.CacheDir, p.set.log)
+	exe, err := resolve(ctx, &p.spec, p.set.opts.CacheDir, p.set.log, p.set.opts.Progress)
 	if err != nil {
 		return err
 	}
