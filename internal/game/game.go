@@ -203,6 +203,15 @@ func (g *Game) Agents() []*runtime.Agent {
 	return out
 }
 
+// ids are the agent ids in config order.
+func (g *Game) ids() []string {
+	out := make([]string, len(g.agents))
+	for i, ga := range g.agents {
+		out[i] = ga.a.ID()
+	}
+	return out
+}
+
 // Step is the number of steps done.
 func (g *Game) Step() uint64 { return g.step }
 
@@ -217,6 +226,7 @@ func (g *Game) Run(steps int) error {
 	agentSteps := 0
 	path, every := g.savePlan()
 	defer g.out.clearProgress()
+	defer g.out.flushRepeats(g.ids())
 	for i := range steps {
 		g.out.tick(i, steps)
 		n, err := g.RunStep()

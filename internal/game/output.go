@@ -21,6 +21,7 @@ type printer struct {
 	// other line.
 	progress  bool
 	shown     bool
+	repeats   map[string]*repeat // the last error of each source, to fold repeats (output_fold.go)
 	started   time.Time
 	lastDrawn time.Time
 }
@@ -114,7 +115,7 @@ func (p *printer) errored(t float64, agent string, err error, policy string) {
 		return
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", "\n    ")
-	p.line(t, agent, "error ("+policy+"): "+msg)
+	p.repeatable(t, agent, "error ("+policy+"): "+msg)
 }
 
 // summary is what a run prints at its end.

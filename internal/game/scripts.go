@@ -119,7 +119,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
 		g.lua.errors++
-		g.out.line(t, "world", "error: "+err.Error())
+		g.out.repeatable(t, "world", "error: "+err.Error())
 	}
 }
 
