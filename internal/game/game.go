@@ -52,6 +52,7 @@ type Game struct {
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered
 	outbox    []routed
+	from      string // the sender of the signals being delivered, for the trace
 	warnings  []string
 	last      summary
 }
@@ -167,14 +168,14 @@ func (g *Game) OpenTrace() error {
 	case "":
 		return nil
 	case "-":
-		g.env.Observer = g
+		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(g.opts.Stdout)
 	default:
 		f, err := os.Create(path)
 		if err != nil {
 			return fmt.Errorf("game: cannot write the trace: %w", err)
 		}
-		g.env.Observer = g
+		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(f)
 		g.traceFile = f
 	}
@@ -285,10 +286,10 @@ func (g *Game) RunStep() (int, error) {
 		for _, to := range sc.To {
 			if to == "all" {
 				for _, ga := range g.agents {
-					g.deliver(ga, sc.Signal, s, t)
+					g.deliver(ga, sc.Signal, "schedule", s, t)
 				}
 			} else {
-				g.deliver(g.byID[to], sc.Signal, s, t)
+				g.deliver(g.byID[to], sc.Signal, "schedule", s, t)
 			}
 		}
 	}
@@ -304,14 +305,15 @@ func (g *Game) RunStep() (int, error) {
 	out := g.outbox
 	g.outbox = g.outbox[:0]
 	for _, r := range out {
+		from := r.from.a.ID()
 		if r.to == "all" {
 			for _, ga := range g.agents {
 				if ga != r.from {
-					g.deliver(ga, r.signal, s, t)
+					g.deliver(ga, r.signal, from, s, t)
 				}
 			}
 		} else {
-			g.deliver(g.byID[r.to], r.signal, s, t)
+			g.deliver(g.byID[r.to], r.signal, from, s, t)
 		}
 	}
 	return n, nil
@@ -327,6 +329,9 @@ func (g *Game) record(ga *gameAgent, st runtime.Status, err error) {
 func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	ga.done = false
 	a := ga.a
+	if err := g.writeChanges(ga, s, t); err != nil {
+		return err
+	}
 	if g.trace != nil {
 		if err := g.trace.Step(s, t, a, ga.runs, ga.status, ga.err); err != nil {
 			return fmt.Errorf("game: writing the trace: %w", err)
@@ -356,16 +361,18 @@ func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	return nil
 }
 
-// deliver hands a signal to an agent at time t, with a trace line.
-func (g *Game) deliver(ga *gameAgent, signal string, s uint64, t float64) {
+// deliver hands a signal from a sender (an agent's id, "schedule" or
+// "world") to an agent at time t; the trace gets its line and the changes
+// it made at once.
+func (g *Game) deliver(ga *gameAgent, signal, from string, s uint64, t float64) {
 	if ga == nil || ga.stopped {
 		return
 	}
+	g.from = from
 	ga.a.SignalAt(signal, t)
+	g.from = ""
 	g.out.signal(t, ga.a.ID(), signal)
-	if g.trace != nil {
-		g.trace.Signal(s, t, ga.a.ID(), signal)
-	}
+	g.writeChanges(ga, s, t)
 }
 
 // StepDone is the runtime.Observer: it keeps the rules run in the step.

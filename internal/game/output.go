@@ -182,8 +182,9 @@ type gameAgent struct {
 
 	// The step's outcome, kept until every agent's step ended so that trace
 	// and output are written in config order whatever order steps end in.
-	runs   []runtime.RuleRun
-	status runtime.Status
-	err    error
-	done   bool
+	runs    []runtime.RuleRun
+	changes []change // signals and changes of its step, for the trace (trace_changes.go)
+	status  runtime.Status
+	err     error
+	done    bool
 }

@@ -106,6 +106,10 @@ func (g *Game) startWorld() error {
 		if err := g.lua.world.Spawn(ga.a); err != nil {
 			return err
 		}
+		// What spawn changed (a signal it sent the agent) is part of step 0.
+		if err := g.writeChanges(ga, g.step, g.Time(g.step)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -178,7 +182,7 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	t := g.Time(s)
 	if to == "all" {
 		for _, ga := range g.agents {
-			g.deliver(ga, name, s, t)
+			g.deliver(ga, name, "world", s, t)
 		}
 		return 0
 	}
@@ -186,7 +190,7 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	if !ok {
 		L.ArgError(base, fmt.Sprintf("no agent %q", to))
 	}
-	g.deliver(ga, name, s, t)
+	g.deliver(ga, name, "world", s, t)
 	return 0
 }
 
