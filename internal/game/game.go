@@ -224,6 +224,10 @@ func (g *Game) Time(s uint64) float64 { return float64(s) * g.cfg.Run.Dt }
 func (g *Game) Run(steps int) error {
 	start := time.Now()
 	first := g.step + 1
+	var pluginTimes []host.CallTime
+	if g.plugins != nil {
+		pluginTimes = g.plugins.CallTimes()
+	}
 	agentSteps := 0
 	path, every := g.savePlan()
 	defer g.out.clearProgress()
@@ -248,6 +252,9 @@ func (g *Game) Run(steps int) error {
 	}
 	if err := g.flushTrace(); err != nil {
 		return err
+	}
+	if g.plugins != nil && g.times != nil {
+		g.times.addPlugins(pluginTimes, g.plugins.CallTimes())
 	}
 	g.last = summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
@@ -277,6 +284,9 @@ func (g *Game) RunStep() (int, error) {
 	g.step++
 	s := g.step
 	t := g.Time(s)
+	if g.plugins != nil {
+		g.plugins.Advance(s) // restarts the plugins whose restart is due
+	}
 	g.tickWorld(s, t)
 	for i, sc := range g.cfg.Signals {
 		if g.delivered[i] || sc.At > t+1e-9 {

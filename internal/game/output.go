@@ -170,6 +170,9 @@ func (s *summary) write(w io.Writer) {
 		per := t.total / time.Duration(t.calls)
 		fmt.Fprintf(w, "  %-*s  %9d  %12s  %10s\n", width, t.name, t.calls, t.total.Round(time.Microsecond), per)
 	}
+	if s.actions.plugins {
+		fmt.Fprintln(w, "  (a plugin call's time is its share of its round trip: a batch's round trip is shared equally among its calls)")
+	}
 }
 
 // gameAgent is one agent of the game with what the loop keeps about it.
