@@ -2,6 +2,7 @@ package game
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,4 +161,64 @@ func TestTrace_noChangeLinesWithoutATrace(t *testing.T) {
 	if !strings.Contains(out.String(), "t-2 <- signal Scheduled") {
 		t.Errorf("people's output: %s", out.String())
 	}
+}
+
+// TestTraceLines_declareEveryKey: the trace lines games write have the keys
+// TraceLines declares, in its order (the reference page is generated from
+// it), and every declared kind of line occurs.
+func TestTraceLines_declareEveryKey(t *testing.T) {
+	trace := runTrace(t, writeGame(t, signalGame), 2) +
+		runTrace(t, filepath.Join("..", "..", "tests", "testdata", "fixtures", "failing", "config.toml"), 4)
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(trace), "\n") {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		keys := jsonKeys(t, line)
+		matched := false
+		for _, tl := range TraceLines {
+			var want []string
+			for _, k := range tl.Keys {
+				if _, ok := obj[k.Key]; ok || !k.Optional {
+					want = append(want, k.Key)
+				}
+			}
+			if strings.Join(keys, ",") == strings.Join(want, ",") {
+				seen[tl.Kind], matched = true, true
+			}
+		}
+		if !matched {
+			t.Errorf("no TraceLines entry has the keys %v of %s", keys, line)
+		}
+	}
+	for _, tl := range TraceLines {
+		if !seen[tl.Kind] {
+			t.Errorf("no line of kind %q was written", tl.Kind)
+		}
+	}
+	if !strings.Contains(trace, `"error":`) {
+		t.Error("the optional error key never occurred")
+	}
+}
+
+// jsonKeys lists an object's keys in the order written.
+func jsonKeys(t *testing.T, line string) []string {
+	dec := json.NewDecoder(strings.NewReader(line))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }
