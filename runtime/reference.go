@@ -79,3 +79,7 @@ func (t *Tree) DeclaredParams(name string) ([]ParamSpec, bool) {
 	}
 	return nil, false
 }
+
+// Suggest returns the name of known closest to name when it is close
+// enough to be a likely typo ("did you mean"), else "".
+func Suggest(name string, known []string) string { return suggest(name, known) }

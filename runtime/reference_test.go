@@ -114,3 +114,14 @@ func TestDeclaredConditions_bindAsDeclared(t *testing.T) {
 		t.Error("Seen.often is not a declared condition")
 	}
 }
+
+// TestSuggest_countsASwapAsOneEdit: "did you mean" finds typos that swap
+// two letters, like other one-letter slips.
+func TestSuggest_countsASwapAsOneEdit(t *testing.T) {
+	known := []string{"Alert", "Calm", "chase.speed", "OnIntruder"}
+	for in, want := range map[string]string{"Alret": "Alert", "Clam": "Calm", "chase.sped": "chase.speed", "OnIntrudr": "OnIntruder", "Zebra": ""} {
+		if got := Suggest(in, known); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
