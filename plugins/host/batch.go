@@ -111,6 +111,7 @@ func (s *Set) Flush() error {
 		}
 		wg.Wait()
 	}
+	s.flushNotes() // what failed in this round is said before the agents resume
 	return nil
 }
 

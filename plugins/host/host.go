@@ -105,6 +105,8 @@ type Set struct {
 	roundTrips, calls atomic.Int64
 	times             map[string]*callTimes // by "action NAME" and "condition NAME" (timing.go)
 	step              atomic.Uint64         // the game loop's step, from Advance
+	notesMu           sync.Mutex
+	notes             [][2]string // step mode: log lines held until a fixed point (note)
 
 	restarts  sync.WaitGroup
 	closeOnce sync.Once
@@ -199,6 +201,7 @@ func (s *Set) Close() error {
 		}
 		wg.Wait()
 		s.restarts.Wait()
+		s.flushNotes()
 	})
 	return nil
 }

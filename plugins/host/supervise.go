@@ -176,7 +176,7 @@ func (p *plugin) down(inst *instance, why string) {
 		at = fmt.Sprintf(" at step %d", p.set.step.Load())
 	}
 	p.mu.Unlock()
-	p.set.log("warn", fmt.Sprintf("plugin %s: %s%s; restarting it %s", p.spec.Name, why, at, when))
+	p.set.note("warn", fmt.Sprintf("plugin %s: %s%s; restarting it %s", p.spec.Name, why, at, when))
 	go inst.kill()
 }
 
@@ -269,7 +269,7 @@ func (p *plugin) restartNow() {
 		p.failures++
 		when := p.schedule("restart failed: " + err.Error())
 		p.mu.Unlock()
-		p.set.log("error", fmt.Sprintf("plugin %s: restart failed: %v; trying again %s", p.spec.Name, err, when))
+		p.set.note("error", fmt.Sprintf("plugin %s: restart failed: %v; trying again %s", p.spec.Name, err, when))
 		return
 	}
 	inst.startStep = p.set.step.Load()
@@ -278,9 +278,9 @@ func (p *plugin) restartNow() {
 	p.mu.Unlock()
 	p.set.log("debug", fmt.Sprintf("plugin %s: restarted (pid %d)", p.spec.Name, inst.pid))
 	if p.set.opts.RestartMinSteps > 0 {
-		p.set.log("info", fmt.Sprintf("plugin %s: restarted at step %d", p.spec.Name, inst.startStep))
+		p.set.note("info", fmt.Sprintf("plugin %s: restarted at step %d", p.spec.Name, inst.startStep))
 	} else {
-		p.set.log("info", fmt.Sprintf("plugin %s: restarted", p.spec.Name))
+		p.set.note("info", fmt.Sprintf("plugin %s: restarted", p.spec.Name))
 	}
 	go p.watch(inst)
 }
@@ -295,6 +295,8 @@ func (s *Set) Advance(step uint64) {
 	if s.opts.RestartMinSteps <= 0 {
 		return
 	}
+	defer s.flushNotes()
+	s.flushNotes()
 	for _, p := range s.plugins {
 		p.mu.Lock()
 		due := p.due && !p.closed && p.inst == nil && p.retryStep <= step
@@ -305,6 +307,31 @@ func (s *Set) Advance(step uint64) {
 		if due {
 			p.restartNow()
 		}
+	}
+}
+
+// note logs a message about a plugin's failure or restart. In step mode it
+// is held until the stepping goroutine reaches a fixed point (the end of a
+// Flush, Advance), so that it lands at the same place among the game's
+// lines in every run, whichever goroutine saw the failure first.
+func (s *Set) note(level, msg string) {
+	if s.opts.RestartMinSteps <= 0 {
+		s.log(level, msg)
+		return
+	}
+	s.notesMu.Lock()
+	s.notes = append(s.notes, [2]string{level, msg})
+	s.notesMu.Unlock()
+}
+
+// flushNotes logs the messages note held.
+func (s *Set) flushNotes() {
+	s.notesMu.Lock()
+	notes := s.notes
+	s.notes = nil
+	s.notesMu.Unlock()
+	for _, n := range notes {
+		s.log(n[0], n[1])
 	}
 }
 
