@@ -20,7 +20,7 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		origin := runtime.Origin{Kind: "plugin", Where: p.spec.Name}
 		for i := range p.desc.Actions {
 			info := &p.desc.Actions[i]
-			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin,
+			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Action, error) {
 					b := &boundAction{site: p.newSite(st, "action", info.Reads, info.Writes)}
 					if info.HasCancel {
@@ -31,7 +31,7 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		}
 		for i := range p.desc.Conditions {
 			info := &p.desc.Conditions[i]
-			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin,
+			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Condition, error) {
 					return &boundCondition{site: p.newSite(st, "condition", info.Reads, nil)}, nil
 				}}))
@@ -41,6 +41,19 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		return fmt.Errorf("host: registering plugin names: %w", err)
 	}
 	return nil
+}
+
+// paramSpecs converts a plugin's parameter declarations, keeping nil (not
+// declared) apart from empty (declares none).
+func paramSpecs(ps []sdk.ParamSpec) []runtime.ParamSpec {
+	if ps == nil {
+		return nil
+	}
+	out := make([]runtime.ParamSpec, len(ps))
+	for i, p := range ps {
+		out[i] = runtime.ParamSpec(p)
+	}
+	return out
 }
 
 // site is a plugin action or condition bound to one rule: what travels in
