@@ -78,10 +78,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	if n := len(warnings); n > 0 {
 		if *strict {
-			fmt.Fprintf(stderr, "%s: %d warnings, errors with -strict\n", *config, n)
+			fmt.Fprintf(stderr, "%s: %s, errors with -strict\n", *config, countOf(n, "warning"))
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "%s: ok, with %d warnings\n", *config, n)
+		fmt.Fprintf(stdout, "%s: ok, with %s\n", *config, countOf(n, "warning"))
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", *config)
@@ -148,4 +148,12 @@ func printProblems(w io.Writer, err error) {
 	if problems > 1 {
 		fmt.Fprintf(w, "%d problems\n", problems)
 	}
+}
+
+// countOf is "1 warning", "3 warnings".
+func countOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
