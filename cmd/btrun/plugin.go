@@ -214,14 +214,14 @@ func Plugin() *sdk.Plugin {
 			Doc:  "logs a greeting [[.Name]].times times, one a step, then succeeds",
 			// The rule parameters it reads: btrun validate warns about a
 			// parameter of its rules that is not one of them.
-			Params: []sdk.ParamSpec{{Name: "[[.Name]].times", Type: "integer", Default: "1", Doc: "how many greetings"}},
+			Params: []sdk.ParamInfo{{Name: "[[.Name]].times", Type: "integer", Default: "1", Doc: "how many greetings"}},
 			Reads:  []string{"x"}, // agent fields sent with each call
 			Run:    hello,
 		}},
 		Conditions: []sdk.Condition{{
 			Name:   "[[.Name]].ready",
 			Doc:    "true once the agent's field x is at least [[.Name]].minX",
-			Params: []sdk.ParamSpec{{Name: "[[.Name]].minX", Type: "number", Default: "0", Doc: "the least x"}},
+			Params: []sdk.ParamInfo{{Name: "[[.Name]].minX", Type: "number", Default: "0", Doc: "the least x"}},
 			Reads:  []string{"x"},
 			Test:   ready,
 		}},

@@ -45,7 +45,7 @@ func (s *Set) Register(reg *runtime.Registry) error {
 
 // paramSpecs converts a plugin's parameter declarations, keeping nil (not
 // declared) apart from empty (declares none).
-func paramSpecs(ps []sdk.ParamSpec) []runtime.ParamSpec {
+func paramSpecs(ps []sdk.ParamInfo) []runtime.ParamSpec {
 	if ps == nil {
 		return nil
 	}

@@ -24,7 +24,7 @@ func Plugin() *sdk.Plugin {
 			Writes: []string{"x", "y", "heading"},
 			Run:    moveTo,
 			Doc:    "walks the agent towards a target along a shortest grid path: running while moving, success on arrival, failure when the target cannot be reached",
-			Params: []sdk.ParamSpec{targetParam,
+			Params: []sdk.ParamInfo{targetParam,
 				{Name: "nav.speed", Type: "number", Default: "4", Doc: "units per second"},
 				{Name: "nav.arrive", Type: "number", Default: "0.5", Doc: "distance at which the agent has arrived"},
 				gridParam},
@@ -34,15 +34,15 @@ func Plugin() *sdk.Plugin {
 			Reads:  targetFields,
 			Test:   reachable,
 			Doc:    "the target can be reached from the agent's cell",
-			Params: []sdk.ParamSpec{targetParam, gridParam},
+			Params: []sdk.ParamInfo{targetParam, gridParam},
 		}},
 	}
 }
 
 var (
-	targetParam = sdk.ParamSpec{Name: "nav.target", Type: "player, target or X,Y", Required: true,
+	targetParam = sdk.ParamInfo{Name: "nav.target", Type: "player, target or X,Y", Required: true,
 		Doc: "player (fields playerX, playerY), target (fields targetX, targetY), or X,Y in world units"}
-	gridParam = sdk.ParamSpec{Name: "nav.grid", Type: "grid rows", Default: "the arena",
+	gridParam = sdk.ParamInfo{Name: "nav.grid", Type: "grid rows", Default: "the arena",
 		Doc: "another grid: rows separated by /, # for a wall, . for floor"}
 )
 

@@ -30,13 +30,13 @@ func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
 
 // paramsFromPB keeps "declares none" (an empty, non-nil list) apart from
 // "does not say" (nil).
-func paramsFromPB(ps []*pb.ParamDecl, declared bool) []ParamSpec {
+func paramsFromPB(ps []*pb.ParamDecl, declared bool) []ParamInfo {
 	if !declared {
 		return nil
 	}
-	out := make([]ParamSpec, 0, len(ps))
+	out := make([]ParamInfo, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, ParamSpec{Name: p.Name, Type: p.Type, Required: p.Required, Default: p.DefaultValue, Doc: p.Doc})
+		out = append(out, ParamInfo{Name: p.Name, Type: p.Type, Required: p.Required, Default: p.DefaultValue, Doc: p.Doc})
 	}
 	return out
 }

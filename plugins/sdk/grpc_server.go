@@ -29,7 +29,7 @@ func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.D
 	return out, nil
 }
 
-func paramsToPB(ps []ParamSpec) []*pb.ParamDecl {
+func paramsToPB(ps []ParamInfo) []*pb.ParamDecl {
 	out := make([]*pb.ParamDecl, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, &pb.ParamDecl{Name: p.Name, Type: p.Type, Required: p.Required, DefaultValue: p.Default, Doc: p.Doc})

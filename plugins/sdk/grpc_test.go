@@ -74,11 +74,11 @@ func TestDescribe_carriesDeclaredParams(t *testing.T) {
 	p := &Plugin{Name: "p",
 		Actions: []Action{
 			{Name: "a", Run: func(*Call) (Status, error) { return Success, nil }, Doc: "does a",
-				Params: []ParamSpec{{Name: "a.speed", Type: "number", Default: "3", Doc: "how fast"}}},
+				Params: []ParamInfo{{Name: "a.speed", Type: "number", Default: "3", Doc: "how fast"}}},
 			{Name: "none", Run: func(*Call) (Status, error) { return Success, nil }, Params: NoParams},
 			{Name: "quiet", Run: func(*Call) (Status, error) { return Success, nil }},
 		},
-		Conditions: []Condition{{Name: "c", Test: func(*Call) (bool, error) { return true, nil }, Params: []ParamSpec{{Name: "c.range", Required: true}}}},
+		Conditions: []Condition{{Name: "c", Test: func(*Call) (bool, error) { return true, nil }, Params: []ParamInfo{{Name: "c.range", Required: true}}}},
 	}
 	disp, err := newDispatcher(p)
 	if err != nil {
@@ -94,7 +94,7 @@ func TestDescribe_carriesDeclaredParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, none, quiet, c := d.Actions[0], d.Actions[1], d.Actions[2], d.Conditions[0]
-	if a.Doc != "does a" || len(a.Params) != 1 || a.Params[0] != (ParamSpec{Name: "a.speed", Type: "number", Default: "3", Doc: "how fast"}) {
+	if a.Doc != "does a" || len(a.Params) != 1 || a.Params[0] != (ParamInfo{Name: "a.speed", Type: "number", Default: "3", Doc: "how fast"}) {
 		t.Errorf("a: %+v", a)
 	}
 	if none.Params == nil || len(none.Params) != 0 || quiet.Params != nil {

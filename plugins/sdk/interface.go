@@ -73,7 +73,7 @@ type ActionInfo struct {
 	HasStart  bool
 	HasCancel bool
 	Doc       string
-	Params    []ParamSpec // nil: not declared
+	Params    []ParamInfo // nil: not declared
 }
 
 // ConditionInfo declares one condition on the wire.
@@ -81,7 +81,7 @@ type ConditionInfo struct {
 	Name   string
 	Reads  []string
 	Doc    string
-	Params []ParamSpec // nil: not declared
+	Params []ParamInfo // nil: not declared
 }
 
 // Param is one rule parameter.

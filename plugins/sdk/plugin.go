@@ -42,7 +42,7 @@ type Action struct {
 	// ("nav.sped" for "nav.speed"). Nil declares nothing (no warning is
 	// possible); NoParams declares that it reads none.
 	Doc    string
-	Params []ParamSpec
+	Params []ParamInfo
 }
 
 // Condition declares one condition. Test may read fields and parameters; it
@@ -53,11 +53,11 @@ type Condition struct {
 	Test  func(c *Call) (bool, error)
 
 	Doc    string
-	Params []ParamSpec // as Action.Params
+	Params []ParamInfo // as Action.Params
 }
 
-// ParamSpec declares one rule parameter an action or condition reads.
-type ParamSpec struct {
+// ParamInfo declares one rule parameter an action or condition reads.
+type ParamInfo struct {
 	Name     string // as a tree writes it: "nav.speed"
 	Type     string // what the value is: "number", "seconds", "string", ...
 	Required bool
@@ -66,7 +66,7 @@ type ParamSpec struct {
 }
 
 // NoParams declares that an action or condition reads no parameter.
-var NoParams = []ParamSpec{}
+var NoParams = []ParamInfo{}
 
 // Errors of the SDK.
 var (
