@@ -17,8 +17,12 @@ type Env struct {
 	Router       Router   // delivers signals to other agents; nil: only "self" and "all" (self only) work
 	Observer     Observer // sees every finished step; nil: none
 	Logger       Logger   // receives bt.log and Agent.Log; nil: standard error
+	Seed         int64    // the run's seed: with its id, seeds each agent's generator (Agent.Rand)
 
 	runs []RuleRun
+	// Scratch of the features (active.go, interrupt.go, order.go): the
+	// active path, the rules a jump activates, a weighted draw's children.
+	path, chain, scratch []int32
 }
 
 // RuleRun is one rule run in a step and its result. A list rule that moved

@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 )
 
@@ -85,10 +84,10 @@ func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 		fmt.Fprintf(b, "  abort=%s", r.Abort)
 	}
 	if r.Timeout > 0 {
-		fmt.Fprintf(b, "  timeout=%s", strconv.FormatFloat(r.Timeout, 'g', -1, 64))
+		fmt.Fprintf(b, "  timeout=%s", formatSeconds(r.Timeout))
 	}
 	if r.Cooldown > 0 {
-		fmt.Fprintf(b, "  cooldown=%s", strconv.FormatFloat(r.Cooldown, 'g', -1, 64))
+		fmt.Fprintf(b, "  cooldown=%s", formatSeconds(r.Cooldown))
 	}
 	if r.Order != OrderList {
 		fmt.Fprintf(b, "  order=%s", r.Order)

@@ -31,6 +31,9 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.flags &^= flagBubbling
 	a.env.runs = a.env.runs[:0]
 	a.phase = phaseStep
+	if a.bound.watch {
+		a.beginChecks()
+	}
 	return a.loop()
 }
 
@@ -52,14 +55,19 @@ func (a *Agent) CompleteAction(st Status, err error) (Status, error) {
 // CompleteCondition resumes a step paused at a condition call with the
 // condition's value (or its error).
 func (a *Agent) CompleteCondition(ok bool, err error) (Status, error) {
-	if a.phase != phaseWaitCond {
+	if a.phase != phaseWaitCond && a.phase != phaseWaitCheck {
 		return Errored, &Error{Agent: a.id, Msg: "CompleteCondition: the agent is not waiting for a condition", Err: ErrBusy}
 	}
+	r := a.Rule()
+	checking := a.phase == phaseWaitCheck
 	a.resume()
 	if err != nil {
-		r := a.Rule()
 		c := &a.bound.conds[a.bound.rules[r].condStart+int32(a.condIdx)]
+		a.condIdx = 0
 		return a.abort(a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err))
+	}
+	if checking {
+		a.phase = phaseChecking // the loop resumes the checks
 	}
 	a.flags |= flagCondAnswered
 	if ok {
@@ -76,17 +84,38 @@ func (a *Agent) resume() {
 }
 
 // loop is the step's state machine. Everything it needs to continue lives in
-// the agent (cursor, flagBubbling and childRes, condIdx, count), which is
-// what lets a step pause at a call and resume later.
+// the agent (cursor, flagBubbling and childRes, condIdx, count, the checks'
+// position), which is what lets a step pause at a call and resume later.
+//
+// For a tree that uses the features (b.feats), the loop also runs the
+// start-of-step checks first, the arrival checks of a rule the cursor came
+// to, and tells active.go when rules finish; see active.go.
 func (a *Agent) loop() (Status, error) {
 	b := a.bound
+	if a.phase == phaseChecking {
+		if st, err, done := a.runChecks(); done {
+			return st, err
+		}
+	}
 	limit := a.env.limit()
 	for {
 		r := a.cursor
 		if a.flags&flagBubbling != 0 {
 			r = b.rules[r].parent
 		}
-		st, err := a.runRule(r)
+		refused := false
+		if b.feats != nil && a.flags&(flagBubbling|flagActive) == 0 {
+			refused = !a.admit(r) // the rule's first run since the cursor arrived
+		}
+		from, fromActive := a.cursor, a.flags&flagActive != 0
+		wasActive := fromActive || a.flags&flagBubbling != 0
+		var st Status
+		var err error
+		if refused {
+			st = Failure // by its cooldown: nothing is evaluated or called
+		} else {
+			st, err = a.runRule(r)
+		}
 		if err != nil {
 			if err == errPaused {
 				x := a.extra()
@@ -96,10 +125,13 @@ func (a *Agent) loop() (Status, error) {
 			return a.abort(err)
 		}
 		a.count++
+		raw := st
+		st = a.notFail(&b.rules[r], st)
 		a.env.runs = append(a.env.runs, RuleRun{r, st})
 		if st != statusMoved {
 			a.last = st
 		}
+		jumped := false
 		if a.jump >= 0 {
 			target := a.jump
 			a.jump = -1
@@ -107,11 +139,18 @@ func (a *Agent) loop() (Status, error) {
 				if err := a.cancelRunning(); err != nil {
 					return a.abort(err)
 				}
-				a.arrive(target)
+				a.moveTo(from, fromActive, target)
 				a.flags &^= flagBubbling
+				jumped = true
 				if st != Running {
 					st = statusMoved
 				}
+			}
+		}
+		if !jumped && wasActive && b.feats != nil && (raw == Success || raw == Failure) {
+			a.leave(r, raw)
+			if r == a.cursor {
+				a.flags &^= flagActive
 			}
 		}
 		if st == Running {
@@ -181,11 +220,11 @@ func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
 			if err := a.cancelRunning(); err != nil {
 				return 0, err
 			}
-			return a.notFail(rule, Failure), nil
+			return Failure, nil
 		}
 		if rule.action == nil { // unknown action under lenient binding
 			a.flags &^= flagFirstRun
-			return a.notFail(rule, Failure), nil
+			return Failure, nil
 		}
 		a.flags |= flagInCall
 		if a.flags&flagFirstRun != 0 && rule.starter != nil {
@@ -214,14 +253,23 @@ func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
 		return Running, nil
 	case Success, Failure:
 		a.flags &^= flagActionRunning
-		return a.notFail(rule, st), nil
+		return st, nil
 	}
 	a.flags &^= flagActionRunning
 	return 0, a.ruleError(r, nil, a.actionWhat(), fmt.Errorf("returned %s; an action returns success, failure or running", st))
 }
 
 func (a *Agent) runList(r int32, rule *boundRule) (Status, error) {
+	var f *ruleFeat
+	if a.bound.feats != nil && rule.kind == KindChoice {
+		if f = &a.bound.feats[r]; f.orderSlot < 0 {
+			f = nil // document order: the siblings' links
+		}
+	}
 	if a.flags&flagBubbling == 0 { // entered: the cursor is r
+		if f != nil {
+			return a.enterOrderedChoice(r, rule, f)
+		}
 		if rule.firstChild < 0 {
 			return a.finishList(r, rule, Failure), nil
 		}
@@ -258,11 +306,17 @@ func (a *Agent) runList(r int32, rule *boundRule) (Status, error) {
 		return statusMoved, nil
 	}
 	// choice
+	if f != nil {
+		next = a.nextInOrder(f, a.cursor)
+	}
 	if res == Success {
 		if !rule.loop {
 			return a.finishList(r, rule, Success), nil
 		}
 		next = rule.firstChild
+		if f != nil {
+			next = a.orderChild(f, 0)
+		}
 	} else if next < 0 {
 		return a.finishList(r, rule, Failure), nil
 	}
@@ -277,12 +331,14 @@ func (a *Agent) runList(r int32, rule *boundRule) (Status, error) {
 	return statusMoved, nil
 }
 
-// finishList ends a list rule: the cursor goes back to the rule itself.
+// finishList ends a list rule: the cursor goes back to the rule itself. The
+// loop applies doNotFail.
 func (a *Agent) finishList(r int32, rule *boundRule, st Status) Status {
 	a.arrive(r)
-	return a.notFail(rule, st)
+	return st
 }
 
+// notFail applies doNotFail to a rule's result.
 func (a *Agent) notFail(rule *boundRule, st Status) Status {
 	if st == Failure && rule.doNotFail {
 		return Success
@@ -390,9 +446,13 @@ func (a *Agent) abort(err error) (Status, error) {
 	a.phase = phaseIdle
 	a.jump, a.condIdx = -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered | flagInCall
+	if a.ext != nil {
+		a.ext.scoreNext = 0
+	}
 	if cerr := a.cancelRunning(); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
+	a.leaveAll() // every active rule is left at once: cooldowns start
 	a.arrive(Root)
 	a.last = Errored
 	if o := a.env.Observer; o != nil {
