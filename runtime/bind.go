@@ -43,8 +43,9 @@ type BoundTree struct {
 	// choice orders need (features.go); nil for a tree that uses none of
 	// them, which then steps exactly as Drag[en]gine's trees do. watch is
 	// set when the start-of-step checks have anything to check.
-	feats []ruleFeat
-	watch bool
+	feats      []ruleFeat
+	watch      bool
+	featLabels map[string][]int32 // rules with a timeout, cooldown or order, by label (restore)
 }
 
 // Unresolved is a name that Lenient binding left unbound.

@@ -101,17 +101,26 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 			continue
 		}
 		kids := t.Children(int32(i))
+		if r.Order != OrderList {
+			f.orderSlot = slot(orderWords(len(kids)), 0)
+		}
 		for k, c := range kids {
 			b.feats[c].pos = int32(k)
 			if t.Rules[c].Abort.WatchesLower() {
 				f.watchLower = true
 			}
 		}
-		if r.Order != OrderList {
-			f.orderSlot = slot(orderWords(len(kids)), 0)
-		}
 		if f.watchLower || r.Order != OrderList {
 			f.kids = kids
+		}
+	}
+	// Labels of the rules whose state a save names (label -> indices; a
+	// label repeats when a subtree file is included twice).
+	b.featLabels = map[string][]int32{}
+	for i := range b.feats {
+		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 {
+			l := t.Rules[i].Label
+			b.featLabels[l] = append(b.featLabels[l], int32(i))
 		}
 	}
 	// Weights and scores, now that every child knows its parent's order.
@@ -170,6 +179,20 @@ func (b *BoundTree) bindScore(reg *Registry, i int32, opts BindOptions, warn fun
 		f.scorer = sc
 	}
 	return nil
+}
+
+// resolveLabel finds the rule a save names by label and index: the rule at
+// that index when its label matches, else the first with that label (the
+// tree was edited).
+func (b *BoundTree) resolveLabel(label string, index int32) (int32, bool) {
+	rules := b.Tree.Rules
+	if index >= 0 && int(index) < len(rules) && rules[index].Label == label {
+		return index, true
+	}
+	if l := b.featLabels[label]; len(l) > 0 {
+		return l[0], true
+	}
+	return 0, false
 }
 
 func scorerNames(reg *Registry) []string {
