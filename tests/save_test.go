@@ -117,7 +117,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 		{"truncated", cfg, "", "checksum mismatch"},
 		{"corrupted", cfg, "", "checksum mismatch"},
 		{"wrong-format", cfg, "", `not a btrun save file`},
-		{"wrong-version", cfg, "", "save format version 9; this btrun reads version 1"},
+		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 2"},
 		{"foreign", cfg, foreign, "the save is of another game"},
 		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
 		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},
@@ -167,5 +167,36 @@ func TestSave_crashBetweenWriteAndRenameKeepsTheOldSave(t *testing.T) {
 	r := mustRun(t, "run", "-config", fixture("alarm"), "-steps", "2", "-load", save, "-trace", "-")
 	if !strings.HasPrefix(r.stdout, `{"step":6,`) {
 		t.Errorf("the old save does not continue at step 6: %.80s", r.stdout)
+	}
+}
+
+// TestSave_version1SavesStillLoad: testdata/saves/alarm-v1.save was written
+// by the btrun before save format version 2 (the alarm fixture after 9
+// steps). It loads, and the run continues as the golden trace says.
+func TestSave_version1SavesStillLoad(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "old.save")
+	data, err := os.ReadFile(filepath.Join("testdata", "saves", "alarm-v1.save"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[8] != 1 {
+		t.Fatalf("the fixture is format version %d, want 1", data[8])
+	}
+	os.WriteFile(save, data, 0o644)
+	r := mustRun(t, "run", "-config", fixture("alarm"), "-quiet", "-steps", "21", "-trace", "-", "-load", save)
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "alarm.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(golden), "\n") {
+		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
+		if n, err := strconv.Atoi(num); err == nil && n > 9 {
+			want = append(want, l)
+		}
+	}
+	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("continued from a version 1 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
 	}
 }
