@@ -24,8 +24,22 @@ var saveConfigs = []struct {
 	{"failing", fixture("failing"), 8, []int{1, 2, 5}},
 	// The example game: Lua actions mid-run (wander, shoot with ctx.state),
 	// the nav plugin's path in its state bytes, the world's player, the
-	// random generator, signals from the schedule (at 20 s and 24 s).
-	{"example", "../config.toml", 260, []int{7, 66, 133, 201, 238}},
+	// agents' and the world's generators, signals from the schedule (at 20 s
+	// and 24 s); grunt-1's shot cooling down (95), grunt-3's search
+	// mid-timeout (265) and its idle choice's score order (295).
+	{"example", "../config.toml", 300, []int{7, 66, 95, 133, 201, 238, 265, 295}},
+	// Interruption and choice orders with Lua, cut after every step: timeout
+	// clocks, cooldowns, choice orders and the agents' generators.
+	{"interrupt", fixture("interrupt"), 40, everyStep(39)},
+}
+
+// everyStep is the cuts 1..n.
+func everyStep(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
 }
 
 // TestSave_continuedRunsGiveTheSameTrace: a run of N steps gives the same
