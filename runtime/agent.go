@@ -59,6 +59,7 @@ type phase uint8
 const (
 	phaseIdle       phase = iota // between steps
 	phaseStep                    // inside Step
+	phaseStart                   // inside Step, which has just begun: loopTracked runs the start-of-step checks first
 	phaseWaitCond                // paused at a condition that returned ErrPending
 	phaseWaitAction              // paused at an action that returned ErrPending
 	// From here on the rule being called is ext.callRule, not the cursor.

@@ -43,6 +43,11 @@ type ruleFeat struct {
 	scorerName string
 }
 
+// kindOrderedChoice is the bound kind of a choice with an order (order.go):
+// runRule's switch sends it to runOrderedChoice, so that plain choices pay
+// nothing for orders. It never appears in a Tree.
+const kindOrderedChoice Kind = 100
+
 // usesFeatures reports whether a rule asks for anything of this file.
 func usesFeatures(r *Rule) bool {
 	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList {
@@ -103,6 +108,7 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		kids := t.Children(int32(i))
 		if r.Order != OrderList {
 			f.orderSlot = slot(orderWords(len(kids)), 0)
+			b.rules[i].kind = kindOrderedChoice
 		}
 		for k, c := range kids {
 			b.feats[c].pos = int32(k)

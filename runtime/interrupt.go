@@ -67,15 +67,17 @@ type checkState struct {
 	child int32 // stage 2: index in W's order of the child being looked at
 }
 
-// beginChecks starts a step's checks; the loop runs them first.
-func (a *Agent) beginChecks() {
+// beginChecks starts a step's checks and reports whether there are any to
+// run (runChecks then runs them, before the loop).
+func (a *Agent) beginChecks() bool {
 	x := a.extra()
 	x.interrupt = Interrupt{}
 	if a.cursor == Root {
-		return // the tree finished last step, or the root keeps running: nothing above it to watch
+		return false // the tree finished last step, or the root keeps running: nothing above it to watch
 	}
 	x.check = checkState{}
 	a.phase = phaseChecking
+	return true
 }
 
 // activePath fills the Env's scratch with the rules from the root down to

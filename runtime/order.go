@@ -86,6 +86,35 @@ func (a *Agent) nextInOrder(f *ruleFeat, child int32) int32 {
 	return a.orderChild(f, k+1)
 }
 
+// runOrderedChoice runs a choice with an order (bound with kind
+// kindOrderedChoice, so that runRule's switch sends it here and plain
+// choices pay nothing): as a choice, but it enters by drawing an order and
+// moves on along that order instead of the siblings' links.
+func (a *Agent) runOrderedChoice(r int32, rule *boundRule) (Status, error) {
+	f := &a.bound.feats[r]
+	if a.flags&flagBubbling == 0 { // entered: the cursor is r
+		return a.enterOrderedChoice(r, rule, f)
+	}
+	var next int32 // the cursor is the child that finished
+	if a.childRes == Success {
+		if !rule.loop {
+			return a.finishList(r, rule, Success), nil
+		}
+		next = a.orderChild(f, 0)
+	} else if next = a.nextInOrder(f, a.cursor); next < 0 {
+		return a.finishList(r, rule, Failure), nil
+	}
+	ok, err := a.checkConds(r, rule)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return a.finishList(r, rule, Failure), nil
+	}
+	a.arrive(next)
+	return statusMoved, nil
+}
+
 // enterOrderedChoice runs choice r, which has an order, as it is entered:
 // its conditions, then the draw (or the scores), then the cursor moves to
 // the first child of the new order. A choice whose conditions fail, or that

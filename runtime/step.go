@@ -30,10 +30,7 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.count = 0
 	a.flags &^= flagBubbling
 	a.env.runs = a.env.runs[:0]
-	a.phase = phaseStep
-	if a.bound.watch {
-		a.beginChecks()
-	}
+	a.phase = phaseStart
 	return a.loop()
 }
 
@@ -66,14 +63,17 @@ func (a *Agent) CompleteCondition(ok bool, err error) (Status, error) {
 		a.condIdx = 0
 		return a.abort(a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err))
 	}
-	if checking {
-		a.phase = phaseChecking // the loop resumes the checks
-	}
 	a.flags |= flagCondAnswered
 	if ok {
 		a.flags |= flagCondAnswer
 	} else {
 		a.flags &^= flagCondAnswer
+	}
+	if checking { // the start-of-step checks go on, then the loop
+		a.phase = phaseChecking
+		if st, err, done := a.runChecks(); done {
+			return st, err
+		}
 	}
 	return a.loop()
 }
@@ -84,18 +84,17 @@ func (a *Agent) resume() {
 }
 
 // loop is the step's state machine. Everything it needs to continue lives in
-// the agent (cursor, flagBubbling and childRes, condIdx, count, the checks'
-// position), which is what lets a step pause at a call and resume later.
+// the agent (cursor, flagBubbling and childRes, condIdx, count), which is
+// what lets a step pause at a call and resume later.
 //
-// For a tree that uses the features (b.feats), the loop also runs the
-// start-of-step checks first, the arrival checks of a rule the cursor came
-// to, and tells active.go when rules finish; see active.go.
+// This is the loop of trees that use none of the features of interruption
+// and choice orders: Drag[en]gine's stepping and nothing else. Trees that
+// use them step in loopTracked (step_tracked.go), the same state machine
+// that also tells active.go when rules are entered and finish.
 func (a *Agent) loop() (Status, error) {
 	b := a.bound
-	if a.phase == phaseChecking {
-		if st, err, done := a.runChecks(); done {
-			return st, err
-		}
+	if b.feats != nil {
+		return a.loopTracked()
 	}
 	limit := a.env.limit()
 	for {
@@ -103,35 +102,19 @@ func (a *Agent) loop() (Status, error) {
 		if a.flags&flagBubbling != 0 {
 			r = b.rules[r].parent
 		}
-		refused := false
-		if b.feats != nil && a.flags&(flagBubbling|flagActive) == 0 {
-			refused = !a.admit(r) // the rule's first run since the cursor arrived
-		}
-		from, fromActive := a.cursor, a.flags&flagActive != 0
-		wasActive := fromActive || a.flags&flagBubbling != 0
-		var st Status
-		var err error
-		if refused {
-			st = Failure // by its cooldown: nothing is evaluated or called
-		} else {
-			st, err = a.runRule(r)
-		}
+		rule := &b.rules[r]
+		st, err := a.runRule(r, rule)
 		if err != nil {
-			if err == errPaused {
-				x := a.extra()
-				x.runs = append(x.runs[:0], a.env.runs...)
-				return Paused, nil
-			}
-			return a.abort(err)
+			return a.stopped(err)
 		}
 		a.count++
-		raw := st
-		st = a.notFail(&b.rules[r], st)
+		if st == Failure && rule.doNotFail {
+			st = Success
+		}
 		a.env.runs = append(a.env.runs, RuleRun{r, st})
 		if st != statusMoved {
 			a.last = st
 		}
-		jumped := false
 		if a.jump >= 0 {
 			target := a.jump
 			a.jump = -1
@@ -139,18 +122,11 @@ func (a *Agent) loop() (Status, error) {
 				if err := a.cancelRunning(); err != nil {
 					return a.abort(err)
 				}
-				a.moveTo(from, fromActive, target)
+				a.arrive(target)
 				a.flags &^= flagBubbling
-				jumped = true
 				if st != Running {
 					st = statusMoved
 				}
-			}
-		}
-		if !jumped && wasActive && b.feats != nil && (raw == Success || raw == Failure) {
-			a.leave(r, raw)
-			if r == a.cursor {
-				a.flags &^= flagActive
 			}
 		}
 		if st == Running {
@@ -163,7 +139,7 @@ func (a *Agent) loop() (Status, error) {
 			a.flags &^= flagBubbling
 			continue
 		}
-		if b.rules[r].parent < 0 {
+		if rule.parent < 0 {
 			a.arrive(r) // past the root: the next step enters the tree afresh
 			return a.finish(st)
 		}
@@ -173,10 +149,21 @@ func (a *Agent) loop() (Status, error) {
 	}
 }
 
-// runRule runs rule r once. It returns Success, Failure, Running or
-// statusMoved; errPaused when a call is pending; any other error ends the step.
-func (a *Agent) runRule(r int32) (Status, error) {
-	rule := &a.bound.rules[r]
+// stopped ends the loop on an error from a run: errPaused pauses the step
+// (keeping its runs so far), anything else ends it with that error.
+func (a *Agent) stopped(err error) (Status, error) {
+	if err == errPaused {
+		x := a.extra()
+		x.runs = append(x.runs[:0], a.env.runs...)
+		return Paused, nil
+	}
+	return a.abort(err)
+}
+
+// runRule runs rule r (rule is &bound.rules[r]) once. It returns Success,
+// Failure, Running or statusMoved, before doNotFail (the loop applies it);
+// errPaused when a call is pending; any other error ends the step.
+func (a *Agent) runRule(r int32, rule *boundRule) (Status, error) {
 	switch rule.kind {
 	case KindAction:
 		return a.runAction(r, rule)
@@ -184,6 +171,8 @@ func (a *Agent) runRule(r int32) (Status, error) {
 		return a.runList(r, rule)
 	case KindFailure:
 		return Failure, nil
+	case kindOrderedChoice:
+		return a.runOrderedChoice(r, rule)
 	}
 	ok, err := a.checkConds(r, rule)
 	if err != nil {
@@ -260,16 +249,7 @@ func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
 }
 
 func (a *Agent) runList(r int32, rule *boundRule) (Status, error) {
-	var f *ruleFeat
-	if a.bound.feats != nil && rule.kind == KindChoice {
-		if f = &a.bound.feats[r]; f.orderSlot < 0 {
-			f = nil // document order: the siblings' links
-		}
-	}
 	if a.flags&flagBubbling == 0 { // entered: the cursor is r
-		if f != nil {
-			return a.enterOrderedChoice(r, rule, f)
-		}
 		if rule.firstChild < 0 {
 			return a.finishList(r, rule, Failure), nil
 		}
@@ -306,17 +286,11 @@ func (a *Agent) runList(r int32, rule *boundRule) (Status, error) {
 		return statusMoved, nil
 	}
 	// choice
-	if f != nil {
-		next = a.nextInOrder(f, a.cursor)
-	}
 	if res == Success {
 		if !rule.loop {
 			return a.finishList(r, rule, Success), nil
 		}
 		next = rule.firstChild
-		if f != nil {
-			next = a.orderChild(f, 0)
-		}
 	} else if next < 0 {
 		return a.finishList(r, rule, Failure), nil
 	}
