@@ -19,7 +19,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	config := fs.String("config", "config.toml", "the game config")
 	treeFile := fs.String("tree", "", "check this tree file on its own instead of a config")
-	list := fs.Bool("v", false, "also list every registered action and condition with its origin")
+	list := fs.Bool("v", false, "also list every registered action, condition and scorer with its origin")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: btrun validate [-config F] [-v] | btrun validate -tree FILE.xml")
 		fs.PrintDefaults()
@@ -64,6 +64,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, d := range reg.Conditions() {
 			fmt.Fprintf(stdout, "  condition %-22s %s\n", d.Name, d.Origin)
+		}
+		for _, d := range reg.Scorers() {
+			fmt.Fprintf(stdout, "  scorer    %-22s %s\n", d.Name, d.Origin)
 		}
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", *config)
