@@ -59,6 +59,9 @@ func (a *Agent) coolingDown(r int32) bool {
 
 // activate marks rule r active at the agent's time.
 func (a *Agent) activate(r int32) {
+	if a.env.spy != nil {
+		a.env.spy(a, r, true)
+	}
 	f := &a.bound.feats[r]
 	if f.timeSlot >= 0 {
 		a.slab[f.timeSlot] = math.Float64bits(a.time)
@@ -71,6 +74,9 @@ func (a *Agent) activate(r int32) {
 // leave marks rule r left at the agent's time; res is the raw result
 // (before doNotFail) of a rule that finished, or 0.
 func (a *Agent) leave(r int32, res Status) {
+	if a.env.spy != nil {
+		a.env.spy(a, r, false)
+	}
 	f := &a.bound.feats[r]
 	if f.timeSlot >= 0 {
 		a.slab[f.timeSlot] = unsetStamp

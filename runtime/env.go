@@ -23,6 +23,9 @@ type Env struct {
 	// Scratch of the features (active.go, interrupt.go, order.go): the
 	// active path, the rules a jump activates, a weighted draw's children.
 	path, chain, scratch []int32
+	// spy, set by tests, sees every rule that becomes active (entered) and
+	// every rule that is left.
+	spy func(a *Agent, r int32, entered bool)
 }
 
 // RuleRun is one rule run in a step and its result. A list rule that moved
