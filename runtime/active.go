@@ -39,12 +39,19 @@ import "math"
 // gate. A rule let in becomes active; a refused one never did (it is not
 // left, its cooldown does not restart, it logs nothing) and fails at once.
 func (a *Agent) admit(r int32) bool {
-	if a.coolingDown(r) {
+	if a.wouldRefuse(r) {
 		return false
 	}
 	a.flags |= flagActive
 	a.activate(r)
 	return true
+}
+
+// wouldRefuse reports whether rule r's arrival checks would refuse it now,
+// without changing anything: its cooldown runs (later also: its gate could
+// not be taken). The start-of-step checks skip such a watched child.
+func (a *Agent) wouldRefuse(r int32) bool {
+	return a.coolingDown(r)
 }
 
 // coolingDown reports whether rule r was left less than its cooldown ago.

@@ -144,7 +144,7 @@ func (a *Agent) runChecks() (st Status, err error, done bool) {
 			if s < 0 || s == p {
 				break
 			}
-			if !b.feats[s].abort.WatchesLower() || a.coolingDown(s) {
+			if !b.feats[s].abort.WatchesLower() || a.wouldRefuse(s) {
 				continue
 			}
 			ok, st, err, done := a.checkCall(s)
