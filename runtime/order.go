@@ -35,19 +35,25 @@ func (a *Agent) orderPos(f *ruleFeat, k int) int32 {
 	return int32(uint32(a.slab[int(f.orderSlot)+1+k/2] >> (32 * (k & 1))))
 }
 
-func (a *Agent) setOrderPos(f *ruleFeat, k int, pos int32) {
-	w := &a.slab[int(f.orderSlot)+1+k/2]
+func (a *Agent) setOrderPos(f *ruleFeat, k int, pos int32) { putOrderPos(a.slab, f, k, pos) }
+
+// putOrderPos writes the position of the k-th child of a choice's order
+// into a slab.
+func putOrderPos(slab []uint64, f *ruleFeat, k int, pos int32) {
+	w := &slab[int(f.orderSlot)+1+k/2]
 	shift := 32 * (k & 1)
 	*w = *w&^(0xFFFFFFFF<<shift) | uint64(uint32(pos))<<shift
 }
 
 // documentOrder sets a choice's order to all its children in document
 // order: the order of a choice made active by a jump landing below it.
-func (a *Agent) documentOrder(f *ruleFeat) {
+func (a *Agent) documentOrder(f *ruleFeat) { putDocumentOrder(a.slab, f) }
+
+func putDocumentOrder(slab []uint64, f *ruleFeat) {
 	for k := range f.kids {
-		a.setOrderPos(f, k, int32(k))
+		putOrderPos(slab, f, k, int32(k))
 	}
-	a.setOrderLen(f, len(f.kids))
+	slab[f.orderSlot] = uint64(len(f.kids))
 }
 
 // orderChild is the k-th child of a choice in its current order, or -1 past
@@ -326,9 +332,7 @@ func setSavedOrder(slab []uint64, f *ruleFeat, order []int32) error {
 			}
 			seenBig[p] = true
 		}
-		w := &slab[int(f.orderSlot)+1+k/2]
-		shift := 32 * (k & 1)
-		*w = *w&^(0xFFFFFFFF<<shift) | uint64(uint32(p))<<shift
+		putOrderPos(slab, f, k, p)
 	}
 	slab[f.orderSlot] = uint64(len(order))
 	return nil

@@ -333,12 +333,7 @@ func (p *RestorePlan) planFeatures() error {
 			p.warn("active rule %s has a timeout the save did not know; its clock starts now", label)
 		}
 		if f.orderSlot >= 0 && !ordered[r] {
-			for k := range f.kids {
-				w := &p.slab[int(f.orderSlot)+1+k/2]
-				shift := 32 * (k & 1)
-				*w = *w&^(0xFFFFFFFF<<shift) | uint64(uint32(k))<<shift
-			}
-			p.slab[f.orderSlot] = uint64(len(f.kids))
+			putDocumentOrder(p.slab, f)
 			p.warn("active choice %s has no saved order; it goes on in document order", label)
 		}
 	}
