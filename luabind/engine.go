@@ -23,7 +23,8 @@ type Options struct {
 	// Root is the folder that display paths (in errors, origins and chunk
 	// names) are relative to; "" keeps paths as given.
 	Root string
-	// Seed seeds bt.random and math.random.
+	// Seed seeds the world's generator, which bt.random and math.random use
+	// outside an agent's calls (agents draw from their own: random.go).
 	Seed int64
 	// CallTimeout bounds each call into Lua; 0 means DefaultCallTimeout and
 	// a negative value leaves calls unbounded.
@@ -42,7 +43,7 @@ type Engine struct {
 	guard guard
 	nums  numbers
 	strs  texts
-	rng   rng
+	rng   runtime.Rand // the world's generator (random.go)
 	out   io.Writer
 
 	bt      *lua.LTable
@@ -51,10 +52,11 @@ type Engine struct {
 	loading    bool                  // bt.action and bt.condition are allowed
 	actions    map[string]*actionDef // by name
 	conditions map[string]*conditionDef
-	defOrder   []any // *actionDef and *conditionDef in registration order
+	scorers    map[string]*scorerDef
+	defOrder   []any // *actionDef, *conditionDef and *scorerDef in registration order
 
 	cur   *AgentData // the agent whose call is running; nil between calls
-	calls uint64     // calls of actions and conditions (benchmarks count them)
+	calls uint64     // calls of actions, conditions and scorers (benchmarks count them)
 
 	ctxKit    ctxKit
 	paramsKit paramsKit
@@ -86,6 +88,7 @@ func New(opts Options) (*Engine, error) {
 		out:        opts.Output,
 		actions:    map[string]*actionDef{},
 		conditions: map[string]*conditionDef{},
+		scorers:    map[string]*scorerDef{},
 		trees:      map[*runtime.Tree]*treeInfo{},
 		params:     map[paramsKey]*lua.LUserData{},
 		inline:     map[string]*lua.FunctionProto{},
@@ -93,7 +96,7 @@ func New(opts Options) (*Engine, error) {
 	if e.out == nil {
 		e.out = os.Stderr
 	}
-	e.rng.seed(opts.Seed)
+	e.rng = runtime.NewRand(uint64(opts.Seed))
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openSandbox()
 	e.openBT()

@@ -13,7 +13,14 @@ type BindOptions struct {
 	// unknown condition is false at run time, as in Drag[en]gine, with one
 	// warning per name in BoundTree.Warnings instead of a bind error.
 	Lenient bool
+	// Skip names actions and conditions (kind "action" or "condition") whose
+	// definitions failed to load, such as the names a script with a syntax
+	// error would register: binding leaves them unbound without an error or
+	// warning, since the failure is reported on its own. Nil skips none.
+	Skip func(kind, name string) bool
 }
+
+func (o *BindOptions) skip(kind, name string) bool { return o.Skip != nil && o.Skip(kind, name) }
 
 // BoundTree is a Tree with every name resolved: actions and conditions to
 // values, variables, timestamps and signals to slots in the agent's state.
@@ -38,6 +45,14 @@ type BoundTree struct {
 	seqIndex   int
 	slabLen    int
 	slabInit   []uint64
+
+	// feats is per rule what abort, timeout, cooldown, log parameters and
+	// choice orders need (features.go); nil for a tree that uses none of
+	// them, which then steps exactly as Drag[en]gine's trees do. watch is
+	// set when the start-of-step checks have anything to check.
+	feats      []ruleFeat
+	watch      bool
+	featLabels map[string][]int32 // rules with a timeout, cooldown or order, by label (restore)
 }
 
 // Unresolved is a name that Lenient binding left unbound.
@@ -120,7 +135,7 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 		b.Unresolved = append(b.Unresolved, Unresolved{Kind: kind, Name: name, Pos: pos, Label: label})
 		b.Warnings = append(b.Warnings, &Error{Pos: pos, Label: label, Err: ErrUnbound,
 			Msg: fmt.Sprintf("unknown %s %q: it %s at run time (strict = false)", kind, name,
-				map[string]string{"action": "fails", "condition": "is false"}[kind])})
+				map[string]string{"action": "fails", "condition": "is false", "scorer": "scores 0, so its child is not tried,"}[kind])})
 	}
 	add := func(err error) {
 		if e, ok := err.(*Error); ok {
@@ -147,6 +162,9 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 				continue
 			}
 			if bc.kind == condUnknown {
+				if opts.skip("condition", c.Name) {
+					continue
+				}
 				if !opts.Lenient {
 					add(&Error{Pos: c.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("condition", c.Name, b.conditionNames(reg))})
 					continue
@@ -161,6 +179,9 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 		}
 		def, ok := reg.LookupAction(r.Action)
 		if !ok {
+			if opts.skip("action", r.Action) {
+				continue
+			}
 			if !opts.Lenient {
 				add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("action", r.Action, actionNames(reg))})
 			} else {
@@ -181,10 +202,11 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 		br.starter, _ = act.(Starter)
 		br.canceler, _ = act.(Canceler)
 	}
+	b.layout()
+	b.bindFeatures(reg, opts, add, warn)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	b.layout()
 	return b, nil
 }
 
@@ -287,7 +309,10 @@ func (b *BoundTree) SignalNames() []string {
 
 func unknownMsg(kind, name string, known []string) string {
 	msg := fmt.Sprintf("unknown %s %q: not a built-in, nor registered by a script or plugin", kind, name)
-	if kind == "condition" {
+	switch kind {
+	case "scorer":
+		msg = fmt.Sprintf("unknown scorer %q (parameter %s): not registered by a script, a plugin or Go", name, ParamChoiceScore)
+	case "condition":
 		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a built-in, nor registered by a script or plugin", name)
 	}
 	if s := suggest(name, known); s != "" {
@@ -330,7 +355,11 @@ func suggest(name string, known []string) string {
 	return best
 }
 
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and swaps of two neighbours ("Alret" for
+// "Alert") each cost 1.
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -344,8 +373,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

@@ -41,9 +41,9 @@ func (l *loader) addFile(f *treeFile, parent, depth int32, scope idScope) {
 		switch {
 		case it.rule != nil:
 			if parent < 0 && first != nil {
-				l.errorf(it.rule.pos, "second top-level rule <%s> in the main tree file (the root is <%s> at %s); "+
+				l.errs = append(l.errs, &Error{Pos: it.rule.pos, Err: ErrSeveralRoots, Msg: fmt.Sprintf("second top-level rule <%s> in the main tree file (the root is <%s> at %s); "+
 					"the main file holds one root rule: put these rules inside a <sequence> or <choice>",
-					it.rule.tag, first.tag, first.pos)
+					it.rule.tag, first.tag, first.pos)})
 			}
 			if first == nil {
 				first = it.rule
@@ -93,7 +93,8 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 	idx := int32(len(l.tree.Rules))
 	r := Rule{
 		Kind: n.kind, Tag: n.tag, Pos: n.pos, Action: n.action, Subtree: n.subtree,
-		Loop: n.loop, DoNotFail: n.doNotFail, Conds: n.conds, Mode: n.mode, Params: n.params,
+		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, Timeout: n.timeout, Cooldown: n.cooldown,
+		Conds: n.conds, Mode: n.mode, Params: n.params,
 		Parent: parent, FirstChild: -1, Next: -1, Depth: depth,
 	}
 	if n.hasID {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Snapshot is an agent's whole state as plain data (SPEC §6): what a save
@@ -27,6 +28,33 @@ type Snapshot struct {
 	RuleWord    uint64      // built-in rule state: a start time's bits or a signal mark
 	RuleBytes   []byte      // a plugin's state bytes for the current rule
 	Host        Value       // the host's state (luabind: ctx.state, ctx.memory, ctx.agent)
+
+	// Interruption and choice orders (format version 2). The active rules
+	// are the cursor's ancestors, and the cursor when Active is set.
+	Active    bool        // the cursor rule is active: it ran since the cursor arrived and has not finished
+	Rand      uint64      // the state of the agent's generator (Agent.Rand)
+	Clocks    []RuleTime  // when each active rule with a timeout became active
+	Cooldowns []RuleTime  // when each rule with a cooldown was last left
+	Orders    []RuleOrder // the order of each active choice that has one (positions of its children)
+
+	freshRand bool // read from version 1, which had no per-agent generator: Rand is the agent's first state
+}
+
+// RuleTime is a saved time of a rule, named by its label (its id, or
+// TAG@FILE:LINE:COL) and, since labels repeat when a subtree file is
+// included twice, its index in the tree.
+type RuleTime struct {
+	Rule  string
+	Index int32
+	Time  float64
+}
+
+// RuleOrder is a saved choice order: the positions of the choice's children
+// in the order they are tried.
+type RuleOrder struct {
+	Rule  string
+	Index int32
+	Order []int32
 }
 
 // NamedBool is a saved variable.
@@ -62,7 +90,7 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 	return s, nil
 }
 
-// snapshotInto is Snapshot into s, reusing s's slices, so that a save of
+// snapshotInto is Snapshot into s, reusing s's lists, so that a save of
 // many agents allocates nothing per agent. s.RuleBytes is the agent's own
 // slice, not a copy: s is for encoding at once.
 func (a *Agent) snapshotInto(s *Snapshot) error {
@@ -79,8 +107,11 @@ func (a *Agent) snapshotInto(s *Snapshot) error {
 		ID: a.id, Tree: t.File, Fingerprint: t.Fingerprint, Cursor: r.ID,
 		FirstRun: a.flags&flagFirstRun != 0, Running: a.flags&flagActionRunning != 0, Last: a.last,
 		Time: a.time, Dt: a.dt, Step: a.step, RuleWord: a.ruleWord,
+		Active: a.flags&flagActive != 0, Rand: a.randState(),
 		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
+		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0],
 	}
+	a.snapshotFeatures(s)
 	for i, v := range t.Vars {
 		s.Vars = append(s.Vars, NamedBool{v.Name, a.VarAt(int32(i))})
 	}
@@ -109,15 +140,55 @@ func (a *Agent) snapshotInto(s *Snapshot) error {
 // RestorePlan is a snapshot checked against an agent's tree, ready to apply:
 // what the agent's fields become.
 type RestorePlan struct {
-	a                 *Agent
-	cursor            int32
-	firstRun, running bool
-	last              Status
-	time, dt          float64
-	step, ruleWord    uint64
-	ruleBytes         []byte
-	slab              []uint64
-	warnings          []string
+	a                         *Agent
+	cursor                    int32
+	firstRun, running, active bool
+	freshRand                 bool // the save had no generator for the agent: it starts afresh
+	last                      Status
+	time, dt                  float64
+	step, ruleWord, rand      uint64
+	ruleBytes                 []byte
+	slab                      []uint64
+	warnings                  []string
+}
+
+// snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
+func (a *Agent) snapshotFeatures(s *Snapshot) {
+	b := a.bound
+	if b.feats == nil {
+		return
+	}
+	rules := b.Tree.Rules
+	for i := range b.feats {
+		f := &b.feats[i]
+		if f.timeSlot >= 0 {
+			if v := math.Float64frombits(a.slab[f.timeSlot]); !math.IsNaN(v) {
+				s.Clocks = append(s.Clocks, RuleTime{rules[i].Label, int32(i), v})
+			}
+		}
+		if f.coolSlot >= 0 {
+			if v := math.Float64frombits(a.slab[f.coolSlot]); !math.IsNaN(v) {
+				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, int32(i), v})
+			}
+		}
+	}
+	r := a.cursor
+	if a.flags&flagActive == 0 {
+		r = b.rules[r].parent
+	}
+	for ; r >= 0; r = b.rules[r].parent {
+		if f := &b.feats[r]; f.orderSlot >= 0 {
+			o := RuleOrder{Rule: rules[r].Label, Index: r}
+			if k := len(s.Orders); k < cap(s.Orders) { // the array this place had last agent
+				o.Order = s.Orders[:k+1][k].Order[:0]
+			}
+			for k := range a.orderLen(f) {
+				o.Order = append(o.Order, a.orderPos(f, k))
+			}
+			s.Orders = append(s.Orders, o)
+		}
+	}
+	slices.Reverse(s.Orders) // root first: document order
 }
 
 // PlanRestore checks a snapshot against the agent's tree without changing
@@ -133,12 +204,13 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 }
 
 // planRestore is PlanRestore into p, with slab (of the tree's slab length)
-// to hold the restored variables, timestamps and signal marks.
+// to hold the restored variables, timestamps, signal marks, clocks,
+// cooldowns and orders. p keeps nothing of s but its rule bytes.
 func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	b := a.bound
 	t := b.Tree
-	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, last: s.Last, time: s.Time, dt: s.Dt,
-		step: s.Step, ruleWord: s.RuleWord, ruleBytes: s.RuleBytes}
+	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active, freshRand: s.freshRand,
+		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes}
 	if s.ID != a.id {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
@@ -199,6 +271,106 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 		}
 		p.slab[b.signalBase+int(i)] = m.Mark
 	}
+	return p.planFeatures(s)
+}
+
+// planFeatures maps the saved clocks, cooldowns and orders onto the tree.
+// In the tree they were saved from, every entry must fit (else the data is
+// corrupt); in an edited tree, what does not fit any more is dropped with a
+// warning, an active rule that gained a timeout starts its clock now, and an
+// active choice that gained an order (or whose order no longer fits) goes on
+// in document order.
+func (p *RestorePlan) planFeatures(s *Snapshot) error {
+	a := p.a
+	b := a.bound
+	same := s.Fingerprint == b.Tree.Fingerprint
+	bad := func(format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if same {
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: msg}
+		}
+		p.warn("%s; dropped", msg)
+		return nil
+	}
+	if b.feats == nil {
+		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders) > 0 {
+			return bad("the save holds timeouts, cooldowns or choice orders, and the tree has none")
+		}
+		return nil
+	}
+	active := func(r int32) bool {
+		for x := p.cursor; x >= 0; x = b.rules[x].parent {
+			if x == r {
+				return x != p.cursor || s.Active
+			}
+		}
+		return false
+	}
+	clocked := map[int32]bool{}
+	for _, c := range s.Clocks {
+		r, ok := b.resolveLabel(c.Rule, c.Index)
+		switch {
+		case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad clock %v of rule %s", c.Time, c.Rule)}
+		case !ok || b.feats[r].timeSlot < 0:
+			if err := bad("the timeout clock of rule %s has no rule with a timeout to go to", c.Rule); err != nil {
+				return err
+			}
+		case !active(r):
+			if err := bad("rule %s has a timeout clock but is not active", c.Rule); err != nil {
+				return err
+			}
+		default:
+			p.slab[b.feats[r].timeSlot] = math.Float64bits(c.Time)
+			clocked[r] = true
+		}
+	}
+	for _, c := range s.Cooldowns {
+		r, ok := b.resolveLabel(c.Rule, c.Index)
+		switch {
+		case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad cooldown time %v of rule %s", c.Time, c.Rule)}
+		case !ok || b.feats[r].coolSlot < 0:
+			if err := bad("the cooldown of rule %s has no rule with a cooldown to go to", c.Rule); err != nil {
+				return err
+			}
+		default:
+			p.slab[b.feats[r].coolSlot] = math.Float64bits(c.Time)
+		}
+	}
+	ordered := map[int32]bool{}
+	for _, o := range s.Orders {
+		r, ok := b.resolveLabel(o.Rule, o.Index)
+		if !ok || b.feats[r].orderSlot < 0 || !active(r) {
+			if err := bad("the order of choice %s has no active choice with an order to go to", o.Rule); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := setSavedOrder(p.slab, &b.feats[r], o.Order); err != nil {
+			if err := bad("the order of choice %s does not fit its children", o.Rule); err != nil {
+				return err
+			}
+			continue
+		}
+		ordered[r] = true
+	}
+	// Active rules the save knew nothing about (the tree was edited).
+	for r := p.cursor; r >= 0; r = b.rules[r].parent {
+		if !active(r) {
+			continue
+		}
+		f := &b.feats[r]
+		label := b.Tree.Rules[r].Label
+		if f.timeSlot >= 0 && !clocked[r] {
+			p.slab[f.timeSlot] = math.Float64bits(s.Time)
+			p.warn("active rule %s has a timeout the save did not know; its clock starts now", label)
+		}
+		if f.orderSlot >= 0 && !ordered[r] {
+			putDocumentOrder(p.slab, f)
+			p.warn("active choice %s has no saved order; it goes on in document order", label)
+		}
+	}
 	return nil
 }
 
@@ -218,6 +390,7 @@ func (p *RestorePlan) Warnings() []string { return p.warnings }
 func (p *RestorePlan) Apply() error {
 	a := p.a
 	err := a.cancelRunning()
+	a.leaveAll() // the state it had is replaced: its active rules are left
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
@@ -227,11 +400,21 @@ func (p *RestorePlan) Apply() error {
 	if p.running {
 		a.flags |= flagActionRunning
 	}
+	if p.active && a.bound.feats != nil {
+		a.flags |= flagActive
+	}
+	rng := p.rand
+	if p.freshRand {
+		rng = AgentRandState(a.env.Seed, a.id)
+	}
+	if a.ext != nil || rng != AgentRandState(a.env.Seed, a.id) {
+		a.Rand().SetState(rng) // else it is created in that state at first use
+	}
 	a.last = p.last
 	a.time, a.dt, a.step = p.time, p.dt, p.step
 	a.ruleWord = p.ruleWord
 	if len(a.slab) == len(p.slab) {
-		copy(a.slab, p.slab) // the plan's slab may be carved from one shared by many plans
+		copy(a.slab, p.slab) // the plan's slab may be cut from one shared by many plans
 	} else {
 		a.slab = p.slab
 	}
@@ -269,6 +452,9 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 	if s.Running {
 		flags |= 2
 	}
+	if s.Active {
+		flags |= 4
+	}
 	e.Byte(flags)
 	e.Byte(byte(s.Last))
 	e.Float(s.Time)
@@ -295,6 +481,24 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 	}
 	e.Uvarint(s.RuleWord)
 	e.Blob(s.RuleBytes)
+	e.Fixed64(s.Rand)
+	for _, list := range [][]RuleTime{s.Clocks, s.Cooldowns} {
+		e.Uvarint(uint64(len(list)))
+		for _, c := range list {
+			e.String(c.Rule)
+			e.Uvarint(uint64(c.Index))
+			e.Float(c.Time)
+		}
+	}
+	e.Uvarint(uint64(len(s.Orders)))
+	for _, o := range s.Orders {
+		e.String(o.Rule)
+		e.Uvarint(uint64(o.Index))
+		e.Uvarint(uint64(len(o.Order)))
+		for _, pos := range o.Order {
+			e.Uvarint(uint64(pos))
+		}
+	}
 }
 
 // Snapshot reads a snapshot.
@@ -310,16 +514,17 @@ func (d *Decoder) Snapshot() Snapshot {
 // Snapshot). The rule bytes are copied into *keep when it is not nil, so
 // that all agents' share one array, else into their own.
 func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
-	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0]}
+	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
+		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
 	s.Cursor = d.String()
 	flags := d.Byte()
-	if flags > 3 {
+	if flags > 7 || flags&4 != 0 && d.Version == 1 {
 		d.fail("bad agent flags %d", flags)
 	}
-	s.FirstRun, s.Running = flags&1 != 0, flags&2 != 0
+	s.FirstRun, s.Running, s.Active = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	s.Last = Status(d.Byte())
 	s.Time = d.Float()
 	s.Dt = d.Float()
@@ -350,5 +555,35 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 		start := len(*keep)
 		*keep = append(*keep, b...)
 		s.RuleBytes = (*keep)[start:len(*keep):len(*keep)]
+	}
+	if d.Version == 1 {
+		// Version 1 had one generator for the whole run and no interruption:
+		// the agent's generator starts fresh (Rand is set by PlanRestore),
+		// and a cursor that ran is taken as active.
+		s.Active = !s.FirstRun || s.Running
+		s.freshRand = true
+		return
+	}
+	s.Rand = d.Fixed64()
+	for _, list := range []*[]RuleTime{&s.Clocks, &s.Cooldowns} {
+		n := d.Count(10)
+		for range n {
+			*list = append(*list, RuleTime{Rule: d.String(), Index: d.index(), Time: d.Float()})
+		}
+	}
+	n = d.Count(3)
+	for range n {
+		o := RuleOrder{Rule: d.String(), Index: d.index()}
+		k := d.Count(1)
+		if i := len(s.Orders); i < cap(s.Orders) { // the array this place had last agent
+			o.Order = s.Orders[:i+1][i].Order[:0]
+		}
+		if cap(o.Order) < k {
+			o.Order = make([]int32, 0, k)
+		}
+		for range k {
+			o.Order = append(o.Order, d.index())
+		}
+		s.Orders = append(s.Orders, o)
 	}
 }

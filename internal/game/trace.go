@@ -24,10 +24,19 @@ func NewTraceWriter(w io.Writer) *TraceWriter {
 }
 
 // Step writes one agent's step line. runs holds every rule run in the step;
-// only the leaf rules are written.
+// only the leaf rules are written. A step that was interrupted (the agent's
+// LastInterrupt, valid until its next step) adds
+// "interrupt":["LABEL","abort"|"timeout"|"preempt"] after "agent".
 func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) error {
 	rules := a.Tree().Tree.Rules
 	b := t.head(step, time, a.ID())
+	if in, ok := a.LastInterrupt(); ok {
+		b = append(b, `,"interrupt":[`...)
+		b = appendString(b, rules[in.Rule].Label)
+		b = append(b, ',')
+		b = appendString(b, in.Kind.String())
+		b = append(b, ']')
+	}
 	b = append(b, `,"runs":[`...)
 	n := 0
 	for _, r := range runs {
@@ -58,11 +67,39 @@ func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []r
 	return werr
 }
 
-// Signal writes a signal delivery line.
-func (t *TraceWriter) Signal(step uint64, time float64, agent, signal string) error {
+// Signal writes the line of a signal the agent received; from is who sent
+// it: an agent's id (the agent itself included), "schedule" or "world".
+func (t *TraceWriter) Signal(step uint64, time float64, agent, signal, from string) error {
 	b := t.head(step, time, agent)
 	b = append(b, `,"signal":`...)
 	b = appendString(b, signal)
+	b = append(b, `,"from":`...)
+	b = appendString(b, from)
+	return t.end(b)
+}
+
+// Var writes the line of a variable that changed.
+func (t *TraceWriter) Var(step uint64, time float64, agent, name string, value bool) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"var":`...)
+	b = appendString(b, name)
+	b = append(b, `,"value":`...)
+	b = strconv.AppendBool(b, value)
+	return t.end(b)
+}
+
+// Stamp writes the line of a timestamp that was set (to the line's time)
+// or cleared.
+func (t *TraceWriter) Stamp(step uint64, time float64, agent, name string, set bool) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"stamp":`...)
+	b = appendString(b, name)
+	b = append(b, `,"set":`...)
+	b = strconv.AppendBool(b, set)
+	return t.end(b)
+}
+
+func (t *TraceWriter) end(b []byte) error {
 	b = append(b, "}\n"...)
 	t.buf = b
 	_, err := t.w.Write(b)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/btrun/btrun/plugins/sdk"
 	"github.com/btrun/btrun/runtime"
@@ -109,6 +110,7 @@ func (s *Set) Flush() error {
 		}
 		wg.Wait()
 	}
+	s.flushNotes() // what failed in this round is said before the agents resume
 	return nil
 }
 
@@ -130,6 +132,7 @@ func (p *plugin) send(r *round) {
 		set.roundTrips.Add(int64(n))
 		for i := range r.batch.Calls {
 			c := &r.batch.Calls[i]
+			start := time.Now()
 			r.errs[i] = p.do(func(ctx context.Context, svc sdk.Service) error {
 				rep, err := svc.Call(ctx, &r.batch.Sites[c.Site], c)
 				if err == nil {
@@ -137,10 +140,13 @@ func (p *plugin) send(r *round) {
 				}
 				return err
 			})
+			r.sites[c.Site].times.add(c.Kind, 1, time.Since(start))
 		}
 		return
 	}
 	set.roundTrips.Add(1)
+	start := time.Now()
+	defer func() { r.account(time.Since(start)) }()
 	err := p.do(func(ctx context.Context, svc sdk.Service) error {
 		out, err := svc.RunBatch(ctx, &r.batch, r.replies)
 		if err == nil {
@@ -157,10 +163,10 @@ func (p *plugin) send(r *round) {
 
 // Resume delivers an agent's reply after Flush: the reply's fields, state
 // bytes, effects and jump are applied, then the step continues
-// (Agent.CompleteAction or CompleteCondition) until it ends or pauses at
-// another call. Resume agents in the order they were stepped (StepAll does):
-// runs are deterministic that way, and each agent is found at once (in any
-// other order, Resume searches the waiting agents).
+// (Agent.CompleteAction, CompleteCondition or CompleteScore) until it ends
+// or pauses at another call. Resume agents in the order they were stepped
+// (StepAll does): runs are deterministic that way, and each agent is found
+// at once (in any other order, Resume searches the waiting agents).
 func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 	k := s.find(a)
 	if k < 0 {
@@ -172,6 +178,9 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 		err := newErr(fmt.Sprintf("host: Resume: agent %s is not waiting for a call of these plugins", a.ID()), ErrUsage)
 		if a.Paused() { // do not leave it stuck: fail the call it waits for
 			if st, cerr := a.CompleteAction(0, err); !errors.Is(cerr, runtime.ErrBusy) {
+				return st, cerr
+			}
+			if st, cerr := a.CompleteScore(0, err); !errors.Is(cerr, runtime.ErrBusy) {
 				return st, cerr
 			}
 			return a.CompleteCondition(false, err)
@@ -192,8 +201,11 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 	if err == nil && rep.Err != "" {
 		err = p.callError(rep.Err)
 	}
-	if call.Kind == sdk.KindCondition {
+	switch call.Kind {
+	case sdk.KindCondition:
 		return a.CompleteCondition(rep.OK, err)
+	case sdk.KindScorer:
+		return a.CompleteScore(rep.Score, err)
 	}
 	if err == nil {
 		err = r.sites[call.Site].apply(a, rep, true)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/btrun/btrun/plugins/sdk"
 	"github.com/btrun/btrun/runtime"
 )
 
-// Register adds every action and condition the plugins declare to reg, with
-// origin "plugin NAME". A name already registered (by another plugin, a
+// Register adds every action, condition and scorer the plugins declare to
+// reg, with origin "plugin NAME". A name already registered (by another plugin, a
 // script or a built-in) is an error naming both origins; every such error
 // is reported.
 func (s *Set) Register(reg *runtime.Registry) error {
@@ -19,9 +20,9 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		origin := runtime.Origin{Kind: "plugin", Where: p.spec.Name}
 		for i := range p.desc.Actions {
 			info := &p.desc.Actions[i]
-			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin,
+			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Action, error) {
-					b := &boundAction{site: p.newSite(st, info.Reads, info.Writes)}
+					b := &boundAction{site: p.newSite(st, "action", info.Reads, info.Writes)}
 					if info.HasCancel {
 						return &cancelAction{boundAction: b}, nil
 					}
@@ -30,9 +31,16 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		}
 		for i := range p.desc.Conditions {
 			info := &p.desc.Conditions[i]
-			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin,
+			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Condition, error) {
-					return &boundCondition{site: p.newSite(st, info.Reads, nil)}, nil
+					return &boundCondition{site: p.newSite(st, "condition", info.Reads, nil)}, nil
+				}}))
+		}
+		for i := range p.desc.Scorers {
+			info := &p.desc.Scorers[i]
+			errs = append(errs, reg.AddScorer(runtime.ScorerDef{Name: info.Name, Origin: origin,
+				Bind: func(st *runtime.Site) (runtime.Scorer, error) {
+					return &boundScorer{site: p.newSite(st, "scorer", info.Reads, nil)}, nil
 				}}))
 		}
 	}
@@ -42,8 +50,22 @@ func (s *Set) Register(reg *runtime.Registry) error {
 	return nil
 }
 
-// site is a plugin action or condition bound to one rule: what travels in
-// every call from it, built once at bind time.
+// paramSpecs converts a plugin's parameter declarations, keeping nil (not
+// declared) apart from empty (declares none).
+func paramSpecs(ps []sdk.ParamInfo) []runtime.ParamSpec {
+	if ps == nil {
+		return nil
+	}
+	out := make([]runtime.ParamSpec, len(ps))
+	for i, p := range ps {
+		out[i] = runtime.ParamSpec(p)
+	}
+	return out
+}
+
+// site is a plugin action, condition or scorer bound to one rule (a
+// scorer's: the child it scores): what travels in every call from it, built
+// once at bind time.
 type site struct {
 	p      *plugin
 	info   sdk.Site
@@ -53,10 +75,12 @@ type site struct {
 	// site was last added to its plugin's queue, and its index there.
 	epoch uint64
 	idx   uint32
+	times *callTimes // the time its calls took, round trips included (timing.go)
 }
 
-func (p *plugin) newSite(st *runtime.Site, reads, writes []string) *site {
-	s := &site{p: p, info: sdk.Site{Name: st.Name, Rule: st.Label()}, reads: reads, writes: writes}
+func (p *plugin) newSite(st *runtime.Site, kind string, reads, writes []string) *site {
+	s := &site{p: p, info: sdk.Site{Name: st.Name, Rule: st.Label()}, reads: reads, writes: writes,
+		times: p.set.callTimes(kind, st.Name)}
 	for _, prm := range st.Params {
 		s.info.Params = append(s.info.Params, sdk.Param{Name: prm.Name, Value: prm.Value})
 	}
@@ -82,11 +106,13 @@ func (c *cancelAction) Cancel(a *runtime.Agent, _ runtime.Params) error {
 	var rep *sdk.Reply
 	c.p.set.roundTrips.Add(1)
 	c.p.set.calls.Add(1)
+	start := time.Now()
 	err := c.p.do(func(ctx context.Context, svc sdk.Service) error {
 		var err error
 		rep, err = svc.Call(ctx, &c.info, &req)
 		return err
 	})
+	c.times.add(sdk.KindCancel, 1, time.Since(start))
 	if err != nil {
 		return err
 	}
@@ -101,6 +127,14 @@ type boundCondition struct{ *site }
 
 func (b *boundCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {
 	return false, b.enqueue(a, sdk.KindCondition)
+}
+
+// boundScorer is a plugin scorer at one child of a score choice; its calls
+// batch like conditions'.
+type boundScorer struct{ *site }
+
+func (b *boundScorer) Score(a *runtime.Agent, _ runtime.Params) (float64, error) {
+	return 0, b.enqueue(a, sdk.KindScorer)
 }
 
 func (p *plugin) callError(msg string) error {

@@ -28,12 +28,29 @@ func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
 	}
 	d := &Description{Plugin: r.Plugin, SDKVersion: r.SdkVersion}
 	for _, a := range r.Actions {
-		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel})
+		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel,
+			Doc: a.Doc, Params: paramsFromPB(a.Params, a.ParamsDeclared)})
 	}
 	for _, x := range r.Conditions {
-		d.Conditions = append(d.Conditions, ConditionInfo{Name: x.Name, Reads: x.Reads})
+		d.Conditions = append(d.Conditions, ConditionInfo{Name: x.Name, Reads: x.Reads, Doc: x.Doc, Params: paramsFromPB(x.Params, x.ParamsDeclared)})
+	}
+	for _, x := range r.Scorers {
+		d.Scorers = append(d.Scorers, ScorerInfo{Name: x.Name, Reads: x.Reads})
 	}
 	return d, nil
+}
+
+// paramsFromPB keeps "declares none" (an empty, non-nil list) apart from
+// "does not say" (nil).
+func paramsFromPB(ps []*pb.ParamDecl, declared bool) []ParamInfo {
+	if !declared {
+		return nil
+	}
+	out := make([]ParamInfo, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, ParamInfo{Name: p.Name, Type: p.Type, Required: p.Required, Default: p.DefaultValue, Doc: p.Doc})
+	}
+	return out
 }
 
 func (c *grpcClient) Call(ctx context.Context, site *Site, req *Request) (*Reply, error) {
@@ -50,6 +67,8 @@ func (c *grpcClient) Call(ctx context.Context, site *Site, req *Request) (*Reply
 		r, err = c.client.TestCondition(ctx, in)
 	case KindCancel:
 		r, err = c.client.CancelAction(ctx, in)
+	case KindScorer:
+		r, err = c.client.Score(ctx, in)
 	default:
 		return nil, fmt.Errorf("sdk: unknown call kind %d", req.Kind)
 	}
@@ -126,7 +145,7 @@ func requestToPB(r *Request, c *pb.Call, vals []pb.Value) []pb.Value {
 }
 
 func replyFromPB(r *pb.Reply, out *Reply) {
-	*out = Reply{Status: Status(r.Status), OK: r.Ok, StateSet: r.StateSet, State: r.State, Jump: r.Jump, Err: r.Error}
+	*out = Reply{Status: Status(r.Status), OK: r.Ok, Score: r.Score, StateSet: r.StateSet, State: r.State, Jump: r.Jump, Err: r.Error}
 	if len(r.Writes) > 0 {
 		out.Writes = make([]Value, len(r.Writes))
 		for i, w := range r.Writes {

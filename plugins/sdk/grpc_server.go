@@ -26,12 +26,25 @@ func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.D
 	}
 	out := &pb.DescribeReply{Plugin: d.Plugin, SdkVersion: d.SDKVersion}
 	for _, a := range d.Actions {
-		out.Actions = append(out.Actions, &pb.ActionDecl{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel})
+		out.Actions = append(out.Actions, &pb.ActionDecl{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel,
+			Doc: a.Doc, Params: paramsToPB(a.Params), ParamsDeclared: a.Params != nil})
 	}
 	for _, c := range d.Conditions {
-		out.Conditions = append(out.Conditions, &pb.ConditionDecl{Name: c.Name, Reads: c.Reads})
+		out.Conditions = append(out.Conditions, &pb.ConditionDecl{Name: c.Name, Reads: c.Reads, Doc: c.Doc,
+			Params: paramsToPB(c.Params), ParamsDeclared: c.Params != nil})
+	}
+	for _, c := range d.Scorers {
+		out.Scorers = append(out.Scorers, &pb.ScorerDecl{Name: c.Name, Reads: c.Reads})
 	}
 	return out, nil
+}
+
+func paramsToPB(ps []ParamInfo) []*pb.ParamDecl {
+	out := make([]*pb.ParamDecl, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, &pb.ParamDecl{Name: p.Name, Type: p.Type, Required: p.Required, DefaultValue: p.Default, Doc: p.Doc})
+	}
+	return out
 }
 
 func (s *grpcServer) RunAction(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
@@ -40,6 +53,10 @@ func (s *grpcServer) RunAction(ctx context.Context, in *pb.Single) (*pb.Reply, e
 
 func (s *grpcServer) TestCondition(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
 	return s.single(ctx, in, KindCondition)
+}
+
+func (s *grpcServer) Score(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
+	return s.single(ctx, in, KindScorer)
 }
 
 func (s *grpcServer) CancelAction(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
@@ -209,6 +226,7 @@ func requestFromPB(c *pb.Call, r *Request, slab []Value) []Value {
 func replyToPB(r *Reply, out *pb.Reply) {
 	out.Status = pb.Status(r.Status)
 	out.Ok = r.OK
+	out.Score = r.Score
 	out.StateSet = r.StateSet
 	out.State = r.State
 	out.Jump = r.Jump

@@ -38,9 +38,10 @@ func TestParams_typedGetters(t *testing.T) {
 func TestPlugin_invalidDeclarations(t *testing.T) {
 	run := func(*Call) (Status, error) { return Success, nil }
 	p := &Plugin{Actions: []Action{{Name: "a", Run: run}, {Name: "a", Run: run}, {Name: "b"}, {Name: "c", Run: run, Writes: []string{"x", "x"}}},
-		Conditions: []Condition{{Name: ""}}}
+		Conditions: []Condition{{Name: ""}}, Scorers: []Scorer{{Name: "s"}, {Name: "s", Score: func(*Call) (float64, error) { return 1, nil }}}}
 	_, err := NewTester(p)
-	for _, want := range []string{`action "a" is declared twice`, `action "b" has no Run function`, `Writes lists "x" twice`, "condition 0 has no name", "condition \"\" has no Test function"} {
+	for _, want := range []string{`action "a" is declared twice`, `action "b" has no Run function`, `Writes lists "x" twice`, "condition 0 has no name", "condition \"\" has no Test function",
+		`scorer "s" has no Score function`, `scorer "s" is declared twice`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
@@ -54,7 +55,7 @@ func TestPlugin_invalidDeclarations(t *testing.T) {
 func counter() *Plugin {
 	return &Plugin{Name: "t", Actions: []Action{
 		{Name: "count", Reads: []string{"n"}, Writes: []string{"n", "gone"},
-			Start: func(c *Call) error { c.Log("start at " + c.Rule); return nil },
+			Start: func(c *Call) error { c.Log("start at", c.Rule, 1.5, true); return nil },
 			Run: func(c *Call) (Status, error) {
 				var st struct{ Runs int }
 				if err := c.LoadState(&st); err != nil {
@@ -93,6 +94,13 @@ func counter() *Plugin {
 			return n > lim, err
 		}},
 		{Name: "meddles", Test: func(c *Call) (bool, error) { c.Signal("x"); return true, nil }},
+	}, Scorers: []Scorer{
+		{Name: "urge", Reads: []string{"n"}, Score: func(c *Call) (float64, error) {
+			n, _ := c.FieldFloat("n")
+			w, err := c.Params.Float("urge.weight", 1)
+			return n * w, err
+		}},
+		{Name: "pushy", Score: func(c *Call) (float64, error) { c.Jump("elsewhere"); return 1, nil }},
 	}}
 }
 
@@ -116,7 +124,7 @@ func TestTester_stateFieldsEffectsAndCancel(t *testing.T) {
 		kinds = append(kinds, e.Kind)
 	}
 	want := []EffectKind{EffectLog, EffectSignal, EffectSignal, EffectSetVar, EffectSetStamp, EffectClearStamp}
-	if len(kinds) != len(want) || ag.Effects[0].Name != "start at test.count" || ag.Effects[2].To != "all" {
+	if len(kinds) != len(want) || ag.Effects[0].Name != "start at test.count 1.5 true" || ag.Effects[2].To != "all" {
 		t.Errorf("effects %+v", ag.Effects)
 	}
 	if len(ag.Jumps) != 1 || ag.Jumps[0] != "root.next" {
@@ -124,6 +132,9 @@ func TestTester_stateFieldsEffectsAndCancel(t *testing.T) {
 	}
 	if ok, err := tt.Test(ag, "big", map[string]string{"big.limit": "3"}); !ok || err != nil {
 		t.Errorf("big: %v %v", ok, err)
+	}
+	if v, err := tt.Score(ag, "urge", map[string]string{"urge.weight": "0.5"}); v != 2 || err != nil {
+		t.Errorf("urge: %v %v", v, err)
 	}
 	tt.Run(ag, "count", nil, 0.1)
 	if err := tt.Cancel(ag, "count", nil); err != nil || ag.Fields["n"] != -1.0 {
@@ -150,6 +161,12 @@ func TestTester_faultsBecomeErrors(t *testing.T) {
 	}
 	if _, err := tt.Test(ag, "big", map[string]string{"big.limit": "lots"}); err == nil || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("big: %v", err)
+	}
+	if _, err := tt.Score(ag, "pushy", nil); err == nil || !strings.Contains(err.Error(), `scorer "pushy" tried to change the agent`) {
+		t.Errorf("pushy: %v", err)
+	}
+	if _, err := tt.Score(ag, "absent", nil); err == nil || !strings.Contains(err.Error(), `no scorer "absent"`) {
+		t.Errorf("absent: %v", err)
 	}
 }
 

@@ -25,14 +25,14 @@ import (
 
 // Field numbers of plugin.proto.
 const (
-	fBatchSites, fBatchCalls                                                                                  = 1, 2
-	fSiteName, fSiteRule, fSiteParams                                                                         = 1, 2, 3
-	fParamName, fParamValue                                                                                   = 1, 2
-	fCallKind, fCallSite, fCallAgent, fCallFirstRun, fCallTime, fCallDt, fCallState, fCallFields              = 1, 2, 3, 4, 5, 6, 7, 8
-	fValueKind, fValueNumber, fValueText, fValueFlag                                                          = 1, 2, 3, 4
-	fBatchReplyReplies                                                                                        = 1
-	fReplyStatus, fReplyOK, fReplyStateSet, fReplyState, fReplyWrites, fReplyEffects, fReplyJump, fReplyError = 1, 2, 3, 4, 5, 6, 7, 8
-	fEffectKind, fEffectName, fEffectTo, fEffectFlag                                                          = 1, 2, 3, 4
+	fBatchSites, fBatchCalls                                                                                               = 1, 2
+	fSiteName, fSiteRule, fSiteParams                                                                                      = 1, 2, 3
+	fParamName, fParamValue                                                                                                = 1, 2
+	fCallKind, fCallSite, fCallAgent, fCallFirstRun, fCallTime, fCallDt, fCallState, fCallFields                           = 1, 2, 3, 4, 5, 6, 7, 8
+	fValueKind, fValueNumber, fValueText, fValueFlag                                                                       = 1, 2, 3, 4
+	fBatchReplyReplies                                                                                                     = 1
+	fReplyStatus, fReplyOK, fReplyStateSet, fReplyState, fReplyWrites, fReplyEffects, fReplyJump, fReplyError, fReplyScore = 1, 2, 3, 4, 5, 6, 7, 8, 9
+	fEffectKind, fEffectName, fEffectTo, fEffectFlag                                                                       = 1, 2, 3, 4
 )
 
 // The errors protobuf gives for the same faults.
@@ -209,6 +209,7 @@ func encodeReplies(replies []Reply, sizeHint int) ([]byte, error) {
 		}
 		e.string(fReplyJump, r.Jump)
 		e.string(fReplyError, r.Err)
+		e.double(fReplyScore, r.Score)
 		e.end(m)
 	}
 	return e.buf, e.err
@@ -367,6 +368,8 @@ func (r *batchReplies) read(m *decoder, rep *Reply) {
 			rep.Jump = m.string("")
 		case num == fReplyError && typ == protowire.BytesType:
 			rep.Err = m.string("")
+		case num == fReplyScore && typ == protowire.Fixed64Type:
+			rep.Score = m.double()
 		default:
 			m.skip(num, typ)
 		}
