@@ -14,12 +14,15 @@ type HostState interface {
 	// EncodeHost writes the agent's state as exactly one Value. After an
 	// error, what it wrote is garbage, and so is the save.
 	EncodeHost(e *Encoder, a *Agent) error
-	// CheckHost reads the Value EncodeHost wrote (d holds it alone, checked
-	// to be well formed) and reports whether it can be restored. It must
-	// not change anything: restore checks every agent before it changes any.
+	// CheckHost reads the Value EncodeHost wrote, all of it and nothing
+	// after it, from d, and reports whether it can be restored. d's reads
+	// refuse data that is not well formed (read nested values with
+	// SkipValue, which bounds nesting); the restore takes the Value to end
+	// where CheckHost stopped reading. CheckHost must not change anything:
+	// restore checks every agent before it changes any.
 	CheckHost(a *Agent, d *Decoder) error
-	// RestoreHost reads the same Value again, after every check passed, and
-	// gives it to the agent.
+	// RestoreHost reads the same Value again, after every check passed,
+	// from a d that holds it alone, and gives it to the agent.
 	RestoreHost(a *Agent, d *Decoder) error
 }
 
@@ -117,20 +120,30 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 	var errs []error
 	for i, a := range agents {
 		d.snapshotHead(&s, &ruleBytes)
+		k := a.bound.slabLen
+		var err error
+		if d.Err() == nil && s.ID == a.ID() {
+			err = a.planRestore(&p.plans[i], &s, slab[:k:k])
+		}
+		slab = slab[k:]
+		// The host's Value: the host checks it as it reads it (through d,
+		// which refuses what is not well formed); else, or when the host
+		// refuses it, it is skipped to find where it ends.
 		start := d.off
-		d.SkipValue()
+		if host != nil && err == nil && d.Err() == nil && s.ID == a.ID() {
+			if err = host.CheckHost(a, d); err != nil && d.Err() == nil {
+				d.off = start
+				d.SkipValue()
+			}
+		} else {
+			d.SkipValue()
+		}
 		if d.Err() != nil {
 			return nil, d.Err()
 		}
 		p.hosts[i] = d.buf[start:d.off]
 		if s.ID != a.ID() {
 			return nil, fmt.Errorf("%w: the save's agent %d is %q, the game's is %q: the save is of another game", ErrUnknownID, i+1, s.ID, a.ID())
-		}
-		k := a.bound.slabLen
-		err := a.planRestore(&p.plans[i], &s, slab[:k:k])
-		slab = slab[k:]
-		if err == nil && host != nil {
-			err = host.CheckHost(a, p.hostValue(i))
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -185,7 +198,12 @@ func (p *AgentsPlan) Apply() error {
 			errs = append(errs, err)
 		}
 		if p.host != nil {
-			if err := p.host.RestoreHost(p.agents[i], p.hostValue(i)); err != nil {
+			d := p.hostValue(i)
+			err := p.host.RestoreHost(p.agents[i], d)
+			if err == nil && d.Remaining() != 0 {
+				err = fmt.Errorf("%w: agent %s: the host read %d of the %d bytes of its state when restoring, all when checking", ErrCorrupt, p.agents[i].ID(), len(p.hosts[i])-d.Remaining(), len(p.hosts[i]))
+			}
+			if err != nil {
 				errs = append(errs, err)
 			}
 		}
