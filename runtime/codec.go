@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // ErrCorrupt marks save data that cannot be decoded: truncated, damaged, or
@@ -19,6 +20,18 @@ type Encoder struct {
 	buf  []byte
 	strs map[string]uint64
 	list []string
+	// recent remembers strings by where their bytes are: the same name
+	// written for every agent (a tree's file and fingerprint, a Lua field
+	// set by the same line of script) is most often the same string, found
+	// here without hashing its bytes. Holding the pointer keeps those bytes
+	// from being reused for another string.
+	recent [256]recentString
+}
+
+type recentString struct {
+	p     *byte
+	n     int
+	index uint64
 }
 
 // NewEncoder returns an empty encoder.
@@ -32,6 +45,7 @@ func (e *Encoder) Reset() {
 	clear(e.strs)
 	clear(e.list)
 	e.list = e.list[:0]
+	e.recent = [256]recentString{}
 }
 
 // Bytes is what has been written (the string table aside).
@@ -59,12 +73,19 @@ func (e *Encoder) Float(f float64) {
 
 // String writes s as an index into the string table.
 func (e *Encoder) String(s string) {
+	p := unsafe.StringData(s)
+	r := &e.recent[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&255]
+	if r.p == p && r.n == len(s) && p != nil {
+		e.Uvarint(r.index)
+		return
+	}
 	i, ok := e.strs[s]
 	if !ok {
 		i = uint64(len(e.list))
 		e.strs[s] = i
 		e.list = append(e.list, s)
 	}
+	*r = recentString{p, len(s), i}
 	e.Uvarint(i)
 }
 
