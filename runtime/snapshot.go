@@ -37,7 +37,8 @@ type Snapshot struct {
 	Cooldowns []RuleTime  // when each rule with a cooldown was last left
 	Orders    []RuleOrder // the order of each active choice that has one (positions of its children)
 
-	freshRand bool // read from version 1, which had no per-agent generator: Rand is the agent's first state
+	freshRand bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
+	carry     *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
 }
 
 // RuleTime is a saved time of a rule, named by its label (its id, or
@@ -93,13 +94,17 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 // snapshotInto is Snapshot into s, reusing s's lists, so that a save of
 // many agents allocates nothing per agent. s.RuleBytes is the agent's own
 // slice, not a copy: s is for encoding at once.
-func (a *Agent) snapshotInto(s *Snapshot) error {
+func (a *Agent) snapshotInto(s *Snapshot) error { return a.snapshotOf(s, false) }
+
+// snapshotOf is snapshotInto; for a carry (carry.go), which names the
+// cursor by its place in the tree, the cursor needs no id.
+func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 	if a.phase != phaseIdle {
 		return &Error{Agent: a.id, Msg: "cannot save while a step is in progress or paused", Err: ErrBusy}
 	}
 	t := a.bound.Tree
 	r := &t.Rules[a.cursor]
-	if r.ID == "" {
+	if r.ID == "" && !carry {
 		return &Error{Pos: r.Pos, Agent: a.id, Label: r.Label, Err: ErrUnknownID,
 			Msg: "cannot save: the current rule has no id; add an id to it (the root, every rule that can return running, and every jump target need ids to be saved)"}
 	}
@@ -217,13 +222,13 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	if a.Paused() {
 		return &Error{Agent: a.id, Err: ErrBusy, Msg: "cannot restore while a step is paused"}
 	}
-	cursor, ok := t.RuleIndex(s.Cursor)
+	cursor, ok := s.cursorIn(t)
 	if !ok {
 		return &Error{Agent: a.id, Err: ErrUnknownID,
 			Msg: fmt.Sprintf("cannot restore: the saved cursor %q is not an id of tree %s", s.Cursor, t.File)}
 	}
 	p.cursor = cursor
-	if s.Fingerprint != t.Fingerprint {
+	if s.Fingerprint != t.Fingerprint && s.carry == nil {
 		p.warn("tree %s changed since the save; every saved id still resolves", t.File)
 	}
 	switch s.Last {
@@ -308,7 +313,7 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 	}
 	clocked := map[int32]bool{}
 	for _, c := range s.Clocks {
-		r, ok := b.resolveLabel(c.Rule, c.Index)
+		r, ok := s.ruleIn(b, c.Rule, c.Index)
 		switch {
 		case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
 			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad clock %v of rule %s", c.Time, c.Rule)}
@@ -326,7 +331,7 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		}
 	}
 	for _, c := range s.Cooldowns {
-		r, ok := b.resolveLabel(c.Rule, c.Index)
+		r, ok := s.ruleIn(b, c.Rule, c.Index)
 		switch {
 		case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
 			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad cooldown time %v of rule %s", c.Time, c.Rule)}
@@ -340,14 +345,14 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 	}
 	ordered := map[int32]bool{}
 	for _, o := range s.Orders {
-		r, ok := b.resolveLabel(o.Rule, o.Index)
+		r, ok := s.ruleIn(b, o.Rule, o.Index)
 		if !ok || b.feats[r].orderSlot < 0 || !active(r) {
 			if err := bad("the order of choice %s has no active choice with an order to go to", o.Rule); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := setSavedOrder(p.slab, &b.feats[r], o.Order); err != nil {
+		if err := setSavedOrder(p.slab, &b.feats[r], s.orderIn(r, o)); err != nil {
 			if err := bad("the order of choice %s does not fit its children", o.Rule); err != nil {
 				return err
 			}
