@@ -57,10 +57,25 @@
 // stops every plugin; if btrun itself is killed, the SDK's watchdog makes
 // the plugins exit on their own.
 //
+// # Replacing plugins while the game runs
+//
+// A hot reload rebuilds the plugins whose sources changed and swaps them
+// in between two steps:
+//
+//	u, err := set.Prepare(ctx, []string{"nav"}) // build, start beside the old process
+//	err = u.Register(newRegistry)                // what the new build declares
+//	// ... bind the trees against newRegistry; on any problem: u.Abort()
+//	u.Commit()                                   // the new process serves, the old one stops
+//
+// A Go package whose build did not change (same sources, same cached
+// executable) is not restarted. Until Commit the old process serves every
+// call; a failed build or start leaves it alone.
+//
 // # Concurrency
 //
 // Start, Plugins, Stats and Close are safe for concurrent use. Everything
-// else (Register, the bound actions, conditions and scorers, Flush, Resume, StepAll)
-// belongs to the one goroutine that steps the agents; Flush uses
-// goroutines of its own for the round trips and returns when all are done.
+// else (Register, the bound actions, conditions and scorers, Flush, Resume,
+// StepAll, Prepare and an Update's methods) belongs to the one goroutine that
+// steps the agents; Flush uses goroutines of its own for the round trips and
+// returns when all are done.
 package host

@@ -113,6 +113,7 @@ type Set struct {
 	notes             [][2]string // step mode: log lines held until a fixed point (note)
 
 	restarts  sync.WaitGroup
+	retired   sync.WaitGroup // old processes an Update is stopping (update.go)
 	closeOnce sync.Once
 }
 
@@ -171,8 +172,8 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 func (s *Set) Plugins() []Info {
 	out := make([]Info, len(s.plugins))
 	for i, p := range s.plugins {
+		p.mu.Lock() // an Update's Commit replaces exe and desc
 		out[i] = Info{Name: p.spec.Name, Executable: p.exe, Description: *p.desc}
-		p.mu.Lock()
 		if p.inst != nil {
 			out[i].Pid = p.inst.pid
 		}
@@ -206,6 +207,7 @@ func (s *Set) Close() error {
 		}
 		wg.Wait()
 		s.restarts.Wait()
+		s.retired.Wait()
 		s.flushNotes()
 	})
 	return nil

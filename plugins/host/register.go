@@ -15,11 +15,18 @@ import (
 // script or a built-in) is an error naming both origins; every such error
 // is reported.
 func (s *Set) Register(reg *runtime.Registry) error {
+	return s.register(reg, func(p *plugin) *sdk.Description { return p.desc })
+}
+
+// register is Register with each plugin's declarations from desc (an
+// Update's new builds declare their own).
+func (s *Set) register(reg *runtime.Registry, desc func(*plugin) *sdk.Description) error {
 	var errs []error
 	for _, p := range s.plugins {
 		origin := runtime.Origin{Kind: "plugin", Where: p.spec.Name}
-		for i := range p.desc.Actions {
-			info := &p.desc.Actions[i]
+		d := desc(p)
+		for i := range d.Actions {
+			info := &d.Actions[i]
 			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Action, error) {
 					b := &boundAction{site: p.newSite(st, "action", info.Reads, info.Writes)}
@@ -29,15 +36,15 @@ func (s *Set) Register(reg *runtime.Registry) error {
 					return b, nil
 				}}))
 		}
-		for i := range p.desc.Conditions {
-			info := &p.desc.Conditions[i]
+		for i := range d.Conditions {
+			info := &d.Conditions[i]
 			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Condition, error) {
 					return &boundCondition{site: p.newSite(st, "condition", info.Reads, nil)}, nil
 				}}))
 		}
-		for i := range p.desc.Scorers {
-			info := &p.desc.Scorers[i]
+		for i := range d.Scorers {
+			info := &d.Scorers[i]
 			errs = append(errs, reg.AddScorer(runtime.ScorerDef{Name: info.Name, Origin: origin,
 				Bind: func(st *runtime.Site) (runtime.Scorer, error) {
 					return &boundScorer{site: p.newSite(st, "scorer", info.Reads, nil)}, nil

@@ -273,6 +273,11 @@ func (p *plugin) restartNow() {
 		}
 		return
 	}
+	if err == nil && p.inst != nil { // an Update's new build took over meanwhile
+		p.mu.Unlock()
+		inst.stop()
+		return
+	}
 	if err != nil {
 		p.failures++
 		when := p.schedule("restart failed: " + err.Error())
