@@ -1,0 +1,421 @@
+// Package watch reports changes to files and folders, for `btrun run
+// -watch`: it tells the game loop which of the files it loaded changed, in
+// batches, once an editor is done saving.
+//
+// Editors save in bursts: a temporary file written and renamed over the
+// old one, a backup, a change of mode. A batch is reported once no change
+// came for Options.Debounce (or Options.MaxDelay after its first change,
+// for a file written continuously), so one save is one batch. Files are
+// watched through their folder, which sees a file renamed over the old one
+// as well as one written in place.
+//
+// The system's file notifications (fsnotify: inotify, kqueue,
+// ReadDirectoryChangesW) are used where they work; where they do not (no
+// support, or a limit on watches reached), the watched paths are polled.
+//
+// A Watcher's methods are safe for concurrent use; batches come on the
+// Changes channel, which the game loop reads between steps.
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Options tune a Watcher. Zero values take the defaults.
+type Options struct {
+	// Debounce is the quiet time after the last change before a batch is
+	// reported. Default 150ms.
+	Debounce time.Duration
+	// MaxDelay bounds how long a batch waits after its first change while
+	// changes keep coming. Default 2s.
+	MaxDelay time.Duration
+	// Poll, when > 0, polls every Poll instead of using the system's
+	// notifications. Where notifications do not work, polling is every
+	// 250ms.
+	Poll time.Duration
+	// Relevant says which changed files count; nil: every file under the
+	// watched paths. Names of hidden files (.name) and editor backups
+	// (name~, .swp, .swx) never count.
+	Relevant func(path string) bool
+}
+
+// defaultPoll is the polling interval where notifications do not work.
+const defaultPoll = 250 * time.Millisecond
+
+// Watcher watches files and folders (folders with everything below them)
+// and reports batches of changed files.
+type Watcher struct {
+	opts    Options
+	changes chan []string
+	done    chan struct{}
+	wg      sync.WaitGroup
+
+	mu    sync.Mutex
+	files map[string]bool // watched files, by clean absolute path
+	dirs  []string        // watched folders (recursive), clean absolute paths
+	fsw   *fsnotify.Watcher
+	mode  string
+	state map[string]fileState // poll mode: what each file looked like at the last scan
+
+	events chan string // changed paths, from notifications or polling
+	closed bool
+}
+
+// fileState is what polling compares.
+type fileState struct {
+	size int64
+	mod  int64 // modification time, ns
+	perm fs.FileMode
+}
+
+// New starts watching paths: each a file or a folder (recursively).
+// Paths that do not exist yet are watched through their folder.
+func New(paths []string, opts Options) (*Watcher, error) {
+	if opts.Debounce <= 0 {
+		opts.Debounce = 150 * time.Millisecond
+	}
+	if opts.MaxDelay < opts.Debounce {
+		opts.MaxDelay = max(2*time.Second, opts.Debounce)
+	}
+	w := &Watcher{opts: opts, changes: make(chan []string), done: make(chan struct{}), events: make(chan string, 64),
+		files: map[string]bool{}}
+	if opts.Poll <= 0 {
+		if fsw, err := fsnotify.NewWatcher(); err == nil {
+			w.fsw, w.mode = fsw, "notify"
+		}
+	}
+	if w.fsw == nil {
+		w.mode = "poll"
+		w.state = map[string]fileState{}
+	}
+	if err := w.Set(paths); err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.wg.Add(1)
+	go w.loop()
+	if w.fsw != nil {
+		w.wg.Add(1)
+		go w.forward()
+	}
+	return w, nil
+}
+
+// Changes delivers batches of changed files (absolute paths, sorted), each
+// once an editor's save is over.
+func (w *Watcher) Changes() <-chan []string { return w.changes }
+
+// Mode says how changes are seen: "notify" (the system's notifications) or
+// "poll".
+func (w *Watcher) Mode() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
+}
+
+// Set makes paths the watched files and folders, replacing the earlier
+// ones (a reloaded tree may include other files).
+func (w *Watcher) Set(paths []string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	files := map[string]bool{}
+	var dirs []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+			dirs = append(dirs, abs)
+		} else {
+			files[abs] = true
+		}
+	}
+	w.files, w.dirs = files, dirs
+	if w.fsw != nil {
+		if err := w.addNotify(); err != nil {
+			// A limit on watches, or notifications that do not work here:
+			// poll instead.
+			w.fsw.Close()
+			w.fsw, w.mode, w.state = nil, "poll", map[string]fileState{}
+		}
+	}
+	if w.fsw == nil {
+		w.state = w.scan() // the baseline: what exists now is not a change
+	}
+	return nil
+}
+
+// addNotify adds a notification watch on every folder: the folder of each
+// file, and each watched folder with its subfolders. w.mu is held.
+func (w *Watcher) addNotify() error {
+	var errs []error
+	for f := range w.files {
+		if err := w.fsw.Add(filepath.Dir(f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	for _, d := range w.dirs {
+		errs = append(errs, w.addTree(d))
+	}
+	return errors.Join(errs...)
+}
+
+// addTree watches a folder and its subfolders. w.mu is held.
+func (w *Watcher) addTree(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // gone meanwhile
+			}
+			return err
+		}
+		if d.IsDir() {
+			if p != root && ignored(p) {
+				return filepath.SkipDir
+			}
+			return w.fsw.Add(p)
+		}
+		return nil
+	})
+}
+
+// forward turns notifications into changed paths.
+func (w *Watcher) forward() {
+	defer w.wg.Done()
+	w.mu.Lock()
+	fsw := w.fsw
+	w.mu.Unlock()
+	for {
+		select {
+		case ev, ok := <-fsw.Events:
+			if !ok {
+				return
+			}
+			if ev.Has(fsnotify.Create) {
+				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() && w.under(ev.Name) {
+					// A new folder: watch it, and report what was created
+					// in it before the watch was in place.
+					w.mu.Lock()
+					if w.fsw == fsw {
+						w.addTree(ev.Name)
+					}
+					w.mu.Unlock()
+					filepath.WalkDir(ev.Name, func(p string, d fs.DirEntry, err error) error {
+						if err == nil && !d.IsDir() {
+							w.send(p)
+						}
+						return nil
+					})
+					continue
+				}
+			}
+			w.send(ev.Name)
+		case _, ok := <-fsw.Errors:
+			if !ok {
+				return
+			}
+			// An overflow of the event queue loses changes: say that every
+			// watched path may have changed.
+			w.mu.Lock()
+			paths := slices.Collect(mapKeys(w.files))
+			paths = append(paths, w.dirs...)
+			w.mu.Unlock()
+			for _, p := range paths {
+				w.send(p)
+			}
+		case <-w.done:
+			return
+		}
+	}
+}
+
+func mapKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// send passes a changed path to the loop.
+func (w *Watcher) send(p string) {
+	select {
+	case w.events <- p:
+	case <-w.done:
+	}
+}
+
+// under reports whether p is inside a watched folder.
+func (w *Watcher) under(p string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, d := range w.dirs {
+		if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// counts reports whether a changed path counts: a watched file, or a file
+// inside a watched folder, that is not a hidden file or a backup, and that
+// Options.Relevant accepts.
+func (w *Watcher) counts(p string) bool {
+	if ignored(p) {
+		return false
+	}
+	w.mu.Lock()
+	watched := w.files[p]
+	w.mu.Unlock()
+	if !watched && !w.under(p) {
+		return false
+	}
+	return w.opts.Relevant == nil || w.opts.Relevant(p)
+}
+
+// ignored reports names that are never a change: hidden files and editor
+// backups and swap files.
+func ignored(p string) bool {
+	base := filepath.Base(p)
+	return strings.HasPrefix(base, ".") || strings.HasSuffix(base, "~") ||
+		strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".swx")
+}
+
+// loop gathers changed paths into batches and hands them out.
+func (w *Watcher) loop() {
+	defer w.wg.Done()
+	pending := map[string]bool{}
+	var first time.Time
+	quiet := time.NewTimer(time.Hour)
+	quiet.Stop()
+	poll := w.opts.Poll
+	if poll <= 0 {
+		poll = defaultPoll
+	}
+	ticker := time.NewTicker(poll) // scans only while polling (notifications may fail over to it)
+	defer ticker.Stop()
+	ready := false
+	add := func(p string) {
+		if !w.counts(p) {
+			return
+		}
+		now := time.Now()
+		if len(pending) == 0 {
+			first = now
+		}
+		pending[p] = true
+		if !ready {
+			quiet.Reset(min(w.opts.Debounce, max(0, first.Add(w.opts.MaxDelay).Sub(now))))
+		}
+	}
+	for {
+		var out chan []string
+		var batch []string
+		if ready {
+			out = w.changes
+			batch = slices.Sorted(mapKeys(pending))
+		}
+		select {
+		case p := <-w.events:
+			add(p)
+		case <-quiet.C:
+			ready = len(pending) > 0
+		case out <- batch:
+			clear(pending)
+			ready = false
+		case <-ticker.C:
+			w.mu.Lock()
+			var changed []string
+			if w.fsw == nil {
+				next := w.scan()
+				changed = diff(w.state, next)
+				w.state = next
+			}
+			w.mu.Unlock()
+			for _, p := range changed {
+				add(p)
+			}
+		case <-w.done:
+			return
+		}
+	}
+}
+
+// scan records the state of every watched file. w.mu is held.
+func (w *Watcher) scan() map[string]fileState {
+	out := map[string]fileState{}
+	look := func(p string, fi fs.FileInfo) {
+		out[p] = fileState{size: fi.Size(), mod: fi.ModTime().UnixNano(), perm: fi.Mode()}
+	}
+	for f := range w.files {
+		if fi, err := os.Stat(f); err == nil {
+			look(f, fi)
+		}
+	}
+	for _, d := range w.dirs {
+		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if e.IsDir() {
+				if p != d && ignored(p) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if fi, err := e.Info(); err == nil {
+				look(p, fi)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// diff lists the files created, removed or changed between two scans.
+func diff(old, cur map[string]fileState) []string {
+	var out []string
+	for p, s := range cur {
+		if o, ok := old[p]; !ok || o != s {
+			out = append(out, p)
+		}
+	}
+	for p := range old {
+		if _, ok := cur[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Close stops watching.
+func (w *Watcher) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	fsw := w.fsw
+	w.mu.Unlock()
+	close(w.done)
+	var err error
+	if fsw != nil {
+		err = fsw.Close()
+	}
+	w.wg.Wait()
+	return err
+}
