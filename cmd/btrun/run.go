@@ -21,8 +21,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "print only the closing summary")
 	save := fs.String("save", "", "save the run to this file at the end (and every save.every steps)")
 	load := fs.String("load", "", "continue the run saved in this file")
+	watch := fs.Bool("watch", false, "reload trees, scripts and plugins when their files change, between two steps")
+	realtime := fs.Bool("realtime", false, "run no faster than one step every dt seconds of wall time (default: the config's run.realtime)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -44,7 +46,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true,
-		SavePath: *save, SaveEvery: -1, Progress: *trace != "-" && isTerminal(stdout)}
+		SavePath: *save, SaveEvery: -1, Progress: *trace != "-" && isTerminal(stdout), Realtime: *realtime}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed
@@ -85,6 +87,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, w := range g.Warnings() {
 		fmt.Fprintln(people, "warning:", w)
+	}
+	if *watch {
+		if err := g.Watch(); err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			g.Close()
+			return exitRuntime
+		}
 	}
 	n := cfg.Run.Steps
 	if stepsSet {

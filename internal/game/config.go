@@ -38,6 +38,7 @@ type RunConfig struct {
 	Strict            bool     `toml:"strict"`
 	LuaCallTimeout    Duration `toml:"lua_call_timeout"`
 	PluginCallTimeout Duration `toml:"plugin_call_timeout"`
+	Realtime          bool     `toml:"realtime"`
 }
 
 // ScriptsConfig is [scripts].
@@ -325,7 +326,7 @@ func quoteList(names []string) string {
 // knownKeys lists the keys each table accepts, for unknown-key messages.
 var knownKeys = map[string][]string{
 	"":        {"run", "scripts", "trees", "plugins", "agents", "signals", "trace", "save"},
-	"run":     {"steps", "dt", "seed", "on_failure", "runaway_limit", "strict", "lua_call_timeout", "plugin_call_timeout"},
+	"run":     {"steps", "dt", "seed", "on_failure", "runaway_limit", "strict", "lua_call_timeout", "plugin_call_timeout", "realtime"},
 	"scripts": {"paths", "world"},
 	"trees":   {"name", "file"},
 	"plugins": {"name", "path"},

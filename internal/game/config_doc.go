@@ -45,6 +45,7 @@ var configDocs = map[string]KeyDoc{
 	"run.strict":              {Doc: "`false`: unknown actions fail and unknown conditions are false at run time, with one warning per name, instead of being errors"},
 	"run.lua_call_timeout":    {Doc: "bound of every call into Lua (a Go duration: `100ms`, `2s`)"},
 	"run.plugin_call_timeout": {Doc: "bound of every plugin round trip; a plugin that does not answer in time is killed and restarted"},
+	"run.realtime":            {Doc: "`true`: run no faster than one step every `dt` seconds of wall time, so that a run lasts as long as its game time (`btrun run -realtime`); for watching a game and editing it while it runs (`-watch`)"},
 	"scripts.paths":           {Doc: "folders whose `.lua` files are loaded, in this order; `require` looks only there", Path: true},
 	"scripts.world":           {Doc: "the world script: a module of the script folders returning `init`, `spawn`, `tick`, `save`, `load`", Path: true},
 	"trees.name":              {Doc: "the tree's name, used by `[[agents]] tree`", Required: true},

@@ -65,7 +65,7 @@ func TestConfig_errorsNameTheLine(t *testing.T) {
 		name, toml, want string
 	}{
 		{"unknown key in a table", "[run]\nsteps = 10\nstepz = 3\n" + minimalConfig,
-			`config.toml:3: unknown key "run.stepz"; expected in [run] steps, dt, seed, on_failure, runaway_limit, strict, lua_call_timeout, plugin_call_timeout`},
+			`config.toml:3: unknown key "run.stepz"; expected in [run] steps, dt, seed, on_failure, runaway_limit, strict, lua_call_timeout, plugin_call_timeout, realtime`},
 		{"unknown table", "[runn]\nsteps = 10\n" + minimalConfig,
 			`config.toml:1: unknown key "runn"`},
 		{"unknown key in an array table", minimalConfig + "countt = 3\n",

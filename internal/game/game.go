@@ -24,6 +24,8 @@ type Options struct {
 
 	SavePath  string // save here at the end of Run and every SaveEvery steps; "" uses the config's [save]
 	SaveEvery int    // < 0 uses the config's save.every
+
+	Realtime bool // run no faster than one step every dt seconds of wall time (or the config's run.realtime)
 }
 
 // Game is a running game config: its trees, registry, agents and loop.
@@ -56,6 +58,10 @@ type Game struct {
 	from      string // the sender of the signals being delivered, for the trace
 	warnings  []string
 	last      summary
+
+	silent  bool         // a reload runs the world's init and spawn again: no output, no trace (reload.go)
+	watcher *sourceWatch // btrun run -watch (watch.go)
+	pacer   *pacer       // btrun run -realtime (pace.go)
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -85,50 +91,22 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// for the trace, and keeping them is a map look-up and a copy per
 	// agent-step.
 	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Seed: g.seed()}
+	if opts.Realtime || cfg.Run.Realtime {
+		g.pacer = &pacer{period: time.Duration(cfg.Run.Dt * float64(time.Second))}
+	}
 
-	loaded, errs := g.loadTrees()
-	if err := g.fillRegistry(); err != nil {
-		errs = append(errs, err)
-		if errors.Is(err, ErrPluginStart) { // binding without the plugin's names would only add noise
-			g.closePlugins()
-			g.closeScripts()
-			return nil, errors.Join(errs...)
-		}
-	}
-	if opts.Timing {
-		g.times = timeActions(g.reg)
-	}
-	for _, tc := range cfg.Trees {
-		if loaded[tc.Name] == nil {
-			continue // its load errors are reported already
-		}
-		b, err := runtime.Bind(loaded[tc.Name], g.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict, Skip: g.unloadedName})
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, w := range b.Warnings {
-			g.warnings = append(g.warnings, w.Error())
-		}
-		g.trees[tc.Name] = b
-	}
-	if len(errs) > 0 {
-		g.closePlugins()
-		g.closeScripts()
-		return nil, errors.Join(errs...)
+	l, err := g.load(nil)
+	if err != nil {
+		return nil, err
 	}
 	for _, ac := range cfg.Agents {
 		for _, id := range ac.IDs() {
-			ga := &gameAgent{a: g.trees[ac.Tree].NewAgent(id, g.env)}
+			ga := &gameAgent{}
 			g.agents = append(g.agents, ga)
 			g.byID[id] = ga
-			g.byPtr[ga.a] = ga
 		}
 	}
-	if err := g.attachScripts(); err != nil {
-		g.Close()
-		return nil, err
-	}
+	g.use(l)
 	return g, nil
 }
 
@@ -146,13 +124,6 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 		out[tc.Name] = t
 	}
 	return out, errs
-}
-
-// fillRegistry registers what scripts and plugins provide (built-ins are
-// already there).
-func (g *Game) fillRegistry() error {
-	scriptErr := g.openScripts()
-	return errors.Join(scriptErr, g.startPlugins())
 }
 
 // OpenTrace opens the trace the options or the config name. A trace that
@@ -235,6 +206,7 @@ func (g *Game) Run(steps int) error {
 	defer g.out.flushRepeats(g.ids())
 	for i := range steps {
 		g.out.tick(i, steps)
+		g.betweenSteps() // -realtime pacing, -watch reloads (pace.go, watch.go)
 		n, err := g.RunStep()
 		agentSteps += n
 		if err != nil {
@@ -382,6 +354,9 @@ func (g *Game) deliver(ga *gameAgent, signal, from string, s uint64, t float64) 
 	g.from = from
 	ga.a.SignalAt(signal, t)
 	g.from = ""
+	if g.silent {
+		return
+	}
 	g.out.signal(t, ga.a.ID(), signal)
 	g.writeChanges(ga, s, t)
 }
@@ -406,7 +381,7 @@ func (g *Game) Route(from *runtime.Agent, to, signal string) error {
 
 // Log is the runtime.Logger: bt.log and ctx:log lines go to the output.
 func (g *Game) Log(a *runtime.Agent, label, msg string) {
-	if g.out.quiet {
+	if g.out.quiet || g.silent {
 		return
 	}
 	g.out.line(a.Time(), a.ID(), "log "+label+": "+msg)
@@ -426,6 +401,7 @@ func (g *Game) flushTrace() error {
 // trace is flushed and closed.
 func (g *Game) Close() error {
 	var errs []error
+	g.stopWatching()
 	for _, ga := range g.agents {
 		if err := ga.a.Close(); err != nil {
 			errs = append(errs, err)

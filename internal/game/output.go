@@ -61,6 +61,11 @@ func (p *printer) line(t float64, agent, text string) {
 	if p.quiet {
 		return
 	}
+	p.always(t, agent, text)
+}
+
+// always writes a line that -quiet keeps too: what a hot reload did.
+func (p *printer) always(t float64, agent, text string) {
 	p.clearProgress()
 	b := append(p.buf[:0], "t="...)
 	b = appendFixed2(b, t)

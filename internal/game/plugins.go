@@ -13,11 +13,15 @@ import (
 // on (exit 1), unlike a problem in the config, trees or scripts (exit 2).
 var ErrPluginStart = errors.New("game: a plugin could not be started")
 
+// ErrPluginBuild marks plugins that a reload could not build or start
+// again: the reload is not applied, and the running builds serve on.
+var ErrPluginBuild = errors.New("game: a plugin could not be rebuilt")
+
 // startPlugins starts the config's plugins (building Go packages on first
-// use) and registers what they declare.
-func (g *Game) startPlugins() error {
+// use); nil without plugins.
+func (g *Game) startPlugins() (*host.Set, error) {
 	if len(g.cfg.Plugins) == 0 {
-		return nil
+		return nil, nil
 	}
 	specs := make([]host.Spec, len(g.cfg.Plugins))
 	for i, p := range g.cfg.Plugins {
@@ -34,10 +38,9 @@ func (g *Game) startPlugins() error {
 		RestartMaxSteps: 64,
 	})
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrPluginStart, err)
+		return nil, fmt.Errorf("%w: %w", ErrPluginStart, err)
 	}
-	g.plugins = set
-	return set.Register(g.reg)
+	return set, nil
 }
 
 // pluginLog shows what plugins say at info level and above; go-plugin's

@@ -20,37 +20,35 @@ type scripts struct {
 }
 
 // openScripts loads every script of the config's folders and registers
-// their actions and conditions.
-func (g *Game) openScripts() error {
+// their actions and conditions in reg. It returns the scripts even when
+// some failed to load (their names are known: see unloaded), nil for a
+// config without scripts.
+func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
 	c := g.cfg
 	if len(c.Scripts.Paths) == 0 && c.Scripts.World == "" {
-		return nil
+		return nil, nil
 	}
 	paths := make([]string, len(c.Scripts.Paths))
 	for i, p := range c.Scripts.Paths {
 		paths[i] = c.Abs(p)
 	}
-	seed := c.Run.Seed
-	if g.opts.Seed != nil {
-		seed = *g.opts.Seed
-	}
-	var print io.Writer = g.out.w
+	var print io.Writer = quietable{g}
 	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
 		print = io.Discard
 	}
-	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
+	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(),
 		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: print})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	g.lua = &scripts{engine: e}
+	s := &scripts{engine: e}
 	// Every step goes on after a problem, so that one run reports them all
 	// (a script with a syntax error does not hide a typo in a tree).
 	var errs []error
 	if err := e.Load(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := e.Register(g.reg); err != nil {
+	if err := e.Register(reg); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Scripts.World != "" {
@@ -58,33 +56,33 @@ func (g *Game) openScripts() error {
 		if err != nil && !errors.Is(err, luabind.ErrNotLoaded) { // else Load reported why
 			errs = append(errs, err)
 		}
-		g.lua.world = w
+		s.world = w
 	}
-	return errors.Join(errs...)
+	return s, errors.Join(errs...)
 }
 
-// unloadedName reports the action and condition names that scripts which
+// unloaded reports the action and condition names that scripts which
 // failed to load would register: a tree that names them is not wrong, and
 // reporting them as unknown would only repeat the script's error.
-func (g *Game) unloadedName(kind, name string) bool {
-	if g.lua == nil {
+func (s *scripts) unloaded(kind, name string) bool {
+	if s == nil {
 		return false
 	}
-	_, ok := g.lua.engine.Unloaded(kind, name)
+	_, ok := s.engine.Unloaded(kind, name)
 	return ok
 }
 
 // attachScripts gives every agent its ctx, memory and agent tables and
 // tells the engine each tree's name (ctx.tree).
-func (g *Game) attachScripts() error {
-	if g.lua == nil {
+func (l *loadout) attachScripts(cfg *Config) error {
+	if l.lua == nil {
 		return nil
 	}
-	for _, tc := range g.cfg.Trees {
-		g.lua.engine.NameTree(g.trees[tc.Name].Tree, tc.Name)
+	for _, tc := range cfg.Trees {
+		l.lua.engine.NameTree(l.trees[tc.Name].Tree, tc.Name)
 	}
-	for _, ga := range g.agents {
-		if err := g.lua.engine.Attach(ga.a); err != nil {
+	for _, a := range l.agents {
+		if err := l.lua.engine.Attach(a); err != nil {
 			return err
 		}
 	}
@@ -155,11 +153,7 @@ func (g *Game) gameTable() *lua.LTable {
 	t.RawSetString("agents", agents)
 	t.RawSetString("trees", trees)
 	t.RawSetString("dt", lua.LNumber(g.cfg.Run.Dt))
-	seed := g.cfg.Run.Seed
-	if g.opts.Seed != nil {
-		seed = *g.opts.Seed
-	}
-	t.RawSetString("seed", lua.LNumber(seed))
+	t.RawSetString("seed", lua.LNumber(g.seed()))
 	t.RawSetString("signal", L.NewFunction(g.luaSignal))
 	t.RawSetString("log", L.NewFunction(g.luaLog))
 	return t
@@ -196,6 +190,9 @@ func (g *Game) luaSignal(L *lua.LState) int {
 
 // luaLog is game.log(...).
 func (g *Game) luaLog(L *lua.LState) int {
+	if g.silent {
+		return 0
+	}
 	msg := ""
 	for i := 1; i <= L.GetTop(); i++ {
 		if i == 1 && L.Get(1) == g.lua.game {
@@ -265,4 +262,15 @@ func (g *Game) restoreWorld(v runtime.Value, seed int64, rng uint64) error {
 	}
 	g.updateGameTable(g.step, g.Time(g.step))
 	return g.lua.world.LoadValue(v)
+}
+
+// quietable is where Lua's print writes: the people's output, but for what
+// the world's init and spawn print when a reload runs them again.
+type quietable struct{ g *Game }
+
+func (q quietable) Write(p []byte) (int, error) {
+	if q.g.silent {
+		return len(p), nil
+	}
+	return q.g.out.w.Write(p)
 }

@@ -20,16 +20,20 @@ type actionTime struct {
 	total time.Duration
 }
 
-// timeActions wraps every action of reg to count its calls and time.
-func timeActions(reg *runtime.Registry) *actionTimes {
-	at := &actionTimes{byName: map[string]*actionTime{}}
+func newActionTimes() *actionTimes { return &actionTimes{byName: map[string]*actionTime{}} }
+
+// wrap wraps every action of reg to count its calls and time. After a
+// reload, the new registry's actions count on where the old ones stopped.
+func (at *actionTimes) wrap(reg *runtime.Registry) {
 	reg.WrapActions(func(d runtime.ActionDef) runtime.ActionDef { return wrapAction(d, at) })
-	return at
 }
 
 func wrapAction(d runtime.ActionDef, at *actionTimes) runtime.ActionDef {
-	t := &actionTime{name: d.Name}
-	at.byName[d.Name] = t
+	t := at.byName[d.Name]
+	if t == nil {
+		t = &actionTime{name: d.Name}
+		at.byName[d.Name] = t
+	}
 	w := d
 	if d.Action != nil {
 		w.Action = &timedAction{inner: d.Action, t: t}

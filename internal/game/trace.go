@@ -99,6 +99,15 @@ func (t *TraceWriter) Stamp(step uint64, time float64, agent, name string, set b
 	return t.end(b)
 }
 
+// Reload writes the line of an agent that a hot reload restarted at the
+// root: the rule it sat on (its label in the old version) is gone.
+func (t *TraceWriter) Reload(step uint64, time float64, agent, rule string) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"reload":"restart","rule":`...)
+	b = appendString(b, rule)
+	return t.end(b)
+}
+
 func (t *TraceWriter) end(b []byte) error {
 	b = append(b, "}\n"...)
 	t.buf = b

@@ -168,7 +168,8 @@ func TestTrace_noChangeLinesWithoutATrace(t *testing.T) {
 // it), and every declared kind of line occurs.
 func TestTraceLines_declareEveryKey(t *testing.T) {
 	trace := runTrace(t, writeGame(t, signalGame), 2) +
-		runTrace(t, filepath.Join("..", "..", "tests", "testdata", "fixtures", "failing", "config.toml"), 4)
+		runTrace(t, filepath.Join("..", "..", "tests", "testdata", "fixtures", "failing", "config.toml"), 4) +
+		restartTrace(t)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(trace), "\n") {
 		var obj map[string]json.RawMessage

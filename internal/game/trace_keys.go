@@ -45,4 +45,8 @@ var TraceLines = []TraceLine{
 		TraceKey{Key: "stamp", Type: "string", Doc: "the timestamp's name"},
 		TraceKey{Key: "set", Type: "boolean", Doc: "true: set to the line's time; false: cleared (also when its exclusive partner was set)"},
 	)},
+	{Kind: "an agent a hot reload restarted", Keys: append(head[:3:3],
+		TraceKey{Key: "reload", Type: "string", Doc: "what the reload (`btrun run -watch`, or `Game.Reload` from Go) did to the agent: `restart`, at the root, at its next step; the line's step is the last one before the reload"},
+		TraceKey{Key: "rule", Type: "string", Doc: "the label of the rule the agent sat on, which the reloaded tree does not have any more (its id is gone, or the rule is now of another kind or calls another action); the old version's cancel hook ended its running action"},
+	)},
 }

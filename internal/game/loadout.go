@@ -1,0 +1,149 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/btrun/btrun/plugins/host"
+	"github.com/btrun/btrun/runtime"
+)
+
+// loadout is what the config's files load into: the registry, the bound
+// trees, the Lua engine with the scripts, the plugins, and the agents bound
+// to them. Open makes the first one; a hot reload makes the next one from
+// the files as they are now and, when it loads, carries the agents over to
+// it (reload.go). The game loop's own state (step, schedule, bookkeeping per
+// agent, trace, output) is not part of it.
+type loadout struct {
+	reg      *runtime.Registry
+	trees    map[string]*runtime.BoundTree
+	lua      *scripts
+	plugins  *host.Set    // started by this load (Open); nil when it uses the game's
+	update   *host.Update // a reload's rebuilt plugins, serving once committed; nil when none
+	warnings []string     // what binding with strict = false let through
+	agents   []*runtime.Agent
+}
+
+// load loads everything the config names: trees, scripts and plugins; binds
+// the trees; creates the agents and attaches them to the scripts. Open
+// starts every plugin (rebuild is nil); a reload uses the game's running
+// plugins, building again and restarting the ones named in rebuild whose
+// build changed. Every problem found is reported (ErrorList or joined
+// errors); on error, what the load started is stopped.
+func (g *Game) load(rebuild []string) (*loadout, error) {
+	cfg := g.cfg
+	l := &loadout{reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{}}
+	loaded, errs := g.loadTrees()
+	var err error
+	l.lua, err = g.openScripts(l.reg)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := g.registerPlugins(l, rebuild); err != nil {
+		errs = append(errs, err)
+		if errors.Is(err, ErrPluginStart) { // binding without the plugin's names would only add noise
+			l.close()
+			return nil, errors.Join(errs...)
+		}
+	}
+	if g.opts.Timing {
+		if g.times == nil {
+			g.times = newActionTimes()
+		}
+		g.times.wrap(l.reg)
+	}
+	for _, tc := range cfg.Trees {
+		if loaded[tc.Name] == nil {
+			continue // its load errors are reported already
+		}
+		b, err := runtime.Bind(loaded[tc.Name], l.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict, Skip: l.lua.unloaded})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, w := range b.Warnings {
+			l.warnings = append(l.warnings, w.Error())
+		}
+		l.trees[tc.Name] = b
+	}
+	if len(errs) > 0 {
+		l.close()
+		return nil, errors.Join(errs...)
+	}
+	for _, ac := range cfg.Agents {
+		for _, id := range ac.IDs() {
+			l.agents = append(l.agents, l.trees[ac.Tree].NewAgent(id, g.env))
+		}
+	}
+	if err := l.attachScripts(cfg); err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// registerPlugins registers what the plugins provide: Open starts them; a
+// reload prepares the rebuilt ones (l.update) and registers the others as
+// they run.
+func (g *Game) registerPlugins(l *loadout, rebuild []string) error {
+	if rebuild == nil && g.plugins == nil {
+		set, err := g.startPlugins()
+		if err != nil || set == nil {
+			return err
+		}
+		l.plugins = set
+		return set.Register(l.reg)
+	}
+	if g.plugins == nil {
+		return nil
+	}
+	if len(rebuild) == 0 {
+		return g.plugins.Register(l.reg)
+	}
+	u, err := g.plugins.Prepare(context.Background(), rebuild)
+	if err != nil {
+		// The running builds' names, so that binding reports the other
+		// problems of the reload without noise.
+		return errors.Join(fmt.Errorf("%w: %w", ErrPluginBuild, err), g.plugins.Register(l.reg))
+	}
+	l.update = u
+	return u.Register(l.reg)
+}
+
+// use makes l the game's loadout: its registry, trees, scripts and
+// plugins, and its agents behind the game's bookkeeping (in config order).
+func (g *Game) use(l *loadout) {
+	g.reg, g.trees, g.lua, g.warnings = l.reg, l.trees, l.lua, l.warnings
+	if l.plugins != nil {
+		g.plugins = l.plugins
+	}
+	clear(g.byPtr)
+	for i, ga := range g.agents {
+		ga.a = l.agents[i]
+		g.byPtr[ga.a] = ga
+	}
+}
+
+// current is the loadout the game uses.
+func (g *Game) current() *loadout {
+	l := &loadout{reg: g.reg, trees: g.trees, lua: g.lua, warnings: g.warnings, agents: make([]*runtime.Agent, len(g.agents))}
+	for i, ga := range g.agents {
+		l.agents[i] = ga.a
+	}
+	return l
+}
+
+// close stops what a loadout that will not be used started: its Lua state,
+// the plugins it started, the new builds it prepared.
+func (l *loadout) close() {
+	if l.update != nil {
+		l.update.Abort()
+	}
+	if l.plugins != nil {
+		l.plugins.Close()
+	}
+	if l.lua != nil {
+		l.lua.engine.Close()
+	}
+}

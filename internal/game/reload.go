@@ -1,0 +1,343 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// Hot reload: the config's tree files, scripts and plugins loaded again
+// while the game runs, between two steps (`btrun run -watch` does it when
+// their files change; Reload is the same from Go).
+//
+// A reload loads everything into a new loadout (loadout.go): the trees
+// bound against a registry filled by a fresh Lua state running the new
+// scripts, and by the plugins, the changed ones rebuilt and started beside
+// the running processes. Anything that does not load or bind is reported
+// and the game goes on as it was. What loads is applied as a save and a
+// restore would, in memory (runtime.PlanCarry): every agent is carried over
+// to a new agent of the new version of its tree and of the new Lua state,
+// with its variables, timestamps, generator, timeout clocks, cooldowns,
+// ctx.memory and ctx.agent, and its place (with ctx.state or a plugin's
+// state bytes) when the rule it sits on is still there. An agent whose rule
+// is gone is reset first, by the old version (its running action's cancel
+// hook is the old script's or plugin's), and restarts at the root. The
+// world script runs as for a continued save: init(game) and spawn(ctx) on
+// the new Lua state (quietly: nothing they print, send or log shows), then
+// load(t) with what the old one's save() returned.
+
+// ErrReload marks a reload that was not applied: the game goes on as it
+// was.
+var ErrReload = errors.New("game: reload not applied")
+
+// ReloadOptions say what a reload is for.
+type ReloadOptions struct {
+	// Changed names the files that changed, relative to the config's
+	// folder, for the report; empty for a reload asked for without one.
+	Changed []string
+	// Plugins names the plugins to build again: those whose build changed
+	// restart with it (a Go package whose sources did not change keeps its
+	// process; an executable is started again).
+	Plugins []string
+}
+
+// ReloadReport says what a reload did.
+type ReloadReport struct {
+	Step      uint64 // the reload came after this step
+	Changed   []string
+	Kept      int       // agents that kept their place
+	Restarted []Restart // agents that restarted at the root, in config order
+	Plugins   []string  // plugins now running a new build
+	// Warnings are what the carry let through (a variable no longer
+	// declared, the cooldown of a rule that is gone), and errors of cancel
+	// hooks and of the world's load that did not stop the reload.
+	Warnings []string
+}
+
+// Restart is an agent that a reload restarted at the root.
+type Restart struct {
+	Agent string
+	Rule  runtime.GoneRule // the rule it sat on, which the new version does not have
+}
+
+func (r Restart) String() string { return r.Agent + ": " + r.Rule.String() }
+
+// Reload loads the config's trees and scripts again, builds the named
+// plugins again, and carries every agent over (see the top of this file).
+// It prints one line saying what changed and how many agents kept their
+// place (and, if it fails, every problem), and writes a trace line for
+// every agent it restarted. It must be called between steps (not from a
+// hook during one), after Start. An error (ErrReload) means nothing
+// changed; Agents returns new agents after a reload that applied.
+func (g *Game) Reload(opts ReloadOptions) (*ReloadReport, error) {
+	rep, err := g.reload(opts)
+	t := g.Time(g.step)
+	if err != nil {
+		g.out.always(t, "reload:", reloadFailure(opts.Changed, err))
+		return nil, fmt.Errorf("%w: %w", ErrReload, err)
+	}
+	g.out.always(t, "reload:", rep.summary())
+	for _, w := range rep.Warnings {
+		g.out.always(t, "reload:", "warning: "+w)
+	}
+	return rep, nil
+}
+
+func (g *Game) reload(opts ReloadOptions) (*ReloadReport, error) {
+	rep := &ReloadReport{Step: g.step, Changed: opts.Changed}
+	next, err := g.load(opts.Plugins)
+	if err != nil {
+		return nil, err
+	}
+	old := g.current()
+	maps := ruleMaps(g.cfg, old, next)
+	var lost []int
+	for i, ga := range g.agents {
+		if gone, ok := maps[i].Unplaced(ga.a); ok {
+			lost = append(lost, i)
+			rep.Restarted = append(rep.Restarted, Restart{Agent: ga.a.ID(), Rule: gone})
+		}
+	}
+	rep.Kept = len(g.agents) - len(lost)
+	if err := g.respawn(old, next); err != nil {
+		next.close()
+		return nil, err
+	}
+	// Everything that can fail is tried before anything changes: the carry
+	// of the agents that keep their place, the save of the others' tables
+	// and of the world.
+	plan, world, err := g.planCarry(old, next, maps, lost)
+	if err != nil {
+		next.close()
+		return nil, err
+	}
+	if len(lost) > 0 {
+		// The agents that lose their place are reset by the old version:
+		// the old cancel hook ends the running action, their active rules
+		// are left (cooldowns start). Then the carry is planned again, with
+		// what that changed.
+		s, t := g.step, g.Time(g.step)
+		for _, i := range lost {
+			ga := g.agents[i]
+			if err := ga.a.Reset(); err != nil {
+				rep.Warnings = append(rep.Warnings, err.Error())
+			}
+			if err := g.writeChanges(ga, s, t); err != nil {
+				rep.Warnings = append(rep.Warnings, err.Error())
+			}
+		}
+		if plan, world, err = g.planCarry(old, next, maps, nil); err != nil {
+			next.close()
+			return nil, fmt.Errorf("%w (agents %s were restarted at the root already)", err, restartedIDs(rep.Restarted))
+		}
+	}
+	rng := g.randomState()
+	oldLua := g.lua
+	g.use(next)
+	if err := plan.Apply(); err != nil {
+		rep.Warnings = append(rep.Warnings, err.Error())
+	}
+	if g.lua != nil {
+		g.lua.engine.SetRandomState(rng)
+		if g.lua.game != nil { // the world has started (respawn)
+			g.updateGameTable(g.step, g.Time(g.step))
+			if err := g.lua.world.LoadValue(world); err != nil {
+				rep.Warnings = append(rep.Warnings, err.Error())
+			}
+		}
+	}
+	if next.update != nil {
+		next.update.Commit()
+		rep.Plugins = next.update.Restarted()
+	}
+	if oldLua != nil {
+		g.lua.errors = oldLua.errors
+		oldLua.engine.Close()
+	}
+	rep.Warnings = append(append(plan.Warnings(), newOnes(next.warnings, old.warnings)...), rep.Warnings...)
+	if err := g.traceRestarts(rep.Restarted); err != nil {
+		rep.Warnings = append(rep.Warnings, err.Error())
+	}
+	return rep, nil
+}
+
+// ruleMaps maps each agent's tree in old onto its new version in next, by
+// agent (agents of one tree share the map).
+func ruleMaps(cfg *Config, old, next *loadout) []*runtime.RuleMap {
+	byTree := map[string]*runtime.RuleMap{}
+	var out []*runtime.RuleMap
+	for _, ac := range cfg.Agents {
+		m := byTree[ac.Tree]
+		if m == nil {
+			m = runtime.MapRules(old.trees[ac.Tree].Tree, next.trees[ac.Tree].Tree)
+			byTree[ac.Tree] = m
+		}
+		for range ac.IDs() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// respawn runs the world script on next's Lua state as a continued save
+// does (init, then spawn for every agent), quietly: the game table, the
+// world module's own tables and the new agents' tables are then as at the
+// start of a run, for the carry to fill.
+func (g *Game) respawn(old, next *loadout) error {
+	if old.lua == nil || old.lua.game == nil || next.lua == nil || next.lua.world == nil {
+		return nil // no world, or it has not started
+	}
+	g.use(next)
+	g.silent = true
+	err := g.startWorld()
+	g.silent = false
+	for _, ga := range g.agents {
+		ga.changes = ga.changes[:0] // what spawn's signals did is replaced by the carry
+	}
+	g.use(old)
+	return err
+}
+
+// planCarry plans the carry of every agent from old to next, but for those
+// in skip (which lose their place), whose tables are only checked to save;
+// and saves the world. It uses the old Lua state's save session, so that a
+// table reachable from two agents (or an agent and the world) is an error,
+// as in a save.
+func (g *Game) planCarry(old, next *loadout, maps []*runtime.RuleMap, skip []int) (*runtime.CarryPlan, runtime.Value, error) {
+	var fromHost, toHost runtime.HostState
+	if old.lua != nil {
+		fromHost, toHost = old.lua.engine, next.lua.engine
+		old.lua.engine.BeginSave()
+		defer old.lua.engine.EndSave()
+	}
+	from, to := old.agents, next.agents
+	var errs []error
+	if len(skip) > 0 {
+		from, to = nil, nil
+		enc := runtime.NewEncoder()
+		for i := range old.agents {
+			if len(skip) > 0 && skip[0] == i {
+				skip = skip[1:]
+				if fromHost != nil {
+					errs = append(errs, fromHost.EncodeHost(enc, old.agents[i]))
+				}
+				continue
+			}
+			from, to = append(from, old.agents[i]), append(to, next.agents[i])
+		}
+	}
+	plan, err := runtime.PlanCarry(from, to, fromHost, toHost, uniqueMaps(maps))
+	errs = append(errs, err)
+	var world runtime.Value
+	if old.lua != nil && old.lua.world != nil && old.lua.game != nil {
+		enc := runtime.NewEncoder()
+		if err := old.lua.world.EncodeSave(enc); err != nil {
+			errs = append(errs, err)
+		} else {
+			world = runtime.NewDecoder(enc.Bytes(), enc.Strings()).Value()
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, world, err
+	}
+	return plan, world, nil
+}
+
+func uniqueMaps(maps []*runtime.RuleMap) []*runtime.RuleMap {
+	var out []*runtime.RuleMap
+	for _, m := range maps {
+		if len(out) == 0 || out[len(out)-1] != m {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// traceRestarts writes a trace line for every agent the reload restarted.
+func (g *Game) traceRestarts(rs []Restart) error {
+	if g.trace == nil {
+		return nil
+	}
+	for _, r := range rs {
+		if err := g.trace.Reload(g.step, g.Time(g.step), r.Agent, r.Rule.Label); err != nil {
+			return fmt.Errorf("game: writing the trace: %w", err)
+		}
+	}
+	return nil
+}
+
+func restartedIDs(rs []Restart) string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.Agent
+	}
+	return strings.Join(ids, ", ")
+}
+
+// summary is the reload's line: what changed, who kept their place, which
+// plugins restarted.
+func (r *ReloadReport) summary() string {
+	var b strings.Builder
+	if len(r.Changed) > 0 {
+		b.WriteString(strings.Join(r.Changed, ", ") + ": ")
+	}
+	if r.Kept == 1 {
+		b.WriteString("1 agent kept its place")
+	} else {
+		fmt.Fprintf(&b, "%d agents kept their place", r.Kept)
+	}
+	if n := len(r.Restarted); n > 0 {
+		parts := make([]string, n)
+		for i, rs := range r.Restarted {
+			parts[i] = rs.String()
+		}
+		fmt.Fprintf(&b, ", %d restarted (%s)", n, strings.Join(parts, "; "))
+	}
+	for _, p := range r.Plugins {
+		fmt.Fprintf(&b, "; plugin %s restarted with its new build", p)
+	}
+	return b.String()
+}
+
+// reloadFailure is what a reload that was not applied prints: every
+// problem, one a line, as `btrun validate` does.
+func reloadFailure(changed []string, err error) string {
+	var b strings.Builder
+	if len(changed) > 0 {
+		b.WriteString(strings.Join(changed, ", ") + ": ")
+	}
+	b.WriteString("not applied; the game goes on unchanged:")
+	problems := 0
+	for _, l := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		if l != "" && l[0] != ' ' && l[0] != '\t' {
+			problems++
+		}
+		b.WriteString("\n    " + l)
+	}
+	if problems > 1 {
+		fmt.Fprintf(&b, "\n    %d problems", problems)
+	}
+	return b.String()
+}
+
+// newOnes lists the texts of now that were not in before.
+func newOnes(now, before []string) []string {
+	var out []string
+	for _, w := range now {
+		if !slices.Contains(before, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// countOf is "1 file", "3 files".
+func countOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,325 @@
+package game
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// session is an opened game whose trace and output tests read.
+type session struct {
+	t             *testing.T
+	g             *Game
+	dir           string
+	trace, people bytes.Buffer
+}
+
+func openSession(t *testing.T, config string, scale int) *session {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scale > 0 {
+		cfg.ScaleAgents(scale)
+	}
+	s := &session{t: t, dir: filepath.Dir(config)}
+	s.g, err = Open(cfg, Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.g.Close() })
+	if err := s.g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *session) run(steps int) {
+	s.t.Helper()
+	if err := s.g.Run(steps); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// write replaces a file of the game.
+func (s *session) write(name, text string) {
+	s.t.Helper()
+	if err := os.WriteFile(filepath.Join(s.dir, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *session) reload(changed ...string) *ReloadReport {
+	s.t.Helper()
+	rep, err := s.g.Reload(ReloadOptions{Changed: changed})
+	if err != nil {
+		s.t.Fatalf("reload: %v\n%s", err, s.people.String())
+	}
+	return rep
+}
+
+// wantLines checks that the text holds each line.
+func wantLines(t *testing.T, what, text string, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if !strings.Contains(text, l+"\n") {
+			t.Errorf("%s lacks the line\n%s\nin:\n%s", what, l, text)
+		}
+	}
+}
+
+// TestReload_withoutChangeLeavesTheTraceAsItWas: a reload at any step of
+// a game whose files did not change gives the trace of a run without it,
+// byte for byte: every agent keeps its place, its rule's state, its Lua
+// tables, its generator, its clocks; the world keeps its state (the example
+// game: a world script with save and load, the nav plugin, Lua actions
+// mid-run; fixtures whose trees have rules without ids, timeouts,
+// cooldowns and choice orders).
+func TestReload_withoutChangeLeavesTheTraceAsItWas(t *testing.T) {
+	fixture := func(name string) string {
+		return filepath.Join("..", "..", "tests", "testdata", "fixtures", name, "config.toml")
+	}
+	for _, tc := range []struct {
+		name, config string
+		scale, steps int
+		at           []int
+	}{
+		{"example", "../../config.toml", 40, 150, []int{1, 37, 90}},
+		{"alarm", fixture("alarm"), 0, 30, []int{2, 3, 14}},
+		{"failing", fixture("failing"), 0, 20, []int{1, 5, 9}},
+		{"interrupt", fixture("interrupt"), 0, 60, []int{3, 17, 31}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			straight := openSession(t, tc.config, tc.scale)
+			straight.run(tc.steps)
+			for _, k := range tc.at {
+				s := openSession(t, tc.config, tc.scale)
+				s.run(k)
+				rep := s.reload()
+				if rep.Kept != len(s.g.agents) || len(rep.Restarted) > 0 || len(rep.Warnings) > 0 {
+					t.Errorf("k=%d: %+v", k, rep)
+				}
+				s.run(tc.steps - k)
+				if got, want := s.trace.String(), straight.trace.String(); got != want {
+					t.Fatalf("k=%d: the trace differs:\n%s", k, firstDiff(got, want))
+				}
+			}
+		})
+	}
+}
+
+// firstDiff shows where two texts first differ, by line.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return "line " + strconv.Itoa(i+1) + ":\n got  " + a + "\n want " + b
+		}
+	}
+	return "(no difference)"
+}
+
+// counterGame counts in ctx.memory: an action the tests edit while it runs.
+var counterGame = map[string]string{
+	"config.toml": `[run]
+steps = 100
+dt = 0.5
+[scripts]
+paths = ["ai"]
+[[trees]]
+name = "c"
+file = "ai/c.xml"
+[[agents]]
+tree = "c"
+count = 2
+`,
+	"ai/c.xml": `<behaviorTree>
+  <variables><variable name="Even"/></variables>
+  <sequence id="root">
+    <action id=".count" name="count"/>
+  </sequence>
+</behaviorTree>`,
+	"ai/count.lua": `local bt = require("bt")
+bt.action("count", function(ctx)
+  ctx.memory.n = (ctx.memory.n or 0) + 1
+  ctx:log("v1 n=" .. ctx.memory.n)
+  return bt.RUNNING
+end)`,
+}
+
+// TestReload_editedLuaActionRunsAtTheNextStepWithMemoryKept: a Lua
+// action edited mid-run runs in its new version from the next step on,
+// with ctx.memory as the old version left it; the agents keep their place.
+func TestReload_editedLuaActionRunsAtTheNextStepWithMemoryKept(t *testing.T) {
+	s := openSession(t, writeGame(t, counterGame), 0)
+	s.run(3)
+	s.write("ai/count.lua", `local bt = require("bt")
+bt.action("count", function(ctx)
+  ctx.memory.n = ctx.memory.n + 1
+  ctx:log("v2 n=" .. ctx.memory.n)
+  ctx:setVar("Even", ctx.memory.n % 2 == 0)
+  return bt.SUCCESS
+end)`)
+	rep := s.reload("ai/count.lua")
+	if rep.Kept != 2 || rep.Step != 3 {
+		t.Errorf("report %+v", rep)
+	}
+	s.run(1)
+	wantLines(t, "output", s.people.String(),
+		"t=1.50 c-2 log root.count: v1 n=3",
+		"t=1.50 reload: ai/count.lua: 2 agents kept their place",
+		"t=2.00 c-1 log root.count: v2 n=4",
+		"t=2.00 c-2 log root.count: v2 n=4",
+	)
+	wantLines(t, "trace", s.trace.String(),
+		`{"step":3,"time":1.5,"agent":"c-2","runs":[["root.count","running"]],"result":"running","cursor":"root.count"}`,
+		`{"step":4,"time":2,"agent":"c-1","var":"Even","value":true}`,
+		`{"step":4,"time":2,"agent":"c-1","runs":[["root.count","success"]],"result":"success","cursor":"root"}`,
+	)
+}
+
+// aimGame has agents sitting on a running Lua action with a cancel hook.
+var aimGame = map[string]string{
+	"config.toml": `[run]
+steps = 100
+dt = 0.5
+[scripts]
+paths = ["ai"]
+[[trees]]
+name = "a"
+file = "ai/a.xml"
+[[agents]]
+tree = "a"
+count = 2
+`,
+	"ai/a.xml": `<behaviorTree>
+  <variables><variable name="Seen"/></variables>
+  <sequence id="root">
+    <action id=".look" name="bt.variable.set"><parameter name="variable.name">Seen</parameter><parameter name="variable.value">true</parameter></action>
+    <action id=".aim" name="aim"/>
+  </sequence>
+</behaviorTree>`,
+	"ai/aim.lua": `local bt = require("bt")
+bt.action("aim", {
+  start = function(ctx) ctx.state.since = ctx.time; ctx:log("v1 start") end,
+  run = function(ctx) return bt.RUNNING end,
+  cancel = function(ctx) ctx:log("v1 cancel, aiming since " .. ctx.state.since) end,
+})`,
+}
+
+// TestReload_goneRuleRestartsAtTheRootWithTheOldCancel: renaming the id of
+// the rule agents sit on (and changing the script in the same reload)
+// restarts them at the root: the old script's cancel hook ends their
+// action, once, with its ctx.state; one line names each agent and the
+// rule; the trace says so; the next step starts the renamed rule with the
+// new script, variables kept.
+func TestReload_goneRuleRestartsAtTheRootWithTheOldCancel(t *testing.T) {
+	s := openSession(t, writeGame(t, aimGame), 0)
+	s.run(2)
+	s.write("ai/a.xml", strings.Replace(aimGame["ai/a.xml"], `id=".aim"`, `id=".aim2"`, 1))
+	s.write("ai/aim.lua", strings.ReplaceAll(aimGame["ai/aim.lua"], "v1", "v2"))
+	rep := s.reload("ai/a.xml", "ai/aim.lua")
+	if rep.Kept != 0 || len(rep.Restarted) != 2 {
+		t.Errorf("report %+v", rep)
+	}
+	s.run(1)
+	out := s.people.String()
+	wantLines(t, "output", out,
+		"t=1.00 a-1 log root.aim: v1 cancel, aiming since 0.5",
+		"t=1.00 a-2 log root.aim: v1 cancel, aiming since 0.5",
+		"t=1.00 reload: ai/a.xml, ai/aim.lua: 0 agents kept their place, 2 restarted (a-1: rule root.aim is gone; a-2: rule root.aim is gone)",
+		"t=1.50 a-1 log root.aim2: v2 start",
+	)
+	if n := strings.Count(out, "cancel"); n != 2 {
+		t.Errorf("%d cancels, want 2 (one per agent):\n%s", n, out)
+	}
+	wantLines(t, "trace", s.trace.String(),
+		`{"step":2,"time":1,"agent":"a-1","reload":"restart","rule":"root.aim"}`,
+		`{"step":3,"time":1.5,"agent":"a-1","runs":[["root.look","success"],["root.aim2","running"]],"result":"running","cursor":"root.aim2"}`,
+	)
+}
+
+// TestReload_keptRuleKeepsItsState: an agent whose rule is still there
+// keeps its ctx.state (start is not called again) while the script around
+// it changes.
+func TestReload_keptRuleKeepsItsState(t *testing.T) {
+	s := openSession(t, writeGame(t, aimGame), 0)
+	s.run(2)
+	s.write("ai/aim.lua", strings.Replace(aimGame["ai/aim.lua"],
+		`run = function(ctx) return bt.RUNNING end`,
+		`run = function(ctx) ctx:log("v2 run, aiming since " .. ctx.state.since) return bt.RUNNING end`, 1))
+	s.reload("ai/aim.lua")
+	s.run(1)
+	wantLines(t, "output", s.people.String(), "t=1.50 a-1 log root.aim: v2 run, aiming since 0.5")
+	if strings.Contains(s.people.String(), "cancel") || strings.Count(s.people.String(), "v1 start") != 2 {
+		t.Errorf("an action was cancelled or started again:\n%s", s.people.String())
+	}
+}
+
+// TestReload_brokenFilesAreReportedAndTheGameGoesOn: a tree that does not
+// load and a script that does not compile are reported with every problem
+// and its position; nothing changes; fixing them applies them.
+func TestReload_brokenFilesAreReportedAndTheGameGoesOn(t *testing.T) {
+	s := openSession(t, writeGame(t, counterGame), 0)
+	s.run(2)
+	s.write("ai/c.xml", `<behaviorTree>
+  <sequence id="root">
+    <actoin name="count"/>
+    <action id=".count" name="count" loop="x"/>
+  </sequence>
+</behaviorTree>`)
+	s.write("ai/count.lua", "local bt = require(\"bt\")\nbt.action(\"count\", function(ctx) return bt.RUNNING\n")
+	before := len(s.g.Agents())
+	_, err := s.g.Reload(ReloadOptions{Changed: []string{"ai/c.xml", "ai/count.lua"}})
+	if !errors.Is(err, ErrReload) {
+		t.Fatalf("got %v", err)
+	}
+	out := s.people.String()
+	for _, want := range []string{
+		"t=1.00 reload: ai/c.xml, ai/count.lua: not applied; the game goes on unchanged:\n",
+		"\n    ai/c.xml:3:5: unknown tag <actoin>",
+		"\n    ai/c.xml:4:5: ",
+		"\n    ai/count.lua:3:",
+		" problems\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	s.run(1)
+	wantLines(t, "output", s.people.String(), "t=1.50 c-1 log root.count: v1 n=3")
+	if len(s.g.Agents()) != before {
+		t.Error("agents changed")
+	}
+	s.write("ai/c.xml", counterGame["ai/c.xml"])
+	s.write("ai/count.lua", strings.ReplaceAll(counterGame["ai/count.lua"], "v1", "v3"))
+	s.reload("ai/c.xml", "ai/count.lua")
+	s.run(1)
+	wantLines(t, "output", s.people.String(), "t=2.00 c-1 log root.count: v3 n=4")
+}
+
+// restartTrace is the trace of a game whose agents a reload restarted.
+func restartTrace(t *testing.T) string {
+	s := openSession(t, writeGame(t, aimGame), 0)
+	s.run(1)
+	s.write("ai/a.xml", strings.Replace(aimGame["ai/a.xml"], `id=".aim"`, `id=".aim2"`, 1))
+	s.reload()
+	s.run(1)
+	s.g.flushTrace()
+	return s.trace.String()
+}
