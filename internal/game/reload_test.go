@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // session is an opened game whose trace and output tests read.
@@ -322,4 +323,36 @@ func restartTrace(t *testing.T) string {
 	s.run(1)
 	s.g.flushTrace()
 	return s.trace.String()
+}
+
+// TestWatch_reloadsBetweenStepsWhatChanged: with Watch, Run reloads a
+// script saved while the game runs, between two steps, and the watcher
+// follows the files of the reloaded trees (a subtree file added by the
+// reload is watched from then on).
+func TestWatch_reloadsBetweenStepsWhatChanged(t *testing.T) {
+	s := openSession(t, writeGame(t, counterGame), 0)
+	if err := s.g.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	s.run(1)
+	s.write("ai/count.lua", strings.ReplaceAll(counterGame["ai/count.lua"], "v1", "v2"))
+	s.waitOutput("reload: ai/count.lua: 2 agents kept their place")
+	s.write("ai/sub.xml", `<behaviorTree><action id="count" name="count"/></behaviorTree>`)
+	s.write("ai/c.xml", strings.Replace(counterGame["ai/c.xml"], `<action id=".count" name="count"/>`, `<subtree id="sub">sub.xml</subtree>`, 1))
+	s.waitOutput("reload: ai/c.xml: 0 agents kept their place, 2 restarted (c-1: rule root.count is gone; c-2: rule root.count is gone)")
+	s.write("ai/sub.xml", `<behaviorTree><action id="count" name="count"><parameter name="x">1</parameter></action></behaviorTree>`)
+	s.waitOutput("reload: ai/sub.xml: 2 agents kept their place")
+}
+
+// waitOutput runs steps until the output holds text (up to a minute: the
+// watcher waits for editors to finish saving).
+func (s *session) waitOutput(text string) {
+	s.t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		s.run(1)
+		if strings.Contains(s.people.String(), text) {
+			return
+		}
+	}
+	s.t.Fatalf("no %q in:\n%s", text, s.people.String())
 }
