@@ -3,6 +3,7 @@ package game
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -355,4 +356,23 @@ func (s *session) waitOutput(text string) {
 		}
 	}
 	s.t.Fatalf("no %q in:\n%s", text, s.people.String())
+}
+
+// BenchmarkReloadExampleGame measures a reload of the example game with
+// 1,000 and 10,000 agents mid-run and no change: every tree, script and the
+// world loaded again, every agent carried over (the nav plugin keeps its
+// process).
+func BenchmarkReloadExampleGame(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
+			g := exampleGame(b, n, 50)
+			b.ResetTimer()
+			for range b.N {
+				if _, err := g.Reload(ReloadOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/reload")
+		})
+	}
 }

@@ -34,14 +34,16 @@ type sources struct {
 // change of the config needs a new run). The watcher stops with Close.
 func (g *Game) Watch() error {
 	src := g.sources()
+	sw := &sourceWatch{}
+	sw.sources.Store(src)
 	w, err := watch.New(src.paths(), watch.Options{Relevant: func(p string) bool {
-		return g.watcher.sources.Load().relevant(p)
+		return sw.sources.Load().relevant(p)
 	}})
 	if err != nil {
 		return fmt.Errorf("game: -watch: %w", err)
 	}
-	g.watcher = &sourceWatch{w: w}
-	g.watcher.sources.Store(src)
+	sw.w = w
+	g.watcher = sw
 	g.out.notice(fmt.Sprintf("watching %s (%s); changes apply between two steps", src.describe(), w.Mode()))
 	return nil
 }

@@ -151,7 +151,16 @@ func (w *Watcher) Set(paths []string) error {
 		}
 	}
 	if w.fsw == nil {
-		w.state = w.scan() // the baseline: what exists now is not a change
+		// The baseline of the paths watched from now on: what exists now is
+		// not a change, but a path watched before keeps the state it was
+		// last seen in, so that a change made since the last scan is seen.
+		next := w.scan()
+		for p, old := range w.state {
+			if _, ok := next[p]; ok || w.watchedLocked(p) {
+				next[p] = old // a file gone since is then seen gone at the next scan
+			}
+		}
+		w.state = next
 	}
 	return nil
 }
@@ -262,6 +271,10 @@ func (w *Watcher) send(p string) {
 func (w *Watcher) under(p string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.underLocked(p)
+}
+
+func (w *Watcher) underLocked(p string) bool {
 	for _, d := range w.dirs {
 		if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
 			return true
@@ -269,6 +282,10 @@ func (w *Watcher) under(p string) bool {
 	}
 	return false
 }
+
+// watchedLocked reports whether p is a watched file or inside a watched
+// folder. w.mu is held.
+func (w *Watcher) watchedLocked(p string) bool { return w.files[p] || w.underLocked(p) }
 
 // counts reports whether a changed path counts: a watched file, or a file
 // inside a watched folder, that is not a hidden file or a backup, and that

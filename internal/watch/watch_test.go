@@ -158,3 +158,23 @@ func TestWatch_setReplacesThePaths(t *testing.T) {
 		}
 	})
 }
+
+// TestWatch_pollSetKeepsWhatItSaw: with polling, a change made between
+// the last scan and Set (a file saved while the game reloads) is still
+// reported.
+func TestWatch_pollSetKeepsWhatItSaw(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.xml"), filepath.Join(dir, "b.xml")
+	write(t, a, "1")
+	w := start(t, []string{a}, Options{Poll: time.Hour}) // scans only when Set or a test says
+	write(t, a, "22")
+	if err := w.Set([]string{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	changed := diff(w.state, w.scan())
+	w.mu.Unlock()
+	if strings.Join(changed, ",") != a {
+		t.Errorf("changed %q, want [%s]", changed, a)
+	}
+}
