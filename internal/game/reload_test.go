@@ -376,3 +376,43 @@ func BenchmarkReloadExampleGame(b *testing.B) {
 		})
 	}
 }
+
+// TestReload_worldRunsAgainQuietly: a reload runs the world's init and
+// spawn again on the new Lua state, but nothing they print, log or send
+// shows, in the output or the trace, and the agents go on with their own
+// state: the trace is the trace of a run without the reload.
+func TestReload_worldRunsAgainQuietly(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range counterGame {
+		files[k] = v
+	}
+	files["config.toml"] = strings.Replace(counterGame["config.toml"], `paths = ["ai"]`, `paths = ["ai"]`+"\nworld = \"ai/world.lua\"", 1)
+	files["ai/c.xml"] = strings.Replace(counterGame["ai/c.xml"], `<variables><variable name="Even"/></variables>`,
+		`<variables><variable name="Even"/><variable name="Born"/></variables><signals><signal name="Hello" variable="Born" value="true"/></signals>`, 1)
+	files["ai/world.lua"] = `local world = {}
+local born = 0
+function world.init(game) game.log("init") print("init printed") end
+function world.spawn(ctx) born = born + 1; ctx.agent.born = born; ctx:signal("Hello"); ctx:log("spawned") end
+function world.save() return { born = born } end
+function world.load(t) born = t.born end
+return world`
+	config := writeGame(t, files)
+	straight := openSession(t, config, 0)
+	straight.run(4)
+	s := openSession(t, config, 0)
+	s.run(2)
+	s.reload()
+	s.run(2)
+	if got, want := s.trace.String(), straight.trace.String(); got != want {
+		t.Errorf("the trace differs:\n%s", firstDiff(got, want))
+	}
+	after := s.people.String()[strings.Index(s.people.String(), "reload:"):]
+	for _, quiet := range []string{"init", "spawned", "Hello"} {
+		if strings.Contains(after, quiet) {
+			t.Errorf("%q shows after the reload:\n%s", quiet, after)
+		}
+	}
+	if !strings.Contains(straight.trace.String(), `"signal":"Hello"`) {
+		t.Error("spawn's signal is not in the trace: the test shows nothing")
+	}
+}
