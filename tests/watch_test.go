@@ -263,9 +263,10 @@ func TestWatch_renamedRuleRestartsTheAgentsOnIt(t *testing.T) {
 	)
 }
 
-// TestWatch_changedPluginIsRebuilt: editing a plugin's Go source while the
-// game runs rebuilds it and restarts it between two steps; the agent keeps
-// its place and the new build goes on from the old one's state bytes.
+// TestWatch_changedPluginIsRebuilt: a plugin's Go source saved with a
+// mistake is reported with the compiler's errors, and the old build serves
+// on; fixed, it is rebuilt and restarted between two steps, the agent keeps
+// its place, and the new build goes on from the old one's state bytes.
 func TestWatch_changedPluginIsRebuilt(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
@@ -295,6 +296,11 @@ func TestWatch_changedPluginIsRebuilt(t *testing.T) {
 	}
 	w := startWatched(t, dir) // the first build comes before the watching line
 	w.waitFor(`^t=\S+ w-1 log root\.work: version 1 call 3$`)
+	w.edit("reloady/main.go", strings.Replace(string(src), "const version = 1", "const version = 2 +", 1))
+	w.waitFor(`^t=\S+ reload: reloady/main\.go: not applied; the game goes on unchanged:$`)
+	w.waitFor(`^    game: a plugin could not be rebuilt: host: plugin reloady: go build example\.com/reloady \(in .*\) failed \(\d+ compiler errors?\):$`)
+	w.waitFor(`^        \./main\.go:\d+:\d+: syntax error`)
+	w.waitFor(`^t=\S+ w-1 log root\.work: version 1 call \d+$`) // the old build serves on
 	w.edit("reloady/main.go", strings.Replace(string(src), "const version = 1", "const version = 2", 1))
 	k := stepOf(t, w.waitFor(`^t=(\S+) reload: reloady/main\.go: 1 agent kept its place; plugin reloady restarted with its new build$`)[1], 0.05)
 	m := w.waitFor(`^t=(\S+) w-1 log root\.work: version 2 call (\d+)$`)

@@ -95,7 +95,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		g.pacer = &pacer{period: time.Duration(cfg.Run.Dt * float64(time.Second))}
 	}
 
-	l, err := g.load(nil)
+	l, err := g.load(false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -27,11 +27,11 @@ type loadout struct {
 
 // load loads everything the config names: trees, scripts and plugins; binds
 // the trees; creates the agents and attaches them to the scripts. Open
-// starts every plugin (rebuild is nil); a reload uses the game's running
+// starts every plugin (reload false); a reload uses the game's running
 // plugins, building again and restarting the ones named in rebuild whose
 // build changed. Every problem found is reported (ErrorList or joined
 // errors); on error, what the load started is stopped.
-func (g *Game) load(rebuild []string) (*loadout, error) {
+func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	cfg := g.cfg
 	l := &loadout{reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{}}
 	loaded, errs := g.loadTrees()
@@ -40,7 +40,7 @@ func (g *Game) load(rebuild []string) (*loadout, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if err := g.registerPlugins(l, rebuild); err != nil {
+	if err := g.registerPlugins(l, reload, rebuild); err != nil {
 		errs = append(errs, err)
 		if errors.Is(err, ErrPluginStart) { // binding without the plugin's names would only add noise
 			l.close()
@@ -86,8 +86,8 @@ func (g *Game) load(rebuild []string) (*loadout, error) {
 // registerPlugins registers what the plugins provide: Open starts them; a
 // reload prepares the rebuilt ones (l.update) and registers the others as
 // they run.
-func (g *Game) registerPlugins(l *loadout, rebuild []string) error {
-	if rebuild == nil && g.plugins == nil {
+func (g *Game) registerPlugins(l *loadout, reload bool, rebuild []string) error {
+	if !reload {
 		set, err := g.startPlugins()
 		if err != nil || set == nil {
 			return err

@@ -88,7 +88,7 @@ func (g *Game) Reload(opts ReloadOptions) (*ReloadReport, error) {
 
 func (g *Game) reload(opts ReloadOptions) (*ReloadReport, error) {
 	rep := &ReloadReport{Step: g.step, Changed: opts.Changed}
-	next, err := g.load(opts.Plugins)
+	next, err := g.load(true, opts.Plugins)
 	if err != nil {
 		return nil, err
 	}
