@@ -83,6 +83,17 @@
 // applied at once. Either way an action that last returned Running and is
 // left without finishing gets its Cancel hook.
 //
+// # Saves and reloads
+//
+// snapshot.go turns an agent into a Snapshot (names, not slots: variables,
+// timestamps and signals by name, the cursor by id, clocks, cooldowns and
+// orders by label) and back; save.go frames many of them with the host's
+// state. A hot reload carries agents over to edited versions of their trees
+// in memory (carry.go): a RuleMap (remap.go) finds each rule of the old
+// version in the new one, by id or else by its place under its closest
+// ancestor with an id, and says which agents lose their place, which the
+// caller resets (by the old version) before the carry.
+//
 // # Concurrency
 //
 // Trees, BoundTrees and Registries (once filled) may be shared by any number
