@@ -290,17 +290,46 @@ func (r *ReloadReport) summary() string {
 		fmt.Fprintf(&b, "%d agents kept their place", r.Kept)
 	}
 	if n := len(r.Restarted); n > 0 {
-		parts := make([]string, n)
-		for i, rs := range r.Restarted {
-			parts[i] = rs.String()
-		}
-		fmt.Fprintf(&b, ", %d restarted (%s)", n, strings.Join(parts, "; "))
+		fmt.Fprintf(&b, ", %d restarted (%s)", n, restartGroups(r.Restarted))
 	}
 	for _, p := range r.Plugins {
 		fmt.Fprintf(&b, "; plugin %s restarted with its new build", p)
 	}
 	return b.String()
 }
+
+// restartGroups says which agents restarted and why, agents of one rule
+// together ("grunt-1, grunt-2: rule grunt.attack.aim is gone"), at most
+// listShown ids a rule (the trace names every one).
+func restartGroups(rs []Restart) string {
+	type group struct {
+		rule runtime.GoneRule
+		ids  []string
+	}
+	var groups []*group
+	byRule := map[runtime.GoneRule]*group{}
+	for _, r := range rs {
+		g := byRule[r.Rule]
+		if g == nil {
+			g = &group{rule: r.Rule}
+			byRule[r.Rule] = g
+			groups = append(groups, g)
+		}
+		g.ids = append(g.ids, r.Agent)
+	}
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		ids := strings.Join(g.ids[:min(len(g.ids), listShown)], ", ")
+		if more := len(g.ids) - listShown; more > 0 {
+			ids += fmt.Sprintf(" and %d more", more)
+		}
+		parts[i] = ids + ": " + g.rule.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// listShown is how many agent ids a reload line names for one rule.
+const listShown = 8
 
 // reloadFailure is what a reload that was not applied prints: every
 // problem, one a line, as `btrun validate` does.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 // session is an opened game whose trace and output tests read.
@@ -244,7 +246,7 @@ func TestReload_goneRuleRestartsAtTheRootWithTheOldCancel(t *testing.T) {
 	wantLines(t, "output", out,
 		"t=1.00 a-1 log root.aim: v1 cancel, aiming since 0.5",
 		"t=1.00 a-2 log root.aim: v1 cancel, aiming since 0.5",
-		"t=1.00 reload: ai/a.xml, ai/aim.lua: 0 agents kept their place, 2 restarted (a-1: rule root.aim is gone; a-2: rule root.aim is gone)",
+		"t=1.00 reload: ai/a.xml, ai/aim.lua: 0 agents kept their place, 2 restarted (a-1, a-2: rule root.aim is gone)",
 		"t=1.50 a-1 log root.aim2: v2 start",
 	)
 	if n := strings.Count(out, "cancel"); n != 2 {
@@ -340,7 +342,7 @@ func TestWatch_reloadsBetweenStepsWhatChanged(t *testing.T) {
 	s.waitOutput("reload: ai/count.lua: 2 agents kept their place")
 	s.write("ai/sub.xml", `<behaviorTree><action id="count" name="count"/></behaviorTree>`)
 	s.write("ai/c.xml", strings.Replace(counterGame["ai/c.xml"], `<action id=".count" name="count"/>`, `<subtree id="sub">sub.xml</subtree>`, 1))
-	s.waitOutput("reload: ai/c.xml: 0 agents kept their place, 2 restarted (c-1: rule root.count is gone; c-2: rule root.count is gone)")
+	s.waitOutput("reload: ai/c.xml: 0 agents kept their place, 2 restarted (c-1, c-2: rule root.count is gone)")
 	s.write("ai/sub.xml", `<behaviorTree><action id="count" name="count"><parameter name="x">1</parameter></action></behaviorTree>`)
 	s.waitOutput("reload: ai/sub.xml: 2 agents kept their place")
 }
@@ -414,5 +416,21 @@ return world`
 	}
 	if !strings.Contains(straight.trace.String(), `"signal":"Hello"`) {
 		t.Error("spawn's signal is not in the trace: the test shows nothing")
+	}
+}
+
+// TestReloadReport_groupsRestartsByRule: the reload line names the agents
+// that restarted by rule, at most a few per rule.
+func TestReloadReport_groupsRestartsByRule(t *testing.T) {
+	var rs []Restart
+	aim := runtime.GoneRule{Label: "grunt.attack.aim", Why: "is gone"}
+	for i := range 10 {
+		rs = append(rs, Restart{Agent: "grunt-" + strconv.Itoa(i+1), Rule: aim})
+	}
+	rs = append(rs[:2], append([]Restart{{Agent: "courier-1", Rule: runtime.GoneRule{Label: "leg", Why: "is now a choice rule"}}}, rs[2:]...)...)
+	got := (&ReloadReport{Changed: []string{"ai/grunt.xml"}, Kept: 1, Restarted: rs}).summary()
+	want := "ai/grunt.xml: 1 agent kept its place, 11 restarted (grunt-1, grunt-2, grunt-3, grunt-4, grunt-5, grunt-6, grunt-7, grunt-8 and 2 more: rule grunt.attack.aim is gone; courier-1: rule leg is now a choice rule)"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
