@@ -333,9 +333,23 @@ func restartTrace(t *testing.T) string {
 // follows the files of the reloaded trees (a subtree file added by the
 // reload is watched from then on).
 func TestWatch_reloadsBetweenStepsWhatChanged(t *testing.T) {
+	for _, mode := range []string{"notify", "poll"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "poll" {
+				t.Setenv(pollEnv, "30ms")
+			}
+			testWatch(t, mode)
+		})
+	}
+}
+
+func testWatch(t *testing.T, mode string) {
 	s := openSession(t, writeGame(t, counterGame), 0)
 	if err := s.g.Watch(); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(s.people.String(), "("+mode+"); changes apply between two steps") {
+		t.Errorf("output: %s", s.people.String())
 	}
 	s.run(1)
 	s.write("ai/count.lua", strings.ReplaceAll(counterGame["ai/count.lua"], "v1", "v2"))

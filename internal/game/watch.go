@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/btrun/btrun/internal/watch"
 )
@@ -36,7 +37,11 @@ func (g *Game) Watch() error {
 	src := g.sources()
 	sw := &sourceWatch{}
 	sw.sources.Store(src)
-	w, err := watch.New(src.paths(), watch.Options{Relevant: func(p string) bool {
+	poll, err := pollInterval()
+	if err != nil {
+		return err
+	}
+	w, err := watch.New(src.paths(), watch.Options{Poll: poll, Relevant: func(p string) bool {
 		return sw.sources.Load().relevant(p)
 	}})
 	if err != nil {
@@ -46,6 +51,27 @@ func (g *Game) Watch() error {
 	g.watcher = sw
 	g.out.notice(fmt.Sprintf("watching %s (%s); changes apply between two steps", src.describe(), w.Mode()))
 	return nil
+}
+
+// pollEnv forces polling (a duration such as "500ms", or "1" for the
+// default), for file systems whose changes the system does not notify
+// (some network and virtual machine shares).
+const pollEnv = "BTRUN_WATCH_POLL"
+
+// pollInterval is what pollEnv asks for: 0 for the system's notifications.
+func pollInterval() (time.Duration, error) {
+	switch v := os.Getenv(pollEnv); v {
+	case "", "0":
+		return 0, nil
+	case "1":
+		return 250 * time.Millisecond, nil
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("game: -watch: %s=%q: want a duration such as 500ms, or 1", pollEnv, v)
+		}
+		return d, nil
+	}
 }
 
 // sources lists what the game is loaded from now.
