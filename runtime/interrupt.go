@@ -59,8 +59,9 @@ func (a *Agent) LastInterrupt() (Interrupt, bool) {
 	return a.ext.interrupt, true
 }
 
-// checkState is where the walk stands, so that it can pause at a condition
-// call and resume there.
+// checkState is where the walk stands on the path of the context being
+// walked (with lanes, that context is the one being run), so that it can
+// pause at a condition call and resume there.
 type checkState struct {
 	depth int32 // index of W on the path (its depth)
 	stage uint8 // 0: W's abort, 1: its timeout, 2: the children it watches
@@ -72,7 +73,7 @@ type checkState struct {
 func (a *Agent) beginChecks() bool {
 	x := a.extra()
 	x.interrupt = Interrupt{}
-	if a.cursor == Root {
+	if a.cursor == Root && !a.lanesRun() {
 		return false // the tree finished last step, or the root keeps running: nothing above it to watch
 	}
 	x.check = checkState{}
@@ -80,11 +81,13 @@ func (a *Agent) beginChecks() bool {
 	return true
 }
 
-// activePath fills the Env's scratch with the rules from the root down to
-// the cursor.
-func (a *Agent) activePath() []int32 {
+// activePath fills the Env's scratch with the rules from top down to the
+// cursor of the context being run: from the root for the agent's own
+// context, from the lane's child for a lane.
+func (a *Agent) activePath(top int32) []int32 {
 	rules := a.bound.rules
-	n := int(a.bound.Tree.Rules[a.cursor].Depth) + 1
+	depths := a.bound.Tree.Rules
+	n := int(depths[a.cursor].Depth-depths[top].Depth) + 1
 	path := a.env.path[:0]
 	for range n {
 		path = append(path, 0)
@@ -100,28 +103,60 @@ func (a *Agent) activePath() []int32 {
 // or paused: st and err are then the step's outcome. Otherwise the step goes
 // on in the loop: from an aborted rule's failure, at a preempting rule, or
 // where it would have without an interrupt.
+//
+// With parallels, the walk goes on, after the path from the root to a
+// parallel whose lanes run (which is not the cursor there: its abort="self"
+// is watched), with each running lane's path below it, depth first, in
+// document order; the walk switches to each lane in turn, so a watched
+// condition sees that lane's rule and state, and a step that pauses at one
+// resumes in that lane. It stops at the first interrupt; an interrupted lane
+// goes on from the interrupt when its turn comes. The loop then starts from
+// the agent's own context.
 func (a *Agent) runChecks() (st Status, err error, done bool) {
+	for {
+		st, err, done, stop := a.checkPath()
+		if done {
+			return st, err, true
+		}
+		if stop || !a.nextCheckedLane() {
+			break
+		}
+	}
+	a.toMain()
+	a.phase = phaseStep
+	return 0, nil, false
+}
+
+// checkPath runs (or resumes) the checks on the active path of the context
+// being run. stop reports an interrupt (or a jump) that ends the walk.
+func (a *Agent) checkPath() (st Status, err error, done, stop bool) {
 	b := a.bound
 	x := a.ext
-	path := a.activePath()
+	top := Root
+	if c := a.curCtx(); c >= 0 {
+		top = b.lanes.slots[c].child
+	}
+	path := a.activePath(top)
 	last := int32(len(path) - 1)
+	lanes := a.lanesRun() // the cursor runs lanes: its own conditions are watched as a parent's
 	for c := &x.check; c.depth <= last; c.depth, c.stage, c.child = c.depth+1, 0, 0 {
 		w := path[c.depth]
 		f := &b.feats[w]
 		isCursor := c.depth == last
 		if c.stage == 0 {
-			if !isCursor && f.abort.WatchesSelf() {
+			if (!isCursor || lanes) && f.abort.WatchesSelf() {
 				ok, st, err, done := a.checkCall(w)
 				if done {
-					return st, err, true
+					return st, err, true, true
 				}
 				if a.jump >= 0 {
 					if st, err, done, jumped := a.checkJump(); jumped {
-						return st, err, done
+						return st, err, done, true
 					}
 				}
 				if !ok {
-					return a.interruptAbort(w, InterruptAbort)
+					st, err, done := a.interruptAbort(w, InterruptAbort)
+					return st, err, done, true
 				}
 			}
 			c.stage = 1
@@ -130,7 +165,8 @@ func (a *Agent) runChecks() (st Status, err error, done bool) {
 			if f.timeSlot >= 0 && (!isCursor || a.flags&flagActive != 0) {
 				since := math.Float64frombits(a.slab[f.timeSlot])
 				if !math.IsNaN(since) && a.time-since >= f.timeout {
-					return a.interruptAbort(w, InterruptTimeout)
+					st, err, done := a.interruptAbort(w, InterruptTimeout)
+					return st, err, done, true
 				}
 			}
 			c.stage = 2
@@ -149,20 +185,61 @@ func (a *Agent) runChecks() (st Status, err error, done bool) {
 			}
 			ok, st, err, done := a.checkCall(s)
 			if done {
-				return st, err, true
+				return st, err, true, true
 			}
 			if a.jump >= 0 {
 				if st, err, done, jumped := a.checkJump(); jumped {
-					return st, err, done
+					return st, err, done, true
 				}
 			}
 			if ok {
-				return a.interruptPreempt(s)
+				st, err, done := a.interruptPreempt(s)
+				return st, err, done, true
 			}
 		}
 	}
-	a.phase = phaseStep
-	return 0, nil, false
+	return 0, nil, false, false
+}
+
+// nextCheckedLane switches to the next context whose path the checks walk,
+// depth first in document order: the first running lane of the parallel
+// at the cursor of the context just walked, else the next running lane
+// after it, else after the lane around it, and so on. It reports false
+// when there is none.
+func (a *Agent) nextCheckedLane() bool {
+	c := a.curCtx()
+	next := int32(-1)
+	if a.lanesRun() {
+		next = a.runningLaneAfter(a.cursor, -1)
+	}
+	L := a.bound.lanes
+	for next < 0 && c >= 0 {
+		next = a.runningLaneAfter(L.slots[c].par, c)
+		c = L.owner(c)
+	}
+	if next < 0 {
+		return false
+	}
+	a.switchTo(next)
+	a.ext.check = checkState{}
+	return true
+}
+
+// runningLaneAfter is the first running lane of parallel p after slot
+// after (-1: from its first lane), or -1.
+func (a *Agent) runningLaneAfter(p, after int32) int32 {
+	f := &a.bound.feats[p]
+	s := f.laneBase
+	if after >= 0 {
+		s = after + 1
+	}
+	lanes := a.ext.lanes.lanes
+	for end := f.laneBase + int32(len(f.kids)); s < end; s++ {
+		if lanes[s].status == laneRunning {
+			return s
+		}
+	}
+	return -1
 }
 
 // checkCall evaluates rule r's conditions for a check. done reports that the
@@ -187,27 +264,39 @@ func (a *Agent) checkCall(r int32) (ok bool, st Status, err error, done bool) {
 
 // checkJump applies a jump that a condition asked for during the checks:
 // the walk ends and the step goes on at the target (jumped). A jump to the
-// cursor changes nothing and the walk goes on. done reports that the step
-// ended (a cancel hook failed).
+// cursor (of target's context) changes nothing and the walk goes on. done
+// reports that the step ended (a cancel hook failed).
 func (a *Agent) checkJump() (st Status, err error, done, jumped bool) {
 	target := a.jump
 	a.jump = -1
-	if target == a.cursor {
-		return 0, nil, false, false
+	var jerr error
+	if a.bound.lanes != nil {
+		if a.ctxCursor(a.liveCtxOf(target)) == target {
+			return 0, nil, false, false
+		}
+		a.phase = phaseStep
+		jerr = a.jumpAcross(a.cursor, a.flags&flagActive != 0, target)
+	} else {
+		if target == a.cursor {
+			return 0, nil, false, false
+		}
+		a.phase = phaseStep
+		jerr = a.cancelRunning()
+		a.moveTo(a.cursor, a.flags&flagActive != 0, target)
 	}
-	a.phase = phaseStep
-	if err := a.cancelRunning(); err != nil {
-		st, err := a.abort(err)
+	if jerr != nil {
+		st, err := a.abort(jerr)
 		return st, err, true, true
 	}
-	a.moveTo(a.cursor, a.flags&flagActive != 0, target)
 	return 0, nil, false, true
 }
 
 // interruptAbort aborts rule w: the running action is cancelled, the rules
 // below w are left, and w finishes with failure as if it had run and
 // failed: its parent sees the failure next (doNotFail turns it into
-// success), or the step ends with it when w is the root.
+// success), or the step ends with it when w is the root. In a lane, the
+// lane goes on from there when its turn comes (a lane whose child is
+// aborted is then done with failure).
 func (a *Agent) interruptAbort(w int32, kind InterruptKind) (Status, error, bool) {
 	a.phase = phaseStep
 	a.ext.interrupt = Interrupt{Rule: w, Kind: kind}
@@ -231,7 +320,8 @@ func (a *Agent) interruptAbort(w int32, kind InterruptKind) (Status, error, bool
 
 // interruptPreempt moves the cursor to s, which preempts its choice: the
 // running action is cancelled, the rules below the choice are left, and s
-// runs next as any rule the cursor arrives at.
+// runs next as any rule the cursor arrives at (in a lane: when the lane's
+// turn comes).
 func (a *Agent) interruptPreempt(s int32) (Status, error, bool) {
 	a.phase = phaseStep
 	a.ext.interrupt = Interrupt{Rule: s, Kind: InterruptPreempt}

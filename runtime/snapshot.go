@@ -37,6 +37,10 @@ type Snapshot struct {
 	Cooldowns []RuleTime  // when each rule with a cooldown was last left
 	Orders    []RuleOrder // the order of each active choice that has one (positions of its children)
 
+	// Parallel lanes (format version 3): when the cursor is a parallel whose
+	// lanes run (Running), its lanes (lanes_save.go).
+	Lanes []LaneSnapshot
+
 	freshRand bool // read from version 1, which had no per-agent generator: Rand is the agent's first state
 }
 
@@ -86,8 +90,7 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 	t := a.bound.Tree
 	r := &t.Rules[a.cursor]
 	if r.ID == "" {
-		return Snapshot{}, &Error{Pos: r.Pos, Agent: a.id, Label: r.Label, Err: ErrUnknownID,
-			Msg: "cannot save: the current rule has no id; add an id to it (the root, every rule that can return running, and every jump target need ids to be saved)"}
+		return Snapshot{}, a.noIDError(r)
 	}
 	s := Snapshot{
 		ID: a.id, Tree: t.File, Fingerprint: t.Fingerprint, Cursor: r.ID,
@@ -96,6 +99,12 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 		Active: a.flags&flagActive != 0, Rand: a.randState(),
 	}
 	a.snapshotFeatures(&s)
+	if a.lanesRun() {
+		var err error
+		if s.Lanes, err = a.snapshotLanes(a.cursor); err != nil {
+			return Snapshot{}, err
+		}
+	}
 	for i, v := range t.Vars {
 		s.Vars = append(s.Vars, NamedBool{v.Name, a.VarAt(int32(i))})
 	}
@@ -128,6 +137,8 @@ type RestorePlan struct {
 	cursor   int32
 	slab     []uint64
 	warnings []string
+	lanes    []plannedLane // the lanes to put back (lanes_save.go)
+	paths    []lanePath    // the active paths of the running lanes to put back
 }
 
 // snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
@@ -150,20 +161,27 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 			}
 		}
 	}
-	r := a.cursor
-	if a.flags&flagActive == 0 {
-		r = b.rules[r].parent
+	paths := []lanePath{{cursor: a.cursor, active: a.flags&flagActive != 0, stop: -1}}
+	if a.lanesRun() {
+		paths = a.lanePaths(paths, a.cursor)
 	}
-	for ; r >= 0; r = b.rules[r].parent {
-		if f := &b.feats[r]; f.orderSlot >= 0 {
-			o := RuleOrder{Rule: rules[r].Label, Index: r, Order: make([]int32, a.orderLen(f))}
-			for k := range o.Order {
-				o.Order[k] = a.orderPos(f, k)
-			}
-			s.Orders = append(s.Orders, o)
+	for _, path := range paths {
+		first := len(s.Orders)
+		r := path.cursor
+		if !path.active {
+			r = b.rules[r].parent
 		}
+		for ; r != path.stop; r = b.rules[r].parent {
+			if f := &b.feats[r]; f.orderSlot >= 0 {
+				o := RuleOrder{Rule: rules[r].Label, Index: r, Order: make([]int32, a.orderLen(f))}
+				for k := range o.Order {
+					o.Order[k] = a.orderPos(f, k)
+				}
+				s.Orders = append(s.Orders, o)
+			}
+		}
+		slices.Reverse(s.Orders[first:]) // outermost first: document order
 	}
-	slices.Reverse(s.Orders) // root first: document order
 }
 
 // PlanRestore checks a snapshot against the agent's tree without changing
@@ -194,8 +212,12 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 	default:
 		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad last result %d", s.Last)}
 	}
-	if s.Running && t.Rules[cursor].Kind != KindAction {
-		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is not an action", s.Cursor)}
+	kind := t.Rules[cursor].Kind
+	if s.Running && kind != KindAction && kind != KindParallel {
+		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is neither an action nor a parallel", s.Cursor)}
+	}
+	if len(s.Lanes) > 0 && !(kind == KindParallel && s.Running) {
+		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved lanes of %q do not belong to a parallel whose lanes run", s.Cursor)}
 	}
 	p.slab = make([]uint64, b.slabLen)
 	copy(p.slab, b.slabInit)
@@ -234,6 +256,12 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 		}
 		p.slab[b.signalBase+int(i)] = m.Mark
 	}
+	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
+	if kind == KindParallel && s.Running {
+		if err := p.planLanes(cursor, s.Lanes, 1); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.planFeatures(); err != nil {
 		return nil, err
 	}
@@ -265,9 +293,11 @@ func (p *RestorePlan) planFeatures() error {
 		return nil
 	}
 	active := func(r int32) bool {
-		for x := p.cursor; x >= 0; x = b.rules[x].parent {
-			if x == r {
-				return x != p.cursor || s.Active
+		for _, path := range p.paths {
+			for x := path.cursor; x != path.stop; x = b.rules[x].parent {
+				if x == r {
+					return x != path.cursor || path.active
+				}
 			}
 		}
 		return false
@@ -322,19 +352,21 @@ func (p *RestorePlan) planFeatures() error {
 		ordered[r] = true
 	}
 	// Active rules the save knew nothing about (the tree was edited).
-	for r := p.cursor; r >= 0; r = b.rules[r].parent {
-		if !active(r) {
-			continue
-		}
-		f := &b.feats[r]
-		label := b.Tree.Rules[r].Label
-		if f.timeSlot >= 0 && !clocked[r] {
-			p.slab[f.timeSlot] = math.Float64bits(s.Time)
-			p.warn("active rule %s has a timeout the save did not know; its clock starts now", label)
-		}
-		if f.orderSlot >= 0 && !ordered[r] {
-			putDocumentOrder(p.slab, f)
-			p.warn("active choice %s has no saved order; it goes on in document order", label)
+	for _, path := range p.paths {
+		for r := path.cursor; r != path.stop; r = b.rules[r].parent {
+			if r == path.cursor && !path.active {
+				continue
+			}
+			f := &b.feats[r]
+			label := b.Tree.Rules[r].Label
+			if f.timeSlot >= 0 && !clocked[r] {
+				p.slab[f.timeSlot] = math.Float64bits(s.Time)
+				p.warn("active rule %s has a timeout the save did not know; its clock starts now", label)
+			}
+			if f.orderSlot >= 0 && !ordered[r] {
+				putDocumentOrder(p.slab, f)
+				p.warn("active choice %s has no saved order; it goes on in document order", label)
+			}
 		}
 	}
 	return nil
@@ -355,8 +387,9 @@ func (p *RestorePlan) Warnings() []string { return p.warnings }
 // all the same.
 func (p *RestorePlan) Apply() error {
 	a, s := p.a, p.s
-	err := a.cancelRunning()
-	a.leaveAll() // the state it had is replaced: its active rules are left
+	a.toMain()
+	err := a.cancelRunning() // a parallel's lanes included
+	a.leaveAll()             // the state it had is replaced: its active rules are left
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
@@ -383,6 +416,7 @@ func (p *RestorePlan) Apply() error {
 	if len(s.RuleBytes) > 0 {
 		a.SetRuleBytes(s.RuleBytes)
 	}
+	p.applyLanes()
 	return err
 }
 
@@ -455,6 +489,7 @@ func (e *Encoder) Snapshot(s *Snapshot) {
 			e.Uvarint(uint64(pos))
 		}
 	}
+	e.lanes(s.Lanes)
 	e.Value(s.Host)
 }
 
@@ -516,6 +551,9 @@ func (d *Decoder) Snapshot() Snapshot {
 				o.Order = append(o.Order, d.index())
 			}
 			s.Orders = append(s.Orders, o)
+		}
+		if d.Version >= 3 {
+			s.Lanes = d.lanes(1)
 		}
 	}
 	s.Host = d.Value()

@@ -173,6 +173,8 @@ func (a *Agent) runRule(r int32, rule *boundRule) (Status, error) {
 		return Failure, nil
 	case kindOrderedChoice:
 		return a.runOrderedChoice(r, rule)
+	case KindParallel:
+		return a.runParallel(r, rule)
 	}
 	ok, err := a.checkConds(r, rule)
 	if err != nil {
@@ -417,6 +419,7 @@ func (a *Agent) finish(st Status) (Status, error) {
 // abort ends a step with an error and resets the agent (SPEC §2: the agent
 // is never left half-updated; the failure policy decides what comes next).
 func (a *Agent) abort(err error) (Status, error) {
+	a.toMain() // a lane may have been running: the agent's own context is reset
 	a.phase = phaseIdle
 	a.jump, a.condIdx = -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered | flagInCall

@@ -13,11 +13,12 @@ import (
 
 // The save file of a run (docs/saves.md describes it field by field).
 // Version 2 added each agent's generator, timeout clocks, cooldowns and
-// choice orders; version 1 saves still load (the agents' generators start
-// fresh, and the saved generator becomes the world's).
+// choice orders; version 3 the lanes of parallels. Versions 1 and 2 still
+// load (for version 1 the agents' generators start fresh, and the saved
+// generator becomes the world's).
 const (
 	SaveMagic   = "BTRUNSAV"
-	SaveVersion = 2
+	SaveVersion = 3
 )
 
 // ErrSave and ErrLoad mark a save or a load that failed: the run cannot go
