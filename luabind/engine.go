@@ -65,6 +65,8 @@ type Engine struct {
 
 	closed bool
 	saving map[*lua.LTable]string // tables met in the save under way (BeginSave)
+
+	laneBuf []runtime.Lane // scratch of saving and restoring lanes' ctx.state (lanestate.go)
 }
 
 // New creates an engine: a sandboxed LState with the bt module, ready to

@@ -58,6 +58,9 @@ func (e *Engine) SaveHost(a *runtime.Agent) (runtime.Value, error) {
 			return runtime.Value{}, err
 		}
 	}
+	if err := e.saveLanes(a, c, &host); err != nil {
+		return runtime.Value{}, err
+	}
 	return host, nil
 }
 
@@ -92,7 +95,11 @@ func (e *Engine) RestoreHost(a *runtime.Agent, v runtime.Value) error {
 		t := e.L.CreateTable(0, len(s.Table))
 		e.refill(t, s)
 		a.SetRuleValue(t)
-		st.stateTable = t
+		st.state.t, st.state.reuses = t, 0
+		st.usesState = true
+	}
+	if l, ok := parts["lanes"]; ok {
+		return e.restoreLanes(st, l)
 	}
 	return nil
 }
@@ -105,11 +112,16 @@ func hostParts(v runtime.Value) (map[string]runtime.Value, error) {
 	parts := map[string]runtime.Value{}
 	for _, f := range v.Table {
 		name := f.Key.Str
-		if f.Key.Kind != runtime.StringValue || (name != "agent" && name != "memory" && name != "state") {
+		if f.Key.Kind != runtime.StringValue || (name != "agent" && name != "memory" && name != "state" && name != "lanes") {
 			return nil, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(f.Key))
 		}
 		if f.Val.Kind != runtime.TableValue {
 			return nil, fmt.Errorf("the saved %s is not a table", name)
+		}
+		if name == "lanes" {
+			if err := checkLanes(f.Val); err != nil {
+				return nil, err
+			}
 		}
 		parts[name] = f.Val
 	}
