@@ -221,8 +221,12 @@ func (a *Agent) curCtx() int32 {
 	return a.ext.lanes.cur
 }
 
-// switchTo makes context c the one being run.
+// switchTo makes context c the one being run. An agent that never entered
+// a parallel has only its own (c is -1).
 func (a *Agent) switchTo(c int32) {
+	if a.ext == nil || a.ext.lanes == nil {
+		return
+	}
 	ls := a.ext.lanes
 	if ls.cur == c {
 		return
@@ -238,11 +242,7 @@ func (a *Agent) switchTo(c int32) {
 }
 
 // toMain makes the agent's own context the one being run.
-func (a *Agent) toMain() {
-	if a.ext != nil && a.ext.lanes != nil {
-		a.switchTo(-1)
-	}
-}
+func (a *Agent) toMain() { a.switchTo(-1) }
 
 // lanesRun reports whether the cursor of the context being run is a
 // parallel whose lanes run.

@@ -198,3 +198,29 @@ func TestAgent_lanes(t *testing.T) {
 		t.Errorf("LaneSlots %d", n)
 	}
 }
+
+// TestParallel_treeWithLanesBeforeAnyEntry: an agent of a tree with
+// parallels that never entered one has no lanes: preemptions, jumps,
+// resets and saves work as in any tree.
+func TestParallel_treeWithLanesBeforeAnyEntry(t *testing.T) {
+	h := newHarness(t, bt(`<choice id="root">
+  <action id="alarm" name="act" abort="lower"><condition>alarm</condition></action>
+  <action id="idle" name="act"/>
+  <parallel id="p"><action id="a" name="act"/><action id="b" name="act"/></parallel>
+</choice>`), map[string]bool{"alarm": false})
+	h.script["idle"], h.script["alarm"] = []Status{R}, []Status{R}
+	h.step()
+	h.conds["alarm"] = true
+	if got := h.step(); got != "running alarm: ?alarm idle:cancel ?alarm alarm:start alarm [preempt alarm]" {
+		t.Errorf("preempt: %s", got)
+	}
+	if err := h.agent.Jump("idle"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.agent.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.agent.Reset(); err != nil || h.agent.ext.lanes != nil {
+		t.Errorf("reset: %v; lanes %v", err, h.agent.ext.lanes)
+	}
+}
