@@ -126,7 +126,12 @@ func (g *Game) lintParams(t *runtime.Tree, r *runtime.Rule, strs map[string]bool
 		}
 		return true
 	}
-	take(runtime.RuleParams, runtime.Origin{})
+	// The runtime's own parameters (log.start, choice.weight, ...) are read
+	// on every rule, but they are not what the rule's readers read: they
+	// count as read and as suggestions, not in "they read".
+	for _, p := range runtime.RuleParams {
+		read[p.Name] = true
+	}
 	if r.Kind == runtime.KindAction {
 		d, ok := g.reg.LookupAction(r.Action)
 		if !ok || !take(d.Params, d.Origin) {
@@ -148,7 +153,10 @@ func (g *Game) lintParams(t *runtime.Tree, r *runtime.Rule, strs map[string]bool
 		if read[p.Name] || readsScripts && strs[p.Name] {
 			continue
 		}
-		cands := known
+		cands := append([]string(nil), known...)
+		for _, rp := range runtime.RuleParams {
+			cands = append(cands, rp.Name)
+		}
 		if readsScripts {
 			for s := range strs {
 				if strings.Contains(s, ".") {
