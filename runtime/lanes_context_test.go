@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -222,5 +223,29 @@ func TestParallel_treeWithLanesBeforeAnyEntry(t *testing.T) {
 	}
 	if err := h.agent.Reset(); err != nil || h.agent.ext.lanes != nil {
 		t.Errorf("reset: %v; lanes %v", err, h.agent.ext.lanes)
+	}
+}
+
+// TestRestore_cursorInsideALaneNeedsItsParallel: a saved cursor inside a
+// lane of a parallel whose lanes the save does not hold is refused (a tree
+// edited to put the rule into a parallel), and the agent keeps its state.
+func TestRestore_cursorInsideALaneNeedsItsParallel(t *testing.T) {
+	reg := NewRegistry()
+	reg.RegisterAction("run", ActionFunc(func(a *Agent, p Params) (Status, error) { return Running, nil }))
+	before := mustAgent(t, bt(`<sequence id="root"><action id="x" name="run"/><action id="y" name="run"/></sequence>`), reg)
+	before.Step(1)
+	data, err := SaveAgents([]*Agent{before}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := mustAgent(t, bt(`<sequence id="root"><parallel id="p"><action id="x" name="run"/><action id="y" name="run"/></parallel></sequence>`), reg)
+	after.Step(1)
+	want, _ := SaveAgents([]*Agent{after}, nil)
+	_, err = RestoreAgents(data, []*Agent{after}, nil)
+	if !errors.Is(err, ErrUnknownID) || !strings.Contains(err.Error(), `the saved cursor "x" is inside a lane of parallel p`) {
+		t.Fatalf("got %v", err)
+	}
+	if got, _ := SaveAgents([]*Agent{after}, nil); !bytes.Equal(got, want) {
+		t.Error("the failed restore changed the agent")
 	}
 }

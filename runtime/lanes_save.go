@@ -175,9 +175,15 @@ func (p *RestorePlan) planLanes(par int32, saved []LaneSnapshot, depth int) erro
 				return &Error{Agent: a.id, Err: ErrUnknownID,
 					Msg: fmt.Sprintf("cannot restore: the saved cursor %q of a lane of parallel %s is not inside that lane's child %s any more", l.Cursor, plabel, t.Rules[child].Label)}
 			}
+			if b.feats[cur].lane != slot {
+				return p.inLaneError(l.Cursor, cur)
+			}
 			kind := t.Rules[cur].Kind
 			if l.Running && kind != KindAction && kind != KindParallel {
 				return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q of a lane is marked running but is neither an action nor a parallel", l.Cursor)}
+			}
+			if l.Running && kind == KindParallel && !l.Active {
+				return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q of a lane runs lanes but is not active", l.Cursor)}
 			}
 			if len(l.Lanes) > 0 && !(kind == KindParallel && l.Running) {
 				return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved lanes of %q do not belong to a parallel whose lanes run", l.Cursor)}
@@ -210,6 +216,17 @@ func (p *RestorePlan) planLanes(par int32, saved []LaneSnapshot, depth int) erro
 		p.lanes = append(p.lanes, pl)
 	}
 	return nil
+}
+
+// inLaneError refuses a saved cursor inside a lane of a parallel that the
+// save does not hold running lanes for (a tree edited since the save put
+// the rule into a parallel, or the data is damaged): nothing could run
+// that parallel's other lanes.
+func (p *RestorePlan) inLaneError(id string, r int32) error {
+	b := p.a.bound
+	par := b.lanes.slots[b.feats[r].lane].par
+	return &Error{Agent: p.a.id, Err: ErrUnknownID,
+		Msg: fmt.Sprintf("cannot restore: the saved cursor %q is inside a lane of parallel %s, whose lanes the save does not hold", id, b.Tree.Rules[par].Label)}
 }
 
 // applyLanes puts the planned lanes back: the agent's lanes were cancelled

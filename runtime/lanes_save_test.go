@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -52,6 +53,24 @@ type lanesRun struct {
 
 func newLanesRun(t testing.TB, trace *strings.Builder) *lanesRun {
 	t.Helper()
+	tree, err := LoadBytes("lanes.xml", []byte(lanesTree), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Bind(tree, lanesRegistry(), BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &lanesRun{trace: trace}
+	env := &Env{Seed: 5, Observer: r, Logger: r}
+	for _, id := range []string{"l-1", "l-22", "l-333"} {
+		r.agents = append(r.agents, b.NewAgent(id, env))
+	}
+	return r
+}
+
+// lanesRegistry has lanesTree's actions and conditions.
+func lanesRegistry() *Registry {
 	reg := NewRegistry()
 	reg.RegisterAction("work", ActionFunc(func(a *Agent, p Params) (Status, error) {
 		switch u := a.Rand().Float64(); {
@@ -85,20 +104,7 @@ func newLanesRun(t testing.TB, trace *strings.Builder) *lanesRun {
 	}))
 	reg.RegisterCondition("alert", ConditionFunc(func(a *Agent, p Params) (bool, error) { return a.Rand().Float64() < 0.06, nil }))
 	reg.RegisterCondition("calm", ConditionFunc(func(a *Agent, p Params) (bool, error) { return a.Rand().Float64() < 0.9, nil }))
-	tree, err := LoadBytes("lanes.xml", []byte(lanesTree), LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Bind(tree, reg, BindOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &lanesRun{trace: trace}
-	env := &Env{Seed: 5, Observer: r, Logger: r}
-	for _, id := range []string{"l-1", "l-22", "l-333"} {
-		r.agents = append(r.agents, b.NewAgent(id, env))
-	}
-	return r
+	return reg
 }
 
 func (r *lanesRun) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
@@ -317,4 +323,111 @@ func FuzzDecodeLanesBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRestore_lanesRejectBadData: lanes that do not fit the tree a save was
+// made from are corrupt data (or, for ids, unknown ids); nothing changes.
+func TestRestore_lanesRejectBadData(t *testing.T) {
+	var trace strings.Builder
+	r := newLanesRun(t, &trace)
+	var s Snapshot
+	for k := 1; ; k++ {
+		r.steps(k, k)
+		var err error
+		if s, err = r.agents[0].Snapshot(); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Lanes) == 3 && s.Lanes[0].Status == Running && s.Lanes[2].Status == Running && len(s.Lanes[2].Lanes) == 2 {
+			break
+		}
+		if k > 500 {
+			t.Fatal("no cut with the nested parallel's lanes running")
+		}
+	}
+	cases := []struct {
+		name   string
+		change func(s *Snapshot)
+		want   string
+		is     error
+	}{
+		{"a lane saved twice", func(s *Snapshot) { s.Lanes[1] = s.Lanes[0] }, "is saved twice", ErrCorrupt},
+		{"a lane missing", func(s *Snapshot) { s.Lanes = s.Lanes[:2] }, "the lane of its child watch is not saved", ErrCorrupt},
+		{"a lane of another rule", func(s *Snapshot) { s.Lanes[0].Child, s.Lanes[0].Index = "rest", 99 }, "has no child of that parallel", ErrCorrupt},
+		{"a bad status", func(s *Snapshot) { s.Lanes[1].Status = Paused }, "bad status", ErrCorrupt},
+		{"a cursor that is no id", func(s *Snapshot) { s.Lanes[0].Cursor = "nowhere" }, `the saved cursor "nowhere" of a lane of parallel duty is not an id`, ErrUnknownID},
+		{"a cursor outside its lane", func(s *Snapshot) { s.Lanes[0].Cursor = "look.right" }, "is not inside that lane's child walk", ErrUnknownID},
+		{"a cursor in a nested parallel's lane", func(s *Snapshot) {
+			s.Lanes[2].Cursor, s.Lanes[2].Lanes, s.Lanes[2].Running = "watch.scan", nil, false
+		}, `the saved cursor "watch.scan" is inside a lane of parallel watch`, ErrUnknownID},
+		{"lanes of an action", func(s *Snapshot) { s.Lanes[0].Lanes = s.Lanes[2].Lanes }, "do not belong to a parallel whose lanes run", ErrCorrupt},
+		{"the agent's cursor inside a lane", func(s *Snapshot) {
+			s.Cursor, s.Running, s.Lanes, s.Orders = "walk.step", false, nil, nil
+		}, `the saved cursor "walk.step" is inside a lane of parallel duty`, ErrUnknownID},
+		{"lanes of a cursor that is not a parallel", func(s *Snapshot) { s.Cursor, s.Orders = "rest", nil }, "do not belong to a parallel", ErrCorrupt},
+		{"running lanes of a parallel that is not active", func(s *Snapshot) { s.Active = false }, "runs lanes but is not active", ErrCorrupt},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bad := s
+			bad.Lanes = append([]LaneSnapshot(nil), s.Lanes...)
+			c.change(&bad)
+			e := NewEncoder()
+			e.Uvarint(1)
+			e.Snapshot(&bad)
+			data := WriteContainer(AgentsMagic, AgentsVersion, e)
+			fresh := newLanesRun(t, &trace)
+			a := fresh.agents[:1]
+			a[0].StepAt(0.1)
+			before, _ := SaveAgents(a, nil)
+			_, err := RestoreAgents(data, a, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, c.is) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			if after, _ := SaveAgents(a, nil); !bytes.Equal(before, after) {
+				t.Error("the agent changed although the restore failed")
+			}
+		})
+	}
+}
+
+// TestRestore_lanesOfAnEditedTree: in a tree edited since the save, a lane
+// whose child is gone is dropped and a new child's lane starts at it, with
+// warnings; the agent runs on.
+func TestRestore_lanesOfAnEditedTree(t *testing.T) {
+	var trace strings.Builder
+	r := newLanesRun(t, &trace)
+	var data []byte
+	for k := 1; ; k++ {
+		r.steps(k, k)
+		if s, _ := r.agents[0].Snapshot(); len(s.Lanes) == 3 && s.Lanes[0].Status == Running {
+			data, _ = SaveAgents(r.agents[:1], nil)
+			break
+		}
+	}
+	edited := strings.Replace(lanesTree, `<sequence id="walk" loop="true">`, `<action id="hum" name="work"/><sequence id="walk" loop="true">`, 1)
+	edited = strings.Replace(edited, `<parallel id="duty" success="2" failure="2"`, `<parallel id="duty" success="2" failure="3"`, 1)
+	tree, err := LoadBytes("lanes.xml", []byte(edited), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Bind(tree, lanesRegistry(), BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := b.NewAgent("l-1", &Env{Seed: 5})
+	warnings, err := RestoreAgents(data, []*Agent{a}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(warnings, "|"); !strings.Contains(got, "parallel duty has a new child hum; its lane starts at it") {
+		t.Errorf("warnings: %s", got)
+	}
+	if lanes := a.Lanes(nil); len(lanes) < 4 || tree.Rules[lanes[0].Cursor].ID != "hum" || lanes[0].Status != Running {
+		t.Errorf("lanes after the restore: %+v", lanes)
+	}
+	for s := 1; s <= 20; s++ {
+		if _, err := a.Step(0.1); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -216,6 +216,9 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 	if s.Running && kind != KindAction && kind != KindParallel {
 		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is neither an action nor a parallel", s.Cursor)}
 	}
+	if s.Running && kind == KindParallel && !s.Active {
+		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q runs lanes but is not active", s.Cursor)}
+	}
 	if len(s.Lanes) > 0 && !(kind == KindParallel && s.Running) {
 		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved lanes of %q do not belong to a parallel whose lanes run", s.Cursor)}
 	}
@@ -255,6 +258,9 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 			return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("signal mark %d of %q is past the signal count %d", m.Mark, m.Name, s.SignalSeq)}
 		}
 		p.slab[b.signalBase+int(i)] = m.Mark
+	}
+	if b.lanes != nil && b.feats[cursor].lane >= 0 {
+		return nil, p.inLaneError(s.Cursor, cursor)
 	}
 	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
 	if kind == KindParallel && s.Running {
