@@ -146,7 +146,10 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 	rules := b.rules
 	// Leave the old path, innermost first, up to the deepest active rule
 	// that target is in (or is). A lane's walk stops at its parallel.
-	stop := a.ctxParallel()
+	stop, home := int32(-1), int32(-1)
+	if b.lanes != nil {
+		stop, home = a.ctxParallel(), a.curCtx()
+	}
 	x := from
 	if !fromActive {
 		x = rules[from].parent
@@ -160,7 +163,6 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 		a.flags |= flagActive // an active rule the cursor comes back to keeps its activation
 		return
 	}
-	home := a.curCtx()
 	if x != stop {
 		// x stays active: if it orders its children and target is below a
 		// child that its order leaves out (a score order's), it goes on in

@@ -93,7 +93,7 @@
 // swaps the others in and out (switchTo), so everything above works in a
 // lane unchanged, and a step can pause at a call in a lane and resume
 // there. The tracked loop gives each running lane a turn in document order
-// (statusSwitched begins and ends a turn; a lane whose rule returns
+// (errSwitched begins and ends a turn; a lane whose rule returns
 // Running waits instead of ending the step), the parallel checks its
 // success and failure counts after each turn and cancels the lanes still
 // running when it finishes. lanes_jump.go moves jumps to the context that

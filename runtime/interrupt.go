@@ -73,7 +73,7 @@ type checkState struct {
 func (a *Agent) beginChecks() bool {
 	x := a.extra()
 	x.interrupt = Interrupt{}
-	if a.cursor == Root && !a.lanesRun() {
+	if a.cursor == Root && !a.rootRunsLanes() {
 		return false // the tree finished last step, or the root keeps running: nothing above it to watch
 	}
 	x.check = checkState{}
@@ -81,13 +81,11 @@ func (a *Agent) beginChecks() bool {
 	return true
 }
 
-// activePath fills the Env's scratch with the rules from top down to the
-// cursor of the context being run: from the root for the agent's own
-// context, from the lane's child for a lane.
-func (a *Agent) activePath(top int32) []int32 {
+// activePath fills the Env's scratch with the rules from the root down to
+// the cursor.
+func (a *Agent) activePath() []int32 {
 	rules := a.bound.rules
-	depths := a.bound.Tree.Rules
-	n := int(depths[a.cursor].Depth-depths[top].Depth) + 1
+	n := int(a.bound.Tree.Rules[a.cursor].Depth) + 1
 	path := a.env.path[:0]
 	for range n {
 		path = append(path, 0)
@@ -102,61 +100,33 @@ func (a *Agent) activePath(top int32) []int32 {
 // runChecks runs (or resumes) the checks. done reports that the step ended
 // or paused: st and err are then the step's outcome. Otherwise the step goes
 // on in the loop: from an aborted rule's failure, at a preempting rule, or
-// where it would have without an interrupt.
-//
-// With parallels, the walk goes on, after the path from the root to a
-// parallel whose lanes run (which is not the cursor there: its abort="self"
-// is watched), with each running lane's path below it, depth first, in
-// document order; the walk switches to each lane in turn, so a watched
-// condition sees that lane's rule and state, and a step that pauses at one
-// resumes in that lane. It stops at the first interrupt; an interrupted lane
-// goes on from the interrupt when its turn comes. The loop then starts from
-// the agent's own context.
+// where it would have without an interrupt. Trees with parallels walk their
+// lanes too (runLaneChecks, interrupt_lanes.go).
 func (a *Agent) runChecks() (st Status, err error, done bool) {
-	for {
-		st, err, done, stop := a.checkPath()
-		if done {
-			return st, err, true
-		}
-		if stop || !a.nextCheckedLane() {
-			break
-		}
-	}
-	a.toMain()
-	a.phase = phaseStep
-	return 0, nil, false
-}
-
-// checkPath runs (or resumes) the checks on the active path of the context
-// being run. stop reports an interrupt (or a jump) that ends the walk.
-func (a *Agent) checkPath() (st Status, err error, done, stop bool) {
 	b := a.bound
-	x := a.ext
-	top := Root
-	if c := a.curCtx(); c >= 0 {
-		top = b.lanes.slots[c].child
+	if b.lanes != nil {
+		return a.runLaneChecks()
 	}
-	path := a.activePath(top)
+	x := a.ext
+	path := a.activePath()
 	last := int32(len(path) - 1)
-	lanes := a.lanesRun() // the cursor runs lanes: its own conditions are watched as a parent's
 	for c := &x.check; c.depth <= last; c.depth, c.stage, c.child = c.depth+1, 0, 0 {
 		w := path[c.depth]
 		f := &b.feats[w]
 		isCursor := c.depth == last
 		if c.stage == 0 {
-			if (!isCursor || lanes) && f.abort.WatchesSelf() {
+			if !isCursor && f.abort.WatchesSelf() {
 				ok, st, err, done := a.checkCall(w)
 				if done {
-					return st, err, true, true
+					return st, err, true
 				}
 				if a.jump >= 0 {
 					if st, err, done, jumped := a.checkJump(); jumped {
-						return st, err, done, true
+						return st, err, done
 					}
 				}
 				if !ok {
-					st, err, done := a.interruptAbort(w, InterruptAbort)
-					return st, err, done, true
+					return a.interruptAbort(w, InterruptAbort)
 				}
 			}
 			c.stage = 1
@@ -165,8 +135,7 @@ func (a *Agent) checkPath() (st Status, err error, done, stop bool) {
 			if f.timeSlot >= 0 && (!isCursor || a.flags&flagActive != 0) {
 				since := math.Float64frombits(a.slab[f.timeSlot])
 				if !math.IsNaN(since) && a.time-since >= f.timeout {
-					st, err, done := a.interruptAbort(w, InterruptTimeout)
-					return st, err, done, true
+					return a.interruptAbort(w, InterruptTimeout)
 				}
 			}
 			c.stage = 2
@@ -185,61 +154,20 @@ func (a *Agent) checkPath() (st Status, err error, done, stop bool) {
 			}
 			ok, st, err, done := a.checkCall(s)
 			if done {
-				return st, err, true, true
+				return st, err, true
 			}
 			if a.jump >= 0 {
 				if st, err, done, jumped := a.checkJump(); jumped {
-					return st, err, done, true
+					return st, err, done
 				}
 			}
 			if ok {
-				st, err, done := a.interruptPreempt(s)
-				return st, err, done, true
+				return a.interruptPreempt(s)
 			}
 		}
 	}
-	return 0, nil, false, false
-}
-
-// nextCheckedLane switches to the next context whose path the checks walk,
-// depth first in document order: the first running lane of the parallel
-// at the cursor of the context just walked, else the next running lane
-// after it, else after the lane around it, and so on. It reports false
-// when there is none.
-func (a *Agent) nextCheckedLane() bool {
-	c := a.curCtx()
-	next := int32(-1)
-	if a.lanesRun() {
-		next = a.runningLaneAfter(a.cursor, -1)
-	}
-	L := a.bound.lanes
-	for next < 0 && c >= 0 {
-		next = a.runningLaneAfter(L.slots[c].par, c)
-		c = L.owner(c)
-	}
-	if next < 0 {
-		return false
-	}
-	a.switchTo(next)
-	a.ext.check = checkState{}
-	return true
-}
-
-// runningLaneAfter is the first running lane of parallel p after slot
-// after (-1: from its first lane), or -1.
-func (a *Agent) runningLaneAfter(p, after int32) int32 {
-	f := &a.bound.feats[p]
-	s := f.laneBase
-	if after >= 0 {
-		s = after + 1
-	}
-	lanes := a.ext.lanes.lanes
-	for end := f.laneBase + int32(len(f.kids)); s < end; s++ {
-		if lanes[s].status == laneRunning {
-			return s
-		}
-	}
-	return -1
+	a.phase = phaseStep
+	return 0, nil, false
 }
 
 // checkCall evaluates rule r's conditions for a check. done reports that the
@@ -288,6 +216,7 @@ func (a *Agent) checkJump() (st Status, err error, done, jumped bool) {
 		st, err := a.abort(jerr)
 		return st, err, true, true
 	}
+	a.toMain()
 	return 0, nil, false, true
 }
 
@@ -315,6 +244,9 @@ func (a *Agent) interruptAbort(w int32, kind InterruptKind) (Status, error, bool
 	}
 	a.childRes = st
 	a.flags |= flagBubbling
+	if a.bound.lanes != nil {
+		a.toMain() // an aborted lane goes on from here at its turn
+	}
 	return 0, nil, false
 }
 
@@ -330,5 +262,8 @@ func (a *Agent) interruptPreempt(s int32) (Status, error, bool) {
 		return st, err, true
 	}
 	a.moveTo(a.cursor, a.flags&flagActive != 0, s)
+	if a.bound.lanes != nil {
+		a.toMain() // a preempted lane goes on from s at its turn
+	}
 	return 0, nil, false
 }

@@ -252,12 +252,12 @@ func (a *Agent) lanesRun() bool {
 
 // runParallel runs parallel r in the context it is the cursor of (see the
 // top of this file), or, called as the parent of a lane's child that
-// finished, ends that lane's turn. statusSwitched tells the loop that it
-// now runs another context.
+// finished, ends that lane's turn. errSwitched tells the loop that it now
+// runs another context.
 func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	if a.flags&flagBubbling != 0 {
 		a.laneDone()
-		return statusSwitched, nil
+		return 0, errSwitched
 	}
 	f := &a.bound.feats[r]
 	ls := a.laneState()
@@ -282,7 +282,7 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 			return a.finishList(r, rule, st), err
 		}
 	}
-	return a.nextLane(f, run), nil
+	return a.nextLane(f, run)
 }
 
 // startLanes starts every lane of the parallel that is the cursor of the
@@ -301,7 +301,7 @@ func (a *Agent) startLanes(f *ruleFeat) {
 // nextLane gives the turn to the next running lane after the one whose turn
 // ended last (or the first), or, when every running lane had its turn,
 // ends the parallel's run: it returns Running.
-func (a *Agent) nextLane(f *ruleFeat, run *parRun) Status {
+func (a *Agent) nextLane(f *ruleFeat, run *parRun) (Status, error) {
 	ls := a.ext.lanes
 	s := f.laneBase
 	if run.from >= 0 {
@@ -311,11 +311,11 @@ func (a *Agent) nextLane(f *ruleFeat, run *parRun) Status {
 		if ls.lanes[s].status == laneRunning {
 			run.from = s
 			a.switchTo(s)
-			return statusSwitched
+			return 0, errSwitched
 		}
 	}
 	run.from = -1
-	return Running
+	return Running, nil
 }
 
 // counts checks a parallel's thresholds after a lane's turn. Lanes that

@@ -249,3 +249,39 @@ func TestRestore_cursorInsideALaneNeedsItsParallel(t *testing.T) {
 		t.Error("the failed restore changed the agent")
 	}
 }
+
+// TestLanes_codeStepsPlainTreesAsBefore: the code paths of trees with
+// parallels (the checks' walk over lanes, jumps across contexts, the loop's
+// lane hooks) step a tree without parallels exactly as the plain paths do,
+// through interrupts, orders, jumps from outside and resets.
+func TestLanes_codeStepsPlainTreesAsBefore(t *testing.T) {
+	run := func(forceLanes bool) string {
+		var trace strings.Builder
+		r := newFeaturesRun(t, &trace)
+		if forceLanes {
+			r.agents[0].bound.lanes = &laneLayout{} // no slots: every lane-aware path, no lane
+		}
+		ids := []string{"root", "flee", "flee.run", "fight", "fight.how", "fight.how.shoot", "idle", "idle.look.up", "idle.nap"}
+		for s := 1; s <= 300; s++ {
+			for i, a := range r.agents {
+				switch {
+				case s%17 == i:
+					a.Reset()
+				case s%11 == i:
+					a.Jump(ids[(s/11+i)%len(ids)])
+				}
+				a.StepAt(float64(s) * 0.1)
+			}
+		}
+		return trace.String()
+	}
+	plain, lanes := run(false), run(true)
+	if plain != lanes {
+		t.Fatalf("the lanes' code paths step differently:\n%s", firstDiff(lanes, plain))
+	}
+	for _, want := range []string{"[preempt", "[abort", "[timeout"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("the run never shows %s", want)
+		}
+	}
+}

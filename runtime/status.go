@@ -24,11 +24,6 @@ const Moved Status = 100
 
 const statusMoved = Moved
 
-// statusSwitched is internal: a parallel gave the turn to one of its lanes,
-// or a lane's turn ended and its parallel goes on (lanes.go). The loop runs
-// the context now being run; nothing finished.
-const statusSwitched Status = 101
-
 var statusNames = [...]string{"none", "success", "failure", "running", "paused", "error"}
 
 func (s Status) String() string {

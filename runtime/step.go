@@ -9,6 +9,12 @@ import (
 // errPaused is internal: the rule being run waits for an answer.
 var errPaused = errors.New("paused")
 
+// errSwitched is internal: a parallel gave the turn to one of its lanes, or
+// a lane's turn ended and its parallel goes on (lanes.go). The loop runs the
+// context now being run; nothing finished. It travels as an error so that
+// the loop tests for it only where runs that did not finish go anyway.
+var errSwitched = errors.New("switched")
+
 // Step advances the agent's time by dt and runs its tree as SPEC §2 says,
 // until a rule returns Running, the tree finishes (Success or Failure), an
 // error ends the step (Errored, with the error), or a call returns ErrPending

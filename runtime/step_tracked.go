@@ -12,7 +12,7 @@ package runtime
 //   - A jump leaves the old path and enters the new one (moveTo), across
 //     lanes when the tree has parallels (jumpNow).
 //   - A parallel's lanes are contexts of their own: a lane's turn begins
-//     and ends with a switch of context (statusSwitched), and a lane whose
+//     and ends with a switch of context (errSwitched), and a lane whose
 //     rule returns running waits instead of ending the step (lanes.go).
 //
 // Keeping it apart from loop keeps trees without these features on a loop
@@ -48,10 +48,10 @@ func (a *Agent) loopTracked() (Status, error) {
 			st, err = a.runRule(r, rule)
 		}
 		if err != nil {
+			if err == errSwitched { // a lane's turn begins or ends (lanes.go)
+				continue
+			}
 			return a.stopped(err)
-		}
-		if st == statusSwitched { // a lane's turn begins or ends (lanes.go)
-			continue
 		}
 		a.count++
 		raw := st
