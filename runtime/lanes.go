@@ -29,8 +29,9 @@ import "errors"
 // parallel is entered and reused afterwards: one slot per child of each
 // parallel of the tree (a rule is in at most one lane of a parallel at a
 // time, so a fixed layout bound with the tree does). An agent that never
-// enters a parallel has none, and a tree without parallels never calls
-// into this file.
+// enters a parallel has none, and the step of a tree without parallels
+// never calls into this file (an error, a reset or a restore asks whether
+// there are lanes to leave, and finds none).
 //
 // How a parallel runs (runParallel, called from the step loop):
 //
@@ -52,7 +53,7 @@ import "errors"
 //     turn as a lane ends).
 //
 // Jumps and the checks at the start of a step cross contexts: see
-// lanes_jump.go and interrupt.go.
+// lanes_jump.go and interrupt_lanes.go; saves: lanes_save.go.
 
 // laneStatus is where a lane of an active parallel stands.
 type laneStatus uint8
