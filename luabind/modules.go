@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -78,9 +78,9 @@ func (e *Engine) Load() error {
 				add(&ScriptError{File: m.file, Msg: fmt.Sprintf("module %q is also %s; module names must be unique across the script folders", name, old.file), Err: ErrDuplicate})
 				continue
 			}
-			src, err := os.ReadFile(p)
+			src, err := readfile.Read(p, readfile.ScriptLimit, "script")
 			if err != nil {
-				add(&ScriptError{File: m.file, Msg: err.Error(), Err: ErrModule})
+				add(&ScriptError{File: m.file, Msg: "cannot read the script: " + readfile.Reason(err), Err: ErrModule})
 				continue
 			}
 			proto, err := compile(m.file, string(src))

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/btrun/btrun/internal/readfile"
 )
 
 // Config is a game config (SPEC §7), decoded strictly: every key it does not
@@ -133,9 +135,9 @@ func defaults() Config {
 // LoadConfig reads and checks a game config. It reports every problem it
 // finds (unknown keys, bad values, missing files) in one joined error.
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.ConfigLimit, "config")
 	if err != nil {
-		return nil, &ConfigError{File: path, Msg: fmt.Sprintf("cannot read the config: %v", err)}
+		return nil, &ConfigError{File: path, Msg: "cannot read the config: " + readfile.Reason(err)}
 	}
 	return ParseConfig(path, data)
 }

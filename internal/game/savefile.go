@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -116,7 +117,7 @@ func writeAtomic(path string, data []byte) error {
 // the trees) before anything changes; on any error the game is untouched.
 // It returns warnings (trees edited since the save, for instance).
 func (g *Game) Load(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.SaveLimit, "save file")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/btrun/btrun/internal/readfile"
 )
 
 // resolve turns a Spec's path into an executable: an executable file is
@@ -60,7 +62,7 @@ func isMainPackage(dir string) bool {
 
 // packageClause reads the package name of a Go file without parsing it all.
 func packageClause(file string) (string, error) {
-	data, err := os.ReadFile(file)
+	data, err := readfile.Read(file, readfile.SourceLimit, "Go source file")
 	if err != nil {
 		return "", err
 	}
@@ -203,7 +205,7 @@ func sourceKey(ctx context.Context, goBin, root, pkg string) (string, error) {
 }
 
 func hashFile(h io.Writer, path, label string) error {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.SourceLimit, "Go source file")
 	if err != nil {
 		return err
 	}
