@@ -10,23 +10,28 @@ import (
 // BurntSushi/toml keeps key positions to itself and a config error without
 // a line sends the user hunting. It understands [table] and [[array]]
 // headers, bare, quoted and dotted keys, and skips multi-line strings; that
-// covers what a game config holds.
+// covers what a game config holds. Look-ups go through maps, so finding the
+// lines of a million entries' keys takes linear time.
 type keyFinder struct {
-	keys []foundKey
-	hdrs []foundKey // headers: path is the table, index counts [[array]] entries
+	keys    map[string][]int // full key path (joined by keySep) -> its lines
+	entries map[entryKey]int // key of the n-th [[array]] entry -> its line
+	hdrs    map[string][]int // table path -> lines of its headers, in order
 }
 
-type foundKey struct {
-	path  []string // full key path, table included
-	index int      // which [[array]] entry of its table, or 0
-	line  int
+// entryKey is a key of one [[array]] entry: table, entry number, key.
+type entryKey struct {
+	table string
+	n     int
+	key   string
 }
+
+// keySep joins key parts; it cannot appear in a key.
+const keySep = "\x00"
 
 func newKeyFinder(src string) *keyFinder {
-	f := &keyFinder{}
+	f := &keyFinder{keys: map[string][]int{}, entries: map[entryKey]int{}, hdrs: map[string][]int{}}
 	var table []string
-	index := 0
-	counts := map[string]int{}
+	index := -1 // entry number inside an [[array]]; -1 in a plain table
 	inMulti := ""
 	for i, raw := range strings.Split(src, "\n") {
 		line := strings.TrimSpace(raw)
@@ -45,15 +50,13 @@ func newKeyFinder(src string) *keyFinder {
 			if end < 0 {
 				continue
 			}
-			name := strings.Trim(line[:end], "[ \t")
-			table = splitKey(name)
-			index = 0
+			table = splitKey(strings.Trim(line[:end], "[ \t"))
+			k := strings.Join(table, keySep)
+			index = -1
 			if arr {
-				k := strings.Join(table, ".")
-				index = counts[k]
-				counts[k]++
+				index = len(f.hdrs[k])
 			}
-			f.hdrs = append(f.hdrs, foundKey{path: table, index: index, line: i + 1})
+			f.hdrs[k] = append(f.hdrs[k], i+1)
 			continue
 		}
 		eq := strings.Index(line, "=")
@@ -61,8 +64,14 @@ func newKeyFinder(src string) *keyFinder {
 			continue
 		}
 		key := splitKey(strings.TrimSpace(line[:eq]))
-		path := append(append([]string{}, table...), key...)
-		f.keys = append(f.keys, foundKey{path: path, index: index, line: i + 1})
+		path := strings.Join(append(append([]string{}, table...), key...), keySep)
+		f.keys[path] = append(f.keys[path], i+1)
+		if index >= 0 && len(table) == 1 {
+			ek := entryKey{table[0], index, strings.Join(key, keySep)}
+			if _, ok := f.entries[ek]; !ok {
+				f.entries[ek] = i + 1
+			}
+		}
 		rest := line[eq+1:]
 		for _, q := range []string{`"""`, `'''`} {
 			if strings.Count(rest, q) == 1 {
@@ -97,78 +106,31 @@ func splitKey(s string) []string {
 	return append(out, strings.TrimSpace(cur.String()))
 }
 
-func samePath(a []string, b toml.Key) bool {
-	if len(a) != len(b) {
-		return false
+// line returns the first line where key k of a plain table stands, or the
+// line of the table's header, or 0.
+func (f *keyFinder) line(k toml.Key) int {
+	p := strings.Join(k, keySep)
+	if l := f.keys[p]; len(l) > 0 {
+		return l[0]
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// lines returns every line where key k stands (once per [[array]] entry),
-// or, for a table, where its header stands.
-func (f *keyFinder) lines(k toml.Key) []int {
-	var out []int
-	for _, fk := range f.keys {
-		if samePath(fk.path, k) {
-			out = append(out, fk.line)
-		}
-	}
-	if len(out) == 0 {
-		for _, h := range f.hdrs {
-			if samePath(h.path, k) {
-				out = append(out, h.line)
-			}
-		}
-	}
-	return out
-}
-
-// headers returns the lines of the [[name]] headers, in order.
-func (f *keyFinder) headers(name string) []int {
-	var out []int
-	for _, h := range f.hdrs {
-		if len(h.path) == 1 && h.path[0] == name {
-			out = append(out, h.line)
-		}
-	}
-	return out
-}
-
-// lineIn returns the line of key in the n-th [[table]] entry, else the
-// line of that entry's header, else 0.
-func (f *keyFinder) lineIn(n int, table, key string) int {
-	for _, fk := range f.keys {
-		if fk.index == n && samePath(fk.path, toml.Key{table, key}) {
-			return fk.line
-		}
-	}
-	if h := f.headers(table); n < len(h) {
-		return h[n]
+	if h := f.hdrs[p]; len(h) > 0 {
+		return h[0]
 	}
 	return 0
 }
 
-// has reports whether the n-th [[table]] entry sets key.
-func (f *keyFinder) has(n int, table, key string) bool {
-	for _, fk := range f.keys {
-		if fk.index == n && samePath(fk.path, toml.Key{table, key}) {
-			return true
-		}
+// lineIn returns the line of key in the n-th [[table]] entry, else the
+// line of that entry's header, else the line where the table is assigned
+// (table = [ ... ] written inline), else 0.
+func (f *keyFinder) lineIn(n int, table, key string) int {
+	if l, ok := f.entries[entryKey{table, n, key}]; ok {
+		return l
 	}
-	return false
-}
-
-// hasUndecodedPrefix reports whether a shorter key in all is a prefix of k.
-func hasUndecodedPrefix(k toml.Key, all []toml.Key) bool {
-	for _, o := range all {
-		if len(o) < len(k) && samePath(o, k[:len(o)]) {
-			return true
-		}
+	if h := f.hdrs[table]; n < len(h) {
+		return h[n]
 	}
-	return false
+	if l := f.keys[table]; len(l) > 0 {
+		return l[0]
+	}
+	return 0
 }
