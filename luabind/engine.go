@@ -3,6 +3,7 @@ package luabind
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -31,6 +32,20 @@ type Options struct {
 	// Output receives print(); nil means standard error (standard output
 	// may carry a trace).
 	Output io.Writer
+	// MemoryLimit is the memory budget of the Lua state in bytes (see
+	// memory.go for how it is measured); 0 means DefaultMemoryLimit. No
+	// string may be longer than an eighth of it.
+	MemoryLimit int64
+}
+
+// DefaultMemoryLimit is the memory budget of a Lua state when
+// Options.MemoryLimit is 0.
+const DefaultMemoryLimit = 256 << 20
+
+// limits are what scripts may use of a Lua state.
+type limits struct {
+	memory    int64 // bytes of Lua data
+	maxString int   // bytes of one string
 }
 
 // Engine is one sandboxed Lua state with the scripts of a run, the `bt`
@@ -52,12 +67,16 @@ type Engine struct {
 	conditions map[string]*conditionDef
 	defOrder   []any // *actionDef and *conditionDef in registration order
 
+	limits      limits
+	concatParts []string // scratch of luaConcat
+
 	cur   *AgentData // the agent whose call is running; nil between calls
 	calls uint64     // calls of actions and conditions (benchmarks count them)
 
 	ctxKit    ctxKit
 	paramsKit paramsKit
 	trees     map[*runtime.Tree]*treeInfo
+	attached  map[*AgentData]struct{} // for the memory budget's walk
 	params    map[paramsKey]*lua.LUserData
 	inline    map[string]*lua.FunctionProto
 
@@ -80,6 +99,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = DefaultCallTimeout
 	}
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
 	e := &Engine{
 		opts:       opts,
 		out:        opts.Output,
@@ -88,17 +110,20 @@ func New(opts Options) (*Engine, error) {
 		trees:      map[*runtime.Tree]*treeInfo{},
 		params:     map[paramsKey]*lua.LUserData{},
 		inline:     map[string]*lua.FunctionProto{},
+		attached:   map[*AgentData]struct{}{},
 	}
 	if e.out == nil {
 		e.out = os.Stderr
 	}
+	e.limits = limits{memory: opts.MemoryLimit, maxString: int(min(opts.MemoryLimit/8, math.MaxInt32))}
 	e.rng.seed(opts.Seed)
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openSandbox()
 	e.openBT()
 	e.ctxKit.init(e)
 	e.paramsKit.init(e)
-	e.guard.start(e.L, opts.CallTimeout)
+	e.openStringLimits()
+	e.guard.start(e, opts.CallTimeout, opts.MemoryLimit)
 	return e, nil
 }
 
@@ -144,9 +169,9 @@ func (e *Engine) call(fn *lua.LFunction, nret int, args ...lua.LValue) (lua.LVal
 	}
 	e.guard.enter()
 	err := L.PCall(len(args), nret, nil)
-	timedOut := e.guard.leave()
+	stopped := e.guard.leave()
 	if err != nil {
-		return lua.LNil, e.callError(err, timedOut, fn)
+		return lua.LNil, e.callError(err, stopped, fn)
 	}
 	if nret == 0 {
 		return lua.LNil, nil
@@ -158,10 +183,13 @@ func (e *Engine) call(fn *lua.LFunction, nret int, args ...lua.LValue) (lua.LVal
 
 // callError turns a failed protected call into a *ScriptError; positions
 // missing from the message are taken from the function that was called.
-func (e *Engine) callError(err error, timedOut bool, fn *lua.LFunction) *ScriptError {
+func (e *Engine) callError(err error, stopped int32, fn *lua.LFunction) *ScriptError {
 	sentinel := ErrScript
-	if timedOut {
+	switch stopped {
+	case stopTimeout:
 		sentinel = ErrTimeout
+	case stopMemory:
+		sentinel = ErrMemory
 	}
 	file, line := funcPos(fn)
 	return scriptError(err, sentinel, file, line)

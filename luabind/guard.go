@@ -44,33 +44,76 @@ import (
 //     and must not fail: a false timeout would make a run's trace depend on
 //     the machine's load.
 //
-// A call stuck inside a Go function (a huge string.rep) cannot be stopped
-// before that function returns: the context is only checked between
-// instructions.
+// A call inside a Go function cannot be stopped before that function
+// returns: the context is only checked between instructions. So the Go
+// functions scripts reach do bounded work: the pattern matcher asks the
+// guard every few thousand steps (interrupted, pattern.go), and string
+// building refuses results beyond the string limit (stringlib.go).
+//
+// The watchdog runs even when calls are not bounded in time: it also
+// watches the heap for the memory budget (memory.go).
 
 // stopCtx is the context the LState checks before every instruction. Its
 // Done is nil (a select on it falls through at once, the cheapest check)
 // until the watchdog stops the call, then a closed channel. That bends
 // context.Context's rule that Done always returns the same value; only the
 // LState sees this context, and gopher-lua only selects on Done.
+//
+// The same pointer carries the memory budget's requests (memory.go): when
+// the watchdog wants the state measured it stores walkRequest, and the next
+// Done, which gopher-lua calls on the state's own goroutine between two
+// instructions, does the walk there, then stops the call (over budget) or
+// clears the request. The common path stays one atomic load.
 type stopCtx struct {
 	done    atomic.Pointer[chan struct{}]
+	reason  atomic.Int32 // why the call was stopped: stopTimeout or stopMemory
 	timeout time.Duration
+	mem     *memoryBudget
 }
 
-// closed is the channel Done returns once a call is stopped.
-var closed = func() *chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return &c
-}()
+// Why a call was stopped.
+const (
+	stopNone int32 = iota
+	stopTimeout
+	stopMemory
+)
+
+// closed is the channel Done returns once a call is stopped; walkRequest
+// marks a pending measurement (it is never closed or selected on).
+var (
+	closed = func() *chan struct{} {
+		c := make(chan struct{})
+		close(c)
+		return &c
+	}()
+	walkRequest = func() *chan struct{} {
+		c := make(chan struct{})
+		return &c
+	}()
+)
 
 func (c *stopCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (c *stopCtx) Value(any) any               { return nil }
 
 func (c *stopCtx) Done() <-chan struct{} {
 	if p := c.done.Load(); p != nil {
+		if p == walkRequest {
+			return c.measure()
+		}
 		return *p
+	}
+	return nil
+}
+
+// measure does a requested walk between two instructions of a call.
+func (c *stopCtx) measure() <-chan struct{} {
+	if c.mem.walk() {
+		c.stop(stopMemory)
+		return *closed
+	}
+	c.done.CompareAndSwap(walkRequest, nil) // unless the watchdog stopped the call meanwhile
+	if c.stopped() {
+		return *closed
 	}
 	return nil
 }
@@ -78,15 +121,27 @@ func (c *stopCtx) Done() <-chan struct{} {
 // Err is what Lua raises at the instruction where the call is stopped; the
 // VM prefixes it with the script position.
 func (c *stopCtx) Err() error {
-	if c.stopped() {
-		return timeoutMsg{c.timeout}
+	if !c.stopped() {
+		return nil
 	}
-	return nil
+	if c.reason.Load() == stopMemory {
+		return memoryMsg{used: c.mem.used, limit: c.mem.limit}
+	}
+	return timeoutMsg{c.timeout}
 }
 
-func (c *stopCtx) stop()         { c.done.Store(closed) }
-func (c *stopCtx) stopped() bool { return c.done.Load() != nil }
-func (c *stopCtx) reset()        { c.done.Store(nil) }
+func (c *stopCtx) stop(reason int32) {
+	c.reason.Store(reason)
+	c.done.Store(closed)
+}
+
+func (c *stopCtx) stopped() bool { return c.done.Load() == closed }
+
+// reset clears a stop (not a pending walk request).
+func (c *stopCtx) reset() { c.done.CompareAndSwap(closed, nil) }
+
+// requestWalk asks for a walk unless the call is stopped or one is pending.
+func (c *stopCtx) requestWalk() { c.done.CompareAndSwap(nil, walkRequest) }
 
 type timeoutMsg struct{ d time.Duration }
 
@@ -96,24 +151,36 @@ func (m timeoutMsg) Error() string {
 
 var _ context.Context = (*stopCtx)(nil)
 
-// guard bounds the calls into one LState.
+// guard bounds the calls into one LState: their time (the call timeout)
+// and the state's memory (the budget, memory.go).
 type guard struct {
 	L       *lua.LState
 	timeout time.Duration // <= 0: unbounded
 	seq     atomic.Uint64 // odd while an outermost call runs
 	ctx     *stopCtx
+	mem     memoryBudget
 	depth   int // nesting of calls; only the LState's goroutine touches it
 	quit    chan struct{}
 	wg      sync.WaitGroup
 }
 
-func (g *guard) start(L *lua.LState, timeout time.Duration) {
-	g.L, g.timeout = L, timeout
-	if timeout <= 0 {
-		return
-	}
-	g.ctx = &stopCtx{timeout: timeout}
-	L.SetContext(g.ctx)
+// Tick periods of the watchdog: ten ticks per call timeout, but never
+// faster than minTick (a timeout of a few nanoseconds would otherwise ask
+// for a ticker of zero, which panics); and, for the memory budget, a look
+// at the heap every memoryTick whatever the timeout.
+const (
+	ticksPerTimeout = 10
+	minTick         = 100 * time.Microsecond
+	memoryTick      = 10 * time.Millisecond
+)
+
+func (g *guard) start(e *Engine, timeout time.Duration, memory int64) {
+	g.L, g.timeout = e.L, timeout
+	g.mem = memoryBudget{e: e, limit: memory}
+	live, _ := liveHeap()
+	g.mem.baseline.Store(live)
+	g.ctx = &stopCtx{timeout: timeout, mem: &g.mem}
+	g.L.SetContext(g.ctx)
 	g.quit = make(chan struct{})
 	g.wg.Add(1)
 	go g.watch()
@@ -130,18 +197,32 @@ func (g *guard) close() {
 // watch is the watchdog goroutine.
 func (g *guard) watch() {
 	defer g.wg.Done()
-	const ticksPerTimeout = 10
-	tick := time.NewTicker(g.timeout / ticksPerTimeout)
-	defer tick.Stop()
-	period := g.timeout / ticksPerTimeout
+	memTick := time.NewTicker(memoryTick)
+	defer memTick.Stop()
+	var timeTick <-chan time.Time // nil (never ready) when calls are unbounded
+	period := max(g.timeout/ticksPerTimeout, minTick)
+	if g.timeout > 0 {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		timeTick = t.C
+	}
 	var last uint64
 	same := 0
 	cpu, _ := cpuTime()
+	_, cycles := liveHeap()
 	for {
 		select {
 		case <-g.quit:
 			return
-		case <-tick.C:
+		case <-memTick.C:
+			if live, c := liveHeap(); c != cycles {
+				cycles = c
+				if g.mem.wantsWalk(live) {
+					g.ctx.requestWalk()
+				}
+			}
+			continue
+		case <-timeTick:
 		}
 		s := g.seq.Load()
 		now, ok := cpuTime()
@@ -160,7 +241,7 @@ func (g *guard) watch() {
 			// since the Load and another began, the new one is stopped
 			// instead; that needs the old one to have run the whole
 			// timeout, which is an error already.)
-			g.ctx.stop()
+			g.ctx.stop(stopTimeout)
 			same = 0
 		}
 	}
@@ -168,25 +249,53 @@ func (g *guard) watch() {
 
 // enter marks the start of a call into Lua.
 func (g *guard) enter() {
-	if g.depth == 0 && g.timeout > 0 {
-		if g.ctx.stopped() {
-			g.ctx.reset() // stopped just after the last call ended: not this call's
+	if g.depth == 0 {
+		g.ctx.reset() // stopped just after the last call ended: not this call's
+		if g.mem.over.Load() {
+			g.overBudget()
 		}
 		g.seq.Add(1)
 	}
 	g.depth++
 }
 
-// leave marks the end of a call and reports whether the watchdog stopped
-// it; the LState then gets a fresh context for the next call.
-func (g *guard) leave() (timedOut bool) {
+// overBudget runs at the start of a call while the state is over its
+// budget: it measures again when memory may have been freed since, and
+// stops the call before its first instruction if the state is still over.
+func (g *guard) overBudget() {
+	if g.mem.recheck.Load() && !g.mem.walk() {
+		return
+	}
+	g.ctx.stop(stopMemory)
+}
+
+// leave marks the end of a call and reports whether the call was stopped
+// and why (stopNone, stopTimeout, stopMemory); the LState then gets a fresh
+// context for the next call.
+func (g *guard) leave() int32 {
 	g.depth--
-	if g.depth == 0 && g.timeout > 0 {
+	if g.depth == 0 {
 		g.seq.Add(1)
 		if g.ctx.stopped() {
 			g.ctx.reset()
-			return true
+			reason := g.ctx.reason.Load()
+			if reason == stopMemory {
+				// What the call held in its locals is garbage now: measure
+				// again before the next call.
+				g.mem.recheck.Store(true)
+			}
+			return reason
 		}
 	}
-	return false
+	return stopNone
+}
+
+// interrupted reports, for Go code that runs long inside a call (the
+// pattern matcher), whether the call has been stopped, doing a requested
+// walk first; it returns the error the call ends with.
+func (g *guard) interrupted() error {
+	if g.ctx.Done() != nil {
+		return g.ctx.Err()
+	}
+	return nil
 }

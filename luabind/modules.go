@@ -131,10 +131,16 @@ func (e *Engine) display(p string) string {
 	return filepath.ToSlash(filepath.Clean(p))
 }
 
-// compile parses and compiles a chunk; a syntax error is a *ScriptError
-// with the line and column.
+// compile checks (precheck.go), parses and compiles a chunk; a syntax
+// error is a *ScriptError with the line and column.
 func compile(name, src string) (*lua.FunctionProto, error) {
+	if err := precheck(name, src); err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)
+	if err == nil {
+		chunk, _ = rewriteConcat(chunk)
+	}
 	if err != nil {
 		se := &ScriptError{File: name, Msg: err.Error(), Err: ErrSyntax}
 		var pe *parse.Error
