@@ -3,7 +3,6 @@ package host
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/btrun/btrun/internal/readfile"
+	"github.com/btrun/btrun/internal/tempfile"
 )
 
 // resolve turns a Spec's path into an executable: an executable file is
@@ -129,9 +130,11 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc) 
 	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
 		return fail("cache folder: %v", err)
 	}
-	tmp := exe + ".tmp-" + randomSuffix()
+	tempfile.RemoveStale(exe) // left by builds killed before their rename
+	tmp := tempfile.Name(exe)
 	log("info", fmt.Sprintf("plugin %s: building %s (once; cached in %s)", name, pkg, filepath.Dir(exe)))
 	cmd := exec.CommandContext(ctx, goBin, "build", "-o", tmp, pkg)
+	toolCommand(cmd)
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -145,6 +148,9 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc) 
 	}
 	return exe, nil
 }
+
+// waitDelay bounds how long a cancelled go command's output is waited for.
+const waitDelay = 5 * time.Second
 
 func moduleRoot(dir string) (string, error) {
 	d, err := filepath.Abs(dir)
@@ -172,6 +178,7 @@ func sourceKey(ctx context.Context, goBin, root, pkg string) (string, error) {
 	h := sha256.New()
 	io.WriteString(h, "btrun plugin build 1\n"+pkg+"\n")
 	env := exec.CommandContext(ctx, goBin, "env", "GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT")
+	toolCommand(env)
 	env.Dir = root
 	out, err := env.Output()
 	if err != nil {
@@ -184,6 +191,7 @@ func sourceKey(ctx context.Context, goBin, root, pkg string) (string, error) {
 		}
 	}
 	list := exec.CommandContext(ctx, goBin, "list", "-deps", "-f", listFormat, pkg)
+	toolCommand(list)
 	list.Dir = root
 	var stderr bytes.Buffer
 	list.Stderr = &stderr
@@ -227,10 +235,4 @@ func sanitize(name string) string {
 		return "plugin"
 	}
 	return b.String()
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%d-%x", os.Getpid(), b)
 }
