@@ -1,6 +1,7 @@
 package game
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"math"
@@ -358,15 +359,17 @@ func valueText(v any) string {
 }
 
 // problems collects a config's problems, each with its line. A config can
-// hold millions of bad entries: they are counted, sorted by line and only
-// the first maxProblems are formatted and reported.
+// hold millions of bad entries: all are counted, but only the first
+// maxProblems in line order are kept (a bounded heap) and formatted.
 type problems struct {
 	path string
-	list []problem
+	kept problemHeap
+	n    int // problems added
 }
 
 type problem struct {
-	line   int
+	line   int // 0 (unknown) sorts last
+	seq    int // the order problems were found in, for equal lines
 	format string
 	args   []any
 }
@@ -376,32 +379,61 @@ type problem struct {
 const maxProblems = 100
 
 func (p *problems) add(line int, format string, args ...any) {
-	p.list = append(p.list, problem{line, format, args})
+	p.n++
+	pr := problem{line: line, seq: p.n, format: format, args: args}
+	switch {
+	case len(p.kept) < maxProblems:
+		heap.Push(&p.kept, pr)
+	case pr.before(p.kept[0]):
+		p.kept[0] = pr
+		heap.Fix(&p.kept, 0)
+	}
 }
 
-// err returns nil, or the problems as joined *ConfigError values in line
-// order (problems without a line last), at most maxProblems of them, then
-// a *MoreProblems counting the others.
+func (a problem) before(b problem) bool {
+	la, lb := a.line, b.line
+	if la == 0 {
+		la = math.MaxInt
+	}
+	if lb == 0 {
+		lb = math.MaxInt
+	}
+	return la < lb || (la == lb && a.seq < b.seq)
+}
+
+// problemHeap is a max-heap: its root is the problem that sorts last.
+type problemHeap []problem
+
+func (h problemHeap) Len() int           { return len(h) }
+func (h problemHeap) Less(i, j int) bool { return h[j].before(h[i]) }
+func (h problemHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *problemHeap) Push(x any)        { *h = append(*h, x.(problem)) }
+func (h *problemHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// err returns nil, or the kept problems as joined *ConfigError values in
+// line order (problems without a line last), then a *MoreProblems counting
+// the others.
 func (p *problems) err() error {
-	if len(p.list) == 0 {
+	if p.n == 0 {
 		return nil
 	}
-	slices.SortStableFunc(p.list, func(a, b problem) int {
-		la, lb := a.line, b.line
-		if la == 0 {
-			la = math.MaxInt
+	list := slices.Clone(p.kept)
+	slices.SortFunc(list, func(a, b problem) int {
+		if a.before(b) {
+			return -1
 		}
-		if lb == 0 {
-			lb = math.MaxInt
-		}
-		return la - lb
+		return 1
 	})
-	n := min(len(p.list), maxProblems)
-	errs := make([]error, 0, n+1)
-	for _, pr := range p.list[:n] {
+	errs := make([]error, 0, len(list)+1)
+	for _, pr := range list {
 		errs = append(errs, &ConfigError{File: p.path, Line: pr.line, Msg: fmt.Sprintf(pr.format, pr.args...)})
 	}
-	if more := len(p.list) - n; more > 0 {
+	if more := p.n - len(list); more > 0 {
 		errs = append(errs, &MoreProblems{File: p.path, N: more})
 	}
 	return errors.Join(errs...)

@@ -176,4 +176,7 @@ type gameAgent struct {
 	status runtime.Status
 	err    error
 	done   bool
+
+	sent     int    // signals sent to other agents in step sentStep (signals.go)
+	sentStep uint64 // the step sent counts for
 }

@@ -34,7 +34,7 @@ func (g *Game) openScripts() error {
 		seed = *g.opts.Seed
 	}
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
-		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: g.out.w})
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: c.Run.LuaMemory, Output: g.out.w})
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
 		g.lua.errors++
-		g.out.line(t, "world", "error: "+err.Error())
+		g.out.line(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
 }
 
