@@ -1,8 +1,10 @@
 package luabind
 
 import (
+	"sort"
 	"strings"
 
+	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -19,13 +21,15 @@ type actionDef struct {
 	name               string
 	where              string // "FILE:LINE" of the bt.action call
 	run, start, cancel *lua.LFunction
+	params             []runtime.ParamSpec // the long form's params = {...}; nil when not given
 }
 
 // conditionDef is a condition a script registered with bt.condition.
 type conditionDef struct {
-	name  string
-	where string
-	test  *lua.LFunction
+	name   string
+	where  string
+	test   *lua.LFunction
+	params []runtime.ParamSpec
 }
 
 // openBT builds the bt module (require("bt"), also the global bt).
@@ -72,12 +76,15 @@ func (e *Engine) luaAction(L *lua.LState) int {
 			ks, _ := k.(lua.LString)
 			fn, isFn := val.(*lua.LFunction)
 			switch ks {
+			case "params":
+				def.params = declaredParams(L, "bt.action "+quote(name), val)
+				return
 			case "start", "run", "cancel":
 				if !isFn {
 					L.ArgError(2, "bt.action "+quote(name)+": "+string(ks)+" must be a function, not a "+val.Type().String())
 				}
 			default:
-				L.ArgError(2, "bt.action "+quote(name)+": unknown key "+quote(lua.LVAsString(k))+"; the long form has start, run and cancel")
+				L.ArgError(2, "bt.action "+quote(name)+": unknown key "+quote(lua.LVAsString(k))+"; the long form has start, run, cancel and params")
 			}
 			switch ks {
 			case "start":
@@ -92,7 +99,7 @@ func (e *Engine) luaAction(L *lua.LState) int {
 			L.ArgError(2, "bt.action "+quote(name)+": the long form needs a run function")
 		}
 	default:
-		L.ArgError(2, "a function, or a table {start = fn, run = fn, cancel = fn}")
+		L.ArgError(2, "a function, or a table {start = fn, run = fn, cancel = fn, params = {...}}")
 	}
 	if old, ok := e.actions[name]; ok {
 		L.RaiseError("action %q is already registered at %s", name, old.where)
@@ -102,20 +109,75 @@ func (e *Engine) luaAction(L *lua.LState) int {
 	return 0
 }
 
-// luaCondition is bt.condition(name, fn).
+// luaCondition is bt.condition(name, fn) and bt.condition(name, {test =
+// fn, params = {...}}).
 func (e *Engine) luaCondition(L *lua.LState) int {
 	name := e.checkDefName(L, "condition")
-	fn, ok := L.Get(2).(*lua.LFunction)
-	if !ok {
-		L.ArgError(2, "a function(ctx, params) returning true or false")
+	def := &conditionDef{name: name, where: where(L)}
+	switch v := L.Get(2).(type) {
+	case *lua.LFunction:
+		def.test = v
+	case *lua.LTable:
+		v.ForEach(func(k, val lua.LValue) {
+			switch k {
+			case lua.LString("test"):
+				fn, ok := val.(*lua.LFunction)
+				if !ok {
+					L.ArgError(2, "bt.condition "+quote(name)+": test must be a function, not a "+val.Type().String())
+				}
+				def.test = fn
+			case lua.LString("params"):
+				def.params = declaredParams(L, "bt.condition "+quote(name), val)
+			default:
+				L.ArgError(2, "bt.condition "+quote(name)+": unknown key "+quote(lua.LVAsString(k))+"; the long form has test and params")
+			}
+		})
+		if def.test == nil {
+			L.ArgError(2, "bt.condition "+quote(name)+": the long form needs a test function")
+		}
+	default:
+		L.ArgError(2, "a function(ctx, params) returning true or false, or a table {test = fn, params = {...}}")
 	}
 	if old, ok := e.conditions[name]; ok {
 		L.RaiseError("condition %q is already registered at %s", name, old.where)
 	}
-	def := &conditionDef{name: name, where: where(L), test: fn}
 	e.conditions[name] = def
 	e.defOrder = append(e.defOrder, def)
 	return 0
+}
+
+// declaredParams reads a long form's params: the rule parameters the action
+// or condition reads, so that the reference and `btrun validate` know them
+// (validate reports a rule's parameter that nothing reads). Each entry is a
+// name ({"chase.speed", ...}) or a name with a description
+// ({["chase.speed"] = "metres per second, default 3"}).
+func declaredParams(L *lua.LState, what string, v lua.LValue) []runtime.ParamSpec {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		L.ArgError(2, what+": params must be a table of parameter names, not a "+v.Type().String())
+	}
+	out := []runtime.ParamSpec{}
+	var named []runtime.ParamSpec
+	t.ForEach(func(k, val lua.LValue) {
+		switch k := k.(type) {
+		case lua.LNumber:
+			s, ok := val.(lua.LString)
+			if !ok || s == "" {
+				L.ArgError(2, what+": params lists parameter names (strings), not a "+val.Type().String())
+			}
+			out = append(out, runtime.ParamSpec{Name: string(s)})
+		case lua.LString:
+			s, ok := val.(lua.LString)
+			if !ok || k == "" {
+				L.ArgError(2, what+": params["+quote(string(k))+"] must be a description (a string), not a "+val.Type().String())
+			}
+			named = append(named, runtime.ParamSpec{Name: string(k), Doc: string(s)})
+		default:
+			L.ArgError(2, what+": params holds names or name = description entries")
+		}
+	})
+	sort.Slice(named, func(i, j int) bool { return named[i].Name < named[j].Name })
+	return append(out, named...)
 }
 
 // luaBroadcast is bt.broadcast(name): the running agent sends the signal to

@@ -504,13 +504,14 @@ func (e *Engine) ctxVar(L *lua.LState) int {
 func (e *Engine) ctxSetVar(L *lua.LState) int {
 	st := checkCtx(L, "setVar")
 	name := L.CheckString(2)
+	if _, ok := st.agent.Tree().Tree.VarIndex(name); !ok { // the name first: it is the likelier mistake
+		L.RaiseError("ctx:setVar(%q): %s", name, undeclared("variable", name, st))
+	}
 	v, ok := L.Get(3).(lua.LBool)
 	if !ok {
 		L.ArgError(3, "true or false expected, got "+L.Get(3).Type().String())
 	}
-	if err := st.agent.SetVar(name, bool(v)); err != nil {
-		L.RaiseError("ctx:setVar(%q): %s", name, undeclared("variable", name, st))
-	}
+	st.agent.SetVar(name, bool(v))
 	return 0
 }
 
@@ -561,5 +562,20 @@ func (e *Engine) ctxLog(L *lua.LState) int {
 }
 
 func undeclared(kind, name string, st *AgentData) string {
-	return fmt.Sprintf("the tree %s declares no %s %q", st.agent.Tree().Tree.File, kind, name)
+	t := st.agent.Tree().Tree
+	msg := fmt.Sprintf("the tree %s declares no %s %q", t.File, kind, name)
+	var known []string
+	if kind == "variable" {
+		for _, v := range t.Vars {
+			known = append(known, v.Name)
+		}
+	} else {
+		for _, s := range t.Stamps {
+			known = append(known, s.Name)
+		}
+	}
+	if s := runtime.Suggest(name, known); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg
 }

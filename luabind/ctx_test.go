@@ -282,6 +282,9 @@ func TestCtx_errorsCarryTheScriptPosition(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{`ctx:var("Nope")`, `e.lua:3: ctx:var("Nope"): the tree test.xml declares no variable "Nope"`},
 		{`ctx:setVar("Alert", 1)`, `e.lua:3: bad argument #3 to setVar (true or false expected, got number)`},
+		{`ctx:setVar("Alret")`, `e.lua:3: ctx:setVar("Alret"): the tree test.xml declares no variable "Alret"; did you mean "Alert"?`},
+		{`ctx:var("alert")`, `e.lua:3: ctx:var("alert"): the tree test.xml declares no variable "alert"; did you mean "Alert"?`},
+		{`ctx:stamp("Sen")`, `e.lua:3: ctx:stamp("Sen"): the tree test.xml declares no timestamp "Sen"; did you mean "Seen"?`},
 		{`ctx:stamp("Nope")`, `e.lua:3: ctx:stamp("Nope"): the tree test.xml declares no timestamp "Nope"`},
 		{`ctx:since("Nope")`, `e.lua:3: ctx:since("Nope"): the tree test.xml declares no timestamp "Nope"`},
 		{`ctx:clearStamp("Nope")`, `e.lua:3: ctx:clearStamp("Nope"): the tree test.xml declares no timestamp "Nope"`},

@@ -31,6 +31,10 @@ var (
 	// ErrModule marks a require that cannot be satisfied: no such module in
 	// the script folders, or a module that requires itself.
 	ErrModule = errors.New("luabind: module not found")
+	// ErrNotLoaded marks a module used after it failed to load (a syntax
+	// error, an error while its top level ran): Load reported that problem,
+	// and what depends on the module is not reported again.
+	ErrNotLoaded = errors.New("luabind: module not loaded")
 	// ErrAgent marks an agent the engine cannot serve: its UserData holds
 	// something else, or it was never attached.
 	ErrAgent = errors.New("luabind: agent not attached")

@@ -127,12 +127,17 @@ func TestRegister_luaAgainstGoNamesBothOrigins(t *testing.T) {
 func TestLoad_badRegistrations(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{`bt.action("", function() end)`, "bad argument #1"},
-		{`bt.action("x", 5)`, "a function, or a table {start = fn, run = fn, cancel = fn}"},
+		{`bt.action("x", 5)`, "a function, or a table {start = fn, run = fn, cancel = fn, params = {...}}"},
 		{`bt.action("x", {start = function() end})`, `bt.action "x": the long form needs a run function`},
 		{`bt.action("x", {run = function() end, canel = function() end})`, `unknown key "canel"`},
 		{`bt.action("x", {run = 1})`, `run must be a function, not a number`},
 		{`bt.condition("!x", function() end)`, `cannot start with "!"`},
-		{`bt.condition("x", {})`, `a function(ctx, params) returning true or false`},
+		{`bt.condition("x", {})`, `bt.condition "x": the long form needs a test function`},
+		{`bt.condition("x", 5)`, `a function(ctx, params) returning true or false, or a table {test = fn, params = {...}}`},
+		{`bt.condition("x", {test = function() end, tset = 1})`, `unknown key "tset"; the long form has test and params`},
+		{`bt.action("x", {run = function() end, params = "speed"})`, `params must be a table of parameter names, not a string`},
+		{`bt.action("x", {run = function() end, params = {1}})`, `params lists parameter names (strings), not a number`},
+		{`bt.action("x", {run = function() end, params = {["a.b"] = 2}})`, `params["a.b"] must be a description (a string), not a number`},
 	} {
 		f := newFixtureNoLoad(t, map[string]string{"r.lua": c.src})
 		err := f.e.Load()
@@ -158,5 +163,28 @@ func TestNew_missingFolder(t *testing.T) {
 	_, err := New(Options{Paths: []string{"no/such/folder"}})
 	if err == nil || !strings.HasPrefix(err.Error(), "luabind: script folder") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestRegister_declaredParams: the long forms' params reach the registry
+// (names, and names with descriptions); without params nothing is declared.
+func TestRegister_declaredParams(t *testing.T) {
+	f := newFixture(t, map[string]string{"p.lua": `
+bt.action("chase", {run = function() return bt.SUCCESS end, params = {"chase.speed", ["chase.range"] = "metres"}})
+bt.action("none", {run = function() return bt.SUCCESS end, params = {}})
+bt.action("quiet", function() return bt.SUCCESS end)
+bt.condition("near", {test = function() return true end, params = {"near.range"}})`})
+	chase, _ := f.reg.LookupAction("chase")
+	if got := chase.Params; len(got) != 2 || got[0].Name != "chase.speed" || got[1].Name != "chase.range" || got[1].Doc != "metres" {
+		t.Errorf("chase: %+v", got)
+	}
+	if none, _ := f.reg.LookupAction("none"); none.Params == nil || len(none.Params) != 0 {
+		t.Errorf("params = {} declares none: %#v", none.Params)
+	}
+	if quiet, _ := f.reg.LookupAction("quiet"); quiet.Params != nil {
+		t.Errorf("the short form declares nothing: %#v", quiet.Params)
+	}
+	if near, _ := f.reg.LookupCondition("near"); len(near.Params) != 1 || near.Params[0].Name != "near.range" {
+		t.Errorf("near: %+v", near.Params)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/btrun/btrun/internal/readfile"
@@ -31,12 +32,23 @@ const (
 	modLoading
 	modLoaded
 	modFailed
+	modBroken // did not compile: its syntax error is reported by Load
 )
 
 // moduleIndex finds modules by name and keeps them in path order.
 type moduleIndex struct {
 	byName map[string]*module
-	order  []*module
+	order  []*module // the modules that compiled, in path order
+
+	// unloaded holds the names of actions and conditions ("action NAME",
+	// "condition NAME") that scripts which failed to load register in their
+	// source, with the script's file: binding does not report them as
+	// unknown names, which would only repeat the script's own error.
+	unloaded map[string]string
+	// depErr is the message of the last require that failed because the
+	// module it asked for did not load: a script that fails with it failed
+	// because of a problem reported on its own.
+	depErr string
 }
 
 // Load compiles every script in Options.Paths, then runs each one in path
@@ -53,6 +65,7 @@ func (e *Engine) Load() error {
 		return errors.New("luabind: Load called twice")
 	}
 	e.modules.byName = map[string]*module{}
+	e.modules.unloaded = map[string]string{}
 	var errs runtime.ErrorList
 	add := func(se *ScriptError) { errs = append(errs, &runtime.Error{Msg: se.Error(), Err: se}) }
 	for _, dir := range e.opts.Paths {
@@ -88,6 +101,9 @@ func (e *Engine) Load() error {
 				var se *ScriptError
 				errors.As(err, &se)
 				add(se)
+				m.state = modBroken
+				e.modules.byName[name] = m // require and LoadWorld say why it is missing
+				e.modules.noteUnloaded(m.file, src)
 				continue
 			}
 			m.proto = proto
@@ -105,7 +121,14 @@ func (e *Engine) Load() error {
 		if m.state != modNew {
 			continue
 		}
+		e.modules.depErr = ""
 		if _, err := e.require(m.name); err != nil {
+			if src, rerr := readfile.Read(m.path, readfile.ScriptLimit, "script"); rerr == nil {
+				e.modules.noteUnloaded(m.file, src)
+			}
+			if d := e.modules.depErr; d != "" && strings.Contains(err.Error(), d) {
+				continue // it required a module that did not load: that module's error says why
+			}
 			var se *ScriptError
 			if errors.As(err, &se) {
 				add(se)
@@ -196,7 +219,11 @@ func (e *Engine) luaRequire(L *lua.LState) int {
 	case modLoading:
 		L.RaiseError("module %q requires itself (directly or through other modules)", name)
 	case modFailed:
-		L.RaiseError("module %q failed to load earlier", name)
+		e.modules.depErr = fmt.Sprintf("module %q failed to load (its error is reported on its own)", name)
+		L.RaiseError("%s", e.modules.depErr)
+	case modBroken:
+		e.modules.depErr = fmt.Sprintf("module %q has a syntax error (reported at %s)", name, m.file)
+		L.RaiseError("%s", e.modules.depErr)
 	}
 	m.state = modLoading
 	L.Push(L.NewFunctionFromProto(m.proto))
@@ -216,6 +243,25 @@ func (e *Engine) luaRequire(L *lua.LState) int {
 	m.value, m.state = v, modLoaded
 	L.Push(v)
 	return 1
+}
+
+// registration finds bt.action("NAME" and bt.condition("NAME" in a
+// script's source, which need not compile.
+var registration = regexp.MustCompile(`\bbt\s*\.\s*(action|condition)\s*\(\s*["']([^"'\n]+)["']`)
+
+// noteUnloaded records the names a script that failed to load registers.
+func (x *moduleIndex) noteUnloaded(file string, src []byte) {
+	for _, m := range registration.FindAllSubmatch(src, -1) {
+		x.unloaded[string(m[1])+" "+string(m[2])] = file
+	}
+}
+
+// Unloaded reports whether an action or condition name (kind "action" or
+// "condition") is registered by a script that failed to load, and which:
+// a tree naming it is not wrong, the script is, and Load reported it.
+func (e *Engine) Unloaded(kind, name string) (file string, ok bool) {
+	file, ok = e.modules.unloaded[kind+" "+name]
+	return file, ok
 }
 
 func (e *Engine) displayPaths() []string {

@@ -29,13 +29,19 @@ func (e *Engine) Register(reg *runtime.Registry) error {
 		}
 		switch d := d.(type) {
 		case *actionDef:
-			add(reg.AddAction(runtime.ActionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindAction(d)}))
+			add(reg.AddAction(runtime.ActionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindAction(d), Params: d.params}))
 		case *conditionDef:
-			add(reg.AddCondition(runtime.ConditionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindCondition(d)}))
+			add(reg.AddCondition(runtime.ConditionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindCondition(d), Params: d.params}))
 		}
 	}
-	add(reg.AddAction(runtime.ActionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineAction}))
-	add(reg.AddCondition(runtime.ConditionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineCondition}))
+	add(reg.AddAction(runtime.ActionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineAction,
+		Doc: "runs the Lua statements of `lua.run` (they see ctx, params and bt); success unless they return a status",
+		Params: []runtime.ParamSpec{{Name: ParamRun, Type: "Lua statements", Required: true,
+			Doc: "compiled once per rule when the tree is bound: a syntax error is a bind error at the rule"}}}))
+	add(reg.AddCondition(runtime.ConditionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineCondition,
+		Doc: "the value of the Lua expression `lua.test` (it sees ctx, params and bt), which must be true or false",
+		Params: []runtime.ParamSpec{{Name: ParamTest, Type: "a Lua expression", Required: true,
+			Doc: "compiled once per rule when the tree is bound"}}}))
 	return errs.Err()
 }
 

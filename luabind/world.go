@@ -45,13 +45,16 @@ func (e *Engine) LoadWorld(module string) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m := e.modules.byName[name]; m.state == modBroken || m.state == modFailed {
+		return nil, fmt.Errorf("%w: the world module %q (%s) did not load; Load reported why", ErrNotLoaded, name, m.file)
+	}
 	v, err := e.require(name)
 	if err != nil {
-		return nil, fmt.Errorf("luabind: world %s: %w", name, err)
+		return nil, fmt.Errorf("luabind: world module %q: %w", name, err)
 	}
 	t, ok := v.(*lua.LTable)
 	if !ok {
-		return nil, fmt.Errorf("%w: world %s returns a %s; a world module returns a table of hooks (init, spawn, tick, save, load)", ErrScript, name, v.Type())
+		return nil, fmt.Errorf("%w: world module %q returns a %s; a world module returns a table of hooks (init, spawn, tick, save, load)", ErrScript, name, v.Type())
 	}
 	w := &World{e: e, module: name, table: t}
 	for i, hn := range hookNames {
@@ -60,7 +63,7 @@ func (e *Engine) LoadWorld(module string) (*World, error) {
 		case *lua.LFunction:
 			w.hooks[i] = f
 		default:
-			return nil, fmt.Errorf("%w: world %s: %s is a %s, not a function", ErrScript, name, hn, f.Type())
+			return nil, fmt.Errorf("%w: world module %q: %s is a %s, not a function", ErrScript, name, hn, f.Type())
 		}
 	}
 	return w, nil
@@ -73,13 +76,13 @@ func (e *Engine) moduleName(s string) (string, error) {
 	}
 	if strings.HasSuffix(s, ".lua") {
 		want := e.display(s)
-		for _, m := range e.modules.order {
+		for _, m := range e.modules.byName { // broken modules too: LoadWorld says why they are missing
 			if m.file == want || filepath.Clean(m.path) == filepath.Clean(s) {
 				return m.name, nil
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: world %q is not a script in the script folders (%s)", ErrModule, s, strings.Join(e.displayPaths(), ", "))
+	return "", fmt.Errorf("%w: world module %q is not a script in the script folders (%s)", ErrModule, s, strings.Join(e.displayPaths(), ", "))
 }
 
 // Module is the world's module name.
@@ -109,7 +112,7 @@ func (w *World) call(h hook, cur *AgentData, nret int, args ...lua.LValue) (lua.
 	v, err := e.call(fn, nret, args...)
 	e.cur = prev
 	if err != nil {
-		return lua.LNil, fmt.Errorf("luabind: world %s: %s: %w", w.module, hookNames[h], err)
+		return lua.LNil, fmt.Errorf("luabind: world module %q, %s: %w", w.module, hookNames[h], err)
 	}
 	return v, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -87,7 +88,7 @@ func TestWorld_errors(t *testing.T) {
 	if _, err := f.e.LoadWorld("missing"); !errors.Is(err, ErrModule) {
 		t.Errorf("missing: %v", err)
 	}
-	if _, err := f.e.LoadWorld("notable"); err == nil || !strings.Contains(err.Error(), "world notable returns a number") {
+	if _, err := f.e.LoadWorld("notable"); err == nil || !strings.Contains(err.Error(), "world module \"notable\" returns a number") {
 		t.Errorf("notable: %v", err)
 	}
 	if _, err := f.e.LoadWorld("badhook"); err == nil || !strings.Contains(err.Error(), "tick is a string, not a function") {
@@ -98,7 +99,38 @@ func TestWorld_errors(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = w.Tick(f.e.L.NewTable())
-	if err == nil || err.Error() != "luabind: world boom: tick: boom.lua:2: world fell over" || !errors.Is(err, ErrScript) {
+	if err == nil || err.Error() != `luabind: world module "boom", tick: boom.lua:2: world fell over` || !errors.Is(err, ErrScript) {
 		t.Errorf("tick: %v", err)
+	}
+}
+
+// TestLoad_aBrokenModuleIsReportedOnce: a module with a syntax error is one
+// problem. Scripts that require it, and a world module that is it, add none
+// of their own, and the names it would register are known as unloaded (so
+// binding does not call them unknown).
+func TestLoad_aBrokenModuleIsReportedOnce(t *testing.T) {
+	f := newFixtureNoLoad(t, map[string]string{
+		"world.lua": "local bt = require('bt')\nlocal world = {\nbt.action(\"spot\", function() end)\nreturn world\n",
+		"user.lua":  "local bt = require('bt')\nlocal w = require('world')\nbt.condition('near', function() return true end)\n",
+		"ok.lua":    "local bt = require('bt')\nbt.action('fine', function() return bt.SUCCESS end)\n",
+	})
+	err := f.e.Load()
+	var list runtime.ErrorList
+	if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Error(), "world.lua:4:6: syntax error") {
+		t.Fatalf("Load: want only world.lua's syntax error, got %v", err)
+	}
+	if _, err := f.e.LoadWorld("world"); !errors.Is(err, ErrNotLoaded) {
+		t.Errorf("LoadWorld of the broken module: %v, want ErrNotLoaded", err)
+	}
+	if _, err := f.e.LoadWorld("world.lua"); err != nil && !errors.Is(err, ErrNotLoaded) {
+		t.Errorf("LoadWorld by file: %v, want ErrNotLoaded", err)
+	}
+	for _, n := range []struct{ kind, name, file string }{{"action", "spot", "world.lua"}, {"condition", "near", "user.lua"}} {
+		if file, ok := f.e.Unloaded(n.kind, n.name); !ok || file != n.file {
+			t.Errorf("Unloaded(%s %s) = %q, %v; want %s", n.kind, n.name, file, ok, n.file)
+		}
+	}
+	if _, ok := f.e.Unloaded("action", "fine"); ok {
+		t.Error("a loaded script's action counts as unloaded")
 	}
 }

@@ -182,6 +182,10 @@ func (a *Agent) VarAt(i int32) bool { return a.slab[i>>6]&(1<<(i&63)) != 0 }
 
 // SetVarAt sets the variable in slot i.
 func (a *Agent) SetVarAt(i int32, v bool) {
+	if a.env.Changes != nil {
+		a.setVarObserved(i, v) // observe.go
+		return
+	}
 	if v {
 		a.slab[i>>6] |= 1 << (i & 63)
 	} else {
@@ -227,6 +231,10 @@ func (a *Agent) StampAt(i int32) (float64, bool) {
 
 // SetStampAt sets timestamp slot i to time t and clears its exclusive partners.
 func (a *Agent) SetStampAt(i int32, t float64) {
+	if a.env.Changes != nil {
+		a.setStampObserved(i, t) // observe.go
+		return
+	}
 	base := a.bound.stampBase
 	for _, x := range a.bound.stamps[i].exclusive {
 		a.slab[base+int(x)] = unsetStamp
@@ -235,7 +243,13 @@ func (a *Agent) SetStampAt(i int32, t float64) {
 }
 
 // ClearStampAt unsets timestamp slot i.
-func (a *Agent) ClearStampAt(i int32) { a.slab[a.bound.stampBase+int(i)] = unsetStamp }
+func (a *Agent) ClearStampAt(i int32) {
+	if a.env.Changes != nil {
+		a.clearStampObserved(i) // observe.go
+		return
+	}
+	a.slab[a.bound.stampBase+int(i)] = unsetStamp
+}
 
 // Stamp returns a declared timestamp's time and whether it is set.
 func (a *Agent) Stamp(name string) (float64, bool, error) {
@@ -296,12 +310,17 @@ func (a *Agent) Signal(name string) { a.SignalAt(name, a.time) }
 func (a *Agent) SignalAt(name string, t float64) {
 	if i, ok := a.bound.signalIdx[name]; ok {
 		a.signalSlot(i, t)
+	} else if c := a.env.Changes; c != nil {
+		c.SignalReceived(a, name)
 	}
 }
 
 func (a *Agent) signalSlot(i int32, t float64) {
 	b := a.bound
 	s := &b.signals[i]
+	if c := a.env.Changes; c != nil {
+		c.SignalReceived(a, s.name)
+	}
 	for _, set := range s.sets {
 		a.SetVarAt(set.Var, set.Value)
 	}

@@ -13,7 +13,14 @@ type BindOptions struct {
 	// unknown condition is false at run time, as in Drag[en]gine, with one
 	// warning per name in BoundTree.Warnings instead of a bind error.
 	Lenient bool
+	// Skip names actions and conditions (kind "action" or "condition") whose
+	// definitions failed to load, such as the names a script with a syntax
+	// error would register: binding leaves them unbound without an error or
+	// warning, since the failure is reported on its own. Nil skips none.
+	Skip func(kind, name string) bool
 }
+
+func (o *BindOptions) skip(kind, name string) bool { return o.Skip != nil && o.Skip(kind, name) }
 
 // BoundTree is a Tree with every name resolved: actions and conditions to
 // values, variables, timestamps and signals to slots in the agent's state.
@@ -147,6 +154,9 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 				continue
 			}
 			if bc.kind == condUnknown {
+				if opts.skip("condition", c.Name) {
+					continue
+				}
 				if !opts.Lenient {
 					add(&Error{Pos: c.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("condition", c.Name, b.conditionNames(reg))})
 					continue
@@ -161,6 +171,9 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 		}
 		def, ok := reg.LookupAction(r.Action)
 		if !ok {
+			if opts.skip("action", r.Action) {
+				continue
+			}
 			if !opts.Lenient {
 				add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("action", r.Action, actionNames(reg))})
 			} else {
@@ -330,7 +343,11 @@ func suggest(name string, known []string) string {
 	return best
 }
 
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and swaps of two neighbours ("Alret" for
+// "Alert") each cost 1.
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -344,8 +361,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

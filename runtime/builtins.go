@@ -7,20 +7,52 @@ import "math"
 // Their per-rule state (a start time, a signal mark) lives in Agent.ruleWord.
 
 func registerBuiltins(r *Registry) {
-	for _, d := range []ActionDef{
-		{Name: "bt.wait", Bind: bindWait},
-		{Name: "bt.signal.wait", Bind: bindSignalWait},
-		{Name: "bt.signal.send", Bind: bindSignalSend},
-		{Name: "bt.variable.set", Bind: bindVariableSet},
-		{Name: "bt.timestamp.set", Bind: bindTimestampSet},
-		{Name: "bt.timestamp.clear", Bind: bindTimestampClear},
-		{Name: "bt.timestamp.wait", Bind: bindTimestampWait},
-		{Name: "bt.log", Bind: bindLog},
-	} {
+	for _, d := range builtinActions() {
 		d.Origin = originBuiltin
 		if err := r.AddAction(d); err != nil {
 			panic(err) // the built-in table itself is wrong: a programmer error
 		}
+	}
+}
+
+// builtinActions is the table of built-in actions with what they declare:
+// the reference documentation is generated from it.
+func builtinActions() []ActionDef {
+	signalName := ParamSpec{Name: "signal.name", Type: "signal name", Required: true, Doc: "the signal"}
+	stampName := ParamSpec{Name: "timestamp.name", Type: "timestamp name", Required: true, Doc: "a timestamp the tree declares"}
+	return []ActionDef{
+		{Name: "bt.wait", Bind: bindWait,
+			Doc: "running until `wait.seconds` have passed since the action started, then success",
+			Params: []ParamSpec{{Name: "wait.seconds", Type: "seconds", Required: true,
+				Doc: "how long to wait (a finite number >= 0); 0 succeeds at the first run"}}},
+		{Name: "bt.signal.wait", Bind: bindSignalWait,
+			Doc:    "running until the agent receives `signal.name` after the action started, then success; the signal need not be declared",
+			Params: []ParamSpec{signalName}},
+		{Name: "bt.signal.send", Bind: bindSignalSend, Instant: true,
+			Doc: "sends `signal.name`, then success; to itself it applies at once, to others after every agent has stepped",
+			Params: []ParamSpec{signalName, {Name: "signal.to", Type: "agent id, self or all", Default: "self",
+				Doc: "the receiver: `self`, another agent's id, or `all` (every agent, this one included)"}}},
+		{Name: "bt.variable.set", Bind: bindVariableSet, Instant: true,
+			Doc: "sets a declared variable, then success",
+			Params: []ParamSpec{
+				{Name: "variable.name", Type: "variable name", Required: true, Doc: "a variable the tree declares"},
+				{Name: "variable.value", Type: "boolean", Required: true, Doc: "`true` or `false`"},
+			}},
+		{Name: "bt.timestamp.set", Bind: bindTimestampSet, Instant: true,
+			Doc:    "sets a declared timestamp to the agent's time (clearing its exclusive partner), then success",
+			Params: []ParamSpec{stampName}},
+		{Name: "bt.timestamp.clear", Bind: bindTimestampClear, Instant: true,
+			Doc:    "unsets a declared timestamp, then success",
+			Params: []ParamSpec{stampName}},
+		{Name: "bt.timestamp.wait", Bind: bindTimestampWait,
+			Doc: "running until more than `timestamp.moreThan` seconds have passed since the timestamp was set (or, while it is unset, only if `timestamp.orNeverSet` is true), then success",
+			Params: []ParamSpec{stampName,
+				{Name: "timestamp.moreThan", Type: "seconds", Required: true, Doc: "seconds since the timestamp was set (a finite number >= 0)"},
+				{Name: "timestamp.orNeverSet", Type: "boolean", Default: "false", Doc: "succeed while the timestamp is unset"},
+			}},
+		{Name: "bt.log", Bind: bindLog, Instant: true,
+			Doc:    "writes `log.message` to the agent's log (with its id, time and the rule's label), then success",
+			Params: []ParamSpec{{Name: "log.message", Type: "string", Required: true, Doc: "the text; may be empty"}}},
 	}
 }
 

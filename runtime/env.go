@@ -17,6 +17,9 @@ type Env struct {
 	Router       Router   // delivers signals to other agents; nil: only "self" and "all" (self only) work
 	Observer     Observer // sees every finished step; nil: none
 	Logger       Logger   // receives bt.log and Agent.Log; nil: standard error
+	// Changes sees every signal an agent receives and every change of its
+	// variables and timestamps, as they happen; nil: none, at no cost.
+	Changes ChangeObserver
 
 	runs []RuleRun
 }
@@ -38,7 +41,8 @@ type Router interface {
 
 // Observer sees each step that ended (not paused): every rule run in it,
 // list rules included, with their results; the step's result and its error.
-// runs is valid only during the call.
+// runs is valid only during the call. A run's rule is an index into the
+// agent's tree: a.Tree().Tree.Label(run.Rule) is its label.
 type Observer interface {
 	StepDone(a *Agent, runs []RuleRun, st Status, err error)
 }

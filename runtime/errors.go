@@ -11,6 +11,10 @@ import (
 var (
 	// ErrInvalidTree marks a problem in a tree file found while loading.
 	ErrInvalidTree = errors.New("runtime: invalid tree")
+	// ErrSeveralRoots marks a main tree file with more than one top-level
+	// rule (it also wraps ErrInvalidTree). Such a file loads as a subtree
+	// file (LoadOptions.Subtree).
+	ErrSeveralRoots = fmt.Errorf("%w: several top-level rules in a main file", ErrInvalidTree)
 	// ErrUnbound marks an action, condition, variable, timestamp or signal
 	// name that binding could not resolve, or a parameter it could not parse.
 	ErrUnbound = errors.New("runtime: unbound name")

@@ -34,6 +34,11 @@ type LoadOptions struct {
 	// regular file of at most 32 MB (a device, a named pipe or a bigger
 	// file is an error). Lets tests and fuzzing supply files from memory.
 	ReadFile func(path string) ([]byte, error)
+	// Subtree loads the file as a <subtree> would include it: its top-level
+	// rules, any number of them, become the children of a root sequence
+	// (tag "subtree", labelled at the file's <behaviorTree>). `btrun tree`
+	// uses it to print a subtree file on its own.
+	Subtree bool
 }
 
 // maxRules caps the rules of one tree, subtree files included, so that
@@ -78,6 +83,7 @@ type treeFile struct {
 // loader holds the state of one load.
 type loader struct {
 	readFile func(string) ([]byte, error)
+	subtree  bool   // LoadOptions.Subtree
 	rootAbs  string // LoadOptions.Root made absolute; "" if that failed
 	tree     *Tree
 	errs     ErrorList
@@ -96,6 +102,7 @@ type loader struct {
 func newLoader(opts LoadOptions) *loader {
 	l := &loader{
 		readFile: opts.ReadFile,
+		subtree:  opts.Subtree,
 		tree:     &Tree{},
 		files:    make(map[string]*treeFile),
 		hash:     sha256.New(),
@@ -129,7 +136,11 @@ func (l *loader) load(path string, data []byte) (*Tree, error) {
 	t.File = main.display
 	if main.ok {
 		l.chain = []*treeFile{main}
-		l.addFile(main, -1, 0, idScope{})
+		if l.subtree {
+			l.addSubtreeRoot(main)
+		} else {
+			l.addFile(main, -1, 0, idScope{})
+		}
 		if len(t.Rules) == 0 && !l.full {
 			// A main file without rules gets a root that always fails.
 			pos := main.rootPos
@@ -150,6 +161,17 @@ func (l *loader) load(path string, data []byte) (*Tree, error) {
 	t.Fingerprint = hex.EncodeToString(l.hash.Sum(nil))
 	t.index()
 	return t, nil
+}
+
+// addSubtreeRoot loads the main file as a subtree file: a root sequence
+// whose children are the file's top-level rules.
+func (l *loader) addSubtreeRoot(f *treeFile) {
+	pos := f.rootPos
+	l.tree.Rules = append(l.tree.Rules, Rule{
+		Kind: KindSequence, Tag: "subtree", Label: label("subtree", pos), Pos: pos, Subtree: f.display,
+		Parent: -1, FirstChild: -1, Next: -1,
+	})
+	l.addFile(f, Root, 1, idScope{})
 }
 
 // open reads, decodes, parses and checks a file, once per file: later calls

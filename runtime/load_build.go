@@ -42,9 +42,9 @@ func (l *loader) addFile(f *treeFile, parent, depth int32, scope idScope) {
 		switch {
 		case it.rule != nil:
 			if parent < 0 && first != nil {
-				l.errorf(it.rule.pos, "second top-level rule <%s> in the main tree file (the root is <%s> at %s); "+
+				l.errs = append(l.errs, &Error{Pos: it.rule.pos, Err: ErrSeveralRoots, Msg: fmt.Sprintf("second top-level rule <%s> in the main tree file (the root is <%s> at %s); "+
 					"the main file holds one root rule: put these rules inside a <sequence> or <choice>",
-					it.rule.tag, first.tag, first.pos)
+					it.rule.tag, first.tag, first.pos)})
 			}
 			if first == nil {
 				first = it.rule

@@ -12,8 +12,8 @@ import (
 // the step with an error.
 //
 // An Action is shared by every agent and rule it is bound to: per-agent
-// state belongs in the agent (Agent.RuleState, Agent.UserData), never in the
-// Action value.
+// state belongs in the agent (Agent.RuleValue, Agent.RuleBytes,
+// Agent.UserData), never in the Action value.
 type Action interface {
 	Run(a *Agent, p Params) (Status, error)
 }
@@ -120,6 +120,16 @@ type ActionDef struct {
 	Origin Origin
 	Action Action
 	Bind   func(s *Site) (Action, error)
+
+	// What the action declares about itself, for the reference
+	// documentation and `btrun validate` (reference.go). Doc says what it
+	// does. Params lists the rule parameters it reads; nil means it does
+	// not say (no parameter of its rules is then reported as unread), an
+	// empty non-nil slice that it reads none. Instant says it never
+	// returns Running (its rules need no id to be saved).
+	Doc     string
+	Params  []ParamSpec
+	Instant bool
 }
 
 // ConditionDef is a registered condition; as ActionDef.
@@ -128,6 +138,9 @@ type ConditionDef struct {
 	Origin    Origin
 	Condition Condition
 	Bind      func(s *Site) (Condition, error)
+
+	Doc    string
+	Params []ParamSpec // nil: not declared
 }
 
 // Registry maps names to actions and conditions. A registry is filled before

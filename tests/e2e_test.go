@@ -125,15 +125,19 @@ func TestRun_isDeterministic(t *testing.T) {
 }
 
 // TestRun_signalScheduleTiming: a signal at 0.25 s with dt 0.1 is delivered
-// at step 3 (t = 0.3), before the agent's step line.
+// at step 3 (t = 0.3), before the agent's step line, followed by the
+// variable and timestamp it sets.
 func TestRun_signalScheduleTiming(t *testing.T) {
 	r := run(t, "", "run", "-config", fixture("alarm"), "-trace", "-", "-quiet", "-steps", "4")
 	lines := strings.Split(r.stdout, "\n")
-	want := `{"step":3,"time":0.3,"agent":"sentry-1","signal":"Alarm"}`
+	want := `{"step":3,"time":0.3,"agent":"sentry-1","signal":"Alarm","from":"schedule"}`
 	for i, l := range lines {
 		if l == want {
-			if next := lines[i+1]; !strings.HasPrefix(next, `{"step":3,"time":0.3,"agent":"sentry-1","runs"`) {
-				t.Errorf("the signal line is not followed by sentry-1's step 3: %s", next)
+			after := strings.Join(lines[i+1:i+4], "\n")
+			if want := `{"step":3,"time":0.3,"agent":"sentry-1","var":"Alert","value":true}
+{"step":3,"time":0.3,"agent":"sentry-1","stamp":"Alarmed","set":true}
+{"step":3,"time":0.3,"agent":"sentry-1","runs"`; !strings.HasPrefix(after, want) {
+				t.Errorf("the signal line is not followed by its changes and sentry-1's step 3:\n%s", after)
 			}
 			for _, before := range lines[:i] {
 				if strings.Contains(before, `"signal"`) {

@@ -56,3 +56,151 @@ func TestValidate_theExampleGameIsValid(t *testing.T) {
 		}
 	}
 }
+
+// writeFiles writes name -> content under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, src := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// mistakes is a game with the mistakes a new user makes that load and bind
+// but are likely wrong.
+var mistakes = map[string]string{
+	"config.toml": `[scripts]
+paths = ["ai"]
+[[trees]]
+name = "guard"
+file = "ai/guard.xml"
+[[agents]]
+tree = "guard"
+count = 2
+[[signals]]
+at = 2.0
+signal = "OnIntrudor"
+to = ["guard-1"]
+[[signals]]
+at = 0.1
+signal = "OnIntruder"
+to = ["guard-1"]
+`,
+	"ai/guard.xml": `<behaviorTree>
+  <variables><variable name="Alert"/></variables>
+  <signals><signal name="OnIntruder" variable="Alert" value="true"/></signals>
+  <choice>
+    <action id="chase" name="chase">
+      <parameter name="chase.sped">4</parameter>
+      <condition>Alert</condition>
+    </action>
+    <action id="look" name="bt.lua"><parameter name="lua.run">-- TODO: look around</parameter></action>
+    <action name="bt.wait"><parameter name="wait.seconds">1</parameter></action>
+    <action id="tell" name="bt.signal.send"><parameter name="signal.name">OnIntrudr</parameter></action>
+    <action id="idle" name="idle"><parameter name="idle.mood">calm</parameter></action>
+  </choice>
+</behaviorTree>`,
+	"ai/chase.lua": `local bt = require("bt")
+bt.action("chase", {
+  params = {"chase.speed"},
+  run = function(ctx, params)
+    local speed = params:number("chase.speed", 3)
+    ctx:send("guard-2", "OnIntrudr")
+    ctx:setVar("Alret", true)
+    return bt.RUNNING
+  end,
+})
+bt.action("idle", function(ctx, params) return bt.RUNNING end)
+`,
+}
+
+// TestValidate_lintsNameEachMistake: each mistake is a warning with its
+// position and a "did you mean"; validate exits 0, and 2 with -strict.
+func TestValidate_lintsNameEachMistake(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, mistakes)
+	r := run(t, dir, "validate")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"warning: ai/guard.xml:4:3: rule choice@ai/guard.xml:4:3 has no id, but it is the root: the current rule after the tree finished: saving the game while it is the current rule fails; give it an id\n",
+		"warning: ai/guard.xml:10:5: rule action@ai/guard.xml:10:5 has no id, but action \"bt.wait\" can return running: saving the game while it is the current rule fails; give it an id\n",
+		`warning: ai/guard.xml:5:5: rule chase: parameter "chase.sped" is read by nothing: not by action "chase", condition "Alert" (they read chase.speed); did you mean "chase.speed"?` + "\n",
+		"warning: ai/guard.xml:9:5: rule look: lua.run holds no Lua statement (only blanks and comments): the rule does nothing\n",
+		`warning: ai/guard.xml:11:5: rule tell: bt.signal.send sends signal "OnIntrudr", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: ai/guard.xml:12:5: rule idle: parameter "idle.mood" is read by nothing: not by action "idle"` + "\n",
+		`warning: ai/chase.lua:6: ctx:send sends signal "OnIntrudr", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: ai/chase.lua:7: ctx:setVar("Alret"): no tree declares a variable "Alret", so the call fails whenever it runs; did you mean "Alert"?` + "\n",
+		`warning: config.toml:11: signals[0] schedules signal "OnIntrudor", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		"config.toml: ok, with 9 warnings\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r = run(t, dir, "validate", "-strict"); r.code != 2 || !strings.Contains(r.stderr, "config.toml: 9 warnings, errors with -strict") {
+		t.Errorf("-strict: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestRun_setVarTypoSaysDidYouMean: the same typo at run time fails the
+// step with a "did you mean".
+func TestRun_setVarTypoSaysDidYouMean(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, mistakes)
+	r := run(t, dir, "run", "-steps", "1")
+	want := `ai/chase.lua:7: ctx:setVar("Alret"): the tree ai/guard.xml declares no variable "Alret"; did you mean "Alert"?`
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("output lacks %s:\n%s", want, r.stdout)
+	}
+}
+
+// TestValidate_aBrokenWorldScriptIsOneProblem: a syntax error in the world
+// script and in a script other scripts require is reported once each, with
+// no "module not found" or "unknown action" for what they would provide.
+func TestValidate_aBrokenWorldScriptIsOneProblem(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml": "[scripts]\npaths = [\"ai\"]\nworld = \"ai/world.lua\"\n[[trees]]\nname = \"t\"\nfile = \"ai/t.xml\"\n[[agents]]\ntree = \"t\"\n",
+		"ai/t.xml":    `<behaviorTree><sequence id="root"><action id=".a" name="spot"/><action id=".b" name="walk"/></sequence></behaviorTree>`,
+		"ai/world.lua": `local bt = require("bt")
+local world = {
+bt.action("spot", function() return bt.SUCCESS end)
+function world.tick(game) end
+return world`,
+		"ai/steer.lua": "local steer = {}\nfunction steer.go( end\nreturn steer\n",
+		"ai/walk.lua":  "local bt = require('bt')\nlocal steer = require('steer')\nbt.action('walk', function() return bt.SUCCESS end)\n",
+	})
+	r := run(t, dir, "validate")
+	if r.code != 2 {
+		t.Errorf("exit %d", r.code)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ai/steer.lua:2:") || !strings.HasPrefix(lines[1], "ai/world.lua:4:") || lines[2] != "2 problems" {
+		t.Errorf("want the two syntax errors only:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stderr, "world world") || strings.Contains(r.stderr, "not found") || strings.Contains(r.stderr, "unknown action") {
+		t.Errorf("false problems:\n%s", r.stderr)
+	}
+}
+
+// TestValidate_listsBuiltinParameters: validate -v lists every action and
+// condition with its parameters.
+func TestValidate_listsBuiltinParameters(t *testing.T) {
+	r := run(t, "..", "validate", "-v")
+	for _, want := range []string{
+		"  action    bt.signal.send         builtin\n              signal.name (signal name, required): the signal\n              signal.to (agent id, self or all, default self): ",
+		"              timestamp.orNeverSet (boolean, default false): ",
+		"  condition T.moreThan             declared by the tree\n              T.moreThan (seconds, required): ",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

@@ -20,13 +20,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the stepping to this file (for go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file after the run (go tool pprof -sample_index=alloc_objects -focus=RunStep)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun bench [-config F] [-agents N] [-steps N] [-cpuprofile F] [-memprofile F]")
+		fmt.Fprintln(fs.Output(), "usage: btrun bench [-config F] [-agents N] [-steps N] [-cpuprofile F] [-memprofile F]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
-	if fs.NArg() != 0 || *agents < 1 || *steps < 1 {
+	if code, ok := wantArgs(fs, stderr, 0, ""); !ok {
+		return code
+	}
+	if *agents < 1 || *steps < 1 {
+		fmt.Fprintf(stderr, "btrun bench: -agents %d -steps %d: both must be 1 or more\n", *agents, *steps)
 		fs.Usage()
 		return exitUsage
 	}

@@ -30,16 +30,21 @@ func commands() []command {
 		{"bench", "measure a config with many agents", runBench},
 		{"tree", "print a tree file with resolved ids, labels and declarations", runTree},
 		{"validate", "load and bind trees, print every problem, change nothing", runValidate},
+		{"plugin", "plugin tools: `btrun plugin new NAME [DIR]` writes a new Go plugin module", runPlugin},
+		{"version", "print btrun's version", runVersion},
 	}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && !isHelp(args[0])) {
+	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && !isHelp(args[0]) && args[0] != "-version" && args[0] != "--version") {
 		return runRun(args, stdout, stderr) // `btrun` alone is `btrun run -config config.toml`
 	}
 	if isHelp(args[0]) {
 		usage(stdout)
 		return exitOK
+	}
+	if args[0] == "-version" || args[0] == "--version" {
+		return runVersion(args[1:], stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

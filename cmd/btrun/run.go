@@ -22,13 +22,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	save := fs.String("save", "", "save the run to this file at the end (and every save.every steps)")
 	load := fs.String("load", "", "continue the run saved in this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
-	if fs.NArg() != 0 {
+	if code, ok := wantArgs(fs, stderr, 0, ""); !ok {
+		return code
+	}
+	stepsSet := false
+	fs.Visit(func(f *flag.Flag) { stepsSet = stepsSet || f.Name == "steps" })
+	if stepsSet && *steps < 0 {
+		fmt.Fprintf(stderr, "btrun run: -steps %d: the number of steps must be 0 or more\n", *steps)
 		fs.Usage()
 		return exitUsage
 	}
@@ -86,7 +92,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(people, "warning:", w)
 	}
 	n := cfg.Run.Steps
-	if *steps >= 0 {
+	if stepsSet {
 		n = *steps
 	}
 	runErr := g.Run(n)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,21 +10,31 @@ import (
 )
 
 // runTree is `btrun tree FILE.xml`: load the tree and print it for people.
+// A file with several top-level rules is a subtree file: it is printed as a
+// <subtree> would include it.
 func runTree(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tree", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun tree FILE.xml")
-		fmt.Fprintln(stderr, "Prints the tree with resolved ids, labels, conditions, parameters and declarations.")
+		fmt.Fprintln(fs.Output(), "usage: btrun tree FILE.xml")
+		fmt.Fprintln(fs.Output(), "Prints the tree with resolved ids, labels, conditions, parameters and declarations.")
+		fmt.Fprintln(fs.Output(), "A subtree file (several top-level rules) is printed as a <subtree> would include it.")
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
+	if code, ok := wantArgs(fs, stderr, 1, "FILE.xml"); !ok {
+		return code
 	}
-	tree, err := runtime.LoadFile(fs.Arg(0), runtime.LoadOptions{})
+	file := fs.Arg(0)
+	tree, err := runtime.LoadFile(file, runtime.LoadOptions{})
+	if err != nil && onlySeveralRoots(err) {
+		tree, err = runtime.LoadFile(file, runtime.LoadOptions{Subtree: true})
+		if err == nil {
+			fmt.Fprintf(stdout, "%s holds %d top-level rules: a subtree file, shown as a <subtree> includes it\n",
+				tree.File, len(tree.Children(runtime.Root)))
+		}
+	}
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage
@@ -33,4 +44,19 @@ func runTree(args []string, stdout, stderr io.Writer) int {
 		return exitRuntime
 	}
 	return exitOK
+}
+
+// onlySeveralRoots reports whether every problem of a load is a second
+// top-level rule: the file is a subtree file.
+func onlySeveralRoots(err error) bool {
+	var list runtime.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return false
+	}
+	for _, e := range list {
+		if !errors.Is(e, runtime.ErrSeveralRoots) {
+			return false
+		}
+	}
+	return true
 }

@@ -19,17 +19,17 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	config := fs.String("config", "config.toml", "the game config")
 	treeFile := fs.String("tree", "", "check this tree file on its own instead of a config")
-	list := fs.Bool("v", false, "also list every registered action and condition with its origin")
+	list := fs.Bool("v", false, "also list every registered action and condition with its origin and parameters")
+	strict := fs.Bool("strict", false, "treat warnings as errors (exit 2)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: btrun validate [-config F] [-v] | btrun validate -tree FILE.xml")
+		fmt.Fprintln(fs.Output(), "usage: btrun validate [-config F] [-v] [-strict] | btrun validate -tree FILE.xml")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return exitUsage
+	if code, ok := wantArgs(fs, stderr, 0, ""); !ok {
+		return code
 	}
 	if *treeFile != "" {
 		return validateTree(*treeFile, stdout, stderr)
@@ -48,7 +48,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer g.Close()
-	for _, w := range g.Warnings() {
+	warnings := g.Warnings()
+	for _, l := range g.Lints() {
+		warnings = append(warnings, l.String())
+	}
+	for _, w := range warnings {
 		fmt.Fprintln(stdout, "warning:", w)
 	}
 	for _, tc := range cfg.Trees {
@@ -61,13 +65,48 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if *list {
 		for _, d := range reg.Actions() {
 			fmt.Fprintf(stdout, "  action    %-22s %s\n", d.Name, d.Origin)
+			listParams(stdout, d.Params)
 		}
 		for _, d := range reg.Conditions() {
 			fmt.Fprintf(stdout, "  condition %-22s %s\n", d.Name, d.Origin)
+			listParams(stdout, d.Params)
 		}
+		for _, f := range runtime.DeclaredConditions {
+			fmt.Fprintf(stdout, "  condition %-22s declared by the tree\n", f.Name)
+			listParams(stdout, f.Params)
+		}
+	}
+	if n := len(warnings); n > 0 {
+		if *strict {
+			fmt.Fprintf(stderr, "%s: %s, errors with -strict\n", *config, countOf(n, "warning"))
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "%s: ok, with %s\n", *config, countOf(n, "warning"))
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", *config)
 	return exitOK
+}
+
+// listParams lists declared parameters under an action or condition.
+func listParams(w io.Writer, ps []runtime.ParamSpec) {
+	for _, p := range ps {
+		what := p.Type
+		switch {
+		case p.Required:
+			what += ", required"
+		case p.Default != "":
+			what += ", default " + p.Default
+		}
+		if what != "" {
+			what = " (" + strings.TrimPrefix(what, ", ") + ")"
+		}
+		doc := ""
+		if p.Doc != "" {
+			doc = ": " + p.Doc
+		}
+		fmt.Fprintf(w, "              %s%s%s\n", p.Name, what, doc)
+	}
 }
 
 // validateTree loads one tree and binds it against the built-ins; names
@@ -114,4 +153,12 @@ func printProblems(w io.Writer, err error) {
 	if problems > 1 {
 		fmt.Fprintf(w, "%d problems\n", problems)
 	}
+}
+
+// countOf is "1 warning", "3 warnings".
+func countOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

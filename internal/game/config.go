@@ -17,77 +17,94 @@ import (
 // key's line, and every value is checked against its limits
 // (config_check.go).
 type Config struct {
-	Run     RunConfig
-	Scripts ScriptsConfig
-	Trees   []TreeConfig
-	Plugins []PluginConfig
-	Agents  []AgentConfig
-	Signals []SignalConfig
-	Trace   TraceConfig
-	Save    SaveConfig
+	Run     RunConfig      `toml:"run"`
+	Scripts ScriptsConfig  `toml:"scripts"`
+	Trees   []TreeConfig   `toml:"trees"`
+	Plugins []PluginConfig `toml:"plugins"`
+	Agents  []AgentConfig  `toml:"agents"`
+	Signals []SignalConfig `toml:"signals"`
+	Trace   TraceConfig    `toml:"trace"`
+	Save    SaveConfig     `toml:"save"`
 
-	Path string // the config file as given
-	Dir  string // its folder: every path in the config is relative to it
+	Path string `toml:"-"` // the config file as given
+	Dir  string `toml:"-"` // its folder: every path in the config is relative to it
 }
 
 // RunConfig is [run].
 type RunConfig struct {
-	Steps             int
-	Dt                float64
-	Seed              int64
-	OnFailure         string
-	RunawayLimit      int
-	Strict            bool
-	LuaCallTimeout    Duration
-	PluginCallTimeout Duration
-	LuaMemory         int64 // bytes per Lua state (lua_memory)
+	Steps             int      `toml:"steps"`
+	Dt                float64  `toml:"dt"`
+	Seed              int64    `toml:"seed"`
+	OnFailure         string   `toml:"on_failure"`
+	RunawayLimit      int      `toml:"runaway_limit"`
+	Strict            bool     `toml:"strict"`
+	LuaCallTimeout    Duration `toml:"lua_call_timeout"`
+	PluginCallTimeout Duration `toml:"plugin_call_timeout"`
+	LuaMemory         Size     `toml:"lua_memory"`
 }
 
 // ScriptsConfig is [scripts].
 type ScriptsConfig struct {
-	Paths []string
-	World string
+	Paths []string `toml:"paths"`
+	World string   `toml:"world"`
 }
 
 // TreeConfig is one [[trees]] entry.
 type TreeConfig struct {
-	Name string
-	File string
+	Name string `toml:"name"`
+	File string `toml:"file"`
 }
 
 // PluginConfig is one [[plugins]] entry.
 type PluginConfig struct {
-	Name string
-	Path string
+	Name string `toml:"name"`
+	Path string `toml:"path"`
 }
 
 // AgentConfig is one [[agents]] entry.
 type AgentConfig struct {
-	Tree  string
-	Count int
-	Name  string
+	Tree  string `toml:"tree"`
+	Count int    `toml:"count"`
+	Name  string `toml:"name"`
 }
 
 // SignalConfig is one [[signals]] entry of the schedule.
 type SignalConfig struct {
-	At     float64
-	Signal string
-	To     []string
+	At     float64  `toml:"at"`
+	Signal string   `toml:"signal"`
+	To     []string `toml:"to"`
 }
 
 // TraceConfig is [trace].
 type TraceConfig struct {
-	File string
+	File string `toml:"file"`
 }
 
 // SaveConfig is [save].
 type SaveConfig struct {
-	File  string
-	Every int
+	File  string `toml:"file"`
+	Every int    `toml:"every"`
 }
 
 // Duration is a TOML string such as "100ms" or "2s".
 type Duration struct{ time.Duration }
+
+// Size is a number of bytes, written in TOML as a string such as "256MB",
+// "1GB" or "512KB" (powers of 1024; "B" or no unit is bytes).
+type Size int64
+
+// String writes the size back as the config would ("256MB").
+func (s Size) String() string {
+	for _, u := range []struct {
+		unit string
+		n    int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}} {
+		if s >= Size(u.n) && int64(s)%u.n == 0 {
+			return fmt.Sprintf("%d%s", int64(s)/u.n, u.unit)
+		}
+	}
+	return fmt.Sprintf("%dB", int64(s))
+}
 
 // Sentinel errors of the package.
 var (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,32 +16,11 @@ import (
 )
 
 // Decoding a config. The TOML text is read into plain values first (only a
-// syntax error stops that), then every key is converted on its own, so a
-// value of the wrong type is one problem among the others, with its line,
-// instead of the only one reported.
-
-// field is a key a table accepts and how its value is stored.
-type field struct {
-	key string
-	set func(v any) string // "" when stored, else what is wrong with v
-}
-
-// tableSpec is what a table or [[array]] entry accepts.
-type tableSpec struct {
-	name   string
-	fields []field
-}
-
-func (t tableSpec) keys() string {
-	names := make([]string, len(t.fields))
-	for i, f := range t.fields {
-		names[i] = f.key
-	}
-	return strings.Join(names, ", ")
-}
-
-// topKeys are the config's tables, in the order of the docs.
-var topKeys = []string{"run", "scripts", "trees", "plugins", "agents", "signals", "trace", "save"}
+// syntax error stops that), then every key is converted on its own into the
+// Config struct field its toml tag names, so a value of the wrong type is
+// one problem among the others, with its line, instead of the only one
+// reported. The struct's tags are the one list of keys: the decoder, the
+// unknown-key messages and the reference (config_doc.go) all read them.
 
 // decoder converts the raw TOML values into a Config, collecting problems.
 type decoder struct {
@@ -49,103 +29,170 @@ type decoder struct {
 	bad   map[string]bool // "table[i].key" or "table.key" of values that did not convert
 }
 
+// knownKeys lists the keys of each table, from the Config struct's tags ("":
+// the top level), for unknown-key messages.
+var knownKeys = func() map[string][]string {
+	out := map[string][]string{}
+	ct := reflect.TypeOf(Config{})
+	for i := range ct.NumField() {
+		f := ct.Field(i)
+		table := tomlName(f)
+		if table == "-" {
+			continue
+		}
+		out[""] = append(out[""], table)
+		st := f.Type
+		if st.Kind() == reflect.Slice {
+			st = st.Elem()
+		}
+		for j := range st.NumField() {
+			out[table] = append(out[table], tomlName(st.Field(j)))
+		}
+	}
+	return out
+}()
+
 func (d *decoder) config(raw map[string]any, cfg *Config) {
+	cv := reflect.ValueOf(cfg).Elem()
 	for _, k := range sortedKeys(raw) {
-		v := raw[k]
-		switch k {
-		case "run":
-			d.table(k, v, runSpec(&cfg.Run))
-		case "scripts":
-			d.table(k, v, scriptsSpec(&cfg.Scripts))
-		case "trace":
-			d.table(k, v, tableSpec{"trace", []field{{"file", str(&cfg.Trace.File)}}})
-		case "save":
-			d.table(k, v, tableSpec{"save", []field{{"file", str(&cfg.Save.File)}, {"every", whole(&cfg.Save.Every)}}})
-		case "trees":
-			cfg.Trees = entries(d, k, v, func(t *TreeConfig) tableSpec {
-				return tableSpec{k, []field{{"name", str(&t.Name)}, {"file", str(&t.File)}}}
-			})
-		case "plugins":
-			cfg.Plugins = entries(d, k, v, func(p *PluginConfig) tableSpec {
-				return tableSpec{k, []field{{"name", str(&p.Name)}, {"path", str(&p.Path)}}}
-			})
-		case "agents":
-			cfg.Agents = entries(d, k, v, func(a *AgentConfig) tableSpec {
-				a.Count = 1
-				return tableSpec{k, []field{{"tree", str(&a.Tree)}, {"count", whole(&a.Count)}, {"name", str(&a.Name)}}}
-			})
-		case "signals":
-			cfg.Signals = entries(d, k, v, func(s *SignalConfig) tableSpec {
-				return tableSpec{k, []field{{"at", number(&s.At)}, {"signal", str(&s.Signal)}, {"to", strList(&s.To)}}}
-			})
+		f, ok := fieldByTag(cv, k)
+		switch {
+		case !ok || k == "-":
+			d.probs.add(d.src.line(toml.Key{k}), "unknown key %q; expected at the top level %s", k, strings.Join(knownKeys[""], ", "))
+		case f.Kind() == reflect.Slice:
+			d.entries(k, raw[k], f)
 		default:
-			d.probs.add(d.src.line(toml.Key{k}), "unknown key %q; expected at the top level %s", k, strings.Join(topKeys, ", "))
+			m, isTable := raw[k].(map[string]any)
+			if !isTable {
+				d.bad[k] = true
+				d.probs.add(d.src.line(toml.Key{k}), "%s = %s: expected a table ([%s] and its keys), not %s", k, valueText(raw[k]), k, valueType(raw[k]))
+				continue
+			}
+			d.fields(k, -1, m, f)
 		}
 	}
 }
 
-func runSpec(r *RunConfig) tableSpec {
-	return tableSpec{"run", []field{
-		{"steps", whole(&r.Steps)},
-		{"dt", number(&r.Dt)},
-		{"seed", whole64(&r.Seed)},
-		{"on_failure", str(&r.OnFailure)},
-		{"runaway_limit", whole(&r.RunawayLimit)},
-		{"strict", boolean(&r.Strict)},
-		{"lua_call_timeout", duration(&r.LuaCallTimeout)},
-		{"plugin_call_timeout", duration(&r.PluginCallTimeout)},
-		{"lua_memory", size(&r.LuaMemory)},
-	}}
+// entryDefaults set what an [[array]] entry holds for the keys it leaves
+// out, where that is not the zero value.
+var entryDefaults = map[string]func(reflect.Value){
+	"agents": func(v reflect.Value) { v.Addr().Interface().(*AgentConfig).Count = 1 },
 }
 
-func scriptsSpec(s *ScriptsConfig) tableSpec {
-	return tableSpec{"scripts", []field{{"paths", strList(&s.Paths)}, {"world", str(&s.World)}}}
-}
-
-// table decodes a plain table such as [run].
-func (d *decoder) table(name string, v any, spec tableSpec) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		d.bad[name] = true
-		d.probs.add(d.src.line(toml.Key{name}), "%s = %s: expected a table ([%s] and its keys), not %s", name, valueText(v), name, tomlType(v))
-		return
-	}
-	d.fields(-1, m, spec)
-}
-
-// entries decodes an array of tables such as [[agents]]; spec gives the
-// fields of one new entry.
-func entries[T any](d *decoder, name string, v any, spec func(*T) tableSpec) []T {
+// entries decodes an array of tables such as [[agents]] into the slice f.
+func (d *decoder) entries(name string, v any, f reflect.Value) {
 	list, ok := v.([]map[string]any)
 	if !ok {
 		if arr, isArr := v.([]any); isArr && len(arr) == 0 {
-			return nil
+			return
 		}
 		d.bad[name] = true
-		d.probs.add(d.src.line(toml.Key{name}), "%s = %s: expected [[%s]] entries, not %s", name, valueText(v), name, tomlType(v))
-		return nil
+		d.probs.add(d.src.line(toml.Key{name}), "%s = %s: expected [[%s]] entries, not %s", name, valueText(v), name, valueType(v))
+		return
 	}
-	out := make([]T, len(list))
+	out := reflect.MakeSlice(f.Type(), len(list), len(list))
 	for i, m := range list {
-		d.fields(i, m, spec(&out[i]))
+		e := out.Index(i)
+		if def := entryDefaults[name]; def != nil {
+			def(e)
+		}
+		d.fields(name, i, m, e)
 	}
-	return out
+	f.Set(out)
 }
 
-// fields stores the keys of one table (index < 0) or [[array]] entry.
-func (d *decoder) fields(index int, m map[string]any, spec tableSpec) {
+// fields stores the keys of one table (index < 0) or [[array]] entry into
+// the struct v.
+func (d *decoder) fields(table string, index int, m map[string]any, v reflect.Value) {
 	for _, k := range sortedKeys(m) {
-		at := slices.IndexFunc(spec.fields, func(f field) bool { return f.key == k })
-		line := d.keyLine(spec.name, index, k)
-		if at < 0 {
-			d.probs.add(line, "unknown key %q; expected in [%s] %s", spec.name+"."+k, spec.name, spec.keys())
+		line := d.keyLine(table, index, k)
+		f, ok := fieldByTag(v, k)
+		if !ok {
+			d.probs.add(line, "unknown key %q; expected in [%s] %s", table+"."+k, table, strings.Join(knownKeys[table], ", "))
 			continue
 		}
-		if msg := spec.fields[at].set(m[k]); msg != "" {
-			d.bad[keyName(spec.name, index, k)] = true
-			d.probs.add(line, "%s = %s: %s", keyTitle(spec.name, index, k), valueText(m[k]), msg)
+		if msg := store(f, m[k]); msg != "" {
+			d.bad[keyName(table, index, k)] = true
+			d.probs.add(line, "%s = %s: %s", keyTitle(table, index, k), valueText(m[k]), msg)
 		}
 	}
+}
+
+// fieldByTag is the field of struct v whose toml tag is key.
+func fieldByTag(v reflect.Value, key string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		if tomlName(t.Field(i)) == key {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+var (
+	durationType = reflect.TypeOf(Duration{})
+	sizeType     = reflect.TypeOf(Size(0))
+)
+
+// store converts v into the field f and returns "", or what is wrong.
+func store(f reflect.Value, v any) string {
+	switch f.Type() {
+	case durationType:
+		return duration(f.Addr().Interface().(*Duration), v)
+	case sizeType:
+		return size(f.Addr().Interface().(*Size), v)
+	}
+	switch f.Kind() {
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return "expected a string, not " + valueType(v)
+		}
+		f.SetString(s)
+	case reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return "expected true or false, not " + valueType(v)
+		}
+		f.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, ok := v.(int64)
+		if !ok {
+			return "expected a whole number, not " + valueType(v)
+		}
+		// The checks bound every int key far inside what an int holds; on
+		// a 32-bit system a bigger value is clamped and then reported there.
+		if f.OverflowInt(n) {
+			n = max(min(n, math.MaxInt32), math.MinInt32)
+		}
+		f.SetInt(n)
+	case reflect.Float64:
+		switch n := v.(type) {
+		case float64:
+			f.SetFloat(n)
+		case int64:
+			f.SetFloat(float64(n))
+		default:
+			return "expected a number, not " + valueType(v)
+		}
+	case reflect.Slice: // of strings: the only lists a config holds
+		arr, ok := v.([]any)
+		if !ok {
+			return "expected a list of strings, not " + valueType(v)
+		}
+		out := make([]string, len(arr))
+		for i, e := range arr {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Sprintf("expected a list of strings; item %d is %s", i+1, valueType(e))
+			}
+			out[i] = s
+		}
+		f.Set(reflect.ValueOf(out))
+	default:
+		panic("game: config field of a type the decoder does not know: " + f.Type().String())
+	}
+	return ""
 }
 
 func (d *decoder) keyLine(table string, index int, key string) int {
@@ -180,121 +227,32 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// The converters: each stores v in its target and returns "", or returns
-// what is wrong.
-
-func str(p *string) func(any) string {
-	return func(v any) string {
-		s, ok := v.(string)
-		if !ok {
-			return "expected a string, not " + tomlType(v)
-		}
-		*p = s
-		return ""
+func duration(p *Duration, v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return `expected a duration as a string, such as "100ms" or "2s", not ` + valueType(v)
 	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return `not a duration; write one such as "100ms" or "2s"`
+	}
+	p.Duration = d
+	return ""
 }
 
-func boolean(p *bool) func(any) string {
-	return func(v any) string {
-		b, ok := v.(bool)
-		if !ok {
-			return "expected true or false, not " + tomlType(v)
-		}
-		*p = b
-		return ""
+// size reads a size in bytes: a string such as "256MB", "1 GB", "512KB"
+// (powers of 1024) or "1048576" (bytes).
+func size(p *Size, v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return `expected a size as a string, such as "256MB", not ` + valueType(v)
 	}
-}
-
-func whole64(p *int64) func(any) string {
-	return func(v any) string {
-		n, ok := v.(int64)
-		if !ok {
-			return "expected a whole number, not " + tomlType(v)
-		}
-		*p = n
-		return ""
+	b, ok := parseSize(s)
+	if !ok {
+		return `not a size; write one such as "256MB" or "1GB"`
 	}
-}
-
-// whole stores into an int; the checks bound every int key far inside
-// what an int holds, so a value beyond them is reported there. Beyond int32
-// the value is clamped (on 32-bit systems) and then reported by the checks.
-func whole(p *int) func(any) string {
-	return func(v any) string {
-		n, ok := v.(int64)
-		if !ok {
-			return "expected a whole number, not " + tomlType(v)
-		}
-		*p = int(max(min(n, math.MaxInt), math.MinInt))
-		return ""
-	}
-}
-
-func number(p *float64) func(any) string {
-	return func(v any) string {
-		switch n := v.(type) {
-		case float64:
-			*p = n
-		case int64:
-			*p = float64(n)
-		default:
-			return "expected a number, not " + tomlType(v)
-		}
-		return ""
-	}
-}
-
-func strList(p *[]string) func(any) string {
-	return func(v any) string {
-		arr, ok := v.([]any)
-		if !ok {
-			return "expected a list of strings, not " + tomlType(v)
-		}
-		out := make([]string, len(arr))
-		for i, e := range arr {
-			s, ok := e.(string)
-			if !ok {
-				return fmt.Sprintf("expected a list of strings; item %d is %s", i+1, tomlType(e))
-			}
-			out[i] = s
-		}
-		*p = out
-		return ""
-	}
-}
-
-func duration(p *Duration) func(any) string {
-	return func(v any) string {
-		s, ok := v.(string)
-		if !ok {
-			return `expected a duration as a string, such as "100ms" or "2s", not ` + tomlType(v)
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return `not a duration; write one such as "100ms" or "2s"`
-		}
-		p.Duration = d
-		return ""
-	}
-}
-
-// size reads a size in bytes: a whole number, or a string with a unit
-// ("256MB", "1 GB", "512KB"; powers of 1024).
-func size(p *int64) func(any) string {
-	return func(v any) string {
-		switch n := v.(type) {
-		case int64:
-			*p = n
-			return ""
-		case string:
-			if b, ok := parseSize(n); ok {
-				*p = b
-				return ""
-			}
-			return `not a size; write one such as "256MB" or "1GB"`
-		}
-		return `expected a size such as "256MB", not ` + tomlType(v)
-	}
+	*p = Size(b)
+	return ""
 }
 
 func parseSize(s string) (int64, bool) {
@@ -316,8 +274,8 @@ func parseSize(s string) (int64, bool) {
 	return n * unit, true
 }
 
-// tomlType names the TOML type of a decoded value, with an article.
-func tomlType(v any) string {
+// valueType names the TOML type of a decoded value, with an article.
+func valueType(v any) string {
 	switch v.(type) {
 	case string:
 		return "a string"

@@ -61,6 +61,7 @@ type Game struct {
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered
 	outbox    []routed
+	from      string // the sender of the signals being delivered, for the trace
 	warnings  []string
 	last      summary
 	errTexts  errorTexts // errtext.go
@@ -111,7 +112,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		if loaded[tc.Name] == nil {
 			continue // its load errors are reported already
 		}
-		b, err := runtime.Bind(loaded[tc.Name], g.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict})
+		b, err := runtime.Bind(loaded[tc.Name], g.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict, Skip: g.unloadedName})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -178,14 +179,14 @@ func (g *Game) OpenTrace() error {
 	case "":
 		return nil
 	case "-":
-		g.env.Observer = g
+		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(g.opts.Stdout)
 	default:
 		f, err := os.Create(path)
 		if err != nil {
 			return fmt.Errorf("game: cannot write the trace: %w", err)
 		}
-		g.env.Observer = g
+		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(f)
 		g.traceFile = f
 	}
@@ -214,6 +215,15 @@ func (g *Game) Agents() []*runtime.Agent {
 	return out
 }
 
+// ids are the agent ids in config order.
+func (g *Game) ids() []string {
+	out := make([]string, len(g.agents))
+	for i, ga := range g.agents {
+		out[i] = ga.a.ID()
+	}
+	return out
+}
+
 // Step is the number of steps done.
 func (g *Game) Step() uint64 { return g.step }
 
@@ -225,9 +235,14 @@ func (g *Game) Time(s uint64) float64 { return float64(s) * g.cfg.Run.Dt }
 func (g *Game) Run(steps int) error {
 	start := time.Now()
 	first := g.step + 1
+	var pluginTimes []host.CallTime
+	if g.plugins != nil {
+		pluginTimes = g.plugins.CallTimes()
+	}
 	agentSteps := 0
 	path, every := g.savePlan()
 	defer g.out.clearProgress()
+	defer g.out.flushRepeats(g.ids())
 	if g.step+uint64(max(steps, 0)) > MaxSteps {
 		return fmt.Errorf("game: step %d and %d more steps go beyond step %d, the last a run can reach", g.step, steps, uint64(MaxSteps))
 	}
@@ -258,6 +273,9 @@ func (g *Game) Run(steps int) error {
 	}
 	if err := g.flushTrace(); err != nil {
 		return err
+	}
+	if g.plugins != nil && g.times != nil {
+		g.times.addPlugins(pluginTimes, g.plugins.CallTimes())
 	}
 	g.last = summary{steps: done, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
@@ -297,6 +315,9 @@ func (g *Game) RunStep() (int, error) {
 	g.step++
 	s := g.step
 	t := g.Time(s)
+	if g.plugins != nil {
+		g.plugins.Advance(s) // restarts the plugins whose restart is due
+	}
 	g.tickWorld(s, t)
 	for i, sc := range g.cfg.Signals {
 		if g.delivered[i] || sc.At > t+1e-9 {
@@ -306,10 +327,10 @@ func (g *Game) RunStep() (int, error) {
 		for _, to := range sc.To {
 			if to == "all" {
 				for _, ga := range g.agents {
-					g.deliver(ga, sc.Signal, s, t)
+					g.deliver(ga, sc.Signal, "schedule", s, t)
 				}
 			} else {
-				g.deliver(g.byID[to], sc.Signal, s, t)
+				g.deliver(g.byID[to], sc.Signal, "schedule", s, t)
 			}
 		}
 	}
@@ -325,14 +346,15 @@ func (g *Game) RunStep() (int, error) {
 	out := g.outbox
 	g.outbox = g.outbox[:0]
 	for _, r := range out {
+		from := r.from.a.ID()
 		if r.to == "all" {
 			for _, ga := range g.agents {
 				if ga != r.from {
-					g.deliver(ga, r.signal, s, t)
+					g.deliver(ga, r.signal, from, s, t)
 				}
 			}
 		} else {
-			g.deliver(g.byID[r.to], r.signal, s, t)
+			g.deliver(g.byID[r.to], r.signal, from, s, t)
 		}
 	}
 	return n, nil
@@ -349,6 +371,9 @@ func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	ga.done = false
 	ga.err = g.errTexts.bounded(ga.err)
 	a := ga.a
+	if err := g.writeChanges(ga, s, t); err != nil {
+		return err
+	}
 	if g.trace != nil {
 		if err := g.trace.Step(s, t, a, ga.runs, ga.status, ga.err); err != nil {
 			return fmt.Errorf("game: writing the trace: %w", err)
@@ -378,16 +403,18 @@ func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	return nil
 }
 
-// deliver hands a signal to an agent at time t, with a trace line.
-func (g *Game) deliver(ga *gameAgent, signal string, s uint64, t float64) {
+// deliver hands a signal from a sender (an agent's id, "schedule" or
+// "world") to an agent at time t; the trace gets its line and the changes
+// it made at once.
+func (g *Game) deliver(ga *gameAgent, signal, from string, s uint64, t float64) {
 	if ga == nil || ga.stopped {
 		return
 	}
+	g.from = from
 	ga.a.SignalAt(signal, t)
+	g.from = ""
 	g.out.signal(t, ga.a.ID(), signal)
-	if g.trace != nil {
-		g.trace.Signal(s, t, ga.a.ID(), signal)
-	}
+	g.writeChanges(ga, s, t)
 }
 
 // StepDone is the runtime.Observer: it keeps the rules run in the step.

@@ -21,6 +21,7 @@ type printer struct {
 	// other line.
 	progress  bool
 	shown     bool
+	repeats   map[string]*repeat // the last error of each source, to fold repeats (output_fold.go)
 	started   time.Time
 	lastDrawn time.Time
 }
@@ -72,6 +73,13 @@ func (p *printer) line(t float64, agent, text string) {
 	p.w.Write(b)
 }
 
+// notice writes a line for people that -quiet keeps: the progress of a
+// plugin build, which can take a minute.
+func (p *printer) notice(msg string) {
+	p.clearProgress()
+	fmt.Fprintf(p.w, "btrun: %s\n", msg)
+}
+
 // appendFixed2 writes t with two decimals, as "t=1.30".
 func appendFixed2(b []byte, t float64) []byte {
 	return fmt.Appendf(b, "%.2f", t)
@@ -107,7 +115,7 @@ func (p *printer) errored(t float64, agent string, err error, policy string) {
 		return
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", "\n    ")
-	p.line(t, agent, "error ("+policy+"): "+msg)
+	p.repeatable(t, agent, "error ("+policy+"): "+msg)
 }
 
 // summary is what a run prints at its end.
@@ -126,12 +134,14 @@ func (s *summary) write(w io.Writer) {
 	if s.wall > 0 {
 		rate = float64(s.agentSteps) / s.wall.Seconds()
 	}
+	if s.steps == 0 {
+		fmt.Fprintf(w, "btrun: no steps run (0 steps asked for); %d agents at step %d (t=%.2f s)\n",
+			len(s.agents), s.firstStep-1, float64(s.firstStep-1)*s.dt)
+		return
+	}
 	last := s.firstStep + uint64(s.steps) - 1
 	fmt.Fprintf(w, "btrun: steps %d..%d (t=%.2f..%.2f s), %d agents, %d agent-steps in %s (%.0f agent-steps/s)\n",
 		s.firstStep, last, float64(s.firstStep)*s.dt, float64(last)*s.dt, len(s.agents), s.agentSteps, s.wall.Round(time.Microsecond), rate)
-	if s.steps == 0 {
-		return
-	}
 	width := len("agent")
 	for _, a := range s.agents {
 		width = max(width, len(a.a.ID()))
@@ -160,6 +170,9 @@ func (s *summary) write(w io.Writer) {
 		per := t.total / time.Duration(t.calls)
 		fmt.Fprintf(w, "  %-*s  %9d  %12s  %10s\n", width, t.name, t.calls, t.total.Round(time.Microsecond), per)
 	}
+	if s.actions.plugins {
+		fmt.Fprintln(w, "  (a plugin call's time is its share of its round trip: a batch's round trip is shared equally among its calls)")
+	}
 }
 
 // gameAgent is one agent of the game with what the loop keeps about it.
@@ -172,10 +185,11 @@ type gameAgent struct {
 
 	// The step's outcome, kept until every agent's step ended so that trace
 	// and output are written in config order whatever order steps end in.
-	runs   []runtime.RuleRun
-	status runtime.Status
-	err    error
-	done   bool
+	runs    []runtime.RuleRun
+	changes []change // signals and changes of its step, for the trace (trace_changes.go)
+	status  runtime.Status
+	err     error
+	done    bool
 
 	sent     int    // signals sent to other agents in step sentStep (signals.go)
 	sentStep uint64 // the step sent counts for

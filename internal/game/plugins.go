@@ -35,6 +35,12 @@ func (g *Game) startPlugins() error {
 	set, err := host.Start(ctx, specs, host.Options{
 		CallTimeout: g.cfg.Run.PluginCallTimeout.Duration,
 		Logger:      g.pluginLog,
+		Progress:    g.out.notice,
+		// Restarts counted in steps: a crashed plugin is back one step
+		// later (then 2, 4, ... up to 64 steps while it keeps failing), at
+		// the same step in every run, however fast the steps go.
+		RestartMinSteps: 1,
+		RestartMaxSteps: 64,
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPluginStart, err)

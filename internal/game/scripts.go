@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
@@ -33,8 +34,12 @@ func (g *Game) openScripts() error {
 	if g.opts.Seed != nil {
 		seed = *g.opts.Seed
 	}
+	var print io.Writer = g.out.w
+	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
+		print = io.Discard
+	}
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
-		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: c.Run.LuaMemory, Output: g.out.w})
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
 	if err != nil {
 		return err
 	}
@@ -50,12 +55,23 @@ func (g *Game) openScripts() error {
 	}
 	if c.Scripts.World != "" {
 		w, err := e.LoadWorld(c.Abs(c.Scripts.World))
-		if err != nil {
+		if err != nil && !errors.Is(err, luabind.ErrNotLoaded) { // else Load reported why
 			errs = append(errs, err)
 		}
 		g.lua.world = w
 	}
 	return errors.Join(errs...)
+}
+
+// unloadedName reports the action and condition names that scripts which
+// failed to load would register: a tree that names them is not wrong, and
+// reporting them as unknown would only repeat the script's error.
+func (g *Game) unloadedName(kind, name string) bool {
+	if g.lua == nil {
+		return false
+	}
+	_, ok := g.lua.engine.Unloaded(kind, name)
+	return ok
 }
 
 // attachScripts gives every agent its ctx, memory and agent tables and
@@ -90,6 +106,10 @@ func (g *Game) startWorld() error {
 		if err := g.lua.world.Spawn(ga.a); err != nil {
 			return err
 		}
+		// What spawn changed (a signal it sent the agent) is part of step 0.
+		if err := g.writeChanges(ga, g.step, g.Time(g.step)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -103,7 +123,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
 		g.lua.errors++
-		g.out.line(t, "world", "error: "+g.errTexts.cut(err.Error()))
+		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
 }
 
@@ -162,7 +182,7 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	t := g.Time(s)
 	if to == "all" {
 		for _, ga := range g.agents {
-			g.deliver(ga, name, s, t)
+			g.deliver(ga, name, "world", s, t)
 		}
 		return 0
 	}
@@ -170,7 +190,7 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	if !ok {
 		L.ArgError(base, fmt.Sprintf("no agent %q", to))
 	}
-	g.deliver(ga, name, s, t)
+	g.deliver(ga, name, "world", s, t)
 	return 0
 }
 

@@ -4,12 +4,14 @@ import (
 	"sort"
 	"time"
 
+	"github.com/btrun/btrun/plugins/host"
 	"github.com/btrun/btrun/runtime"
 )
 
 // actionTimes counts calls and time per action name, for the run summary.
 type actionTimes struct {
-	byName map[string]*actionTime
+	byName  map[string]*actionTime
+	plugins bool // plugin calls were added (addPlugins): the summary says how they are timed
 }
 
 type actionTime struct {
@@ -72,6 +74,39 @@ func (x *timedAction) Cancel(a *runtime.Agent, p runtime.Params) error {
 		return c.Cancel(a, p)
 	}
 	return nil
+}
+
+// addPlugins adds what plugin calls cost between two host.CallTimes
+// snapshots. A plugin action's own Run only queues its call (about a
+// microsecond); its time is its share of the round trip it travelled in,
+// which the host measures (a batch's round trip shared equally among its
+// calls), cancel calls included. Plugin conditions get rows of their own.
+func (at *actionTimes) addPlugins(before, after []host.CallTime) {
+	old := map[string]host.CallTime{}
+	for _, c := range before {
+		old[c.Kind+" "+c.Name] = c
+	}
+	for _, c := range after {
+		o := old[c.Kind+" "+c.Name]
+		calls, total := c.Calls-o.Calls, c.Total-o.Total+c.CancelTime-o.CancelTime
+		if calls == 0 && total == 0 {
+			continue
+		}
+		at.plugins = true
+		name := c.Name
+		if c.Kind == "condition" {
+			name += " (condition)"
+		}
+		t := at.byName[name]
+		if t == nil {
+			t = &actionTime{name: name}
+			at.byName[name] = t
+		}
+		if c.Kind == "condition" {
+			t.calls += int(calls)
+		}
+		t.total += total
+	}
 }
 
 // sorted lists the actions that were called, most time first.

@@ -58,11 +58,39 @@ func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []r
 	return werr
 }
 
-// Signal writes a signal delivery line.
-func (t *TraceWriter) Signal(step uint64, time float64, agent, signal string) error {
+// Signal writes the line of a signal the agent received; from is who sent
+// it: an agent's id (the agent itself included), "schedule" or "world".
+func (t *TraceWriter) Signal(step uint64, time float64, agent, signal, from string) error {
 	b := t.head(step, time, agent)
 	b = append(b, `,"signal":`...)
 	b = appendString(b, signal)
+	b = append(b, `,"from":`...)
+	b = appendString(b, from)
+	return t.end(b)
+}
+
+// Var writes the line of a variable that changed.
+func (t *TraceWriter) Var(step uint64, time float64, agent, name string, value bool) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"var":`...)
+	b = appendString(b, name)
+	b = append(b, `,"value":`...)
+	b = strconv.AppendBool(b, value)
+	return t.end(b)
+}
+
+// Stamp writes the line of a timestamp that was set (to the line's time)
+// or cleared.
+func (t *TraceWriter) Stamp(step uint64, time float64, agent, name string, set bool) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"stamp":`...)
+	b = appendString(b, name)
+	b = append(b, `,"set":`...)
+	b = strconv.AppendBool(b, set)
+	return t.end(b)
+}
+
+func (t *TraceWriter) end(b []byte) error {
 	b = append(b, "}\n"...)
 	t.buf = b
 	_, err := t.w.Write(b)

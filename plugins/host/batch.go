@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/btrun/btrun/plugins/sdk"
 	"github.com/btrun/btrun/runtime"
@@ -110,6 +111,7 @@ func (s *Set) Flush() error {
 		}
 		wg.Wait()
 	}
+	s.flushNotes() // what failed in this round is said before the agents resume
 	return nil
 }
 
@@ -131,6 +133,7 @@ func (p *plugin) send(r *round) {
 		set.roundTrips.Add(int64(n))
 		for i := range r.batch.Calls {
 			c := &r.batch.Calls[i]
+			start := time.Now()
 			r.errs[i] = p.do(func(ctx context.Context, svc sdk.Service) error {
 				rep, err := svc.Call(ctx, &r.batch.Sites[c.Site], c)
 				if err == nil {
@@ -138,10 +141,13 @@ func (p *plugin) send(r *round) {
 				}
 				return err
 			})
+			r.sites[c.Site].times.add(c.Kind, 1, time.Since(start))
 		}
 		return
 	}
 	set.roundTrips.Add(1)
+	start := time.Now()
+	defer func() { r.account(time.Since(start)) }()
 	err := p.do(func(ctx context.Context, svc sdk.Service) error {
 		out, err := svc.RunBatch(ctx, &r.batch, r.replies)
 		if err == nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // resolve turns a Spec's path into an executable: an executable file is
 // used as is; a folder holding a Go main package is built once into the
 // cache, keyed by its sources.
-func resolve(ctx context.Context, spec *Spec, cacheDir string, log logFunc) (string, error) {
+func resolve(ctx context.Context, spec *Spec, cacheDir string, log logFunc, progress func(string)) (string, error) {
 	path := spec.Path
 	if path == "" {
 		return "", newErr(fmt.Sprintf("host: plugin %s: no path given", spec.Name), ErrStart)
@@ -39,7 +40,7 @@ func resolve(ctx context.Context, spec *Spec, cacheDir string, log logFunc) (str
 		if !isMainPackage(path) {
 			return "", newErr(fmt.Sprintf("host: plugin %s: %s is a folder without a Go main package; path names an executable or a Go main package", spec.Name, path), ErrStart)
 		}
-		return buildPackage(ctx, spec.Name, path, cacheDir, log)
+		return buildPackage(ctx, spec.Name, path, cacheDir, log, progress)
 	}
 	if fi.Mode()&0o111 == 0 {
 		return "", newErr(fmt.Sprintf("host: plugin %s: %s is not executable; path names an executable or a Go main package", spec.Name, path), ErrStart)
@@ -94,7 +95,7 @@ func packageClause(file string) (string, error) {
 // the module's packages it imports. An existing binary with that key is
 // used as is. The build writes a temporary file and renames it, so
 // concurrent runs never see a half-written binary.
-func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc) (string, error) {
+func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc, progress func(string)) (string, error) {
 	fail := func(format string, args ...any) (string, error) {
 		return "", newErr(fmt.Sprintf("host: plugin %s: "+format, append([]any{name}, args...)...), ErrStart, ErrBuild)
 	}
@@ -111,9 +112,15 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc) 
 		return fail("%v", err)
 	}
 	pkg := "./" + filepath.ToSlash(rel)
+	if rel == "." {
+		pkg = "."
+	}
+	// People see the package's import path (the plugin's own module is
+	// outside btrun's, and "./." names nothing) and where it is.
+	shown := importPath(root, rel) + " (in " + dir + ")"
 	key, err := sourceKey(ctx, goBin, root, pkg)
 	if err != nil {
-		return fail("cannot list the sources of %s: %v", pkg, err)
+		return fail("cannot list the sources of %s: %v", shown, indentLines(err.Error()))
 	}
 	if cacheDir == "" {
 		base, err := os.UserCacheDir()
@@ -132,16 +139,23 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc) 
 	}
 	tempfile.RemoveStale(exe) // left by builds killed before their rename
 	tmp := tempfile.Name(exe)
-	log("info", fmt.Sprintf("plugin %s: building %s (once; cached in %s)", name, pkg, filepath.Dir(exe)))
+	log("debug", fmt.Sprintf("plugin %s: building %s into %s", name, shown, filepath.Dir(exe)))
+	progress(fmt.Sprintf("plugin %s: building %s; the first build can take a minute, later runs use the cached build", name, shown))
 	cmd := exec.CommandContext(ctx, goBin, "build", "-o", tmp, pkg)
 	toolCommand(cmd)
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	err = runWithProgress(cmd, buildProgressEvery, func() {
+		progress(fmt.Sprintf("plugin %s: still building (%s)", name, time.Since(start).Round(time.Second)))
+	})
+	if err != nil {
 		os.Remove(tmp)
-		return fail("go build %s failed: %v\n%s", pkg, err, strings.TrimSpace(out.String()))
+		text := strings.TrimSpace(out.String())
+		return fail("go build %s failed (%s):\n%s", shown, countCompilerErrors(text), indentLines(text))
 	}
+	progress(fmt.Sprintf("plugin %s: built in %s", name, time.Since(start).Round(100*time.Millisecond)))
 	if err := os.Rename(tmp, exe); err != nil {
 		os.Remove(tmp)
 		return fail("cache: %v", err)
@@ -151,6 +165,72 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc) 
 
 // waitDelay bounds how long a cancelled go command's output is waited for.
 const waitDelay = 5 * time.Second
+
+// buildProgressEvery is how often a build under way says it still runs.
+const buildProgressEvery = 10 * time.Second
+
+// runWithProgress runs cmd, calling tick every interval until it ends.
+func runWithProgress(cmd *exec.Cmd, interval time.Duration, tick func()) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+			tick()
+		}
+	}
+}
+
+// importPath is the import path of the package in folder rel of the module
+// at root, from go.mod's module line; the folder's path when there is none.
+func importPath(root, rel string) string {
+	mod := ""
+	if data, err := readfile.Read(filepath.Join(root, "go.mod"), readfile.SourceLimit, "go.mod"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+				mod = strings.Trim(strings.TrimSpace(rest), `"`)
+				break
+			}
+		}
+	}
+	switch {
+	case mod == "":
+		return filepath.Join(root, rel)
+	case rel == ".":
+		return mod
+	}
+	return mod + "/" + filepath.ToSlash(rel)
+}
+
+// compilerError matches the lines where the go command reports one
+// problem: FILE.go:LINE:COL: message.
+var compilerError = regexp.MustCompile(`(?m)^\S+\.go:\d+(:\d+)?: `)
+
+// countCompilerErrors says how many problems the go command's output
+// reports, for the summary line of a failed build.
+func countCompilerErrors(out string) string {
+	switch n := len(compilerError.FindAllString(out, -1)); n {
+	case 0:
+		return "see the go command's output"
+	case 1:
+		return "1 compiler error"
+	default:
+		return fmt.Sprintf("%d compiler errors", n)
+	}
+}
+
+// indentLines indents every line of a multi-line text, so that a tool's
+// output reads as the details of one problem.
+func indentLines(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
 
 func moduleRoot(dir string) (string, error) {
 	d, err := filepath.Abs(dir)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +31,7 @@ func TestBuild_navPackageBuiltOnceAndRun(t *testing.T) {
 	first := time.Since(start)
 	exe := set.Plugins()[0].Executable
 	set.Close()
-	if !strings.HasPrefix(exe, cache) || !strings.Contains(logs.text(), "plugin nav: building ./plugins/nav") {
+	if !strings.HasPrefix(exe, cache) || !strings.Contains(logs.text(), "plugin nav: building github.com/btrun/btrun/plugins/nav (in ") {
 		t.Fatalf("not built into the cache: %s\n%s", exe, logs.text())
 	}
 	entries, _ := filepath.Glob(filepath.Join(filepath.Dir(exe), "*"))
@@ -114,5 +115,40 @@ func TestResolve_folderWithoutMainPackage(t *testing.T) {
 	_, err := Start(context.Background(), []Spec{{Name: "sdk", Path: "../sdk"}}, Options{Logger: func(string, string) {}})
 	if err == nil || !strings.Contains(err.Error(), "plugins/sdk is a folder without a Go main package") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestBuild_compilerErrorsNameThePackage: a plugin module of its own (its
+// main package at the module's root, outside btrun's module) that does not
+// compile is named by its import path, not "./.", and the compiler's lines
+// are indented under one problem with their count.
+func TestBuild_compilerErrorsNameThePackage(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/sight\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {\n\tundefinedThing()\n\tvar x int = \"s\"\n}\n"), 0o644)
+	var logs logCapture
+	_, err := Start(context.Background(), []Spec{{Name: "sight", Path: dir}}, Options{CacheDir: t.TempDir(), Logger: logs.log})
+	if err == nil || !errors.Is(err, ErrBuild) {
+		t.Fatalf("got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"host: plugin sight: go build example.com/sight (in " + dir + ") failed (3 compiler errors):\n",
+		"\n    ./main.go:4:2: undefined: undefinedThing",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, line := range strings.Split(msg, "\n")[1:] {
+		if !strings.HasPrefix(line, "    ") {
+			t.Errorf("compiler line not indented (it would count as a problem of its own): %q", line)
+		}
+	}
+	if strings.Contains(msg, "./.") {
+		t.Errorf("names ./.: %s", msg)
 	}
 }

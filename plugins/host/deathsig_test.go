@@ -57,7 +57,7 @@ func TestBuild_staleTemporaryFilesAreRemoved(t *testing.T) {
 	if err != nil || goBin != filepath.Join(dir, "go") {
 		t.Fatalf("fake go not first on PATH: %s %v", goBin, err)
 	}
-	key, err := sourceKey(context.Background(), goBin, filepath.Join(dir, "pkg"), "./.")
+	key, err := sourceKey(context.Background(), goBin, filepath.Join(dir, "pkg"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestBuild_staleTemporaryFilesAreRemoved(t *testing.T) {
 	for _, p := range []string{stale, live} {
 		os.WriteFile(p, []byte("half a binary"), 0o755)
 	}
-	exe, err := resolve(context.Background(), &Spec{Name: "built", Path: filepath.Join(dir, "pkg")}, cache, func(string, string) {})
+	exe, err := resolve(context.Background(), &Spec{Name: "built", Path: filepath.Join(dir, "pkg")}, cache, func(string, string) {}, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,10 +35,23 @@ type Options struct {
 	// plugin that crashed: the delay doubles with each failure in a row.
 	// Defaults 100ms and 5s.
 	RestartMin, RestartMax time.Duration
+	// RestartMinSteps > 0 counts the backoff in steps of the game loop
+	// instead: the game calls Set.Advance at the start of every step, and
+	// a plugin that failed during step s is restarted at the start of step
+	// s + RestartMinSteps, then twice as many steps after each failure in a
+	// row, up to RestartMaxSteps (default 64). Restarts then happen at the
+	// same step in every run, however fast the steps go, so a run with a
+	// crashing plugin keeps a reproducible trace; the restart itself holds
+	// up the step that starts it. Zero: the backoff is time.
+	RestartMinSteps, RestartMaxSteps int
 	// Logger receives the host's and the plugins' log lines; level is
 	// "debug", "info", "warn" or "error". Nil: warnings and errors go to
 	// standard error.
 	Logger func(level, msg string)
+	// Progress receives the progress of plugin builds, which can take a
+	// minute the first time: when one starts, every 10 s while it runs, and
+	// when it is done. Nil: the messages go to Logger at info level.
+	Progress func(msg string)
 	// CacheDir is where Go plugin packages are built. Default
 	// os.UserCacheDir()/btrun/plugins.
 	CacheDir string
@@ -61,12 +74,19 @@ func (o *Options) defaults() {
 	if o.RestartMax < o.RestartMin {
 		o.RestartMax = max(5*time.Second, o.RestartMin)
 	}
+	if o.RestartMinSteps > 0 && o.RestartMaxSteps < o.RestartMinSteps {
+		o.RestartMaxSteps = max(64, o.RestartMinSteps)
+	}
 	if o.Logger == nil {
 		o.Logger = func(level, msg string) {
 			if level == "warn" || level == "error" {
 				fmt.Fprintf(os.Stderr, "btrun: %s: %s\n", level, msg)
 			}
 		}
+	}
+	if o.Progress == nil {
+		logger := o.Logger
+		o.Progress = func(msg string) { logger("info", msg) }
 	}
 }
 
@@ -83,6 +103,10 @@ type Set struct {
 	unresumed int    // replies delivered by the last Flush not yet resumed
 
 	roundTrips, calls atomic.Int64
+	times             map[string]*callTimes // by "action NAME" and "condition NAME" (timing.go)
+	step              atomic.Uint64         // the game loop's step, from Advance
+	notesMu           sync.Mutex
+	notes             [][2]string // step mode: log lines held until a fixed point (note)
 
 	restarts  sync.WaitGroup
 	closeOnce sync.Once
@@ -177,6 +201,7 @@ func (s *Set) Close() error {
 		}
 		wg.Wait()
 		s.restarts.Wait()
+		s.flushNotes()
 	})
 	return nil
 }

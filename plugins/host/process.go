@@ -18,14 +18,15 @@ import (
 
 // instance is one running plugin process.
 type instance struct {
-	client   *goplugin.Client
-	svc      sdk.Service
-	cmd      *exec.Cmd
-	lifeline *os.File // write end; the plugin exits when it closes
-	started  time.Time
-	pid      int
-	done     chan struct{} // closed once the process has exited
-	killOnce sync.Once
+	client    *goplugin.Client
+	svc       sdk.Service
+	cmd       *exec.Cmd
+	lifeline  *os.File // write end; the plugin exits when it closes
+	started   time.Time
+	startStep uint64 // Set.Advance's step when it started (step mode)
+	pid       int
+	done      chan struct{} // closed once the process has exited
+	killOnce  sync.Once
 
 	// Calls use ctx, cancelled when a call overruns the call timeout (the
 	// instance is then killed anyway). One context for all calls: no timer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/btrun/btrun/plugins/sdk"
 	"github.com/btrun/btrun/runtime"
@@ -19,9 +20,9 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		origin := runtime.Origin{Kind: "plugin", Where: p.spec.Name}
 		for i := range p.desc.Actions {
 			info := &p.desc.Actions[i]
-			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin,
+			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Action, error) {
-					b := &boundAction{site: p.newSite(st, info.Reads, info.Writes)}
+					b := &boundAction{site: p.newSite(st, "action", info.Reads, info.Writes)}
 					if info.HasCancel {
 						return &cancelAction{boundAction: b}, nil
 					}
@@ -30,9 +31,9 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		}
 		for i := range p.desc.Conditions {
 			info := &p.desc.Conditions[i]
-			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin,
+			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Condition, error) {
-					return &boundCondition{site: p.newSite(st, info.Reads, nil)}, nil
+					return &boundCondition{site: p.newSite(st, "condition", info.Reads, nil)}, nil
 				}}))
 		}
 	}
@@ -40,6 +41,19 @@ func (s *Set) Register(reg *runtime.Registry) error {
 		return fmt.Errorf("host: registering plugin names: %w", err)
 	}
 	return nil
+}
+
+// paramSpecs converts a plugin's parameter declarations, keeping nil (not
+// declared) apart from empty (declares none).
+func paramSpecs(ps []sdk.ParamInfo) []runtime.ParamSpec {
+	if ps == nil {
+		return nil
+	}
+	out := make([]runtime.ParamSpec, len(ps))
+	for i, p := range ps {
+		out[i] = runtime.ParamSpec(p)
+	}
+	return out
 }
 
 // site is a plugin action or condition bound to one rule: what travels in
@@ -54,10 +68,12 @@ type site struct {
 	// there.
 	epoch uint64
 	idx   uint32
+	times *callTimes // the time its calls took, round trips included (timing.go)
 }
 
-func (p *plugin) newSite(st *runtime.Site, reads, writes []string) *site {
-	s := &site{p: p, info: sdk.Site{Name: st.Name, Rule: st.Label()}, reads: reads, writes: writes}
+func (p *plugin) newSite(st *runtime.Site, kind string, reads, writes []string) *site {
+	s := &site{p: p, info: sdk.Site{Name: st.Name, Rule: st.Label()}, reads: reads, writes: writes,
+		times: p.set.callTimes(kind, st.Name)}
 	for _, prm := range st.Params {
 		s.info.Params = append(s.info.Params, sdk.Param{Name: prm.Name, Value: prm.Value})
 	}
@@ -83,11 +99,13 @@ func (c *cancelAction) Cancel(a *runtime.Agent, _ runtime.Params) error {
 	var rep *sdk.Reply
 	c.p.set.roundTrips.Add(1)
 	c.p.set.calls.Add(1)
+	start := time.Now()
 	err := c.p.do(func(ctx context.Context, svc sdk.Service) error {
 		var err error
 		rep, err = svc.Call(ctx, &c.info, &req)
 		return err
 	})
+	c.times.add(sdk.KindCancel, 1, time.Since(start))
 	if err != nil {
 		return err
 	}

@@ -20,24 +20,30 @@ type plugin struct {
 	exe  string
 	desc *sdk.Description
 
-	mu       sync.Mutex
-	inst     *instance // nil while down or closed
-	downWhy  string    // why it is down
-	retryAt  time.Time
-	failures int // failures in a row, for the backoff
-	closed   bool
-	timer    *time.Timer
+	mu        sync.Mutex
+	inst      *instance // nil while down or closed
+	downWhy   string    // why it is down
+	retryAt   time.Time // time mode: when the timer restarts it
+	retryStep uint64    // step mode: the step at whose start Advance restarts it
+	due       bool      // step mode: a restart is scheduled
+	failures  int       // failures in a row, for the backoff
+	closed    bool
+	timer     *time.Timer
 
 	// Owned by the stepping goroutine (see batch.go).
 	queue, inflight round
 }
 
-// stableAfter is how long an instance must live for its crash to count as
-// the first of a new series (the backoff starts again from RestartMin).
-const stableAfter = 10 * time.Second
+// stableAfter (stableAfterSteps in step mode) is how long an instance must
+// live for its crash to count as the first of a new series (the backoff
+// starts again from its minimum).
+const (
+	stableAfter      = 10 * time.Second
+	stableAfterSteps = 100
+)
 
 func (p *plugin) start(ctx context.Context) error {
-	exe, err := resolve(ctx, &p.spec, p.set.opts.CacheDir, p.set.log)
+	exe, err := resolve(ctx, &p.spec, p.set.opts.CacheDir, p.set.log, p.set.opts.Progress)
 	if err != nil {
 		return err
 	}
@@ -61,8 +67,12 @@ func (p *plugin) start(ctx context.Context) error {
 		inst.stop()
 		return nil
 	}
-	p.set.log("info", fmt.Sprintf("plugin %s: started %s (pid %d): %d actions, %d conditions",
-		p.spec.Name, exe, inst.pid, len(desc.Actions), len(desc.Conditions)))
+	inst.startStep = p.set.step.Load()
+	// The info line is the same in every run (no pid, no cache path): a
+	// run's output for people is reproducible, like its trace.
+	p.set.log("debug", fmt.Sprintf("plugin %s: started %s (pid %d)", p.spec.Name, exe, inst.pid))
+	p.set.log("info", fmt.Sprintf("plugin %s: started: %s, %s", p.spec.Name,
+		plural(len(desc.Actions), "action"), plural(len(desc.Conditions), "condition")))
 	go p.watch(inst)
 	return nil
 }
@@ -109,12 +119,7 @@ func (p *plugin) current() (*instance, error) {
 	case p.closed:
 		return nil, newErr(fmt.Sprintf("host: plugin %s: the run is over (plugins closed)", p.spec.Name), ErrClosed)
 	case p.inst == nil:
-		wait := time.Until(p.retryAt).Round(time.Millisecond)
-		when := "now"
-		if wait > 0 {
-			when = "in " + wait.String()
-		}
-		return nil, newErr(fmt.Sprintf("host: plugin %s is not running (%s); restarting it %s", p.spec.Name, p.downWhy, when), ErrDown)
+		return nil, newErr(fmt.Sprintf("host: plugin %s is not running (%s); restarting it %s", p.spec.Name, p.downWhy, p.when()), ErrDown)
 	}
 	return p.inst, nil
 }
@@ -162,33 +167,85 @@ func (p *plugin) down(inst *instance, why string) {
 		return
 	}
 	p.inst = nil
-	if time.Since(inst.started) > stableAfter {
+	if p.stable(inst) {
 		p.failures = 0
 	}
 	p.failures++
-	delay := p.schedule(why)
+	when, at := p.schedule(why), ""
+	if p.set.opts.RestartMinSteps > 0 {
+		at = fmt.Sprintf(" at step %d", p.set.step.Load())
+	}
 	p.mu.Unlock()
-	p.set.log("warn", fmt.Sprintf("plugin %s: %s; restarting it in %v", p.spec.Name, why, delay))
+	p.set.note("warn", fmt.Sprintf("plugin %s: %s%s; restarting it %s", p.spec.Name, why, at, when))
 	go inst.kill()
 }
 
-// schedule arranges a restart after the backoff; p.mu is held.
-func (p *plugin) schedule(why string) time.Duration {
-	o := &p.set.opts
+// stable reports whether an instance lived long enough for its failure to
+// start a new series of restarts.
+func (p *plugin) stable(inst *instance) bool {
+	if p.set.opts.RestartMinSteps > 0 {
+		return p.set.step.Load()-inst.startStep >= stableAfterSteps
+	}
+	return time.Since(inst.started) > stableAfter
+}
+
+// backoff is the delay before the restart that follows failures failures in
+// a row: RestartMin, doubling, up to RestartMax.
+func (o *Options) backoff(failures int) time.Duration {
 	delay := o.RestartMin
-	for i := 1; i < p.failures && delay < o.RestartMax; i++ {
+	for i := 1; i < failures && delay < o.RestartMax; i++ {
 		delay *= 2
 	}
-	delay = min(delay, o.RestartMax)
+	return min(delay, o.RestartMax)
+}
+
+// backoffSteps is backoff in steps: RestartMinSteps, doubling, up to
+// RestartMaxSteps.
+func (o *Options) backoffSteps(failures int) uint64 {
+	d := uint64(o.RestartMinSteps)
+	for i := 1; i < failures && d < uint64(o.RestartMaxSteps); i++ {
+		d *= 2
+	}
+	return min(d, uint64(o.RestartMaxSteps))
+}
+
+// schedule arranges a restart after the backoff: a timer, or in step mode
+// a step at whose start Advance restarts the plugin. It says when ("in
+// 200ms", "at step 13"). p.mu is held.
+func (p *plugin) schedule(why string) string {
+	o := &p.set.opts
 	p.downWhy = why
+	if o.RestartMinSteps > 0 {
+		p.retryStep = p.set.step.Load() + o.backoffSteps(p.failures)
+		p.due = true
+		return p.when()
+	}
+	delay := o.backoff(p.failures)
 	p.retryAt = time.Now().Add(delay)
 	p.set.restarts.Add(1)
 	p.timer = time.AfterFunc(delay, p.restart)
-	return delay
+	return "in " + delay.String()
 }
 
+// when says when the plugin, being down, is restarted; p.mu is held.
+func (p *plugin) when() string {
+	if p.set.opts.RestartMinSteps > 0 {
+		return fmt.Sprintf("at step %d", p.retryStep)
+	}
+	if wait := time.Until(p.retryAt).Round(time.Millisecond); wait > 0 {
+		return "in " + wait.String()
+	}
+	return "now"
+}
+
+// restart is the restart timer's function (time mode).
 func (p *plugin) restart() {
 	defer p.set.restarts.Done()
+	p.restartNow()
+}
+
+// restartNow starts a new instance of a plugin that is down.
+func (p *plugin) restartNow() {
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()
@@ -210,14 +267,77 @@ func (p *plugin) restart() {
 	}
 	if err != nil {
 		p.failures++
-		delay := p.schedule("restart failed: " + err.Error())
+		when := p.schedule("restart failed: " + err.Error())
 		p.mu.Unlock()
-		p.set.log("error", fmt.Sprintf("plugin %s: restart failed: %v; trying again in %v", p.spec.Name, err, delay))
+		p.set.note("error", fmt.Sprintf("plugin %s: restart failed: %v; trying again %s", p.spec.Name, err, when))
 		return
 	}
+	inst.startStep = p.set.step.Load()
 	p.inst = inst
 	p.downWhy = ""
 	p.mu.Unlock()
-	p.set.log("info", fmt.Sprintf("plugin %s: restarted (pid %d)", p.spec.Name, inst.pid))
+	p.set.log("debug", fmt.Sprintf("plugin %s: restarted (pid %d)", p.spec.Name, inst.pid))
+	if p.set.opts.RestartMinSteps > 0 {
+		p.set.note("info", fmt.Sprintf("plugin %s: restarted at step %d", p.spec.Name, inst.startStep))
+	} else {
+		p.set.note("info", fmt.Sprintf("plugin %s: restarted", p.spec.Name))
+	}
 	go p.watch(inst)
+}
+
+// Advance tells the plugins that the game loop starts step s. In step mode
+// (Options.RestartMinSteps > 0) it restarts, before returning, every plugin
+// whose restart is due at s: a run whose steps take microseconds recovers
+// from a crash within a few steps, at the same step in every run. It belongs
+// to the goroutine that steps the agents.
+func (s *Set) Advance(step uint64) {
+	s.step.Store(step)
+	if s.opts.RestartMinSteps <= 0 {
+		return
+	}
+	defer s.flushNotes()
+	s.flushNotes()
+	for _, p := range s.plugins {
+		p.mu.Lock()
+		due := p.due && !p.closed && p.inst == nil && p.retryStep <= step
+		if due {
+			p.due = false
+		}
+		p.mu.Unlock()
+		if due {
+			p.restartNow()
+		}
+	}
+}
+
+// note logs a message about a plugin's failure or restart. In step mode it
+// is held until the stepping goroutine reaches a fixed point (the end of a
+// Flush, Advance), so that it lands at the same place among the game's
+// lines in every run, whichever goroutine saw the failure first.
+func (s *Set) note(level, msg string) {
+	if s.opts.RestartMinSteps <= 0 {
+		s.log(level, msg)
+		return
+	}
+	s.notesMu.Lock()
+	s.notes = append(s.notes, [2]string{level, msg})
+	s.notesMu.Unlock()
+}
+
+// flushNotes logs the messages note held.
+func (s *Set) flushNotes() {
+	s.notesMu.Lock()
+	notes := s.notes
+	s.notes = nil
+	s.notesMu.Unlock()
+	for _, n := range notes {
+		s.log(n[0], n[1])
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -250,6 +250,40 @@ func TestFault_crashMidCall(t *testing.T) {
 	}
 }
 
+// TestFault_restartCountedInSteps: with the backoff in steps, a plugin that
+// crashed during step 1 is down for the rest of that step and restarted by
+// Advance(2) before step 2 runs, however little time has passed; its calls
+// then succeed.
+func TestFault_restartCountedInSteps(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "crashed")
+	xml := `<behaviorTree><sequence id="root"><action id=".go" name="test.crash"/></sequence></behaviorTree>`
+	w := newWorld(t, xml, []Spec{helperSpec("test", "plugin", markerEnv+"="+marker)},
+		Options{RestartMin: time.Hour, RestartMinSteps: 1}, 2, nil) // a time backoff would never end in this test
+	w.set.Advance(1)
+	for _, o := range w.step() {
+		if !errors.Is(o.Err, ErrCrashed) {
+			t.Fatalf("step 1: %+v, want a crash", o)
+		}
+	}
+	if _, err := w.set.plugins[0].current(); err == nil || !strings.Contains(err.Error(), "restarting it at step 2") {
+		t.Errorf("while down: %v", err)
+	}
+	w.set.Advance(2)
+	for _, o := range w.step() {
+		if o.Status != runtime.Success || o.Err != nil {
+			t.Fatalf("step 2: %+v, want success from the restarted plugin\n%s", o, w.logs.text())
+		}
+	}
+	for _, want := range []string{
+		"warn: plugin test: its process exited (exit status 7) at step 1; restarting it at step 2",
+		"info: plugin test: restarted at step 2",
+	} {
+		if !strings.Contains(w.logs.text(), want) {
+			t.Errorf("log lacks %q:\n%s", want, w.logs.text())
+		}
+	}
+}
+
 // TestFault_hangTimesOutWithoutBlockingOthers: one plugin hangs; its call
 // fails after the call timeout and the plugin is restarted, while another
 // plugin's calls in the same round succeed.
@@ -317,24 +351,19 @@ func TestPlugin_logsReachTheHostLogger(t *testing.T) {
 	}
 }
 
-// TestSupervise_backoffDoubles: restarts wait RestartMin, then twice as
-// long after each failure in a row, up to RestartMax.
+// TestSupervise_backoffDoubles: restarts wait RestartMin (RestartMinSteps),
+// then twice as long after each failure in a row, up to RestartMax
+// (RestartMaxSteps).
 func TestSupervise_backoffDoubles(t *testing.T) {
-	set := &Set{opts: Options{RestartMin: time.Hour, RestartMax: 10 * time.Hour}} // timers never fire
-	p := &plugin{set: set}
-	var got []time.Duration
+	o := Options{RestartMin: time.Hour, RestartMax: 10 * time.Hour, RestartMinSteps: 3, RestartMaxSteps: 20}
+	want := []int{1, 2, 4, 8, 10, 10}
+	wantSteps := []uint64{3, 6, 12, 20, 20, 20}
 	for f := 1; f <= 6; f++ {
-		p.failures = f
-		p.mu.Lock()
-		got = append(got, p.schedule("test"))
-		p.timer.Stop()
-		p.mu.Unlock()
-		set.restarts.Done()
-	}
-	want := []time.Duration{1, 2, 4, 8, 10, 10}
-	for i := range want {
-		if got[i] != want[i]*time.Hour {
-			t.Errorf("failure %d: %v, want %v", i+1, got[i], want[i]*time.Hour)
+		if got := o.backoff(f); got != time.Duration(want[f-1])*time.Hour {
+			t.Errorf("failure %d: %v, want %vh", f, got, want[f-1])
+		}
+		if got := o.backoffSteps(f); got != wantSteps[f-1] {
+			t.Errorf("failure %d: %d steps, want %d", f, got, wantSteps[f-1])
 		}
 	}
 }

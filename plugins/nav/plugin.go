@@ -23,14 +23,28 @@ func Plugin() *sdk.Plugin {
 			Reads:  targetFields,
 			Writes: []string{"x", "y", "heading"},
 			Run:    moveTo,
+			Doc:    "walks the agent towards a target along a shortest grid path: running while moving, success on arrival, failure when the target cannot be reached",
+			Params: []sdk.ParamInfo{targetParam,
+				{Name: "nav.speed", Type: "number", Default: "4", Doc: "units per second"},
+				{Name: "nav.arrive", Type: "number", Default: "0.5", Doc: "distance at which the agent has arrived"},
+				gridParam},
 		}},
 		Conditions: []sdk.Condition{{
-			Name:  "nav.reachable",
-			Reads: targetFields,
-			Test:  reachable,
+			Name:   "nav.reachable",
+			Reads:  targetFields,
+			Test:   reachable,
+			Doc:    "the target can be reached from the agent's cell",
+			Params: []sdk.ParamInfo{targetParam, gridParam},
 		}},
 	}
 }
+
+var (
+	targetParam = sdk.ParamInfo{Name: "nav.target", Type: "player, target or X,Y", Required: true,
+		Doc: "player (fields playerX, playerY), target (fields targetX, targetY), or X,Y in world units"}
+	gridParam = sdk.ParamInfo{Name: "nav.grid", Type: "grid rows", Default: "the arena",
+		Doc: "another grid: rows separated by /, # for a wall, . for floor"}
+)
 
 // targetFields are the fields nav reads. Only declared fields travel with a
 // call, so the list is short: a script that wants another target copies it

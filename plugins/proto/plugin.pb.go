@@ -344,14 +344,17 @@ func (x *DescribeReply) GetConditions() []*ConditionDecl {
 }
 
 type ActionDecl struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Reads         []string               `protobuf:"bytes,2,rep,name=reads,proto3" json:"reads,omitempty"`   // agent fields sent with each call, in this order
-	Writes        []string               `protobuf:"bytes,3,rep,name=writes,proto3" json:"writes,omitempty"` // agent fields a reply may set, in this order
-	HasStart      bool                   `protobuf:"varint,4,opt,name=has_start,json=hasStart,proto3" json:"has_start,omitempty"`
-	HasCancel     bool                   `protobuf:"varint,5,opt,name=has_cancel,json=hasCancel,proto3" json:"has_cancel,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Reads          []string               `protobuf:"bytes,2,rep,name=reads,proto3" json:"reads,omitempty"`   // agent fields sent with each call, in this order
+	Writes         []string               `protobuf:"bytes,3,rep,name=writes,proto3" json:"writes,omitempty"` // agent fields a reply may set, in this order
+	HasStart       bool                   `protobuf:"varint,4,opt,name=has_start,json=hasStart,proto3" json:"has_start,omitempty"`
+	HasCancel      bool                   `protobuf:"varint,5,opt,name=has_cancel,json=hasCancel,proto3" json:"has_cancel,omitempty"`
+	Params         []*ParamDecl           `protobuf:"bytes,6,rep,name=params,proto3" json:"params,omitempty"`                                        // the rule parameters it reads
+	ParamsDeclared bool                   `protobuf:"varint,7,opt,name=params_declared,json=paramsDeclared,proto3" json:"params_declared,omitempty"` // params is the whole list (false: the plugin does not say)
+	Doc            string                 `protobuf:"bytes,8,opt,name=doc,proto3" json:"doc,omitempty"`                                              // what it does, for people
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ActionDecl) Reset() {
@@ -419,12 +422,36 @@ func (x *ActionDecl) GetHasCancel() bool {
 	return false
 }
 
+func (x *ActionDecl) GetParams() []*ParamDecl {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+func (x *ActionDecl) GetParamsDeclared() bool {
+	if x != nil {
+		return x.ParamsDeclared
+	}
+	return false
+}
+
+func (x *ActionDecl) GetDoc() string {
+	if x != nil {
+		return x.Doc
+	}
+	return ""
+}
+
 type ConditionDecl struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Reads         []string               `protobuf:"bytes,2,rep,name=reads,proto3" json:"reads,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Reads          []string               `protobuf:"bytes,2,rep,name=reads,proto3" json:"reads,omitempty"`
+	Params         []*ParamDecl           `protobuf:"bytes,3,rep,name=params,proto3" json:"params,omitempty"`
+	ParamsDeclared bool                   `protobuf:"varint,4,opt,name=params_declared,json=paramsDeclared,proto3" json:"params_declared,omitempty"`
+	Doc            string                 `protobuf:"bytes,5,opt,name=doc,proto3" json:"doc,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ConditionDecl) Reset() {
@@ -471,6 +498,104 @@ func (x *ConditionDecl) GetReads() []string {
 	return nil
 }
 
+func (x *ConditionDecl) GetParams() []*ParamDecl {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+func (x *ConditionDecl) GetParamsDeclared() bool {
+	if x != nil {
+		return x.ParamsDeclared
+	}
+	return false
+}
+
+func (x *ConditionDecl) GetDoc() string {
+	if x != nil {
+		return x.Doc
+	}
+	return ""
+}
+
+// ParamDecl declares one rule parameter an action or condition reads.
+type ParamDecl struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"` // what the value is: "number", "seconds", ...
+	Required      bool                   `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`
+	DefaultValue  string                 `protobuf:"bytes,4,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"` // the value when it is not given
+	Doc           string                 `protobuf:"bytes,5,opt,name=doc,proto3" json:"doc,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParamDecl) Reset() {
+	*x = ParamDecl{}
+	mi := &file_plugin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParamDecl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParamDecl) ProtoMessage() {}
+
+func (x *ParamDecl) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParamDecl.ProtoReflect.Descriptor instead.
+func (*ParamDecl) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ParamDecl) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ParamDecl) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ParamDecl) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *ParamDecl) GetDefaultValue() string {
+	if x != nil {
+		return x.DefaultValue
+	}
+	return ""
+}
+
+func (x *ParamDecl) GetDoc() string {
+	if x != nil {
+		return x.Doc
+	}
+	return ""
+}
+
 type Param struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -481,7 +606,7 @@ type Param struct {
 
 func (x *Param) Reset() {
 	*x = Param{}
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -493,7 +618,7 @@ func (x *Param) String() string {
 func (*Param) ProtoMessage() {}
 
 func (x *Param) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -506,7 +631,7 @@ func (x *Param) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Param.ProtoReflect.Descriptor instead.
 func (*Param) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{4}
+	return file_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Param) GetName() string {
@@ -535,7 +660,7 @@ type Site struct {
 
 func (x *Site) Reset() {
 	*x = Site{}
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -547,7 +672,7 @@ func (x *Site) String() string {
 func (*Site) ProtoMessage() {}
 
 func (x *Site) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -560,7 +685,7 @@ func (x *Site) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Site.ProtoReflect.Descriptor instead.
 func (*Site) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{5}
+	return file_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Site) GetName() string {
@@ -596,7 +721,7 @@ type Value struct {
 
 func (x *Value) Reset() {
 	*x = Value{}
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +733,7 @@ func (x *Value) String() string {
 func (*Value) ProtoMessage() {}
 
 func (x *Value) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +746,7 @@ func (x *Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Value.ProtoReflect.Descriptor instead.
 func (*Value) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{6}
+	return file_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Value) GetKind() ValueKind {
@@ -669,7 +794,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +806,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +819,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{7}
+	return file_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Call) GetKind() CallKind {
@@ -763,7 +888,7 @@ type Single struct {
 
 func (x *Single) Reset() {
 	*x = Single{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -775,7 +900,7 @@ func (x *Single) String() string {
 func (*Single) ProtoMessage() {}
 
 func (x *Single) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -788,7 +913,7 @@ func (x *Single) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Single.ProtoReflect.Descriptor instead.
 func (*Single) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Single) GetSite() *Site {
@@ -815,7 +940,7 @@ type Batch struct {
 
 func (x *Batch) Reset() {
 	*x = Batch{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -827,7 +952,7 @@ func (x *Batch) String() string {
 func (*Batch) ProtoMessage() {}
 
 func (x *Batch) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -840,7 +965,7 @@ func (x *Batch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Batch.ProtoReflect.Descriptor instead.
 func (*Batch) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Batch) GetSites() []*Site {
@@ -869,7 +994,7 @@ type Effect struct {
 
 func (x *Effect) Reset() {
 	*x = Effect{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -881,7 +1006,7 @@ func (x *Effect) String() string {
 func (*Effect) ProtoMessage() {}
 
 func (x *Effect) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -894,7 +1019,7 @@ func (x *Effect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Effect.ProtoReflect.Descriptor instead.
 func (*Effect) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Effect) GetKind() EffectKind {
@@ -941,7 +1066,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -953,7 +1078,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -966,7 +1091,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Reply) GetStatus() Status {
@@ -1034,7 +1159,7 @@ type BatchReply struct {
 
 func (x *BatchReply) Reset() {
 	*x = BatchReply{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1046,7 +1171,7 @@ func (x *BatchReply) String() string {
 func (*BatchReply) ProtoMessage() {}
 
 func (x *BatchReply) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1059,7 +1184,7 @@ func (x *BatchReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchReply.ProtoReflect.Descriptor instead.
 func (*BatchReply) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *BatchReply) GetReplies() []*Reply {
@@ -1077,7 +1202,7 @@ type PingRequest struct {
 
 func (x *PingRequest) Reset() {
 	*x = PingRequest{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1089,7 +1214,7 @@ func (x *PingRequest) String() string {
 func (*PingRequest) ProtoMessage() {}
 
 func (x *PingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1102,7 +1227,7 @@ func (x *PingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingRequest.ProtoReflect.Descriptor instead.
 func (*PingRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 type PingReply struct {
@@ -1113,7 +1238,7 @@ type PingReply struct {
 
 func (x *PingReply) Reset() {
 	*x = PingReply{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1250,7 @@ func (x *PingReply) String() string {
 func (*PingReply) ProtoMessage() {}
 
 func (x *PingReply) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1263,7 @@ func (x *PingReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingReply.ProtoReflect.Descriptor instead.
 func (*PingReply) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 var File_plugin_proto protoreflect.FileDescriptor
@@ -1154,7 +1279,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\aactions\x18\x03 \x03(\v2\x1b.btrun.plugin.v1.ActionDeclR\aactions\x12>\n" +
 	"\n" +
 	"conditions\x18\x04 \x03(\v2\x1e.btrun.plugin.v1.ConditionDeclR\n" +
-	"conditions\"\x8a\x01\n" +
+	"conditions\"\xf9\x01\n" +
 	"\n" +
 	"ActionDecl\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
@@ -1162,10 +1287,22 @@ const file_plugin_proto_rawDesc = "" +
 	"\x06writes\x18\x03 \x03(\tR\x06writes\x12\x1b\n" +
 	"\thas_start\x18\x04 \x01(\bR\bhasStart\x12\x1d\n" +
 	"\n" +
-	"has_cancel\x18\x05 \x01(\bR\thasCancel\"9\n" +
+	"has_cancel\x18\x05 \x01(\bR\thasCancel\x122\n" +
+	"\x06params\x18\x06 \x03(\v2\x1a.btrun.plugin.v1.ParamDeclR\x06params\x12'\n" +
+	"\x0fparams_declared\x18\a \x01(\bR\x0eparamsDeclared\x12\x10\n" +
+	"\x03doc\x18\b \x01(\tR\x03doc\"\xa8\x01\n" +
 	"\rConditionDecl\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05reads\x18\x02 \x03(\tR\x05reads\"1\n" +
+	"\x05reads\x18\x02 \x03(\tR\x05reads\x122\n" +
+	"\x06params\x18\x03 \x03(\v2\x1a.btrun.plugin.v1.ParamDeclR\x06params\x12'\n" +
+	"\x0fparams_declared\x18\x04 \x01(\bR\x0eparamsDeclared\x12\x10\n" +
+	"\x03doc\x18\x05 \x01(\tR\x03doc\"\x86\x01\n" +
+	"\tParamDecl\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\x12#\n" +
+	"\rdefault_value\x18\x04 \x01(\tR\fdefaultValue\x12\x10\n" +
+	"\x03doc\x18\x05 \x01(\tR\x03doc\"1\n" +
 	"\x05Param\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\"^\n" +
@@ -1256,7 +1393,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_plugin_proto_goTypes = []any{
 	(CallKind)(0),           // 0: btrun.plugin.v1.CallKind
 	(ValueKind)(0),          // 1: btrun.plugin.v1.ValueKind
@@ -1266,51 +1403,54 @@ var file_plugin_proto_goTypes = []any{
 	(*DescribeReply)(nil),   // 5: btrun.plugin.v1.DescribeReply
 	(*ActionDecl)(nil),      // 6: btrun.plugin.v1.ActionDecl
 	(*ConditionDecl)(nil),   // 7: btrun.plugin.v1.ConditionDecl
-	(*Param)(nil),           // 8: btrun.plugin.v1.Param
-	(*Site)(nil),            // 9: btrun.plugin.v1.Site
-	(*Value)(nil),           // 10: btrun.plugin.v1.Value
-	(*Call)(nil),            // 11: btrun.plugin.v1.Call
-	(*Single)(nil),          // 12: btrun.plugin.v1.Single
-	(*Batch)(nil),           // 13: btrun.plugin.v1.Batch
-	(*Effect)(nil),          // 14: btrun.plugin.v1.Effect
-	(*Reply)(nil),           // 15: btrun.plugin.v1.Reply
-	(*BatchReply)(nil),      // 16: btrun.plugin.v1.BatchReply
-	(*PingRequest)(nil),     // 17: btrun.plugin.v1.PingRequest
-	(*PingReply)(nil),       // 18: btrun.plugin.v1.PingReply
+	(*ParamDecl)(nil),       // 8: btrun.plugin.v1.ParamDecl
+	(*Param)(nil),           // 9: btrun.plugin.v1.Param
+	(*Site)(nil),            // 10: btrun.plugin.v1.Site
+	(*Value)(nil),           // 11: btrun.plugin.v1.Value
+	(*Call)(nil),            // 12: btrun.plugin.v1.Call
+	(*Single)(nil),          // 13: btrun.plugin.v1.Single
+	(*Batch)(nil),           // 14: btrun.plugin.v1.Batch
+	(*Effect)(nil),          // 15: btrun.plugin.v1.Effect
+	(*Reply)(nil),           // 16: btrun.plugin.v1.Reply
+	(*BatchReply)(nil),      // 17: btrun.plugin.v1.BatchReply
+	(*PingRequest)(nil),     // 18: btrun.plugin.v1.PingRequest
+	(*PingReply)(nil),       // 19: btrun.plugin.v1.PingReply
 }
 var file_plugin_proto_depIdxs = []int32{
 	6,  // 0: btrun.plugin.v1.DescribeReply.actions:type_name -> btrun.plugin.v1.ActionDecl
 	7,  // 1: btrun.plugin.v1.DescribeReply.conditions:type_name -> btrun.plugin.v1.ConditionDecl
-	8,  // 2: btrun.plugin.v1.Site.params:type_name -> btrun.plugin.v1.Param
-	1,  // 3: btrun.plugin.v1.Value.kind:type_name -> btrun.plugin.v1.ValueKind
-	0,  // 4: btrun.plugin.v1.Call.kind:type_name -> btrun.plugin.v1.CallKind
-	10, // 5: btrun.plugin.v1.Call.fields:type_name -> btrun.plugin.v1.Value
-	9,  // 6: btrun.plugin.v1.Single.site:type_name -> btrun.plugin.v1.Site
-	11, // 7: btrun.plugin.v1.Single.call:type_name -> btrun.plugin.v1.Call
-	9,  // 8: btrun.plugin.v1.Batch.sites:type_name -> btrun.plugin.v1.Site
-	11, // 9: btrun.plugin.v1.Batch.calls:type_name -> btrun.plugin.v1.Call
-	3,  // 10: btrun.plugin.v1.Effect.kind:type_name -> btrun.plugin.v1.EffectKind
-	2,  // 11: btrun.plugin.v1.Reply.status:type_name -> btrun.plugin.v1.Status
-	10, // 12: btrun.plugin.v1.Reply.writes:type_name -> btrun.plugin.v1.Value
-	14, // 13: btrun.plugin.v1.Reply.effects:type_name -> btrun.plugin.v1.Effect
-	15, // 14: btrun.plugin.v1.BatchReply.replies:type_name -> btrun.plugin.v1.Reply
-	4,  // 15: btrun.plugin.v1.Plugin.Describe:input_type -> btrun.plugin.v1.DescribeRequest
-	12, // 16: btrun.plugin.v1.Plugin.RunAction:input_type -> btrun.plugin.v1.Single
-	12, // 17: btrun.plugin.v1.Plugin.TestCondition:input_type -> btrun.plugin.v1.Single
-	12, // 18: btrun.plugin.v1.Plugin.CancelAction:input_type -> btrun.plugin.v1.Single
-	13, // 19: btrun.plugin.v1.Plugin.RunBatch:input_type -> btrun.plugin.v1.Batch
-	17, // 20: btrun.plugin.v1.Plugin.Ping:input_type -> btrun.plugin.v1.PingRequest
-	5,  // 21: btrun.plugin.v1.Plugin.Describe:output_type -> btrun.plugin.v1.DescribeReply
-	15, // 22: btrun.plugin.v1.Plugin.RunAction:output_type -> btrun.plugin.v1.Reply
-	15, // 23: btrun.plugin.v1.Plugin.TestCondition:output_type -> btrun.plugin.v1.Reply
-	15, // 24: btrun.plugin.v1.Plugin.CancelAction:output_type -> btrun.plugin.v1.Reply
-	16, // 25: btrun.plugin.v1.Plugin.RunBatch:output_type -> btrun.plugin.v1.BatchReply
-	18, // 26: btrun.plugin.v1.Plugin.Ping:output_type -> btrun.plugin.v1.PingReply
-	21, // [21:27] is the sub-list for method output_type
-	15, // [15:21] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	8,  // 2: btrun.plugin.v1.ActionDecl.params:type_name -> btrun.plugin.v1.ParamDecl
+	8,  // 3: btrun.plugin.v1.ConditionDecl.params:type_name -> btrun.plugin.v1.ParamDecl
+	9,  // 4: btrun.plugin.v1.Site.params:type_name -> btrun.plugin.v1.Param
+	1,  // 5: btrun.plugin.v1.Value.kind:type_name -> btrun.plugin.v1.ValueKind
+	0,  // 6: btrun.plugin.v1.Call.kind:type_name -> btrun.plugin.v1.CallKind
+	11, // 7: btrun.plugin.v1.Call.fields:type_name -> btrun.plugin.v1.Value
+	10, // 8: btrun.plugin.v1.Single.site:type_name -> btrun.plugin.v1.Site
+	12, // 9: btrun.plugin.v1.Single.call:type_name -> btrun.plugin.v1.Call
+	10, // 10: btrun.plugin.v1.Batch.sites:type_name -> btrun.plugin.v1.Site
+	12, // 11: btrun.plugin.v1.Batch.calls:type_name -> btrun.plugin.v1.Call
+	3,  // 12: btrun.plugin.v1.Effect.kind:type_name -> btrun.plugin.v1.EffectKind
+	2,  // 13: btrun.plugin.v1.Reply.status:type_name -> btrun.plugin.v1.Status
+	11, // 14: btrun.plugin.v1.Reply.writes:type_name -> btrun.plugin.v1.Value
+	15, // 15: btrun.plugin.v1.Reply.effects:type_name -> btrun.plugin.v1.Effect
+	16, // 16: btrun.plugin.v1.BatchReply.replies:type_name -> btrun.plugin.v1.Reply
+	4,  // 17: btrun.plugin.v1.Plugin.Describe:input_type -> btrun.plugin.v1.DescribeRequest
+	13, // 18: btrun.plugin.v1.Plugin.RunAction:input_type -> btrun.plugin.v1.Single
+	13, // 19: btrun.plugin.v1.Plugin.TestCondition:input_type -> btrun.plugin.v1.Single
+	13, // 20: btrun.plugin.v1.Plugin.CancelAction:input_type -> btrun.plugin.v1.Single
+	14, // 21: btrun.plugin.v1.Plugin.RunBatch:input_type -> btrun.plugin.v1.Batch
+	18, // 22: btrun.plugin.v1.Plugin.Ping:input_type -> btrun.plugin.v1.PingRequest
+	5,  // 23: btrun.plugin.v1.Plugin.Describe:output_type -> btrun.plugin.v1.DescribeReply
+	16, // 24: btrun.plugin.v1.Plugin.RunAction:output_type -> btrun.plugin.v1.Reply
+	16, // 25: btrun.plugin.v1.Plugin.TestCondition:output_type -> btrun.plugin.v1.Reply
+	16, // 26: btrun.plugin.v1.Plugin.CancelAction:output_type -> btrun.plugin.v1.Reply
+	17, // 27: btrun.plugin.v1.Plugin.RunBatch:output_type -> btrun.plugin.v1.BatchReply
+	19, // 28: btrun.plugin.v1.Plugin.Ping:output_type -> btrun.plugin.v1.PingReply
+	23, // [23:29] is the sub-list for method output_type
+	17, // [17:23] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1324,7 +1464,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

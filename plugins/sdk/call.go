@@ -183,9 +183,12 @@ func (c *Call) ClearStamp(name string) {
 	c.effects = append(c.effects, Effect{Kind: EffectClearStamp, Name: name})
 }
 
-// Log writes a message to the agent's log (with its id, time and rule).
-func (c *Call) Log(msg string) {
-	c.effects = append(c.effects, Effect{Kind: EffectLog, Name: msg})
+// Log writes its arguments to the agent's log (with its id, time and
+// rule), formatted with %v and separated by spaces, as Lua's ctx:log writes
+// them: c.Log("arrived at", x, y).
+func (c *Call) Log(args ...any) {
+	msg := fmt.Sprintln(args...)
+	c.effects = append(c.effects, Effect{Kind: EffectLog, Name: msg[:len(msg)-1]})
 }
 
 // Jump makes the rule with the given id the agent's cursor when the call

@@ -19,12 +19,26 @@ func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
 	}
 	d := &Description{Plugin: r.Plugin, SDKVersion: r.SdkVersion}
 	for _, a := range r.Actions {
-		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel})
+		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel,
+			Doc: a.Doc, Params: paramsFromPB(a.Params, a.ParamsDeclared)})
 	}
 	for _, x := range r.Conditions {
-		d.Conditions = append(d.Conditions, ConditionInfo{Name: x.Name, Reads: x.Reads})
+		d.Conditions = append(d.Conditions, ConditionInfo{Name: x.Name, Reads: x.Reads, Doc: x.Doc, Params: paramsFromPB(x.Params, x.ParamsDeclared)})
 	}
 	return d, nil
+}
+
+// paramsFromPB keeps "declares none" (an empty, non-nil list) apart from
+// "does not say" (nil).
+func paramsFromPB(ps []*pb.ParamDecl, declared bool) []ParamInfo {
+	if !declared {
+		return nil
+	}
+	out := make([]ParamInfo, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, ParamInfo{Name: p.Name, Type: p.Type, Required: p.Required, Default: p.DefaultValue, Doc: p.Doc})
+	}
+	return out
 }
 
 func (c *grpcClient) Call(ctx context.Context, site *Site, req *Request) (*Reply, error) {

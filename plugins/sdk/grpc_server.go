@@ -19,12 +19,22 @@ func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.D
 	}
 	out := &pb.DescribeReply{Plugin: d.Plugin, SdkVersion: d.SDKVersion}
 	for _, a := range d.Actions {
-		out.Actions = append(out.Actions, &pb.ActionDecl{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel})
+		out.Actions = append(out.Actions, &pb.ActionDecl{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel,
+			Doc: a.Doc, Params: paramsToPB(a.Params), ParamsDeclared: a.Params != nil})
 	}
 	for _, c := range d.Conditions {
-		out.Conditions = append(out.Conditions, &pb.ConditionDecl{Name: c.Name, Reads: c.Reads})
+		out.Conditions = append(out.Conditions, &pb.ConditionDecl{Name: c.Name, Reads: c.Reads, Doc: c.Doc,
+			Params: paramsToPB(c.Params), ParamsDeclared: c.Params != nil})
 	}
 	return out, nil
+}
+
+func paramsToPB(ps []ParamInfo) []*pb.ParamDecl {
+	out := make([]*pb.ParamDecl, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, &pb.ParamDecl{Name: p.Name, Type: p.Type, Required: p.Required, DefaultValue: p.Default, Doc: p.Doc})
+	}
+	return out
 }
 
 func (s *grpcServer) RunAction(ctx context.Context, in *pb.Single) (*pb.Reply, error) {

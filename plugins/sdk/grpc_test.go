@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	pb "github.com/btrun/btrun/plugins/proto"
 )
 
 // TestGRPC_adaptersCarryEverything sends calls through the gRPC adapters
@@ -63,4 +66,63 @@ func TestGRPC_adaptersCarryEverything(t *testing.T) {
 			t.Errorf("reply %d:\n got %+v\nwant %+v", i, g, w)
 		}
 	}
+}
+
+// TestDescribe_carriesDeclaredParams: parameter declarations cross the
+// wire, and "declares none" stays apart from "does not say".
+func TestDescribe_carriesDeclaredParams(t *testing.T) {
+	p := &Plugin{Name: "p",
+		Actions: []Action{
+			{Name: "a", Run: func(*Call) (Status, error) { return Success, nil }, Doc: "does a",
+				Params: []ParamInfo{{Name: "a.speed", Type: "number", Default: "3", Doc: "how fast"}}},
+			{Name: "none", Run: func(*Call) (Status, error) { return Success, nil }, Params: NoParams},
+			{Name: "quiet", Run: func(*Call) (Status, error) { return Success, nil }},
+		},
+		Conditions: []Condition{{Name: "c", Test: func(*Call) (bool, error) { return true, nil }, Params: []ParamInfo{{Name: "c.range", Required: true}}}},
+	}
+	disp, err := newDispatcher(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &grpcServer{impl: disp}
+	reply, err := srv.Describe(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := (&grpcClient{client: fakeDescribe{reply}}).Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, none, quiet, c := d.Actions[0], d.Actions[1], d.Actions[2], d.Conditions[0]
+	if a.Doc != "does a" || len(a.Params) != 1 || a.Params[0] != (ParamInfo{Name: "a.speed", Type: "number", Default: "3", Doc: "how fast"}) {
+		t.Errorf("a: %+v", a)
+	}
+	if none.Params == nil || len(none.Params) != 0 || quiet.Params != nil {
+		t.Errorf("none %#v, quiet %#v", none.Params, quiet.Params)
+	}
+	if len(c.Params) != 1 || !c.Params[0].Required {
+		t.Errorf("c: %+v", c)
+	}
+}
+
+// fakeDescribe is a gRPC client whose Describe returns a fixed reply.
+type fakeDescribe struct{ reply *pb.DescribeReply }
+
+func (f fakeDescribe) Describe(context.Context, *pb.DescribeRequest, ...grpc.CallOption) (*pb.DescribeReply, error) {
+	return f.reply, nil
+}
+func (fakeDescribe) RunAction(context.Context, *pb.Single, ...grpc.CallOption) (*pb.Reply, error) {
+	return nil, nil
+}
+func (fakeDescribe) TestCondition(context.Context, *pb.Single, ...grpc.CallOption) (*pb.Reply, error) {
+	return nil, nil
+}
+func (fakeDescribe) CancelAction(context.Context, *pb.Single, ...grpc.CallOption) (*pb.Reply, error) {
+	return nil, nil
+}
+func (fakeDescribe) RunBatch(context.Context, *pb.Batch, ...grpc.CallOption) (*pb.BatchReply, error) {
+	return nil, nil
+}
+func (fakeDescribe) Ping(context.Context, *pb.PingRequest, ...grpc.CallOption) (*pb.PingReply, error) {
+	return nil, nil
 }

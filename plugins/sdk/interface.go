@@ -72,12 +72,16 @@ type ActionInfo struct {
 	Writes    []string // agent fields a reply may set, in order
 	HasStart  bool
 	HasCancel bool
+	Doc       string
+	Params    []ParamInfo // nil: not declared
 }
 
 // ConditionInfo declares one condition on the wire.
 type ConditionInfo struct {
-	Name  string
-	Reads []string
+	Name   string
+	Reads  []string
+	Doc    string
+	Params []ParamInfo // nil: not declared
 }
 
 // Param is one rule parameter.

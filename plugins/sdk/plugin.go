@@ -35,6 +35,14 @@ type Action struct {
 	Start  func(c *Call) error
 	Run    func(c *Call) (Status, error)
 	Cancel func(c *Call) error
+
+	// Doc says what the action does, and Params declares the rule
+	// parameters it reads: `btrun validate -v` lists them, and `btrun
+	// validate` warns about a parameter of its rules that nothing reads
+	// ("nav.sped" for "nav.speed"). Nil declares nothing (no warning is
+	// possible); NoParams declares that it reads none.
+	Doc    string
+	Params []ParamInfo
 }
 
 // Condition declares one condition. Test may read fields and parameters; it
@@ -43,7 +51,22 @@ type Condition struct {
 	Name  string
 	Reads []string
 	Test  func(c *Call) (bool, error)
+
+	Doc    string
+	Params []ParamInfo // as Action.Params
 }
+
+// ParamInfo declares one rule parameter an action or condition reads.
+type ParamInfo struct {
+	Name     string // as a tree writes it: "nav.speed"
+	Type     string // what the value is: "number", "seconds", "string", ...
+	Required bool
+	Default  string // the value when it is not given
+	Doc      string
+}
+
+// NoParams declares that an action or condition reads no parameter.
+var NoParams = []ParamInfo{}
 
 // Errors of the SDK.
 var (
@@ -109,10 +132,10 @@ func (p *Plugin) describe() *Description {
 	d := &Description{Plugin: p.Name, SDKVersion: Version}
 	for _, a := range p.Actions {
 		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes,
-			HasStart: a.Start != nil, HasCancel: a.Cancel != nil})
+			HasStart: a.Start != nil, HasCancel: a.Cancel != nil, Doc: a.Doc, Params: a.Params})
 	}
 	for _, c := range p.Conditions {
-		d.Conditions = append(d.Conditions, ConditionInfo{Name: c.Name, Reads: c.Reads})
+		d.Conditions = append(d.Conditions, ConditionInfo{Name: c.Name, Reads: c.Reads, Doc: c.Doc, Params: c.Params})
 	}
 	return d
 }

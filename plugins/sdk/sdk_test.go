@@ -54,7 +54,7 @@ func TestPlugin_invalidDeclarations(t *testing.T) {
 func counter() *Plugin {
 	return &Plugin{Name: "t", Actions: []Action{
 		{Name: "count", Reads: []string{"n"}, Writes: []string{"n", "gone"},
-			Start: func(c *Call) error { c.Log("start at " + c.Rule); return nil },
+			Start: func(c *Call) error { c.Log("start at", c.Rule, 1.5, true); return nil },
 			Run: func(c *Call) (Status, error) {
 				var st struct{ Runs int }
 				if err := c.LoadState(&st); err != nil {
@@ -116,7 +116,7 @@ func TestTester_stateFieldsEffectsAndCancel(t *testing.T) {
 		kinds = append(kinds, e.Kind)
 	}
 	want := []EffectKind{EffectLog, EffectSignal, EffectSignal, EffectSetVar, EffectSetStamp, EffectClearStamp}
-	if len(kinds) != len(want) || ag.Effects[0].Name != "start at test.count" || ag.Effects[2].To != "all" {
+	if len(kinds) != len(want) || ag.Effects[0].Name != "start at test.count 1.5 true" || ag.Effects[2].To != "all" {
 		t.Errorf("effects %+v", ag.Effects)
 	}
 	if len(ag.Jumps) != 1 || ag.Jumps[0] != "root.next" {

@@ -3,6 +3,13 @@
 -- complete and check `bt`, `ctx` and `params`. btrun never runs this file:
 -- files named *.d.lua are skipped when scripts load. The manual is
 -- docs/lua.md.
+--
+-- It describes the API only. A game describes its own ctx.agent fields in
+-- a *.d.lua of its own that adds to bt.AgentData (the example game's is
+-- scripts/ai/game.d.lua):
+--
+--   ---@class bt.AgentData
+--   ---@field hp number the agent's health
 
 ---@alias bt.Status "success"|"failure"|"running"
 
@@ -14,11 +21,19 @@
 local bt = {}
 
 ---The long form of an action: start before the first run each time the
----cursor arrives at the rule, cancel when the rule is left while running.
+---cursor arrives at the rule, cancel when the rule is left while running;
+---params lists the rule parameters it reads (names, or name = description),
+---so that `btrun validate` can warn about a parameter nothing reads.
 ---@class bt.ActionSpec
 ---@field start? fun(ctx: bt.Ctx, params: bt.Params)
 ---@field run fun(ctx: bt.Ctx, params: bt.Params): bt.Status
 ---@field cancel? fun(ctx: bt.Ctx, params: bt.Params)
+---@field params? table<integer|string, string>
+
+---The long form of a condition.
+---@class bt.ConditionSpec
+---@field test fun(ctx: bt.Ctx, params: bt.Params): boolean
+---@field params? table<integer|string, string>
 
 ---Registers an action under `name`. Only while scripts load (top level).
 ---@param name string
@@ -28,7 +43,7 @@ function bt.action(name, action) end
 ---Registers a condition under `name`; it must return true or false.
 ---Only while scripts load (top level).
 ---@param name string
----@param test fun(ctx: bt.Ctx, params: bt.Params): boolean
+---@param test (fun(ctx: bt.Ctx, params: bt.Params): boolean)|bt.ConditionSpec
 function bt.condition(name, test) end
 
 ---Sends a signal from the running agent to every agent, itself included.
@@ -98,17 +113,9 @@ function Ctx:since(name) end
 ---@param ... any
 function Ctx:log(...) end
 
----The example game's ctx.agent fields (world.lua's contract). Games add
----their own.
+---The game's data for an agent (ctx.agent): a table its world script
+---fills. A game describes its fields in a *.d.lua of its own.
 ---@class bt.AgentData
----@field x number position, metres
----@field y number position, metres
----@field z? number height (flee's hop)
----@field heading number facing, radians
----@field speed number current speed, m/s
----@field post? integer a grunt's post, an index into arena.posts
----@field playerX? number where a grunt last saw the player (the world keeps it up to date while it sees it)
----@field playerY? number
 ---@field [string] any
 
 ---A rule's parameters. `params["name"]` is the raw string, or nil.
@@ -135,11 +142,23 @@ function Params:bool(name, default) end
 ---@return string
 function Params:string(name, default) end
 
+---The `game` table the world's init and tick get.
+---@class bt.Game
+---@field step integer the step being started
+---@field time number its time, step x dt
+---@field dt number
+---@field seed integer
+---@field ids string[] agent ids, in config order
+---@field agents table<string, bt.AgentData> each agent's ctx.agent
+---@field trees table<string, string> each agent's tree name
+---@field signal fun(to: string, name: string) sends a signal now (to: an id or "all")
+---@field log fun(...) writes a line to the run's output
+
 ---The world script's module: every hook is optional.
 ---@class bt.World
----@field init? fun(game: table)
+---@field init? fun(game: bt.Game)
 ---@field spawn? fun(ctx: bt.Ctx)
----@field tick? fun(game: table)
+---@field tick? fun(game: bt.Game)
 ---@field save? fun(): any
 ---@field load? fun(saved: any)
 

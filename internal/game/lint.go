@@ -1,0 +1,267 @@
+package game
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/btrun/btrun/internal/readfile"
+	"github.com/btrun/btrun/luabind"
+	"github.com/btrun/btrun/runtime"
+)
+
+// `btrun validate`'s checks beyond loading and binding. What they find is
+// legal, so a run goes on with it, but likely a mistake; they are warnings
+// (`validate -strict` makes them errors):
+//
+//   - a rule that can keep running without an id: saving while it runs
+//     fails (a save needs the current rule's id), only at the end of a long
+//     run;
+//   - a parameter of a rule that nothing reads (its action, its conditions,
+//     the runtime), with what they do read ("did you mean");
+//   - a signal sent (by a script with a literal name, a bt.signal.send, the
+//     schedule) that no tree declares or waits for: it has no effect;
+//   - a variable or timestamp a script names literally that no tree
+//     declares: the call fails whenever it runs;
+//   - inline Lua (bt.lua) whose code has no statement.
+
+// Lint is one finding of Lints.
+type Lint struct {
+	Pos string // FILE:LINE:COL (tree) or FILE:LINE (script), relative to the config's folder
+	Msg string
+}
+
+func (l Lint) String() string { return l.Pos + ": " + l.Msg }
+
+// Lints runs the checks on an opened game. Findings come per tree in config
+// order and rule order, then the scripts' in file and line order, then the
+// schedule's.
+func (g *Game) Lints() []Lint {
+	var out []Lint
+	var strs map[string]bool
+	if g.lua != nil {
+		strs = g.lua.engine.StringConstants()
+	}
+	signals := g.knownSignals()
+	for _, tc := range g.cfg.Trees {
+		b := g.trees[tc.Name]
+		if b == nil {
+			continue
+		}
+		t := b.Tree
+		for i := range t.Rules {
+			r := &t.Rules[i]
+			out = append(out, g.lintIDs(t, int32(i))...)
+			out = append(out, g.lintParams(t, r, strs)...)
+			if r.Kind == runtime.KindAction && r.Action == luabind.InlineName {
+				if code, ok := r.Params.Get(luabind.ParamRun); ok && luabind.IsEmptyCode(code) {
+					out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: %s holds no Lua statement (only blanks and comments): the rule does nothing", r.Label, luabind.ParamRun)})
+				}
+			}
+			if r.Kind == runtime.KindAction && r.Action == "bt.signal.send" {
+				if name, ok := r.Params.Get("signal.name"); ok && !signals[name] {
+					out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: bt.signal.send sends %s", r.Label, unknownSignal(name, signals))})
+				}
+			}
+		}
+	}
+	out = append(out, g.lintScripts(signals)...)
+	for i, sc := range g.cfg.Signals {
+		if !signals[sc.Signal] {
+			out = append(out, Lint{fmt.Sprintf("%s:%d", g.cfg.Path, newKeyFinder(g.cfgText()).lineIn(i, "signals", "signal")),
+				fmt.Sprintf("signals[%d] schedules %s", i, unknownSignal(sc.Signal, signals))})
+		}
+	}
+	return out
+}
+
+// lintIDs reports a rule without an id that can be the current rule when a
+// step ends: the root (after the tree finished), running and yield rules,
+// and actions that do not say they never return running.
+func (g *Game) lintIDs(t *runtime.Tree, i int32) []Lint {
+	r := &t.Rules[i]
+	if r.ID != "" {
+		return nil
+	}
+	why := ""
+	switch {
+	case i == runtime.Root:
+		why = "it is the root: the current rule after the tree finished"
+	case r.Kind == runtime.KindRunning || r.Kind == runtime.KindYield:
+		why = "it returns running"
+	case r.Kind == runtime.KindAction:
+		if d, ok := g.reg.LookupAction(r.Action); ok && !d.Instant {
+			why = fmt.Sprintf("action %q can return running", r.Action)
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return []Lint{{r.Pos.String(), fmt.Sprintf("rule %s has no id, but %s: saving the game while it is the current rule fails; give it an id", r.Label, why)}}
+}
+
+// lintParams reports a rule's parameters that none of its readers reads.
+// A reader that declares its parameters says exactly; a Lua action or
+// condition that does not may read any name written as a string in the
+// scripts; any other reader that does not declare them (a Go action, an
+// older plugin) could read anything, and the rule is not checked.
+func (g *Game) lintParams(t *runtime.Tree, r *runtime.Rule, strs map[string]bool) []Lint {
+	if len(r.Params) == 0 {
+		return nil
+	}
+	read := map[string]bool{}
+	var known []string
+	readsScripts := false
+	take := func(ps []runtime.ParamSpec, origin runtime.Origin) bool {
+		if ps == nil {
+			if origin.Kind != "lua" {
+				return false
+			}
+			readsScripts = true
+			return true
+		}
+		for _, p := range ps {
+			read[p.Name] = true
+			known = append(known, p.Name)
+		}
+		return true
+	}
+	take(runtime.RuleParams, runtime.Origin{})
+	if r.Kind == runtime.KindAction {
+		d, ok := g.reg.LookupAction(r.Action)
+		if !ok || !take(d.Params, d.Origin) {
+			return nil
+		}
+	}
+	for _, c := range r.Conds {
+		if ps, ok := t.DeclaredParams(c.Name); ok {
+			take(ps, runtime.Origin{Kind: "builtin"})
+			continue
+		}
+		d, ok := g.reg.LookupCondition(c.Name)
+		if !ok || !take(d.Params, d.Origin) {
+			return nil
+		}
+	}
+	var out []Lint
+	for _, p := range r.Params {
+		if read[p.Name] || readsScripts && strs[p.Name] {
+			continue
+		}
+		cands := known
+		if readsScripts {
+			for s := range strs {
+				if strings.Contains(s, ".") {
+					cands = append(cands, s)
+				}
+			}
+			sort.Strings(cands)
+		}
+		msg := fmt.Sprintf("rule %s: parameter %q is read by nothing: not by %s", r.Label, p.Name, readers(r))
+		if len(known) > 0 {
+			msg += fmt.Sprintf(" (they read %s)", strings.Join(known, ", "))
+		}
+		if s := runtime.Suggest(p.Name, cands); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		out = append(out, Lint{r.Pos.String(), msg})
+	}
+	return out
+}
+
+// readers names what reads a rule's parameters, for a message.
+func readers(r *runtime.Rule) string {
+	var w []string
+	if r.Kind == runtime.KindAction {
+		w = append(w, fmt.Sprintf("action %q", r.Action))
+	}
+	for _, c := range r.Conds {
+		w = append(w, fmt.Sprintf("condition %q", c.Name))
+	}
+	if len(w) == 0 {
+		return "the rule (it has no action or condition)"
+	}
+	return strings.Join(w, ", ")
+}
+
+// knownSignals are the signals some tree declares (signal lines and
+// setOnSignal) or waits for with bt.signal.wait.
+func (g *Game) knownSignals() map[string]bool {
+	known := map[string]bool{}
+	for _, b := range g.trees {
+		for _, s := range b.Tree.Signals {
+			known[s.Name] = true
+		}
+		for _, r := range b.Tree.Rules {
+			if r.Kind == runtime.KindAction && r.Action == "bt.signal.wait" {
+				if name, ok := r.Params.Get("signal.name"); ok {
+					known[name] = true
+				}
+			}
+		}
+	}
+	return known
+}
+
+func unknownSignal(name string, known map[string]bool) string {
+	msg := fmt.Sprintf("signal %q, which no tree declares or waits for: it has no effect", name)
+	if s := runtime.Suggest(name, keys(known)); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg
+}
+
+// lintScripts checks the names scripts write as literals.
+func (g *Game) lintScripts(signals map[string]bool) []Lint {
+	if g.lua == nil {
+		return nil
+	}
+	vars, stamps := map[string]bool{}, map[string]bool{}
+	for _, b := range g.trees {
+		for _, v := range b.Tree.Vars {
+			vars[v.Name] = true
+		}
+		for _, s := range b.Tree.Stamps {
+			stamps[s.Name] = true
+		}
+	}
+	var out []Lint
+	for _, l := range g.lua.engine.Literals() {
+		pos := fmt.Sprintf("%s:%d", l.File, l.Line)
+		switch l.Kind {
+		case "signal":
+			if !signals[l.Name] {
+				out = append(out, Lint{pos, fmt.Sprintf("%s sends %s", l.Call, unknownSignal(l.Name, signals))})
+			}
+		case "variable", "timestamp":
+			known := vars
+			if l.Kind == "timestamp" {
+				known = stamps
+			}
+			if known[l.Name] {
+				continue
+			}
+			msg := fmt.Sprintf("%s(%q): no tree declares a %s %q, so the call fails whenever it runs", l.Call, l.Name, l.Kind, l.Name)
+			if s := runtime.Suggest(l.Name, keys(known)); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			out = append(out, Lint{pos, msg})
+		}
+	}
+	return out
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cfgText is the config file's text, to find the lines of its entries.
+func (g *Game) cfgText() string {
+	data, _ := readfile.Read(g.cfg.Path, readfile.ConfigLimit, "config")
+	return string(data)
+}

@@ -1,0 +1,76 @@
+package game
+
+import (
+	"fmt"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// The trace shows why a branch was taken: every signal an agent receives
+// (scheduled, sent by the world, by another agent, by itself or by a
+// plugin on its behalf) and every change of its variables and timestamps,
+// in the order they happened. The runtime reports them to the Game (a
+// runtime.ChangeObserver, set only while a trace is written). Those of an
+// agent's own step are kept until its step line is written, and come just
+// before it; those of a delivery between steps are written at once.
+
+// change is one signal received or variable or timestamp changed.
+type change struct {
+	kind  byte   // 's' signal, 'v' variable, 't' timestamp
+	name  string // the signal, variable or timestamp
+	value bool   // the variable's value; whether the timestamp is set
+	from  string // signals: who sent it
+}
+
+// SignalReceived is the runtime.ChangeObserver: the sender is the delivery
+// under way (deliver), or else the agent itself, sending during its step.
+func (g *Game) SignalReceived(a *runtime.Agent, signal string) {
+	from := g.from
+	if from == "" {
+		from = a.ID()
+	}
+	g.noteChange(a, change{kind: 's', name: signal, from: from})
+}
+
+// VarChanged is the runtime.ChangeObserver.
+func (g *Game) VarChanged(a *runtime.Agent, slot int32, v bool) {
+	g.noteChange(a, change{kind: 'v', name: a.Tree().Tree.Vars[slot].Name, value: v})
+}
+
+// StampChanged is the runtime.ChangeObserver.
+func (g *Game) StampChanged(a *runtime.Agent, slot int32, set bool) {
+	g.noteChange(a, change{kind: 't', name: a.Tree().Tree.Stamps[slot].Name, value: set})
+}
+
+func (g *Game) noteChange(a *runtime.Agent, c change) {
+	if ga := g.byPtr[a]; ga != nil {
+		ga.changes = append(ga.changes, c)
+	}
+}
+
+// writeChanges writes an agent's changes kept so far, at step s and time t.
+func (g *Game) writeChanges(ga *gameAgent, s uint64, t float64) error {
+	if g.trace == nil || len(ga.changes) == 0 {
+		ga.changes = ga.changes[:0]
+		return nil
+	}
+	id := ga.a.ID()
+	for _, c := range ga.changes {
+		var err error
+		switch c.kind {
+		case 's':
+			err = g.trace.Signal(s, t, id, c.name, c.from)
+		case 'v':
+			err = g.trace.Var(s, t, id, c.name, c.value)
+		default:
+			err = g.trace.Stamp(s, t, id, c.name, c.value)
+		}
+		if err != nil {
+			return fmt.Errorf("game: writing the trace: %w", err)
+		}
+	}
+	ga.changes = ga.changes[:0]
+	return nil
+}
+
+var _ runtime.ChangeObserver = (*Game)(nil)

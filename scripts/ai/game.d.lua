@@ -1,0 +1,18 @@
+---@meta
+-- The example game's ctx.agent fields (world.lua's contract, docs/lua.md),
+-- for editors: they add to bt.AgentData of editor/bt.d.lua. btrun never
+-- runs this file (*.d.lua files are skipped when scripts load).
+
+---@class bt.AgentData
+---@field x number position, metres
+---@field y number position, metres
+---@field z? number height (flee's hop)
+---@field heading number facing, radians
+---@field speed number current speed, m/s
+---@field post? integer a grunt's post, an index into arena.posts
+---@field playerX? number where a grunt last saw the player (the world keeps it up to date while it sees it)
+---@field playerY? number
+---@field pickupX? number a courier's pickup spot
+---@field pickupY? number
+---@field dropoffX? number a courier's drop-off spot
+---@field dropoffY? number
