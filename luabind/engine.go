@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -32,10 +33,22 @@ type Options struct {
 	// Output receives print(); nil means standard error (standard output
 	// may carry a trace).
 	Output io.Writer
+	// ReadFile reads a script file; nil means reading it from disk as a
+	// regular file of at most 16 MB. A game can refuse files outside a
+	// folder through it (btrun's [scripts] root).
+	ReadFile func(path string) ([]byte, error)
 	// MemoryLimit is the memory budget of the Lua state in bytes (see
 	// memory.go for how it is measured); 0 means DefaultMemoryLimit. No
 	// string may be longer than an eighth of it.
 	MemoryLimit int64
+}
+
+// readScript reads a script file through Options.ReadFile.
+func (e *Engine) readScript(path string) ([]byte, error) {
+	if e.opts.ReadFile != nil {
+		return e.opts.ReadFile(path)
+	}
+	return readfile.Read(path, readfile.ScriptLimit, "script")
 }
 
 // DefaultMemoryLimit is the memory budget of a Lua state when

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/btrun/btrun/internal/readfile"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
@@ -45,7 +44,7 @@ var literalArgs = map[string]struct {
 func (e *Engine) Literals() []Literal {
 	var out []Literal
 	for _, m := range e.modules.order {
-		src, err := readfile.Read(m.path, readfile.ScriptLimit, "script")
+		src, err := e.readScript(m.path)
 		if err != nil {
 			continue
 		}

@@ -91,7 +91,7 @@ func (e *Engine) Load() error {
 				add(&ScriptError{File: m.file, Msg: fmt.Sprintf("module %q is also %s; module names must be unique across the script folders", name, old.file), Err: ErrDuplicate})
 				continue
 			}
-			src, err := readfile.Read(p, readfile.ScriptLimit, "script")
+			src, err := e.readScript(p)
 			if err != nil {
 				add(&ScriptError{File: m.file, Msg: "cannot read the script: " + readfile.Reason(err), Err: ErrModule})
 				continue
@@ -123,7 +123,7 @@ func (e *Engine) Load() error {
 		}
 		e.modules.depErr = ""
 		if _, err := e.require(m.name); err != nil {
-			if src, rerr := readfile.Read(m.path, readfile.ScriptLimit, "script"); rerr == nil {
+			if src, rerr := e.readScript(m.path); rerr == nil {
 				e.modules.noteUnloaded(m.file, src)
 			}
 			if d := e.modules.depErr; d != "" && strings.Contains(err.Error(), d) {

@@ -47,6 +47,7 @@ type RunConfig struct {
 type ScriptsConfig struct {
 	Paths []string `toml:"paths"`
 	World string   `toml:"world"`
+	Root  string   `toml:"root"` // confine.go
 }
 
 // TreeConfig is one [[trees]] entry.
@@ -110,6 +111,9 @@ func (s Size) String() string {
 var (
 	// ErrConfig marks a problem in a game config.
 	ErrConfig = errors.New("game: bad config")
+	// ErrConfined marks a file outside the folder [scripts] root confines
+	// the game to.
+	ErrConfined = errors.New("game: outside the game's folder")
 )
 
 // ConfigError is one problem in a config file, with its line when known.

@@ -71,14 +71,38 @@ func (d *decoder) check(cfg *Config) {
 	if cfg.Save.Every < 0 || cfg.Save.Every > MaxSteps {
 		add(line("save", "every"), "save.every = %d: must be from 0 to %d", cfg.Save.Every, MaxSteps)
 	}
+	confine, err := newConfinement(cfg)
+	if err != nil {
+		add(line("scripts", "root"), "scripts.root = %q: %v", cfg.Scripts.Root, err)
+	}
+	outside := func(p string) string {
+		if err := confine.check(cfg.Abs(p)); err != nil {
+			return ": " + err.Error()
+		}
+		return ""
+	}
 	for i, p := range cfg.Scripts.Paths {
 		if fi, err := os.Stat(cfg.Abs(p)); err != nil || !fi.IsDir() {
 			add(line("scripts", "paths"), "scripts.paths[%d] = %q: no such folder (paths are relative to the config's folder)", i, p)
+		} else if o := outside(p); o != "" {
+			add(line("scripts", "paths"), "scripts.paths[%d] = %q%s", i, p, o)
 		}
 	}
 	if w := cfg.Scripts.World; w != "" {
 		if _, err := os.Stat(cfg.Abs(w)); err != nil {
 			add(line("scripts", "world"), "scripts.world = %q: no such file", w)
+		} else if o := outside(w); o != "" {
+			add(line("scripts", "world"), "scripts.world = %q%s", w, o)
+		}
+	}
+	for i, t := range cfg.Trees {
+		if t.File == "" {
+			continue
+		}
+		if _, err := os.Stat(cfg.Abs(t.File)); err == nil {
+			if o := outside(t.File); o != "" {
+				add(nth(i, "trees", "file"), "trees[%d] (%s): file %q%s", i, t.Name, t.File, o)
+			}
 		}
 	}
 	if len(cfg.Trees) == 0 && !d.bad["trees"] {

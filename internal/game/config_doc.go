@@ -47,6 +47,7 @@ var configDocs = map[string]KeyDoc{
 	"run.plugin_call_timeout": {Doc: "bound of every plugin round trip, from `1ms` to `1h`; a plugin that does not answer in time is killed and restarted"},
 	"run.lua_memory":          {Doc: "memory budget of each Lua state (`256MB`, `1GB`; powers of 1024), from `1MB` to `1024GB`; no string may be longer than an eighth of it"},
 	"scripts.paths":           {Doc: "folders whose `.lua` files are loaded, in this order; `require` looks only there", Path: true},
+	"scripts.root":            {Doc: "confine the game to this folder: tree, subtree and script files, script folders and the world script must lie inside it (symbolic links resolved); for games that load configs written by others (mods)", Path: true},
 	"scripts.world":           {Doc: "the world script: a module of the script folders returning `init`, `spawn`, `tick`, `save`, `load`", Path: true},
 	"trees.name":              {Doc: "the tree's name, used by `[[agents]] tree`", Required: true},
 	"trees.file":              {Doc: "the tree file", Required: true, Path: true},

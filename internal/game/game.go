@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/plugins/host"
 	"github.com/btrun/btrun/runtime"
 )
@@ -147,8 +148,10 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 	out := map[string]*runtime.Tree{}
 	var errs []error
+	confine, _ := newConfinement(g.cfg) // checked with the config
 	for _, tc := range g.cfg.Trees {
-		t, err := runtime.LoadFile(g.cfg.Abs(tc.File), runtime.LoadOptions{Root: g.cfg.Dir})
+		t, err := runtime.LoadFile(g.cfg.Abs(tc.File), runtime.LoadOptions{Root: g.cfg.Dir,
+			ReadFile: confine.reader(readfile.TreeLimit, "tree file")})
 		if err != nil {
 			errs = append(errs, err)
 			continue

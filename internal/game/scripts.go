@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
@@ -38,7 +39,8 @@ func (g *Game) openScripts() error {
 	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
 		print = io.Discard
 	}
-	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
+	confine, _ := newConfinement(c) // checked with the config
+	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed, ReadFile: confine.reader(readfile.ScriptLimit, "script"),
 		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
 	if err != nil {
 		return err
