@@ -250,7 +250,9 @@ func (g *guard) watch() {
 // enter marks the start of a call into Lua.
 func (g *guard) enter() {
 	if g.depth == 0 {
-		g.ctx.reset() // stopped just after the last call ended: not this call's
+		if g.ctx.stopped() {
+			g.ctx.reset() // stopped just after the last call ended: not this call's
+		}
 		if g.mem.over.Load() {
 			g.overBudget()
 		}
