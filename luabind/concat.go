@@ -189,6 +189,7 @@ func (r *concatRewriter) concat(e *ast.StringConcatOpExpr) ast.Expr {
 // other values through their __concat metamethod, refusing a string longer
 // than the engine's limit.
 func (e *Engine) luaConcat(L *lua.LState) int {
+	e.checkMemory(L)
 	n := L.GetTop()
 	if n == 0 {
 		return 0

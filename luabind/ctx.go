@@ -193,7 +193,7 @@ func (e *Engine) Detach(a *runtime.Agent) {
 	if st, ok := a.UserData().(*AgentData); ok && st.e == e {
 		a.SetUserData(nil)
 		delete(e.attached, st)
-		e.guard.mem.recheck.Store(true) // the agent's tables are freed
+		e.guard.mem.pending.Store(true) // the agent's tables are freed
 		st.agent = nil
 		if e.ctxKit.view.holder == st {
 			e.ctxKit.view.holder = nil

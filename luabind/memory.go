@@ -35,28 +35,37 @@ import (
 // heap that typical data takes (arrays of numbers, maps of short strings,
 // many small tables, long strings): it stays within a factor of two.
 //
-// A walk costs time in proportion to what the state holds (about 10 ms for
-// 10,000 small tables, BenchmarkMemory_walk), so it runs only when memory
-// has grown: the guard's watchdog (guard.go) reads the Go heap's live size
-// every 10 ms (runtime/metrics, a few microseconds) and, after each garbage
-// collection, when it has
-// grown by an eighth of the budget since the last walk, it asks for one. The
-// state's own goroutine does the walk, at the next instruction of a running
-// call (through the call context gopher-lua checks before every
-// instruction, so the request costs nothing until then) or at the start of
-// the next call. A walk stops counting once it passes the budget.
+// A walk costs time in proportion to what the state holds (about 13 ms for
+// 10,000 agents' small tables, BenchmarkMemory_walk), so it runs only when
+// memory has grown: the guard's watchdog (guard.go) reads the Go heap's
+// live size every 10 ms (runtime/metrics, a few microseconds) and, after
+// each garbage collection, when it has grown by an eighth of the budget
+// since the last walk, asks for one. The walk itself must run on the
+// state's goroutine, which does it at the next point where Go code of the
+// engine runs: the start of the next call, or inside a call, a string
+// function (every string longer than a few bytes is built by one:
+// stringlib.go, concat.go). A walk stops counting once it passes the budget.
 //
-// A state found over its budget during a call stops that call with an
-// error at the instruction it was about to run (ErrMemory): a loop growing
-// a table is stopped in the loop. A state still over its budget fails
-// every later call at its first instruction, with the same error, until a
-// walk finds it back under (Go code can free memory: Detach, a restore);
-// other states, and the game, go on. Since walks follow the garbage
-// collector, a state can pass its budget by what it allocates in one
-// collection cycle before it is stopped: the budget bounds memory within a
-// small factor, not to the byte. No single string is longer than an eighth
-// of the budget (stringlib.go, concat.go), so no one allocation jumps far
-// past it.
+// Nothing is checked between two VM instructions but the call's context,
+// whose Done must stay as cheap as it was (guard.go). So a call that grows
+// tables without building strings is stopped by the heap itself: when the
+// live heap has grown by more than twice the budget since the last walk
+// while the call runs (twice: the estimate's own margin), the watchdog
+// stops the call, with the memory error, at its next instruction. One
+// state steps at a time per engine, so such growth during its call is its
+// own.
+//
+// A state found over its budget stops the call that finds it with an error
+// at the instruction it was about to run (ErrMemory): a loop growing a table
+// is stopped in the loop. A state still over its budget fails every later
+// call at its first instruction, with the same error, until a walk finds it
+// back under (after the next collection, or when Go code frees memory:
+// Detach, a restore); other states, and the game, go on. Since walks follow
+// the garbage collector, a state can pass its budget by what it allocates
+// in one collection cycle before it is stopped: the budget bounds memory
+// within a small factor, not to the byte. No single string is longer than
+// an eighth of the budget (stringlib.go, concat.go), so no one allocation
+// jumps far past it.
 
 // walkGrowthDiv: the live heap must grow by the budget divided by this
 // (and at least 1 MB) before a walk is asked for.
@@ -70,12 +79,28 @@ type memoryBudget struct {
 	// Set by the state's goroutine after each walk; read by the watchdog.
 	baseline atomic.Uint64 // live heap at the last walk
 	over     atomic.Bool   // the last walk found the state over its budget
-	used     int64         // what the last walk counted (the state's goroutine only)
+	used     atomic.Int64  // what the last walk counted, or the heap's growth that stopped a call
 	walks    atomic.Uint64 // walks done (tests and benchmarks count them)
 
-	// Set by the watchdog: a collection happened since the state was found
-	// over its budget, so a walk may find it back under.
-	recheck atomic.Bool
+	// Set by the watchdog (and by Go code that frees memory): a walk is due
+	// at the next chance.
+	pending atomic.Bool
+}
+
+// afterCollection is the watchdog's look at the heap after a garbage
+// collection: it asks for a walk when the heap has grown enough (or may
+// have shrunk under a state that was over), and stops a call running while
+// the heap grew by more than twice the budget.
+func (m *memoryBudget) afterCollection(live uint64, calling bool, ctx *stopCtx) {
+	base := m.baseline.Load()
+	growth := uint64(max(m.limit/walkGrowthDiv, 1<<20))
+	if m.over.Load() || live > base+growth {
+		m.pending.Store(true)
+	}
+	if calling && live > base && live-base > 2*uint64(m.limit) && !ctx.stopped() {
+		m.used.Store(int64(live - base))
+		ctx.stop(stopMemory)
+	}
 }
 
 // liveHeap reads the Go heap's live bytes as of the last garbage
@@ -92,31 +117,23 @@ func liveHeap() (live, cycles uint64) {
 	return live, cycles
 }
 
-// wantsWalk is the watchdog's test, after a collection: has the heap grown
-// enough since the last walk, or may a state over its budget be back under?
-func (m *memoryBudget) wantsWalk(live uint64) bool {
-	if m.over.Load() {
-		m.recheck.Store(true)
-		return false // the next call walks at its start (guard.enter)
-	}
-	growth := uint64(max(m.limit/walkGrowthDiv, 1<<20))
-	return live > m.baseline.Load()+growth
-}
-
 // walk measures the state and records the result; it reports whether the
 // state is over its budget. Only the state's goroutine calls it.
 func (m *memoryBudget) walk() bool {
 	live, _ := liveHeap()
 	w := walker{limit: m.limit, seen: map[unsafe.Pointer]struct{}{}}
+	m.pending.Store(false)
 	m.e.memoryRoots(&w)
 	w.run()
-	m.used = w.total
+	m.used.Store(w.total)
 	m.baseline.Store(live)
 	m.walks.Add(1)
 	m.over.Store(w.total > m.limit)
-	m.recheck.Store(false)
 	return w.total > m.limit
 }
+
+// errorMsg is the error a call stopped for memory raises.
+func (m *memoryBudget) errorMsg() error { return memoryMsg{used: m.used.Load(), limit: m.limit} }
 
 // memoryMsg is the error a state over its budget raises.
 type memoryMsg struct{ used, limit int64 }
@@ -136,14 +153,14 @@ func approxSize(n int64) string {
 // MemoryUsed is what the last measurement of the state counted, in bytes,
 // and the number of measurements so far (0 when none ran).
 func (e *Engine) MemoryUsed() (bytes int64, walks uint64) {
-	return e.guard.mem.used, e.guard.mem.walks.Load()
+	return e.guard.mem.used.Load(), e.guard.mem.walks.Load()
 }
 
 // MeasureMemory walks the state now and returns what it holds, in bytes
 // (the same estimate the budget uses). It must not be called during a call.
 func (e *Engine) MeasureMemory() int64 {
 	e.guard.mem.walk()
-	return e.guard.mem.used
+	return e.guard.mem.used.Load()
 }
 
 // memoryRoots adds everything the state can reach to the walk.

@@ -30,6 +30,27 @@ func TestMemory_growingTableInACallIsStoppedInTheLoop(t *testing.T) {
 	f.do(`local t = {} for i = 1, 1000 do t[i] = i end assert(#t == 1000)`)
 }
 
+// TestMemory_growthWithoutStringsIsStoppedByTheHeap: a loop that grows a
+// table with no string function to measure at is stopped by the watchdog
+// when the heap has grown by twice the budget during the call.
+func TestMemory_growthWithoutStringsIsStoppedByTheHeap(t *testing.T) {
+	f := newFixture(t, nil, func(o *Options) {
+		o.MemoryLimit = 8 << 20
+		o.CallTimeout = 30 * time.Second
+	})
+	within(t, 20*time.Second, func() {
+		err := f.e.DoString("grow.lua", "local t = {}\nwhile true do\n  t[#t + 1] = {#t, #t * 2}\nend\n")
+		if !errors.Is(err, ErrMemory) {
+			t.Fatalf("got %v, want a memory error", err)
+		}
+		var se *ScriptError
+		if !errors.As(err, &se) || se.File != "grow.lua" || se.Line < 2 || se.Line > 4 {
+			t.Errorf("error %q, want it in the loop, grow.lua:2-4", err)
+		}
+	})
+	f.do(`local t = {} for i = 1, 1000 do t[i] = i end assert(#t == 1000)`)
+}
+
 // TestMemory_tableGrownAcrossCallsIsStopped: a table kept between calls
 // (ctx.memory, a global) that grows a little at every call passes the
 // budget at some call, which fails, and so do the calls after it while the
@@ -62,7 +83,7 @@ func TestMemory_tableGrownAcrossCallsIsStopped(t *testing.T) {
 	}
 	f.e.L.SetGlobal("hoard", nil)
 	runtime.GC()
-	f.e.guard.mem.recheck.Store(true) // what the watchdog does after a collection
+	f.e.guard.mem.pending.Store(true) // what the watchdog does after a collection
 	f.do(`local x = 1`)
 }
 

@@ -38,12 +38,24 @@ func (e *Engine) openStringLimits() {
 		"gfind":  e.patternFunc(e.strGmatch),
 		"gsub":   e.patternFunc(e.strGsub),
 		"rep":    e.strRep,
-		"format": func(L *lua.LState) int { e.checkFormat(L); return origFormat(L) },
+		"format": func(L *lua.LState) int { e.checkMemory(L); e.checkFormat(L); return origFormat(L) },
 	} {
 		str.RawSetString(name, L.NewFunction(fn))
 	}
 	tab := L.GetGlobal("table").(*lua.LTable)
 	tab.RawSetString("concat", L.NewFunction(e.tabConcat))
+}
+
+// checkMemory does a measurement the memory budget asked for (a walk must
+// run on the state's goroutine, and string functions are where a call that
+// builds data spends its time) and raises the memory error when the state is
+// over its budget. One atomic load when none is due.
+func (e *Engine) checkMemory(L *lua.LState) {
+	if e.guard.mem.pending.Load() {
+		if err := e.guard.interrupted(); err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+	}
 }
 
 // patternFunc turns the matcher's errors (bad patterns, stopped matches)
@@ -150,6 +162,7 @@ func (e *Engine) strGmatch(L *lua.LState) int {
 }
 
 func (e *Engine) strGsub(L *lua.LState) int {
+	e.checkMemory(L)
 	src := L.CheckString(1)
 	p := L.CheckString(2)
 	repl := L.Get(3)
@@ -256,6 +269,7 @@ func (e *Engine) gsubValue(L *lua.LState, ms *matchState, repl lua.LValue, s, en
 }
 
 func (e *Engine) strRep(L *lua.LState) int {
+	e.checkMemory(L)
 	s := L.CheckString(1)
 	n := L.CheckInt(2)
 	if n <= 0 || len(s) == 0 {
@@ -274,6 +288,7 @@ func (e *Engine) strRep(L *lua.LState) int {
 }
 
 func (e *Engine) tabConcat(L *lua.LState) int {
+	e.checkMemory(L)
 	t := L.CheckTable(1)
 	sep := L.OptString(2, "")
 	i := L.OptInt(3, 1)
