@@ -40,7 +40,8 @@ import (
 // memory has grown: the guard's watchdog (guard.go) reads the Go heap's
 // live size every 10 ms (runtime/metrics, a few microseconds) and, after
 // each garbage collection, when it has grown by an eighth of the budget
-// since the last walk, asks for one. The walk itself must run on the
+// since the last walk (at two collections in a row: a buffer live at one
+// collection only is no reason), asks for one. The walk itself must run on the
 // state's goroutine, which does it at the next point where Go code of the
 // engine runs: the start of the next call, or inside a call, a string
 // function (every string longer than a few bytes is built by one:
@@ -85,6 +86,7 @@ type memoryBudget struct {
 	// Set by the watchdog (and by Go code that frees memory): a walk is due
 	// at the next chance.
 	pending atomic.Bool
+	grown   int // collections in a row that found the heap grown (the watchdog's)
 }
 
 // afterCollection is the watchdog's look at the heap after a garbage
@@ -94,8 +96,17 @@ type memoryBudget struct {
 func (m *memoryBudget) afterCollection(live uint64, calling bool, ctx *stopCtx) {
 	base := m.baseline.Load()
 	growth := uint64(max(m.limit/walkGrowthDiv, 1<<20))
-	if m.over.Load() || live > base+growth {
+	// Growth seen by two collections in a row: what is live at one
+	// collection only (a batch of plugin calls in flight, a step's buffers)
+	// is no reason to measure.
+	if live > base+growth {
+		m.grown++
+	} else {
+		m.grown = 0
+	}
+	if m.over.Load() || m.grown >= 2 {
 		m.pending.Store(true)
+		m.grown = 0
 	}
 	if calling && live > base && live-base > 2*uint64(m.limit) && !ctx.stopped() {
 		m.used.Store(int64(live - base))

@@ -198,7 +198,16 @@ func (g *Game) OpenTrace() error {
 
 // Start runs what happens once before the first step (the world script's
 // init and spawn, when there is one).
-func (g *Game) Start() error { return g.startWorld() }
+func (g *Game) Start() error {
+	err := g.startWorld()
+	if g.lua != nil {
+		// Measure the loaded, spawned state once now, so that the memory
+		// budget's next measurement waits for growth beyond it instead of
+		// falling inside the first steps.
+		g.lua.engine.MeasureMemory()
+	}
+	return err
+}
 
 // Registry is what trees are bound against: built-ins, scripts, plugins.
 func (g *Game) Registry() *runtime.Registry { return g.reg }
