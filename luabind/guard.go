@@ -30,10 +30,11 @@ import (
 //     call: a select on a nil channel is the cheapest check there is;
 //   - a call costs two atomic increments of a sequence number (odd while a
 //     call runs), about 6 ns on the same machine;
-//   - a watchdog goroutine ticks ten times per timeout and stops the
-//     context when it sees the same odd sequence number for nine busy ticks
-//     in a row, so a runaway call is stopped after between 0.9 and 1.0
-//     times the timeout (plus scheduling delay). Lua then raises an error at
+//   - a watchdog goroutine ticks ten times per timeout (at least every
+//     10 ms, for the memory budget's look at the heap; planWatch) and stops
+//     the context when it sees the same odd sequence number for 0.9 times
+//     the timeout of busy ticks in a row, so a runaway call is stopped after
+//     between 0.9 and 1.0 times the timeout (plus scheduling delay). Lua then raises an error at
 //     the position of the instruction it was about to run, the protected
 //     call unwinds, and the LState stays usable.
 //   - a tick counts as busy only if the process used at least half a tick
@@ -136,8 +137,8 @@ type guard struct {
 
 // Tick periods of the watchdog: ten ticks per call timeout, but never
 // faster than minTick (a timeout of a few nanoseconds would otherwise ask
-// for a ticker of zero, which panics); and, for the memory budget, a look
-// at the heap every memoryTick whatever the timeout.
+// for a ticker of zero, which panics) nor slower than memoryTick, the
+// memory budget's look at the heap.
 const (
 	ticksPerTimeout = 10
 	minTick         = 100 * time.Microsecond
@@ -164,37 +165,55 @@ func (g *guard) close() {
 	}
 }
 
+// watchPlan is how the watchdog ticks: one ticker for both of its jobs
+// (each wake-up of an idle goroutine costs the scheduler some work, so the
+// memory budget adds none where calls are bounded, as they are by default).
+type watchPlan struct {
+	period      time.Duration // between ticks
+	stopAfter   int           // busy ticks of one call before it is stopped; 0: never
+	memoryEvery int           // ticks between two looks at the heap
+}
+
+func planWatch(timeout time.Duration) watchPlan {
+	p := watchPlan{period: memoryTick, memoryEvery: 1}
+	if timeout > 0 {
+		p.period = min(max(timeout/ticksPerTimeout, minTick), memoryTick)
+		// The call that was running at the first of these ticks is stopped
+		// after between 0.9 and 1.0 times the timeout.
+		p.stopAfter = max(1, int((timeout*(ticksPerTimeout-1)/ticksPerTimeout+p.period-1)/p.period))
+		p.memoryEvery = max(1, int(memoryTick/p.period))
+	}
+	return p
+}
+
 // watch is the watchdog goroutine.
 func (g *guard) watch() {
 	defer g.wg.Done()
-	memTick := time.NewTicker(memoryTick)
-	defer memTick.Stop()
-	var timeTick <-chan time.Time // nil (never ready) when calls are unbounded
-	period := max(g.timeout/ticksPerTimeout, minTick)
-	if g.timeout > 0 {
-		t := time.NewTicker(period)
-		defer t.Stop()
-		timeTick = t.C
-	}
+	plan := planWatch(g.timeout)
+	tick := time.NewTicker(plan.period)
+	defer tick.Stop()
 	var last uint64
-	same := 0
+	same, ticks := 0, 0
 	cpu, _ := cpuTime()
 	_, cycles := liveHeap()
 	for {
 		select {
 		case <-g.quit:
 			return
-		case <-memTick.C:
-			if live, c := liveHeap(); c != cycles {
-				cycles = c
-				g.mem.afterCollection(live, g.seq.Load()&1 == 1, g.ctx)
-			}
-			continue
-		case <-timeTick:
+		case <-tick.C:
 		}
 		s := g.seq.Load()
+		if ticks++; ticks%plan.memoryEvery == 0 {
+			if live, c := liveHeap(); c != cycles {
+				cycles = c
+				g.mem.afterCollection(live, s&1 == 1, g.ctx)
+			}
+		}
+		if plan.stopAfter == 0 {
+			continue
+		}
 		now, ok := cpuTime()
-		busy := !ok || now-cpu >= period/2
+		busy := !ok || now-cpu >= plan.period/2
 		cpu = now
 		if s&1 == 0 || s != last {
 			last, same = s, 0
@@ -203,7 +222,7 @@ func (g *guard) watch() {
 		if !busy {
 			continue
 		}
-		if same++; same == ticksPerTimeout-1 {
+		if same++; same == plan.stopAfter {
 			// The call that was running at the first of these ticks is
 			// still running: stop it. (If it ended in the nanoseconds
 			// since the Load and another began, the new one is stopped

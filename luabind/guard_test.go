@@ -135,3 +135,22 @@ func BenchmarkBounding_tightLoop(b *testing.B) {
 		run(b, e.L, func() error { _, err := e.call(fn, 0); return err })
 	})
 }
+
+func TestGuard_watchPlanKeepsTimeoutAndHeapLooks(t *testing.T) {
+	for _, c := range []struct {
+		timeout               time.Duration
+		period                time.Duration
+		stopAfter, memoryEach int
+	}{
+		{100 * time.Millisecond, 10 * time.Millisecond, 9, 1},
+		{30 * time.Second, 10 * time.Millisecond, 2700, 1},
+		{time.Millisecond, 100 * time.Microsecond, 9, 100},
+		{time.Nanosecond, 100 * time.Microsecond, 1, 100},
+		{-1, 10 * time.Millisecond, 0, 1},
+	} {
+		p := planWatch(c.timeout)
+		if p.period != c.period || p.stopAfter != c.stopAfter || p.memoryEvery != c.memoryEach {
+			t.Errorf("timeout %v: %+v, want period %v, stop after %d ticks, heap every %d", c.timeout, p, c.period, c.stopAfter, c.memoryEach)
+		}
+	}
+}
