@@ -192,5 +192,6 @@ type gameAgent struct {
 	done    bool
 
 	sent     int    // signals sent to other agents in step sentStep (signals.go)
+	sentAll  int    // of which to "all"
 	sentStep uint64 // the step sent counts for
 }
