@@ -118,7 +118,10 @@ func TestPatterns_catastrophicBacktrackingIsStopped(t *testing.T) {
 // string may pass 2 MB; every function that builds strings says so at the
 // script line, before allocating.
 func TestStrings_buildersRefuseResultsBeyondTheLimit(t *testing.T) {
-	f := newFixture(t, nil, func(o *Options) { o.MemoryLimit = 16 << 20 })
+	f := newFixture(t, nil, func(o *Options) {
+		o.MemoryLimit = 16 << 20
+		o.CallTimeout = 20 * time.Second // gsub over a megabyte is slow under -race
+	})
 	for _, c := range []struct{ src, want string }{
 		{`string.rep("x", 2^40)`, "string.rep would make a string of"},
 		{`string.rep("xy", 2^20 + 1)`, "string.rep would make a string of 2097154 bytes or more; a string may be at most 2 MB (an eighth of the Lua memory budget)"},
