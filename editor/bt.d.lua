@@ -46,12 +46,22 @@ function bt.action(name, action) end
 ---@param test (fun(ctx: bt.Ctx, params: bt.Params): boolean)|bt.ConditionSpec
 function bt.condition(name, test) end
 
+---Registers a scorer under `name`: a child of a `<choice order="score">`
+---whose parameter choice.score names it gets the number it returns (the
+---child's parameters; above 0 to be tried, highest first). Only while
+---scripts load (top level).
+---@param name string
+---@param score fun(ctx: bt.Ctx, params: bt.Params): number
+function bt.scorer(name, score) end
+
 ---Sends a signal from the running agent to every agent, itself included.
 ---@param name string
 function bt.broadcast(name) end
 
----Like math.random, from the run's seeded generator (saved with the run):
----no argument: a number in [0, 1); m: an integer in [1, m]; m, n: an
+---Like math.random (which is the same function): called for an agent, from
+---the agent's own generator; otherwise (the world's init and tick) from the
+---world's. Both are seeded from the run's seed and saved with the run.
+---No argument: a number in [0, 1); m: an integer in [1, m]; m, n: an
 ---integer in [m, n].
 ---@param m? integer
 ---@param n? integer
@@ -63,7 +73,7 @@ function bt.random(m, n) end
 ---@class bt.Ctx
 ---@field id string the agent's id
 ---@field tree string the tree's name
----@field rule string the label of the rule whose action or condition runs
+---@field rule string the label of the rule whose action, condition or scorer runs
 ---@field time number the agent's time, in seconds
 ---@field dt number this step's dt, in seconds
 ---@field step integer the step number (1 in the first step)

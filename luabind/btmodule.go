@@ -32,6 +32,13 @@ type conditionDef struct {
 	params []runtime.ParamSpec
 }
 
+// scorerDef is a scorer a script registered with bt.scorer.
+type scorerDef struct {
+	name  string
+	where string
+	score *lua.LFunction
+}
+
 // openBT builds the bt module (require("bt"), also the global bt).
 func (e *Engine) openBT() {
 	L := e.L
@@ -41,6 +48,7 @@ func (e *Engine) openBT() {
 	bt.RawSetString("RUNNING", statusRunning)
 	bt.RawSetString("action", L.NewFunction(e.luaAction))
 	bt.RawSetString("condition", L.NewFunction(e.luaCondition))
+	bt.RawSetString("scorer", L.NewFunction(e.luaScorer))
 	bt.RawSetString("broadcast", L.NewFunction(e.luaBroadcast))
 	bt.RawSetString("random", L.NewFunction(e.luaRandom))
 	e.bt = bt
@@ -178,6 +186,24 @@ func declaredParams(L *lua.LState, what string, v lua.LValue) []runtime.ParamSpe
 	})
 	sort.Slice(named, func(i, j int) bool { return named[i].Name < named[j].Name })
 	return append(out, named...)
+}
+
+// luaScorer is bt.scorer(name, fn): fn(ctx, params) returns a number, the
+// score of the child of a score choice whose choice.score names it (params
+// are that child's).
+func (e *Engine) luaScorer(L *lua.LState) int {
+	name := e.checkDefName(L, "scorer")
+	fn, ok := L.Get(2).(*lua.LFunction)
+	if !ok {
+		L.ArgError(2, "a function(ctx, params) returning a number")
+	}
+	if old, ok := e.scorers[name]; ok {
+		L.RaiseError("scorer %q is already registered at %s", name, old.where)
+	}
+	def := &scorerDef{name: name, where: where(L), score: fn}
+	e.scorers[name] = def
+	e.defOrder = append(e.defOrder, def)
+	return 0
 }
 
 // luaBroadcast is bt.broadcast(name): the running agent sends the signal to

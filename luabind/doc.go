@@ -1,18 +1,18 @@
 // Package luabind makes Lua (gopher-lua, Lua 5.1) the first-class way to
-// write btrun actions and conditions. It owns one sandboxed *lua.LState per
-// Engine, loads the scripts of the configured folders, exposes the `bt`
-// module they register through, gives each agent a `ctx` object and each
-// bound rule a `params` object, and adapts the registered Lua functions to
-// runtime.Action and runtime.Condition. docs/lua.md is the scripts' manual;
-// SPEC §4 is the contract.
+// write btrun actions, conditions and scorers. It owns one sandboxed
+// *lua.LState per Engine, loads the scripts of the configured folders,
+// exposes the `bt` module they register through, gives each agent a `ctx`
+// object and each bound rule a `params` object, and adapts the registered
+// Lua functions to runtime.Action, runtime.Condition and runtime.Scorer.
+// docs/lua.md is the scripts' manual; SPEC §4 is the contract.
 //
 // # Life of an engine
 //
 //	e, err := luabind.New(luabind.Options{Paths: []string{"scripts/ai"}, Seed: 1})
 //	err = e.Load()            // compile every .lua, run them in path order
-//	err = e.Register(reg)     // bt.action / bt.condition -> registry, plus bt.lua
+//	err = e.Register(reg)     // bt.action / bt.condition / bt.scorer -> registry, plus bt.lua
 //	bound, err := runtime.Bind(tree, reg, runtime.BindOptions{})
-//	a := bound.NewAgent("wanderer-1", env)
+//	a := bound.NewAgent("wanderer-1", env) // env.Seed seeds the agents' generators
 //	err = e.Attach(a)         // ctx, ctx.memory, ctx.agent (in a.UserData)
 //	w, err := e.LoadWorld("world")
 //	err = w.Spawn(a)          // the world script fills ctx.agent
@@ -30,7 +30,7 @@
 //
 // # Bounded calls
 //
-// Every call into Lua (actions, conditions, world hooks, loading) is
+// Every call into Lua (actions, conditions, scorers, world hooks, loading) is
 // bounded by Options.CallTimeout: a runaway script is stopped with an error
 // at its position, and the LState stays usable. See guard.go for the
 // mechanism and what it costs. The state's memory is bounded by
@@ -39,6 +39,12 @@
 // concat.go), pattern matching checks the timeout as it goes (pattern.go),
 // and sources are checked before they are parsed so that no chunk can
 // overflow the parser's stack (precheck.go).
+//
+// # Random numbers
+//
+// bt.random and math.random called for an agent draw from the agent's own
+// generator (runtime.Agent.Rand), and otherwise from the world's, seeded
+// with Options.Seed (random.go).
 //
 // # Errors
 //

@@ -25,7 +25,8 @@ type Options struct {
 	// Root is the folder that display paths (in errors, origins and chunk
 	// names) are relative to; "" keeps paths as given.
 	Root string
-	// Seed seeds bt.random and math.random.
+	// Seed seeds the world's generator, which bt.random and math.random use
+	// outside an agent's calls (agents draw from their own: random.go).
 	Seed int64
 	// CallTimeout bounds each call into Lua; 0 means DefaultCallTimeout and
 	// a negative value leaves calls unbounded.
@@ -69,7 +70,7 @@ type Engine struct {
 	L     *lua.LState
 	guard guard
 	nums  numbers
-	rng   rng
+	rng   runtime.Rand // the world's generator (random.go)
 	out   io.Writer
 
 	bt      *lua.LTable
@@ -78,13 +79,14 @@ type Engine struct {
 	loading    bool                  // bt.action and bt.condition are allowed
 	actions    map[string]*actionDef // by name
 	conditions map[string]*conditionDef
-	defOrder   []any // *actionDef and *conditionDef in registration order
+	scorers    map[string]*scorerDef
+	defOrder   []any // *actionDef, *conditionDef and *scorerDef in registration order
 
 	limits      limits
 	concatParts []string // scratch of luaConcat
 
 	cur   *AgentData // the agent whose call is running; nil between calls
-	calls uint64     // calls of actions and conditions (benchmarks count them)
+	calls uint64     // calls of actions, conditions and scorers (benchmarks count them)
 
 	ctxKit    ctxKit
 	paramsKit paramsKit
@@ -120,6 +122,7 @@ func New(opts Options) (*Engine, error) {
 		out:        opts.Output,
 		actions:    map[string]*actionDef{},
 		conditions: map[string]*conditionDef{},
+		scorers:    map[string]*scorerDef{},
 		trees:      map[*runtime.Tree]*treeInfo{},
 		params:     map[paramsKey]*lua.LUserData{},
 		inline:     map[string]*lua.FunctionProto{},
@@ -129,7 +132,7 @@ func New(opts Options) (*Engine, error) {
 		e.out = os.Stderr
 	}
 	e.limits = limits{memory: opts.MemoryLimit, maxString: int(min(opts.MemoryLimit/8, math.MaxInt32))}
-	e.rng.seed(opts.Seed)
+	e.rng = runtime.NewRand(uint64(opts.Seed))
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openSandbox()
 	e.openBT()

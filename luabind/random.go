@@ -3,41 +3,43 @@ package luabind
 import (
 	"math"
 
+	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// rng is the run's random generator: SplitMix64. Its whole state is one
-// uint64 (any value is valid), so saving and restoring a run needs only
-// RandomState and SetRandomState. One generator serves bt.random and
-// math.random for every agent, in the order the scripts call it, which is
-// deterministic because agents are stepped in a fixed order.
-type rng struct{ s uint64 }
+// Random numbers. bt.random and math.random draw from one of two kinds of
+// generator, both SplitMix64 (runtime.Rand):
+//
+//   - called for an agent (its action, condition, scorer, start or cancel
+//     hook, or the world's spawn for it), from that agent's own generator,
+//     runtime.Agent.Rand: seeded from the run's seed and the agent's id,
+//     saved with the agent. One agent's draws never shift another's, so
+//     adding an agent or stepping agents on other threads changes nobody
+//     else's numbers;
+//   - otherwise (the world's init, tick, save and load, a chunk run with
+//     DoString), from the world's generator, seeded with Options.Seed and
+//     saved through RandomState.
 
-func (r *rng) seed(seed int64) { r.s = uint64(seed) }
-
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// float returns a number in [0, 1) with 53 random bits.
-func (r *rng) float() float64 { return float64(r.next()>>11) / (1 << 53) }
-
-// RandomState is the state of the generator behind bt.random and
-// math.random.
-func (e *Engine) RandomState() uint64 { return e.rng.s }
+// RandomState is the state of the world's generator (the one bt.random and
+// math.random use outside an agent's calls).
+func (e *Engine) RandomState() uint64 { return e.rng.State() }
 
 // SetRandomState restores a state returned by RandomState.
-func (e *Engine) SetRandomState(s uint64) { e.rng.s = s }
+func (e *Engine) SetRandomState(s uint64) { e.rng.SetState(s) }
+
+// generator is the generator a call to bt.random draws from now.
+func (e *Engine) generator() *runtime.Rand {
+	if e.cur != nil && e.cur.agent != nil {
+		return e.cur.agent.Rand()
+	}
+	return &e.rng
+}
 
 // luaRandom is bt.random and math.random, with Lua 5.1's semantics:
 // random() is a number in [0, 1), random(m) an integer in [1, m],
 // random(m, n) an integer in [m, n]; arguments are truncated to integers.
 func (e *Engine) luaRandom(L *lua.LState) int {
-	r := e.rng.float()
+	r := e.generator().Float64()
 	switch L.GetTop() {
 	case 0:
 		L.Push(e.nums.box(r))
@@ -60,10 +62,17 @@ func (e *Engine) luaRandom(L *lua.LState) int {
 	return 1
 }
 
-// luaRandomSeed is math.randomseed(x): it reseeds the run's generator with
-// the integer part of x, deterministically. Scripts rarely need it: the
-// generator is already seeded from the run's seed.
+// luaRandomSeed is math.randomseed(x): it reseeds, with the integer part of
+// x, the generator the caller draws from: an agent's (as the runtime seeds
+// it, x standing for the run's seed, so that agents reseeded alike still
+// draw apart) or the world's. Scripts rarely need it: every generator is
+// already seeded from the run's seed.
 func (e *Engine) luaRandomSeed(L *lua.LState) int {
-	e.rng.seed(int64(L.CheckNumber(1)))
+	x := int64(L.CheckNumber(1))
+	if e.cur != nil && e.cur.agent != nil {
+		e.cur.agent.Rand().SetState(runtime.AgentRandState(x, e.cur.agent.ID()))
+		return 0
+	}
+	e.rng.SetState(uint64(x))
 	return 0
 }

@@ -8,8 +8,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Register adds every action and condition the scripts registered, with
-// origin "lua FILE:LINE", and the inline-Lua built-ins (inline.go) to reg.
+// Register adds every action, condition and scorer the scripts registered,
+// with origin "lua FILE:LINE", and the inline-Lua built-ins (inline.go) to
+// reg.
 // A name that reg already holds (a built-in, a plugin's) is an error naming
 // both origins; all such errors come back in one runtime.ErrorList.
 func (e *Engine) Register(reg *runtime.Registry) error {
@@ -32,6 +33,8 @@ func (e *Engine) Register(reg *runtime.Registry) error {
 			add(reg.AddAction(runtime.ActionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindAction(d), Params: d.params}))
 		case *conditionDef:
 			add(reg.AddCondition(runtime.ConditionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindCondition(d), Params: d.params}))
+		case *scorerDef:
+			add(reg.AddScorer(runtime.ScorerDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindScorer(d)}))
 		}
 	}
 	add(reg.AddAction(runtime.ActionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineAction,
@@ -61,6 +64,11 @@ func reserved(reg *runtime.Registry, d any) error {
 		if _, ok := reg.LookupCondition(name); ok {
 			return nil
 		}
+	case *scorerDef:
+		kind, name, where = "scorer", d.name, d.where
+		if _, ok := reg.LookupScorer(name); ok {
+			return nil
+		}
 	}
 	if !strings.HasPrefix(name, "bt.") {
 		return nil
@@ -81,6 +89,12 @@ func (e *Engine) bindAction(d *actionDef) func(*runtime.Site) (runtime.Action, e
 func (e *Engine) bindCondition(d *conditionDef) func(*runtime.Site) (runtime.Condition, error) {
 	return func(s *runtime.Site) (runtime.Condition, error) {
 		return &luaCondition{e: e, def: d, params: e.paramsFor(s)}, nil
+	}
+}
+
+func (e *Engine) bindScorer(d *scorerDef) func(*runtime.Site) (runtime.Scorer, error) {
+	return func(s *runtime.Site) (runtime.Scorer, error) {
+		return &luaScorer{e: e, def: d, params: e.paramsFor(s)}, nil
 	}
 }
 
@@ -161,6 +175,28 @@ func (c *luaCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {
 		return bool(v), nil
 	}
 	return false, badResult(c.def.test, fmt.Sprintf("condition %q", c.def.name), ret, "a condition returns true or false")
+}
+
+// luaScorer is a Lua scorer bound to one child of a score choice.
+type luaScorer struct {
+	e      *Engine
+	def    *scorerDef
+	params *lua.LUserData
+}
+
+func (c *luaScorer) Score(a *runtime.Agent, _ runtime.Params) (float64, error) {
+	st, err := c.e.agentData(a)
+	if err != nil {
+		return 0, err
+	}
+	ret, err := c.e.callAgent(c.def.score, st, c.params, 1)
+	if err != nil {
+		return 0, err
+	}
+	if v, ok := ret.(lua.LNumber); ok {
+		return float64(v), nil // the runtime refuses NaN and infinities
+	}
+	return 0, badResult(c.def.score, fmt.Sprintf("scorer %q", c.def.name), ret, "a scorer returns a number")
 }
 
 // callAgent is the hot path: fn(ctx, params) for one agent, protected and

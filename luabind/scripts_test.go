@@ -51,7 +51,7 @@ func newGame(t *testing.T, n int, seed int64) *game {
 		t.Fatal(err)
 	}
 	g := &game{t: t, e: e}
-	env := &runtime.Env{}
+	env := &runtime.Env{Seed: seed} // agents draw from generators seeded from the run's seed
 	for i := 0; i < n; i++ {
 		a := bound.NewAgent(fmt.Sprintf("wanderer-%d", i+1), env)
 		if err := e.Attach(a); err != nil {

@@ -42,6 +42,16 @@ type agentExt struct {
 	ruleValue any       // the host's value for the current rule (luabind: ctx.state)
 	ruleBytes []byte    // a plugin's state bytes for the current rule
 	runs      []RuleRun // the runs of a paused step
+	rng       Rand      // the agent's generator (rand.go), once rngReady
+	rngReady  bool
+
+	// Interruption and choice orders (interrupt.go, order.go), for trees
+	// that use them.
+	interrupt Interrupt  // the current or last step's
+	check     checkState // where the start-of-step checks stand
+	callRule  int32      // the rule being checked or scored: Rule() while phase >= phaseChecking
+	scores    []float64  // the children's scores of the score choice being entered
+	scoreNext int32      // 1 + the child being scored while a step waits for a scorer; 0 otherwise
 }
 
 type phase uint8
@@ -49,8 +59,14 @@ type phase uint8
 const (
 	phaseIdle       phase = iota // between steps
 	phaseStep                    // inside Step
+	phaseStart                   // inside Step, which has just begun: loopTracked runs the start-of-step checks first
 	phaseWaitCond                // paused at a condition that returned ErrPending
 	phaseWaitAction              // paused at an action that returned ErrPending
+	// From here on the rule being called is ext.callRule, not the cursor.
+	phaseChecking  // running the start-of-step checks (interrupt.go)
+	phaseScoring   // calling a scorer (order.go)
+	phaseWaitCheck // paused at a condition of the checks
+	phaseWaitScore // paused at a scorer that returned ErrPending
 )
 
 type agentFlags uint8
@@ -63,6 +79,7 @@ const (
 	flagCondAnswer
 	flagActionAnswered // CompleteAction delivered answer
 	flagInCall         // an action, condition or cancel hook is running
+	flagActive         // the cursor rule is active (active.go); its ancestors always are
 )
 
 // NewAgent creates an agent whose cursor is the root. env may be shared by
@@ -110,14 +127,24 @@ func (a *Agent) Cursor() int32 { return a.cursor }
 // CursorLabel is the label of the current rule.
 func (a *Agent) CursorLabel() string { return a.bound.Tree.Rules[a.cursor].Label }
 
-// Paused reports whether the agent's step waits for CompleteAction or
-// CompleteCondition.
-func (a *Agent) Paused() bool { return a.phase == phaseWaitAction || a.phase == phaseWaitCond }
+// Paused reports whether the agent's step waits for CompleteAction,
+// CompleteCondition or CompleteScore.
+func (a *Agent) Paused() bool {
+	switch a.phase {
+	case phaseWaitAction, phaseWaitCond, phaseWaitCheck, phaseWaitScore:
+		return true
+	}
+	return false
+}
 
-// Rule is the index of the rule whose action or condition is being called:
-// the cursor, or the cursor's parent while a list rule re-checks its
-// conditions after a child finished.
+// Rule is the index of the rule whose action, condition or scorer is being
+// called: the cursor; the cursor's parent while a list rule re-checks its
+// conditions after a child finished; the watched rule during the checks at
+// the start of a step; the scored child while a score choice is entered.
 func (a *Agent) Rule() int32 {
+	if a.phase >= phaseChecking {
+		return a.ext.callRule
+	}
 	if a.flags&flagBubbling != 0 {
 		return a.bound.rules[a.cursor].parent
 	}
@@ -379,17 +406,19 @@ func (a *Agent) JumpTo(i int32) error {
 		return nil
 	}
 	err := a.cancelRunning()
-	a.arrive(i)
+	a.moveTo(a.cursor, a.flags&flagActive != 0, i)
 	return err
 }
 
 // Reset puts the cursor back on the root, cancelling an action interrupted
-// while running. Variables, timestamps, time and memory are kept.
+// while running and leaving every active rule (their cooldowns start).
+// Variables, timestamps, time and memory are kept.
 func (a *Agent) Reset() error {
 	if a.Paused() {
 		return &Error{Agent: a.id, Msg: "cannot reset while a step is paused", Err: ErrBusy}
 	}
 	err := a.cancelRunning()
+	a.leaveAll()
 	a.arrive(Root)
 	a.phase, a.jump, a.condIdx = phaseIdle, -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered
@@ -397,14 +426,19 @@ func (a *Agent) Reset() error {
 }
 
 // Close ends the agent's life: an action interrupted while running is
-// cancelled. The agent must not be stepped afterwards.
-func (a *Agent) Close() error { return a.cancelRunning() }
+// cancelled and every active rule is left. The agent must not be stepped
+// afterwards.
+func (a *Agent) Close() error {
+	err := a.cancelRunning()
+	a.leaveAll()
+	return err
+}
 
-// arrive puts the cursor on rule i as a fresh arrival: actionFirstRun is set
-// and the rule state is emptied.
+// arrive puts the cursor on rule i as a fresh arrival: actionFirstRun is set,
+// the rule state is emptied, and the rule is not active (yet).
 func (a *Agent) arrive(i int32) {
 	a.cursor = i
-	a.flags = (a.flags | flagFirstRun) &^ flagActionRunning
+	a.flags = (a.flags | flagFirstRun) &^ (flagActionRunning | flagActive)
 	a.ruleWord = 0
 	if a.ext != nil {
 		a.ext.ruleValue = nil

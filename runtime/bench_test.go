@@ -252,3 +252,80 @@ func BenchmarkLoadAndBind_10000Rules(b *testing.B) {
 		}
 	}
 }
+
+// guardsTree is a priority list whose two guards watch their conditions
+// (abort="lower"): every step checks them while wander runs, and either
+// preempts it when its condition turns true.
+const guardsTree = `<behaviorTree><choice id="root">
+  <action id="flee" name="flee" abort="lower"><condition>hurt</condition></action>
+  <action id="fight" name="fight" abort="lower"><condition>enemy</condition></action>
+  <action id="wander" name="wander"/>
+</choice></behaviorTree>`
+
+func guardsAgents(tb testing.TB, n int) []*Agent {
+	tb.Helper()
+	reg := NewRegistry()
+	reg.RegisterCondition("hurt", ConditionFunc(func(a *Agent, p Params) (bool, error) {
+		return (a.StepCount()+a.UserData().(*benchAgent).seed)%23 == 0, nil
+	}))
+	reg.RegisterCondition("enemy", ConditionFunc(func(a *Agent, p Params) (bool, error) {
+		return (a.StepCount()/8+a.UserData().(*benchAgent).seed)%4 == 0, nil
+	}))
+	for i, name := range []string{"flee", "fight", "wander"} {
+		period := uint64(3 + 2*i)
+		reg.RegisterAction(name, ActionFunc(func(a *Agent, p Params) (Status, error) {
+			if (a.StepCount()+a.UserData().(*benchAgent).seed)%period == 0 {
+				return Success, nil
+			}
+			return Running, nil
+		}))
+	}
+	tree, err := LoadBytes("guards.xml", []byte(guardsTree), LoadOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := Bind(tree, reg, BindOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return seedAgents(b, n, &Env{})
+}
+
+// BenchmarkGuards_abortLower steps 10,000 agents of guardsTree; one op is
+// one agent-step, checks and preemptions included.
+func BenchmarkGuards_abortLower(b *testing.B) {
+	agents := guardsAgents(b, 10000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := agents[i%len(agents)].Step(0.1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestGuards_stepDoesNotAllocate: watching two guards (checks, preemptions,
+// cancels) costs no allocation per step.
+func TestGuards_stepDoesNotAllocate(t *testing.T) {
+	agents := guardsAgents(t, 100)
+	preempts := 0
+	for range 50 { // warm up: scratch buffers and each agent's extension grow once
+		for _, a := range agents {
+			a.Step(0.1)
+			if in, ok := a.LastInterrupt(); ok && in.Kind == InterruptPreempt {
+				preempts++
+			}
+		}
+	}
+	if preempts == 0 {
+		t.Fatal("no preemption in the warm-up: the tree does not exercise the checks")
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		agents[i%len(agents)].Step(0.1)
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("a step allocates %v times, want 0", allocs)
+	}
+}

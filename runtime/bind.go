@@ -45,6 +45,14 @@ type BoundTree struct {
 	seqIndex   int
 	slabLen    int
 	slabInit   []uint64
+
+	// feats is per rule what abort, timeout, cooldown, log parameters and
+	// choice orders need (features.go); nil for a tree that uses none of
+	// them, which then steps exactly as Drag[en]gine's trees do. watch is
+	// set when the start-of-step checks have anything to check.
+	feats      []ruleFeat
+	watch      bool
+	featLabels map[string][]int32 // rules with a timeout, cooldown or order, by label (restore)
 }
 
 // Unresolved is a name that Lenient binding left unbound.
@@ -127,7 +135,7 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 		b.Unresolved = append(b.Unresolved, Unresolved{Kind: kind, Name: name, Pos: pos, Label: label})
 		b.Warnings = append(b.Warnings, &Error{Pos: pos, Label: label, Err: ErrUnbound,
 			Msg: fmt.Sprintf("unknown %s %q: it %s at run time (strict = false)", kind, name,
-				map[string]string{"action": "fails", "condition": "is false"}[kind])})
+				map[string]string{"action": "fails", "condition": "is false", "scorer": "scores 0, so its child is not tried,"}[kind])})
 	}
 	add := func(err error) {
 		if e, ok := err.(*Error); ok {
@@ -194,10 +202,11 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 		br.starter, _ = act.(Starter)
 		br.canceler, _ = act.(Canceler)
 	}
+	b.layout()
+	b.bindFeatures(reg, opts, add, warn)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	b.layout()
 	return b, nil
 }
 
@@ -300,7 +309,10 @@ func (b *BoundTree) SignalNames() []string {
 
 func unknownMsg(kind, name string, known []string) string {
 	msg := fmt.Sprintf("unknown %s %q: not a built-in, nor registered by a script or plugin", kind, name)
-	if kind == "condition" {
+	switch kind {
+	case "scorer":
+		msg = fmt.Sprintf("unknown scorer %q (parameter %s): not registered by a script, a plugin or Go", name, ParamChoiceScore)
+	case "condition":
 		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a built-in, nor registered by a script or plugin", name)
 	}
 	if s := suggest(name, known); s != "" {

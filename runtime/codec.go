@@ -58,6 +58,10 @@ func (e *Encoder) String(s string) {
 	e.Uvarint(i)
 }
 
+// Fixed64 writes v as 8 bytes (random generator states: a varint of a
+// random number would take 10).
+func (e *Encoder) Fixed64(v uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, v) }
+
 // Blob writes raw bytes inline (for opaque state such as a plugin's).
 func (e *Encoder) Blob(b []byte) {
 	e.Uvarint(uint64(len(b)))
@@ -69,14 +73,22 @@ func (e *Encoder) Blob(b []byte) {
 // straight through and checks once. No input makes it panic or allocate
 // more than the input's size can justify.
 type Decoder struct {
+	// Version is the format version of the data: what a snapshot holds
+	// depends on it. ReadContainer sets it from the frame; NewDecoder reads
+	// the current version.
+	Version uint64
+
 	buf  []byte
 	off  int
 	strs []string
 	err  error
 }
 
-// NewDecoder reads body with the string table strs.
-func NewDecoder(body []byte, strs []string) *Decoder { return &Decoder{buf: body, strs: strs} }
+// NewDecoder reads body, written in the current format, with the string
+// table strs.
+func NewDecoder(body []byte, strs []string) *Decoder {
+	return &Decoder{Version: AgentsVersion, buf: body, strs: strs}
+}
 
 // Err is the first error met, wrapping ErrCorrupt.
 func (d *Decoder) Err() error { return d.err }
@@ -159,6 +171,30 @@ func (d *Decoder) Float() float64 {
 	v := math.Float64frombits(binary.LittleEndian.Uint64(d.buf[d.off:]))
 	d.off += 8
 	return v
+}
+
+// Fixed64 reads what Encoder.Fixed64 wrote.
+func (d *Decoder) Fixed64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.buf)-d.off < 8 {
+		d.fail("truncated")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.buf[d.off:])
+	d.off += 8
+	return v
+}
+
+// index reads a rule index or position: a uvarint that fits an int32.
+func (d *Decoder) index() int32 {
+	v := d.Uvarint()
+	if v > math.MaxInt32 {
+		d.fail("index %d out of range", v)
+		return 0
+	}
+	return int32(v)
 }
 
 func (d *Decoder) String() string {

@@ -74,7 +74,7 @@ func ReadContainer(magic string, data []byte) (uint64, *Decoder, error) {
 	if d.err != nil {
 		return 0, nil, d.err
 	}
-	return version, &Decoder{buf: body[d.off:], strs: strs}, nil
+	return version, &Decoder{Version: version, buf: body[d.off:], strs: strs}, nil
 }
 
 func magicName(m string) string {

@@ -14,6 +14,9 @@
 // rule, the bound action and its hooks, and per condition a resolved kind
 // (variable bit, timestamp test, or call) with its parameters already parsed.
 // Both are never mutated after they are built and are shared by every agent.
+// A tree that uses abort, timeout, cooldown, log parameters or choice orders
+// also gets a per-rule feature table at bind time (features.go); a tree that
+// uses none of them has none and pays nothing for them.
 //
 // # What an agent holds
 //
@@ -22,8 +25,12 @@
 // of words for variables (a bitset), timestamps (float64 bits; NaN when
 // unset) and signal marks, one word of built-in rule state (bt.wait's start
 // time, bt.signal.wait's mark), and a lazily allocated extension for the
-// host's values (Lua's ctx.state and ctx.memory, a plugin's state bytes).
-// Saving an agent means writing those fields; nothing lives in the tree.
+// host's values (Lua's ctx.state and ctx.memory, a plugin's state bytes) and
+// the agent's random generator (rand.go). Trees with timeouts, cooldowns or
+// choice orders get slab words for them too: when each rule with a timeout
+// became active, when each rule with a cooldown was last left, each ordered
+// choice's order. Saving an agent means writing those fields; nothing lives
+// in the tree.
 //
 // # How a step works
 //
@@ -51,6 +58,24 @@
 // SPEC §2 names: before an action or leaf rule runs, when a list rule is
 // entered, and when a list rule moves on after a child finished. An action
 // whose conditions fail while it is running is cancelled.
+//
+// # Interruption and choice orders
+//
+// For trees that use them, three files hook into the loop:
+//
+//   - active.go is the one place where rules become active and are left
+//     (timeout clocks, cooldowns, log parameters; gates and parallel lanes
+//     will hook in there too), and where the cursor moves to a rule of
+//     another branch (a jump, a preemption). Every strict ancestor of the
+//     cursor is active; one flag says whether the cursor itself is.
+//   - interrupt.go runs the checks at the start of a step (abort self,
+//     lower and both; timeouts) and applies an abort or a preemption. Its
+//     condition calls pause and resume like any other (phaseWaitCheck).
+//   - order.go draws a choice's order when it is entered (random,
+//     weighted, score with scorers, which may pause too: CompleteScore).
+//
+// The loop itself only runs the checks first, the arrival checks of a rule
+// the cursor came to (its cooldown), and tells active.go when rules finish.
 //
 // Jumps requested during a call are applied after the call returns: a
 // finished result is discarded and the target runs in the same step; Running

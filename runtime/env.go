@@ -20,8 +20,15 @@ type Env struct {
 	// Changes sees every signal an agent receives and every change of its
 	// variables and timestamps, as they happen; nil: none, at no cost.
 	Changes ChangeObserver
+	Seed    int64 // the run's seed: with its id, seeds each agent's generator (Agent.Rand)
 
 	runs []RuleRun
+	// Scratch of the features (active.go, interrupt.go, order.go): the
+	// active path, the rules a jump activates, a weighted draw's children.
+	path, chain, scratch []int32
+	// spy, set by tests, sees every rule that becomes active (entered) and
+	// every rule that is left.
+	spy func(a *Agent, r int32, entered bool)
 }
 
 // RuleRun is one rule run in a step and its result. A list rule that moved

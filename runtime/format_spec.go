@@ -24,6 +24,7 @@ type AttrSpec struct {
 	Type     string // "boolean", "id", "name", "bool value", ...
 	Required bool
 	Default  string
+	Values   []string // the values it may take, when they are a closed list
 	Doc      string
 }
 
@@ -34,6 +35,10 @@ var attrDocs = map[string]AttrSpec{
 	"id":                    {Type: "id", Doc: "the rule's id (`.x` is prefixed with the closest enclosing sequence or choice that has an id); needed to jump to the rule and to save an agent whose current rule it is"},
 	"doNotFail":             {Type: "boolean", Default: "false", Doc: "`true` turns the rule's failure into success"},
 	"loop":                  {Type: "boolean", Default: "false", Doc: "`true`: a sequence starts over after its last child; a choice after a child succeeded"},
+	"abort":                 {Type: "none, self, lower or both", Default: "none", Doc: "watch the rule's conditions while the tree runs elsewhere: `self` aborts the rule when they fail, `lower` lets the rule (a child of a choice) preempt the siblings after it when they pass, `both` does both; the rule must have conditions"},
+	"timeout":               {Type: "seconds > 0", Doc: "the rule fails when it has been active that long"},
+	"cooldown":              {Type: "seconds > 0", Doc: "the rule fails at once when entered within that time after it was last left"},
+	"choice order":          {Type: "list, random, weighted or score", Default: "list", Doc: "the order in which the choice tries its children: document order, a random permutation, a weighted random order (`choice.weight`), or by score (`choice.score`), fixed each time the choice is entered"},
 	"parameter name":        {Type: "name", Required: true, Doc: "the parameter's name, by convention `source.parameter`"},
 	"variable name":         {Type: "name", Required: true, Doc: "the variable's name"},
 	"variable default":      {Type: "boolean", Default: "false", Doc: "its value in a new agent"},
@@ -82,6 +87,12 @@ func FormatTags() []TagSpec {
 				panic(fmt.Sprintf("runtime: attribute %s of <%s> has no description in attrDocs", a, tag))
 			}
 			spec.Name = a
+			switch a {
+			case "abort":
+				spec.Values = abortNames[:]
+			case "order":
+				spec.Values = orderNames[:]
+			}
 			ts.Attrs = append(ts.Attrs, spec)
 		}
 		out = append(out, ts)
@@ -93,6 +104,8 @@ func FormatTags() []TagSpec {
 			add(tag, "rule", listAttrs, nil, "the path of a tree file")
 		case kind == KindAction:
 			add(tag, "rule", actionAttrs, ruleDetails, "")
+		case kind == KindChoice:
+			add(tag, "rule", choiceAttrs, listChildren, "")
 		case kind.IsList():
 			add(tag, "rule", listAttrs, listChildren, "")
 		default:

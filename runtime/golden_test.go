@@ -39,6 +39,39 @@ func (o *traceObserver) StepDone(a *Agent, runs []RuleRun, st Status, err error)
 // return scripted results and a player that comes near twice, plus an outside
 // jump, and compares the trace with testdata/golden/seed_scripted.trace.
 func TestGolden_seedTreeScripted(t *testing.T) {
+	compareGolden(t, filepath.Join("testdata", "golden", "seed_scripted.trace"), seedScriptedTrace(t, false))
+}
+
+// TestLoop_trackedStepsPlainTreesAsLoopDoes: a tree without interruption
+// or choice orders steps in loop; the same tree stepped by loopTracked (as
+// if it used a feature) gives the same trace, so the two loops agree, the
+// waits and jumps of the save tests included.
+func TestLoop_trackedStepsPlainTreesAsLoopDoes(t *testing.T) {
+	if plain, tracked := seedScriptedTrace(t, false), seedScriptedTrace(t, true); plain != tracked {
+		t.Errorf("the seed tree steps differently in loopTracked:\n%s", firstDiff(tracked, plain))
+	}
+	plain, tracked := &traceObserver{}, &traceObserver{}
+	runWaits(waitsAgents(t, plain), 1, 60)
+	agents := waitsAgents(t, tracked)
+	trackAll(agents[0].bound)
+	runWaits(agents, 1, 60)
+	if plain.b.String() != tracked.b.String() {
+		t.Errorf("the waits tree steps differently in loopTracked:\n%s", firstDiff(tracked.b.String(), plain.b.String()))
+	}
+}
+
+// trackAll gives a bound tree an empty feature table: it then steps in
+// loopTracked although no rule uses a feature.
+func trackAll(b *BoundTree) {
+	b.feats = make([]ruleFeat, len(b.rules))
+	for i := range b.feats {
+		b.feats[i].timeSlot, b.feats[i].coolSlot, b.feats[i].orderSlot = -1, -1, -1
+	}
+}
+
+// seedScriptedTrace is TestGolden_seedTreeScripted's run; tracked steps it
+// in loopTracked.
+func seedScriptedTrace(t *testing.T, tracked bool) string {
 	tree, err := LoadFile("../scripts/ai/dragengine-exampleapp.xml", LoadOptions{Root: ".."})
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +106,9 @@ func TestGolden_seedTreeScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if tracked {
+		trackAll(bound)
+	}
 	obs := &traceObserver{}
 	env := &Env{Observer: obs}
 	agents := []*Agent{bound.NewAgent("wanderer-1", env), bound.NewAgent("wanderer-2", env)}
@@ -89,7 +125,7 @@ func TestGolden_seedTreeScripted(t *testing.T) {
 			a.StepAt(float64(s) * 0.1)
 		}
 	}
-	compareGolden(t, filepath.Join("testdata", "golden", "seed_scripted.trace"), obs.b.String())
+	return obs.b.String()
 }
 
 func compareGolden(t *testing.T, path, got string) {

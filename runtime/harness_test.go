@@ -20,6 +20,22 @@ type harness struct {
 	calls  map[string]int      // action label -> Run calls since the cursor arrived
 	conds  map[string]bool     // condition name -> value
 	hook   map[string]func(a *Agent) error
+	leaves []string // the leaf rules run in the last step, "label=status"
+}
+
+// StepDone records the leaf runs of each step (harness is the Observer).
+func (h *harness) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
+	h.leaves = h.leaves[:0]
+	for _, r := range runs {
+		if rule := &a.bound.Tree.Rules[r.Rule]; !rule.Kind.IsList() {
+			h.leaves = append(h.leaves, rule.Label+"="+r.Status.String())
+		}
+	}
+}
+
+// Log records log lines (log parameters, bt.log) in the call log.
+func (h *harness) Log(a *Agent, label, msg string) {
+	h.log = append(h.log, "log("+label+": "+msg+")")
 }
 
 // newHarness binds xml with the scripted action "act", actions "ok", "fail",
@@ -81,7 +97,7 @@ func newHarness(t *testing.T, xml string, conds map[string]bool) *harness {
 	h.must(err)
 	h.tree, err = Bind(tree, h.reg, BindOptions{})
 	h.must(err)
-	h.env = &Env{}
+	h.env = &Env{Observer: h, Logger: h}
 	h.agent = h.tree.NewAgent("a1", h.env)
 	return h
 }
@@ -93,11 +109,15 @@ func (h *harness) must(err error) {
 	}
 }
 
-// step runs one step of 1 s and returns "status cursor: calls".
+// step runs one step of 1 s and returns "status cursor: calls", followed by
+// " [KIND RULE]" when the step was interrupted.
 func (h *harness) step() string {
 	h.log = h.log[:0]
 	st, err := h.agent.Step(1)
 	out := fmt.Sprintf("%s %s: %s", st, h.agent.CursorLabel(), strings.Join(h.log, " "))
+	if in, ok := h.agent.LastInterrupt(); ok {
+		out += fmt.Sprintf(" [%s %s]", in.Kind, h.tree.Tree.Rules[in.Rule].Label)
+	}
 	if err != nil {
 		out += " | " + errSummary(err)
 	}

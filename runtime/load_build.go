@@ -94,7 +94,8 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 	idx := int32(len(l.tree.Rules))
 	r := Rule{
 		Kind: n.kind, Tag: n.tag, Pos: n.pos, Action: n.action, Subtree: n.subtree,
-		Loop: n.loop, DoNotFail: n.doNotFail, Conds: n.conds, Mode: n.mode, Params: n.params,
+		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, Timeout: n.timeout, Cooldown: n.cooldown,
+		Conds: n.conds, Mode: n.mode, Params: n.params,
 		Parent: parent, FirstChild: -1, Next: -1, Depth: depth,
 	}
 	if n.hasID {

@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -22,10 +25,17 @@ type node struct {
 	subtree   string // path as written, trimmed
 	loop      bool
 	doNotFail bool
+	abort     Abort
+	order     Order
+	timeout   float64
+	cooldown  float64
 	conds     []Cond
 	mode      CondMode
 	params    Params
 	children  []*node
+	// Where the last <parameter> named choice.weight and choice.score are,
+	// for errors about their values; Line 0 when there is none.
+	weightPos, scorePos Pos
 }
 
 // varLine is one <variable>.
@@ -89,10 +99,14 @@ func join(lists ...[]string) []string {
 }
 
 // The attributes each tag takes, in the order error messages list them.
+// Every rule tag ends with the interruption attributes (interruptAttrs), in
+// that order: checker.interruption reads them by position.
 var (
-	actionAttrs    = []string{"name", "id", "doNotFail"}
-	listAttrs      = []string{"id", "loop", "doNotFail"}
-	leafAttrs      = []string{"id"}
+	interruptAttrs = []string{"abort", "timeout", "cooldown"}
+	actionAttrs    = join([]string{"name", "id", "doNotFail"}, interruptAttrs)
+	listAttrs      = join([]string{"id", "loop", "doNotFail"}, interruptAttrs)
+	choiceAttrs    = join(listAttrs, []string{"order"})
+	leafAttrs      = join([]string{"id"}, interruptAttrs)
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default"}
 	signalAttrs    = []string{"name", "variable", "value"}
@@ -129,7 +143,9 @@ func (c *checker) checkFile(root *elem) []item {
 	var items []item
 	for _, e := range root.children {
 		if kind, ok := ruleKinds[e.name]; ok {
-			items = append(items, item{rule: c.rule(e, kind)})
+			n := c.rule(e, kind)
+			c.abortNeedsChoice(n, "here it is a top-level rule of its file: the root, or in a subtree file a child of the subtree's sequence")
+			items = append(items, item{rule: n})
 			continue
 		}
 		switch e.name {
@@ -207,13 +223,28 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.action = c.nameAttr(e, v, 0, "the name of the action to run")
 		c.id(n, e, v, 1)
 		n.doNotFail = c.boolAttr(e, v, 2, false)
+		c.interruption(n, e, v, 3)
 	case kind.IsList():
-		v := c.attrs(e, listAttrs)
+		attrs := listAttrs
+		if kind == KindChoice {
+			attrs = choiceAttrs
+		}
+		v := c.attrs(e, attrs)
 		c.id(n, e, v, 0)
 		n.loop = c.boolAttr(e, v, 1, false)
 		n.doNotFail = c.boolAttr(e, v, 2, false)
+		c.interruption(n, e, v, 3)
+		if kind == KindChoice && v.has[6] {
+			if o, ok := ParseOrder(v.val[6]); ok {
+				n.order = o
+			} else {
+				c.errorf(e.pos, "unknown order %q on <%s>; expected one of %s", v.val[6], e.name, strings.Join(orderNames[:], ", "))
+			}
+		}
 	default:
-		c.id(n, e, c.attrs(e, leafAttrs), 0)
+		v := c.attrs(e, leafAttrs)
+		c.id(n, e, v, 0)
+		c.interruption(n, e, v, 1)
 	}
 
 	if isSubtree {
@@ -223,6 +254,10 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.subtree = strings.Trim(string(e.text), xmlSpace)
 		if n.subtree == "" {
 			c.errorf(e.pos, "<%s> needs the path of a tree file as its text, e.g. <%s>patrol.xml</%s>", e.name, e.name, e.name)
+		}
+		if n.abort != AbortNone {
+			c.errorf(e.pos, `abort=%q on <%s>: abort watches a rule's conditions, and a subtree takes none; `+
+				`put the subtree in a <sequence> with conditions and set abort there`, n.abort, e.name)
 		}
 		return n
 	}
@@ -247,6 +282,12 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 			name := c.nameAttr(ch, v, 0, "the parameter's name")
 			c.noChildren(ch, "<parameter> holds only text: the parameter's value")
 			params = append(params, Param{Name: name, Value: strings.Trim(string(ch.text), xmlSpace)})
+			switch name {
+			case ParamChoiceWeight:
+				n.weightPos = ch.pos
+			case ParamChoiceScore:
+				n.scorePos = ch.pos
+			}
 		case "condition":
 			c.attrs(ch, nil)
 			c.noChildren(ch, "<condition> holds only text: a condition name")
@@ -271,14 +312,119 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		default:
 			childKind, isRule := ruleKinds[ch.name]
 			if isRule && kind.IsList() {
-				n.children = append(n.children, c.rule(ch, childKind))
+				child := c.rule(ch, childKind)
+				if kind != KindChoice {
+					c.abortNeedsChoice(child, fmt.Sprintf("here its parent is <%s> at %s", e.name, e.pos))
+				}
+				n.children = append(n.children, child)
 			} else {
 				c.notAllowed(ch, e.name, allowed)
 			}
 		}
 	}
 	n.params = paramsOf(params)
+	if n.abort != AbortNone && len(n.conds) == 0 {
+		c.errorf(e.pos, `abort=%q on <%s> without conditions: abort watches the rule's conditions; add a <condition> or leave abort out`, n.abort, e.name)
+	}
+	switch n.order {
+	case OrderWeighted:
+		for _, ch := range n.children {
+			c.checkWeight(ch)
+		}
+	case OrderScore:
+		for _, ch := range n.children {
+			c.checkScore(ch)
+		}
+	}
 	return n
+}
+
+// interruption reads the abort, timeout and cooldown attributes, which
+// start at index first of v (see interruptAttrs).
+func (c *checker) interruption(n *node, e *elem, v attrVals, first int) {
+	if v.has[first] {
+		if m, ok := ParseAbort(v.val[first]); ok {
+			n.abort = m
+		} else {
+			c.errorf(e.pos, "abort=%q on <%s> is not an abort mode; expected one of %s", v.val[first], e.name, strings.Join(abortNames[:], ", "))
+		}
+	}
+	n.timeout = c.secondsAttr(e, v, first+1, "the rule fails when it has been active that long")
+	n.cooldown = c.secondsAttr(e, v, first+2, "the rule refuses to start again that long after it was left")
+}
+
+// secondsAttr reads an optional attribute holding a number of seconds > 0;
+// 0 when it is absent or wrong (and then reported).
+func (c *checker) secondsAttr(e *elem, v attrVals, i int, what string) float64 {
+	if !v.has[i] {
+		return 0
+	}
+	s := strings.Trim(v.val[i], xmlSpace)
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		c.errorf(e.pos, "%s=%q on <%s> is not a number of seconds > 0; expected a finite number such as 2 or 0.5 (%s)", v.names[i], v.val[i], e.name, what)
+		return 0
+	}
+	return x
+}
+
+// abortNeedsChoice reports abort="lower" or "both" on a rule whose parent
+// is not a choice; where says what the parent is.
+func (c *checker) abortNeedsChoice(n *node, where string) {
+	if n.abort.WatchesLower() {
+		c.errorf(n.pos, `abort=%q on <%s> is only allowed on a child of a <choice> (it preempts the choice's later children); %s`,
+			n.abort, n.tag, where)
+	}
+}
+
+// checkWeight checks the choice.weight parameter of a weighted choice's
+// child: a finite number >= 0 when given.
+func (c *checker) checkWeight(n *node) {
+	s, ok := n.params.Get(ParamChoiceWeight)
+	if !ok {
+		return
+	}
+	if _, err := parseWeight(s); err != nil {
+		c.errorf(n.weightPos, "parameter %s = %q on <%s> is not a weight; expected a finite number >= 0 "+
+			"(the larger a child's weight, the likelier it is tried early; 1 when not given)", ParamChoiceWeight, s, n.tag)
+	}
+}
+
+// checkScore checks the choice.score parameter of a score choice's child: a
+// finite number, or the name of a scorer (resolved when the tree is bound).
+func (c *checker) checkScore(n *node) {
+	s, ok := n.params.Get(ParamChoiceScore)
+	if !ok {
+		return
+	}
+	if _, _, err := parseScore(s); err != nil {
+		c.errorf(n.scorePos, "parameter %s = %q on <%s> %v; expected a finite number or the name of a scorer", ParamChoiceScore, s, n.tag, err)
+	}
+}
+
+// parseWeight reads a choice.weight value: a finite number >= 0.
+func parseWeight(s string) (float64, error) {
+	w, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(w >= 0) || math.IsInf(w, 0) {
+		return 0, errors.New("is not a weight")
+	}
+	return w, nil
+}
+
+// parseScore reads a choice.score value: a finite number, or else the name
+// of a scorer. Text that reads as a number but is not finite ("inf", "nan",
+// "1e999") and empty text are errors.
+func parseScore(s string) (score float64, scorer string, err error) {
+	x, perr := strconv.ParseFloat(s, 64)
+	switch {
+	case s == "":
+		return 0, "", errors.New("is empty")
+	case perr == nil && !math.IsNaN(x) && !math.IsInf(x, 0):
+		return x, "", nil
+	case perr == nil || errors.Is(perr, strconv.ErrRange):
+		return 0, "", errors.New("is not a finite number")
+	}
+	return 0, s, nil
 }
 
 // paramsOf is makeParams without its map for the common case of parameters
@@ -329,8 +475,8 @@ func (c *checker) id(n *node, e *elem, v attrVals, i int) {
 // list given to attrs.
 type attrVals struct {
 	names []string
-	val   [4]string
-	has   [4]bool
+	val   [7]string
+	has   [7]bool
 }
 
 // attrs checks e's attributes against the allowed names and returns their

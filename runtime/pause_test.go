@@ -141,3 +141,93 @@ func TestPause_sameResultsAsSynchronous(t *testing.T) {
 		t.Errorf("synchronous: %s\npaused:      %s", sync, paused)
 	}
 }
+
+// TestPause_checksAndScorersSameAsSynchronous: conditions called by the
+// start-of-step checks (abort self, lower, both) and scorers pause and
+// resume like any call: the same tree stepped with calls answered at once
+// and with every call answered later gives the same steps.
+func TestPause_checksAndScorersSameAsSynchronous(t *testing.T) {
+	xml := bt(`<choice id="root">
+<sequence id="alarm" abort="lower"><condition>c</condition><action id=".go" name="x"/></sequence>
+<sequence id="work" abort="both" timeout="3"><condition>d</condition>
+  <choice id="pick" order="score">
+    <action id=".a" name="x"><parameter name="choice.score">sc</parameter></action>
+    <action id=".b" name="x"><parameter name="choice.score">1.5</parameter></action>
+    <action id=".c" name="x"><parameter name="choice.score">sc</parameter></action>
+  </choice>
+</sequence>
+<action id="idle" name="x"/>
+</choice>`)
+	results := []Status{R, R, S, F, R, R, R, R, R, S, F, F, S, R}
+	run := func(pending bool) string {
+		var trace []string
+		reg := NewRegistry()
+		n, score := 0, 0
+		waiting := ""
+		next := func() Status { st := results[n%len(results)]; n++; return st }
+		conds := map[string]int{}
+		nextCond := func(name string) bool {
+			conds[name]++
+			if name == "c" {
+				return conds[name]%5 == 0
+			}
+			return conds[name]%6 != 0
+		}
+		nextScore := func() float64 { score++; return float64(score%5) - 1 }
+		if pending {
+			reg.RegisterAction("x", ActionFunc(func(a *Agent, p Params) (Status, error) { return 0, ErrPending }))
+			for _, name := range []string{"c", "d"} {
+				reg.RegisterCondition(name, ConditionFunc(func(a *Agent, p Params) (bool, error) { waiting = name; return false, ErrPending }))
+			}
+			reg.RegisterScorer("sc", ScorerFunc(func(a *Agent, p Params) (float64, error) { return 0, ErrPending }))
+		} else {
+			reg.RegisterAction("x", ActionFunc(func(a *Agent, p Params) (Status, error) { return next(), nil }))
+			for _, name := range []string{"c", "d"} {
+				reg.RegisterCondition(name, ConditionFunc(func(a *Agent, p Params) (bool, error) { return nextCond(name), nil }))
+			}
+			reg.RegisterScorer("sc", ScorerFunc(func(a *Agent, p Params) (float64, error) { return nextScore(), nil }))
+		}
+		a := mustAgent(t, xml, reg)
+		a.env.Observer = observerFunc(func(a *Agent, runs []RuleRun, st Status, err error) {
+			line := st.String() + "@" + a.CursorLabel()
+			for _, r := range runs {
+				line += " " + a.bound.Tree.Rules[r.Rule].Label + "=" + r.Status.String()
+			}
+			if in, ok := a.LastInterrupt(); ok {
+				line += " [" + in.Kind.String() + " " + a.bound.Tree.Rules[in.Rule].Label + "]"
+			}
+			trace = append(trace, line)
+		})
+		pauses := 0
+		for range 40 {
+			st, err := a.Step(1)
+			for st == Paused {
+				pauses++
+				switch a.phase {
+				case phaseWaitAction:
+					st, err = a.CompleteAction(next(), nil)
+				case phaseWaitScore:
+					st, err = a.CompleteScore(nextScore(), nil)
+				default:
+					st, err = a.CompleteCondition(nextCond(waiting), nil)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if pending && pauses == 0 {
+			t.Fatal("nothing paused")
+		}
+		return strings.Join(trace, "\n")
+	}
+	sync, paused := run(false), run(true)
+	if sync != paused {
+		t.Errorf("synchronous:\n%s\npaused:\n%s", sync, paused)
+	}
+	for _, want := range []string{"[preempt alarm]", "[abort work]", "[timeout work]"} {
+		if !strings.Contains(sync, want) {
+			t.Errorf("the run never shows %s; the test does not exercise what it should:\n%s", want, sync)
+		}
+	}
+}

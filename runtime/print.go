@@ -80,6 +80,18 @@ func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 	if r.DoNotFail {
 		b.WriteString("  doNotFail")
 	}
+	if r.Abort != AbortNone {
+		fmt.Fprintf(b, "  abort=%s", r.Abort)
+	}
+	if r.Timeout > 0 {
+		fmt.Fprintf(b, "  timeout=%s", formatSeconds(r.Timeout))
+	}
+	if r.Cooldown > 0 {
+		fmt.Fprintf(b, "  cooldown=%s", formatSeconds(r.Cooldown))
+	}
+	if r.Order != OrderList {
+		fmt.Fprintf(b, "  order=%s", r.Order)
+	}
 	if r.ID != "" {
 		// A label without id already ends with the position.
 		fmt.Fprintf(b, "  (%s)", r.Pos)

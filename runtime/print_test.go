@@ -14,6 +14,7 @@ func TestFormat_golden(t *testing.T) {
 		{"dragengine-exampleapp", "../scripts/ai/dragengine-exampleapp.xml", ".."},
 		{"guard", "testdata/valid/guard/main.xml", "testdata/valid/guard"},
 		{"empty", "testdata/valid/empty.xml", "testdata/valid"},
+		{"interrupt", "testdata/valid/interrupt.xml", "testdata/valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

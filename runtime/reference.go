@@ -49,9 +49,31 @@ var DeclaredConditions = []ConditionForm{
 }
 
 // RuleParams are the parameters the runtime itself reads on any rule,
-// whatever its action and conditions (none in this version; features such
-// as log parameters add theirs here).
-var RuleParams []ParamSpec
+// whatever its action and conditions: the log parameters (interruption) and
+// the choice-order parameters a child of an ordered choice carries.
+var RuleParams = []ParamSpec{
+	{Name: "log.start", Type: "string", Doc: "written to the agent's log when the rule becomes active"},
+	{Name: "log.success", Type: "string", Doc: "written to the agent's log when the rule finishes with success"},
+	{Name: "log.failure", Type: "string", Doc: "written to the agent's log when the rule finishes with failure (an abort or a timeout included)"},
+	{Name: "choice.weight", Type: "number >= 0", Default: "1", Doc: "on a child of a `weighted` choice: its weight in the weighted random order (weight 0: tried last, in document order)"},
+	{Name: "choice.score", Type: "number or scorer name", Default: "0", Doc: "on a child of a `score` choice: its score, a number or the name of a scorer; children scoring 0 or less are not tried"},
+}
+
+// RuleReads returns the RuleParams the runtime reads on rule i of t: the
+// log parameters on every rule, choice.weight on a child of a weighted
+// choice and choice.score on a child of a score choice.
+func (t *Tree) RuleReads(i int32) []ParamSpec {
+	out := RuleParams[:3:3] // the log parameters
+	if p := t.Rules[i].Parent; p >= 0 {
+		switch t.Rules[p].Order {
+		case OrderWeighted:
+			out = append(out, RuleParams[3])
+		case OrderScore:
+			out = append(out, RuleParams[4])
+		}
+	}
+	return out
+}
 
 // DeclaredParams returns the parameters a condition made from a tree's
 // declarations reads, with T replaced by the timestamp's name, and whether

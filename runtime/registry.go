@@ -38,6 +38,21 @@ type Condition interface {
 	Test(a *Agent, p Params) (bool, error)
 }
 
+// Scorer is what a score choice calls for a child whose choice.score names
+// it (Spore's Decide returning a float; utility AI): a number for the agent,
+// the higher the earlier the child is tried, not tried at all when <= 0. p
+// are the scored child's parameters. Returning ErrPending pauses the step
+// until Agent.CompleteScore delivers the answer. A score that is not a
+// finite number is an error of the step.
+type Scorer interface {
+	Score(a *Agent, p Params) (float64, error)
+}
+
+// ScorerFunc adapts a function to Scorer.
+type ScorerFunc func(a *Agent, p Params) (float64, error)
+
+func (f ScorerFunc) Score(a *Agent, p Params) (float64, error) { return f(a, p) }
+
 // ActionFunc adapts a function to Action.
 type ActionFunc func(a *Agent, p Params) (Status, error)
 
@@ -143,16 +158,27 @@ type ConditionDef struct {
 	Params []ParamSpec // nil: not declared
 }
 
-// Registry maps names to actions and conditions. A registry is filled before
-// binding and read by Bind; it is not safe for concurrent registration.
+// ScorerDef is a registered scorer; as ActionDef. Scorers have names of
+// their own: a scorer and a condition may share a name.
+type ScorerDef struct {
+	Name   string
+	Origin Origin
+	Scorer Scorer
+	Bind   func(s *Site) (Scorer, error)
+}
+
+// Registry maps names to actions, conditions and scorers. A registry is
+// filled before binding and read by Bind; it is not safe for concurrent
+// registration.
 type Registry struct {
 	actions    map[string]*ActionDef
 	conditions map[string]*ConditionDef
+	scorers    map[string]*ScorerDef
 }
 
 // NewRegistry returns a registry holding the built-in actions (bt.*).
 func NewRegistry() *Registry {
-	r := &Registry{actions: map[string]*ActionDef{}, conditions: map[string]*ConditionDef{}}
+	r := &Registry{actions: map[string]*ActionDef{}, conditions: map[string]*ConditionDef{}, scorers: map[string]*ScorerDef{}}
 	registerBuiltins(r)
 	return r
 }
@@ -180,6 +206,39 @@ func (r *Registry) AddCondition(d ConditionDef) error {
 	}
 	r.conditions[d.Name] = &d
 	return nil
+}
+
+// AddScorer registers a scorer definition; as AddAction.
+func (r *Registry) AddScorer(d ScorerDef) error {
+	if (d.Scorer == nil) == (d.Bind == nil) {
+		return fmt.Errorf("%w: scorer %q needs exactly one of Scorer and Bind", ErrDuplicate, d.Name)
+	}
+	if old, ok := r.scorers[d.Name]; ok {
+		return fmt.Errorf("%w: scorer %q from %s is already registered from %s", ErrDuplicate, d.Name, d.Origin, old.Origin)
+	}
+	r.scorers[d.Name] = &d
+	return nil
+}
+
+// RegisterScorer registers a Go scorer under name with origin "go".
+func (r *Registry) RegisterScorer(name string, s Scorer) error {
+	return r.AddScorer(ScorerDef{Name: name, Origin: Origin{Kind: "go"}, Scorer: s})
+}
+
+// LookupScorer returns the definition of a registered scorer.
+func (r *Registry) LookupScorer(name string) (*ScorerDef, bool) {
+	d, ok := r.scorers[name]
+	return d, ok
+}
+
+// Scorers lists the registered scorers sorted by name.
+func (r *Registry) Scorers() []ScorerDef {
+	out := make([]ScorerDef, 0, len(r.scorers))
+	for _, d := range r.scorers {
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // RegisterAction registers a Go action under name with origin "go".

@@ -43,3 +43,27 @@ func TestRegistry_wrapActionsDecoratesEveryAction(t *testing.T) {
 		t.Errorf("%d actions after wrapping, want the 8 built-ins and go", len(r.Actions()))
 	}
 }
+
+func TestRegistry_scorersHaveNamesOfTheirOwn(t *testing.T) {
+	r := NewRegistry()
+	one := ScorerFunc(func(a *Agent, p Params) (float64, error) { return 1, nil })
+	if err := r.RegisterCondition("urge", ConditionFunc(func(a *Agent, p Params) (bool, error) { return true, nil })); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RegisterScorer("urge", one); err != nil {
+		t.Errorf("a scorer named like a condition: %v", err)
+	}
+	err := r.AddScorer(ScorerDef{Name: "urge", Origin: Origin{"plugin", "mood"}, Scorer: one})
+	if err == nil || err.Error() != `runtime: duplicate name: scorer "urge" from plugin mood is already registered from go` {
+		t.Errorf("got %v", err)
+	}
+	if err := r.AddScorer(ScorerDef{Name: "both"}); err == nil {
+		t.Error("a scorer with neither Scorer nor Bind accepted")
+	}
+	if d, ok := r.LookupScorer("urge"); !ok || d.Origin.Kind != "go" {
+		t.Errorf("LookupScorer: %+v %v", d, ok)
+	}
+	if got := r.Scorers(); len(got) != 1 || got[0].Name != "urge" {
+		t.Errorf("Scorers: %+v", got)
+	}
+}

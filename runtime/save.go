@@ -14,10 +14,12 @@ type HostState interface {
 	RestoreHost(a *Agent, v Value) error
 }
 
-// AgentsMagic and AgentsVersion frame the data SaveAgents writes.
+// AgentsMagic and AgentsVersion frame the data SaveAgents writes. Version 2
+// added each agent's generator, timeout clocks, cooldowns and choice orders;
+// version 1 data still loads (RestoreAgents converts it).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 1
+	AgentsVersion = 2
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as
@@ -56,8 +58,8 @@ func RestoreAgents(data []byte, agents []*Agent, host HostState) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	if version != AgentsVersion {
-		return nil, fmt.Errorf("%w: agents data version %d; this btrun reads version %d", ErrCorrupt, version, AgentsVersion)
+	if version < 1 || version > AgentsVersion {
+		return nil, fmt.Errorf("%w: agents data version %d; this btrun reads versions 1 to %d", ErrCorrupt, version, AgentsVersion)
 	}
 	plan, err := PlanAgents(d, agents, host)
 	if err != nil {

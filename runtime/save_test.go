@@ -96,7 +96,7 @@ func TestSave_everyFieldOfAnAgentIsSavedOrExcused(t *testing.T) {
 		"bound":    "the tree: the save names it and its fingerprint",
 		"env":      "shared hooks, not agent state",
 		"id":       "checked to match, never restored",
-		"ext":      "host state (SaveHost) and rule bytes (compared below)",
+		"ext":      "host state (SaveHost), rule bytes and the generator (compared below)",
 		"jump":     "only set during a step; saving needs an idle agent",
 		"count":    "only meaningful during a step",
 		"condIdx":  "only meaningful during a step",
@@ -129,6 +129,10 @@ func TestSave_everyFieldOfAnAgentIsSavedOrExcused(t *testing.T) {
 	}
 	if !bytes.Equal(a.RuleBytes(), b.RuleBytes()) {
 		t.Errorf("rule bytes %v, restored %v", a.RuleBytes(), b.RuleBytes())
+	}
+	a.Rand().Uint64()
+	if _, err := RestoreAgents(mustSave(t, a), []*Agent{b}, nil); err != nil || a.Rand().State() != b.Rand().State() {
+		t.Errorf("generator %x, restored %x (%v)", a.Rand().State(), b.Rand().State(), err)
 	}
 	// The state must be non-trivial for the comparison to mean something.
 	if a.time == 0 || a.step == 0 || len(a.slab) == 0 || a.slab[0] == 0 {
@@ -199,7 +203,7 @@ func TestRestore_rejectsBadDataWithoutDamage(t *testing.T) {
 		{"one byte short", good[:len(good)-1], "checksum mismatch"},
 		{"corrupted", flip, "checksum mismatch"},
 		{"wrong format", []byte("<behaviorTree/>"), `not a btrun agents file`},
-		{"wrong version", newer, "agents data version 2; this btrun reads version 1"},
+		{"wrong version", newer, "agents data version 3; this btrun reads versions 1 to 2"},
 		{"foreign", otherGame, `the save's agent 1 is "w-2", the game's is "w-1": the save is of another game`},
 		{"unknown id", unknownID, `cannot restore: the saved cursor "x" is not an id of tree waits.xml`},
 	}
@@ -277,6 +281,38 @@ func FuzzRestoreAgents(f *testing.F) {
 	f.Add([]byte(AgentsMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fresh := waitsAgents(t, nil)
+		before, _ := SaveAgents(fresh, nil)
+		if _, err := RestoreAgents(data, fresh, nil); err != nil {
+			after, _ := SaveAgents(fresh, nil)
+			if !bytes.Equal(before, after) {
+				t.Fatalf("a failed restore changed the agents: %v", err)
+			}
+		}
+	})
+}
+
+func mustSave(t *testing.T, agents ...*Agent) []byte {
+	t.Helper()
+	data, err := SaveAgents(agents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// FuzzRestoreFeatures is FuzzRestoreAgents for agents of a tree with
+// timeouts, cooldowns and choice orders.
+func FuzzRestoreFeatures(f *testing.F) {
+	var trace strings.Builder
+	for _, k := range []int{3, 17, 40} {
+		r := newFeaturesRun(f, &trace)
+		r.steps(1, k)
+		good, _ := SaveAgents(r.agents, nil)
+		f.Add(good)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var trace strings.Builder
+		fresh := newFeaturesRun(t, &trace).agents
 		before, _ := SaveAgents(fresh, nil)
 		if _, err := RestoreAgents(data, fresh, nil); err != nil {
 			after, _ := SaveAgents(fresh, nil)

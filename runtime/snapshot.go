@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Snapshot is an agent's whole state as plain data (SPEC §6): what a save
@@ -27,6 +28,33 @@ type Snapshot struct {
 	RuleWord    uint64      // built-in rule state: a start time's bits or a signal mark
 	RuleBytes   []byte      // a plugin's state bytes for the current rule
 	Host        Value       // the host's state (luabind: ctx.state, ctx.memory, ctx.agent)
+
+	// Interruption and choice orders (format version 2). The active rules
+	// are the cursor's ancestors, and the cursor when Active is set.
+	Active    bool        // the cursor rule is active: it ran since the cursor arrived and has not finished
+	Rand      uint64      // the state of the agent's generator (Agent.Rand)
+	Clocks    []RuleTime  // when each active rule with a timeout became active
+	Cooldowns []RuleTime  // when each rule with a cooldown was last left
+	Orders    []RuleOrder // the order of each active choice that has one (positions of its children)
+
+	freshRand bool // read from version 1, which had no per-agent generator: Rand is the agent's first state
+}
+
+// RuleTime is a saved time of a rule, named by its label (its id, or
+// TAG@FILE:LINE:COL) and, since labels repeat when a subtree file is
+// included twice, its index in the tree.
+type RuleTime struct {
+	Rule  string
+	Index int32
+	Time  float64
+}
+
+// RuleOrder is a saved choice order: the positions of the choice's children
+// in the order they are tried.
+type RuleOrder struct {
+	Rule  string
+	Index int32
+	Order []int32
 }
 
 // NamedBool is a saved variable.
@@ -65,7 +93,9 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 		ID: a.id, Tree: t.File, Fingerprint: t.Fingerprint, Cursor: r.ID,
 		FirstRun: a.flags&flagFirstRun != 0, Running: a.flags&flagActionRunning != 0, Last: a.last,
 		Time: a.time, Dt: a.dt, Step: a.step, RuleWord: a.ruleWord,
+		Active: a.flags&flagActive != 0, Rand: a.randState(),
 	}
+	a.snapshotFeatures(&s)
 	for i, v := range t.Vars {
 		s.Vars = append(s.Vars, NamedBool{v.Name, a.VarAt(int32(i))})
 	}
@@ -98,6 +128,42 @@ type RestorePlan struct {
 	cursor   int32
 	slab     []uint64
 	warnings []string
+}
+
+// snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
+func (a *Agent) snapshotFeatures(s *Snapshot) {
+	b := a.bound
+	if b.feats == nil {
+		return
+	}
+	rules := b.Tree.Rules
+	for i := range b.feats {
+		f := &b.feats[i]
+		if f.timeSlot >= 0 {
+			if v := math.Float64frombits(a.slab[f.timeSlot]); !math.IsNaN(v) {
+				s.Clocks = append(s.Clocks, RuleTime{rules[i].Label, int32(i), v})
+			}
+		}
+		if f.coolSlot >= 0 {
+			if v := math.Float64frombits(a.slab[f.coolSlot]); !math.IsNaN(v) {
+				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, int32(i), v})
+			}
+		}
+	}
+	r := a.cursor
+	if a.flags&flagActive == 0 {
+		r = b.rules[r].parent
+	}
+	for ; r >= 0; r = b.rules[r].parent {
+		if f := &b.feats[r]; f.orderSlot >= 0 {
+			o := RuleOrder{Rule: rules[r].Label, Index: r, Order: make([]int32, a.orderLen(f))}
+			for k := range o.Order {
+				o.Order[k] = a.orderPos(f, k)
+			}
+			s.Orders = append(s.Orders, o)
+		}
+	}
+	slices.Reverse(s.Orders) // root first: document order
 }
 
 // PlanRestore checks a snapshot against the agent's tree without changing
@@ -168,7 +234,110 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 		}
 		p.slab[b.signalBase+int(i)] = m.Mark
 	}
+	if err := p.planFeatures(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// planFeatures maps the saved clocks, cooldowns and orders onto the tree.
+// In the tree they were saved from, every entry must fit (else the data is
+// corrupt); in an edited tree, what does not fit any more is dropped with a
+// warning, an active rule that gained a timeout starts its clock now, and an
+// active choice that gained an order (or whose order no longer fits) goes on
+// in document order.
+func (p *RestorePlan) planFeatures() error {
+	a, s := p.a, p.s
+	b := a.bound
+	same := s.Fingerprint == b.Tree.Fingerprint
+	bad := func(format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if same {
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: msg}
+		}
+		p.warn("%s; dropped", msg)
+		return nil
+	}
+	if b.feats == nil {
+		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders) > 0 {
+			return bad("the save holds timeouts, cooldowns or choice orders, and the tree has none")
+		}
+		return nil
+	}
+	active := func(r int32) bool {
+		for x := p.cursor; x >= 0; x = b.rules[x].parent {
+			if x == r {
+				return x != p.cursor || s.Active
+			}
+		}
+		return false
+	}
+	clocked := map[int32]bool{}
+	for _, c := range s.Clocks {
+		r, ok := b.resolveLabel(c.Rule, c.Index)
+		switch {
+		case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad clock %v of rule %s", c.Time, c.Rule)}
+		case !ok || b.feats[r].timeSlot < 0:
+			if err := bad("the timeout clock of rule %s has no rule with a timeout to go to", c.Rule); err != nil {
+				return err
+			}
+		case !active(r):
+			if err := bad("rule %s has a timeout clock but is not active", c.Rule); err != nil {
+				return err
+			}
+		default:
+			p.slab[b.feats[r].timeSlot] = math.Float64bits(c.Time)
+			clocked[r] = true
+		}
+	}
+	for _, c := range s.Cooldowns {
+		r, ok := b.resolveLabel(c.Rule, c.Index)
+		switch {
+		case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad cooldown time %v of rule %s", c.Time, c.Rule)}
+		case !ok || b.feats[r].coolSlot < 0:
+			if err := bad("the cooldown of rule %s has no rule with a cooldown to go to", c.Rule); err != nil {
+				return err
+			}
+		default:
+			p.slab[b.feats[r].coolSlot] = math.Float64bits(c.Time)
+		}
+	}
+	ordered := map[int32]bool{}
+	for _, o := range s.Orders {
+		r, ok := b.resolveLabel(o.Rule, o.Index)
+		if !ok || b.feats[r].orderSlot < 0 || !active(r) {
+			if err := bad("the order of choice %s has no active choice with an order to go to", o.Rule); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := setSavedOrder(p.slab, &b.feats[r], o.Order); err != nil {
+			if err := bad("the order of choice %s does not fit its children", o.Rule); err != nil {
+				return err
+			}
+			continue
+		}
+		ordered[r] = true
+	}
+	// Active rules the save knew nothing about (the tree was edited).
+	for r := p.cursor; r >= 0; r = b.rules[r].parent {
+		if !active(r) {
+			continue
+		}
+		f := &b.feats[r]
+		label := b.Tree.Rules[r].Label
+		if f.timeSlot >= 0 && !clocked[r] {
+			p.slab[f.timeSlot] = math.Float64bits(s.Time)
+			p.warn("active rule %s has a timeout the save did not know; its clock starts now", label)
+		}
+		if f.orderSlot >= 0 && !ordered[r] {
+			putDocumentOrder(p.slab, f)
+			p.warn("active choice %s has no saved order; it goes on in document order", label)
+		}
+	}
+	return nil
 }
 
 func (p *RestorePlan) warn(format string, args ...any) {
@@ -192,6 +361,7 @@ const maxSavedStep = 1 << 53
 func (p *RestorePlan) Apply() error {
 	a, s := p.a, p.s
 	err := a.cancelRunning()
+	a.leaveAll() // the state it had is replaced: its active rules are left
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
@@ -200,6 +370,16 @@ func (p *RestorePlan) Apply() error {
 	}
 	if s.Running {
 		a.flags |= flagActionRunning
+	}
+	if s.Active && a.bound.feats != nil {
+		a.flags |= flagActive
+	}
+	rng := s.Rand
+	if s.freshRand {
+		rng = AgentRandState(a.env.Seed, a.id)
+	}
+	if a.ext != nil || rng != AgentRandState(a.env.Seed, a.id) {
+		a.Rand().SetState(rng) // else it is created in that state at first use
 	}
 	a.last = s.Last
 	a.time, a.dt, a.step = s.Time, s.Dt, s.Step
@@ -233,6 +413,9 @@ func (e *Encoder) Snapshot(s *Snapshot) {
 	if s.Running {
 		flags |= 2
 	}
+	if s.Active {
+		flags |= 4
+	}
 	e.Byte(flags)
 	e.Byte(byte(s.Last))
 	e.Float(s.Time)
@@ -259,6 +442,24 @@ func (e *Encoder) Snapshot(s *Snapshot) {
 	}
 	e.Uvarint(s.RuleWord)
 	e.Blob(s.RuleBytes)
+	e.Fixed64(s.Rand)
+	for _, list := range [][]RuleTime{s.Clocks, s.Cooldowns} {
+		e.Uvarint(uint64(len(list)))
+		for _, c := range list {
+			e.String(c.Rule)
+			e.Uvarint(uint64(c.Index))
+			e.Float(c.Time)
+		}
+	}
+	e.Uvarint(uint64(len(s.Orders)))
+	for _, o := range s.Orders {
+		e.String(o.Rule)
+		e.Uvarint(uint64(o.Index))
+		e.Uvarint(uint64(len(o.Order)))
+		for _, pos := range o.Order {
+			e.Uvarint(uint64(pos))
+		}
+	}
 	e.Value(s.Host)
 }
 
@@ -270,10 +471,10 @@ func (d *Decoder) Snapshot() Snapshot {
 	s.Fingerprint = d.String()
 	s.Cursor = d.String()
 	flags := d.Byte()
-	if flags > 3 {
+	if flags > 7 || flags&4 != 0 && d.Version == 1 {
 		d.fail("bad agent flags %d", flags)
 	}
-	s.FirstRun, s.Running = flags&1 != 0, flags&2 != 0
+	s.FirstRun, s.Running, s.Active = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	s.Last = Status(d.Byte())
 	s.Time = d.Float()
 	s.Dt = d.Float()
@@ -300,6 +501,31 @@ func (d *Decoder) Snapshot() Snapshot {
 	}
 	s.RuleWord = d.Uvarint()
 	s.RuleBytes = d.Blob()
+	if d.Version == 1 {
+		// Version 1 had one generator for the whole run and no interruption:
+		// the agent's generator starts fresh (Rand is set by PlanRestore),
+		// and a cursor that ran is taken as active.
+		s.Active = !s.FirstRun || s.Running
+		s.freshRand = true
+	} else {
+		s.Rand = d.Fixed64()
+		for _, list := range []*[]RuleTime{&s.Clocks, &s.Cooldowns} {
+			n := d.Count(10)
+			for range n {
+				*list = append(*list, RuleTime{Rule: d.String(), Index: d.index(), Time: d.Float()})
+			}
+		}
+		n := d.Count(3)
+		for range n {
+			o := RuleOrder{Rule: d.String(), Index: d.index()}
+			k := d.Count(1)
+			o.Order = make([]int32, 0, k)
+			for range k {
+				o.Order = append(o.Order, d.index())
+			}
+			s.Orders = append(s.Orders, o)
+		}
+	}
 	s.Host = d.Value()
 	return s
 }

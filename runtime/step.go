@@ -30,7 +30,7 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.count = 0
 	a.flags &^= flagBubbling
 	a.env.runs = a.env.runs[:0]
-	a.phase = phaseStep
+	a.phase = phaseStart
 	return a.loop()
 }
 
@@ -52,13 +52,15 @@ func (a *Agent) CompleteAction(st Status, err error) (Status, error) {
 // CompleteCondition resumes a step paused at a condition call with the
 // condition's value (or its error).
 func (a *Agent) CompleteCondition(ok bool, err error) (Status, error) {
-	if a.phase != phaseWaitCond {
+	if a.phase != phaseWaitCond && a.phase != phaseWaitCheck {
 		return Errored, &Error{Agent: a.id, Msg: "CompleteCondition: the agent is not waiting for a condition", Err: ErrBusy}
 	}
+	r := a.Rule()
+	checking := a.phase == phaseWaitCheck
 	a.resume()
 	if err != nil {
-		r := a.Rule()
 		c := &a.bound.conds[a.bound.rules[r].condStart+int32(a.condIdx)]
+		a.condIdx = 0
 		return a.abort(a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err))
 	}
 	a.flags |= flagCondAnswered
@@ -66,6 +68,12 @@ func (a *Agent) CompleteCondition(ok bool, err error) (Status, error) {
 		a.flags |= flagCondAnswer
 	} else {
 		a.flags &^= flagCondAnswer
+	}
+	if checking { // the start-of-step checks go on, then the loop
+		a.phase = phaseChecking
+		if st, err, done := a.runChecks(); done {
+			return st, err
+		}
 	}
 	return a.loop()
 }
@@ -78,24 +86,31 @@ func (a *Agent) resume() {
 // loop is the step's state machine. Everything it needs to continue lives in
 // the agent (cursor, flagBubbling and childRes, condIdx, count), which is
 // what lets a step pause at a call and resume later.
+//
+// This is the loop of trees that use none of the features of interruption
+// and choice orders: Drag[en]gine's stepping and nothing else. Trees that
+// use them step in loopTracked (step_tracked.go), the same state machine
+// that also tells active.go when rules are entered and finish.
 func (a *Agent) loop() (Status, error) {
 	b := a.bound
+	if b.feats != nil {
+		return a.loopTracked()
+	}
 	limit := a.env.limit()
 	for {
 		r := a.cursor
 		if a.flags&flagBubbling != 0 {
 			r = b.rules[r].parent
 		}
-		st, err := a.runRule(r)
+		rule := &b.rules[r]
+		st, err := a.runRule(r, rule)
 		if err != nil {
-			if err == errPaused {
-				x := a.extra()
-				x.runs = append(x.runs[:0], a.env.runs...)
-				return Paused, nil
-			}
-			return a.abort(err)
+			return a.stopped(err)
 		}
 		a.count++
+		if st == Failure && rule.doNotFail {
+			st = Success
+		}
 		a.env.runs = append(a.env.runs, RuleRun{r, st})
 		if st != statusMoved {
 			a.last = st
@@ -124,7 +139,7 @@ func (a *Agent) loop() (Status, error) {
 			a.flags &^= flagBubbling
 			continue
 		}
-		if b.rules[r].parent < 0 {
+		if rule.parent < 0 {
 			a.arrive(r) // past the root: the next step enters the tree afresh
 			return a.finish(st)
 		}
@@ -134,10 +149,21 @@ func (a *Agent) loop() (Status, error) {
 	}
 }
 
-// runRule runs rule r once. It returns Success, Failure, Running or
-// statusMoved; errPaused when a call is pending; any other error ends the step.
-func (a *Agent) runRule(r int32) (Status, error) {
-	rule := &a.bound.rules[r]
+// stopped ends the loop on an error from a run: errPaused pauses the step
+// (keeping its runs so far), anything else ends it with that error.
+func (a *Agent) stopped(err error) (Status, error) {
+	if err == errPaused {
+		x := a.extra()
+		x.runs = append(x.runs[:0], a.env.runs...)
+		return Paused, nil
+	}
+	return a.abort(err)
+}
+
+// runRule runs rule r (rule is &bound.rules[r]) once. It returns Success,
+// Failure, Running or statusMoved, before doNotFail (the loop applies it);
+// errPaused when a call is pending; any other error ends the step.
+func (a *Agent) runRule(r int32, rule *boundRule) (Status, error) {
 	switch rule.kind {
 	case KindAction:
 		return a.runAction(r, rule)
@@ -145,6 +171,8 @@ func (a *Agent) runRule(r int32) (Status, error) {
 		return a.runList(r, rule)
 	case KindFailure:
 		return Failure, nil
+	case kindOrderedChoice:
+		return a.runOrderedChoice(r, rule)
 	}
 	ok, err := a.checkConds(r, rule)
 	if err != nil {
@@ -181,11 +209,11 @@ func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
 			if err := a.cancelRunning(); err != nil {
 				return 0, err
 			}
-			return a.notFail(rule, Failure), nil
+			return Failure, nil
 		}
 		if rule.action == nil { // unknown action under lenient binding
 			a.flags &^= flagFirstRun
-			return a.notFail(rule, Failure), nil
+			return Failure, nil
 		}
 		a.flags |= flagInCall
 		if a.flags&flagFirstRun != 0 && rule.starter != nil {
@@ -214,7 +242,7 @@ func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
 		return Running, nil
 	case Success, Failure:
 		a.flags &^= flagActionRunning
-		return a.notFail(rule, st), nil
+		return st, nil
 	}
 	a.flags &^= flagActionRunning
 	return 0, a.ruleError(r, nil, a.actionWhat(), fmt.Errorf("returned %s; an action returns success, failure or running", st))
@@ -277,12 +305,14 @@ func (a *Agent) runList(r int32, rule *boundRule) (Status, error) {
 	return statusMoved, nil
 }
 
-// finishList ends a list rule: the cursor goes back to the rule itself.
+// finishList ends a list rule: the cursor goes back to the rule itself. The
+// loop applies doNotFail.
 func (a *Agent) finishList(r int32, rule *boundRule, st Status) Status {
 	a.arrive(r)
-	return a.notFail(rule, st)
+	return st
 }
 
+// notFail applies doNotFail to a rule's result.
 func (a *Agent) notFail(rule *boundRule, st Status) Status {
 	if st == Failure && rule.doNotFail {
 		return Success
@@ -390,9 +420,13 @@ func (a *Agent) abort(err error) (Status, error) {
 	a.phase = phaseIdle
 	a.jump, a.condIdx = -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered | flagInCall
+	if a.ext != nil {
+		a.ext.scoreNext = 0
+	}
 	if cerr := a.cancelRunning(); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
+	a.leaveAll() // every active rule is left at once: cooldowns start
 	a.arrive(Root)
 	a.last = Errored
 	if o := a.env.Observer; o != nil {

@@ -56,6 +56,82 @@ func ParseCondMode(s string) (CondMode, bool) {
 	return 0, false
 }
 
+// Abort says which of a rule's conditions are watched while the tree runs
+// elsewhere (the rule's abort attribute).
+type Abort uint8
+
+const (
+	AbortNone  Abort = iota // nothing is watched (the default)
+	AbortSelf               // while the rule is active below it, failing conditions abort it
+	AbortLower              // a child of a choice: passing conditions preempt the choice's later children
+	AbortBoth               // self and lower
+)
+
+var abortNames = [...]string{"none", "self", "lower", "both"}
+
+func (m Abort) String() string {
+	if int(m) < len(abortNames) {
+		return abortNames[m]
+	}
+	return fmt.Sprintf("Abort(%d)", m)
+}
+
+// ParseAbort parses the value of an abort attribute.
+func ParseAbort(s string) (Abort, bool) {
+	for i, n := range abortNames {
+		if n == s {
+			return Abort(i), true
+		}
+	}
+	return 0, false
+}
+
+// WatchesSelf reports whether the rule's own activity is watched (self, both).
+func (m Abort) WatchesSelf() bool { return m == AbortSelf || m == AbortBoth }
+
+// WatchesLower reports whether the rule may preempt its later siblings in a
+// choice (lower, both).
+func (m Abort) WatchesLower() bool { return m == AbortLower || m == AbortBoth }
+
+// Order is the order in which a choice tries its children (its order
+// attribute).
+type Order uint8
+
+const (
+	OrderList     Order = iota // document order (the default)
+	OrderRandom                // a uniformly random permutation, drawn on entering
+	OrderWeighted              // weighted random without replacement (parameter choice.weight)
+	OrderScore                 // by score, highest first (parameter choice.score)
+)
+
+var orderNames = [...]string{"list", "random", "weighted", "score"}
+
+func (o Order) String() string {
+	if int(o) < len(orderNames) {
+		return orderNames[o]
+	}
+	return fmt.Sprintf("Order(%d)", o)
+}
+
+// ParseOrder parses the value of a choice's order attribute.
+func ParseOrder(s string) (Order, bool) {
+	for i, n := range orderNames {
+		if n == s {
+			return Order(i), true
+		}
+	}
+	return 0, false
+}
+
+// The parameters the runtime itself reads from rules.
+const (
+	ParamLogStart     = "log.start"     // written to the agent's log when the rule becomes active
+	ParamLogSuccess   = "log.success"   // ... when it finishes with success
+	ParamLogFailure   = "log.failure"   // ... when it finishes with failure (aborted included)
+	ParamChoiceWeight = "choice.weight" // a child's weight in a weighted choice (default 1)
+	ParamChoiceScore  = "choice.score"  // a child's score in a score choice: a number or a scorer's name
+)
+
 // Cond is one <condition> of a rule: a name, negated by a leading "!".
 type Cond struct {
 	Name   string // without the "!"
@@ -75,6 +151,10 @@ type Rule struct {
 	Subtree    string // subtree rules: the file's path as written
 	Loop       bool
 	DoNotFail  bool
+	Abort      Abort   // the abort attribute: which conditions are watched
+	Order      Order   // KindChoice: the order attribute
+	Timeout    float64 // seconds the rule may stay active; 0 when none
+	Cooldown   float64 // seconds after the rule was left during which it refuses arrivals; 0 when none
 	Conds      []Cond
 	Mode       CondMode
 	Params     Params

@@ -85,14 +85,17 @@ func golden(t *testing.T, name, got string) {
 func fixture(name string) string { return filepath.Join("testdata", "fixtures", name, "config.toml") }
 
 // TestGolden_fixtureTraces runs each fixture config, and the example game
-// for 300 steps, and compares their traces.
+// for 300 steps, and compares their traces. alarm and failing use nothing
+// beyond Drag[en]gine's stepping: their traces have not changed since
+// interruption and choice orders were added.
 func TestGolden_fixtureTraces(t *testing.T) {
 	configs := map[string][]string{
-		"alarm":   {"-config", fixture("alarm")},
-		"failing": {"-config", fixture("failing")},
-		"example": {"-config", "../config.toml", "-steps", "300"},
+		"alarm":     {"-config", fixture("alarm")},
+		"failing":   {"-config", fixture("failing")},
+		"interrupt": {"-config", fixture("interrupt")},
+		"example":   {"-config", "../config.toml", "-steps", "300"},
 	}
-	for _, name := range []string{"alarm", "failing", "example"} {
+	for _, name := range []string{"alarm", "failing", "interrupt", "example"} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, "", append(append([]string{"run"}, configs[name]...), "-trace", "-", "-quiet")...)
 			if r.code != 0 {

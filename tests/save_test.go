@@ -24,8 +24,22 @@ var saveConfigs = []struct {
 	{"failing", fixture("failing"), 8, []int{1, 2, 5}},
 	// The example game: Lua actions mid-run (wander, shoot with ctx.state),
 	// the nav plugin's path in its state bytes, the world's player, the
-	// random generator, signals from the schedule (at 20 s and 24 s).
-	{"example", "../config.toml", 260, []int{7, 66, 133, 201, 238}},
+	// agents' and the world's generators, signals from the schedule (at 20 s
+	// and 24 s); grunt-1's shot cooling down (95), grunt-3's search
+	// mid-timeout (265) and its idle choice's score order (295).
+	{"example", "../config.toml", 300, []int{7, 66, 95, 133, 201, 238, 265, 295}},
+	// Interruption and choice orders with Lua, cut after every step: timeout
+	// clocks, cooldowns, choice orders and the agents' generators.
+	{"interrupt", fixture("interrupt"), 40, everyStep(39)},
+}
+
+// everyStep is the cuts 1..n.
+func everyStep(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
 }
 
 // TestSave_continuedRunsGiveTheSameTrace: a run of N steps gives the same
@@ -117,7 +131,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 		{"truncated", cfg, "", "checksum mismatch"},
 		{"corrupted", cfg, "", "checksum mismatch"},
 		{"wrong-format", cfg, "", `not a btrun save file`},
-		{"wrong-version", cfg, "", "save format version 9; this btrun reads version 1"},
+		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 2"},
 		{"foreign", cfg, foreign, "the save is of another game"},
 		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
 		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},
@@ -167,5 +181,36 @@ func TestSave_crashBetweenWriteAndRenameKeepsTheOldSave(t *testing.T) {
 	r := mustRun(t, "run", "-config", fixture("alarm"), "-steps", "2", "-load", save, "-trace", "-")
 	if !strings.HasPrefix(r.stdout, `{"step":6,`) {
 		t.Errorf("the old save does not continue at step 6: %.80s", r.stdout)
+	}
+}
+
+// TestSave_version1SavesStillLoad: testdata/saves/alarm-v1.save was written
+// by the btrun before save format version 2 (the alarm fixture after 9
+// steps). It loads, and the run continues as the golden trace says.
+func TestSave_version1SavesStillLoad(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "old.save")
+	data, err := os.ReadFile(filepath.Join("testdata", "saves", "alarm-v1.save"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[8] != 1 {
+		t.Fatalf("the fixture is format version %d, want 1", data[8])
+	}
+	os.WriteFile(save, data, 0o644)
+	r := mustRun(t, "run", "-config", fixture("alarm"), "-quiet", "-steps", "21", "-trace", "-", "-load", save)
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "alarm.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(golden), "\n") {
+		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
+		if n, err := strconv.Atoi(num); err == nil && n > 9 {
+			want = append(want, l)
+		}
+	}
+	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("continued from a version 1 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
 	}
 }

@@ -50,7 +50,7 @@ func TestValidate_theExampleGameIsValid(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"nav.moveTo             plugin nav", "wander                 lua scripts/ai/wander.lua:", "bt.wait                builtin", "config.toml: ok"} {
+	for _, want := range []string{"nav.moveTo             plugin nav", "wander                 lua scripts/ai/wander.lua:", "bt.wait                builtin", "scorer    restless               lua scripts/ai/grunt.lua:", "config.toml: ok"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout does not contain %q:\n%s", want, r.stdout)
 		}

@@ -19,7 +19,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	config := fs.String("config", "config.toml", "the game config")
 	treeFile := fs.String("tree", "", "check this tree file on its own instead of a config")
-	list := fs.Bool("v", false, "also list every registered action and condition with its origin and parameters")
+	list := fs.Bool("v", false, "also list every registered action, condition and scorer with its origin and parameters")
 	strict := fs.Bool("strict", false, "treat warnings as errors (exit 2)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: btrun validate [-config F] [-v] [-strict] | btrun validate -tree FILE.xml")
@@ -74,6 +74,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		for _, f := range runtime.DeclaredConditions {
 			fmt.Fprintf(stdout, "  condition %-22s declared by the tree\n", f.Name)
 			listParams(stdout, f.Params)
+		}
+		for _, d := range reg.Scorers() {
+			fmt.Fprintf(stdout, "  scorer    %-22s %s\n", d.Name, d.Origin)
 		}
 	}
 	if n := len(warnings); n > 0 {

@@ -39,7 +39,7 @@ func num(f float64) *float64 { return &f }
 var configDocs = map[string]KeyDoc{
 	"run.steps":               {Doc: "steps to run (`btrun run -steps` overrides it); a run never goes beyond step 2^53", Min: num(0), Max: num(MaxSteps)},
 	"run.dt":                  {Doc: "seconds of game time per step; step s happens at time s × dt", Min: num(MinDt), Max: num(MaxDt)},
-	"run.seed":                {Doc: "seeds `bt.random` and `math.random` (`btrun run -seed` overrides it)"},
+	"run.seed":                {Doc: "seeds the random generators: each agent's own (with its id; `bt.random`, `math.random`, random and weighted choices) and the world's (`btrun run -seed` overrides it)"},
 	"run.on_failure":          {Doc: "what an agent whose tree failed or errored does next: `restart` (from the root at the next step) or `stop`", Enum: []string{"restart", "stop"}},
 	"run.runaway_limit":       {Doc: "rules run in one step before a run-away error", Min: num(1), Max: num(65535)},
 	"run.strict":              {Doc: "`false`: unknown actions fail and unknown conditions are false at run time, with one warning per name, instead of being errors"},

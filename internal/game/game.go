@@ -95,7 +95,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// Observer is set by OpenTrace: the rules run in a step are kept only
 	// for the trace, and keeping them is a map look-up and a copy per
 	// agent-step.
-	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g}
+	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Seed: g.seed()}
 
 	loaded, errs := g.loadTrees()
 	if err := g.fillRegistry(); err != nil {

@@ -15,9 +15,12 @@ import (
 )
 
 // The save file of a run (docs/saves.md describes it field by field).
+// Version 2 added each agent's generator, timeout clocks, cooldowns and
+// choice orders; version 1 saves still load (the agents' generators start
+// fresh, and the saved generator becomes the world's).
 const (
 	SaveMagic   = "BTRUNSAV"
-	SaveVersion = 1
+	SaveVersion = 2
 )
 
 // ErrSave and ErrLoad mark a save or a load that failed: the run cannot go
@@ -43,7 +46,7 @@ func (g *Game) encodeSave() ([]byte, error) {
 	e.Uvarint(g.step)
 	e.Float(g.cfg.Run.Dt)
 	e.Varint(g.seed())
-	e.Uvarint(g.randomState())
+	e.Uvarint(g.randomState()) // the world's generator; agents save their own
 	e.Uvarint(uint64(len(g.cfg.Trees)))
 	for _, tc := range g.cfg.Trees {
 		e.String(tc.Name)
@@ -165,8 +168,8 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if version != SaveVersion {
-		return nil, fmt.Errorf("%w: save format version %d; this btrun reads version %d (docs/saves.md)", runtime.ErrCorrupt, version, SaveVersion)
+	if version < 1 || version > SaveVersion {
+		return nil, fmt.Errorf("%w: save format version %d; this btrun reads versions 1 to %d (docs/saves.md)", runtime.ErrCorrupt, version, SaveVersion)
 	}
 	var warnings []string
 	step := d.Uvarint()

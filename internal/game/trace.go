@@ -24,10 +24,19 @@ func NewTraceWriter(w io.Writer) *TraceWriter {
 }
 
 // Step writes one agent's step line. runs holds every rule run in the step;
-// only the leaf rules are written.
+// only the leaf rules are written. A step that was interrupted (the agent's
+// LastInterrupt, valid until its next step) adds
+// "interrupt":["LABEL","abort"|"timeout"|"preempt"] after "agent".
 func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) error {
 	rules := a.Tree().Tree.Rules
 	b := t.head(step, time, a.ID())
+	if in, ok := a.LastInterrupt(); ok {
+		b = append(b, `,"interrupt":[`...)
+		b = appendString(b, rules[in.Rule].Label)
+		b = append(b, ',')
+		b = appendString(b, in.Kind.String())
+		b = append(b, ']')
+	}
 	b = append(b, `,"runs":[`...)
 	n := 0
 	for _, r := range runs {

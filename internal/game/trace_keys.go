@@ -27,6 +27,7 @@ var head = []TraceKey{
 // lists them.
 var TraceLines = []TraceLine{
 	{Kind: "an agent's step", Keys: append(head[:3:3],
+		TraceKey{Key: "interrupt", Type: "[label, kind]", Optional: true, Doc: "the step began with an interruption: the label of the rule aborted (`abort`), timed out (`timeout`) or that preempted (`preempt`)"},
 		TraceKey{Key: "runs", Type: "array of [label, result]", Doc: "the leaf rules run in the step (action, success, failure, running, yield), in order, each with its result: success, failure or running"},
 		TraceKey{Key: "result", Type: "string", Doc: "the step's result: running, success or failure (the tree finished), or error"},
 		TraceKey{Key: "cursor", Type: "string", Doc: "the label of the current rule after the step (the root after the tree finished or an error)"},

@@ -65,6 +65,9 @@ var schemaLoaderDisagree = map[string]bool{
 	"subtree_missing.xml": true, "signal_variable_order.xml": true, "two_roots.xml": true,
 	"encoding_bom_conflict.xml": true, "encoding_unsupported.xml": true, "encoding_utf16.xml": true,
 	"xml_version.xml": true, "id_too_long.xml": true, "dotted_ids_deep.xml": true, // id limits count prefixes
+	// abort="lower" needs a choice as the parent, which a schema of
+	// globally declared elements cannot see.
+	"abort_in_subtree.xml": true, "abort_top_level.xml": true,
 }
 
 // TestXSD_acceptsEveryTreeAndRefusesBrokenOnes: every tree file of the

@@ -94,6 +94,14 @@ func attrs(b *strings.Builder, as []runtime.AttrSpec, indent string) {
 		if a.Required {
 			use = ` use="required"`
 		}
+		if len(a.Values) > 0 {
+			fmt.Fprintf(b, "%s<xs:attribute name=%q%s><xs:simpleType><xs:restriction base=\"xs:token\">", indent, a.Name, use)
+			for _, v := range a.Values {
+				fmt.Fprintf(b, "<xs:enumeration value=%q/>", v)
+			}
+			fmt.Fprintf(b, "</xs:restriction></xs:simpleType></xs:attribute>\n")
+			continue
+		}
 		fmt.Fprintf(b, "%s<xs:attribute name=%q type=%q%s/>\n", indent, a.Name, typ, use)
 	}
 }

@@ -164,8 +164,8 @@ func (p *plugin) send(r *round) {
 
 // Resume delivers an agent's reply after Flush: the reply's fields, state
 // bytes, effects and jump are applied, then the step continues
-// (Agent.CompleteAction or CompleteCondition) until it ends or pauses at
-// another call. Resume agents in the order they were stepped (StepAll does)
+// (Agent.CompleteAction, CompleteCondition or CompleteScore) until it ends
+// or pauses at another call. Resume agents in the order they were stepped (StepAll does)
 // so that runs are deterministic.
 func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 	t, ok := s.waiting[a]
@@ -173,6 +173,9 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 		err := newErr(fmt.Sprintf("host: Resume: agent %s is not waiting for a call of these plugins", a.ID()), ErrUsage)
 		if a.Paused() { // do not leave it stuck: fail the call it waits for
 			if st, cerr := a.CompleteAction(0, err); !errors.Is(cerr, runtime.ErrBusy) {
+				return st, cerr
+			}
+			if st, cerr := a.CompleteScore(0, err); !errors.Is(cerr, runtime.ErrBusy) {
 				return st, cerr
 			}
 			return a.CompleteCondition(false, err)
@@ -192,8 +195,11 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 	if err == nil && rep.Err != "" {
 		err = p.callError(rep.Err)
 	}
-	if call.Kind == sdk.KindCondition {
+	switch call.Kind {
+	case sdk.KindCondition:
 		return a.CompleteCondition(rep.OK, err)
+	case sdk.KindScorer:
+		return a.CompleteScore(rep.Score, err)
 	}
 	if err == nil {
 		err = r.sites[call.Site].apply(a, rep, true)

@@ -85,3 +85,76 @@ func TestBatching_sameTraceAsUnbatched(t *testing.T) {
 		t.Errorf("the run never jumped; the test does not exercise what it should:\n%s", batched)
 	}
 }
+
+// watchedTree watches a plugin condition from the start of each step
+// (abort="lower" and "both") and orders a choice by a plugin scorer.
+const watchedTree = `<behaviorTree>
+<choice id="root">
+  <sequence id="work" abort="both"><condition>!test.flag</condition>
+    <choice id=".pick" order="score">
+      <action id=".a" name="test.count"><parameter name="choice.score">test.urge</parameter><parameter name="count.n">3</parameter></action>
+      <action id=".b" name="test.count"><parameter name="choice.score">1</parameter><parameter name="count.n">2</parameter></action>
+      <action id=".c" name="test.count"><parameter name="choice.score">test.urge</parameter><parameter name="urge.times">-1</parameter></action>
+    </choice>
+  </sequence>
+  <action id="alert" name="test.count"><condition>test.flag</condition><parameter name="count.n">4</parameter></action>
+</choice>
+</behaviorTree>`
+
+// runWatched steps 30 agents of watchedTree 12 times, their flags and urges
+// changing mid-run, and returns the trace and the traffic.
+func runWatched(t *testing.T, unbatched bool) (string, Stats) {
+	data := make([]fields, 30)
+	w := newWorld(t, watchedTree, []Spec{helperSpec("test", "plugin")}, Options{Unbatched: unbatched}, len(data),
+		func(i int) fields {
+			data[i] = fields{"flag": false, "urge": float64(i%4) - 1}
+			return data[i]
+		})
+	for s := range 12 {
+		for i, d := range data {
+			switch {
+			case s == 2 && i%3 == 0, s == 6 && i%3 == 1:
+				d["flag"] = true
+			case s == 4, s == 8 && i%2 == 0:
+				d["flag"] = false
+			}
+		}
+		for _, o := range w.step() {
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+		}
+	}
+	return strings.Join(w.trace, "\n"), w.set.Stats()
+}
+
+// TestBatching_watchedConditionsAndScorersBatch: the conditions that the
+// start-of-step checks call (a watched rule's), and scorers, are plugin
+// calls like any other: they pause the agent's step and travel in the
+// round's batch; batched or not, the run is the same.
+func TestBatching_watchedConditionsAndScorersBatch(t *testing.T) {
+	batched, bs := runWatched(t, false)
+	unbatched, us := runWatched(t, true)
+	if batched != unbatched {
+		bl, ul := strings.Split(batched, "\n"), strings.Split(unbatched, "\n")
+		for i := range min(len(bl), len(ul)) {
+			if bl[i] != ul[i] {
+				t.Fatalf("traces differ at line %d:\nbatched:   %s\nunbatched: %s", i+1, bl[i], ul[i])
+			}
+		}
+		t.Fatalf("traces differ in length")
+	}
+	for _, want := range []string{"[preempt work]", "[abort work]", "work.pick.a=running", "work.pick.b=running"} {
+		if !strings.Contains(batched, want) {
+			t.Errorf("the run never shows %q; the test does not exercise what it should:\n%s", want, batched)
+		}
+	}
+	if strings.Contains(batched, "work.pick.c=") {
+		t.Errorf("a child scoring <= 0 was tried:\n%s", batched)
+	}
+	// 30 agents, 12 steps: every call of a round travels in one batch.
+	if bs.Calls != us.Calls || bs.RoundTrips > 12*8 || bs.Calls < 10*bs.RoundTrips {
+		t.Errorf("batched %+v, unbatched %+v: the checks' and scorers' calls should travel in the rounds' batches", bs, us)
+	}
+	t.Logf("batched: %d calls in %d round trips", bs.Calls, bs.RoundTrips)
+}

@@ -25,12 +25,14 @@
 //
 // # Calling: rounds and batches
 //
-// A plugin action or condition never answers at once: it queues its call
-// and returns runtime.ErrPending, which pauses the agent's step. Flush
-// sends every queued call, one batch (one round trip) per plugin, plugins
-// concurrently; Resume applies an agent's reply (fields through
-// FieldAccess, state bytes, signals, variables, timestamps, log lines, then
-// the jump) and continues its step, which may pause again. StepAll runs
+// A plugin action, condition or scorer never answers at once (a condition
+// called by the start-of-step checks of a watched rule included): it
+// queues its call and returns runtime.ErrPending, which pauses the agent's
+// step. Flush sends every queued call, one batch (one round trip) per
+// plugin, plugins concurrently; Resume applies an agent's reply (fields
+// through FieldAccess, state bytes, signals, variables, timestamps, log
+// lines, then the jump) and continues its step, which may pause again.
+// StepAll runs
 // SPEC §8's rounds:
 //
 //	outcomes, err := host.StepAll(agents, func(a *runtime.Agent) (runtime.Status, error) {
@@ -58,7 +60,7 @@
 // # Concurrency
 //
 // Start, Plugins, Stats and Close are safe for concurrent use. Everything
-// else (Register, the bound actions and conditions, Flush, Resume, StepAll)
+// else (Register, the bound actions, conditions and scorers, Flush, Resume, StepAll)
 // belongs to the one goroutine that steps the agents; Flush uses
 // goroutines of its own for the round trips and returns when all are done.
 package host

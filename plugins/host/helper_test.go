@@ -55,6 +55,9 @@ func runHelper(mode string) {
 			for i := range p.Conditions {
 				p.Conditions[i].Name = prefix + strings.TrimPrefix(p.Conditions[i].Name, "test.")
 			}
+			for i := range p.Scorers {
+				p.Scorers[i].Name = prefix + strings.TrimPrefix(p.Scorers[i].Name, "test.")
+			}
 		}
 		sdk.Serve(p)
 	case "stdout":
@@ -184,6 +187,7 @@ func firstTime() bool {
 //   - test.fail: returns an error.
 //   - test.flag (condition): the boolean field "flag".
 //   - test.cancellable: running; its cancel hook sets field "cancelled".
+//   - test.urge (scorer): the number field "urge" times parameter urge.times (default 1).
 func testPlugin() *sdk.Plugin {
 	return &sdk.Plugin{
 		Name: "test",
@@ -270,6 +274,13 @@ func testPlugin() *sdk.Plugin {
 			{Name: "test.flag", Reads: []string{"flag"}, Test: func(c *sdk.Call) (bool, error) {
 				v, _ := c.FieldBool("flag")
 				return v, nil
+			}},
+		},
+		Scorers: []sdk.Scorer{
+			{Name: "test.urge", Reads: []string{"urge"}, Score: func(c *sdk.Call) (float64, error) {
+				v, _ := c.FieldFloat("urge")
+				k, err := c.Params.Float("urge.times", 1)
+				return v * k, err
 			}},
 		},
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/btrun/btrun/runtime"
 )
 
-// Register adds every action and condition the plugins declare to reg, with
-// origin "plugin NAME". A name already registered (by another plugin, a
+// Register adds every action, condition and scorer the plugins declare to
+// reg, with origin "plugin NAME". A name already registered (by another plugin, a
 // script or a built-in) is an error naming both origins; every such error
 // is reported.
 func (s *Set) Register(reg *runtime.Registry) error {
@@ -36,6 +36,13 @@ func (s *Set) Register(reg *runtime.Registry) error {
 					return &boundCondition{site: p.newSite(st, "condition", info.Reads, nil)}, nil
 				}}))
 		}
+		for i := range p.desc.Scorers {
+			info := &p.desc.Scorers[i]
+			errs = append(errs, reg.AddScorer(runtime.ScorerDef{Name: info.Name, Origin: origin,
+				Bind: func(st *runtime.Site) (runtime.Scorer, error) {
+					return &boundScorer{site: p.newSite(st, "scorer", info.Reads, nil)}, nil
+				}}))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("host: registering plugin names: %w", err)
@@ -56,8 +63,9 @@ func paramSpecs(ps []sdk.ParamInfo) []runtime.ParamSpec {
 	return out
 }
 
-// site is a plugin action or condition bound to one rule: what travels in
-// every call from it, built once at bind time.
+// site is a plugin action, condition or scorer bound to one rule (a
+// scorer's: the child it scores): what travels in every call from it, built
+// once at bind time.
 type site struct {
 	p      *plugin
 	info   sdk.Site
@@ -120,6 +128,14 @@ type boundCondition struct{ *site }
 
 func (b *boundCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {
 	return false, b.enqueue(a, sdk.KindCondition)
+}
+
+// boundScorer is a plugin scorer at one child of a score choice; its calls
+// batch like conditions'.
+type boundScorer struct{ *site }
+
+func (b *boundScorer) Score(a *runtime.Agent, _ runtime.Params) (float64, error) {
+	return 0, b.enqueue(a, sdk.KindScorer)
 }
 
 func (p *plugin) callError(msg string) error {

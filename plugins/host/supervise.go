@@ -91,6 +91,12 @@ func checkDescription(name string, d *sdk.Description) error {
 		}
 		seen["c"+c.Name] = true
 	}
+	for _, c := range d.Scorers {
+		if c.Name == "" || seen["s"+c.Name] {
+			return newErr(fmt.Sprintf("host: plugin %s declares scorer %q twice or with no name", name, c.Name), ErrStart)
+		}
+		seen["s"+c.Name] = true
+	}
 	return nil
 }
 
@@ -100,6 +106,8 @@ func sameDeclarations(a, b *sdk.Description) bool {
 	return slices.EqualFunc(a.Actions, b.Actions, func(x, y sdk.ActionInfo) bool {
 		return x.Name == y.Name && x.HasCancel == y.HasCancel && slices.Equal(x.Reads, y.Reads) && slices.Equal(x.Writes, y.Writes)
 	}) && slices.EqualFunc(a.Conditions, b.Conditions, func(x, y sdk.ConditionInfo) bool {
+		return x.Name == y.Name && slices.Equal(x.Reads, y.Reads)
+	}) && slices.EqualFunc(a.Scorers, b.Scorers, func(x, y sdk.ScorerInfo) bool {
 		return x.Name == y.Name && slices.Equal(x.Reads, y.Reads)
 	})
 }

@@ -40,6 +40,9 @@ type traceObserver struct{ w *world }
 func (o traceObserver) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "t=%.1f %s:", a.Time(), a.ID())
+	if in, ok := a.LastInterrupt(); ok {
+		fmt.Fprintf(&b, " [%s %s]", in.Kind, a.Tree().Tree.Rules[in.Rule].Label)
+	}
 	for _, r := range runs {
 		fmt.Fprintf(&b, " %s=%s", a.Tree().Tree.Rules[r.Rule].Label, r.Status)
 	}

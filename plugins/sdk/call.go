@@ -5,16 +5,16 @@ import (
 	"fmt"
 )
 
-// Call is one agent's call of an action, a condition or a cancel hook: what
-// the runtime sent (agent, rule, parameters, time, the rule's state bytes,
-// the declared fields) and what the reply will carry back (result, new state
-// bytes, fields to set, effects, a jump).
+// Call is one agent's call of an action, a condition, a scorer or a cancel
+// hook: what the runtime sent (agent, rule, parameters, time, the rule's
+// state bytes, the declared fields) and what the reply will carry back
+// (result, new state bytes, fields to set, effects, a jump).
 //
 // A Call belongs to one goroutine; it is valid only during the call.
 type Call struct {
 	Agent    string  // the agent's id
-	Rule     string  // the rule's label
-	Name     string  // the action or condition name
+	Rule     string  // the rule's label (a scorer's: the scored child's)
+	Name     string  // the action, condition or scorer name
 	FirstRun bool    // the cursor has just arrived at the rule
 	Time     float64 // the agent's time in seconds
 	Dt       float64 // this step's dt
@@ -198,8 +198,11 @@ func (c *Call) Log(args ...any) {
 func (c *Call) Jump(id string) { c.jump = id }
 
 func (c *Call) kindWord() string {
-	if c.kind == KindCondition {
+	switch c.kind {
+	case KindCondition:
 		return "condition"
+	case KindScorer:
+		return "scorer"
 	}
 	return "action"
 }

@@ -16,18 +16,22 @@ type dispatcher struct {
 	desc       *Description
 	actions    map[string]*Action
 	conditions map[string]*Condition
+	scorers    map[string]*Scorer
 }
 
 func newDispatcher(p *Plugin) (*dispatcher, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	d := &dispatcher{p: p, desc: p.describe(), actions: map[string]*Action{}, conditions: map[string]*Condition{}}
+	d := &dispatcher{p: p, desc: p.describe(), actions: map[string]*Action{}, conditions: map[string]*Condition{}, scorers: map[string]*Scorer{}}
 	for i := range p.Actions {
 		d.actions[p.Actions[i].Name] = &p.Actions[i]
 	}
 	for i := range p.Conditions {
 		d.conditions[p.Conditions[i].Name] = &p.Conditions[i]
+	}
+	for i := range p.Scorers {
+		d.scorers[p.Scorers[i].Name] = &p.Scorers[i]
 	}
 	return d, nil
 }
@@ -120,6 +124,22 @@ func (d *dispatcher) run(site *Site, req *Request, r *Reply) {
 			r.Err = fmt.Sprintf("sdk: condition %q tried to change the agent (state, fields, signals or a jump); only actions can", site.Name)
 		default:
 			r.OK = v
+		}
+	case KindScorer:
+		sc, ok := d.scorers[site.Name]
+		if !ok {
+			r.Err = fmt.Sprintf("%v: plugin %q has no scorer %q", ErrUnknownName, d.p.Name, site.Name)
+			return
+		}
+		c.reads = sc.Reads
+		v, err := sc.Score(&c)
+		switch {
+		case err != nil:
+			r.Err = err.Error()
+		case c.changes():
+			r.Err = fmt.Sprintf("sdk: scorer %q tried to change the agent (state, fields, signals or a jump); only actions can", site.Name)
+		default:
+			r.Score = v
 		}
 	default:
 		r.Err = fmt.Sprintf("sdk: unknown call kind %d", req.Kind)

@@ -1,5 +1,6 @@
 // Package sdk is everything a btrun plugin author imports: declare actions
-// (with optional start and cancel hooks) and conditions by name, read typed
+// (with optional start and cancel hooks), conditions and scorers (numbers
+// that order a score choice's children) by name, read typed
 // parameters and agent fields, return a result with state bytes and effects
 // (signals, variables, timestamps, log lines, a jump), and serve it all
 // with one line of main:

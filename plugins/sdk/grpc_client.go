@@ -25,6 +25,9 @@ func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
 	for _, x := range r.Conditions {
 		d.Conditions = append(d.Conditions, ConditionInfo{Name: x.Name, Reads: x.Reads, Doc: x.Doc, Params: paramsFromPB(x.Params, x.ParamsDeclared)})
 	}
+	for _, x := range r.Scorers {
+		d.Scorers = append(d.Scorers, ScorerInfo{Name: x.Name, Reads: x.Reads})
+	}
 	return d, nil
 }
 
@@ -55,6 +58,8 @@ func (c *grpcClient) Call(ctx context.Context, site *Site, req *Request) (*Reply
 		r, err = c.client.TestCondition(ctx, in)
 	case KindCancel:
 		r, err = c.client.CancelAction(ctx, in)
+	case KindScorer:
+		r, err = c.client.Score(ctx, in)
 	default:
 		return nil, fmt.Errorf("sdk: unknown call kind %d", req.Kind)
 	}
@@ -143,7 +148,7 @@ func requestToPB(r *Request, c *pb.Call, vals []pb.Value) []pb.Value {
 }
 
 func replyFromPB(r *pb.Reply, out *Reply) {
-	*out = Reply{Status: Status(r.Status), OK: r.Ok, StateSet: r.StateSet, State: r.State, Jump: r.Jump, Err: r.Error}
+	*out = Reply{Status: Status(r.Status), OK: r.Ok, Score: r.Score, StateSet: r.StateSet, State: r.State, Jump: r.Jump, Err: r.Error}
 	if len(r.Writes) > 0 {
 		out.Writes = make([]Value, len(r.Writes))
 		for i, w := range r.Writes {

@@ -26,6 +26,9 @@ func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.D
 		out.Conditions = append(out.Conditions, &pb.ConditionDecl{Name: c.Name, Reads: c.Reads, Doc: c.Doc,
 			Params: paramsToPB(c.Params), ParamsDeclared: c.Params != nil})
 	}
+	for _, c := range d.Scorers {
+		out.Scorers = append(out.Scorers, &pb.ScorerDecl{Name: c.Name, Reads: c.Reads})
+	}
 	return out, nil
 }
 
@@ -43,6 +46,10 @@ func (s *grpcServer) RunAction(ctx context.Context, in *pb.Single) (*pb.Reply, e
 
 func (s *grpcServer) TestCondition(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
 	return s.single(ctx, in, KindCondition)
+}
+
+func (s *grpcServer) Score(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
+	return s.single(ctx, in, KindScorer)
 }
 
 func (s *grpcServer) CancelAction(ctx context.Context, in *pb.Single) (*pb.Reply, error) {
@@ -123,6 +130,7 @@ func requestFromPB(c *pb.Call, r *Request, slab []Value) []Value {
 func replyToPB(r *Reply, out *pb.Reply) {
 	out.Status = pb.Status(r.Status)
 	out.Ok = r.OK
+	out.Score = r.Score
 	out.StateSet = r.StateSet
 	out.State = r.State
 	out.Jump = r.Jump

@@ -47,9 +47,15 @@ func TestGRPC_adaptersCarryEverything(t *testing.T) {
 	if got, err := svc.Call(ctx, site, req); err != nil || got.Writes[0].Num != -1 {
 		t.Fatalf("cancel: %+v %v", got, err)
 	}
-	b := &Batch{Sites: []Site{*site, {Name: "big", Rule: "root", Params: []Param{{"big.limit", "3"}}}}}
+	scorer := &Site{Name: "urge", Rule: "root.kid", Params: []Param{{"urge.weight", "2.5"}}}
+	scoreReq := &Request{Kind: KindScorer, Agent: "a1", Fields: []Value{{Kind: ValueNumber, Num: 3}}}
+	if got, err := svc.Call(ctx, scorer, scoreReq); err != nil || got.Score != 7.5 || got.Err != "" {
+		t.Fatalf("scorer: %+v %v", got, err)
+	}
+	b := &Batch{Sites: []Site{*site, {Name: "big", Rule: "root", Params: []Param{{"big.limit", "3"}}}, *scorer}}
 	for i := range 5 {
 		b.Calls = append(b.Calls, Request{Kind: KindCondition, Site: 1, Agent: "a", Fields: []Value{{Kind: ValueNumber, Num: float64(i)}}})
+		b.Calls = append(b.Calls, Request{Kind: KindScorer, Site: 2, Agent: "c", Fields: []Value{{Kind: ValueNumber, Num: float64(i)}}})
 		b.Calls = append(b.Calls, Request{Kind: KindAction, Site: 0, Agent: "b", State: []byte(`{"Runs":1}`),
 			Fields: []Value{{Kind: ValueString, Str: "text"}}})
 	}
@@ -61,7 +67,7 @@ func TestGRPC_adaptersCarryEverything(t *testing.T) {
 	for i := range gotB {
 		// protobuf leaves empty repeated fields nil; compare lengths there.
 		g, w := gotB[i], wantB[i]
-		if g.Status != w.Status || g.OK != w.OK || g.StateSet != w.StateSet || string(g.State) != string(w.State) ||
+		if g.Status != w.Status || g.OK != w.OK || g.Score != w.Score || g.StateSet != w.StateSet || string(g.State) != string(w.State) ||
 			!reflect.DeepEqual(g.Writes, w.Writes) || len(g.Effects) != len(w.Effects) || g.Jump != w.Jump || g.Err != w.Err {
 			t.Errorf("reply %d:\n got %+v\nwant %+v", i, g, w)
 		}
@@ -115,6 +121,9 @@ func (fakeDescribe) RunAction(context.Context, *pb.Single, ...grpc.CallOption) (
 	return nil, nil
 }
 func (fakeDescribe) TestCondition(context.Context, *pb.Single, ...grpc.CallOption) (*pb.Reply, error) {
+	return nil, nil
+}
+func (fakeDescribe) Score(context.Context, *pb.Single, ...grpc.CallOption) (*pb.Reply, error) {
 	return nil, nil
 }
 func (fakeDescribe) CancelAction(context.Context, *pb.Single, ...grpc.CallOption) (*pb.Reply, error) {

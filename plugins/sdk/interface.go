@@ -17,8 +17,9 @@ import (
 // handshake and refuses a mismatch.
 const ProtocolVersion = 1
 
-// Version is the SDK's version, reported by Describe.
-const Version = "0.1.0"
+// Version is the SDK's version, reported by Describe. 0.2.0 added scorers,
+// a compatible extension of protocol version 1 (see plugin.proto).
+const Version = "0.2.0"
 
 // PluginKey is the name of btrun's service in the go-plugin plugin set.
 const PluginKey = "btrun"
@@ -46,12 +47,12 @@ func PluginSets(impl Service) map[int]plugin.PluginSet {
 type Service interface {
 	// Describe lists what the plugin provides.
 	Describe(ctx context.Context) (*Description, error)
-	// Call runs one call: an action (req.Kind == KindAction), a condition
-	// or a cancel hook. site describes where it comes from (req.Site is
-	// ignored).
+	// Call runs one call: an action (req.Kind == KindAction), a condition,
+	// a scorer or a cancel hook. site describes where it comes from
+	// (req.Site is ignored).
 	Call(ctx context.Context, site *Site, req *Request) (*Reply, error)
-	// RunBatch runs b.Calls (actions and conditions) and returns one reply
-	// per call, in order, appended to out[:0].
+	// RunBatch runs b.Calls (actions, conditions and scorers) and returns
+	// one reply per call, in order, appended to out[:0].
 	RunBatch(ctx context.Context, b *Batch, out []Reply) ([]Reply, error)
 	// Ping does nothing; it measures the raw round trip.
 	Ping(ctx context.Context) error
@@ -63,6 +64,7 @@ type Description struct {
 	SDKVersion string
 	Actions    []ActionInfo
 	Conditions []ConditionInfo
+	Scorers    []ScorerInfo
 }
 
 // ActionInfo declares one action on the wire.
@@ -84,14 +86,21 @@ type ConditionInfo struct {
 	Params []ParamInfo // nil: not declared
 }
 
+// ScorerInfo declares one scorer on the wire.
+type ScorerInfo struct {
+	Name  string
+	Reads []string
+}
+
 // Param is one rule parameter.
 type Param struct {
 	Name  string
 	Value string
 }
 
-// Site is an action or condition name at a rule, with the rule's label and
-// parameters (sorted by name).
+// Site is an action, condition or scorer name at a rule, with the rule's
+// label and parameters (sorted by name). A scorer's rule is the child of a
+// score choice that it scores.
 type Site struct {
 	Name   string
 	Rule   string
@@ -105,6 +114,7 @@ const (
 	KindAction CallKind = iota
 	KindCondition
 	KindCancel
+	KindScorer
 )
 
 // ValueKind is the type of an agent field's value.
@@ -210,9 +220,10 @@ type Effect struct {
 // Reply is the answer to one call. When Err is set the call failed and
 // nothing else applies.
 type Reply struct {
-	Status   Status // actions
-	OK       bool   // conditions
-	StateSet bool   // State holds the rule's new state bytes
+	Status   Status  // actions
+	OK       bool    // conditions
+	Score    float64 // scorers
+	StateSet bool    // State holds the rule's new state bytes
 	State    []byte
 	Writes   []Value // the declared writes, in declaration order
 	Effects  []Effect

@@ -5,12 +5,13 @@ import (
 	"fmt"
 )
 
-// Plugin is what a plugin executable serves: its actions and conditions,
-// declared by name. Hand it to Serve in main.
+// Plugin is what a plugin executable serves: its actions, conditions and
+// scorers, declared by name. Hand it to Serve in main.
 type Plugin struct {
 	Name       string // the plugin's name for itself, shown in logs
 	Actions    []Action
 	Conditions []Condition
+	Scorers    []Scorer
 }
 
 // Action declares one action. Run is required; Start and Cancel are
@@ -68,12 +69,24 @@ type ParamInfo struct {
 // NoParams declares that an action or condition reads no parameter.
 var NoParams = []ParamInfo{}
 
+// Scorer declares one scorer: Score returns a number for the agent, the
+// score of a child of a score choice whose parameter choice.score names it
+// (Call.Params are that child's, Call.Rule its label). Children are tried
+// highest score first, and not at all when their score is <= 0; a score
+// that is not a finite number is an error of the agent's step. Score may
+// read fields and parameters; it cannot change the agent.
+type Scorer struct {
+	Name  string
+	Reads []string
+	Score func(c *Call) (float64, error)
+}
+
 // Errors of the SDK.
 var (
 	// ErrInvalidPlugin marks a Plugin declaration that cannot be served.
 	ErrInvalidPlugin = errors.New("sdk: invalid plugin")
-	// ErrUnknownName marks a call for an action or condition the plugin
-	// does not declare.
+	// ErrUnknownName marks a call for an action, condition or scorer the
+	// plugin does not declare.
 	ErrUnknownName = errors.New("sdk: unknown name")
 	// ErrUndeclaredField marks a write to a field not in Action.Writes.
 	ErrUndeclaredField = errors.New("sdk: undeclared field")
@@ -82,7 +95,7 @@ var (
 )
 
 // validate checks the declarations: names non-empty and unique per kind,
-// Run and Test set, no field listed twice.
+// Run, Test and Score set, no field listed twice.
 func (p *Plugin) validate() error {
 	var errs []error
 	seen := map[string]bool{}
@@ -113,6 +126,20 @@ func (p *Plugin) validate() error {
 		}
 		errs = append(errs, uniqueFields("condition", c.Name, "Reads", c.Reads))
 	}
+	seen = map[string]bool{}
+	for i, c := range p.Scorers {
+		switch {
+		case c.Name == "":
+			errs = append(errs, fmt.Errorf("%w: scorer %d has no name", ErrInvalidPlugin, i))
+		case seen[c.Name]:
+			errs = append(errs, fmt.Errorf("%w: scorer %q is declared twice", ErrInvalidPlugin, c.Name))
+		}
+		seen[c.Name] = true
+		if c.Score == nil {
+			errs = append(errs, fmt.Errorf("%w: scorer %q has no Score function", ErrInvalidPlugin, c.Name))
+		}
+		errs = append(errs, uniqueFields("scorer", c.Name, "Reads", c.Reads))
+	}
 	return errors.Join(errs...)
 }
 
@@ -136,6 +163,9 @@ func (p *Plugin) describe() *Description {
 	}
 	for _, c := range p.Conditions {
 		d.Conditions = append(d.Conditions, ConditionInfo{Name: c.Name, Reads: c.Reads, Doc: c.Doc, Params: c.Params})
+	}
+	for _, c := range p.Scorers {
+		d.Scorers = append(d.Scorers, ScorerInfo{Name: c.Name, Reads: c.Reads})
 	}
 	return d
 }

@@ -38,9 +38,10 @@ func TestParams_typedGetters(t *testing.T) {
 func TestPlugin_invalidDeclarations(t *testing.T) {
 	run := func(*Call) (Status, error) { return Success, nil }
 	p := &Plugin{Actions: []Action{{Name: "a", Run: run}, {Name: "a", Run: run}, {Name: "b"}, {Name: "c", Run: run, Writes: []string{"x", "x"}}},
-		Conditions: []Condition{{Name: ""}}}
+		Conditions: []Condition{{Name: ""}}, Scorers: []Scorer{{Name: "s"}, {Name: "s", Score: func(*Call) (float64, error) { return 1, nil }}}}
 	_, err := NewTester(p)
-	for _, want := range []string{`action "a" is declared twice`, `action "b" has no Run function`, `Writes lists "x" twice`, "condition 0 has no name", "condition \"\" has no Test function"} {
+	for _, want := range []string{`action "a" is declared twice`, `action "b" has no Run function`, `Writes lists "x" twice`, "condition 0 has no name", "condition \"\" has no Test function",
+		`scorer "s" has no Score function`, `scorer "s" is declared twice`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
@@ -93,6 +94,13 @@ func counter() *Plugin {
 			return n > lim, err
 		}},
 		{Name: "meddles", Test: func(c *Call) (bool, error) { c.Signal("x"); return true, nil }},
+	}, Scorers: []Scorer{
+		{Name: "urge", Reads: []string{"n"}, Score: func(c *Call) (float64, error) {
+			n, _ := c.FieldFloat("n")
+			w, err := c.Params.Float("urge.weight", 1)
+			return n * w, err
+		}},
+		{Name: "pushy", Score: func(c *Call) (float64, error) { c.Jump("elsewhere"); return 1, nil }},
 	}}
 }
 
@@ -125,6 +133,9 @@ func TestTester_stateFieldsEffectsAndCancel(t *testing.T) {
 	if ok, err := tt.Test(ag, "big", map[string]string{"big.limit": "3"}); !ok || err != nil {
 		t.Errorf("big: %v %v", ok, err)
 	}
+	if v, err := tt.Score(ag, "urge", map[string]string{"urge.weight": "0.5"}); v != 2 || err != nil {
+		t.Errorf("urge: %v %v", v, err)
+	}
 	tt.Run(ag, "count", nil, 0.1)
 	if err := tt.Cancel(ag, "count", nil); err != nil || ag.Fields["n"] != -1.0 {
 		t.Errorf("cancel: %v %v", err, ag.Fields)
@@ -150,6 +161,12 @@ func TestTester_faultsBecomeErrors(t *testing.T) {
 	}
 	if _, err := tt.Test(ag, "big", map[string]string{"big.limit": "lots"}); err == nil || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("big: %v", err)
+	}
+	if _, err := tt.Score(ag, "pushy", nil); err == nil || !strings.Contains(err.Error(), `scorer "pushy" tried to change the agent`) {
+		t.Errorf("pushy: %v", err)
+	}
+	if _, err := tt.Score(ag, "absent", nil); err == nil || !strings.Contains(err.Error(), `no scorer "absent"`) {
+		t.Errorf("absent: %v", err)
 	}
 }
 

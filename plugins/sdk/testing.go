@@ -87,6 +87,15 @@ func (t *Tester) Test(a *TestAgent, condition string, params map[string]string) 
 	return r.OK, nil
 }
 
+// Score calls a scorer for the agent, with the scored child's parameters.
+func (t *Tester) Score(a *TestAgent, scorer string, params map[string]string) (float64, error) {
+	r, err := t.call(a, KindScorer, scorer, params, 0)
+	if err != nil {
+		return 0, err
+	}
+	return r.Score, nil
+}
+
 // Cancel calls an action's cancel hook, as when the runtime leaves a rule
 // whose action last returned Running, then the agent arrives afresh.
 func (t *Tester) Cancel(a *TestAgent, action string, params map[string]string) error {
@@ -97,13 +106,20 @@ func (t *Tester) Cancel(a *TestAgent, action string, params map[string]string) e
 
 func (t *Tester) call(a *TestAgent, kind CallKind, name string, params map[string]string, dt float64) (*Reply, error) {
 	var reads, writes []string
-	if kind == KindCondition {
+	switch kind {
+	case KindCondition:
 		c, ok := t.d.conditions[name]
 		if !ok {
 			return nil, fmt.Errorf("%w: no condition %q", ErrUnknownName, name)
 		}
 		reads = c.Reads
-	} else {
+	case KindScorer:
+		c, ok := t.d.scorers[name]
+		if !ok {
+			return nil, fmt.Errorf("%w: no scorer %q", ErrUnknownName, name)
+		}
+		reads = c.Reads
+	default:
 		ac, ok := t.d.actions[name]
 		if !ok {
 			return nil, fmt.Errorf("%w: no action %q", ErrUnknownName, name)

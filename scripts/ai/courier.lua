@@ -34,23 +34,25 @@ local function tally(ctx, distance)
   m.walked = walked
 end
 
--- walkTo: walk to this leg's spot. Gets tired after a while, and jumps to
--- the interrupt rule when the player comes too close.
+-- playerClose: the player is within playerClose.range (default 4) of the
+-- courier. The tree watches it at every step while the rounds run.
+bt.condition("playerClose", function(ctx, params)
+  local a, r = ctx.agent, params:number("playerClose.range", 4)
+  local dx, dy = player.x - a.x, player.y - a.y
+  return dx * dx + dy * dy < r * r
+end)
+
+-- walkTo: walk to this leg's spot. Gets tired after a while. The tree
+-- interrupts it when the player comes close (its cancel keeps the tally).
 bt.action("walkTo", {
   start = function(ctx, params)
     local a, s, spot = ctx.agent, ctx.state, spotOf(ctx.rule)
     local speed = params:number("walkTo.speed", 2.5)
     steer.plan(s, a, ctx.time, a[spot.x], a[spot.y], speed)
-    s.flee = params:number("walkTo.fleeRange", 4)
     s.from, s.speed = ctx.time, speed
   end,
   run = function(ctx, params)
     local a, s = ctx.agent, ctx.state
-    local dx, dy, r = player.x - a.x, player.y - a.y, s.flee -- is the player within r? (runs every step)
-    if dx * dx + dy * dy < r * r then
-      ctx:jump("interrupt")
-      return bt.RUNNING
-    end
     if steer.follow(s, a, ctx.time, ctx.dt) then
       tally(ctx, s.speed * (s.arrive - s.from))
       return bt.SUCCESS

@@ -1,5 +1,5 @@
--- Actions of the grunt tree (grunt.xml). Chasing is the nav plugin's
--- nav.moveTo; these are the rest. ctx.agent.playerX/playerY is where the
+-- Actions and the scorer of the grunt tree (grunt.xml). Chasing is the nav
+-- plugin's nav.moveTo; these are the rest. ctx.agent.playerX/playerY is where the
 -- grunt last saw the player (world.lua keeps it up to date while it sees
 -- it); arena.player is where the player is now.
 local bt = require("bt")
@@ -9,7 +9,8 @@ local arena = require("arena")
 local atan2 = math.atan2
 local player = arena.player
 
--- patrol: walk to a random spot near the grunt's post.
+-- patrol: walk to a random spot near the grunt's post. When it gets there
+-- it notes the time, which calms it down (restless).
 bt.action("patrol", {
   start = function(ctx, params)
     local a, r = ctx.agent, params:number("patrol.radius", 4)
@@ -20,11 +21,23 @@ bt.action("patrol", {
       params:number("patrol.speed", 1.5))
   end,
   run = function(ctx, params)
-    return steer.follow(ctx.state, ctx.agent, ctx.time, ctx.dt) and bt.SUCCESS or bt.RUNNING
+    if steer.follow(ctx.state, ctx.agent, ctx.time, ctx.dt) then
+      ctx.memory.patrolled = ctx.time
+      return bt.SUCCESS
+    end
+    return bt.RUNNING
   end,
 })
 
+-- restless: the idle choice's score for patrolling (looking about scores
+-- 1): it grows with the seconds since the grunt last finished a patrol,
+-- reaching 1 after restless.seconds (default 3).
+bt.scorer("restless", function(ctx, params)
+  return (ctx.time - (ctx.memory.patrolled or 0)) / params:number("restless.seconds", 3)
+end)
+
 -- shoot: fire a burst while the player is in range; fails when it is not.
+-- The tree gives it a cooldown between bursts and aims meanwhile.
 bt.action("shoot", {
   start = function(ctx, params)
     local s = ctx.state
@@ -56,8 +69,20 @@ bt.action("shoot", {
   end,
 })
 
+-- aim: face the player for aim.seconds (default 0.5), then succeed.
+bt.action("aim", {
+  start = function(ctx, params)
+    ctx.state.untilTime = ctx.time + params:number("aim.seconds", 0.5)
+  end,
+  run = function(ctx, params)
+    local a = ctx.agent
+    a.heading = atan2(player.y - a.y, player.x - a.x)
+    return ctx.time >= ctx.state.untilTime and bt.SUCCESS or bt.RUNNING
+  end,
+})
+
 -- goToLastSeen: walk to where the player was last seen, then look around.
--- Runs until its conditions (the give-up timer) stop it.
+-- Runs until something stops it: the tree's timeout gives up the search.
 bt.action("goToLastSeen", function(ctx, params)
   local a = ctx.agent
   if steer.moveTowards(a, a.playerX, a.playerY, params:number("goToLastSeen.speed", 2.5), ctx.dt) then

@@ -1,0 +1,189 @@
+package runtime
+
+import "math"
+
+// The active path: the cursor and its ancestors. A rule becomes **active**
+// when the cursor comes into its subtree from outside (entering it, a jump
+// or a preemption landing in it) and stays active until the cursor leaves
+// that subtree or the rule finishes; it is then **left**. This file is the
+// one place where rules become active and are left, so that everything tied
+// to that (timeout clocks, cooldowns, log parameters, and later gates and
+// parallel lanes) hooks in here:
+//
+//   - activate(r): r becomes active. Its timeout clock starts and its
+//     log.start is written. Gates will be taken here.
+//   - leave(r, res): r is left: res is Success or Failure when r finished
+//     (aborted included), 0 when the cursor left it without finishing (a
+//     jump, a preemption, a reset, an error, a restore, the agent closed).
+//     Its cooldown starts, its clock stops, and a finished rule writes
+//     log.success or log.failure. Gates will be released here.
+//   - moveTo(from, target): the cursor goes somewhere else than the state
+//     machine's next rule (a jump, a preemption): the rules of the old path
+//     that are not above target are left, innermost first; those above
+//     target that were not active become active, outermost first; target
+//     is an arrival unless it was active already.
+//   - leaveAll(): every active rule is left, innermost first (a reset, an
+//     error, a restore, the agent closed).
+//
+// The invariant that keeps this state small: every strict ancestor of the
+// cursor is active, and flagActive says whether the cursor itself is (it
+// becomes active at its first run after it arrived, when its cooldown lets
+// it in; a finished rule is not). So the active set is known from the
+// cursor and one bit, and a save holds the bit.
+//
+// All of it applies only to trees that use a feature (BoundTree.feats is
+// not nil); other trees never call into this file.
+
+// admit runs the arrival checks of rule r, at its first run after the cursor
+// arrived (r is the cursor and not active): its cooldown, then (later) its
+// gate. A rule let in becomes active; a refused one never did (it is not
+// left, its cooldown does not restart, it logs nothing) and fails at once.
+func (a *Agent) admit(r int32) bool {
+	if a.wouldRefuse(r) {
+		return false
+	}
+	a.flags |= flagActive
+	a.activate(r)
+	return true
+}
+
+// wouldRefuse reports whether rule r's arrival checks would refuse it now,
+// without changing anything: its cooldown runs (later also: its gate could
+// not be taken). The start-of-step checks skip such a watched child.
+func (a *Agent) wouldRefuse(r int32) bool {
+	return a.coolingDown(r)
+}
+
+// coolingDown reports whether rule r was left less than its cooldown ago.
+func (a *Agent) coolingDown(r int32) bool {
+	f := &a.bound.feats[r]
+	if f.coolSlot < 0 {
+		return false
+	}
+	left := math.Float64frombits(a.slab[f.coolSlot])
+	return !math.IsNaN(left) && a.time-left < f.cooldown
+}
+
+// activate marks rule r active at the agent's time.
+func (a *Agent) activate(r int32) {
+	if a.env.spy != nil {
+		a.env.spy(a, r, true)
+	}
+	f := &a.bound.feats[r]
+	if f.timeSlot >= 0 {
+		a.slab[f.timeSlot] = math.Float64bits(a.time)
+	}
+	if f.logStart != "" {
+		a.env.log(a, a.bound.Tree.Rules[r].Label, f.logStart)
+	}
+}
+
+// leave marks rule r left at the agent's time; res is the raw result
+// (before doNotFail) of a rule that finished, or 0.
+func (a *Agent) leave(r int32, res Status) {
+	if a.env.spy != nil {
+		a.env.spy(a, r, false)
+	}
+	f := &a.bound.feats[r]
+	if f.timeSlot >= 0 {
+		a.slab[f.timeSlot] = unsetStamp
+	}
+	if f.coolSlot >= 0 {
+		a.slab[f.coolSlot] = math.Float64bits(a.time)
+	}
+	switch {
+	case res == Success && f.logSuccess != "":
+		a.env.log(a, a.bound.Tree.Rules[r].Label, f.logSuccess)
+	case res == Failure && f.logFailure != "":
+		a.env.log(a, a.bound.Tree.Rules[r].Label, f.logFailure)
+	}
+}
+
+// leaveAll leaves every active rule, innermost first. The caller moves the
+// cursor afterwards.
+func (a *Agent) leaveAll() {
+	if a.bound.feats == nil {
+		return
+	}
+	a.leaveUpTo(-1)
+	a.flags &^= flagActive
+}
+
+// leaveUpTo leaves the active rules from the cursor up to, not including,
+// stop (one of its ancestors, or -1 for all), innermost first.
+func (a *Agent) leaveUpTo(stop int32) {
+	rules := a.bound.rules
+	r := a.cursor
+	if a.flags&flagActive == 0 {
+		r = rules[r].parent
+	}
+	for ; r >= 0 && r != stop; r = rules[r].parent {
+		a.leave(r, 0)
+	}
+}
+
+// moveTo moves the cursor from `from` (active or not) to target, outside
+// the state machine's own moves: a jump or a preemption. The running action,
+// if any, must have been cancelled already.
+func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
+	b := a.bound
+	if b.feats == nil {
+		a.arrive(target)
+		return
+	}
+	rules := b.rules
+	// Leave the old path, innermost first, up to the deepest active rule
+	// that target is in (or is).
+	x := from
+	if !fromActive {
+		x = rules[from].parent
+	}
+	for x >= 0 && !b.within(target, x) {
+		a.leave(x, 0)
+		x = rules[x].parent
+	}
+	if x == target {
+		a.arrive(target)
+		a.flags |= flagActive // an active rule the cursor comes back to keeps its activation
+		return
+	}
+	if x >= 0 {
+		// x stays active: if it orders its children and target is below a
+		// child that its order leaves out (a score order's), it goes on in
+		// document order (the order would have no place for that child).
+		if f := &b.feats[x]; f.orderSlot >= 0 && a.orderIndex(f, b.childToward(x, target)) < 0 {
+			a.documentOrder(f)
+		}
+	}
+	// The rules between x and target become active, outermost first.
+	chain := a.env.chain[:0]
+	for r := rules[target].parent; r != x; r = rules[r].parent {
+		chain = append(chain, r)
+	}
+	a.env.chain = chain
+	for i := len(chain) - 1; i >= 0; i-- {
+		r := chain[i]
+		if f := &b.feats[r]; f.orderSlot >= 0 {
+			a.documentOrder(f) // made active by a jump: document order until entered
+		}
+		a.activate(r)
+	}
+	a.arrive(target)
+}
+
+// within reports whether rule r is anc or below it.
+func (b *BoundTree) within(r, anc int32) bool {
+	d := b.Tree.Rules[anc].Depth
+	for r >= 0 && b.Tree.Rules[r].Depth > d {
+		r = b.rules[r].parent
+	}
+	return r == anc
+}
+
+// childToward is the child of anc whose subtree holds r (r is below anc).
+func (b *BoundTree) childToward(anc, r int32) int32 {
+	for b.rules[r].parent != anc {
+		r = b.rules[r].parent
+	}
+	return r
+}

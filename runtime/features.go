@@ -1,0 +1,213 @@
+package runtime
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// This file binds what a tree asks beyond Drag[en]gine's stepping: abort,
+// timeout and cooldown on rules, log parameters, choice orders with their
+// weights and scorers. A tree that uses none of it gets no feature table
+// (BoundTree.feats is nil) and no extra slab words, and the step loop skips
+// every feature behind that one nil check: it steps exactly, and as fast,
+// as before.
+
+// ruleFeat is what one rule of a tree that uses the features needs at run
+// time. Slots are indices into the agent's slab.
+type ruleFeat struct {
+	abort    Abort
+	order    Order
+	timeout  float64 // seconds; 0 when none
+	cooldown float64 // seconds; 0 when none
+
+	timeSlot  int32 // when the rule became active (float64 bits, NaN while not active); -1 without timeout
+	coolSlot  int32 // when the rule was last left (float64 bits, NaN: never); -1 without cooldown
+	orderSlot int32 // a choice's order region (order.go); -1 for document order
+
+	// watchLower is set on a choice when one of its children has abort
+	// lower or both: the start-of-step checks look at its children.
+	watchLower bool
+	// kids are a choice's children in document order, for choices with an
+	// order or with watched children: orders hold positions into it.
+	kids []int32
+	// pos is the rule's position among its parent's children.
+	pos int32
+
+	logStart, logSuccess, logFailure string // "" when the parameter is absent or empty
+
+	// As a child of a weighted choice: its weight. Of a score choice: its
+	// constant score, or its scorer (then scorerName names it).
+	weight     float64
+	score      float64
+	scorer     Scorer
+	scorerName string
+}
+
+// kindOrderedChoice is the bound kind of a choice with an order (order.go):
+// runRule's switch sends it to runOrderedChoice, so that plain choices pay
+// nothing for orders. It never appears in a Tree.
+const kindOrderedChoice Kind = 100
+
+// usesFeatures reports whether a rule asks for anything of this file.
+func usesFeatures(r *Rule) bool {
+	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList {
+		return true
+	}
+	for _, name := range []string{ParamLogStart, ParamLogSuccess, ParamLogFailure} {
+		if v, ok := r.Params.Get(name); ok && v != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// bindFeatures fills b.feats and extends the slab layout, when some rule of
+// the tree uses the features. Call it after layout. Unknown scorers are
+// reported through add (or warned about under lenient binding).
+func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error), warn func(kind, name string, pos Pos, label string)) {
+	t := b.Tree
+	uses := false
+	for i := range t.Rules {
+		if usesFeatures(&t.Rules[i]) {
+			uses = true
+			break
+		}
+	}
+	if !uses {
+		return
+	}
+	b.feats = make([]ruleFeat, len(t.Rules))
+	slot := func(words int, init uint64) int32 {
+		s := int32(b.slabLen)
+		for range words {
+			b.slabInit = append(b.slabInit, init)
+		}
+		b.slabLen += words
+		return s
+	}
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		f := &b.feats[i]
+		f.abort, f.order, f.timeout, f.cooldown = r.Abort, r.Order, r.Timeout, r.Cooldown
+		f.timeSlot, f.coolSlot, f.orderSlot = -1, -1, -1
+		if r.Timeout > 0 {
+			f.timeSlot = slot(1, unsetStamp)
+		}
+		if r.Cooldown > 0 {
+			f.coolSlot = slot(1, unsetStamp)
+		}
+		f.logStart, _ = r.Params.Get(ParamLogStart)
+		f.logSuccess, _ = r.Params.Get(ParamLogSuccess)
+		f.logFailure, _ = r.Params.Get(ParamLogFailure)
+		if r.Abort != AbortNone || r.Timeout > 0 {
+			b.watch = true
+		}
+		if r.Kind != KindChoice {
+			continue
+		}
+		kids := t.Children(int32(i))
+		if r.Order != OrderList {
+			f.orderSlot = slot(orderWords(len(kids)), 0)
+			b.rules[i].kind = kindOrderedChoice
+		}
+		for k, c := range kids {
+			b.feats[c].pos = int32(k)
+			if t.Rules[c].Abort.WatchesLower() {
+				f.watchLower = true
+			}
+		}
+		if f.watchLower || r.Order != OrderList {
+			f.kids = kids
+		}
+	}
+	// Labels of the rules whose state a save names (label -> indices; a
+	// label repeats when a subtree file is included twice).
+	b.featLabels = map[string][]int32{}
+	for i := range b.feats {
+		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 {
+			l := t.Rules[i].Label
+			b.featLabels[l] = append(b.featLabels[l], int32(i))
+		}
+	}
+	// Weights and scores, now that every child knows its parent's order.
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		if r.Parent < 0 || t.Rules[r.Parent].Kind != KindChoice {
+			continue
+		}
+		f := &b.feats[i]
+		switch t.Rules[r.Parent].Order {
+		case OrderWeighted:
+			f.weight = 1
+			if s, ok := r.Params.Get(ParamChoiceWeight); ok {
+				f.weight, _ = parseWeight(s) // the loader checked it
+			}
+		case OrderScore:
+			if err := b.bindScore(reg, int32(i), opts, warn); err != nil {
+				add(err)
+			}
+		}
+	}
+}
+
+// bindScore resolves a score choice's child's choice.score: a number, or a
+// scorer's name.
+func (b *BoundTree) bindScore(reg *Registry, i int32, opts BindOptions, warn func(kind, name string, pos Pos, label string)) error {
+	r := &b.Tree.Rules[i]
+	f := &b.feats[i]
+	s, ok := r.Params.Get(ParamChoiceScore)
+	if !ok {
+		return nil // scores 0: not tried
+	}
+	score, name, err := parseScore(s)
+	if err != nil { // the loader reports these; a tree built by hand may not have been checked
+		return &Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: fmt.Sprintf("parameter %s = %q %v", ParamChoiceScore, s, err)}
+	}
+	if name == "" {
+		f.score = score
+		return nil
+	}
+	f.scorerName = name
+	def, ok := reg.LookupScorer(name)
+	if !ok {
+		if opts.Lenient {
+			warn("scorer", name, r.Pos, r.Label)
+			return nil // scores 0
+		}
+		return &Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("scorer", name, scorerNames(reg))}
+	}
+	f.scorer = def.Scorer
+	if def.Bind != nil {
+		sc, err := def.Bind(&Site{Tree: b.Tree, Rule: i, Name: name, Params: r.Params, Pos: r.Pos, bound: b})
+		if err != nil {
+			return err
+		}
+		f.scorer = sc
+	}
+	return nil
+}
+
+// resolveLabel finds the rule a save names by label and index: the rule at
+// that index when its label matches, else the first with that label (the
+// tree was edited).
+func (b *BoundTree) resolveLabel(label string, index int32) (int32, bool) {
+	rules := b.Tree.Rules
+	if index >= 0 && int(index) < len(rules) && rules[index].Label == label {
+		return index, true
+	}
+	if l := b.featLabels[label]; len(l) > 0 {
+		return l[0], true
+	}
+	return 0, false
+}
+
+func scorerNames(reg *Registry) []string {
+	out := make([]string, 0, len(reg.scorers))
+	for n := range reg.scorers {
+		out = append(out, n)
+	}
+	return out
+}
+
+// formatSeconds writes seconds as the tree would.
+func formatSeconds(s float64) string { return strconv.FormatFloat(s, 'g', -1, 64) }
