@@ -182,6 +182,7 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 	o.RawSetString("tree", st.tree.name)
 	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: e.ctxKit.meta}
 	a.SetUserData(st)
+	e.attached[st] = struct{}{}
 	return st, nil
 }
 
@@ -191,6 +192,8 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 func (e *Engine) Detach(a *runtime.Agent) {
 	if st, ok := a.UserData().(*AgentData); ok && st.e == e {
 		a.SetUserData(nil)
+		delete(e.attached, st)
+		e.guard.mem.pending.Store(true) // the agent's tables are freed
 		st.agent = nil
 		if e.ctxKit.view.holder == st {
 			e.ctxKit.view.holder = nil

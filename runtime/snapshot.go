@@ -383,6 +383,11 @@ func (p *RestorePlan) prefix() string { return "agent " + p.a.id + ": " }
 // Warnings are what PlanRestore let through.
 func (p *RestorePlan) Warnings() []string { return p.warnings }
 
+// maxSavedStep bounds a saved agent's step counter: up to 2^53 a step and
+// its time are exact in a float64 (what Lua sees), and a counter read from
+// a crafted save cannot wrap around to 0.
+const maxSavedStep = 1 << 53
+
 // Apply replaces the agent's state with the snapshot's (but for Host, which
 // is the host's to restore). An action the agent was running is cancelled
 // first; an error from that cancel hook is returned, the state is replaced
@@ -529,6 +534,9 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	s.Time = d.Float()
 	s.Dt = d.Float()
 	s.Step = d.Uvarint()
+	if s.Step > maxSavedStep {
+		d.fail("step %d is beyond step %d, the last an agent can reach", s.Step, uint64(maxSavedStep))
+	}
 	n := d.Count(2)
 	for range n {
 		s.Vars = append(s.Vars, NamedBool{d.String(), d.Bool()})

@@ -2,10 +2,10 @@ package game
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 )
@@ -267,6 +267,6 @@ func keys(m map[string]bool) []string {
 
 // cfgText is the config file's text, to find the lines of its entries.
 func (g *Game) cfgText() string {
-	data, _ := os.ReadFile(g.cfg.Path)
+	data, _ := readfile.Read(g.cfg.Path, readfile.ConfigLimit, "config")
 	return string(data)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
@@ -38,8 +39,9 @@ func (g *Game) openScripts() error {
 	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
 		print = io.Discard
 	}
-	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
-		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: print})
+	confine, _ := newConfinement(c) // checked with the config
+	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed, ReadFile: confine.reader(readfile.ScriptLimit, "script"),
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
 	if err != nil {
 		return err
 	}
@@ -123,7 +125,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
 		g.lua.errors++
-		g.out.repeatable(t, "world", "error: "+err.Error())
+		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
 }
 
