@@ -193,6 +193,7 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 	o.RawSetString("tree", st.tree.name)
 	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: e.ctxKit.meta}
 	a.SetUserData(st)
+	e.attached[st] = struct{}{}
 	return st, nil
 }
 
@@ -202,6 +203,8 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 func (e *Engine) Detach(a *runtime.Agent) {
 	if st, ok := a.UserData().(*AgentData); ok && st.e == e {
 		a.SetUserData(nil)
+		delete(e.attached, st)
+		e.guard.mem.pending.Store(true) // the agent's tables are freed
 		st.agent = nil
 		if e.ctxKit.view.holder == st {
 			e.ctxKit.view.holder = nil
@@ -282,6 +285,21 @@ func (st *AgentData) SetField(name string, v any) error {
 		return fmt.Errorf("luabind: agent field %q: cannot store a %T; fields hold float64, string, bool or nil", name, v)
 	}
 	st.data.RawSetString(name, lv)
+	return nil
+}
+
+// NumberField reads the top-level field name of ctx.agent when it holds a
+// number: GetField without boxing the float64 in an interface (the plugin
+// host reads fields this way).
+func (st *AgentData) NumberField(name string) (float64, bool) {
+	n, ok := st.data.RawGetString(name).(lua.LNumber)
+	return float64(n), ok
+}
+
+// SetNumberField sets the top-level field name of ctx.agent to a number
+// without an allocation.
+func (st *AgentData) SetNumberField(name string, v float64) error {
+	st.data.RawSetString(name, st.e.nums.box(v))
 	return nil
 }
 

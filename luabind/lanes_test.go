@@ -1,6 +1,8 @@
 package luabind
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
@@ -84,6 +86,8 @@ func TestSaveHost_badLanesAreRejected(t *testing.T) {
 	f := newFixture(t, map[string]string{"count.lua": laneScripts})
 	f.bind(tree(laneTree))
 	a := f.agent("a1")
+	str := func(s string) runtime.Value { return runtime.Value{Kind: runtime.StringValue, Str: s} }
+	num := func(n float64) runtime.Value { return runtime.Value{Kind: runtime.NumberValue, Num: n} }
 	table := func(fields ...runtime.Field) runtime.Value {
 		return runtime.Value{Kind: runtime.TableValue, Table: fields}
 	}
@@ -91,12 +95,31 @@ func TestSaveHost_badLanesAreRejected(t *testing.T) {
 	base := []runtime.Field{field(str("agent"), table()), field(str("memory"), table())}
 	for name, lanes := range map[string]runtime.Value{
 		"a string key":        table(field(str("x"), table())),
-		"a fraction":          table(field(runtime.Value{Kind: runtime.NumberValue, Num: 1.5}, table())),
-		"a state not a table": table(field(runtime.Value{Kind: runtime.NumberValue, Num: 1}, str("x"))),
+		"a fraction":          table(field(num(1.5), table())),
+		"position 0":          table(field(num(0), table())),
+		"a state not a table": table(field(num(1), str("x"))),
+		"lanes not a table":   str("x"),
 	} {
 		v := table(append(append([]runtime.Field(nil), base...), field(str("lanes"), lanes))...)
-		if err := f.e.CheckHost(a, v); err == nil {
-			t.Errorf("%s: accepted", name)
+		enc := runtime.NewEncoder()
+		enc.Value(v)
+		if err := f.e.CheckHost(a, runtime.NewDecoder(enc.Bytes(), enc.Strings())); err == nil || !errors.Is(err, runtime.ErrCorrupt) {
+			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestSaveHost_unsaveableLaneStateNamesItsPath: a value a save cannot hold
+// in a lane's ctx.state is an error naming the agent and the lane's path.
+func TestSaveHost_unsaveableLaneStateNamesItsPath(t *testing.T) {
+	f := newFixture(t, map[string]string{"bad.lua": `
+bt.action("keep", function(ctx) ctx.state.n = 1; return bt.RUNNING end)
+bt.action("bad", function(ctx) ctx.state.f = function() end; return bt.RUNNING end)`})
+	f.bind(tree(`<parallel id='p'><action id='.a' name='keep'/><action id='.b' name='bad'/></parallel>`))
+	a := f.agent("a1")
+	step(t, a)
+	_, err := runtime.SaveAgents([]*runtime.Agent{a}, f.e)
+	if err == nil || !strings.Contains(err.Error(), "agent a1: lanes[2].f: a function cannot be saved") {
+		t.Errorf("got %v", err)
 	}
 }

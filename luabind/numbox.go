@@ -53,3 +53,23 @@ func (n *numbers) box(v float64) lua.LValue {
 	(*eface)(unsafe.Pointer(&out)).data = unsafe.Pointer(&n.slab[len(n.slab)-1])
 	return out
 }
+
+// texts does for strings what numbers does for float64s: storing an
+// LString in an interface makes Go allocate its 16-byte header each time.
+type texts struct {
+	slab []string
+}
+
+// box returns v as a lua.LValue.
+func (t *texts) box(v string) lua.LValue {
+	if v == "" {
+		return lua.LString("")
+	}
+	if len(t.slab) == cap(t.slab) {
+		t.slab = make([]string, 0, slabSize)
+	}
+	t.slab = append(t.slab, v)
+	var out lua.LValue = lua.LString("") // a constant: Go stores no new value for it
+	(*eface)(unsafe.Pointer(&out)).data = unsafe.Pointer(&t.slab[len(t.slab)-1])
+	return out
+}

@@ -11,7 +11,8 @@ import (
 )
 
 // Saving Lua state (SPEC §6). An agent's host state is a table Value
-// {agent = ctx.agent, memory = ctx.memory, state = ctx.state}; the world's
+// {agent = ctx.agent, memory = ctx.memory, state = ctx.state, lanes = ...}
+// (lanes: each running lane's ctx.state, lanestate.go); the world's
 // is whatever its save() returns. Saves hold nil, booleans, numbers,
 // strings and tables of those; anything else, and a table reachable twice
 // (which would come back as two tables), is an error naming the agent and
@@ -20,205 +21,304 @@ import (
 // Tables are written in gopher-lua's iteration order (array part, then keys
 // in insertion order) and restored in that order, so that pairs() walks a
 // restored table as it walked the saved one.
+//
+// Lua values go straight into the save's encoding (runtime.Encoder's Value
+// pieces) and come straight back from it, with no Value tree in between.
+// Paths are not built while saving: when a value cannot be saved, the
+// owner's tables are walked again, this time with paths, to name it (see
+// explain).
 
 // ErrSave marks Lua state that cannot be saved or restored.
 var ErrSave = errors.New("luabind: cannot save")
 
+// maxSaveDepth bounds nesting, as the save reader does.
+const maxSaveDepth = 100
+
+// saveTables is what the engine knows of the save under way: which owner
+// (an agent, the world, a value given to ToValue) each table met so far
+// belongs to. Within BeginSave and EndSave it spans every owner, so that a
+// table reachable from two agents is an error too; otherwise each owner
+// starts afresh.
+type saveTables struct {
+	many   bool // between BeginSave and EndSave
+	owners []saveOwner
+	seen   map[*lua.LTable]int32 // table -> index in owners
+}
+
+// saveOwner is what a save's tables belong to, with what it takes to walk
+// them again for an error message.
+type saveOwner struct {
+	agent *runtime.Agent // an agent's roots are its ctx tables
+	name  string         // otherwise: the owner's name ("world main.lua")
+	root  lua.LValue     // and its one root value
+	path  string         // and the root's path ("save()")
+}
+
 // BeginSave starts a save of many agents: until EndSave, a table reachable
 // from two agents (or from an agent and the world) is an error too.
-func (e *Engine) BeginSave() { e.saving = map[*lua.LTable]string{} }
+func (e *Engine) BeginSave() {
+	e.save.reset()
+	e.save.many = true
+}
 
 // EndSave ends what BeginSave started.
-func (e *Engine) EndSave() { e.saving = nil }
-
-// SaveHost implements runtime.HostState.
-func (e *Engine) SaveHost(a *runtime.Agent) (runtime.Value, error) {
-	st, err := e.agentData(a)
-	if err != nil {
-		return runtime.Value{}, err
-	}
-	c := e.converter("agent " + a.ID())
-	host := runtime.Value{Kind: runtime.TableValue}
-	add := func(name string, t *lua.LTable) error {
-		v, err := c.value(t, name, 0)
-		if err != nil {
-			return err
-		}
-		host.Table = append(host.Table, runtime.Field{Key: str(name), Val: v})
-		return nil
-	}
-	if err := add("agent", st.data); err != nil {
-		return runtime.Value{}, err
-	}
-	if err := add("memory", st.memory); err != nil {
-		return runtime.Value{}, err
-	}
-	if t := st.State(); t != nil {
-		if err := add("state", t); err != nil {
-			return runtime.Value{}, err
-		}
-	}
-	if err := e.saveLanes(a, c, &host); err != nil {
-		return runtime.Value{}, err
-	}
-	return host, nil
+func (e *Engine) EndSave() {
+	e.save.reset()
+	e.save.many = false
 }
 
-// CheckHost implements runtime.HostState: it checks a saved host Value has
-// the shape SaveHost writes, changing nothing.
-func (e *Engine) CheckHost(a *runtime.Agent, v runtime.Value) error {
-	if _, err := e.agentData(a); err != nil {
-		return err
+func (s *saveTables) reset() {
+	clear(s.owners) // let go of the agents and values
+	s.owners = s.owners[:0]
+	if s.seen == nil {
+		s.seen = map[*lua.LTable]int32{}
 	}
-	_, err := hostParts(v)
-	if err != nil {
-		return fmt.Errorf("%w: agent %s: %w", runtime.ErrCorrupt, a.ID(), err)
-	}
-	return nil
+	clear(s.seen)
 }
 
-// RestoreHost implements runtime.HostState. ctx.agent and ctx.memory are
-// refilled in place (the world keeps references to ctx.agent tables);
-// ctx.state becomes a new table.
-func (e *Engine) RestoreHost(a *runtime.Agent, v runtime.Value) error {
+// begin starts the tables of a new owner and returns a writer for them.
+func (s *saveTables) begin(e *Engine, enc *runtime.Encoder, o saveOwner) saveWriter {
+	if !s.many {
+		s.reset()
+	}
+	s.owners = append(s.owners, o)
+	return saveWriter{e: e, enc: enc, owner: int32(len(s.owners) - 1)}
+}
+
+// EncodeHost implements runtime.HostState: the agent's tables, written as
+// the table {agent = ..., memory = ..., state = ...}.
+func (e *Engine) EncodeHost(enc *runtime.Encoder, a *runtime.Agent) error {
 	st, err := e.agentData(a)
 	if err != nil {
 		return err
 	}
-	parts, err := hostParts(v)
-	if err != nil {
-		return fmt.Errorf("%w: agent %s: %w", runtime.ErrCorrupt, a.ID(), err)
+	w := e.save.begin(e, enc, saveOwner{agent: a})
+	state := st.State()
+	n := 2
+	if state != nil {
+		n = 3
 	}
-	e.refill(st.data, parts["agent"])
-	e.refill(st.memory, parts["memory"])
-	if s, ok := parts["state"]; ok {
-		t := e.L.CreateTable(0, len(s.Table))
-		e.refill(t, s)
-		a.SetRuleValue(t)
-		st.state.t, st.state.reuses = t, 0
-		st.usesState = true
+	m := enc.BeginTable()
+	if !w.entry("agent", st.data) || !w.entry("memory", st.memory) || state != nil && !w.entry("state", state) {
+		return e.save.explain(e, w.owner)
 	}
-	if l, ok := parts["lanes"]; ok {
-		return e.restoreLanes(st, l)
+	if lanes, ok := e.encodeLanes(&w, a); !ok {
+		return e.save.explain(e, w.owner)
+	} else if lanes {
+		n++
 	}
+	enc.EndTable(m, n)
 	return nil
 }
 
-// hostParts splits a host Value into its named tables.
-func hostParts(v runtime.Value) (map[string]runtime.Value, error) {
-	if v.Kind != runtime.TableValue {
-		return nil, fmt.Errorf("the saved Lua state is not a table")
-	}
-	parts := map[string]runtime.Value{}
-	for _, f := range v.Table {
-		name := f.Key.Str
-		if f.Key.Kind != runtime.StringValue || (name != "agent" && name != "memory" && name != "state" && name != "lanes") {
-			return nil, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(f.Key))
-		}
-		if f.Val.Kind != runtime.TableValue {
-			return nil, fmt.Errorf("the saved %s is not a table", name)
-		}
-		if name == "lanes" {
-			if err := checkLanes(f.Val); err != nil {
-				return nil, err
-			}
-		}
-		parts[name] = f.Val
-	}
-	if _, ok := parts["agent"]; !ok {
-		return nil, fmt.Errorf("the saved Lua state has no agent table")
-	}
-	if _, ok := parts["memory"]; !ok {
-		return nil, fmt.Errorf("the saved Lua state has no memory table")
-	}
-	return parts, nil
+// hostRoot is one of an agent's saved tables and its path.
+type hostRoot struct {
+	name string
+	t    *lua.LTable
 }
 
-// SaveValue calls the world's save() and converts what it returns.
-func (w *World) SaveValue() (runtime.Value, error) {
+// hostRoots are an agent's saved tables, by path, in the order they are
+// saved (for error messages).
+func (e *Engine) hostRoots(st *AgentData) []hostRoot {
+	return e.laneRoots(st, []hostRoot{{"agent", st.data}, {"memory", st.memory}, {"state", st.State()}})
+}
+
+// EncodeSave calls the world's save() and writes what it returns as one
+// Value.
+func (w *World) EncodeSave(enc *runtime.Encoder) error {
 	v, err := w.Save()
 	if err != nil {
-		return runtime.Value{}, err
+		return err
 	}
-	return w.e.converter("world "+w.module).value(v, "save()", 0)
-}
-
-// LoadValue gives the world's load(t) a saved value. Without a load hook
-// the saved value is ignored.
-func (w *World) LoadValue(v runtime.Value) error {
-	return w.Load(w.e.luaValue(v))
+	return w.e.encodeValue(enc, v, "world "+w.module, "save()")
 }
 
 // ToValue converts a Lua value for a save; what names the owner in errors.
 func (e *Engine) ToValue(v lua.LValue, what string) (runtime.Value, error) {
-	return e.converter(what).value(v, "", 0)
+	enc := runtime.NewEncoder()
+	if err := e.encodeValue(enc, v, what, ""); err != nil {
+		return runtime.Value{}, err
+	}
+	return runtime.NewDecoder(enc.Bytes(), enc.Strings()).Value(), nil
 }
 
-// FromValue makes a Lua value of a saved Value.
-func (e *Engine) FromValue(v runtime.Value) lua.LValue { return e.luaValue(v) }
-
-type converter struct {
-	owner string
-	seen  map[*lua.LTable]string // tables of this owner and path
-	all   map[*lua.LTable]string // tables of every owner in this save (BeginSave)
+func (e *Engine) encodeValue(enc *runtime.Encoder, v lua.LValue, owner, path string) error {
+	w := e.save.begin(e, enc, saveOwner{name: owner, root: v, path: path})
+	if !w.value(v, 0) {
+		return e.save.explain(e, w.owner)
+	}
+	return nil
 }
 
-func (e *Engine) converter(owner string) *converter {
-	return &converter{owner: owner, seen: map[*lua.LTable]string{}, all: e.saving}
+// saveWriter writes one owner's Lua values into a save. It reports only
+// whether a value could be saved; explain says why not.
+type saveWriter struct {
+	e     *Engine
+	enc   *runtime.Encoder
+	owner int32
 }
 
-// maxSaveDepth bounds nesting, as the save reader does.
-const maxSaveDepth = 100
-
-func (c *converter) fail(path, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s: %s", ErrSave, c.owner, path, fmt.Sprintf(format, args...))
+// entry writes the key name and the table t.
+func (w *saveWriter) entry(name string, t *lua.LTable) bool {
+	w.enc.ValueString(name)
+	return w.table(t, 0)
 }
 
-func (c *converter) value(v lua.LValue, path string, depth int) (runtime.Value, error) {
+func (w *saveWriter) value(v lua.LValue, depth int) bool {
 	switch v := v.(type) {
 	case *lua.LNilType:
-		return runtime.Value{}, nil
+		w.enc.ValueNil()
 	case lua.LBool:
-		return runtime.Value{Kind: runtime.BoolValue, Bool: bool(v)}, nil
+		w.enc.ValueBool(bool(v))
 	case lua.LNumber:
-		return runtime.Value{Kind: runtime.NumberValue, Num: float64(v)}, nil
+		w.enc.ValueNumber(float64(v))
 	case lua.LString:
-		return str(string(v)), nil
+		w.enc.ValueString(string(v))
 	case *lua.LTable:
-		if depth >= maxSaveDepth {
-			return runtime.Value{}, c.fail(path, "tables nested deeper than %d", maxSaveDepth)
+		return w.table(v, depth)
+	default:
+		return false
+	}
+	return true
+}
+
+func (w *saveWriter) table(t *lua.LTable, depth int) bool {
+	seen := w.e.save.seen
+	if _, ok := seen[t]; ok || depth >= maxSaveDepth {
+		return false
+	}
+	seen[t] = w.owner
+	m := w.enc.BeginTable()
+	n := 0
+	it := iterate(t)
+	for k, v := it.next(); k != lua.LNil; k, v = it.next() {
+		switch k.(type) {
+		case lua.LString, lua.LNumber, lua.LBool:
+		default:
+			return false
 		}
-		if other, ok := c.seen[v]; ok {
-			return runtime.Value{}, c.fail(path, "the table is also at %s; a table reachable twice would come back as two tables", other)
+		w.value(k, depth+1)
+		if !w.value(v, depth+1) {
+			return false
 		}
-		if other, ok := c.all[v]; ok {
-			return runtime.Value{}, c.fail(path, "the table is also reachable from %s; a table shared between agents or the world would come back as separate tables", other)
+		n++
+	}
+	w.enc.EndTable(m, n)
+	return true
+}
+
+// explain walks the tables of an owner whose save failed again, in the
+// same order, now with paths, and returns the error for the first value
+// that cannot be saved: the owner, the path (memory.target.onHit) and why.
+func (s *saveTables) explain(e *Engine, owner int32) error {
+	x := &pathWalker{s: s, e: e, owner: owner, at: map[*lua.LTable]string{}}
+	o := &s.owners[owner]
+	if o.agent == nil {
+		if err := x.value(o.root, o.path, 0); err != nil {
+			return err
 		}
-		c.seen[v] = path
-		if c.all != nil {
-			c.all[v] = c.owner + " " + path
-		}
-		out := runtime.Value{Kind: runtime.TableValue}
-		var err error
-		for k, val := v.Next(lua.LNil); k != lua.LNil && err == nil; k, val = v.Next(k) {
-			var kv, vv runtime.Value
-			switch k.(type) {
-			case lua.LString, lua.LNumber, lua.LBool:
-				kv, _ = c.value(k, path, depth+1)
-			default:
-				err = c.fail(join(path, k), "a %s used as a key; keys must be strings, numbers or booleans", k.Type())
+	} else if st, err := e.agentData(o.agent); err == nil {
+		for _, r := range e.hostRoots(st) {
+			if r.t == nil {
 				continue
 			}
-			vv, err = c.value(val, join(path, k), depth+1)
-			out.Table = append(out.Table, runtime.Field{Key: kv, Val: vv})
+			if err := x.value(r.t, r.name, 0); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return runtime.Value{}, err
-		}
-		return out, nil
-	default:
-		return runtime.Value{}, c.fail(path, "a %s cannot be saved; saves hold nil, booleans, numbers, strings and tables of those", v.Type())
 	}
+	return x.fail("", "the value cannot be saved") // not reached: both walks see the same tables
+}
+
+// pathWalker is the second walk of explain: the checks of saveWriter, in
+// the same order, with the path of every value.
+type pathWalker struct {
+	s     *saveTables
+	e     *Engine
+	owner int32
+	at    map[*lua.LTable]string // the owner's tables met in this walk, and where
+}
+
+func (x *pathWalker) fail(path, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s: %s", ErrSave, x.s.ownerName(x.owner), path, fmt.Sprintf(format, args...))
+}
+
+func (x *pathWalker) value(v lua.LValue, path string, depth int) error {
+	switch v := v.(type) {
+	case *lua.LNilType, lua.LBool, lua.LNumber, lua.LString:
+		return nil
+	case *lua.LTable:
+		if depth >= maxSaveDepth {
+			return x.fail(path, "tables nested deeper than %d", maxSaveDepth)
+		}
+		if other, ok := x.at[v]; ok {
+			return x.fail(path, "the table is also at %s; a table reachable twice would come back as two tables", other)
+		}
+		if o, ok := x.s.seen[v]; ok && o != x.owner {
+			return x.fail(path, "the table is also reachable from %s %s; a table shared between agents or the world would come back as separate tables",
+				x.s.ownerName(o), x.s.pathOf(x.e, o, v))
+		}
+		x.at[v] = path
+		for k, val := v.Next(lua.LNil); k != lua.LNil; k, val = v.Next(k) {
+			switch k.(type) {
+			case lua.LString, lua.LNumber, lua.LBool:
+			default:
+				return x.fail(join(path, k), "a %s used as a key; keys must be strings, numbers or booleans", k.Type())
+			}
+			if err := x.value(val, join(path, k), depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	default:
+		return x.fail(path, "a %s cannot be saved; saves hold nil, booleans, numbers, strings and tables of those", v.Type())
+	}
+}
+
+func (s *saveTables) ownerName(o int32) string {
+	if a := s.owners[o].agent; a != nil {
+		return "agent " + a.ID()
+	}
+	return s.owners[o].name
+}
+
+// pathOf is the path at which owner o's save first met table t: the first
+// place a walk in the same order finds it.
+func (s *saveTables) pathOf(e *Engine, o int32, t *lua.LTable) string {
+	met := map[*lua.LTable]bool{}
+	var find func(v lua.LValue, path string, depth int) (string, bool)
+	find = func(v lua.LValue, path string, depth int) (string, bool) {
+		tv, ok := v.(*lua.LTable)
+		if !ok || met[tv] || depth >= maxSaveDepth {
+			return "", false
+		}
+		if tv == t {
+			return path, true
+		}
+		met[tv] = true
+		for k, val := tv.Next(lua.LNil); k != lua.LNil; k, val = tv.Next(k) {
+			if p, ok := find(val, join(path, k), depth+1); ok {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	owner := &s.owners[o]
+	if owner.agent == nil {
+		p, _ := find(owner.root, owner.path, 0)
+		return p
+	}
+	if st, err := e.agentData(owner.agent); err == nil {
+		for _, r := range e.hostRoots(st) {
+			if r.t == nil {
+				continue
+			}
+			if p, ok := find(r.t, r.name, 0); ok {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // join appends a key to a path: memory.target, path[3], path["a b"].
@@ -251,7 +351,66 @@ func isName(s string) bool {
 	return true
 }
 
-func str(s string) runtime.Value { return runtime.Value{Kind: runtime.StringValue, Str: s} }
+// CheckHost implements runtime.HostState: it checks a saved host Value has
+// the shape EncodeHost writes, changing nothing.
+func (e *Engine) CheckHost(a *runtime.Agent, d *runtime.Decoder) error {
+	if _, err := e.agentData(a); err != nil {
+		return err
+	}
+	if err := checkHost(d); err != nil {
+		return fmt.Errorf("%w: agent %s: %w", runtime.ErrCorrupt, a.ID(), err)
+	}
+	return nil
+}
+
+// checkHost reads a host Value: a table of the tables agent and memory,
+// and maybe state.
+func checkHost(d *runtime.Decoder) error {
+	v, n := d.ValueHead()
+	if v.Kind != runtime.TableValue {
+		return fmt.Errorf("the saved Lua state is not a table")
+	}
+	var agent, memory bool
+	for range n {
+		name, m, err := hostEntry(d)
+		if err != nil {
+			return err
+		}
+		if name == "lanes" {
+			if err := checkLanes(d, m); err != nil {
+				return err
+			}
+			continue
+		}
+		for range 2 * m {
+			d.SkipValue()
+		}
+		agent = agent || name == "agent"
+		memory = memory || name == "memory"
+	}
+	if !agent {
+		return fmt.Errorf("the saved Lua state has no agent table")
+	}
+	if !memory {
+		return fmt.Errorf("the saved Lua state has no memory table")
+	}
+	return d.Err()
+}
+
+// hostEntry reads an entry of a host Value up to the start of its table:
+// the name (agent, memory, state or lanes) and the table's entry count.
+func hostEntry(d *runtime.Decoder) (string, int, error) {
+	k, _ := d.ValueHead()
+	name := k.Str
+	if k.Kind != runtime.StringValue || (name != "agent" && name != "memory" && name != "state" && name != "lanes") {
+		return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(k))
+	}
+	v, m := d.ValueHead()
+	if v.Kind != runtime.TableValue {
+		return "", 0, fmt.Errorf("the saved %s is not a table", name)
+	}
+	return name, m, nil
+}
 
 func describe(v runtime.Value) string {
 	switch v.Kind {
@@ -263,46 +422,181 @@ func describe(v runtime.Value) string {
 	return "of kind " + strconv.Itoa(int(v.Kind))
 }
 
-// luaValue makes a Lua value of a saved Value.
-func (e *Engine) luaValue(v runtime.Value) lua.LValue {
+// RestoreHost implements runtime.HostState. ctx.agent and ctx.memory are
+// refilled in place (the world keeps references to ctx.agent tables);
+// ctx.state is as a new table: the agent's own, emptied of its past, when
+// it has one (which spares the allocations of a new table).
+func (e *Engine) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
+	st, err := e.agentData(a)
+	if err != nil {
+		return err
+	}
+	corrupt := func(err error) error { return fmt.Errorf("%w: agent %s: %w", runtime.ErrCorrupt, a.ID(), err) }
+	v, n := d.ValueHead()
+	if v.Kind != runtime.TableValue {
+		return corrupt(fmt.Errorf("the saved Lua state is not a table"))
+	}
+	for range n {
+		name, m, err := hostEntry(d)
+		if err != nil {
+			return corrupt(err)
+		}
+		switch name {
+		case "agent":
+			e.refill(st.data, d, m)
+		case "memory":
+			e.refill(st.memory, d, m)
+		case "state":
+			// The agent's state table, or a new one, either way as a table
+			// just made would be: when it holds the saved keys alone, in
+			// their order, with no metatable, its values are set in place;
+			// else it is made new again in place when it can be, or a new
+			// table is made.
+			a.SetRuleValue(e.restoreState(&st.state, d, m))
+			st.usesState = true
+		case "lanes":
+			if err := e.restoreLanes(st, d, m); err != nil {
+				return err
+			}
+		}
+	}
+	return d.Err()
+}
+
+// restoreState gives a context's reused ctx.state table (or a new one) the
+// m entries d holds next, as a table just made would be: when it holds the
+// saved keys alone, in their order, with no metatable, its values are set
+// in place; else it is made new again in place when it can be, or a new
+// table is made.
+func (e *Engine) restoreState(rs *reusedState, d *runtime.Decoder, m int) *lua.LTable {
+	t := rs.t
+	if t == nil || !e.setInPlace(t, d, m, true) {
+		if t == nil || !resetTable(t) {
+			t = e.L.CreateTable(0, m)
+		}
+		e.fill(t, d, m)
+	}
+	rs.t, rs.reuses = t, 0
+	return t
+}
+
+// refill empties t and gives it the m entries d holds next, keeping t's
+// identity.
+func (e *Engine) refill(t *lua.LTable, d *runtime.Decoder, m int) {
+	if !e.setInPlace(t, d, m, false) {
+		emptyTable(t)
+		e.fill(t, d, m)
+	}
+}
+
+// setInPlace gives t the m entries d holds next by setting their values in
+// place, when that ends as emptying and filling t would: t holds m entries
+// under string keys and its key list nothing else (and, asNew, has no
+// metatable: it then is as a new table filled), and the saved keys are t's,
+// in its order. That is the common case: ctx.agent keeps its fields, and a
+// game that loads the save it wrote finds its tables as they were. At the
+// first entry that does not fit, it puts d back and reports false.
+func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool) bool {
+	lay := layoutOf(t)
+	if lay == nil || !onlyStringKeys(lay, m) || asNew && lay.Metatable != lua.LNil {
+		return false
+	}
+	start := *d
+	for i := range m {
+		k, _ := d.ValueHead()
+		if lk, ok := lay.keys[i].(lua.LString); !ok || k.Kind != runtime.StringValue || string(lk) != k.Str {
+			*d = start
+			return false
+		}
+		v := e.readValue(d)
+		if v == lua.LNil {
+			*d = start
+			return false
+		}
+		lay.strdict[k.Str] = v
+	}
+	return true
+}
+
+// onlyStringKeys reports whether the table holds exactly m entries, all
+// under string keys, and its key list nothing else: then writing m saved
+// entries in place is emptying and filling it, if their keys are the
+// table's keys in order.
+func onlyStringKeys(lay *tableLayout, m int) bool {
+	if m != len(lay.keys) || m != len(lay.strdict) || len(lay.dict) != 0 {
+		return false
+	}
+	for _, v := range lay.array {
+		if v != lua.LNil {
+			return false
+		}
+	}
+	return true
+}
+
+// fill sets the m entries d holds next in t.
+func (e *Engine) fill(t *lua.LTable, d *runtime.Decoder, m int) {
+	for range m {
+		k, n := d.ValueHead()
+		switch k.Kind {
+		case runtime.StringValue:
+			if v := e.readValue(d); v != lua.LNil {
+				setString(t, k.Str, v, &e.strs)
+			} else {
+				t.RawSetString(k.Str, lua.LNil) // only in a crafted save
+			}
+		case runtime.NumberValue:
+			if math.IsNaN(k.Num) {
+				d.SkipValue() // Lua cannot index by NaN
+				continue
+			}
+			t.RawSet(e.nums.box(k.Num), e.readValue(d))
+		case runtime.BoolValue:
+			t.RawSet(lua.LBool(k.Bool), e.readValue(d))
+		case runtime.TableValue: // never saved, but readable
+			kt := e.L.CreateTable(0, n)
+			e.fill(kt, d, n)
+			t.RawSet(kt, e.readValue(d))
+		default: // nil
+			d.SkipValue()
+		}
+	}
+}
+
+// readValue reads one Value as a Lua value.
+func (e *Engine) readValue(d *runtime.Decoder) lua.LValue {
+	v, n := d.ValueHead()
 	switch v.Kind {
 	case runtime.BoolValue:
 		return lua.LBool(v.Bool)
 	case runtime.NumberValue:
-		return lua.LNumber(v.Num)
+		return e.nums.box(v.Num)
 	case runtime.StringValue:
-		return lua.LString(v.Str)
+		return e.strs.box(v.Str)
 	case runtime.TableValue:
-		t := e.L.CreateTable(0, len(v.Table))
-		e.fill(t, v)
+		t := e.L.CreateTable(0, n)
+		e.fill(t, d, n)
 		return t
 	}
 	return lua.LNil
 }
 
-// refill empties t and gives it v's entries, keeping t's identity.
-func (e *Engine) refill(t *lua.LTable, v runtime.Value) {
-	var keys []lua.LValue
-	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
-		keys = append(keys, k)
-	}
-	for _, k := range keys {
-		t.RawSet(k, lua.LNil)
-	}
-	e.fill(t, v)
+// LoadValue gives the world's load(t) a saved value. Without a load hook
+// the saved value is ignored.
+func (w *World) LoadValue(v runtime.Value) error {
+	return w.Load(w.e.luaValue(v))
 }
 
-func (e *Engine) fill(t *lua.LTable, v runtime.Value) {
-	for _, f := range v.Table {
-		k := e.luaValue(f.Key)
-		if k == lua.LNil {
-			continue
-		}
-		if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
-			continue // Lua cannot index by NaN
-		}
-		t.RawSet(k, e.luaValue(f.Val))
-	}
+// FromValue makes a Lua value of a saved Value.
+func (e *Engine) FromValue(v runtime.Value) lua.LValue { return e.luaValue(v) }
+
+// luaValue makes a Lua value of a saved Value, by way of its encoding: one
+// way from saved data to Lua for agents (streamed) and the world (a Value,
+// once per load).
+func (e *Engine) luaValue(v runtime.Value) lua.LValue {
+	enc := runtime.NewEncoder()
+	enc.Value(v)
+	return e.readValue(runtime.NewDecoder(enc.Bytes(), enc.Strings()))
 }
 
 var _ runtime.HostState = (*Engine)(nil)

@@ -128,7 +128,9 @@ func TestCheckHost_refusesAStateOfTheWrongShape(t *testing.T) {
 		{Kind: runtime.TableValue},
 		{Kind: runtime.TableValue, Table: []runtime.Field{{Key: runtime.Value{Kind: runtime.StringValue, Str: "agent"}, Val: runtime.Value{Kind: runtime.NumberValue, Num: 1}}}},
 	} {
-		if err := f.e.CheckHost(a, v); err == nil || !errors.Is(err, runtime.ErrCorrupt) {
+		enc := runtime.NewEncoder()
+		enc.Value(v)
+		if err := f.e.CheckHost(a, runtime.NewDecoder(enc.Bytes(), enc.Strings())); err == nil || !errors.Is(err, runtime.ErrCorrupt) {
 			t.Errorf("%+v: %v", v, err)
 		}
 	}

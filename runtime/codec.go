@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // ErrCorrupt marks save data that cannot be decoded: truncated, damaged, or
@@ -19,10 +20,33 @@ type Encoder struct {
 	buf  []byte
 	strs map[string]uint64
 	list []string
+	// recent remembers strings by where their bytes are: the same name
+	// written for every agent (a tree's file and fingerprint, a Lua field
+	// set by the same line of script) is most often the same string, found
+	// here without hashing its bytes. Holding the pointer keeps those bytes
+	// from being reused for another string.
+	recent [256]recentString
+}
+
+type recentString struct {
+	p     *byte
+	n     int
+	index uint64
 }
 
 // NewEncoder returns an empty encoder.
 func NewEncoder() *Encoder { return &Encoder{strs: map[string]uint64{}} }
+
+// Reset empties the encoder, keeping its storage, so that a game saving
+// again and again does not grow a new buffer and string table each time.
+// What Bytes and Strings returned before is overwritten.
+func (e *Encoder) Reset() {
+	e.buf = e.buf[:0]
+	clear(e.strs)
+	clear(e.list)
+	e.list = e.list[:0]
+	e.recent = [256]recentString{}
+}
 
 // Bytes is what has been written (the string table aside).
 func (e *Encoder) Bytes() []byte { return e.buf }
@@ -49,12 +73,19 @@ func (e *Encoder) Float(f float64) {
 
 // String writes s as an index into the string table.
 func (e *Encoder) String(s string) {
+	p := unsafe.StringData(s)
+	r := &e.recent[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&255]
+	if r.p == p && r.n == len(s) && p != nil {
+		e.Uvarint(r.index)
+		return
+	}
 	i, ok := e.strs[s]
 	if !ok {
 		i = uint64(len(e.list))
 		e.strs[s] = i
 		e.list = append(e.list, s)
 	}
+	*r = recentString{p, len(s), i}
 	e.Uvarint(i)
 }
 
@@ -209,12 +240,15 @@ func (d *Decoder) String() string {
 	return d.strs[i]
 }
 
-func (d *Decoder) Blob() []byte {
+func (d *Decoder) Blob() []byte { return append([]byte(nil), d.blob()...) }
+
+// blob is Blob without the copy: the bytes are the input's.
+func (d *Decoder) blob() []byte {
 	n := d.Count(1)
 	if d.err != nil {
 		return nil
 	}
-	b := append([]byte(nil), d.buf[d.off:d.off+n]...)
+	b := d.buf[d.off : d.off+n]
 	d.off += n
 	return b
 }

@@ -22,7 +22,11 @@ func WriteContainer(magic string, version uint64, e *Encoder) []byte {
 	if len(magic) != 8 {
 		panic("runtime: container magic must be 8 bytes") // programmer error
 	}
-	out := make([]byte, 0, len(e.buf)+64)
+	size := len(magic) + 3*binary.MaxVarintLen64 + len(e.buf) + 4
+	for _, s := range e.list {
+		size += binary.MaxVarintLen64 + len(s)
+	}
+	out := make([]byte, 0, size)
 	out = append(out, magic...)
 	out = binary.AppendUvarint(out, version)
 	out = binary.AppendUvarint(out, uint64(len(e.list)))
@@ -54,13 +58,22 @@ func ReadContainer(magic string, data []byte) (uint64, *Decoder, error) {
 	d := &Decoder{buf: body, off: len(magic)}
 	version := d.Uvarint()
 	n := d.Count(1)
+	// The strings are cut from one copy of the table's bytes (lengths
+	// included), not copied one by one: one allocation, not one per string.
+	// A first pass finds where the table ends.
+	scan := *d
+	for range n {
+		scan.off += scan.Count(1)
+	}
+	base := d.off
+	all := string(d.buf[base:scan.off])
 	strs := make([]string, 0, n)
 	for range n {
 		l := d.Count(1)
 		if d.err != nil {
 			break
 		}
-		s := string(d.buf[d.off : d.off+l])
+		s := all[d.off-base : d.off-base+l]
 		if !utf8.ValidString(s) {
 			d.fail("string %d is not valid UTF-8", len(strs))
 		}

@@ -114,8 +114,8 @@ type plannedLane struct {
 // corrupt); in an edited tree a saved lane whose child is gone is dropped
 // and a new child's lane starts at it, with warnings; a running lane's
 // cursor id must still resolve, inside that lane.
-func (p *RestorePlan) planLanes(par int32, saved []LaneSnapshot, depth int) error {
-	a, s := p.a, p.s
+func (p *RestorePlan) planLanes(s *Snapshot, par int32, saved []LaneSnapshot, depth int) error {
+	a := p.a
 	b := a.bound
 	t := b.Tree
 	same := s.Fingerprint == t.Fingerprint
@@ -205,7 +205,7 @@ func (p *RestorePlan) planLanes(par int32, saved []LaneSnapshot, depth int) erro
 			p.paths = append(p.paths, lanePath{cursor: cur, active: l.Active, stop: par})
 			if kind == KindParallel && l.Running {
 				p.lanes = append(p.lanes, pl)
-				if err := p.planLanes(cur, l.Lanes, depth+1); err != nil {
+				if err := p.planLanes(s, cur, l.Lanes, depth+1); err != nil {
 					return err
 				}
 				continue

@@ -59,6 +59,22 @@ var RuleParams = []ParamSpec{
 	{Name: "choice.score", Type: "number or scorer name", Default: "0", Doc: "on a child of a `score` choice: its score, a number or the name of a scorer; children scoring 0 or less are not tried"},
 }
 
+// RuleReads returns the RuleParams the runtime reads on rule i of t: the
+// log parameters on every rule, choice.weight on a child of a weighted
+// choice and choice.score on a child of a score choice.
+func (t *Tree) RuleReads(i int32) []ParamSpec {
+	out := RuleParams[:3:3] // the log parameters
+	if p := t.Rules[i].Parent; p >= 0 {
+		switch t.Rules[p].Order {
+		case OrderWeighted:
+			out = append(out, RuleParams[3])
+		case OrderScore:
+			out = append(out, RuleParams[4])
+		}
+	}
+	return out
+}
+
 // DeclaredParams returns the parameters a condition made from a tree's
 // declarations reads, with T replaced by the timestamp's name, and whether
 // name is such a condition of t.

@@ -125,3 +125,35 @@ func TestSuggest_countsASwapAsOneEdit(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleReads_choiceParametersOnlyUnderTheirOrder: the runtime reads
+// choice.weight only on a weighted choice's children and choice.score only
+// on a score choice's, so validate can call them unread elsewhere.
+func TestRuleReads_choiceParametersOnlyUnderTheirOrder(t *testing.T) {
+	tree, err := LoadBytes("test.xml", []byte(bt(`<sequence id="root">
+  <choice id="w" order="weighted"><success id=".a"/></choice>
+  <choice id="s" order="score"><success id=".b"/></choice>
+  <choice id="l"><success id=".c"/></choice>
+</sequence>`)), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(id string) string {
+		i, _ := tree.RuleIndex(id)
+		var n []string
+		for _, p := range tree.RuleReads(i) {
+			n = append(n, p.Name)
+		}
+		return strings.Join(n, " ")
+	}
+	for id, want := range map[string]string{
+		"root": "log.start log.success log.failure",
+		"w.a":  "log.start log.success log.failure choice.weight",
+		"s.b":  "log.start log.success log.failure choice.score",
+		"l.c":  "log.start log.success log.failure",
+	} {
+		if got := names(id); got != want {
+			t.Errorf("%s reads %q, want %q", id, got, want)
+		}
+	}
+}

@@ -6,12 +6,24 @@ import (
 )
 
 // HostState lets a host that keeps state in agents (luabind: Lua tables)
-// take part in saving and restoring them. CheckHost must not change
-// anything: restore checks every agent before it changes any.
+// take part in saving and restoring them. The host's state of an agent is
+// one Value in the save, which the host writes and reads piece by piece
+// (Encoder.ValueNil and its siblings, Decoder.ValueHead), so that no Value
+// is built on the way.
 type HostState interface {
-	SaveHost(a *Agent) (Value, error)
-	CheckHost(a *Agent, v Value) error
-	RestoreHost(a *Agent, v Value) error
+	// EncodeHost writes the agent's state as exactly one Value. After an
+	// error, what it wrote is garbage, and so is the save.
+	EncodeHost(e *Encoder, a *Agent) error
+	// CheckHost reads the Value EncodeHost wrote, all of it and nothing
+	// after it, from d, and reports whether it can be restored. d's reads
+	// refuse data that is not well formed (read nested values with
+	// SkipValue, which bounds nesting); the restore takes the Value to end
+	// where CheckHost stopped reading. CheckHost must not change anything:
+	// restore checks every agent before it changes any.
+	CheckHost(a *Agent, d *Decoder) error
+	// RestoreHost reads the same Value again, after every check passed,
+	// from a d that holds it alone, and gives it to the agent.
+	RestoreHost(a *Agent, d *Decoder) error
 }
 
 // AgentsMagic and AgentsVersion frame the data SaveAgents writes. Version 2
@@ -33,20 +45,23 @@ func SaveAgents(agents []*Agent, host HostState) ([]byte, error) {
 	return WriteContainer(AgentsMagic, AgentsVersion, e), nil
 }
 
-// EncodeAgents writes the agents' snapshots into e.
+// EncodeAgents writes the agents' snapshots into e. On error, e holds
+// garbage.
 func EncodeAgents(e *Encoder, agents []*Agent, host HostState) error {
 	e.Uvarint(uint64(len(agents)))
 	var errs []error
+	var s Snapshot // one for all: its lists are reused
 	for _, a := range agents {
-		s, err := a.Snapshot()
-		if err == nil && host != nil {
-			s.Host, err = host.SaveHost(a)
-		}
-		if err != nil {
+		if err := a.snapshotInto(&s); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		e.Snapshot(&s)
+		e.snapshotHead(&s)
+		if host == nil {
+			e.ValueNil()
+		} else if err := host.EncodeHost(e, a); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -75,9 +90,11 @@ func RestoreAgents(data []byte, agents []*Agent, host HostState) ([]string, erro
 // AgentsPlan is a restore of many agents, checked and ready to apply.
 type AgentsPlan struct {
 	agents []*Agent
-	plans  []*RestorePlan
-	snaps  []Snapshot
+	plans  []RestorePlan
+	hosts  [][]byte // each agent's host Value, still encoded
+	strs   []string // the save's string table, which hosts refers to
 	host   HostState
+	hostD  Decoder // reads one of hosts
 }
 
 // PlanAgents decodes one snapshot per agent (the save's agents must be the
@@ -90,30 +107,60 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 	if n != len(agents) {
 		return nil, fmt.Errorf("%w: the save holds %d agents, the game has %d", ErrUnknownID, n, len(agents))
 	}
-	p := &AgentsPlan{agents: agents, host: host, snaps: make([]Snapshot, n), plans: make([]*RestorePlan, n)}
+	p := &AgentsPlan{agents: agents, host: host, strs: d.strs, plans: make([]RestorePlan, n), hosts: make([][]byte, n)}
+	// Allocations per restore, not per agent: the snapshots are read
+	// through one Snapshot, the plans keep what they need of it, every
+	// agent's slab is cut from one array and rule bytes from another.
+	var s Snapshot
+	var ruleBytes []byte
+	slabs := 0
+	for _, a := range agents {
+		slabs += a.bound.slabLen
+	}
+	slab := make([]uint64, slabs)
 	var errs []error
 	for i, a := range agents {
-		p.snaps[i] = d.Snapshot()
+		d.snapshotHead(&s, &ruleBytes)
+		k := a.bound.slabLen
+		var err error
+		if d.Err() == nil && s.ID == a.ID() {
+			err = a.planRestore(&p.plans[i], &s, slab[:k:k])
+		}
+		slab = slab[k:]
+		// The host's Value: the host checks it as it reads it (through d,
+		// which refuses what is not well formed); else, or when the host
+		// refuses it, it is skipped to find where it ends.
+		start := d.off
+		if host != nil && err == nil && d.Err() == nil && s.ID == a.ID() {
+			if err = host.CheckHost(a, d); err != nil && d.Err() == nil {
+				d.off = start
+				d.SkipValue()
+			}
+		} else {
+			d.SkipValue()
+		}
 		if d.Err() != nil {
 			return nil, d.Err()
 		}
-		if p.snaps[i].ID != a.ID() {
-			return nil, fmt.Errorf("%w: the save's agent %d is %q, the game's is %q: the save is of another game", ErrUnknownID, i+1, p.snaps[i].ID, a.ID())
-		}
-		rp, err := a.PlanRestore(&p.snaps[i])
-		if err == nil && host != nil {
-			err = host.CheckHost(a, p.snaps[i].Host)
+		p.hosts[i] = d.buf[start:d.off]
+		if s.ID != a.ID() {
+			return nil, fmt.Errorf("%w: the save's agent %d is %q, the game's is %q: the save is of another game", ErrUnknownID, i+1, s.ID, a.ID())
 		}
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		p.plans[i] = rp
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return p, nil
+}
+
+// hostValue is a decoder of agent i's saved host Value (reused: one at a
+// time).
+func (p *AgentsPlan) hostValue(i int) *Decoder {
+	p.hostD = Decoder{buf: p.hosts[i], strs: p.strs}
+	return &p.hostD
 }
 
 // Warnings collects the agents' restore warnings. A warning about a tree
@@ -122,7 +169,8 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 func (p *AgentsPlan) Warnings() []string {
 	count := map[string]int{}
 	var order []string
-	for _, rp := range p.plans {
+	for i := range p.plans {
+		rp := &p.plans[i]
 		for _, w := range rp.warnings {
 			k := w[len(rp.prefix()):]
 			if count[k] == 0 {
@@ -146,12 +194,17 @@ func (p *AgentsPlan) Warnings() []string {
 // actions, or from the host, are returned; every agent is restored anyway.
 func (p *AgentsPlan) Apply() error {
 	var errs []error
-	for i, rp := range p.plans {
-		if err := rp.Apply(); err != nil {
+	for i := range p.plans {
+		if err := p.plans[i].Apply(); err != nil {
 			errs = append(errs, err)
 		}
 		if p.host != nil {
-			if err := p.host.RestoreHost(p.agents[i], p.snaps[i].Host); err != nil {
+			d := p.hostValue(i)
+			err := p.host.RestoreHost(p.agents[i], d)
+			if err == nil && d.Remaining() != 0 {
+				err = fmt.Errorf("%w: agent %s: the host read %d of the %d bytes of its state when restoring, all when checking", ErrCorrupt, p.agents[i].ID(), len(p.hosts[i])-d.Remaining(), len(p.hosts[i]))
+			}
+			if err != nil {
 				errs = append(errs, err)
 			}
 		}

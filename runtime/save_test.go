@@ -412,3 +412,60 @@ func TestRestore_warningsForAnEditedTreeComeOnce(t *testing.T) {
 		t.Errorf("warnings: %q", got)
 	}
 }
+
+// shallowHost writes a table of two entries as each agent's host state;
+// its CheckHost reads only the table's head when short is set, as a host
+// with a bug would.
+type shallowHost struct{ short bool }
+
+func (h shallowHost) EncodeHost(e *Encoder, a *Agent) error {
+	m := e.BeginTable()
+	e.ValueString("a")
+	e.ValueNumber(1)
+	e.ValueString("b")
+	e.ValueString(a.ID())
+	e.EndTable(m, 2)
+	return nil
+}
+
+func (h shallowHost) CheckHost(a *Agent, d *Decoder) error {
+	_, n := d.ValueHead()
+	if !h.short {
+		for range 2 * n {
+			d.SkipValue()
+		}
+	}
+	return d.Err()
+}
+
+func (h shallowHost) RestoreHost(a *Agent, d *Decoder) error {
+	_, n := d.ValueHead()
+	for range 2 * n {
+		d.SkipValue()
+	}
+	return d.Err()
+}
+
+// TestRestoreAgents_aHostThatMisreadsItsStateIsAnError: a host's CheckHost
+// says where its state ends; one that stops early makes the restore fail
+// with corrupt data, changing no agent, rather than read on out of step.
+func TestRestoreAgents_aHostThatMisreadsItsStateIsAnError(t *testing.T) {
+	agents := waitsAgents(t, nil)
+	runWaits(agents, 1, 5)
+	data, err := SaveAgents(agents, shallowHost{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := waitsAgents(t, nil)
+	if _, err := RestoreAgents(data, fresh, shallowHost{}); err != nil {
+		t.Fatalf("a host that reads its state whole: %v", err)
+	}
+	fresh = waitsAgents(t, nil)
+	before, _ := SaveAgents(fresh, shallowHost{})
+	if _, err := RestoreAgents(data, fresh, shallowHost{short: true}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a host that stops early: %v, want corrupt data", err)
+	}
+	if after, _ := SaveAgents(fresh, shallowHost{}); !bytes.Equal(before, after) {
+		t.Error("a failed restore changed the agents")
+	}
+}

@@ -84,25 +84,41 @@ type NamedMark struct {
 // paused, and for a cursor without an id, since only an id can name the
 // cursor in a tree loaded again later.
 func (a *Agent) Snapshot() (Snapshot, error) {
+	var s Snapshot
+	if err := a.snapshotInto(&s); err != nil {
+		return Snapshot{}, err
+	}
+	if len(s.RuleBytes) > 0 {
+		s.RuleBytes = append([]byte(nil), s.RuleBytes...)
+	}
+	return s, nil
+}
+
+// snapshotInto is Snapshot into s, reusing s's lists, so that a save of
+// many agents allocates nothing per agent. s.RuleBytes is the agent's own
+// slice, not a copy: s is for encoding at once.
+func (a *Agent) snapshotInto(s *Snapshot) error {
 	if a.phase != phaseIdle {
-		return Snapshot{}, &Error{Agent: a.id, Msg: "cannot save while a step is in progress or paused", Err: ErrBusy}
+		return &Error{Agent: a.id, Msg: "cannot save while a step is in progress or paused", Err: ErrBusy}
 	}
 	t := a.bound.Tree
 	r := &t.Rules[a.cursor]
 	if r.ID == "" {
-		return Snapshot{}, a.noIDError(r)
+		return a.noIDError(r)
 	}
-	s := Snapshot{
+	*s = Snapshot{
 		ID: a.id, Tree: t.File, Fingerprint: t.Fingerprint, Cursor: r.ID,
 		FirstRun: a.flags&flagFirstRun != 0, Running: a.flags&flagActionRunning != 0, Last: a.last,
 		Time: a.time, Dt: a.dt, Step: a.step, RuleWord: a.ruleWord,
 		Active: a.flags&flagActive != 0, Rand: a.randState(),
+		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
+		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0],
 	}
-	a.snapshotFeatures(&s)
+	a.snapshotFeatures(s)
 	if a.lanesRun() {
 		var err error
 		if s.Lanes, err = a.snapshotLanes(a.cursor); err != nil {
-			return Snapshot{}, err
+			return err
 		}
 	}
 	for i, v := range t.Vars {
@@ -125,20 +141,26 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 		}
 	}
 	if a.ext != nil && len(a.ext.ruleBytes) > 0 {
-		s.RuleBytes = append([]byte(nil), a.ext.ruleBytes...)
+		s.RuleBytes = a.ext.ruleBytes
 	}
-	return s, nil
+	return nil
 }
 
-// RestorePlan is a snapshot checked against an agent's tree, ready to apply.
+// RestorePlan is a snapshot checked against an agent's tree, ready to apply:
+// what the agent's fields become.
 type RestorePlan struct {
-	a        *Agent
-	s        *Snapshot
-	cursor   int32
-	slab     []uint64
-	warnings []string
-	lanes    []plannedLane // the lanes to put back (lanes_save.go)
-	paths    []lanePath    // the active paths of the running lanes to put back
+	a                         *Agent
+	cursor                    int32
+	firstRun, running, active bool
+	freshRand                 bool // the save had no generator for the agent: it starts afresh
+	last                      Status
+	time, dt                  float64
+	step, ruleWord, rand      uint64
+	ruleBytes                 []byte
+	slab                      []uint64
+	warnings                  []string
+	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
+	paths                     []lanePath    // the active paths: the agent's own, and its running lanes'
 }
 
 // snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
@@ -161,27 +183,37 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 			}
 		}
 	}
-	paths := []lanePath{{cursor: a.cursor, active: a.flags&flagActive != 0, stop: -1}}
+	path := lanePath{cursor: a.cursor, active: a.flags&flagActive != 0, stop: -1}
+	a.snapshotOrders(s, path)
 	if a.lanesRun() {
-		paths = a.lanePaths(paths, a.cursor)
-	}
-	for _, path := range paths {
-		first := len(s.Orders)
-		r := path.cursor
-		if !path.active {
-			r = b.rules[r].parent
+		for _, path := range a.lanePaths(nil, a.cursor) {
+			a.snapshotOrders(s, path)
 		}
-		for ; r != path.stop; r = b.rules[r].parent {
-			if f := &b.feats[r]; f.orderSlot >= 0 {
-				o := RuleOrder{Rule: rules[r].Label, Index: r, Order: make([]int32, a.orderLen(f))}
-				for k := range o.Order {
-					o.Order[k] = a.orderPos(f, k)
-				}
-				s.Orders = append(s.Orders, o)
+	}
+}
+
+// snapshotOrders saves the orders of the active choices on one path,
+// outermost first (document order).
+func (a *Agent) snapshotOrders(s *Snapshot, path lanePath) {
+	b := a.bound
+	first := len(s.Orders)
+	r := path.cursor
+	if !path.active {
+		r = b.rules[r].parent
+	}
+	for ; r != path.stop; r = b.rules[r].parent {
+		if f := &b.feats[r]; f.orderSlot >= 0 {
+			o := RuleOrder{Rule: b.Tree.Rules[r].Label, Index: r}
+			if k := len(s.Orders); k < cap(s.Orders) { // the array this place had last agent
+				o.Order = s.Orders[:k+1][k].Order[:0]
 			}
+			for k := range a.orderLen(f) {
+				o.Order = append(o.Order, a.orderPos(f, k))
+			}
+			s.Orders = append(s.Orders, o)
 		}
-		slices.Reverse(s.Orders[first:]) // outermost first: document order
 	}
+	slices.Reverse(s.Orders[first:])
 }
 
 // PlanRestore checks a snapshot against the agent's tree without changing
@@ -189,18 +221,30 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 // and the id; a tree that changed since the save, but still has every saved
 // id, gives warnings.
 func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
+	p := &RestorePlan{}
+	if err := a.planRestore(p, s, make([]uint64, a.bound.slabLen)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planRestore is PlanRestore into p, with slab (of the tree's slab length)
+// to hold the restored variables, timestamps, signal marks, clocks,
+// cooldowns and orders. p keeps nothing of s but its rule bytes.
+func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	b := a.bound
 	t := b.Tree
-	p := &RestorePlan{a: a, s: s}
+	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active, freshRand: s.freshRand,
+		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes}
 	if s.ID != a.id {
-		return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
+		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
 	if a.Paused() {
-		return nil, &Error{Agent: a.id, Err: ErrBusy, Msg: "cannot restore while a step is paused"}
+		return &Error{Agent: a.id, Err: ErrBusy, Msg: "cannot restore while a step is paused"}
 	}
 	cursor, ok := t.RuleIndex(s.Cursor)
 	if !ok {
-		return nil, &Error{Agent: a.id, Err: ErrUnknownID,
+		return &Error{Agent: a.id, Err: ErrUnknownID,
 			Msg: fmt.Sprintf("cannot restore: the saved cursor %q is not an id of tree %s", s.Cursor, t.File)}
 	}
 	p.cursor = cursor
@@ -210,19 +254,28 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 	switch s.Last {
 	case 0, Success, Failure, Running, Errored:
 	default:
-		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad last result %d", s.Last)}
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad last result %d", s.Last)}
 	}
 	kind := t.Rules[cursor].Kind
 	if s.Running && kind != KindAction && kind != KindParallel {
-		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is neither an action nor a parallel", s.Cursor)}
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is neither an action nor a parallel", s.Cursor)}
 	}
 	if s.Running && kind == KindParallel && !s.Active {
-		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q runs lanes but is not active", s.Cursor)}
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q runs lanes but is not active", s.Cursor)}
 	}
 	if len(s.Lanes) > 0 && !(kind == KindParallel && s.Running) {
-		return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved lanes of %q do not belong to a parallel whose lanes run", s.Cursor)}
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved lanes of %q do not belong to a parallel whose lanes run", s.Cursor)}
 	}
-	p.slab = make([]uint64, b.slabLen)
+	if b.lanes != nil && b.feats[cursor].lane >= 0 {
+		return p.inLaneError(s.Cursor, cursor)
+	}
+	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
+	if kind == KindParallel && s.Running {
+		if err := p.planLanes(s, cursor, s.Lanes, 1); err != nil {
+			return err
+		}
+	}
+	p.slab = slab
 	copy(p.slab, b.slabInit)
 	for _, v := range s.Vars {
 		i, ok := t.VarIndex(v.Name)
@@ -255,23 +308,11 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 			continue // nothing in this tree waits for that signal any more
 		}
 		if m.Mark > s.SignalSeq {
-			return nil, &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("signal mark %d of %q is past the signal count %d", m.Mark, m.Name, s.SignalSeq)}
+			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("signal mark %d of %q is past the signal count %d", m.Mark, m.Name, s.SignalSeq)}
 		}
 		p.slab[b.signalBase+int(i)] = m.Mark
 	}
-	if b.lanes != nil && b.feats[cursor].lane >= 0 {
-		return nil, p.inLaneError(s.Cursor, cursor)
-	}
-	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
-	if kind == KindParallel && s.Running {
-		if err := p.planLanes(cursor, s.Lanes, 1); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.planFeatures(); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return p.planFeatures(s)
 }
 
 // planFeatures maps the saved clocks, cooldowns and orders onto the tree.
@@ -280,8 +321,8 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 // warning, an active rule that gained a timeout starts its clock now, and an
 // active choice that gained an order (or whose order no longer fits) goes on
 // in document order.
-func (p *RestorePlan) planFeatures() error {
-	a, s := p.a, p.s
+func (p *RestorePlan) planFeatures(s *Snapshot) error {
+	a := p.a
 	b := a.bound
 	same := s.Fingerprint == b.Tree.Fingerprint
 	bad := func(format string, args ...any) error {
@@ -387,40 +428,49 @@ func (p *RestorePlan) prefix() string { return "agent " + p.a.id + ": " }
 // Warnings are what PlanRestore let through.
 func (p *RestorePlan) Warnings() []string { return p.warnings }
 
+// maxSavedStep bounds a saved agent's step counter: up to 2^53 a step and
+// its time are exact in a float64 (what Lua sees), and a counter read from
+// a crafted save cannot wrap around to 0.
+const maxSavedStep = 1 << 53
+
 // Apply replaces the agent's state with the snapshot's (but for Host, which
 // is the host's to restore). An action the agent was running is cancelled
 // first; an error from that cancel hook is returned, the state is replaced
 // all the same.
 func (p *RestorePlan) Apply() error {
-	a, s := p.a, p.s
+	a := p.a
 	a.toMain()
 	err := a.cancelRunning() // a parallel's lanes included
 	a.leaveAll()             // the state it had is replaced: its active rules are left
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
-	if s.FirstRun {
+	if p.firstRun {
 		a.flags |= flagFirstRun
 	}
-	if s.Running {
+	if p.running {
 		a.flags |= flagActionRunning
 	}
-	if s.Active && a.bound.feats != nil {
+	if p.active && a.bound.feats != nil {
 		a.flags |= flagActive
 	}
-	rng := s.Rand
-	if s.freshRand {
+	rng := p.rand
+	if p.freshRand {
 		rng = AgentRandState(a.env.Seed, a.id)
 	}
 	if a.ext != nil || rng != AgentRandState(a.env.Seed, a.id) {
 		a.Rand().SetState(rng) // else it is created in that state at first use
 	}
-	a.last = s.Last
-	a.time, a.dt, a.step = s.Time, s.Dt, s.Step
-	a.ruleWord = s.RuleWord
-	a.slab = p.slab
-	if len(s.RuleBytes) > 0 {
-		a.SetRuleBytes(s.RuleBytes)
+	a.last = p.last
+	a.time, a.dt, a.step = p.time, p.dt, p.step
+	a.ruleWord = p.ruleWord
+	if len(a.slab) == len(p.slab) {
+		copy(a.slab, p.slab) // the plan's slab may be cut from one shared by many plans
+	} else {
+		a.slab = p.slab
+	}
+	if len(p.ruleBytes) > 0 {
+		a.SetRuleBytes(p.ruleBytes)
 	}
 	p.applyLanes()
 	return err
@@ -435,8 +485,14 @@ func (a *Agent) Restore(s *Snapshot) (warnings []string, err error) {
 	return p.warnings, p.Apply()
 }
 
-// Encode writes a snapshot.
+// Snapshot writes a snapshot.
 func (e *Encoder) Snapshot(s *Snapshot) {
+	e.snapshotHead(s)
+	e.Value(s.Host)
+}
+
+// snapshotHead writes a snapshot but for its last field, Host.
+func (e *Encoder) snapshotHead(s *Snapshot) {
 	e.String(s.ID)
 	e.String(s.Tree)
 	e.String(s.Fingerprint)
@@ -496,12 +552,23 @@ func (e *Encoder) Snapshot(s *Snapshot) {
 		}
 	}
 	e.lanes(s.Lanes)
-	e.Value(s.Host)
 }
 
 // Snapshot reads a snapshot.
 func (d *Decoder) Snapshot() Snapshot {
 	var s Snapshot
+	d.snapshotHead(&s, nil)
+	s.Host = d.Value()
+	return s
+}
+
+// snapshotHead reads a snapshot but for its last field, Host, into s,
+// reusing s's lists (a restore of many agents reads them all through one
+// Snapshot). The rule bytes are copied into *keep when it is not nil, so
+// that all agents' share one array, else into their own.
+func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
+	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
+		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -515,6 +582,9 @@ func (d *Decoder) Snapshot() Snapshot {
 	s.Time = d.Float()
 	s.Dt = d.Float()
 	s.Step = d.Uvarint()
+	if s.Step > maxSavedStep {
+		d.fail("step %d is beyond step %d, the last an agent can reach", s.Step, uint64(maxSavedStep))
+	}
 	n := d.Count(2)
 	for range n {
 		s.Vars = append(s.Vars, NamedBool{d.String(), d.Bool()})
@@ -533,35 +603,46 @@ func (d *Decoder) Snapshot() Snapshot {
 		s.Signals = append(s.Signals, NamedMark{d.String(), d.Uvarint()})
 	}
 	s.RuleWord = d.Uvarint()
-	s.RuleBytes = d.Blob()
+	switch b := d.blob(); {
+	case len(b) == 0:
+	case keep == nil:
+		s.RuleBytes = append([]byte(nil), b...)
+	default:
+		start := len(*keep)
+		*keep = append(*keep, b...)
+		s.RuleBytes = (*keep)[start:len(*keep):len(*keep)]
+	}
 	if d.Version == 1 {
 		// Version 1 had one generator for the whole run and no interruption:
 		// the agent's generator starts fresh (Rand is set by PlanRestore),
 		// and a cursor that ran is taken as active.
 		s.Active = !s.FirstRun || s.Running
 		s.freshRand = true
-	} else {
-		s.Rand = d.Fixed64()
-		for _, list := range []*[]RuleTime{&s.Clocks, &s.Cooldowns} {
-			n := d.Count(10)
-			for range n {
-				*list = append(*list, RuleTime{Rule: d.String(), Index: d.index(), Time: d.Float()})
-			}
-		}
-		n := d.Count(3)
+		return
+	}
+	s.Rand = d.Fixed64()
+	for _, list := range []*[]RuleTime{&s.Clocks, &s.Cooldowns} {
+		n := d.Count(10)
 		for range n {
-			o := RuleOrder{Rule: d.String(), Index: d.index()}
-			k := d.Count(1)
-			o.Order = make([]int32, 0, k)
-			for range k {
-				o.Order = append(o.Order, d.index())
-			}
-			s.Orders = append(s.Orders, o)
-		}
-		if d.Version >= 3 {
-			s.Lanes = d.lanes(1)
+			*list = append(*list, RuleTime{Rule: d.String(), Index: d.index(), Time: d.Float()})
 		}
 	}
-	s.Host = d.Value()
-	return s
+	n = d.Count(3)
+	for range n {
+		o := RuleOrder{Rule: d.String(), Index: d.index()}
+		k := d.Count(1)
+		if i := len(s.Orders); i < cap(s.Orders) { // the array this place had last agent
+			o.Order = s.Orders[:i+1][i].Order[:0]
+		}
+		if cap(o.Order) < k {
+			o.Order = make([]int32, 0, k)
+		}
+		for range k {
+			o.Order = append(o.Order, d.index())
+		}
+		s.Orders = append(s.Orders, o)
+	}
+	if d.Version >= 3 {
+		s.Lanes = d.lanes(1)
+	}
 }

@@ -1,6 +1,9 @@
 package runtime
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // ValueKind is the kind of a saved Value.
 type ValueKind uint8
@@ -51,22 +54,11 @@ const (
 func (e *Encoder) Value(v Value) {
 	switch v.Kind {
 	case BoolValue:
-		if v.Bool {
-			e.Byte(tagTrue)
-		} else {
-			e.Byte(tagFalse)
-		}
+		e.ValueBool(v.Bool)
 	case NumberValue:
-		if i := int64(v.Num); float64(i) == v.Num && math.Abs(v.Num) < 1<<53 && !(v.Num == 0 && math.Signbit(v.Num)) {
-			e.Byte(tagInt)
-			e.Varint(i)
-		} else {
-			e.Byte(tagFloat)
-			e.Float(v.Num)
-		}
+		e.ValueNumber(v.Num)
 	case StringValue:
-		e.Byte(tagString)
-		e.String(v.Str)
+		e.ValueString(v.Str)
 	case TableValue:
 		e.Byte(tagTable)
 		e.Uvarint(uint64(len(v.Table)))
@@ -75,8 +67,68 @@ func (e *Encoder) Value(v Value) {
 			e.Value(f.Val)
 		}
 	default:
-		e.Byte(tagNil)
+		e.ValueNil()
 	}
+}
+
+// ValueNil, ValueBool, ValueNumber, ValueString, BeginTable and EndTable
+// write a Value piece by piece, exactly as Value would write it, for a host
+// that encodes its own data without building a Value first (see
+// HostState).
+
+// ValueNil writes a nil Value.
+func (e *Encoder) ValueNil() { e.Byte(tagNil) }
+
+// ValueBool writes a boolean Value.
+func (e *Encoder) ValueBool(b bool) {
+	if b {
+		e.Byte(tagTrue)
+	} else {
+		e.Byte(tagFalse)
+	}
+}
+
+// ValueNumber writes a number Value.
+func (e *Encoder) ValueNumber(f float64) {
+	if i := int64(f); float64(i) == f && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f)) {
+		e.Byte(tagInt)
+		e.Varint(i)
+	} else {
+		e.Byte(tagFloat)
+		e.Float(f)
+	}
+}
+
+// ValueString writes a string Value.
+func (e *Encoder) ValueString(s string) {
+	e.Byte(tagString)
+	e.String(s)
+}
+
+// TableMark is where BeginTable left room for a table's entry count.
+type TableMark int
+
+// BeginTable starts a table Value: its entries follow, each a key Value and
+// a value Value, and EndTable closes it.
+func (e *Encoder) BeginTable() TableMark {
+	e.buf = append(e.buf, tagTable, 0)
+	return TableMark(len(e.buf) - 1)
+}
+
+// EndTable writes the entry count n of the table BeginTable started at m.
+// BeginTable left one byte, which holds counts below 128; a larger count
+// moves the entries up to make room.
+func (e *Encoder) EndTable(m TableMark, n int) {
+	if n < 0x80 {
+		e.buf[m] = byte(n)
+		return
+	}
+	var count [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(count[:], uint64(n))
+	end := len(e.buf)
+	e.buf = append(e.buf, count[:k-1]...)
+	copy(e.buf[int(m)+k:], e.buf[int(m)+1:end])
+	copy(e.buf[m:], count[:k])
 }
 
 // Value reads a Value.
@@ -87,38 +139,91 @@ func (d *Decoder) value(depth int) Value {
 		d.fail("tables nested deeper than %d", maxValueDepth)
 		return Value{}
 	}
-	switch tag := d.Byte(); tag {
-	case tagNil:
-		return Value{}
-	case tagFalse:
-		return Value{Kind: BoolValue}
-	case tagTrue:
-		return Value{Kind: BoolValue, Bool: true}
-	case tagInt:
-		return Value{Kind: NumberValue, Num: float64(d.Varint())}
-	case tagFloat:
-		return Value{Kind: NumberValue, Num: d.Float()}
-	case tagString:
-		return Value{Kind: StringValue, Str: d.String()}
-	case tagTable:
-		n := d.Count(2)
+	v, n := d.ValueHead()
+	if v.Kind != TableValue || d.err != nil {
+		return v
+	}
+	v.Table = make([]Field, 0, n)
+	for range n {
+		k := d.value(depth + 1)
+		x := d.value(depth + 1)
 		if d.err != nil {
 			return Value{}
 		}
-		t := Value{Kind: TableValue, Table: make([]Field, 0, n)}
-		for range n {
-			k := d.value(depth + 1)
-			v := d.value(depth + 1)
-			if d.err != nil {
-				return Value{}
-			}
-			t.Table = append(t.Table, Field{k, v})
+		v.Table = append(v.Table, Field{k, x})
+	}
+	return v
+}
+
+// SkipValue reads past one Value, checking it as Value does (tags, counts,
+// nesting) without building it.
+func (d *Decoder) SkipValue() { d.skipValue(0) }
+
+func (d *Decoder) skipValue(depth int) {
+	if depth > maxValueDepth {
+		d.fail("tables nested deeper than %d", maxValueDepth)
+		return
+	}
+	// As ValueHead, with the same checks and messages, but reading only
+	// what it must: this runs over every agent's Lua state at each load.
+	switch tag := d.Byte(); tag {
+	case tagNil, tagFalse, tagTrue:
+	case tagInt:
+		d.Varint()
+	case tagFloat:
+		if d.err == nil && len(d.buf)-d.off < 8 {
+			d.fail("truncated")
+			return
 		}
-		return t
+		d.off += 8
+	case tagString:
+		if i := d.Uvarint(); d.err == nil && i >= uint64(len(d.strs)) {
+			d.fail("string %d is not in the string table (%d strings)", i, len(d.strs))
+		}
+	case tagTable:
+		n := d.Count(2)
+		for i := 0; i < n && d.err == nil; i++ {
+			d.skipValue(depth + 1)
+			d.skipValue(depth + 1)
+		}
 	default:
 		if d.err == nil {
 			d.fail("unknown value tag %d", tag)
 		}
-		return Value{}
 	}
+}
+
+// ValueHead reads the start of a Value, for a host that rebuilds its own
+// data without a Value in between (see HostState): a nil, boolean, number
+// or string whole, with n = 0; for a table, a Value of Kind TableValue
+// without entries, and n, the number of entries that follow, each a key
+// Value then a value Value. It does not bound nesting: read what SkipValue
+// has checked.
+func (d *Decoder) ValueHead() (v Value, n int) {
+	switch tag := d.Byte(); tag {
+	case tagNil:
+	case tagFalse:
+		v.Kind = BoolValue
+	case tagTrue:
+		v.Kind, v.Bool = BoolValue, true
+	case tagInt:
+		v.Kind, v.Num = NumberValue, float64(d.Varint())
+	case tagFloat:
+		v.Kind, v.Num = NumberValue, d.Float()
+	case tagString:
+		v.Kind, v.Str = StringValue, d.String()
+	case tagTable:
+		n = d.Count(2)
+		if d.err == nil {
+			v.Kind = TableValue
+		}
+	default:
+		if d.err == nil {
+			d.fail("unknown value tag %d", tag)
+		}
+	}
+	if d.err != nil {
+		return Value{}, 0
+	}
+	return v, n
 }

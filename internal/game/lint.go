@@ -2,10 +2,10 @@ package game
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 )
@@ -52,7 +52,7 @@ func (g *Game) Lints() []Lint {
 		for i := range t.Rules {
 			r := &t.Rules[i]
 			out = append(out, g.lintIDs(t, int32(i))...)
-			out = append(out, g.lintParams(t, r, strs)...)
+			out = append(out, g.lintParams(t, int32(i), strs)...)
 			if r.Kind == runtime.KindAction && r.Action == luabind.InlineName {
 				if code, ok := r.Params.Get(luabind.ParamRun); ok && luabind.IsEmptyCode(code) {
 					out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: %s holds no Lua statement (only blanks and comments): the rule does nothing", r.Label, luabind.ParamRun)})
@@ -108,7 +108,8 @@ func (g *Game) lintIDs(t *runtime.Tree, i int32) []Lint {
 // condition that does not may read any name written as a string in the
 // scripts; any other reader that does not declare them (a Go action, an
 // older plugin) could read anything, and the rule is not checked.
-func (g *Game) lintParams(t *runtime.Tree, r *runtime.Rule, strs map[string]bool) []Lint {
+func (g *Game) lintParams(t *runtime.Tree, i int32, strs map[string]bool) []Lint {
+	r := &t.Rules[i]
 	if len(r.Params) == 0 {
 		return nil
 	}
@@ -129,11 +130,10 @@ func (g *Game) lintParams(t *runtime.Tree, r *runtime.Rule, strs map[string]bool
 		}
 		return true
 	}
-	// The runtime's own parameters (log.start, choice.weight, ...) are read
-	// on every rule, but they are not what the rule's readers read: they
-	// count as read and as suggestions, not in "they read".
-	for _, p := range runtime.RuleParams {
+	var ruleReads []string // the runtime's own: read, but not named in the message
+	for _, p := range t.RuleReads(i) {
 		read[p.Name] = true
+		ruleReads = append(ruleReads, p.Name)
 	}
 	if r.Kind == runtime.KindAction {
 		d, ok := g.reg.LookupAction(r.Action)
@@ -156,10 +156,7 @@ func (g *Game) lintParams(t *runtime.Tree, r *runtime.Rule, strs map[string]bool
 		if read[p.Name] || readsScripts && strs[p.Name] {
 			continue
 		}
-		cands := append([]string(nil), known...)
-		for _, rp := range runtime.RuleParams {
-			cands = append(cands, rp.Name)
-		}
+		cands := append(known[:len(known):len(known)], ruleReads...)
 		if readsScripts {
 			for s := range strs {
 				if strings.Contains(s, ".") {
@@ -273,6 +270,6 @@ func keys(m map[string]bool) []string {
 
 // cfgText is the config file's text, to find the lines of its entries.
 func (g *Game) cfgText() string {
-	data, _ := os.ReadFile(g.cfg.Path)
+	data, _ := readfile.Read(g.cfg.Path, readfile.ConfigLimit, "config")
 	return string(data)
 }

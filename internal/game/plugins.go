@@ -23,7 +23,16 @@ func (g *Game) startPlugins() error {
 	for i, p := range g.cfg.Plugins {
 		specs[i] = host.Spec{Name: p.Name, Path: p.Path, Dir: g.cfg.Dir}
 	}
-	set, err := host.Start(context.Background(), specs, host.Options{
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // a stop cancels a build or start under way
+		select {
+		case <-g.opts.Stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	set, err := host.Start(ctx, specs, host.Options{
 		CallTimeout: g.cfg.Run.PluginCallTimeout.Duration,
 		Logger:      g.pluginLog,
 		Progress:    g.out.notice,
@@ -41,12 +50,13 @@ func (g *Game) startPlugins() error {
 }
 
 // pluginLog shows what plugins say at info level and above; go-plugin's
-// own debug chatter is dropped.
+// own debug chatter is dropped. It runs on the plugins' goroutines, so long
+// lines are cut without the whole-text copy (cutLine).
 func (g *Game) pluginLog(level, msg string) {
 	if level == "debug" {
 		return
 	}
-	g.out.line(g.Time(g.step), "plugins", level+": "+msg)
+	g.out.line(g.Time(g.step), "plugins", level+": "+cutLine(msg))
 }
 
 // stepAgents steps the active agents at time t in SPEC §8's rounds: each

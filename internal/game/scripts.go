@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
@@ -38,8 +39,9 @@ func (g *Game) openScripts() error {
 	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
 		print = io.Discard
 	}
-	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
-		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: print})
+	confine, _ := newConfinement(c) // checked with the config
+	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed, ReadFile: confine.reader(readfile.ScriptLimit, "script"),
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
 	if err != nil {
 		return err
 	}
@@ -123,7 +125,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
 		g.lua.errors++
-		g.out.repeatable(t, "world", "error: "+err.Error())
+		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
 }
 
@@ -235,12 +237,14 @@ func (g *Game) randomState() uint64 {
 	return g.lua.engine.RandomState()
 }
 
-// saveWorld is the world script's save() as a Value (nil without one).
-func (g *Game) saveWorld() (runtime.Value, error) {
+// encodeWorld writes the world script's save() as one Value (nil without
+// one).
+func (g *Game) encodeWorld(e *runtime.Encoder) error {
 	if g.lua == nil || g.lua.world == nil {
-		return runtime.Value{}, nil
+		e.ValueNil()
+		return nil
 	}
-	return g.lua.world.SaveValue()
+	return g.lua.world.EncodeSave(e)
 }
 
 // checkWorld checks a saved world Value can be given to load(t).

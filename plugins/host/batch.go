@@ -14,14 +14,15 @@ import (
 // round is the calls of one plugin in one round: queued until Flush, then
 // in flight until every agent has been resumed. Two rounds per plugin
 // alternate, so that agents resumed from one round can queue calls for the
-// next without disturbing the replies still to be read.
+// next without disturbing the replies still to be read. Everything in a
+// round is kept for its next use: a round allocates nothing once the
+// batches stop growing.
 type round struct {
 	batch   sdk.Batch
 	sites   []*site // host side of batch.Sites
 	fields  []sdk.Value
 	replies []sdk.Reply
 	errs    []error // per call: the round trip failed
-	gen     uint64
 }
 
 func (r *round) reset() {
@@ -35,12 +36,9 @@ func (r *round) reset() {
 // runtime.ErrPending, which pauses the agent's step until Resume.
 func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 	p, set := s.p, s.p.set
-	if _, busy := set.waiting[a]; busy {
-		return newErr(fmt.Sprintf("host: agent %s already waits for a plugin call", a.ID()), ErrUsage)
-	}
 	q := &p.queue
-	if s.epoch != set.gen+1 {
-		s.epoch = set.gen + 1
+	if s.epoch != set.flushes+1 {
+		s.epoch = set.flushes + 1
 		s.idx = uint32(len(q.batch.Sites))
 		q.batch.Sites = append(q.batch.Sites, s.info)
 		q.sites = append(q.sites, s)
@@ -55,7 +53,7 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 		req.State = a.RuleBytes()
 	}
 	q.batch.Calls = append(q.batch.Calls, req)
-	set.waiting[a] = ticket{p: p, i: int32(len(q.batch.Calls) - 1), gen: set.gen}
+	set.queued = append(set.queued, ticket{a: a, p: p, i: int32(len(q.batch.Calls) - 1)})
 	return runtime.ErrPending
 }
 
@@ -72,7 +70,7 @@ func (s *Set) Stats() Stats {
 
 // Pending is the number of agents whose calls are queued or whose replies
 // have not been resumed yet.
-func (s *Set) Pending() int { return len(s.waiting) }
+func (s *Set) Pending() int { return len(s.queued) + s.unresumed }
 
 // Flush sends every queued call: one batch per plugin (or one round trip
 // per call with Options.Unbatched), plugins concurrently, and waits for all
@@ -91,11 +89,12 @@ func (s *Set) Flush() error {
 		}
 		p.queue, p.inflight = p.inflight, p.queue
 		p.queue.reset()
-		p.inflight.gen = s.gen
-		s.unresumed += len(p.inflight.batch.Calls)
 		busy = append(busy, p)
 	}
-	s.gen++
+	clear(s.sent) // let go of the agents
+	s.sent, s.queued = s.queued, s.sent[:0]
+	s.next, s.unresumed = 0, len(s.sent)
+	s.flushes++
 	switch len(busy) {
 	case 0:
 	case 1:
@@ -165,11 +164,17 @@ func (p *plugin) send(r *round) {
 // Resume delivers an agent's reply after Flush: the reply's fields, state
 // bytes, effects and jump are applied, then the step continues
 // (Agent.CompleteAction, CompleteCondition or CompleteScore) until it ends
-// or pauses at another call. Resume agents in the order they were stepped (StepAll does)
-// so that runs are deterministic.
+// or pauses at another call. Resume agents in the order they were stepped
+// (StepAll does): runs are deterministic that way, and each agent is found
+// at once (in any other order, Resume searches the waiting agents).
 func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
-	t, ok := s.waiting[a]
-	if !ok {
+	k := s.find(a)
+	if k < 0 {
+		for i := range s.queued {
+			if s.queued[i].a == a {
+				return runtime.Paused, newErr(fmt.Sprintf("host: Resume: the call of agent %s has not been sent yet; call Flush first", a.ID()), ErrUsage)
+			}
+		}
 		err := newErr(fmt.Sprintf("host: Resume: agent %s is not waiting for a call of these plugins", a.ID()), ErrUsage)
 		if a.Paused() { // do not leave it stuck: fail the call it waits for
 			if st, cerr := a.CompleteAction(0, err); !errors.Is(cerr, runtime.ErrBusy) {
@@ -182,12 +187,13 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 		}
 		return runtime.Errored, err
 	}
-	p := t.p
-	if t.gen >= s.gen || t.gen != p.inflight.gen {
-		return runtime.Paused, newErr(fmt.Sprintf("host: Resume: the call of agent %s has not been sent yet; call Flush first", a.ID()), ErrUsage)
-	}
-	delete(s.waiting, a)
+	t := &s.sent[k]
+	t.resumed = true
 	s.unresumed--
+	for s.next < len(s.sent) && s.sent[s.next].resumed {
+		s.next++
+	}
+	p := t.p
 	r := &p.inflight
 	call := &r.batch.Calls[t.i]
 	rep := &r.replies[t.i]
@@ -205,4 +211,17 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 		err = r.sites[call.Site].apply(a, rep, true)
 	}
 	return a.CompleteAction(runtime.Status(rep.Status), err)
+}
+
+// find returns the index in sent of a's call not yet resumed, or -1.
+func (s *Set) find(a *runtime.Agent) int {
+	if s.next < len(s.sent) && s.sent[s.next].a == a {
+		return s.next
+	}
+	for k := s.next; k < len(s.sent); k++ {
+		if t := &s.sent[k]; t.a == a && !t.resumed {
+			return k
+		}
+	}
+	return -1
 }

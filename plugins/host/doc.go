@@ -30,9 +30,9 @@
 // queues its call and returns runtime.ErrPending, which pauses the agent's
 // step. Flush sends every queued call, one batch (one round trip) per
 // plugin, plugins concurrently; Resume applies an agent's reply (fields
-// through FieldAccess, state bytes, signals, variables, timestamps, log
-// lines, then the jump) and continues its step, which may pause again.
-// StepAll runs
+// through FieldAccess, and numbers through NumberFields when the user data
+// has it; state bytes, signals, variables, timestamps, log lines, then the
+// jump) and continues its step, which may pause again. StepAll runs
 // SPEC §8's rounds:
 //
 //	outcomes, err := host.StepAll(agents, func(a *runtime.Agent) (runtime.Status, error) {

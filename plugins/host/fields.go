@@ -18,14 +18,31 @@ type FieldAccess interface {
 	SetField(name string, v any) error
 }
 
+// NumberFields is what a user data implements, beside FieldAccess, to have
+// number fields read and written as float64 rather than in an interface,
+// which costs an allocation per value (Go boxes a float64 to put it in an
+// `any`). The Lua binding's agent table implements it. NumberField reports
+// false when the field does not hold a number; the host then asks GetField.
+type NumberFields interface {
+	NumberField(name string) (float64, bool)
+	SetNumberField(name string, v float64) error
+}
+
 // readFields appends the values of the named fields to out.
 func readFields(a *runtime.Agent, names []string, out []sdk.Value) []sdk.Value {
 	if len(names) == 0 {
 		return out
 	}
 	fa, _ := a.UserData().(FieldAccess)
+	nf, _ := fa.(NumberFields)
 	for _, n := range names {
 		var v sdk.Value
+		if nf != nil {
+			if x, ok := nf.NumberField(n); ok {
+				out = append(out, sdk.Value{Kind: sdk.ValueNumber, Num: x})
+				continue
+			}
+		}
 		if fa != nil {
 			if x, ok := fa.GetField(n); ok {
 				v = toValue(x)
@@ -60,12 +77,19 @@ func toValue(x any) sdk.Value {
 func (s *site) apply(a *runtime.Agent, rep *sdk.Reply, action bool) error {
 	if len(rep.Writes) > 0 {
 		fa, _ := a.UserData().(FieldAccess)
+		nf, _ := fa.(NumberFields)
 		for i, w := range rep.Writes {
 			if i >= len(s.writes) || w.Kind == sdk.ValueUnset || fa == nil {
 				continue
 			}
-			v, _ := w.Any()
-			if err := fa.SetField(s.writes[i], v); err != nil {
+			var err error
+			if w.Kind == sdk.ValueNumber && nf != nil {
+				err = nf.SetNumberField(s.writes[i], w.Num)
+			} else {
+				v, _ := w.Any()
+				err = fa.SetField(s.writes[i], v)
+			}
+			if err != nil {
 				return s.applyError(fmt.Sprintf("reply cannot set field %q", s.writes[i]), err)
 			}
 		}

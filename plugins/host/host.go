@@ -98,9 +98,13 @@ type Set struct {
 	log     logFunc
 	plugins []*plugin
 
-	waiting   map[*runtime.Agent]ticket
-	gen       uint64 // number of Flush calls: the generation queued calls join
-	unresumed int    // replies delivered by the last Flush not yet resumed
+	// The waiting agents, by position: calls queued since the last Flush,
+	// and those it sent, in the order they were queued. StepAll resumes
+	// agents in that order, so Resume finds each at sent[next].
+	queued, sent []ticket
+	next         int    // sent[:next] are resumed
+	unresumed    int    // replies delivered by the last Flush not yet resumed
+	flushes      uint64 // Flush calls so far (sites count their rounds with it)
 
 	roundTrips, calls atomic.Int64
 	times             map[string]*callTimes // by "action NAME" and "condition NAME" (timing.go)
@@ -114,9 +118,10 @@ type Set struct {
 
 // ticket says where an agent's pending call is.
 type ticket struct {
-	p   *plugin
-	i   int32  // index in the plugin's round
-	gen uint64 // the Flush generation it joined
+	a       *runtime.Agent
+	p       *plugin
+	i       int32 // index in the plugin's round
+	resumed bool
 }
 
 // Info describes a running plugin.
@@ -133,7 +138,7 @@ type Info struct {
 // what went wrong. ctx bounds the builds; the plugins live until Close.
 func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 	opts.defaults()
-	s := &Set{opts: opts, log: opts.Logger, waiting: map[*runtime.Agent]ticket{}}
+	s := &Set{opts: opts, log: opts.Logger}
 	seen := map[string]bool{}
 	for i := range specs {
 		switch n := specs[i].Name; {

@@ -71,9 +71,8 @@ type site struct {
 	info   sdk.Site
 	reads  []string
 	writes []string
-	// Batch bookkeeping (stepping goroutine): the Flush generation + 1 in
-	// which the site was last added to its plugin's queue, and its index
-	// there.
+	// Batch bookkeeping (stepping goroutine): Set.flushes + 1 when the
+	// site was last added to its plugin's queue, and its index there.
 	epoch uint64
 	idx   uint32
 	times *callTimes // the time its calls took, round trips included (timing.go)

@@ -3,6 +3,7 @@ package sdk
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 )
 
 // Call is one agent's call of an action, a condition, a scorer or a cancel
@@ -29,8 +30,11 @@ type Call struct {
 	owned    bool    // fields is our copy
 	writes   []string
 	out      []Value
-	effects  []Effect
-	jump     string
+	// Storage kept from call to call when the dispatcher reuses a Call:
+	// for out, and for the copy of fields.
+	outBuf, fieldsBuf []Value
+	effects           []Effect
+	jump              string
 }
 
 // State returns the state bytes this action returned last time for this
@@ -73,33 +77,44 @@ func (c *Call) SaveState(v any) error {
 // Field returns a declared read field as float64, string or bool; ok is
 // false when the agent has no such field (or it is not declared in Reads).
 func (c *Call) Field(name string) (v any, ok bool) {
-	for i, r := range c.reads {
-		if r == name && i < len(c.fields) {
-			return c.fields[i].Any()
-		}
+	if f := c.field(name); f != nil {
+		return f.Any()
 	}
 	return nil, false
 }
 
+// field is the declared read field name, or nil.
+func (c *Call) field(name string) *Value {
+	for i, r := range c.reads {
+		if r == name && i < len(c.fields) {
+			return &c.fields[i]
+		}
+	}
+	return nil
+}
+
 // FieldFloat returns a declared field that holds a number.
 func (c *Call) FieldFloat(name string) (float64, bool) {
-	v, _ := c.Field(name)
-	f, ok := v.(float64)
-	return f, ok
+	if f := c.field(name); f != nil && f.Kind == ValueNumber {
+		return f.Num, true
+	}
+	return 0, false
 }
 
 // FieldString returns a declared field that holds a string.
 func (c *Call) FieldString(name string) (string, bool) {
-	v, _ := c.Field(name)
-	s, ok := v.(string)
-	return s, ok
+	if f := c.field(name); f != nil && f.Kind == ValueString {
+		return f.Str, true
+	}
+	return "", false
 }
 
 // FieldBool returns a declared field that holds a boolean.
 func (c *Call) FieldBool(name string) (bool, bool) {
-	v, _ := c.Field(name)
-	b, ok := v.(bool)
-	return b, ok
+	if f := c.field(name); f != nil && f.Kind == ValueBool {
+		return f.Bool, true
+	}
+	return false, false
 }
 
 // SetField sets a field declared in Action.Writes to a float64 (or any Go
@@ -122,13 +137,19 @@ func (c *Call) SetField(name string, v any) error {
 		return fmt.Errorf("sdk: %s %q: field %q: %w", c.kindWord(), c.Name, name, err)
 	}
 	if c.out == nil {
-		c.out = make([]Value, len(c.writes))
+		if cap(c.outBuf) >= len(c.writes) { // the storage of the reply at this place last batch
+			c.out = c.outBuf[:len(c.writes)]
+			clear(c.out)
+		} else {
+			c.out = make([]Value, len(c.writes))
+		}
 	}
 	c.out[idx] = val
 	for i, r := range c.reads {
 		if r == name && i < len(c.fields) {
 			if !c.owned {
-				c.fields, c.owned = append([]Value(nil), c.fields...), true
+				c.fields, c.owned = append(c.fieldsBuf[:0], c.fields...), true
+				c.fieldsBuf = c.fields
 			}
 			c.fields[i] = val
 		}
@@ -157,7 +178,9 @@ func toValue(v any) (Value, error) {
 	case bool:
 		return Value{Kind: ValueBool, Bool: x}, nil
 	}
-	return Value{}, fmt.Errorf("a field holds a number, a string, a bool or nil, not %T", v)
+	// reflect.TypeOf, not fmt's %T: v must not escape, so that a caller's
+	// number needs no heap box to be passed in.
+	return Value{}, fmt.Errorf("a field holds a number, a string, a bool or nil, not %s", reflect.TypeOf(v))
 }
 
 // Signal sends a signal to the agent itself, at once.

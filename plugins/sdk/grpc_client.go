@@ -3,13 +3,22 @@ package sdk
 import (
 	"context"
 	"fmt"
+	"sync"
+
+	"google.golang.org/grpc"
 
 	pb "github.com/btrun/btrun/plugins/proto"
 )
 
 // grpcClient adapts the generated gRPC client to Service (the host's side).
+// Batches go through the hand-written codec (wire.go).
 type grpcClient struct {
 	client pb.PluginClient
+	conn   grpc.ClientConnInterface
+
+	mu      sync.Mutex
+	req     batchRequest // kept for its size guess
+	replies batchReplies // the arrays replies' Writes and Effects are cut from
 }
 
 func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
@@ -71,34 +80,22 @@ func (c *grpcClient) Call(ctx context.Context, site *Site, req *Request) (*Reply
 	return out, nil
 }
 
+// RunBatch sends the batch in one round trip. The replies' Writes and
+// Effects are valid until the next RunBatch: their storage is reused.
 func (c *grpcClient) RunBatch(ctx context.Context, b *Batch, out []Reply) ([]Reply, error) {
-	in := &pb.Batch{Sites: make([]*pb.Site, len(b.Sites)), Calls: make([]*pb.Call, len(b.Calls))}
-	for i := range b.Sites {
-		in.Sites[i] = siteToPB(&b.Sites[i])
-	}
-	n := 0
-	for i := range b.Calls {
-		n += len(b.Calls[i].Fields)
-	}
-	calls := make([]pb.Call, len(b.Calls))
-	vals := make([]pb.Value, 0, n)
-	for i := range b.Calls {
-		vals = requestToPB(&b.Calls[i], &calls[i], vals)
-		in.Calls[i] = &calls[i]
-	}
-	r, err := c.client.RunBatch(ctx, in)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.req.b = b
+	c.replies.out = out[:0]
+	err := c.conn.Invoke(ctx, pb.Plugin_RunBatch_FullMethodName, &c.req, &c.replies, grpc.ForceCodec(wireCodec{}))
+	c.req.b = nil
+	out = c.replies.out
+	c.replies.out = nil
 	if err != nil {
 		return out[:0], err
 	}
-	if len(r.Replies) != len(b.Calls) {
-		return out[:0], fmt.Errorf("sdk: the plugin answered %d calls with %d replies", len(b.Calls), len(r.Replies))
-	}
-	if cap(out) < len(r.Replies) {
-		out = make([]Reply, len(r.Replies))
-	}
-	out = out[:len(r.Replies)]
-	for i, x := range r.Replies {
-		replyFromPB(x, &out[i])
+	if len(out) != len(b.Calls) {
+		return out[:0], fmt.Errorf("sdk: the plugin answered %d calls with %d replies", len(b.Calls), len(out))
 	}
 	return out, nil
 }

@@ -20,13 +20,13 @@ type GRPCPlugin struct {
 
 // GRPCServer registers the server adapter.
 func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterPluginServer(s, &grpcServer{impl: p.Impl})
+	registerServer(s, &grpcServer{impl: p.Impl})
 	return nil
 }
 
 // GRPCClient returns the client adapter, a Service.
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &grpcClient{client: pb.NewPluginClient(c)}, nil
+	return &grpcClient{client: pb.NewPluginClient(c), conn: c}, nil
 }
 
 // windowSize is the HTTP/2 flow-control window of both ends: a batch is
@@ -36,12 +36,16 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc
 const windowSize = 16 << 20
 
 // newGRPCServer is the plugin's gRPC server: large flow-control windows,
-// and no 4 MiB limit on received messages (a batch is one message).
+// no 4 MiB limit on received messages (a batch is one message), and the
+// hand-written codec for batches (wire.go).
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	return grpc.NewServer(append(opts,
+	s := grpc.NewServer(append(opts,
 		grpc.MaxRecvMsgSize(math.MaxInt32), grpc.MaxSendMsgSize(math.MaxInt32),
 		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
-		grpc.ReadBufferSize(256<<10), grpc.WriteBufferSize(256<<10))...)
+		grpc.ReadBufferSize(256<<10), grpc.WriteBufferSize(256<<10),
+		grpc.ForceServerCodec(wireCodec{}))...)
+	wireServers.Store(s, true)
+	return s
 }
 
 // DialOptions are the host's gRPC options to match the plugin's server

@@ -2,6 +2,10 @@ package sdk
 
 import (
 	"context"
+	"slices"
+	"sync"
+
+	"google.golang.org/grpc"
 
 	pb "github.com/btrun/btrun/plugins/proto"
 )
@@ -10,6 +14,9 @@ import (
 type grpcServer struct {
 	pb.UnimplementedPluginServer
 	impl Service
+
+	mu    sync.Mutex
+	spare *batchIn // the last batch's storage, for the next
 }
 
 func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.DescribeReply, error) {
@@ -70,6 +77,9 @@ func (s *grpcServer) single(ctx context.Context, in *pb.Single, kind CallKind) (
 	return out, nil
 }
 
+// RunBatch is served by runBatch (registered by registerServer) where the
+// server speaks wireCodec; this generated-code path serves gRPC servers
+// that do not (go-plugin's test connections, servers made elsewhere).
 func (s *grpcServer) RunBatch(ctx context.Context, in *pb.Batch) (*pb.BatchReply, error) {
 	b := Batch{Sites: make([]Site, len(in.Sites)), Calls: make([]Request, len(in.Calls))}
 	for i, st := range in.Sites {
@@ -95,6 +105,92 @@ func (s *grpcServer) RunBatch(ctx context.Context, in *pb.Batch) (*pb.BatchReply
 		out.Replies[i] = &msgs[i]
 	}
 	return out, nil
+}
+
+// runBatch serves RunBatch with the hand-written codec: the request is
+// decoded into a batchIn kept from the last batch, the replies are encoded
+// at once (gRPC writes the bytes after the handler returns, and the batchIn
+// is free for the next batch by then).
+func (s *grpcServer) runBatch(ctx context.Context, in *batchIn) (any, error) {
+	replies, err := s.impl.RunBatch(ctx, &in.b, in.replies)
+	if err != nil {
+		return nil, err
+	}
+	in.replies = replies
+	data, err := encodeReplies(replies, in.size)
+	if err != nil {
+		return nil, err
+	}
+	in.size = len(data)
+	// Let go of what the plugin's replies hold (state bytes, strings) until
+	// the slots are used again, but keep each one's writes array: the next
+	// call at that place writes into it.
+	for i := range replies {
+		w := replies[i].Writes
+		clear(w)
+		replies[i] = Reply{Writes: w[:0]}
+	}
+	return wireBytes(data), nil
+}
+
+// takeBatch returns the kept batchIn, or a new one while it is in use
+// (concurrent batches: not from btrun, which sends one at a time).
+func (s *grpcServer) takeBatch() *batchIn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := s.spare
+	s.spare = nil
+	if in == nil {
+		in = &batchIn{}
+	}
+	return in
+}
+
+func (s *grpcServer) putBatch(in *batchIn) {
+	s.mu.Lock()
+	s.spare = in
+	s.mu.Unlock()
+}
+
+func runBatchHandler(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
+	s := srv.(*grpcServer)
+	in := s.takeBatch()
+	defer s.putBatch(in)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return s.runBatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{Server: srv, FullMethod: pb.Plugin_RunBatch_FullMethodName}
+	return interceptor(ctx, in, info, func(ctx context.Context, _ any) (any, error) { return s.runBatch(ctx, in) })
+}
+
+// wireServiceDesc is the generated service with RunBatch served by
+// runBatchHandler.
+var wireServiceDesc = func() grpc.ServiceDesc {
+	d := pb.Plugin_ServiceDesc
+	d.Methods = slices.Clone(d.Methods)
+	for i := range d.Methods {
+		if d.Methods[i].MethodName == "RunBatch" {
+			d.Methods[i].Handler = runBatchHandler
+		}
+	}
+	return d
+}()
+
+// wireServers are the gRPC servers made by newGRPCServer, which speak
+// wireCodec.
+var wireServers sync.Map
+
+// registerServer registers srv on s: with the hand-written batch codec when
+// s speaks it, else as generated.
+func registerServer(s *grpc.Server, srv *grpcServer) {
+	if _, ok := wireServers.Load(s); ok {
+		s.RegisterService(&wireServiceDesc, srv)
+		return
+	}
+	pb.RegisterPluginServer(s, srv)
 }
 
 func (s *grpcServer) Ping(ctx context.Context, _ *pb.PingRequest) (*pb.PingReply, error) {

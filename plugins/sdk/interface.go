@@ -52,7 +52,9 @@ type Service interface {
 	// (req.Site is ignored).
 	Call(ctx context.Context, site *Site, req *Request) (*Reply, error)
 	// RunBatch runs b.Calls (actions, conditions and scorers) and returns
-	// one reply per call, in order, appended to out[:0].
+	// one reply per call, in order, appended to out[:0]. Implementations
+	// may reuse the storage of out's replies and of their own: the replies'
+	// Writes and Effects are valid until the next RunBatch.
 	RunBatch(ctx context.Context, b *Batch, out []Reply) ([]Reply, error)
 	// Ping does nothing; it measures the raw round trip.
 	Ping(ctx context.Context) error

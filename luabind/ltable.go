@@ -1,0 +1,162 @@
+package luabind
+
+import (
+	"reflect"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Direct access to gopher-lua's tables, for saves and restores of many
+// agents. LTable's public methods cost there: Next finds its place again at
+// every call with a map look-up of the previous key (saving the example game
+// spent half its time in it), ForEach and RawSetString box every string key
+// they hand out or add (an allocation each), and a table cannot be emptied
+// without leaving every key it ever had in its key list.
+//
+// tableLayout mirrors LTable's fields; layoutMatches checks once, field by
+// field (names, types, offsets), that it still does. Every function here
+// falls back to the public methods when it does not, and the tests compare
+// both ways (ltable_test.go).
+
+// tableIter walks a table in the order of LTable.Next (the array part, then
+// the other keys in the order they were first set), which is the order a
+// save must keep.
+type tableIter struct {
+	t    *lua.LTable
+	lay  *tableLayout // nil: use Next
+	i    int          // next index in lay.array, then len(array)+index in lay.keys
+	prev lua.LValue   // the Next fallback's last key
+}
+
+// tableLayout mirrors lua.LTable of gopher-lua v1.1.2.
+type tableLayout struct {
+	Metatable lua.LValue
+	array     []lua.LValue
+	dict      map[lua.LValue]lua.LValue
+	strdict   map[string]lua.LValue
+	keys      []lua.LValue
+	k2i       map[lua.LValue]int
+}
+
+// layoutMatches reports whether tableLayout still mirrors lua.LTable.
+var layoutMatches = func() bool {
+	lt, mt := reflect.TypeOf(lua.LTable{}), reflect.TypeOf(tableLayout{})
+	if lt.NumField() != mt.NumField() || lt.Size() != mt.Size() {
+		return false
+	}
+	for i := range lt.NumField() {
+		a, b := lt.Field(i), mt.Field(i)
+		if a.Name != b.Name || a.Type != b.Type || a.Offset != b.Offset {
+			return false
+		}
+	}
+	return true
+}()
+
+// layoutOf is t's fields, or nil when the mirror does not match.
+func layoutOf(t *lua.LTable) *tableLayout {
+	if !layoutMatches {
+		return nil
+	}
+	return (*tableLayout)(unsafe.Pointer(t))
+}
+
+func iterate(t *lua.LTable) tableIter {
+	return tableIter{t: t, lay: layoutOf(t), prev: lua.LNil}
+}
+
+// next returns the next entry; k is lua.LNil after the last.
+func (it *tableIter) next() (k, v lua.LValue) {
+	lay := it.lay
+	if lay == nil {
+		k, v = it.t.Next(it.prev)
+		it.prev = k
+		return k, v
+	}
+	for ; it.i < len(lay.array); it.i++ {
+		if v := lay.array[it.i]; v != lua.LNil {
+			it.i++
+			if it.i < len(smallNumbers) {
+				return smallNumbers[it.i], v // boxed once, not at every key
+			}
+			return lua.LNumber(it.i), v
+		}
+	}
+	// Next stops as soon as both maps are empty, whatever the key list
+	// still holds (gopher-lua never shortens it).
+	if len(lay.dict) == 0 && len(lay.strdict) == 0 {
+		return lua.LNil, lua.LNil
+	}
+	for j := it.i - len(lay.array); j < len(lay.keys); j++ {
+		k := lay.keys[j]
+		var v lua.LValue
+		if s, ok := k.(lua.LString); ok {
+			v = lay.strdict[string(s)]
+		} else {
+			v = lay.dict[k]
+		}
+		if v != nil && v != lua.LNil {
+			it.i = len(lay.array) + j + 1
+			return k, v
+		}
+	}
+	it.i = len(lay.array) + len(lay.keys)
+	return lua.LNil, lua.LNil
+}
+
+// emptyTable removes every entry of t, as setting each key to nil would:
+// the key list stays, so keys set again keep their old place in pairs().
+func emptyTable(t *lua.LTable) {
+	lay := layoutOf(t)
+	if lay == nil {
+		var keys []lua.LValue
+		for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
+			t.RawSet(k, lua.LNil)
+		}
+		return
+	}
+	for i := range lay.array {
+		lay.array[i] = lua.LNil
+	}
+	clear(lay.strdict)
+	clear(lay.dict)
+}
+
+// resetTable makes t as a new table is, keeping its storage: no entries, no
+// key list, no metatable. It reports false when it cannot (the mirror does
+// not match).
+func resetTable(t *lua.LTable) bool {
+	lay := layoutOf(t)
+	if lay == nil {
+		return false
+	}
+	lay.Metatable = lua.LNil
+	clear(lay.array)
+	lay.array = lay.array[:0]
+	clear(lay.dict)
+	clear(lay.strdict)
+	clear(lay.keys)
+	lay.keys = lay.keys[:0]
+	clear(lay.k2i)
+	return true
+}
+
+// setString is t.RawSetString(key, v) for a non-nil v, with the key boxed
+// by box when it is new to t, rather than by a heap allocation.
+func setString(t *lua.LTable, key string, v lua.LValue, box *texts) {
+	lay := layoutOf(t)
+	if lay == nil || lay.strdict == nil || lay.k2i == nil || v == lua.LNil {
+		t.RawSetString(key, v)
+		return
+	}
+	lay.strdict[key] = v
+	if _, ok := lay.k2i[lua.LString(key)]; !ok {
+		k := box.box(key)
+		lay.k2i[k] = len(lay.keys)
+		lay.keys = append(lay.keys, k)
+	}
+}

@@ -1,0 +1,176 @@
+package luabind
+
+import (
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// dump lists a table's entries in Next's order, as pairs() sees them,
+// nested tables by their contents.
+func dump(t *lua.LTable) string {
+	var b strings.Builder
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		b.WriteString(entry(k, v))
+	}
+	return b.String()
+}
+
+func entry(k, v lua.LValue) string {
+	show := func(x lua.LValue) string {
+		if t, ok := x.(*lua.LTable); ok {
+			return "{" + dump(t) + "}"
+		}
+		return x.String()
+	}
+	return show(k) + "=" + show(v) + " "
+}
+
+// withoutLayout runs f as if the mirror of LTable did not match, so that
+// every function takes its fallback through LTable's methods.
+func withoutLayout(t *testing.T, f func()) {
+	t.Helper()
+	saved := layoutMatches
+	layoutMatches = false
+	defer func() { layoutMatches = saved }()
+	f()
+}
+
+func TestLTable_layoutMatchesGopherLua(t *testing.T) {
+	if !layoutMatches {
+		t.Fatal("tableLayout no longer mirrors lua.LTable: saves and loads take the slow path; update ltable.go")
+	}
+}
+
+// TestTableIter_walksAsNextDoes on tables of every shape, with the mirror
+// and without.
+func TestTableIter_walksAsNextDoes(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	for seed := range uint64(200) {
+		m := newTableMaker(L, seed, false)
+		for _, tb := range append([]*lua.LTable{L.NewTable()}, m.table(1), m.table(2)) {
+			want := dump(tb)
+			for _, mirror := range []bool{true, false} {
+				var got strings.Builder
+				walk := func() {
+					it := iterate(tb)
+					for k, v := it.next(); k != lua.LNil; k, v = it.next() {
+						got.WriteString(entry(k, v))
+					}
+				}
+				if mirror {
+					walk()
+				} else {
+					withoutLayout(t, walk)
+				}
+				if got.String() != want {
+					t.Fatalf("seed %d, mirror %v:\n got  %s\n want %s", seed, mirror, got.String(), want)
+				}
+			}
+		}
+	}
+}
+
+// TestEmptyTable_isSettingEveryKeyToNil: the same entries and key order
+// afterwards (keys set again keep their place), with the mirror and without.
+func TestEmptyTable_isSettingEveryKeyToNil(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	refill := func(tb *lua.LTable) string {
+		for _, k := range []string{"heading", "x", "new", "k7"} {
+			tb.RawSetString(k, lua.LString("again"))
+		}
+		tb.RawSetInt(2, lua.LTrue)
+		return dump(tb)
+	}
+	for seed := range uint64(100) {
+		a := newTableMaker(L, seed, false).table(1)
+		b := newTableMaker(L, seed, false).table(1)
+		c := newTableMaker(L, seed, false).table(1)
+		var keys []lua.LValue
+		for k, _ := a.Next(lua.LNil); k != lua.LNil; k, _ = a.Next(k) {
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
+			a.RawSet(k, lua.LNil)
+		}
+		emptyTable(b)
+		withoutLayout(t, func() { emptyTable(c) })
+		want := refill(a)
+		if got := refill(b); got != want {
+			t.Fatalf("seed %d, mirror:\n got  %s\n want %s", seed, got, want)
+		}
+		if got := refill(c); got != want {
+			t.Fatalf("seed %d, fallback:\n got  %s\n want %s", seed, got, want)
+		}
+	}
+}
+
+// TestResetTable_makesItAsANewTable: whatever a table held or once held
+// (keys gone, a metatable), after resetTable it takes new entries in the
+// order a new table would, and has no metatable.
+func TestResetTable_makesItAsANewTable(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	fill := func(tb *lua.LTable) string {
+		for _, k := range []string{"b", "heading", "a", "x", "k3"} {
+			tb.RawSetString(k, lua.LNumber(len(k)))
+		}
+		tb.RawSetInt(1, lua.LTrue)
+		tb.RawSet(lua.LNumber(-2), lua.LFalse)
+		return dump(tb)
+	}
+	want := fill(L.NewTable())
+	for seed := range uint64(100) {
+		tb := newTableMaker(L, seed, false).table(1)
+		tb.Metatable = L.NewTable()
+		if !resetTable(tb) {
+			t.Fatal("resetTable refused with a matching mirror")
+		}
+		if tb.Metatable != lua.LNil || dump(tb) != "" {
+			t.Fatalf("seed %d: not empty: %s", seed, dump(tb))
+		}
+		if got := fill(tb); got != want {
+			t.Fatalf("seed %d:\n got  %s\n want %s", seed, got, want)
+		}
+	}
+	withoutLayout(t, func() {
+		if resetTable(L.NewTable()) {
+			t.Error("resetTable claims success without the mirror")
+		}
+	})
+}
+
+// TestSetString_isRawSetString on fresh, emptied and reset tables, for new
+// keys, keys set before and keys that came and went.
+func TestSetString_isRawSetString(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	var box texts
+	for seed := range uint64(100) {
+		for _, how := range []string{"as made", "emptied", "reset", "new"} {
+			a := newTableMaker(L, seed, false).table(1)
+			b := newTableMaker(L, seed, false).table(1)
+			switch how {
+			case "emptied":
+				emptyTable(a)
+				emptyTable(b)
+			case "reset":
+				resetTable(a)
+				resetTable(b)
+			case "new":
+				a, b = L.CreateTable(0, 4), L.CreateTable(0, 4)
+			}
+			for i, k := range []string{"x", "k1", "heading", "zz", "x", "k500", "onHit"} {
+				v := lua.LNumber(float64(i))
+				a.RawSetString(k, v)
+				setString(b, k, v, &box)
+			}
+			if got, want := dump(b), dump(a); got != want {
+				t.Fatalf("seed %d, %s:\n got  %s\n want %s", seed, how, got, want)
+			}
+		}
+	}
+}

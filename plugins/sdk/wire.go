@@ -1,0 +1,531 @@
+package sdk
+
+import (
+	"errors"
+	"math"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// A hand-written codec for the two messages that carry batches, Batch and
+// BatchReply of plugins/proto/plugin.proto, on both ends: the generated
+// code makes a Go message per call, per reply and per field value, every
+// round (six allocations and about 680 bytes per call on the host), where
+// this codec writes the wire bytes straight from the SDK's Batch and reads
+// replies (and, in the plugin, requests) into storage reused round after
+// round. The bytes are plain protobuf of the same schema, so either end
+// still talks to the generated code (tests check both ways, field by
+// field: wire_test.go). Every other message goes through protobuf.
+//
+// To add a field to Call or Reply, or a call kind: add it to plugin.proto
+// and regenerate, then add it below (the field number constant, the
+// encoder and the decoder); TestWire_knowsEveryField fails until then.
+
+// Field numbers of plugin.proto.
+const (
+	fBatchSites, fBatchCalls                                                                                               = 1, 2
+	fSiteName, fSiteRule, fSiteParams                                                                                      = 1, 2, 3
+	fParamName, fParamValue                                                                                                = 1, 2
+	fCallKind, fCallSite, fCallAgent, fCallFirstRun, fCallTime, fCallDt, fCallState, fCallFields                           = 1, 2, 3, 4, 5, 6, 7, 8
+	fValueKind, fValueNumber, fValueText, fValueFlag                                                                       = 1, 2, 3, 4
+	fBatchReplyReplies                                                                                                     = 1
+	fReplyStatus, fReplyOK, fReplyStateSet, fReplyState, fReplyWrites, fReplyEffects, fReplyJump, fReplyError, fReplyScore = 1, 2, 3, 4, 5, 6, 7, 8, 9
+	fEffectKind, fEffectName, fEffectTo, fEffectFlag                                                                       = 1, 2, 3, 4
+)
+
+// The errors protobuf gives for the same faults.
+var (
+	errWireDecode = errors.New("proto: cannot parse invalid wire-format data")
+	errWireUTF8   = errors.New("string field contains invalid UTF-8")
+)
+
+// wireCodec is the gRPC codec of both ends: the batch messages below by
+// hand, everything else by protobuf. Its name is protobuf's, so the content
+// type on the wire is unchanged.
+type wireCodec struct{}
+
+func (wireCodec) Name() string { return "proto" }
+
+func (wireCodec) Marshal(v any) ([]byte, error) {
+	switch m := v.(type) {
+	case *batchRequest:
+		return m.marshal()
+	case wireBytes:
+		return m, nil
+	}
+	return proto.Marshal(v.(proto.Message))
+}
+
+func (wireCodec) Unmarshal(data []byte, v any) error {
+	switch m := v.(type) {
+	case *batchReplies:
+		return m.unmarshal(data)
+	case *batchIn:
+		return m.unmarshal(data)
+	}
+	return proto.Unmarshal(data, v.(proto.Message))
+}
+
+// wireBytes is a message already encoded.
+type wireBytes []byte
+
+// encoder appends protobuf fields to buf. Proto3 leaves out fields that
+// hold their zero value, and so does it. A sub-message gets one byte for
+// its length, moved up when it needs more (rare: a site's parameters, state
+// bytes).
+type encoder struct {
+	buf []byte
+	err error // the first string that is not UTF-8
+}
+
+func (e *encoder) varint(f protowire.Number, v uint64) {
+	if v != 0 {
+		e.buf = protowire.AppendTag(e.buf, f, protowire.VarintType)
+		e.buf = protowire.AppendVarint(e.buf, v)
+	}
+}
+
+func (e *encoder) bool(f protowire.Number, b bool) {
+	if b {
+		e.varint(f, 1)
+	}
+}
+
+func (e *encoder) double(f protowire.Number, x float64) {
+	if bits := math.Float64bits(x); bits != 0 { // -0 is not zero: it is sent, as protobuf does
+		e.buf = protowire.AppendTag(e.buf, f, protowire.Fixed64Type)
+		e.buf = protowire.AppendFixed64(e.buf, bits)
+	}
+}
+
+func (e *encoder) bytes(f protowire.Number, b []byte) {
+	if len(b) > 0 {
+		e.buf = protowire.AppendTag(e.buf, f, protowire.BytesType)
+		e.buf = protowire.AppendBytes(e.buf, b)
+	}
+}
+
+func (e *encoder) string(f protowire.Number, s string) {
+	if len(s) > 0 {
+		if e.err == nil && !utf8.ValidString(s) {
+			e.err = errWireUTF8
+		}
+		e.buf = protowire.AppendTag(e.buf, f, protowire.BytesType)
+		e.buf = protowire.AppendString(e.buf, s)
+	}
+}
+
+// begin starts a sub-message in field f; end closes it.
+func (e *encoder) begin(f protowire.Number) int {
+	e.buf = protowire.AppendTag(e.buf, f, protowire.BytesType)
+	e.buf = append(e.buf, 0)
+	return len(e.buf)
+}
+
+func (e *encoder) end(start int) {
+	n := len(e.buf) - start
+	if n < 0x80 {
+		e.buf[start-1] = byte(n)
+		return
+	}
+	k := protowire.SizeVarint(uint64(n))
+	e.buf = append(e.buf, make([]byte, k-1)...)
+	copy(e.buf[start+k-1:], e.buf[start:start+n])
+	protowire.AppendVarint(e.buf[:start-1], uint64(n))
+}
+
+func (e *encoder) value(f protowire.Number, v *Value) {
+	m := e.begin(f)
+	e.varint(fValueKind, uint64(v.Kind))
+	e.double(fValueNumber, v.Num)
+	e.string(fValueText, v.Str)
+	e.bool(fValueFlag, v.Bool)
+	e.end(m)
+}
+
+// batchRequest encodes a Batch as the message Batch.
+type batchRequest struct {
+	b    *Batch
+	size int // the last encoding's size: the next one's first guess
+}
+
+func (r *batchRequest) marshal() ([]byte, error) {
+	// A new buffer each time: gRPC may still be writing the last one.
+	e := encoder{buf: make([]byte, 0, max(r.size, 64*len(r.b.Calls)))}
+	for i := range r.b.Sites {
+		s := &r.b.Sites[i]
+		m := e.begin(fBatchSites)
+		e.string(fSiteName, s.Name)
+		e.string(fSiteRule, s.Rule)
+		for _, p := range s.Params {
+			pm := e.begin(fSiteParams)
+			e.string(fParamName, p.Name)
+			e.string(fParamValue, p.Value)
+			e.end(pm)
+		}
+		e.end(m)
+	}
+	for i := range r.b.Calls {
+		c := &r.b.Calls[i]
+		m := e.begin(fBatchCalls)
+		e.varint(fCallKind, uint64(c.Kind))
+		e.varint(fCallSite, uint64(c.Site))
+		e.string(fCallAgent, c.Agent)
+		e.bool(fCallFirstRun, c.FirstRun)
+		e.double(fCallTime, c.Time)
+		e.double(fCallDt, c.Dt)
+		e.bytes(fCallState, c.State)
+		for j := range c.Fields {
+			e.value(fCallFields, &c.Fields[j])
+		}
+		e.end(m)
+	}
+	r.size = len(e.buf)
+	return e.buf, e.err
+}
+
+// encodeReplies encodes replies as the message BatchReply.
+func encodeReplies(replies []Reply, sizeHint int) ([]byte, error) {
+	e := encoder{buf: make([]byte, 0, max(sizeHint, 16*len(replies)))}
+	for i := range replies {
+		r := &replies[i]
+		m := e.begin(fBatchReplyReplies)
+		e.varint(fReplyStatus, uint64(r.Status))
+		e.bool(fReplyOK, r.OK)
+		e.bool(fReplyStateSet, r.StateSet)
+		e.bytes(fReplyState, r.State)
+		for j := range r.Writes {
+			e.value(fReplyWrites, &r.Writes[j])
+		}
+		for _, x := range r.Effects {
+			em := e.begin(fReplyEffects)
+			e.varint(fEffectKind, uint64(x.Kind))
+			e.string(fEffectName, x.Name)
+			e.string(fEffectTo, x.To)
+			e.bool(fEffectFlag, x.Flag)
+			e.end(em)
+		}
+		e.string(fReplyJump, r.Jump)
+		e.string(fReplyError, r.Err)
+		e.double(fReplyScore, r.Score)
+		e.end(m)
+	}
+	return e.buf, e.err
+}
+
+// decoder reads protobuf fields. Unknown fields, and known ones of another
+// wire type, are skipped, as protobuf does.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+// next reads a field's tag; false at the end of the message or on error.
+func (d *decoder) next() (protowire.Number, protowire.Type, bool) {
+	if len(d.b) == 0 || d.err != nil {
+		return 0, 0, false
+	}
+	num, typ, n := protowire.ConsumeTag(d.b)
+	if n < 0 || num > protowire.MaxValidNumber {
+		d.err = errWireDecode
+		return 0, 0, false
+	}
+	d.b = d.b[n:]
+	return num, typ, true
+}
+
+func (d *decoder) skip(num protowire.Number, typ protowire.Type) {
+	n := protowire.ConsumeFieldValue(num, typ, d.b)
+	if n < 0 {
+		d.err = errWireDecode
+		return
+	}
+	d.b = d.b[n:]
+}
+
+func (d *decoder) varint() uint64 {
+	v, n := protowire.ConsumeVarint(d.b)
+	if n < 0 {
+		d.err = errWireDecode
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) double() float64 {
+	v, n := protowire.ConsumeFixed64(d.b)
+	if n < 0 {
+		d.err = errWireDecode
+		return 0
+	}
+	d.b = d.b[n:]
+	return math.Float64frombits(v)
+}
+
+// bytes returns the next length-delimited field, aliasing the input.
+func (d *decoder) bytes() []byte {
+	v, n := protowire.ConsumeBytes(d.b)
+	if n < 0 {
+		d.err = errWireDecode
+		return nil
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// string copies a string field out of the input (gRPC may reuse it).
+func (d *decoder) string(reuse string) string {
+	b := d.bytes()
+	if !utf8.Valid(b) {
+		if d.err == nil {
+			d.err = errWireUTF8
+		}
+		return ""
+	}
+	if string(b) == reuse { // the same as last round's: no new string
+		return reuse
+	}
+	return string(b)
+}
+
+// sub returns a decoder of the next sub-message.
+func (d *decoder) sub() decoder { return decoder{b: d.bytes()} }
+
+// value reads a Value message.
+func (d *decoder) value(reuseStr string) Value {
+	var v Value
+	m := d.sub()
+	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+		switch {
+		case num == fValueKind && typ == protowire.VarintType:
+			v.Kind = ValueKind(m.varint())
+		case num == fValueNumber && typ == protowire.Fixed64Type:
+			v.Num = m.double()
+		case num == fValueText && typ == protowire.BytesType:
+			v.Str = m.string(reuseStr)
+		case num == fValueFlag && typ == protowire.VarintType:
+			v.Bool = m.varint() != 0
+		default:
+			m.skip(num, typ)
+		}
+	}
+	if d.err == nil {
+		d.err = m.err
+	}
+	return v
+}
+
+// batchReplies decodes a BatchReply into out, reusing its storage: every
+// reply's Writes and Effects are cut from two arrays kept from round to
+// round. State bytes and strings are copied (the agent keeps them, and gRPC
+// may reuse its buffer).
+type batchReplies struct {
+	out     []Reply
+	writes  []Value
+	effects []Effect
+}
+
+func (r *batchReplies) unmarshal(data []byte) error {
+	d := decoder{b: data}
+	r.out, r.writes, r.effects = r.out[:0], r.writes[:0], r.effects[:0]
+	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
+		if num != fBatchReplyReplies || typ != protowire.BytesType {
+			d.skip(num, typ)
+			continue
+		}
+		r.out = append(r.out, Reply{})
+		m := d.sub()
+		r.read(&m, &r.out[len(r.out)-1])
+		if d.err == nil {
+			d.err = m.err
+		}
+	}
+	return d.err
+}
+
+func (r *batchReplies) read(m *decoder, rep *Reply) {
+	w, e := len(r.writes), len(r.effects)
+	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+		switch {
+		case num == fReplyStatus && typ == protowire.VarintType:
+			rep.Status = Status(m.varint())
+		case num == fReplyOK && typ == protowire.VarintType:
+			rep.OK = m.varint() != 0
+		case num == fReplyStateSet && typ == protowire.VarintType:
+			rep.StateSet = m.varint() != 0
+		case num == fReplyState && typ == protowire.BytesType:
+			if b := m.bytes(); len(b) > 0 {
+				rep.State = append([]byte(nil), b...)
+			}
+		case num == fReplyWrites && typ == protowire.BytesType:
+			r.writes = append(r.writes, m.value(""))
+		case num == fReplyEffects && typ == protowire.BytesType:
+			r.effects = append(r.effects, readEffect(m))
+		case num == fReplyJump && typ == protowire.BytesType:
+			rep.Jump = m.string("")
+		case num == fReplyError && typ == protowire.BytesType:
+			rep.Err = m.string("")
+		case num == fReplyScore && typ == protowire.Fixed64Type:
+			rep.Score = m.double()
+		default:
+			m.skip(num, typ)
+		}
+	}
+	if len(r.writes) > w { // else nil, as protobuf leaves an empty list
+		rep.Writes = r.writes[w:len(r.writes):len(r.writes)]
+	}
+	if len(r.effects) > e {
+		rep.Effects = r.effects[e:len(r.effects):len(r.effects)]
+	}
+}
+
+func readEffect(d *decoder) Effect {
+	var x Effect
+	m := d.sub()
+	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+		switch {
+		case num == fEffectKind && typ == protowire.VarintType:
+			x.Kind = EffectKind(m.varint())
+		case num == fEffectName && typ == protowire.BytesType:
+			x.Name = m.string("")
+		case num == fEffectTo && typ == protowire.BytesType:
+			x.To = m.string("")
+		case num == fEffectFlag && typ == protowire.VarintType:
+			x.Flag = m.varint() != 0
+		default:
+			m.skip(num, typ)
+		}
+	}
+	if d.err == nil {
+		d.err = m.err
+	}
+	return x
+}
+
+// batchIn decodes a Batch, in the plugin, into storage reused from batch to
+// batch: the calls, their fields, the sites, and each call's agent id when
+// it is the one the call at the same place had last time (a game calls its
+// agents in the same order round after round). State bytes are copied into
+// one array per batch. replies is where the plugin's replies go.
+type batchIn struct {
+	b       Batch
+	fields  []Value
+	replies []Reply
+	size    int // the last reply's encoded size
+}
+
+func (in *batchIn) unmarshal(data []byte) error {
+	d := decoder{b: data}
+	sites, calls := in.b.Sites[:0], in.b.Calls[:0]
+	in.fields = in.fields[:0]
+	var states []byte // this batch's state bytes, fresh: a plugin may keep them
+	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
+		switch {
+		case num == fBatchSites && typ == protowire.BytesType:
+			var old Site
+			if len(sites) < cap(sites) {
+				old = sites[:len(sites)+1][len(sites)]
+			}
+			m := d.sub()
+			sites = append(sites, readSite(&m, &old))
+			if d.err == nil {
+				d.err = m.err
+			}
+		case num == fBatchCalls && typ == protowire.BytesType:
+			var oldAgent string
+			if len(calls) < cap(calls) {
+				oldAgent = calls[:len(calls)+1][len(calls)].Agent
+			}
+			m := d.sub()
+			calls = append(calls, Request{})
+			states = in.readCall(&m, &calls[len(calls)-1], oldAgent, states)
+			if d.err == nil {
+				d.err = m.err
+			}
+		default:
+			d.skip(num, typ)
+		}
+	}
+	in.b.Sites, in.b.Calls = sites, calls
+	return d.err
+}
+
+func (in *batchIn) readCall(m *decoder, c *Request, oldAgent string, states []byte) []byte {
+	start := len(in.fields)
+	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+		switch {
+		case num == fCallKind && typ == protowire.VarintType:
+			c.Kind = CallKind(m.varint())
+		case num == fCallSite && typ == protowire.VarintType:
+			c.Site = uint32(m.varint())
+		case num == fCallAgent && typ == protowire.BytesType:
+			c.Agent = m.string(oldAgent)
+		case num == fCallFirstRun && typ == protowire.VarintType:
+			c.FirstRun = m.varint() != 0
+		case num == fCallTime && typ == protowire.Fixed64Type:
+			c.Time = m.double()
+		case num == fCallDt && typ == protowire.Fixed64Type:
+			c.Dt = m.double()
+		case num == fCallState && typ == protowire.BytesType:
+			if b := m.bytes(); len(b) > 0 {
+				if cap(states)-len(states) < len(b) {
+					states = make([]byte, 0, max(len(b), 4096))
+				}
+				s := len(states)
+				states = append(states, b...)
+				c.State = states[s:len(states):len(states)]
+			}
+		case num == fCallFields && typ == protowire.BytesType:
+			in.fields = append(in.fields, m.value(""))
+		default:
+			m.skip(num, typ)
+		}
+	}
+	if len(in.fields) > start {
+		c.Fields = in.fields[start:len(in.fields):len(in.fields)]
+	}
+	return states
+}
+
+// readSite reads a Site, keeping old's strings where they are the same.
+func readSite(m *decoder, old *Site) Site {
+	s := Site{Params: old.Params[:0]}
+	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+		switch {
+		case num == fSiteName && typ == protowire.BytesType:
+			s.Name = m.string(old.Name)
+		case num == fSiteRule && typ == protowire.BytesType:
+			s.Rule = m.string(old.Rule)
+		case num == fSiteParams && typ == protowire.BytesType:
+			var op Param
+			if i := len(s.Params); i < len(old.Params) {
+				op = old.Params[i]
+			}
+			p := Param{}
+			pm := m.sub()
+			for num, typ, ok := pm.next(); ok; num, typ, ok = pm.next() {
+				switch {
+				case num == fParamName && typ == protowire.BytesType:
+					p.Name = pm.string(op.Name)
+				case num == fParamValue && typ == protowire.BytesType:
+					p.Value = pm.string(op.Value)
+				default:
+					pm.skip(num, typ)
+				}
+			}
+			if m.err == nil {
+				m.err = pm.err
+			}
+			s.Params = append(s.Params, p)
+		default:
+			m.skip(num, typ)
+		}
+	}
+	if len(s.Params) == 0 {
+		s.Params = nil
+	}
+	return s
+}

@@ -1,0 +1,350 @@
+package sdk
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"net"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	pb "github.com/btrun/btrun/plugins/proto"
+)
+
+// fillRandom sets every field of m, at every depth, to random values: the
+// messages of plugin.proto as any protobuf encoder could send them. Enums
+// take their declared values (the SDK keeps them in a byte).
+func fillRandom(m protoreflect.Message, r *rand.Rand, depth int) {
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if r.IntN(4) == 0 {
+			continue // left at its zero value, which proto3 does not send
+		}
+		if fd.IsList() {
+			l := m.Mutable(fd).List()
+			for range r.IntN(4) {
+				if fd.Kind() == protoreflect.MessageKind {
+					e := l.NewElement()
+					fillRandom(e.Message(), r, depth+1)
+					l.Append(e)
+				} else {
+					l.Append(randomScalar(fd, r))
+				}
+			}
+			continue
+		}
+		if fd.Kind() == protoreflect.MessageKind {
+			if depth < 3 {
+				fillRandom(m.Mutable(fd).Message(), r, depth+1)
+			}
+			continue
+		}
+		m.Set(fd, randomScalar(fd, r))
+	}
+}
+
+var wireTexts = []string{"", "a1", "root.count", "ünï", "with \"quotes\"", "a much longer string than the others, past a hundred and twenty-seven bytes so that its message needs a two-byte length..............."}
+
+func randomScalar(fd protoreflect.FieldDescriptor, r *rand.Rand) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(r.IntN(2) == 0)
+	case protoreflect.EnumKind:
+		vals := fd.Enum().Values()
+		return protoreflect.ValueOfEnum(vals.Get(r.IntN(vals.Len())).Number())
+	case protoreflect.Uint32Kind:
+		return protoreflect.ValueOfUint32([]uint32{0, 1, 127, 128, 300, math.MaxUint32}[r.IntN(6)])
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64([]float64{0, 1.5, -0.0, math.Inf(1), 1e300, -3}[r.IntN(6)])
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(wireTexts[r.IntN(len(wireTexts))])
+	case protoreflect.BytesKind:
+		b := make([]byte, r.IntN(200))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		return protoreflect.ValueOfBytes(b)
+	}
+	panic("randomScalar: a field kind plugin.proto did not use: " + fd.Kind().String())
+}
+
+// TestWire_batchesRoundTripEveryField: a Batch with every field set (as
+// any protobuf encoder writes it) read by the plugin's hand-written decoder
+// and written again by the host's encoder is the same message; so is a
+// BatchReply through the host's decoder and the plugin's encoder. A field
+// added to plugin.proto that the codec does not know makes this fail.
+func TestWire_batchesRoundTripEveryField(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		in := &pb.Batch{}
+		fillRandom(in.ProtoReflect(), r, 0)
+		data, err := proto.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dec batchIn
+		if err := dec.unmarshal(data); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		again, err := (&batchRequest{b: &dec.b}).marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := &pb.Batch{}
+		if err := proto.Unmarshal(again, back); err != nil || !proto.Equal(in, back) {
+			t.Fatalf("batch %d changed on the way (%v):\n%v\n%v", i, err, in, back)
+		}
+
+		rep := &pb.BatchReply{}
+		fillRandom(rep.ProtoReflect(), r, 0)
+		data, err = proto.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reps batchReplies
+		if err := reps.unmarshal(data); err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		again, err = encodeReplies(reps.out, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		backRep := &pb.BatchReply{}
+		if err := proto.Unmarshal(again, backRep); err != nil || !proto.Equal(rep, backRep) {
+			t.Fatalf("reply %d changed on the way (%v):\n%v\n%v", i, err, rep, backRep)
+		}
+	}
+}
+
+// TestWire_readsAsTheGeneratedCodeDoes: the hand-written decoders give the
+// SDK values the generated code and its converters give.
+func TestWire_readsAsTheGeneratedCodeDoes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var dec batchIn
+	var reps batchReplies
+	for i := range 300 {
+		in := &pb.Batch{}
+		fillRandom(in.ProtoReflect(), r, 0)
+		data, _ := proto.Marshal(in)
+		if err := dec.unmarshal(data); err != nil { // reused, as the plugin does
+			t.Fatal(err)
+		}
+		want := Batch{Sites: make([]Site, len(in.Sites)), Calls: make([]Request, len(in.Calls))}
+		for j, s := range in.Sites {
+			want.Sites[j] = siteFromPB(s)
+		}
+		for j, c := range in.Calls {
+			requestFromPB(c, &want.Calls[j], nil)
+		}
+		if !equalBatches(&dec.b, &want) {
+			t.Fatalf("batch %d:\n got %+v\nwant %+v", i, dec.b, want)
+		}
+
+		rep := &pb.BatchReply{}
+		fillRandom(rep.ProtoReflect(), r, 0)
+		data, _ = proto.Marshal(rep)
+		if err := reps.unmarshal(data); err != nil {
+			t.Fatal(err)
+		}
+		wantR := make([]Reply, len(rep.Replies))
+		for j, x := range rep.Replies {
+			replyFromPB(x, &wantR[j])
+		}
+		if !reflect.DeepEqual(normReplies(reps.out), normReplies(wantR)) {
+			t.Fatalf("replies %d:\n got %+v\nwant %+v", i, reps.out, wantR)
+		}
+	}
+}
+
+func equalBatches(a, b *Batch) bool {
+	if len(a.Sites) != len(b.Sites) || len(a.Calls) != len(b.Calls) {
+		return false
+	}
+	for i := range a.Sites {
+		x, y := a.Sites[i], b.Sites[i]
+		if x.Name != y.Name || x.Rule != y.Rule || !reflect.DeepEqual(x.Params, y.Params) {
+			return false
+		}
+	}
+	for i := range a.Calls {
+		x, y := a.Calls[i], b.Calls[i]
+		if len(x.State) == 0 && len(y.State) == 0 {
+			x.State, y.State = nil, nil
+		}
+		if len(x.Fields) == 0 && len(y.Fields) == 0 {
+			x.Fields, y.Fields = nil, nil
+		}
+		if math.Float64bits(x.Time) != math.Float64bits(y.Time) || math.Float64bits(x.Dt) != math.Float64bits(y.Dt) {
+			return false
+		}
+		x.Time, y.Time, x.Dt, y.Dt = 0, 0, 0, 0
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+func normReplies(rs []Reply) []Reply {
+	out := make([]Reply, len(rs))
+	for i, r := range rs {
+		if len(r.State) == 0 {
+			r.State = nil
+		}
+		if len(r.Writes) == 0 {
+			r.Writes = nil
+		}
+		if len(r.Effects) == 0 {
+			r.Effects = nil
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// TestWire_refusesWhatProtobufRefuses: strings that are not UTF-8 fail to
+// encode, as they do in the generated code; truncated data fails to decode.
+func TestWire_refusesWhatProtobufRefuses(t *testing.T) {
+	b := &Batch{Sites: []Site{{Name: "x"}}, Calls: []Request{{Agent: "a\xff"}}}
+	if _, err := (&batchRequest{b: b}).marshal(); err == nil {
+		t.Error("an agent id that is not UTF-8 was encoded")
+	}
+	if _, err := encodeReplies([]Reply{{Jump: "\xfe"}}, 0); err == nil {
+		t.Error("a jump that is not UTF-8 was encoded")
+	}
+	good, _ := encodeReplies([]Reply{{Status: Success, Writes: []Value{{Kind: ValueNumber, Num: 2}}}}, 0)
+	var reps batchReplies
+	if err := reps.unmarshal(good[:len(good)-3]); err == nil {
+		t.Error("truncated replies were read")
+	}
+	bad := append([]byte(nil), good...)
+	bad = append(bad, 0x0a, 2, 0x3a, 0xff) // a reply whose jump is "\xff"... truncated, then not UTF-8
+	if err := reps.unmarshal(bad); err == nil {
+		t.Error("a bad reply was read")
+	}
+}
+
+// FuzzWireReplies feeds arbitrary bytes as a plugin's BatchReply to the
+// host's decoder: no panic, and it reads what the generated code reads
+// (refusing what that refuses).
+func FuzzWireReplies(f *testing.F) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 5 {
+		rep := &pb.BatchReply{}
+		fillRandom(rep.ProtoReflect(), r, 0)
+		data, _ := proto.Marshal(rep)
+		f.Add(data)
+	}
+	var reps batchReplies
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rep := &pb.BatchReply{}
+		perr := proto.Unmarshal(data, rep)
+		err := reps.unmarshal(data)
+		if (perr == nil) != (err == nil) {
+			t.Fatalf("protobuf: %v; hand-written: %v", perr, err)
+		}
+		if err != nil {
+			return
+		}
+		want := make([]Reply, len(rep.Replies))
+		for j, x := range rep.Replies {
+			replyFromPB(x, &want[j])
+		}
+		if !reflect.DeepEqual(normReplies(reps.out), normReplies(want)) {
+			t.Fatalf("got %+v\nwant %+v", reps.out, want)
+		}
+	})
+}
+
+// FuzzWireBatch feeds arbitrary bytes as a host's Batch to the plugin's
+// decoder, likewise.
+func FuzzWireBatch(f *testing.F) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 5 {
+		in := &pb.Batch{}
+		fillRandom(in.ProtoReflect(), r, 0)
+		data, _ := proto.Marshal(in)
+		f.Add(data)
+	}
+	var dec batchIn
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := &pb.Batch{}
+		perr := proto.Unmarshal(data, in)
+		err := dec.unmarshal(data)
+		if (perr == nil) != (err == nil) {
+			t.Fatalf("protobuf: %v; hand-written: %v", perr, err)
+		}
+		if err != nil {
+			return
+		}
+		want := Batch{Sites: make([]Site, len(in.Sites)), Calls: make([]Request, len(in.Calls))}
+		for j, s := range in.Sites {
+			want.Sites[j] = siteFromPB(s)
+		}
+		for j, c := range in.Calls {
+			requestFromPB(c, &want.Calls[j], nil)
+		}
+		if !equalBatches(&dec.b, &want) {
+			t.Fatalf("got %+v\nwant %+v", dec.b, want)
+		}
+	})
+}
+
+// TestWire_generatedClientTalksToTheSDKServer: a host built with the
+// generated client (an older btrun) gets from the SDK's server, which
+// decodes batches by hand, the replies the dispatcher gives.
+func TestWire_generatedClientTalksToTheSDKServer(t *testing.T) {
+	d, err := newDispatcher(counter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newGRPCServer(nil)
+	registerServer(srv, &grpcServer{impl: d})
+	go srv.Serve(ln)
+	defer srv.Stop()
+	conn, err := grpc.Dial("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	b := &Batch{Sites: []Site{{Name: "count", Rule: "root.count", Params: []Param{{"a", "1"}}}, {Name: "big", Rule: "root", Params: []Param{{"big.limit", "3"}}}}}
+	for i := range 700 { // past parallelMin: the plugin's workers share the batch
+		b.Calls = append(b.Calls, Request{Kind: KindCondition, Site: 1, Agent: "a", Fields: []Value{{Kind: ValueNumber, Num: float64(i % 7)}}})
+		b.Calls = append(b.Calls, Request{Kind: KindAction, Site: 0, Agent: "b", State: []byte(`{"Runs":1}`), Time: float64(i)})
+	}
+	want, _ := d.RunBatch(context.Background(), b, nil)
+	in := &pb.Batch{}
+	for i := range b.Sites {
+		in.Sites = append(in.Sites, siteToPB(&b.Sites[i]))
+	}
+	for i := range b.Calls {
+		c := &pb.Call{}
+		requestToPB(&b.Calls[i], c, nil)
+		in.Calls = append(in.Calls, c)
+	}
+	for round := range 3 { // the server's storage is reused from round to round
+		out, err := pb.NewPluginClient(conn).RunBatch(context.Background(), in)
+		if err != nil || len(out.Replies) != len(want) {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for i, x := range out.Replies {
+			var got Reply
+			replyFromPB(x, &got)
+			if !reflect.DeepEqual(normReplies([]Reply{got}), normReplies([]Reply{want[i]})) {
+				t.Fatalf("round %d, reply %d:\n got %+v\nwant %+v", round, i, got, want[i])
+			}
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package runtime
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// streamValue writes v with the piecewise methods (BeginTable and EndTable
+// rather than a known count), as a host does.
+func streamValue(e *Encoder, v Value) {
+	switch v.Kind {
+	case BoolValue:
+		e.ValueBool(v.Bool)
+	case NumberValue:
+		e.ValueNumber(v.Num)
+	case StringValue:
+		e.ValueString(v.Str)
+	case TableValue:
+		m := e.BeginTable()
+		for _, f := range v.Table {
+			streamValue(e, f.Key)
+			streamValue(e, f.Val)
+		}
+		e.EndTable(m, len(v.Table))
+	default:
+		e.ValueNil()
+	}
+}
+
+// bigTable is a table of n entries, each holding a table of inner entries.
+func bigTable(n, inner int) Value {
+	t := Value{Kind: TableValue}
+	for i := range n {
+		in := Value{Kind: TableValue}
+		for j := range inner {
+			in.Table = append(in.Table, Field{Value{Kind: NumberValue, Num: float64(j)}, Value{Kind: StringValue, Str: fmt.Sprint(j)}})
+		}
+		t.Table = append(t.Table, Field{Value{Kind: NumberValue, Num: float64(i) + 0.5}, in})
+	}
+	return t
+}
+
+// TestEncoder_piecewiseValuesAreValues: BeginTable and EndTable write what
+// Value writes, for entry counts that take one, two and three bytes, nested
+// in each other.
+func TestEncoder_piecewiseValuesAreValues(t *testing.T) {
+	for _, c := range []struct{ n, inner int }{{0, 0}, {1, 0}, {127, 1}, {128, 0}, {129, 130}, {300, 2}, {20000, 0}, {16384, 1}, {3, 16383}} {
+		v := bigTable(c.n, c.inner)
+		want, got := NewEncoder(), NewEncoder()
+		want.Uvarint(7) // something before, so that marks are not at 0
+		got.Uvarint(7)
+		want.Value(v)
+		streamValue(got, v)
+		if !bytes.Equal(want.Bytes(), got.Bytes()) {
+			t.Errorf("%d entries of %d: the bytes differ", c.n, c.inner)
+		}
+	}
+}
+
+// TestDecoder_valueHeadReadsWhatValueReads: reading piece by piece gives the
+// Value back, and SkipValue skips exactly it.
+func TestDecoder_valueHeadReadsWhatValueReads(t *testing.T) {
+	v := bigTable(130, 3)
+	e := NewEncoder()
+	e.Value(v)
+	e.ValueString("after")
+	var read func(d *Decoder) Value
+	read = func(d *Decoder) Value {
+		x, n := d.ValueHead()
+		for range n {
+			x.Table = append(x.Table, Field{read(d), read(d)})
+		}
+		return x
+	}
+	d := NewDecoder(e.Bytes(), e.Strings())
+	got := read(d)
+	again := NewEncoder()
+	again.Value(got)
+	if !bytes.Equal(again.Bytes(), e.Bytes()[:len(again.Bytes())]) {
+		t.Error("ValueHead did not read the value back")
+	}
+	d = NewDecoder(e.Bytes(), e.Strings())
+	d.SkipValue()
+	if s, _ := d.ValueHead(); s.Str != "after" || d.Done() != nil {
+		t.Errorf("SkipValue did not stop at the value's end: %+v %v", s, d.Err())
+	}
+}
+
+// FuzzSkipValue: on any input, SkipValue reads as far as Value and fails
+// with the same error.
+func FuzzSkipValue(f *testing.F) {
+	e := NewEncoder()
+	e.Value(bigTable(3, 2))
+	f.Add(e.Bytes(), uint8(3))
+	f.Add([]byte{tagTable, 1, tagString, 9, tagNil}, uint8(1))
+	f.Add(bytes.Repeat([]byte{tagTable, 1, tagNil}, 250), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, nstr uint8) {
+		strs := make([]string, nstr)
+		a, b := NewDecoder(data, strs), NewDecoder(data, strs)
+		a.Value()
+		b.SkipValue()
+		if fmt.Sprint(a.Err()) != fmt.Sprint(b.Err()) || a.Remaining() != b.Remaining() && a.Err() == nil {
+			t.Fatalf("Value: %v (%d left); SkipValue: %v (%d left)", a.Err(), a.Remaining(), b.Err(), b.Remaining())
+		}
+	})
+}
