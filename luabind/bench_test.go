@@ -142,6 +142,7 @@ func BenchmarkSeedTreeLua(b *testing.B) {
 				}
 			}
 			calls0 := s.e.calls
+			_, walks0 := s.e.MemoryUsed()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -151,6 +152,8 @@ func BenchmarkSeedTreeLua(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(s.e.calls-calls0)/float64(b.N), "calls/op")
+			_, walks := s.e.MemoryUsed()
+			b.ReportMetric(float64(walks-walks0), "walks")
 		})
 	}
 }

@@ -53,7 +53,9 @@ import (
 //   - ctx.state is handed out when the first call at a rule is made, not on
 //     first use, for the same reason: a hit in the view instead of a walk
 //     down the chain into Go. Its table is the agent's one reused table
-//     (reuseState), so handing it out costs no allocation.
+//     (reuseState), so handing it out costs no allocation. A parallel's
+//     lanes each have a ctx.state of their own, so each lane has its own
+//     reused table too.
 //
 // The price: ctx's fields are right during its own agent's calls; a ctx
 // kept in a global and read during another agent's call shows that other
@@ -78,11 +80,20 @@ type AgentData struct {
 	rule     int32
 	firstRun bool
 
-	// stateTable is the table ctx.state gives out, emptied and reused at
-	// each rule (see reuseState); nil until the agent's scripts first use
-	// ctx.state.
-	stateTable  *lua.LTable
-	stateReuses int // visits the table has served (reuseState)
+	// state is the table ctx.state gives out in the agent's own context,
+	// emptied and reused at each rule (see reuseState); laneStates the same
+	// for each lane of its parallels, by lane slot (runtime.Agent.Lane).
+	// usesState turns true when the agent's scripts first use ctx.state.
+	state      reusedState
+	laneStates []reusedState
+	usesState  bool
+}
+
+// reusedState is the ctx.state table of one context (the agent's own, or a
+// lane's), emptied and reused at each rule.
+type reusedState struct {
+	t      *lua.LTable
+	reuses int // visits the table has served (reuseState)
 }
 
 // view is the shared table ctx reads start at, and what it holds now.
@@ -182,6 +193,7 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 	o.RawSetString("tree", st.tree.name)
 	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: e.ctxKit.meta}
 	a.SetUserData(st)
+	e.attached[st] = struct{}{}
 	return st, nil
 }
 
@@ -191,6 +203,8 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 func (e *Engine) Detach(a *runtime.Agent) {
 	if st, ok := a.UserData().(*AgentData); ok && st.e == e {
 		a.SetUserData(nil)
+		delete(e.attached, st)
+		e.guard.mem.pending.Store(true) // the agent's tables are freed
 		st.agent = nil
 		if e.ctxKit.view.holder == st {
 			e.ctxKit.view.holder = nil
@@ -218,8 +232,9 @@ func (st *AgentData) Memory() *lua.LTable { return st.memory }
 // Table is ctx.agent: the game's data for this agent.
 func (st *AgentData) Table() *lua.LTable { return st.data }
 
-// State is ctx.state of the agent's current rule, or nil when no Lua call
-// was made since the cursor arrived there.
+// State is ctx.state of the agent's current rule (during a call in a
+// parallel's lane: the lane's), or nil when no Lua call was made since the
+// cursor arrived there.
 func (st *AgentData) State() *lua.LTable {
 	t, _ := st.agent.RuleValue().(*lua.LTable)
 	return t
@@ -317,12 +332,12 @@ func (st *AgentData) sync() {
 		st.own.Metatable = e.ruleTable(st.tree, r, fr)
 	}
 	tb, _ := a.RuleValue().(*lua.LTable)
-	if tb == nil && st.stateTable != nil {
+	if tb == nil && st.usesState {
 		// The cursor arrived at a rule since the last call, and this
 		// agent's scripts use ctx.state: its emptied state table is handed
 		// out now rather than on first use, so that reading ctx.state is a
 		// hit in the view instead of a walk down the chain to a Go function.
-		tb = e.reuseState(st)
+		tb = e.reuseState(st, a.Lane())
 		a.SetRuleValue(tb)
 	}
 	if tb != v.state {
@@ -405,7 +420,8 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 		L.Push(st.data)
 		return 1
 	}
-	t := e.reuseState(st)
+	t := e.reuseState(st, st.agent.Lane())
+	st.usesState = true
 	st.agent.SetRuleValue(t)
 	e.ctxKit.view.state = t
 	e.ctxKit.view.t.RawSetString("state", t)
@@ -413,10 +429,12 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	return 1
 }
 
-// reuseState empties the agent's ctx.state table for the rule that now
-// uses it. One table per agent, reused, rather than a new one at every
-// arrival: a new table is about ten allocations (its maps, its key list,
-// a box per key) and more garbage to collect.
+// reuseState empties the ctx.state table of the agent's context (lane -1:
+// its own; else a lane's slot) for the rule that now uses it. One table
+// per context, reused, rather than a new one at every arrival: a new table
+// is about ten allocations (its maps, its key list, a box per key) and
+// more garbage to collect. Each lane has its own because its rule's state
+// lives on while the other lanes run.
 //
 // gopher-lua never forgets a key a table once had (it keeps every key in a
 // list for next), so a reused table is replaced by a fresh one when that
@@ -424,8 +442,9 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 // more than maxReusedKeys entries, or a key that is neither a string nor a
 // small array index (a table used as a key, 1.5, 1e6), and in any case after
 // maxStateReuses visits (a rule that makes up a new key name on each visit).
-func (e *Engine) reuseState(st *AgentData) *lua.LTable {
-	t := st.stateTable
+func (e *Engine) reuseState(st *AgentData, lane int) *lua.LTable {
+	rs := st.reusedState(lane)
+	t := rs.t
 	if t != nil {
 		// ForEach walks the table's Go maps directly, and Go allows deleting
 		// during a range; Next would look every key up again.
@@ -443,17 +462,29 @@ func (e *Engine) reuseState(st *AgentData) *lua.LTable {
 			}
 			t.RawSet(k, lua.LNil)
 		})
-		st.stateReuses++
-		if n > maxReusedKeys || odd || st.stateReuses >= maxStateReuses {
+		rs.reuses++
+		if n > maxReusedKeys || odd || rs.reuses >= maxStateReuses {
 			t = nil
 		}
 	}
 	if t == nil {
 		t = e.L.CreateTable(0, maxReusedKeys)
-		st.stateTable = t
-		st.stateReuses = 0
+		rs.t = t
+		rs.reuses = 0
 	}
 	return t
+}
+
+// reusedState is the reused ctx.state of the agent's own context (lane -1)
+// or of a lane.
+func (st *AgentData) reusedState(lane int) *reusedState {
+	if lane < 0 {
+		return &st.state
+	}
+	if lane >= len(st.laneStates) {
+		st.laneStates = append(st.laneStates, make([]reusedState, st.agent.Tree().LaneSlots()-len(st.laneStates))...)
+	}
+	return &st.laneStates[lane]
 }
 
 // maxReusedKeys is the most keys a ctx.state table may have held to be

@@ -33,7 +33,12 @@
 // Every call into Lua (actions, conditions, scorers, world hooks, loading) is
 // bounded by Options.CallTimeout: a runaway script is stopped with an error
 // at its position, and the LState stays usable. See guard.go for the
-// mechanism and what it costs.
+// mechanism and what it costs. The state's memory is bounded by
+// Options.MemoryLimit (memory.go: measured by walks the watchdog asks for
+// when the heap grows), no string may pass an eighth of it (stringlib.go,
+// concat.go), pattern matching checks the timeout as it goes (pattern.go),
+// and sources are checked before they are parsed so that no chunk can
+// overflow the parser's stack (precheck.go).
 //
 // # Random numbers
 //
@@ -55,6 +60,7 @@
 // An Engine is not safe for concurrent use: one goroutine loads, binds and
 // steps all agents attached to it (gopher-lua's LState is single-threaded).
 // The only other goroutine is the engine's watchdog, which touches nothing
-// but an atomic counter and the context it cancels. Agents of different
+// but atomic values: a call counter, the context it stops and the memory
+// budget's request for a measurement (done by the engine's own goroutine). Agents of different
 // engines may be stepped in parallel. Close stops the watchdog.
 package luabind

@@ -3,9 +3,11 @@ package luabind
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -32,6 +34,32 @@ type Options struct {
 	// Output receives print(); nil means standard error (standard output
 	// may carry a trace).
 	Output io.Writer
+	// ReadFile reads a script file; nil means reading it from disk as a
+	// regular file of at most 16 MB. A game can refuse files outside a
+	// folder through it (btrun's [scripts] root).
+	ReadFile func(path string) ([]byte, error)
+	// MemoryLimit is the memory budget of the Lua state in bytes (see
+	// memory.go for how it is measured); 0 means DefaultMemoryLimit. No
+	// string may be longer than an eighth of it.
+	MemoryLimit int64
+}
+
+// readScript reads a script file through Options.ReadFile.
+func (e *Engine) readScript(path string) ([]byte, error) {
+	if e.opts.ReadFile != nil {
+		return e.opts.ReadFile(path)
+	}
+	return readfile.Read(path, readfile.ScriptLimit, "script")
+}
+
+// DefaultMemoryLimit is the memory budget of a Lua state when
+// Options.MemoryLimit is 0.
+const DefaultMemoryLimit = 256 << 20
+
+// limits are what scripts may use of a Lua state.
+type limits struct {
+	memory    int64 // bytes of Lua data
+	maxString int   // bytes of one string
 }
 
 // Engine is one sandboxed Lua state with the scripts of a run, the `bt`
@@ -55,17 +83,23 @@ type Engine struct {
 	scorers    map[string]*scorerDef
 	defOrder   []any // *actionDef, *conditionDef and *scorerDef in registration order
 
+	limits      limits
+	concatParts []string // scratch of luaConcat
+
 	cur   *AgentData // the agent whose call is running; nil between calls
 	calls uint64     // calls of actions, conditions and scorers (benchmarks count them)
 
 	ctxKit    ctxKit
 	paramsKit paramsKit
 	trees     map[*runtime.Tree]*treeInfo
+	attached  map[*AgentData]struct{} // for the memory budget's walk
 	params    map[paramsKey]*lua.LUserData
 	inline    map[string]*lua.FunctionProto
 
 	closed bool
 	save   saveTables // the tables of the save under way
+
+	laneBuf []runtime.Lane // scratch of saving and restoring lanes' ctx.state (lanestate.go)
 }
 
 // New creates an engine: a sandboxed LState with the bt module, ready to
@@ -83,6 +117,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = DefaultCallTimeout
 	}
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
 	e := &Engine{
 		opts:       opts,
 		out:        opts.Output,
@@ -92,17 +129,20 @@ func New(opts Options) (*Engine, error) {
 		trees:      map[*runtime.Tree]*treeInfo{},
 		params:     map[paramsKey]*lua.LUserData{},
 		inline:     map[string]*lua.FunctionProto{},
+		attached:   map[*AgentData]struct{}{},
 	}
 	if e.out == nil {
 		e.out = os.Stderr
 	}
+	e.limits = limits{memory: opts.MemoryLimit, maxString: int(min(opts.MemoryLimit/8, math.MaxInt32))}
 	e.rng = runtime.NewRand(uint64(opts.Seed))
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openSandbox()
 	e.openBT()
 	e.ctxKit.init(e)
 	e.paramsKit.init(e)
-	e.guard.start(e.L, opts.CallTimeout)
+	e.openStringLimits()
+	e.guard.start(e, opts.CallTimeout, opts.MemoryLimit)
 	return e, nil
 }
 
@@ -148,9 +188,9 @@ func (e *Engine) call(fn *lua.LFunction, nret int, args ...lua.LValue) (lua.LVal
 	}
 	e.guard.enter()
 	err := L.PCall(len(args), nret, nil)
-	timedOut := e.guard.leave()
+	stopped := e.guard.leave()
 	if err != nil {
-		return lua.LNil, e.callError(err, timedOut, fn)
+		return lua.LNil, e.callError(err, stopped, fn)
 	}
 	if nret == 0 {
 		return lua.LNil, nil
@@ -162,10 +202,13 @@ func (e *Engine) call(fn *lua.LFunction, nret int, args ...lua.LValue) (lua.LVal
 
 // callError turns a failed protected call into a *ScriptError; positions
 // missing from the message are taken from the function that was called.
-func (e *Engine) callError(err error, timedOut bool, fn *lua.LFunction) *ScriptError {
+func (e *Engine) callError(err error, stopped int32, fn *lua.LFunction) *ScriptError {
 	sentinel := ErrScript
-	if timedOut {
+	switch stopped {
+	case stopTimeout:
 		sentinel = ErrTimeout
+	case stopMemory:
+		sentinel = ErrMemory
 	}
 	file, line := funcPos(fn)
 	return scriptError(err, sentinel, file, line)

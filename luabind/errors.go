@@ -19,6 +19,9 @@ var (
 	// ErrTimeout marks a call into Lua stopped after running longer than
 	// Options.CallTimeout. It is also an ErrScript.
 	ErrTimeout = errors.New("luabind: call timed out")
+	// ErrMemory marks a call stopped because the Lua state holds more than
+	// its memory budget (Options.MemoryLimit). It is also an ErrScript.
+	ErrMemory = errors.New("luabind: memory budget exceeded")
 	// ErrResult marks an action or condition that returned a value of the
 	// wrong kind (an action returns bt.SUCCESS, bt.FAILURE or bt.RUNNING; a
 	// condition true or false).
@@ -49,7 +52,7 @@ type ScriptError struct {
 	Col       int
 	Msg       string // without the position
 	Traceback string // Lua's stack traceback, when there is one
-	Err       error  // ErrSyntax, ErrScript, ErrTimeout, ErrResult, ...
+	Err       error  // ErrSyntax, ErrScript, ErrTimeout, ErrMemory, ErrResult, ...
 }
 
 func (e *ScriptError) Error() string {
@@ -72,9 +75,9 @@ func (e *ScriptError) Error() string {
 
 func (e *ScriptError) Unwrap() error { return e.Err }
 
-// Is lets a timeout also match ErrScript.
+// Is lets a timeout or a memory stop also match ErrScript.
 func (e *ScriptError) Is(target error) bool {
-	return target == ErrScript && e.Err == ErrTimeout
+	return target == ErrScript && (e.Err == ErrTimeout || e.Err == ErrMemory)
 }
 
 // Pos is the error's position as "FILE:LINE" (or "FILE", or "").

@@ -57,10 +57,22 @@ func TestGuard_shortCallsAreNotStopped(t *testing.T) {
 
 func TestGuard_negativeTimeoutLeavesCallsUnbounded(t *testing.T) {
 	f := newFixture(t, nil, func(o *Options) { o.CallTimeout = -1 })
-	if f.e.L.Context() != nil {
-		t.Error("an unbounded engine set a context")
+	// The context stays (the memory budget needs it), but the watchdog
+	// never stops a call for its time: this loop outlasts many of its ticks.
+	f.do(`local s = 0; for i = 1, 3000000 do s = s + i end`)
+}
+
+// TestGuard_anyTimeoutTicks: a call timeout of a nanosecond (anything under
+// ten would ask for a ticker of period zero, which panics) makes a
+// watchdog that ticks at its shortest period and stops runaway calls.
+func TestGuard_anyTimeoutTicks(t *testing.T) {
+	for _, d := range []time.Duration{time.Nanosecond, 9 * time.Nanosecond, time.Microsecond} {
+		f := newFixture(t, nil, func(o *Options) { o.CallTimeout = d })
+		err := f.e.DoString("spin.lua", "while true do end")
+		if !errors.Is(err, ErrTimeout) {
+			t.Errorf("timeout %v: got %v, want a timeout", d, err)
+		}
 	}
-	f.do(`local s = 0; for i = 1, 100000 do s = s + i end`)
 }
 
 func TestGuard_runawayAtLoadIsALoadError(t *testing.T) {
@@ -121,4 +133,23 @@ func BenchmarkBounding_tightLoop(b *testing.B) {
 		fn := e.L.GetGlobal("spin").(*lua.LFunction)
 		run(b, e.L, func() error { _, err := e.call(fn, 0); return err })
 	})
+}
+
+func TestGuard_watchPlanKeepsTimeoutAndHeapLooks(t *testing.T) {
+	for _, c := range []struct {
+		timeout               time.Duration
+		period                time.Duration
+		stopAfter, memoryEach int
+	}{
+		{100 * time.Millisecond, 10 * time.Millisecond, 9, 1},
+		{30 * time.Second, 10 * time.Millisecond, 2700, 1},
+		{time.Millisecond, 100 * time.Microsecond, 9, 100},
+		{time.Nanosecond, 100 * time.Microsecond, 1, 100},
+		{-1, 10 * time.Millisecond, 0, 1},
+	} {
+		p := planWatch(c.timeout)
+		if p.period != c.period || p.stopAfter != c.stopAfter || p.memoryEvery != c.memoryEach {
+			t.Errorf("timeout %v: %+v, want period %v, stop after %d ticks, heap every %d", c.timeout, p, c.period, c.stopAfter, c.memoryEach)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/btrun/btrun/runtime"
 )
@@ -142,5 +143,21 @@ func wantContains(t *testing.T, got string, wants ...string) {
 		if !strings.Contains(got, w) {
 			t.Errorf("got %q\nwant it to contain %q", got, w)
 		}
+	}
+}
+
+// within runs f and fails the test if it does not return in d: the cases
+// that use it used to hang or exhaust memory.
+func within(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %v: hangs", d)
 	}
 }

@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"os"
 	"reflect"
 	"strings"
 
@@ -45,7 +44,7 @@ var literalArgs = map[string]struct {
 func (e *Engine) Literals() []Literal {
 	var out []Literal
 	for _, m := range e.modules.order {
-		src, err := os.ReadFile(m.path)
+		src, err := e.readScript(m.path)
 		if err != nil {
 			continue
 		}

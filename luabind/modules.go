@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -91,9 +91,9 @@ func (e *Engine) Load() error {
 				add(&ScriptError{File: m.file, Msg: fmt.Sprintf("module %q is also %s; module names must be unique across the script folders", name, old.file), Err: ErrDuplicate})
 				continue
 			}
-			src, err := os.ReadFile(p)
+			src, err := e.readScript(p)
 			if err != nil {
-				add(&ScriptError{File: m.file, Msg: err.Error(), Err: ErrModule})
+				add(&ScriptError{File: m.file, Msg: "cannot read the script: " + readfile.Reason(err), Err: ErrModule})
 				continue
 			}
 			proto, err := compile(m.file, string(src))
@@ -123,7 +123,7 @@ func (e *Engine) Load() error {
 		}
 		e.modules.depErr = ""
 		if _, err := e.require(m.name); err != nil {
-			if src, rerr := os.ReadFile(m.path); rerr == nil {
+			if src, rerr := e.readScript(m.path); rerr == nil {
 				e.modules.noteUnloaded(m.file, src)
 			}
 			if d := e.modules.depErr; d != "" && strings.Contains(err.Error(), d) {
@@ -154,10 +154,16 @@ func (e *Engine) display(p string) string {
 	return filepath.ToSlash(filepath.Clean(p))
 }
 
-// compile parses and compiles a chunk; a syntax error is a *ScriptError
-// with the line and column.
+// compile checks (precheck.go), parses and compiles a chunk; a syntax
+// error is a *ScriptError with the line and column.
 func compile(name, src string) (*lua.FunctionProto, error) {
+	if err := precheck(name, src); err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)
+	if err == nil {
+		chunk, _ = rewriteConcat(chunk)
+	}
 	if err != nil {
 		se := &ScriptError{File: name, Msg: err.Error(), Err: ErrSyntax}
 		var pe *parse.Error

@@ -215,10 +215,10 @@ func (e *Engine) callAgent(fn *lua.LFunction, st *AgentData, params *lua.LUserDa
 	e.cur = st
 	e.guard.enter()
 	err := L.PCall(2, nret, nil)
-	timedOut := e.guard.leave()
+	stopped := e.guard.leave()
 	e.cur = prev
 	if err != nil {
-		return lua.LNil, e.callError(err, timedOut, fn)
+		return lua.LNil, e.callError(err, stopped, fn)
 	}
 	if nret == 0 {
 		return lua.LNil, nil

@@ -11,7 +11,8 @@ import (
 )
 
 // Saving Lua state (SPEC §6). An agent's host state is a table Value
-// {agent = ctx.agent, memory = ctx.memory, state = ctx.state}; the world's
+// {agent = ctx.agent, memory = ctx.memory, state = ctx.state, lanes = ...}
+// (lanes: each running lane's ctx.state, lanestate.go); the world's
 // is whatever its save() returns. Saves hold nil, booleans, numbers,
 // strings and tables of those; anything else, and a table reachable twice
 // (which would come back as two tables), is an error naming the agent and
@@ -101,20 +102,25 @@ func (e *Engine) EncodeHost(enc *runtime.Encoder, a *runtime.Agent) error {
 	if !w.entry("agent", st.data) || !w.entry("memory", st.memory) || state != nil && !w.entry("state", state) {
 		return e.save.explain(e, w.owner)
 	}
+	if lanes, ok := e.encodeLanes(&w, a); !ok {
+		return e.save.explain(e, w.owner)
+	} else if lanes {
+		n++
+	}
 	enc.EndTable(m, n)
 	return nil
 }
 
-// hostRoots are an agent's saved tables, by name, in the order they are
-// saved.
-func hostRoots(st *AgentData) [3]struct {
+// hostRoot is one of an agent's saved tables and its path.
+type hostRoot struct {
 	name string
 	t    *lua.LTable
-} {
-	return [3]struct {
-		name string
-		t    *lua.LTable
-	}{{"agent", st.data}, {"memory", st.memory}, {"state", st.State()}}
+}
+
+// hostRoots are an agent's saved tables, by path, in the order they are
+// saved (for error messages).
+func (e *Engine) hostRoots(st *AgentData) []hostRoot {
+	return e.laneRoots(st, []hostRoot{{"agent", st.data}, {"memory", st.memory}, {"state", st.State()}})
 }
 
 // EncodeSave calls the world's save() and writes what it returns as one
@@ -212,7 +218,7 @@ func (s *saveTables) explain(e *Engine, owner int32) error {
 			return err
 		}
 	} else if st, err := e.agentData(o.agent); err == nil {
-		for _, r := range hostRoots(st) {
+		for _, r := range e.hostRoots(st) {
 			if r.t == nil {
 				continue
 			}
@@ -303,7 +309,7 @@ func (s *saveTables) pathOf(e *Engine, o int32, t *lua.LTable) string {
 		return p
 	}
 	if st, err := e.agentData(owner.agent); err == nil {
-		for _, r := range hostRoots(st) {
+		for _, r := range e.hostRoots(st) {
 			if r.t == nil {
 				continue
 			}
@@ -370,6 +376,12 @@ func checkHost(d *runtime.Decoder) error {
 		if err != nil {
 			return err
 		}
+		if name == "lanes" {
+			if err := checkLanes(d, m); err != nil {
+				return err
+			}
+			continue
+		}
 		for range 2 * m {
 			d.SkipValue()
 		}
@@ -386,11 +398,11 @@ func checkHost(d *runtime.Decoder) error {
 }
 
 // hostEntry reads an entry of a host Value up to the start of its table:
-// the name (agent, memory or state) and the table's entry count.
+// the name (agent, memory, state or lanes) and the table's entry count.
 func hostEntry(d *runtime.Decoder) (string, int, error) {
 	k, _ := d.ValueHead()
 	name := k.Str
-	if k.Kind != runtime.StringValue || (name != "agent" && name != "memory" && name != "state") {
+	if k.Kind != runtime.StringValue || (name != "agent" && name != "memory" && name != "state" && name != "lanes") {
 		return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(k))
 	}
 	v, m := d.ValueHead()
@@ -440,18 +452,32 @@ func (e *Engine) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
 			// their order, with no metatable, its values are set in place;
 			// else it is made new again in place when it can be, or a new
 			// table is made.
-			t := st.stateTable
-			if t == nil || !e.setInPlace(t, d, m, true) {
-				if t == nil || !resetTable(t) {
-					t = e.L.CreateTable(0, m)
-				}
-				e.fill(t, d, m)
+			a.SetRuleValue(e.restoreState(&st.state, d, m))
+			st.usesState = true
+		case "lanes":
+			if err := e.restoreLanes(st, d, m); err != nil {
+				return err
 			}
-			a.SetRuleValue(t)
-			st.stateTable, st.stateReuses = t, 0
 		}
 	}
 	return d.Err()
+}
+
+// restoreState gives a context's reused ctx.state table (or a new one) the
+// m entries d holds next, as a table just made would be: when it holds the
+// saved keys alone, in their order, with no metatable, its values are set
+// in place; else it is made new again in place when it can be, or a new
+// table is made.
+func (e *Engine) restoreState(rs *reusedState, d *runtime.Decoder, m int) *lua.LTable {
+	t := rs.t
+	if t == nil || !e.setInPlace(t, d, m, true) {
+		if t == nil || !resetTable(t) {
+			t = e.L.CreateTable(0, m)
+		}
+		e.fill(t, d, m)
+	}
+	rs.t, rs.reuses = t, 0
+	return t
 }
 
 // refill empties t and gives it the m entries d holds next, keeping t's

@@ -82,7 +82,7 @@ func refSaveHost(e *Engine, a *runtime.Agent, all map[*lua.LTable]string) (runti
 	}
 	c := &refConverter{owner: "agent " + a.ID(), seen: map[*lua.LTable]string{}, all: all}
 	host := runtime.Value{Kind: runtime.TableValue}
-	for _, r := range hostRoots(st) {
+	for _, r := range e.hostRoots(st) {
 		if r.t == nil {
 			continue
 		}
@@ -398,7 +398,7 @@ func refRestoreHost(e *Engine, a *runtime.Agent, v runtime.Value) {
 			t := e.L.CreateTable(0, len(f.Val.Table))
 			refFill(e.L, t, f.Val)
 			a.SetRuleValue(t)
-			st.stateTable = t
+			st.state.t = t
 		}
 	}
 }
@@ -408,7 +408,7 @@ func refRestoreHost(e *Engine, a *runtime.Agent, v runtime.Value) {
 func agentDump(e *Engine, a *runtime.Agent) string {
 	st, _ := e.agentData(a)
 	var b strings.Builder
-	for _, r := range hostRoots(st) {
+	for _, r := range e.hostRoots(st) {
 		if r.t == nil {
 			fmt.Fprintf(&b, "%s: none\n", r.name)
 			continue

@@ -7,8 +7,8 @@ import "math"
 // or a preemption landing in it) and stays active until the cursor leaves
 // that subtree or the rule finishes; it is then **left**. This file is the
 // one place where rules become active and are left, so that everything tied
-// to that (timeout clocks, cooldowns, log parameters, and later gates and
-// parallel lanes) hooks in here:
+// to that (timeout clocks, cooldowns, log parameters, the lanes of
+// parallels, and later gates) hooks in here:
 //
 //   - activate(r): r becomes active. Its timeout clock starts and its
 //     log.start is written. Gates will be taken here.
@@ -20,8 +20,9 @@ import "math"
 //   - moveTo(from, target): the cursor goes somewhere else than the state
 //     machine's next rule (a jump, a preemption): the rules of the old path
 //     that are not above target are left, innermost first; those above
-//     target that were not active become active, outermost first; target
-//     is an arrival unless it was active already.
+//     target that were not active become active, outermost first (a
+//     parallel among them starts its lanes); target is an arrival unless
+//     it was active already.
 //   - leaveAll(): every active rule is left, innermost first (a reset, an
 //     error, a restore, the agent closed).
 //
@@ -29,7 +30,11 @@ import "math"
 // cursor is active, and flagActive says whether the cursor itself is (it
 // becomes active at its first run after it arrived, when its cooldown lets
 // it in; a finished rule is not). So the active set is known from the
-// cursor and one bit, and a save holds the bit.
+// cursor and one bit, and a save holds the bit. With parallels this holds
+// per context (lanes.go): in a running lane, the lane's cursor and its
+// ancestors up to the lane's child, the parallel being the cursor of the
+// context around it. Rules of a lane that is cancelled are left like any
+// other, innermost first, lane after lane in document order.
 //
 // All of it applies only to trees that use a feature (BoundTree.feats is
 // not nil); other trees never call into this file.
@@ -122,9 +127,16 @@ func (a *Agent) leaveUpTo(stop int32) {
 	}
 }
 
-// moveTo moves the cursor from `from` (active or not) to target, outside
-// the state machine's own moves: a jump or a preemption. The running action,
-// if any, must have been cancelled already.
+// moveTo moves the cursor of the context being run from `from` (active or
+// not) to target, outside the state machine's own moves: a jump or a
+// preemption. The running action, if any, must have been cancelled
+// already. target is in this context's part of the tree (lanes_jump.go
+// finds the context); the move never leaves it.
+//
+// A parallel on the way to target that was not active starts with all its
+// lanes, target's lane heading for target and the others at their child;
+// the context's cursor is then that parallel (which runs its lanes when it
+// runs next), and target the cursor of its lane.
 func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 	b := a.bound
 	if b.feats == nil {
@@ -133,12 +145,16 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 	}
 	rules := b.rules
 	// Leave the old path, innermost first, up to the deepest active rule
-	// that target is in (or is).
+	// that target is in (or is). A lane's walk stops at its parallel.
+	stop, home := int32(-1), int32(-1)
+	if b.lanes != nil {
+		stop, home = a.ctxParallel(), a.curCtx()
+	}
 	x := from
 	if !fromActive {
 		x = rules[from].parent
 	}
-	for x >= 0 && !b.within(target, x) {
+	for x != stop && !b.within(target, x) {
 		a.leave(x, 0)
 		x = rules[x].parent
 	}
@@ -147,12 +163,15 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 		a.flags |= flagActive // an active rule the cursor comes back to keeps its activation
 		return
 	}
-	if x >= 0 {
+	if x != stop {
 		// x stays active: if it orders its children and target is below a
 		// child that its order leaves out (a score order's), it goes on in
 		// document order (the order would have no place for that child).
 		if f := &b.feats[x]; f.orderSlot >= 0 && a.orderIndex(f, b.childToward(x, target)) < 0 {
 			a.documentOrder(f)
+		}
+		if rules[x].kind == KindParallel {
+			a.startLanesToward(x, target) // a parallel started again from one of its lanes
 		}
 	}
 	// The rules between x and target become active, outermost first.
@@ -163,12 +182,31 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 	a.env.chain = chain
 	for i := len(chain) - 1; i >= 0; i-- {
 		r := chain[i]
-		if f := &b.feats[r]; f.orderSlot >= 0 {
+		f := &b.feats[r]
+		if f.orderSlot >= 0 {
 			a.documentOrder(f) // made active by a jump: document order until entered
 		}
 		a.activate(r)
+		if rules[r].kind == KindParallel {
+			a.arrive(r)
+			a.flags |= flagActive
+			a.startLanesToward(r, target)
+		}
 	}
 	a.arrive(target)
+	if b.lanes != nil {
+		a.switchTo(home)
+	}
+}
+
+// ctxParallel is the parallel whose lane is being run, or -1 for the
+// agent's own context: where a walk up a context's path ends.
+func (a *Agent) ctxParallel() int32 {
+	c := a.curCtx()
+	if c < 0 {
+		return -1
+	}
+	return a.bound.lanes.slots[c].par
 }
 
 // within reports whether rule r is anc or below it.

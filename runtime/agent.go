@@ -52,6 +52,9 @@ type agentExt struct {
 	callRule  int32      // the rule being checked or scored: Rule() while phase >= phaseChecking
 	scores    []float64  // the children's scores of the score choice being entered
 	scoreNext int32      // 1 + the child being scored while a step waits for a scorer; 0 otherwise
+
+	// Parallel lanes (lanes.go), once the agent entered a parallel.
+	lanes *laneState
 }
 
 type phase uint8
@@ -73,7 +76,7 @@ type agentFlags uint8
 
 const (
 	flagFirstRun      agentFlags = 1 << iota // actionFirstRun
-	flagActionRunning                        // the cursor is an action whose last result was Running
+	flagActionRunning                        // the cursor is an action whose last result was Running, or a parallel whose lanes run
 	flagBubbling                             // the rule to run is the cursor's parent; the cursor finished with childRes
 	flagCondAnswered                         // CompleteCondition delivered flagCondAnswer for conds[condIdx]
 	flagCondAnswer
@@ -402,6 +405,9 @@ func (a *Agent) JumpTo(i int32) error {
 		a.jump = i
 		return nil
 	}
+	if a.bound.lanes != nil {
+		return a.jumpBetweenSteps(i)
+	}
 	if i == a.cursor {
 		return nil
 	}
@@ -417,6 +423,7 @@ func (a *Agent) Reset() error {
 	if a.Paused() {
 		return &Error{Agent: a.id, Msg: "cannot reset while a step is paused", Err: ErrBusy}
 	}
+	a.toMain()
 	err := a.cancelRunning()
 	a.leaveAll()
 	a.arrive(Root)
@@ -429,6 +436,7 @@ func (a *Agent) Reset() error {
 // cancelled and every active rule is left. The agent must not be stepped
 // afterwards.
 func (a *Agent) Close() error {
+	a.toMain()
 	err := a.cancelRunning()
 	a.leaveAll()
 	return err
@@ -447,13 +455,17 @@ func (a *Agent) arrive(i int32) {
 }
 
 // cancelRunning calls the cancel hook of the cursor's action if it last
-// returned Running, and clears that state.
+// returned Running, and clears that state. A cursor that is a parallel
+// whose lanes run has them cancelled (lanes.go).
 func (a *Agent) cancelRunning() error {
 	if a.flags&flagActionRunning == 0 {
 		return nil
 	}
-	a.flags &^= flagActionRunning
 	r := &a.bound.rules[a.cursor]
+	if r.kind == KindParallel {
+		return a.cancelLanes(a.cursor)
+	}
+	a.flags &^= flagActionRunning
 	if r.canceler == nil {
 		return nil
 	}

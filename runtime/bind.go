@@ -52,7 +52,10 @@ type BoundTree struct {
 	// set when the start-of-step checks have anything to check.
 	feats      []ruleFeat
 	watch      bool
-	featLabels map[string][]int32 // rules with a timeout, cooldown or order, by label (restore)
+	featLabels map[string][]int32 // rules with a timeout, cooldown or order, and lanes' children, by label (restore)
+	// lanes lays out the lanes of the tree's parallels (lanes.go); nil for
+	// a tree without parallels.
+	lanes *laneLayout
 }
 
 // Unresolved is a name that Lenient binding left unbound.

@@ -131,7 +131,7 @@ func carryable(old, a *Agent, maps []*RuleMap) error {
 	if m == nil {
 		return &Error{Agent: a.id, Msg: fmt.Sprintf("no rule map from tree %s to its new version", old.bound.Tree.File)}
 	}
-	if g, lost := m.Unplaced(old); lost {
+	if g, lost := m.Unplaced(old, a); lost {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("cannot carry the agent over: its %s; reset it first", g)}
 	}
 	return nil
@@ -202,4 +202,13 @@ func (s *Snapshot) orderIn(r int32, o RuleOrder) []int32 {
 		}
 	}
 	return out
+}
+
+// laneCursorIn finds a saved lane's cursor in t: by its id, or, carried,
+// through the RuleMap.
+func (s *Snapshot) laneCursorIn(t *Tree, l *LaneSnapshot) (int32, bool) {
+	if c := s.carry; c != nil {
+		return c.m.Rule(l.cursorAt)
+	}
+	return t.RuleIndex(l.Cursor)
 }

@@ -65,8 +65,8 @@ func FuzzCarry(f *testing.F) {
 			from1 = append(from1, a)
 			to2 = append(to2, b2.NewAgent(id, env))
 		}
-		for _, a := range from1 {
-			if _, lost := m.Unplaced(a); lost {
+		for i, a := range from1 {
+			if _, lost := m.Unplaced(a, to2[i]); lost {
 				a.Reset()
 			}
 		}

@@ -175,13 +175,13 @@ func (h *harness) carry(b *BoundTree) string {
 	h.t.Helper()
 	m := MapRules(h.tree.Tree, b.Tree)
 	gone := ""
-	if g, lost := m.Unplaced(h.agent); lost {
+	a := b.NewAgent(h.agent.ID(), h.env)
+	if g, lost := m.Unplaced(h.agent, a); lost {
 		gone = g.String()
 		h.log = h.log[:0]
 		h.must(h.agent.Reset())
 		gone += " [" + strings.Join(h.log, " ") + "]"
 	}
-	a := b.NewAgent(h.agent.ID(), h.env)
 	p, err := PlanCarry([]*Agent{h.agent}, []*Agent{a}, nil, nil, []*RuleMap{m})
 	h.must(err)
 	h.must(p.Apply())
@@ -283,5 +283,42 @@ func TestCarry_timeoutsAndCooldownsFollowTheirRules(t *testing.T) {
 		// t=7: the ok rule was left at t=1: its cooldown runs until t=9.
 		"running hold.wait: new hold.wait",
 		"running hold.wait: hold.wait",
+	})
+}
+
+// TestCarry_lanes: agents in the lanes of a parallel carry over with their
+// lanes (each lane's rule state kept) when the lanes' rules are there; an
+// agent a lane of which sits on a rule that is gone is unplaced; one whose
+// rule the new version puts inside a lane (of a parallel it does not run)
+// is unplaced too, with why.
+func TestCarry_lanes(t *testing.T) {
+	v1 := `<behaviorTree><sequence id="root">
+  <parallel id="both"><action id=".a" name="count"/><action id=".b" name="count"/></parallel>
+</sequence></behaviorTree>`
+	for _, tc := range []struct{ name, v2, gone string }{
+		{"kept", strings.Replace(v1, `<sequence id="root">`, `<sequence id="root"><success/>`, 1), ""},
+		{"lane rule gone", strings.Replace(v1, `id=".b"`, `id=".c"`, 1), "rule both.b is gone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, b2 := carryHarness(t, v1, tc.v2)
+			expectSteps(t, h.steps(2), []string{"running both{both.a both.b}: count=1 count=1", "running both{both.a both.b}: count=2 count=2"})
+			if gone := h.carry(b2); gone != tc.gone && !strings.HasPrefix(gone, tc.gone+" [") {
+				t.Fatalf("gone %q, want %q", gone, tc.gone)
+			}
+			if tc.gone == "" {
+				expectSteps(t, h.steps(1), []string{"running both{both.a both.b}: count=3 count=3"})
+			} else {
+				expectSteps(t, h.steps(1), []string{"running both{both.a both.c}: count=1 count=1"})
+			}
+		})
+	}
+	t.Run("rule moved into a lane", func(t *testing.T) {
+		w1 := `<behaviorTree><sequence id="root"><action id="a" name="count"/></sequence></behaviorTree>`
+		w2 := `<behaviorTree><sequence id="root"><parallel id="p"><action id="a" name="count"/><action id="b" name="count"/></parallel></sequence></behaviorTree>`
+		h, b2 := carryHarness(t, w1, w2)
+		h.steps(1)
+		if gone := h.carry(b2); !strings.HasPrefix(gone, "rule a cannot keep its place: the saved cursor") || !strings.Contains(gone, "inside a lane of parallel p") {
+			t.Errorf("gone %q", gone)
+		}
 	})
 }

@@ -14,9 +14,10 @@
 // rule, the bound action and its hooks, and per condition a resolved kind
 // (variable bit, timestamp test, or call) with its parameters already parsed.
 // Both are never mutated after they are built and are shared by every agent.
-// A tree that uses abort, timeout, cooldown, log parameters or choice orders
-// also gets a per-rule feature table at bind time (features.go); a tree that
-// uses none of them has none and pays nothing for them.
+// A tree that uses abort, timeout, cooldown, log parameters, choice orders
+// or parallels also gets a per-rule feature table at bind time
+// (features.go); a tree that uses none of them has none and pays nothing for
+// them.
 //
 // # What an agent holds
 //
@@ -29,7 +30,8 @@
 // the agent's random generator (rand.go). Trees with timeouts, cooldowns or
 // choice orders get slab words for them too: when each rule with a timeout
 // became active, when each rule with a cooldown was last left, each ordered
-// choice's order. Saving an agent means writing those fields; nothing lives
+// choice's order. An agent that entered a parallel has its lanes in the
+// extension too. Saving an agent means writing those fields; nothing lives
 // in the tree.
 //
 // # How a step works
@@ -83,16 +85,35 @@
 // applied at once. Either way an action that last returned Running and is
 // left without finishing gets its Cancel hook.
 //
+// # Parallel lanes
+//
+// A <parallel> runs each child in a lane: a context with its own cursor,
+// actionFirstRun flag and current-rule state (rule word, host value, state
+// bytes). The context being run sits in the agent's own fields; lanes.go
+// swaps the others in and out (switchTo), so everything above works in a
+// lane unchanged, and a step can pause at a call in a lane and resume
+// there. The tracked loop gives each running lane a turn in document order
+// (errSwitched begins and ends a turn; a lane whose rule returns
+// Running waits instead of ending the step), the parallel checks its
+// success and failure counts after each turn and cancels the lanes still
+// running when it finishes. lanes_jump.go moves jumps to the context that
+// holds their target; interrupt.go walks each running lane's path after
+// the path to the parallel; lanes_save.go saves the lanes. Lanes are
+// allocated in the agent's extension at its first entry into a parallel:
+// trees without parallels pay nothing, and agents that never enter one
+// stay as small. Agent.Lanes lists an agent's lanes and their cursors.
+//
 // # Saves and reloads
 //
 // snapshot.go turns an agent into a Snapshot (names, not slots: variables,
-// timestamps and signals by name, the cursor by id, clocks, cooldowns and
-// orders by label) and back; save.go frames many of them with the host's
-// state. A hot reload carries agents over to edited versions of their trees
-// in memory (carry.go): a RuleMap (remap.go) finds each rule of the old
-// version in the new one, by id or else by its place under its closest
-// ancestor with an id, and says which agents lose their place, which the
-// caller resets (by the old version) before the carry.
+// timestamps and signals by name, the cursor and lanes' cursors by id,
+// clocks, cooldowns and orders by label) and back; save.go frames many of
+// them with the host's state. A hot reload carries agents over to edited
+// versions of their trees in memory (carry.go): a RuleMap (remap.go) finds
+// each rule of the old version in the new one, by id or else by its place
+// under its closest ancestor with an id, and says which agents lose their
+// place (their rule, or a running lane's, is gone), which the caller resets
+// (by the old version) before the carry.
 //
 // # Concurrency
 //

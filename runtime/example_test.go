@@ -108,3 +108,41 @@ func ExampleBind_unknownNames() {
 	// typo.xml:4:26: rule action@typo.xml:4:3: unknown condition "playerNerby": not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a built-in, nor registered by a script or plugin; did you mean "playerNearby"?
 	// typo.xml:4:3: rule action@typo.xml:4:3: bt.wait: needs parameter "wait.seconds" (seconds)
 }
+
+// ExampleAgent_Lanes steps an agent through a parallel and lists its lanes:
+// the lanes of the parallel that is its cursor, each followed by the lanes
+// of its own parallel, if any.
+func ExampleAgent_Lanes() {
+	tree, _ := runtime.LoadBytes("grunt.xml", []byte(`<behaviorTree>
+  <parallel id="attack" success="any">
+    <action id=".chase" name="chase"/>
+    <parallel id=".aim" failure="all">
+      <action id=".track" name="track"/>
+      <action id=".steady" name="steady"/>
+    </parallel>
+  </parallel>
+</behaviorTree>`), runtime.LoadOptions{})
+	reg := runtime.NewRegistry()
+	for name, st := range map[string]runtime.Status{"chase": runtime.Running, "track": runtime.Running, "steady": runtime.Failure} {
+		reg.RegisterAction(name, runtime.ActionFunc(func(a *runtime.Agent, p runtime.Params) (runtime.Status, error) { return st, nil }))
+	}
+	bound, _ := runtime.Bind(tree, reg, runtime.BindOptions{})
+	grunt := bound.NewAgent("grunt-1", nil)
+	grunt.Step(0.1)
+
+	rules := bound.Tree.Rules
+	fmt.Println("cursor", grunt.CursorLabel())
+	for _, l := range grunt.Lanes(nil) {
+		indent := ""
+		if l.Parent >= 0 {
+			indent = "  "
+		}
+		fmt.Printf("%slane %d of %s: at %s, %s\n", indent, l.Slot, rules[l.Parallel].Label, rules[l.Cursor].Label, l.Status)
+	}
+	// Output:
+	// cursor attack
+	// lane 0 of attack: at attack.chase, running
+	// lane 1 of attack: at attack.aim, running
+	//   lane 2 of attack.aim: at attack.aim.track, running
+	//   lane 3 of attack.aim: at attack.aim.steady, failure
+}

@@ -7,7 +7,8 @@ import (
 
 // This file binds what a tree asks beyond Drag[en]gine's stepping: abort,
 // timeout and cooldown on rules, log parameters, choice orders with their
-// weights and scorers. A tree that uses none of it gets no feature table
+// weights and scorers, and parallels (whose lanes hook into the same places:
+// lanes.go). A tree that uses none of it gets no feature table
 // (BoundTree.feats is nil) and no extra slab words, and the step loop skips
 // every feature behind that one nil check: it steps exactly, and as fast,
 // as before.
@@ -28,10 +29,22 @@ type ruleFeat struct {
 	// lower or both: the start-of-step checks look at its children.
 	watchLower bool
 	// kids are a choice's children in document order, for choices with an
-	// order or with watched children: orders hold positions into it.
+	// order or with watched children: orders hold positions into it; and a
+	// parallel's children, one lane each.
 	kids []int32
-	// pos is the rule's position among its parent's children.
+	// pos is the rule's position among its parent's children (children of
+	// choices and parallels).
 	pos int32
+
+	// Parallel lanes (lanes.go). lane is the innermost lane the rule is in
+	// (a slot; a lane's child is in its own lane), -1 outside every
+	// parallel. A parallel has par, its index among the tree's parallels
+	// (-1 for other rules), its first lane's slot, and the counts of lanes
+	// done with success and with failure that finish it.
+	lane                     int32
+	par                      int32
+	laneBase                 int32
+	needSuccess, needFailure int32
 
 	logStart, logSuccess, logFailure string // "" when the parameter is absent or empty
 
@@ -50,7 +63,7 @@ const kindOrderedChoice Kind = 100
 
 // usesFeatures reports whether a rule asks for anything of this file.
 func usesFeatures(r *Rule) bool {
-	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList {
+	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList || r.Kind == KindParallel {
 		return true
 	}
 	for _, name := range []string{ParamLogStart, ParamLogSuccess, ParamLogFailure} {
@@ -102,6 +115,13 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		if r.Abort != AbortNone || r.Timeout > 0 {
 			b.watch = true
 		}
+		if r.Kind == KindParallel {
+			f.kids = t.Children(int32(i))
+			for k, c := range f.kids {
+				b.feats[c].pos = int32(k)
+			}
+			continue
+		}
 		if r.Kind != KindChoice {
 			continue
 		}
@@ -120,11 +140,12 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 			f.kids = kids
 		}
 	}
+	b.bindLanes()
 	// Labels of the rules whose state a save names (label -> indices; a
 	// label repeats when a subtree file is included twice).
 	b.featLabels = map[string][]int32{}
 	for i := range b.feats {
-		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 {
+		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 || b.isLaneChild(int32(i)) {
 			l := t.Rules[i].Label
 			b.featLabels[l] = append(b.featLabels[l], int32(i))
 		}

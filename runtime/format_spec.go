@@ -32,12 +32,14 @@ type AttrSpec struct {
 // means the same on every tag, by "attribute".
 var attrDocs = map[string]AttrSpec{
 	"action name":           {Type: "name", Required: true, Doc: "the action to run: a built-in, or one a script or plugin registers"},
-	"id":                    {Type: "id", Doc: "the rule's id (`.x` is prefixed with the closest enclosing sequence or choice that has an id); needed to jump to the rule and to save an agent whose current rule it is"},
+	"id":                    {Type: "id", Doc: "the rule's id (`.x` is prefixed with the closest enclosing sequence, choice or parallel that has an id); needed to jump to the rule and to save an agent whose current rule it is"},
 	"doNotFail":             {Type: "boolean", Default: "false", Doc: "`true` turns the rule's failure into success"},
 	"loop":                  {Type: "boolean", Default: "false", Doc: "`true`: a sequence starts over after its last child; a choice after a child succeeded"},
 	"abort":                 {Type: "none, self, lower or both", Default: "none", Doc: "watch the rule's conditions while the tree runs elsewhere: `self` aborts the rule when they fail, `lower` lets the rule (a child of a choice) preempt the siblings after it when they pass, `both` does both; the rule must have conditions"},
 	"timeout":               {Type: "seconds > 0", Doc: "the rule fails when it has been active that long"},
 	"cooldown":              {Type: "seconds > 0", Doc: "the rule fails at once when entered within that time after it was last left"},
+	"parallel success":      {Type: "threshold", Default: "all", Doc: "the parallel succeeds once this many lanes are done with success: `all` (every child), `any` (one), or a count N from 1 to the number of children"},
+	"parallel failure":      {Type: "threshold", Default: "any", Doc: "the parallel fails once this many lanes are done with failure: `all`, `any` or a count N, as for `success`; it also fails when no lane runs any more and `success` was not reached"},
 	"choice order":          {Type: "list, random, weighted or score", Default: "list", Doc: "the order in which the choice tries its children: document order, a random permutation, a weighted random order (`choice.weight`), or by score (`choice.score`), fixed each time the choice is entered"},
 	"parameter name":        {Type: "name", Required: true, Doc: "the parameter's name, by convention `source.parameter`"},
 	"variable name":         {Type: "name", Required: true, Doc: "the variable's name"},
@@ -55,6 +57,7 @@ var tagDocs = map[string]string{
 	"action":        "runs an action; its result is the rule's. Fails without calling it when the rule's conditions fail",
 	"sequence":      "runs its children in order: fails when one fails, succeeds after the last",
 	"choice":        "tries its children in order until one succeeds; fails when all failed",
+	"parallel":      "runs every child side by side, each in a lane of its own, until the `success` or `failure` count of lanes is reached; lanes still running then are cancelled",
 	"success":       "succeeds when its conditions pass, else fails",
 	"failure":       "always fails (its conditions are not evaluated)",
 	"running":       "returns running while its conditions pass, then fails",
@@ -106,6 +109,8 @@ func FormatTags() []TagSpec {
 			add(tag, "rule", actionAttrs, ruleDetails, "")
 		case kind == KindChoice:
 			add(tag, "rule", choiceAttrs, listChildren, "")
+		case kind == KindParallel:
+			add(tag, "rule", parallelAttrs, listChildren, "")
 		case kind.IsList():
 			add(tag, "rule", listAttrs, listChildren, "")
 		default:

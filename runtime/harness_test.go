@@ -110,11 +110,12 @@ func (h *harness) must(err error) {
 }
 
 // step runs one step of 1 s and returns "status cursor: calls", followed by
-// " [KIND RULE]" when the step was interrupted.
+// " [KIND RULE]" when the step was interrupted. A cursor whose lanes run is
+// followed by them (laneView).
 func (h *harness) step() string {
 	h.log = h.log[:0]
 	st, err := h.agent.Step(1)
-	out := fmt.Sprintf("%s %s: %s", st, h.agent.CursorLabel(), strings.Join(h.log, " "))
+	out := fmt.Sprintf("%s %s%s: %s", st, h.agent.CursorLabel(), laneView(h.agent), strings.Join(h.log, " "))
 	if in, ok := h.agent.LastInterrupt(); ok {
 		out += fmt.Sprintf(" [%s %s]", in.Kind, h.tree.Tree.Rules[in.Rule].Label)
 	}

@@ -59,8 +59,9 @@ func (a *Agent) LastInterrupt() (Interrupt, bool) {
 	return a.ext.interrupt, true
 }
 
-// checkState is where the walk stands, so that it can pause at a condition
-// call and resume there.
+// checkState is where the walk stands on the path of the context being
+// walked (with lanes, that context is the one being run), so that it can
+// pause at a condition call and resume there.
 type checkState struct {
 	depth int32 // index of W on the path (its depth)
 	stage uint8 // 0: W's abort, 1: its timeout, 2: the children it watches
@@ -72,7 +73,7 @@ type checkState struct {
 func (a *Agent) beginChecks() bool {
 	x := a.extra()
 	x.interrupt = Interrupt{}
-	if a.cursor == Root {
+	if a.cursor == Root && !a.rootRunsLanes() {
 		return false // the tree finished last step, or the root keeps running: nothing above it to watch
 	}
 	x.check = checkState{}
@@ -99,9 +100,13 @@ func (a *Agent) activePath() []int32 {
 // runChecks runs (or resumes) the checks. done reports that the step ended
 // or paused: st and err are then the step's outcome. Otherwise the step goes
 // on in the loop: from an aborted rule's failure, at a preempting rule, or
-// where it would have without an interrupt.
+// where it would have without an interrupt. Trees with parallels walk their
+// lanes too (runLaneChecks, interrupt_lanes.go).
 func (a *Agent) runChecks() (st Status, err error, done bool) {
 	b := a.bound
+	if b.lanes != nil {
+		return a.runLaneChecks()
+	}
 	x := a.ext
 	path := a.activePath()
 	last := int32(len(path) - 1)
@@ -187,27 +192,40 @@ func (a *Agent) checkCall(r int32) (ok bool, st Status, err error, done bool) {
 
 // checkJump applies a jump that a condition asked for during the checks:
 // the walk ends and the step goes on at the target (jumped). A jump to the
-// cursor changes nothing and the walk goes on. done reports that the step
-// ended (a cancel hook failed).
+// cursor (of target's context) changes nothing and the walk goes on. done
+// reports that the step ended (a cancel hook failed).
 func (a *Agent) checkJump() (st Status, err error, done, jumped bool) {
 	target := a.jump
 	a.jump = -1
-	if target == a.cursor {
-		return 0, nil, false, false
+	var jerr error
+	if a.bound.lanes != nil {
+		if a.ctxCursor(a.liveCtxOf(target)) == target {
+			return 0, nil, false, false
+		}
+		a.phase = phaseStep
+		jerr = a.jumpAcross(a.cursor, a.flags&flagActive != 0, target)
+	} else {
+		if target == a.cursor {
+			return 0, nil, false, false
+		}
+		a.phase = phaseStep
+		jerr = a.cancelRunning()
+		a.moveTo(a.cursor, a.flags&flagActive != 0, target)
 	}
-	a.phase = phaseStep
-	if err := a.cancelRunning(); err != nil {
-		st, err := a.abort(err)
+	if jerr != nil {
+		st, err := a.abort(jerr)
 		return st, err, true, true
 	}
-	a.moveTo(a.cursor, a.flags&flagActive != 0, target)
+	a.toMain()
 	return 0, nil, false, true
 }
 
 // interruptAbort aborts rule w: the running action is cancelled, the rules
 // below w are left, and w finishes with failure as if it had run and
 // failed: its parent sees the failure next (doNotFail turns it into
-// success), or the step ends with it when w is the root.
+// success), or the step ends with it when w is the root. In a lane, the
+// lane goes on from there when its turn comes (a lane whose child is
+// aborted is then done with failure).
 func (a *Agent) interruptAbort(w int32, kind InterruptKind) (Status, error, bool) {
 	a.phase = phaseStep
 	a.ext.interrupt = Interrupt{Rule: w, Kind: kind}
@@ -226,12 +244,16 @@ func (a *Agent) interruptAbort(w int32, kind InterruptKind) (Status, error, bool
 	}
 	a.childRes = st
 	a.flags |= flagBubbling
+	if a.bound.lanes != nil {
+		a.toMain() // an aborted lane goes on from here at its turn
+	}
 	return 0, nil, false
 }
 
 // interruptPreempt moves the cursor to s, which preempts its choice: the
 // running action is cancelled, the rules below the choice are left, and s
-// runs next as any rule the cursor arrives at.
+// runs next as any rule the cursor arrives at (in a lane: when the lane's
+// turn comes).
 func (a *Agent) interruptPreempt(s int32) (Status, error, bool) {
 	a.phase = phaseStep
 	a.ext.interrupt = Interrupt{Rule: s, Kind: InterruptPreempt}
@@ -240,5 +262,8 @@ func (a *Agent) interruptPreempt(s int32) (Status, error, bool) {
 		return st, err, true
 	}
 	a.moveTo(a.cursor, a.flags&flagActive != 0, s)
+	if a.bound.lanes != nil {
+		a.toMain() // a preempted lane goes on from s at its turn
+	}
 	return 0, nil, false
 }

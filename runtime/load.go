@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"hash"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/btrun/btrun/internal/readfile"
 )
 
 // Loading a tree goes through these steps, one file each:
@@ -29,8 +30,9 @@ type LoadOptions struct {
 	// Root is the folder that display paths (in labels, positions,
 	// Tree.File/Files) are relative to; "" means the current directory.
 	Root string
-	// ReadFile reads a tree file; nil means os.ReadFile. Lets tests and
-	// fuzzing supply files from memory.
+	// ReadFile reads a tree file; nil means reading it from disk as a
+	// regular file of at most 32 MB (a device, a named pipe or a bigger
+	// file is an error). Lets tests and fuzzing supply files from memory.
 	ReadFile func(path string) ([]byte, error)
 	// Subtree loads the file as a <subtree> would include it: its top-level
 	// rules, any number of them, become the children of a root sequence
@@ -52,7 +54,7 @@ func LoadFile(path string, opts LoadOptions) (*Tree, error) {
 	if err != nil {
 		return nil, ErrorList{{
 			Pos: Pos{File: l.display(path)},
-			Msg: "cannot read tree file: " + err.Error(),
+			Msg: "cannot read tree file: " + readfile.Reason(err),
 			Err: fmt.Errorf("%w: %w", ErrInvalidTree, err),
 		}}
 	}
@@ -91,6 +93,9 @@ type loader struct {
 	chain    []*treeFile      // the files being built, main first: finds subtree cycles
 	ids      map[string]int32 // full id -> rule index
 	full     bool             // too many or too deep rules: building stopped
+	// labelBytes counts the bytes of the ids and labels built so far
+	// (maxLabelBytes).
+	labelBytes int
 	decls
 }
 
@@ -105,7 +110,7 @@ func newLoader(opts LoadOptions) *loader {
 		decls:    newDecls(),
 	}
 	if l.readFile == nil {
-		l.readFile = os.ReadFile
+		l.readFile = readTreeFile
 	}
 	root := opts.Root
 	if root == "" {
@@ -210,6 +215,12 @@ func (l *loader) open(path string, data []byte) *treeFile {
 	return f
 }
 
+// readTreeFile reads a tree file from disk: a regular file, within the
+// size limit of tree files.
+func readTreeFile(path string) ([]byte, error) {
+	return readfile.Read(path, readfile.TreeLimit, "tree file")
+}
+
 // display returns the path people see: relative to the root folder, with
 // forward slashes.
 func (l *loader) display(path string) string {
@@ -236,7 +247,7 @@ func subtreePath(from, text string) string {
 
 // readError reports a subtree file that could not be read, at the tag.
 func (l *loader) readError(pos Pos, f *treeFile) {
-	msg := fmt.Sprintf("cannot read subtree file %s: %v", f.display, f.readErr)
+	msg := fmt.Sprintf("cannot read subtree file %s: %s", f.display, readfile.Reason(f.readErr))
 	if errors.Is(f.readErr, fs.ErrNotExist) {
 		msg = fmt.Sprintf("subtree file %s does not exist; the path is relative to the folder of this file", f.display)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file builds Tree.Rules from checked nodes: pre-order indices, parent,
@@ -93,12 +94,15 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 	idx := int32(len(l.tree.Rules))
 	r := Rule{
 		Kind: n.kind, Tag: n.tag, Pos: n.pos, Action: n.action, Subtree: n.subtree,
-		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, Timeout: n.timeout, Cooldown: n.cooldown,
+		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, SuccessAt: n.successAt, FailureAt: n.failureAt, Timeout: n.timeout, Cooldown: n.cooldown,
 		Conds: n.conds, Mode: n.mode, Params: n.params,
 		Parent: parent, FirstChild: -1, Next: -1, Depth: depth,
 	}
 	if n.hasID {
 		r.ID = scope.fullID(n.id)
+		if !l.idFits(n, r.ID) {
+			return -1
+		}
 		if first, dup := l.ids[r.ID]; dup {
 			l.duplicateID(n, r.ID, first, parent)
 		} else {
@@ -107,6 +111,12 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 		r.Label = r.ID
 	} else {
 		r.Label = label(n.tag, n.pos)
+	}
+	if l.labelBytes += len(r.Label); l.labelBytes > maxLabelBytes {
+		l.errorf(n.pos, "the tree's ids and labels add up to more than %d MB; check for deeply nested rules whose ids start with \".\" or subtree files included many times over",
+			maxLabelBytes>>20)
+		l.full = true
+		return -1
 	}
 	l.tree.Rules = append(l.tree.Rules, r)
 
@@ -125,6 +135,44 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 		l.link(idx, &prev, l.build(f, c, idx, depth+1, inner))
 	}
 	return idx
+}
+
+// Ids grow with the ids around them (".x" inside "a" is "a.x", and every id
+// of a subtree file is prefixed with the subtree's), so rules nested deep
+// could make ids whose total length grows with the square of the depth.
+// These limits stop that with an error long before it costs memory; real
+// ids are a few dozen bytes.
+const (
+	maxIDLen      = 1024     // bytes of one full id
+	maxLabelBytes = 64 << 20 // bytes of all ids and labels of a tree
+)
+
+// idFits reports whether a full id is within maxIDLen; if not, it reports
+// the error at the rule and stops building.
+func (l *loader) idFits(n *node, id string) bool {
+	if len(id) <= maxIDLen {
+		return true
+	}
+	if id == n.id {
+		l.errorf(n.pos, "id %s... is %d bytes long; an id may be at most %d bytes", cutText(id, 40), len(id), maxIDLen)
+	} else {
+		l.errorf(n.pos, "id %s... (written %s) is %d bytes long with the prefixes of the rules around it; a full id may be at most %d bytes",
+			cutText(id, 40), cutText(n.id, 40), len(id), maxIDLen)
+	}
+	l.full = true
+	return false
+}
+
+// cutText shortens s to about n bytes for a message, at a character
+// boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // expand makes the top-level rules of a subtree file the children of the

@@ -27,6 +27,8 @@ type node struct {
 	doNotFail bool
 	abort     Abort
 	order     Order
+	successAt Threshold // parallel: default all
+	failureAt Threshold // parallel: default any
 	timeout   float64
 	cooldown  float64
 	conds     []Cond
@@ -69,14 +71,14 @@ type item struct {
 
 // ruleKinds maps each rule tag to the kind of rule it makes.
 var ruleKinds = map[string]Kind{
-	"action": KindAction, "sequence": KindSequence, "choice": KindChoice,
+	"action": KindAction, "sequence": KindSequence, "choice": KindChoice, "parallel": KindParallel,
 	"success": KindSuccess, "failure": KindFailure, "running": KindRunning, "yield": KindYield,
 	"subtree": KindSequence, "subTree": KindSequence,
 }
 
 // The tags allowed in each place, in the order error messages list them.
 var (
-	ruleTags     = []string{"action", "sequence", "choice", "success", "failure", "running", "yield", "subtree", "subTree"}
+	ruleTags     = []string{"action", "sequence", "choice", "parallel", "success", "failure", "running", "yield", "subtree", "subTree"}
 	ruleDetails  = []string{"parameter", "condition", "conditionMode"}
 	declTags     = []string{"variables", "signals", "timestamps"}
 	topTags      = join(ruleTags, declTags)
@@ -106,6 +108,7 @@ var (
 	actionAttrs    = join([]string{"name", "id", "doNotFail"}, interruptAttrs)
 	listAttrs      = join([]string{"id", "loop", "doNotFail"}, interruptAttrs)
 	choiceAttrs    = join(listAttrs, []string{"order"})
+	parallelAttrs  = join([]string{"id", "success", "failure", "doNotFail"}, interruptAttrs)
 	leafAttrs      = join([]string{"id"}, interruptAttrs)
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default"}
@@ -224,6 +227,13 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		c.id(n, e, v, 1)
 		n.doNotFail = c.boolAttr(e, v, 2, false)
 		c.interruption(n, e, v, 3)
+	case kind == KindParallel:
+		v := c.attrs(e, parallelAttrs)
+		c.id(n, e, v, 0)
+		n.successAt = c.thresholdAttr(e, v, 1, ThresholdAll)
+		n.failureAt = c.thresholdAttr(e, v, 2, ThresholdAny)
+		n.doNotFail = c.boolAttr(e, v, 3, false)
+		c.interruption(n, e, v, 4)
 	case kind.IsList():
 		attrs := listAttrs
 		if kind == KindChoice {
@@ -313,7 +323,11 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 			childKind, isRule := ruleKinds[ch.name]
 			if isRule && kind.IsList() {
 				child := c.rule(ch, childKind)
-				if kind != KindChoice {
+				switch kind {
+				case KindChoice:
+				case KindParallel:
+					c.abortNeedsChoice(child, fmt.Sprintf("here its parent is <%s> at %s, whose children all run side by side: there is nothing to preempt", e.name, e.pos))
+				default:
 					c.abortNeedsChoice(child, fmt.Sprintf("here its parent is <%s> at %s", e.name, e.pos))
 				}
 				n.children = append(n.children, child)
@@ -323,6 +337,9 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		}
 	}
 	n.params = paramsOf(params)
+	if kind == KindParallel {
+		c.checkParallel(n, e)
+	}
 	if n.abort != AbortNone && len(n.conds) == 0 {
 		c.errorf(e.pos, `abort=%q on <%s> without conditions: abort watches the rule's conditions; add a <condition> or leave abort out`, n.abort, e.name)
 	}
@@ -351,6 +368,45 @@ func (c *checker) interruption(n *node, e *elem, v attrVals, first int) {
 	}
 	n.timeout = c.secondsAttr(e, v, first+1, "the rule fails when it has been active that long")
 	n.cooldown = c.secondsAttr(e, v, first+2, "the rule refuses to start again that long after it was left")
+}
+
+// thresholdAttr reads a parallel's success or failure attribute (index i
+// of v): all, any or a count N >= 1; def when it is absent or wrong (and
+// then reported).
+func (c *checker) thresholdAttr(e *elem, v attrVals, i int, def Threshold) Threshold {
+	if !v.has[i] {
+		return def
+	}
+	t, ok := ParseThreshold(v.val[i])
+	if !ok {
+		verb := "succeed"
+		if v.names[i] == "failure" {
+			verb = "fail"
+		}
+		c.errorf(e.pos, "%s=%q on <%s> is not a threshold; expected all, any, or a count N >= 1 (how many children must %s for the parallel to %s)",
+			v.names[i], v.val[i], e.name, verb, verb)
+		return def
+	}
+	return t
+}
+
+// checkParallel checks what a parallel's children decide: it has some, and
+// its counts do not ask for more lanes than there are.
+func (c *checker) checkParallel(n *node, e *elem) {
+	kids := len(n.children)
+	if kids == 0 {
+		c.errorf(e.pos, "<%s> has no children; a parallel runs its child rules side by side: give it at least one", e.name)
+		return
+	}
+	for _, x := range []struct {
+		name string
+		t    Threshold
+	}{{"success", n.successAt}, {"failure", n.failureAt}} {
+		if x.t > 0 && int(x.t) > kids {
+			c.errorf(e.pos, "%s=\"%d\" on <%s> asks for more lanes than its %d %s; expected all, any, or a count from 1 to %d",
+				x.name, x.t, e.name, kids, map[bool]string{true: "child", false: "children"}[kids == 1], kids)
+		}
+	}
 }
 
 // secondsAttr reads an optional attribute holding a number of seconds > 0;

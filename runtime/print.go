@@ -92,6 +92,9 @@ func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 	if r.Order != OrderList {
 		fmt.Fprintf(b, "  order=%s", r.Order)
 	}
+	if r.Kind == KindParallel {
+		fmt.Fprintf(b, "  success=%s failure=%s", r.SuccessAt, r.FailureAt)
+	}
 	if r.ID != "" {
 		// A label without id already ends with the position.
 		fmt.Fprintf(b, "  (%s)", r.Pos)

@@ -15,6 +15,7 @@ func TestFormat_golden(t *testing.T) {
 		{"guard", "testdata/valid/guard/main.xml", "testdata/valid/guard"},
 		{"empty", "testdata/valid/empty.xml", "testdata/valid"},
 		{"interrupt", "testdata/valid/interrupt.xml", "testdata/valid"},
+		{"parallel", "testdata/valid/parallel.xml", "testdata/valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

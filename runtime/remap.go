@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // A hot reload loads a game's tree files again while its agents run, and
 // carries every agent over to the new version of its tree (carry.go). The
@@ -137,24 +141,43 @@ type GoneRule struct {
 
 func (g GoneRule) String() string { return "rule " + g.Label + " " + g.Why }
 
-// Unplaced reports whether an agent running From loses its place in To:
-// the rule it sits on is gone (GoneRule says which and why). An agent at
-// the root that is not running an action there keeps its place whatever
-// became of the root: it starts the tree again at its next step either way.
+// Unplaced reports whether agent old, running From, loses its place when
+// carried over to agent a, running To: the rule it sits on is gone, or a
+// running lane's rule is, or the new version puts it where the agent's
+// state cannot go (inside a lane of a parallel it does not run, say). What
+// it sat on and why is in GoneRule. An agent at the root that is not
+// running an action there keeps its place whatever became of the root: it
+// starts the tree again at its next step either way.
 //
 // It is the one place that decides who restarts: a carry (PlanCarry) takes
 // every agent for which it is false to the same place in To, and refuses
 // the others, which the caller resets first (the old version's cancel hook
-// ends the running action).
-func (m *RuleMap) Unplaced(a *Agent) (GoneRule, bool) {
-	c := a.cursor
-	if _, ok := m.Rule(c); ok {
-		return GoneRule{}, false
+// ends the running actions) so that they carry over at the root.
+func (m *RuleMap) Unplaced(old, a *Agent) (GoneRule, bool) {
+	rules := m.from.Rules
+	if _, ok := m.cursor(old.cursor, old.flags&flagActionRunning != 0); !ok {
+		return GoneRule{Label: rules[old.cursor].Label, Why: m.why[old.cursor]}, true
 	}
-	if c == Root && a.flags&flagActionRunning == 0 {
-		return GoneRule{}, false
+	if old.lanesRun() {
+		for _, path := range old.lanePaths(nil, old.cursor) {
+			if _, ok := m.Rule(path.cursor); !ok {
+				return GoneRule{Label: rules[path.cursor].Label, Why: m.why[path.cursor]}, true
+			}
+		}
 	}
-	return GoneRule{Label: m.from.Rules[c].Label, Why: m.why[c]}, true
+	// Whatever else the new version cannot take, a trial restore finds.
+	var s Snapshot
+	if err := old.snapshotOf(&s, true); err != nil {
+		return GoneRule{}, false // not a question of place (a paused step): PlanCarry says so
+	}
+	s.carry = &carried{m: m, cursor: old.cursor}
+	var p RestorePlan
+	err := a.planRestore(&p, &s, make([]uint64, a.bound.slabLen))
+	var e *Error
+	if errors.Is(err, ErrUnknownID) && errors.As(err, &e) {
+		return GoneRule{Label: rules[old.cursor].Label, Why: "cannot keep its place: " + strings.TrimPrefix(e.Msg, "cannot restore: ")}, true
+	}
+	return GoneRule{}, false
 }
 
 // cursor is the rule of To an agent at rule c of From goes to, following

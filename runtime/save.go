@@ -28,10 +28,11 @@ type HostState interface {
 
 // AgentsMagic and AgentsVersion frame the data SaveAgents writes. Version 2
 // added each agent's generator, timeout clocks, cooldowns and choice orders;
-// version 1 data still loads (RestoreAgents converts it).
+// version 3 the lanes of parallels. Versions 1 and 2 still load
+// (RestoreAgents converts them).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 2
+	AgentsVersion = 3
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as

@@ -37,6 +37,10 @@ type Snapshot struct {
 	Cooldowns []RuleTime  // when each rule with a cooldown was last left
 	Orders    []RuleOrder // the order of each active choice that has one (positions of its children)
 
+	// Parallel lanes (format version 3): when the cursor is a parallel whose
+	// lanes run (Running), its lanes (lanes_save.go).
+	Lanes []LaneSnapshot
+
 	freshRand bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
 	carry     *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
 }
@@ -96,8 +100,8 @@ func (a *Agent) Snapshot() (Snapshot, error) {
 // slice, not a copy: s is for encoding at once.
 func (a *Agent) snapshotInto(s *Snapshot) error { return a.snapshotOf(s, false) }
 
-// snapshotOf is snapshotInto; for a carry (carry.go), which names the
-// cursor by its place in the tree, the cursor needs no id.
+// snapshotOf is snapshotInto; for a carry (carry.go), which names cursors
+// by their place in the tree, cursors need no id.
 func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 	if a.phase != phaseIdle {
 		return &Error{Agent: a.id, Msg: "cannot save while a step is in progress or paused", Err: ErrBusy}
@@ -105,8 +109,7 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 	t := a.bound.Tree
 	r := &t.Rules[a.cursor]
 	if r.ID == "" && !carry {
-		return &Error{Pos: r.Pos, Agent: a.id, Label: r.Label, Err: ErrUnknownID,
-			Msg: "cannot save: the current rule has no id; add an id to it (the root, every rule that can return running, and every jump target need ids to be saved)"}
+		return a.noIDError(r)
 	}
 	*s = Snapshot{
 		ID: a.id, Tree: t.File, Fingerprint: t.Fingerprint, Cursor: r.ID,
@@ -117,6 +120,12 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0],
 	}
 	a.snapshotFeatures(s)
+	if a.lanesRun() {
+		var err error
+		if s.Lanes, err = a.snapshotLanes(a.cursor, carry); err != nil {
+			return err
+		}
+	}
 	for i, v := range t.Vars {
 		s.Vars = append(s.Vars, NamedBool{v.Name, a.VarAt(int32(i))})
 	}
@@ -155,6 +164,8 @@ type RestorePlan struct {
 	ruleBytes                 []byte
 	slab                      []uint64
 	warnings                  []string
+	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
+	paths                     []lanePath    // the active paths: the agent's own, and its running lanes'
 }
 
 // snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
@@ -177,13 +188,27 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 			}
 		}
 	}
-	r := a.cursor
-	if a.flags&flagActive == 0 {
+	path := lanePath{cursor: a.cursor, active: a.flags&flagActive != 0, stop: -1}
+	a.snapshotOrders(s, path)
+	if a.lanesRun() {
+		for _, path := range a.lanePaths(nil, a.cursor) {
+			a.snapshotOrders(s, path)
+		}
+	}
+}
+
+// snapshotOrders saves the orders of the active choices on one path,
+// outermost first (document order).
+func (a *Agent) snapshotOrders(s *Snapshot, path lanePath) {
+	b := a.bound
+	first := len(s.Orders)
+	r := path.cursor
+	if !path.active {
 		r = b.rules[r].parent
 	}
-	for ; r >= 0; r = b.rules[r].parent {
+	for ; r != path.stop; r = b.rules[r].parent {
 		if f := &b.feats[r]; f.orderSlot >= 0 {
-			o := RuleOrder{Rule: rules[r].Label, Index: r}
+			o := RuleOrder{Rule: b.Tree.Rules[r].Label, Index: r}
 			if k := len(s.Orders); k < cap(s.Orders) { // the array this place had last agent
 				o.Order = s.Orders[:k+1][k].Order[:0]
 			}
@@ -193,7 +218,7 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 			s.Orders = append(s.Orders, o)
 		}
 	}
-	slices.Reverse(s.Orders) // root first: document order
+	slices.Reverse(s.Orders[first:])
 }
 
 // PlanRestore checks a snapshot against the agent's tree without changing
@@ -236,8 +261,24 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	default:
 		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("bad last result %d", s.Last)}
 	}
-	if s.Running && t.Rules[cursor].Kind != KindAction {
-		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is not an action", s.Cursor)}
+	kind := t.Rules[cursor].Kind
+	if s.Running && kind != KindAction && kind != KindParallel {
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q is marked running but is neither an action nor a parallel", s.Cursor)}
+	}
+	if s.Running && kind == KindParallel && !s.Active {
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved cursor %q runs lanes but is not active", s.Cursor)}
+	}
+	if len(s.Lanes) > 0 && !(kind == KindParallel && s.Running) {
+		return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("the saved lanes of %q do not belong to a parallel whose lanes run", s.Cursor)}
+	}
+	if b.lanes != nil && b.feats[cursor].lane >= 0 {
+		return p.inLaneError(s.Cursor, cursor)
+	}
+	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
+	if kind == KindParallel && s.Running {
+		if err := p.planLanes(s, cursor, s.Lanes, 1); err != nil {
+			return err
+		}
 	}
 	p.slab = slab
 	copy(p.slab, b.slabInit)
@@ -304,9 +345,11 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		return nil
 	}
 	active := func(r int32) bool {
-		for x := p.cursor; x >= 0; x = b.rules[x].parent {
-			if x == r {
-				return x != p.cursor || s.Active
+		for _, path := range p.paths {
+			for x := path.cursor; x != path.stop; x = b.rules[x].parent {
+				if x == r {
+					return x != path.cursor || path.active
+				}
 			}
 		}
 		return false
@@ -361,19 +404,21 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		ordered[r] = true
 	}
 	// Active rules the save knew nothing about (the tree was edited).
-	for r := p.cursor; r >= 0; r = b.rules[r].parent {
-		if !active(r) {
-			continue
-		}
-		f := &b.feats[r]
-		label := b.Tree.Rules[r].Label
-		if f.timeSlot >= 0 && !clocked[r] {
-			p.slab[f.timeSlot] = math.Float64bits(s.Time)
-			p.warn("active rule %s has a timeout the save did not know; its clock starts now", label)
-		}
-		if f.orderSlot >= 0 && !ordered[r] {
-			putDocumentOrder(p.slab, f)
-			p.warn("active choice %s has no saved order; it goes on in document order", label)
+	for _, path := range p.paths {
+		for r := path.cursor; r != path.stop; r = b.rules[r].parent {
+			if r == path.cursor && !path.active {
+				continue
+			}
+			f := &b.feats[r]
+			label := b.Tree.Rules[r].Label
+			if f.timeSlot >= 0 && !clocked[r] {
+				p.slab[f.timeSlot] = math.Float64bits(s.Time)
+				p.warn("active rule %s has a timeout the save did not know; its clock starts now", label)
+			}
+			if f.orderSlot >= 0 && !ordered[r] {
+				putDocumentOrder(p.slab, f)
+				p.warn("active choice %s has no saved order; it goes on in document order", label)
+			}
 		}
 	}
 	return nil
@@ -388,14 +433,20 @@ func (p *RestorePlan) prefix() string { return "agent " + p.a.id + ": " }
 // Warnings are what PlanRestore let through.
 func (p *RestorePlan) Warnings() []string { return p.warnings }
 
+// maxSavedStep bounds a saved agent's step counter: up to 2^53 a step and
+// its time are exact in a float64 (what Lua sees), and a counter read from
+// a crafted save cannot wrap around to 0.
+const maxSavedStep = 1 << 53
+
 // Apply replaces the agent's state with the snapshot's (but for Host, which
 // is the host's to restore). An action the agent was running is cancelled
 // first; an error from that cancel hook is returned, the state is replaced
 // all the same.
 func (p *RestorePlan) Apply() error {
 	a := p.a
-	err := a.cancelRunning()
-	a.leaveAll() // the state it had is replaced: its active rules are left
+	a.toMain()
+	err := a.cancelRunning() // a parallel's lanes included
+	a.leaveAll()             // the state it had is replaced: its active rules are left
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
@@ -426,6 +477,7 @@ func (p *RestorePlan) Apply() error {
 	if len(p.ruleBytes) > 0 {
 		a.SetRuleBytes(p.ruleBytes)
 	}
+	p.applyLanes()
 	return err
 }
 
@@ -504,6 +556,7 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 			e.Uvarint(uint64(pos))
 		}
 	}
+	e.lanes(s.Lanes)
 }
 
 // Snapshot reads a snapshot.
@@ -534,6 +587,9 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	s.Time = d.Float()
 	s.Dt = d.Float()
 	s.Step = d.Uvarint()
+	if s.Step > maxSavedStep {
+		d.fail("step %d is beyond step %d, the last an agent can reach", s.Step, uint64(maxSavedStep))
+	}
 	n := d.Count(2)
 	for range n {
 		s.Vars = append(s.Vars, NamedBool{d.String(), d.Bool()})
@@ -590,5 +646,8 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 			o.Order = append(o.Order, d.index())
 		}
 		s.Orders = append(s.Orders, o)
+	}
+	if d.Version >= 3 {
+		s.Lanes = d.lanes(1)
 	}
 }

@@ -9,6 +9,12 @@ import (
 // errPaused is internal: the rule being run waits for an answer.
 var errPaused = errors.New("paused")
 
+// errSwitched is internal: a parallel gave the turn to one of its lanes, or
+// a lane's turn ended and its parallel goes on (lanes.go). The loop runs the
+// context now being run; nothing finished. It travels as an error so that
+// the loop tests for it only where runs that did not finish go anyway.
+var errSwitched = errors.New("switched")
+
 // Step advances the agent's time by dt and runs its tree as SPEC §2 says,
 // until a rule returns Running, the tree finishes (Success or Failure), an
 // error ends the step (Errored, with the error), or a call returns ErrPending
@@ -173,6 +179,8 @@ func (a *Agent) runRule(r int32, rule *boundRule) (Status, error) {
 		return Failure, nil
 	case kindOrderedChoice:
 		return a.runOrderedChoice(r, rule)
+	case KindParallel:
+		return a.runParallel(r, rule)
 	}
 	ok, err := a.checkConds(r, rule)
 	if err != nil {
@@ -417,6 +425,7 @@ func (a *Agent) finish(st Status) (Status, error) {
 // abort ends a step with an error and resets the agent (SPEC §2: the agent
 // is never left half-updated; the failure policy decides what comes next).
 func (a *Agent) abort(err error) (Status, error) {
+	a.toMain() // a lane may have been running: the agent's own context is reset
 	a.phase = phaseIdle
 	a.jump, a.condIdx = -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered | flagInCall

@@ -9,7 +9,11 @@ package runtime
 //     fails at once without becoming active, else it becomes active.
 //   - A rule that finishes (success or failure, before doNotFail) while
 //     active is left (leave: its cooldown starts, log parameters).
-//   - A jump leaves the old path and enters the new one (moveTo).
+//   - A jump leaves the old path and enters the new one (moveTo), across
+//     lanes when the tree has parallels (jumpNow).
+//   - A parallel's lanes are contexts of their own: a lane's turn begins
+//     and ends with a switch of context (errSwitched), and a lane whose
+//     rule returns running waits instead of ending the step (lanes.go).
 //
 // Keeping it apart from loop keeps trees without these features on a loop
 // that does not pay for them; TestLoop_trackedStepsPlainTreesAsLoopDoes
@@ -44,6 +48,9 @@ func (a *Agent) loopTracked() (Status, error) {
 			st, err = a.runRule(r, rule)
 		}
 		if err != nil {
+			if err == errSwitched { // a lane's turn begins or ends (lanes.go)
+				continue
+			}
 			return a.stopped(err)
 		}
 		a.count++
@@ -60,10 +67,9 @@ func (a *Agent) loopTracked() (Status, error) {
 			target := a.jump
 			a.jump = -1
 			if target != r {
-				if err := a.cancelRunning(); err != nil {
+				if err := a.jumpNow(from, fromActive, target); err != nil {
 					return a.abort(err)
 				}
-				a.moveTo(from, fromActive, target)
 				a.flags &^= flagBubbling
 				jumped = true
 				if st != Running {
@@ -78,6 +84,9 @@ func (a *Agent) loopTracked() (Status, error) {
 			}
 		}
 		if st == Running {
+			if b.lanes != nil && a.laneWaits() {
+				continue // a lane waits: its parallel goes on with the next lane
+			}
 			return a.finish(Running)
 		}
 		if a.count >= limit {

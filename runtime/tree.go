@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Kind is the kind of a rule.
 type Kind uint8
@@ -13,9 +17,10 @@ const (
 	KindFailure
 	KindRunning
 	KindYield
+	KindParallel
 )
 
-var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield"}
+var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -24,8 +29,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", k)
 }
 
-// IsList reports whether rules of this kind have children.
-func (k Kind) IsList() bool { return k == KindSequence || k == KindChoice }
+// IsList reports whether rules of this kind have children: sequences,
+// choices and parallels.
+func (k Kind) IsList() bool { return k == KindSequence || k == KindChoice || k == KindParallel }
 
 // CondMode says how a rule's conditions combine.
 type CondMode uint8
@@ -123,6 +129,66 @@ func ParseOrder(s string) (Order, bool) {
 	return 0, false
 }
 
+// Threshold is a parallel's success or failure attribute: how many of its
+// lanes must be done with that result for the parallel to finish with it.
+type Threshold int32
+
+const (
+	ThresholdAll Threshold = 0  // every lane (the number of children)
+	ThresholdAny Threshold = -1 // one lane
+)
+
+// Count is the number of lanes the threshold asks for, of a parallel with
+// n children.
+func (t Threshold) Count(n int) int {
+	switch t {
+	case ThresholdAll:
+		return n
+	case ThresholdAny:
+		return 1
+	}
+	return int(t)
+}
+
+func (t Threshold) String() string {
+	switch t {
+	case ThresholdAll:
+		return "all"
+	case ThresholdAny:
+		return "any"
+	}
+	return strconv.Itoa(int(t))
+}
+
+// ParseThreshold parses the value of a parallel's success or failure
+// attribute: all, any, or a count N >= 1 in decimal digits (spaces around
+// it are allowed, as in other number attributes).
+func ParseThreshold(s string) (Threshold, bool) {
+	s = strings.Trim(s, xmlSpace)
+	switch s {
+	case "all":
+		return ThresholdAll, true
+	case "any":
+		return ThresholdAny, true
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		if n = n*10 + int(s[i]-'0'); n > maxThreshold {
+			return 0, false
+		}
+	}
+	if n < 1 {
+		return 0, false
+	}
+	return Threshold(n), true
+}
+
+// maxThreshold bounds a count: no parallel has more children.
+const maxThreshold = maxRules
+
 // The parameters the runtime itself reads from rules.
 const (
 	ParamLogStart     = "log.start"     // written to the agent's log when the rule becomes active
@@ -151,10 +217,12 @@ type Rule struct {
 	Subtree    string // subtree rules: the file's path as written
 	Loop       bool
 	DoNotFail  bool
-	Abort      Abort   // the abort attribute: which conditions are watched
-	Order      Order   // KindChoice: the order attribute
-	Timeout    float64 // seconds the rule may stay active; 0 when none
-	Cooldown   float64 // seconds after the rule was left during which it refuses arrivals; 0 when none
+	Abort      Abort     // the abort attribute: which conditions are watched
+	Order      Order     // KindChoice: the order attribute
+	SuccessAt  Threshold // KindParallel: lanes done with success that make it succeed (default all)
+	FailureAt  Threshold // KindParallel: lanes done with failure that make it fail (default any)
+	Timeout    float64   // seconds the rule may stay active; 0 when none
+	Cooldown   float64   // seconds after the rule was left during which it refuses arrivals; 0 when none
 	Conds      []Cond
 	Mode       CondMode
 	Params     Params

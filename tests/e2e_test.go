@@ -93,9 +93,10 @@ func TestGolden_fixtureTraces(t *testing.T) {
 		"alarm":     {"-config", fixture("alarm")},
 		"failing":   {"-config", fixture("failing")},
 		"interrupt": {"-config", fixture("interrupt")},
+		"parallel":  {"-config", fixture("parallel")},
 		"example":   {"-config", "../config.toml", "-steps", "300"},
 	}
-	for _, name := range []string{"alarm", "failing", "interrupt", "example"} {
+	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "example"} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, "", append(append([]string{"run"}, configs[name]...), "-trace", "-", "-quiet")...)
 			if r.code != 0 {

@@ -119,6 +119,27 @@ bt.action("idle", function(ctx, params) return bt.RUNNING end)
 `,
 }
 
+// TestValidate_parallelWithoutAnID: a parallel is the current rule while
+// its lanes run, so a parallel without an id is named like other rules
+// that can be current when a save is made.
+func TestValidate_parallelWithoutAnID(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml": "[run]\nsteps = 3\n[[trees]]\nname = \"t\"\nfile = \"t.xml\"\n[[agents]]\ntree = \"t\"\n",
+		"t.xml": `<behaviorTree><sequence id="root">
+  <parallel>
+    <action id="a" name="bt.wait"><parameter name="wait.seconds">1</parameter></action>
+    <action id="b" name="bt.wait"><parameter name="wait.seconds">2</parameter></action>
+  </parallel>
+</sequence></behaviorTree>`,
+	})
+	r := run(t, dir, "validate")
+	want := "warning: t.xml:2:3: rule parallel@t.xml:2:3 has no id, but it is a parallel: the current rule while its lanes run: saving the game while it is the current rule fails; give it an id\n"
+	if r.code != 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "config.toml: ok, with 1 warning\n") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestValidate_lintsNameEachMistake: each mistake is a warning with its
 // position and a "did you mean"; validate exits 0, and 2 with -strict.
 func TestValidate_lintsNameEachMistake(t *testing.T) {

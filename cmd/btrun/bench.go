@@ -34,6 +34,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if *agents > game.MaxAgents || *steps > game.MaxSteps {
+		fmt.Fprintf(stderr, "btrun bench: -agents is at most %d and -steps at most %d\n", game.MaxAgents, game.MaxSteps)
+		return exitUsage
+	}
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {
 		printProblems(stderr, err)

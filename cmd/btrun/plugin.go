@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	"github.com/btrun/btrun/internal/readfile"
 )
 
 // runPlugin is `btrun plugin SUBCOMMAND`.
@@ -144,14 +146,14 @@ func findBtrunSource() string {
 }
 
 func isBtrunSource(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	data, err := readfile.Read(filepath.Join(dir, "go.mod"), readfile.SourceLimit, "go.mod")
 	return err == nil && regexp.MustCompile(`(?m)^module\s+github\.com/btrun/btrun\s*$`).Match(data)
 }
 
 // writePlugin writes the module's files from the templates below.
 func writePlugin(dir, name, module, src string) error {
 	goVersion := "1.22"
-	if data, err := os.ReadFile(filepath.Join(src, "go.mod")); err == nil {
+	if data, err := readfile.Read(filepath.Join(src, "go.mod"), readfile.SourceLimit, "go.mod"); err == nil {
 		if m := regexp.MustCompile(`(?m)^go\s+(\S+)`).FindSubmatch(data); m != nil {
 			goVersion = string(m[1])
 		}
@@ -171,7 +173,7 @@ func writePlugin(dir, name, module, src string) error {
 		}
 	}
 	// go.sum: btrun's, so that its dependencies are checked as btrun checks them.
-	if sum, err := os.ReadFile(filepath.Join(src, "go.sum")); err == nil {
+	if sum, err := readfile.Read(filepath.Join(src, "go.sum"), readfile.SourceLimit, "go.sum"); err == nil {
 		return os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
 	}
 	return nil

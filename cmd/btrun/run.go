@@ -45,8 +45,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
+	in := watchInterrupts(stderr)
+	defer in.release()
 	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true,
-		SavePath: *save, SaveEvery: -1, Progress: *trace != "-" && isTerminal(stdout), Realtime: *realtime}
+		SavePath: *save, SaveEvery: -1, Progress: *trace != "-" && isTerminal(stdout), Stop: in.stop,
+		Realtime: *realtime}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed
@@ -55,6 +58,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	g, err := game.Open(cfg, opts)
 	if err != nil {
 		printProblems(stderr, err)
+		if code := in.exitCode(); code != 0 {
+			return code // a plugin build the signal cancelled
+		}
 		if errors.Is(err, game.ErrPluginStart) {
 			return exitRuntime
 		}
@@ -101,12 +107,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	runErr := g.Run(n)
 	closeErr := g.Close()
-	if runErr == nil {
+	stopped := errors.Is(runErr, game.ErrStopped)
+	if runErr == nil || stopped {
 		g.WriteSummary()
+	}
+	if stopped {
+		runErr = nil
 	}
 	if err := errors.Join(runErr, closeErr); err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime
+	}
+	if stopped {
+		return in.exitCode()
 	}
 	return exitOK
 }

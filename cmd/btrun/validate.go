@@ -138,7 +138,8 @@ func validateTree(file string, stdout, stderr io.Writer) int {
 }
 
 // printProblems prints an error for people: an ErrorList or a join of
-// errors has one problem a line; a count follows when there are several.
+// errors has one problem a line; a count follows when there are several
+// (problems a config did not list, game.MoreProblems, count too).
 func printProblems(w io.Writer, err error) {
 	text := strings.TrimRight(err.Error(), "\n")
 	fmt.Fprintln(w, text)
@@ -147,6 +148,10 @@ func printProblems(w io.Writer, err error) {
 		if l != "" && l[0] != ' ' && l[0] != '\t' {
 			problems++
 		}
+	}
+	var more *game.MoreProblems
+	if errors.As(err, &more) {
+		problems += more.N - 1 // its own line counted one
 	}
 	if problems > 1 {
 		fmt.Fprintf(w, "%d problems\n", problems)

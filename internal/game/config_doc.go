@@ -37,30 +37,32 @@ func num(f float64) *float64 { return &f }
 
 // configDocs describes each key, by "table.key".
 var configDocs = map[string]KeyDoc{
-	"run.steps":               {Doc: "steps to run (`btrun run -steps` overrides it)", Min: num(0)},
-	"run.dt":                  {Doc: "seconds of game time per step; step s happens at time s × dt", MoreThan0: true},
+	"run.steps":               {Doc: "steps to run (`btrun run -steps` overrides it); a run never goes beyond step 2^53", Min: num(0), Max: num(MaxSteps)},
+	"run.dt":                  {Doc: "seconds of game time per step; step s happens at time s × dt", Min: num(MinDt), Max: num(MaxDt)},
 	"run.seed":                {Doc: "seeds the random generators: each agent's own (with its id; `bt.random`, `math.random`, random and weighted choices) and the world's (`btrun run -seed` overrides it)"},
 	"run.on_failure":          {Doc: "what an agent whose tree failed or errored does next: `restart` (from the root at the next step) or `stop`", Enum: []string{"restart", "stop"}},
 	"run.runaway_limit":       {Doc: "rules run in one step before a run-away error", Min: num(1), Max: num(65535)},
 	"run.strict":              {Doc: "`false`: unknown actions fail and unknown conditions are false at run time, with one warning per name, instead of being errors"},
-	"run.lua_call_timeout":    {Doc: "bound of every call into Lua (a Go duration: `100ms`, `2s`)"},
-	"run.plugin_call_timeout": {Doc: "bound of every plugin round trip; a plugin that does not answer in time is killed and restarted"},
+	"run.lua_call_timeout":    {Doc: "bound of every call into Lua (a Go duration: `100ms`, `2s`), from `1ms` to `1h`"},
+	"run.plugin_call_timeout": {Doc: "bound of every plugin round trip, from `1ms` to `1h`; a plugin that does not answer in time is killed and restarted"},
+	"run.lua_memory":          {Doc: "memory budget of each Lua state (`256MB`, `1GB`; powers of 1024), from `1MB` to `1024GB`; no string may be longer than an eighth of it"},
 	"run.realtime":            {Doc: "`true`: run no faster than one step every `dt` seconds of wall time, so that a run lasts as long as its game time (`btrun run -realtime`); for watching a game and editing it while it runs (`-watch`)"},
 	"scripts.paths":           {Doc: "folders whose `.lua` files are loaded, in this order; `require` looks only there", Path: true},
+	"scripts.root":            {Doc: "confine the game to this folder: tree, subtree and script files, script folders and the world script must lie inside it (symbolic links resolved); for games that load configs written by others (mods)", Path: true},
 	"scripts.world":           {Doc: "the world script: a module of the script folders returning `init`, `spawn`, `tick`, `save`, `load`", Path: true},
 	"trees.name":              {Doc: "the tree's name, used by `[[agents]] tree`", Required: true},
 	"trees.file":              {Doc: "the tree file", Required: true, Path: true},
 	"plugins.name":            {Doc: "the plugin's name: names it in messages (`plugin nav`)", Required: true},
 	"plugins.path":            {Doc: "a plugin executable, or a folder holding a Go main package that btrun builds once and caches", Required: true, Path: true},
 	"agents.tree":             {Doc: "the tree the agents run", Required: true},
-	"agents.count":            {Doc: "how many agents: ids NAME-1 .. NAME-COUNT", Min: num(1)},
+	"agents.count":            {Doc: "how many agents: ids NAME-1 .. NAME-COUNT; a game has at most 1,000,000 agents", Min: num(1), Max: num(MaxAgents)},
 	"agents.name":             {Doc: "NAME in the agents' ids; default: the tree's name"},
 	"signals.at":              {Doc: "game time in seconds; delivered at the first step whose time is at or after it", Required: true, Min: num(0)},
 	"signals.signal":          {Doc: "the signal's name", Required: true},
 	"signals.to":              {Doc: "agent ids, or `[\"all\"]`", Required: true},
 	"trace.file":              {Doc: "write the JSON Lines trace here; `-` for standard output; empty for none", Path: true},
 	"save.file":               {Doc: "save the run here at its end (and every `every` steps); empty for none", Path: true},
-	"save.every":              {Doc: "also save every this many steps; 0 only at the end", Min: num(0)},
+	"save.every":              {Doc: "also save every this many steps; 0 only at the end", Min: num(0), Max: num(MaxSteps)},
 }
 
 // ConfigKeys lists the keys of config.toml in the order of the Config
@@ -102,8 +104,11 @@ func tomlName(f reflect.StructField) string {
 }
 
 func tomlType(t reflect.Type) string {
-	if t == reflect.TypeOf(Duration{}) {
+	switch t {
+	case durationType:
 		return "duration"
+	case sizeType:
+		return "size"
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64:

@@ -65,19 +65,19 @@ func TestConfig_errorsNameTheLine(t *testing.T) {
 		name, toml, want string
 	}{
 		{"unknown key in a table", "[run]\nsteps = 10\nstepz = 3\n" + minimalConfig,
-			`config.toml:3: unknown key "run.stepz"; expected in [run] steps, dt, seed, on_failure, runaway_limit, strict, lua_call_timeout, plugin_call_timeout, realtime`},
+			`config.toml:3: unknown key "run.stepz"; expected in [run] steps, dt, seed, on_failure, runaway_limit, strict, lua_call_timeout, plugin_call_timeout, lua_memory, realtime`},
 		{"unknown table", "[runn]\nsteps = 10\n" + minimalConfig,
 			`config.toml:1: unknown key "runn"`},
 		{"unknown key in an array table", minimalConfig + "countt = 3\n",
 			`config.toml:8: unknown key "agents.countt"; expected in [agents] tree, count, name`},
 		{"negative dt", "[run]\ndt = -0.1\n" + minimalConfig,
-			`config.toml:2: run.dt = -0.1: must be a number of seconds greater than 0`},
+			`config.toml:2: run.dt = -0.1: must be a number of seconds from 1e-06 to 3600`},
 		{"bad on_failure", "[run]\non_failure = \"retry\"\n" + minimalConfig,
 			`config.toml:2: run.on_failure = "retry": expected "restart" or "stop"`},
 		{"bad duration", "[run]\nlua_call_timeout = \"fast\"\n" + minimalConfig,
-			`config.toml:2: "fast" is not a duration (for example "100ms" or "2s")`},
+			`config.toml:2: run.lua_call_timeout = "fast": not a duration; write one such as "100ms" or "2s"`},
 		{"wrong type", "[run]\nsteps = \"many\"\n" + minimalConfig,
-			`incompatible types: TOML value has type string; destination has type integer`},
+			`config.toml:2: run.steps = "many": expected a whole number, not a string`},
 		{"syntax error", "[run\nsteps = 1\n", `config.toml:2: expected`},
 		{"unknown tree", "[[trees]]\nname = \"guard\"\nfile = \"ai/guard.xml\"\n\n[[agents]]\ntree = \"gaurd\"\n",
 			`config.toml:6: agents[0]: unknown tree "gaurd"; the config's trees are "guard"`},
@@ -118,5 +118,109 @@ func TestConfig_reportsEveryProblem(t *testing.T) {
 	}
 	if n := len(strings.Split(err.Error(), "\n")); n != 3 {
 		t.Errorf("want 3 problems, got %d:\n%v", n, err)
+	}
+}
+
+// TestConfig_typeErrorsDoNotHideOtherProblems: a value of the wrong type is
+// one problem among the others, each reported with its line.
+func TestConfig_typeErrorsDoNotHideOtherProblems(t *testing.T) {
+	dir := configDir(t)
+	text := "[run]\nsteps = \"ten\"\non_failure = \"halt\"\nlua_call_timeout = \"100\"\nplugin_call_timeout = 5\nstrict = \"yes\"\n" +
+		"\n[scripts]\npaths = \"ai\"\n" + minimalConfig + "count = 2.5\nname = 7\n"
+	_, err := ParseConfig(filepath.Join(dir, "config.toml"), []byte(text))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+	want := `config.toml:2: run.steps = "ten": expected a whole number, not a string
+config.toml:3: run.on_failure = "halt": expected "restart" or "stop"
+config.toml:4: run.lua_call_timeout = "100": not a duration; write one such as "100ms" or "2s"
+config.toml:5: run.plugin_call_timeout = 5: expected a duration as a string, such as "100ms" or "2s", not an integer
+config.toml:6: run.strict = "yes": expected true or false, not a string
+config.toml:9: scripts.paths = "ai": expected a list of strings, not a string
+config.toml:17: agents[0]: count = 2.5: expected a whole number, not a float
+config.toml:18: agents[0]: name = 7: expected a string, not an integer`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestConfig_limits: every value that would exhaust memory, make a time
+// that is not a finite number or a timer that cannot tick is an error at
+// its line.
+func TestConfig_limits(t *testing.T) {
+	for _, c := range []struct{ name, toml, want string }{
+		{"a billion agents", minimalConfig + "count = 1000000000\n", `config.toml:8: agents[0]: count = 1000000000: a game has at most 1000000 agents`},
+		{"the largest count", minimalConfig + "count = 9223372036854775807\n", `config.toml:8: agents[0]: count = 9223372036854775807: a game has at most 1000000 agents`},
+		{"agents adding up", minimalConfig + "count = 600000\n[[agents]]\ntree = \"guard\"\nname = \"b\"\ncount = 600000\n",
+			`config.toml:8: the [[agents]] entries make 1200000 agents: a game has at most 1000000`},
+		{"dt 1e300", "[run]\ndt = 1e300\n" + minimalConfig, `config.toml:2: run.dt = 1e+300: must be a number of seconds from 1e-06 to 3600`},
+		{"dt inf", "[run]\ndt = inf\n" + minimalConfig, `config.toml:2: run.dt = +Inf: must be a number of seconds from 1e-06 to 3600`},
+		{"dt nan", "[run]\ndt = nan\n" + minimalConfig, `config.toml:2: run.dt = NaN: must be a number`},
+		{"lua_call_timeout 1ns", "[run]\nlua_call_timeout = \"1ns\"\n" + minimalConfig, `config.toml:2: run.lua_call_timeout = "1ns": must be from 1ms to 1h0m0s`},
+		{"plugin_call_timeout 2h", "[run]\nplugin_call_timeout = \"2h\"\n" + minimalConfig, `config.toml:2: run.plugin_call_timeout = "2h0m0s": must be from 1ms to 1h0m0s`},
+		{"negative timeout", "[run]\nlua_call_timeout = \"-5s\"\n" + minimalConfig, `run.lua_call_timeout = "-5s": must be from 1ms`},
+		{"steps beyond 2^53", "[run]\nsteps = 9007199254740993\n" + minimalConfig, `config.toml:2: run.steps = 9007199254740993: must be from 0 to 9007199254740992`},
+		{"lua_memory too small", "[run]\nlua_memory = \"1KB\"\n" + minimalConfig, `config.toml:2: run.lua_memory = 1024 bytes: must be from 1MB to 1024GB`},
+		{"lua_memory not a size", "[run]\nlua_memory = \"lots\"\n" + minimalConfig, `config.toml:2: run.lua_memory = "lots": not a size; write one such as "256MB" or "1GB"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := configDir(t)
+			_, err := ParseConfig(filepath.Join(dir, "config.toml"), []byte(c.toml))
+			got := ""
+			if err != nil {
+				got = strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+	dir := configDir(t)
+	cfg, err := ParseConfig(filepath.Join(dir, "config.toml"), []byte("[run]\nlua_memory = \"64MB\"\n"+minimalConfig))
+	if err != nil || cfg.Run.LuaMemory != 64<<20 {
+		t.Errorf("lua_memory = \"64MB\": %v, %v", cfg, err)
+	}
+}
+
+// TestConfig_manyBadEntriesAreFastAndCapped: problems are collected in
+// linear time and at most 100 are listed, then a count of the others
+// (100,000 bad [[signals]] took 38 s when they were collected in quadratic
+// time).
+func TestConfig_manyBadEntriesAreFastAndCapped(t *testing.T) {
+	const n = 200_000
+	var b strings.Builder
+	b.WriteString(minimalConfig)
+	for range n {
+		b.WriteString("[[signals]]\nat = -1\nsignal = \"Go\"\nto = [\"all\"]\n")
+	}
+	dir := configDir(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ParseConfig(filepath.Join(dir, "config.toml"), []byte(b.String()))
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("still collecting problems after 60 s")
+	}
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 101 {
+		t.Fatalf("%d lines; want 100 problems and a count", len(lines))
+	}
+	if want := "config.toml:9: signals[0]: at = -1: must be a time in seconds, 0 or more"; !strings.HasSuffix(lines[0], want) {
+		t.Errorf("first line %q; want ...%s", lines[0], want)
+	}
+	if want := "config.toml: ... and 199900 more problems (only the first 100 are listed)"; !strings.HasSuffix(lines[100], want) {
+		t.Errorf("last line %q; want ...%s", lines[100], want)
+	}
+	var more *MoreProblems
+	if !errors.As(err, &more) || more.N != n-100 {
+		t.Errorf("no MoreProblems counting %d in %T", n-100, err)
 	}
 }

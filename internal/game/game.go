@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/plugins/host"
 	"github.com/btrun/btrun/runtime"
 )
@@ -25,8 +26,17 @@ type Options struct {
 	SavePath  string // save here at the end of Run and every SaveEvery steps; "" uses the config's [save]
 	SaveEvery int    // < 0 uses the config's save.every
 
+	// Stop, when closed, ends Run after the step in progress (it still
+	// saves and flushes the trace) and cancels a plugin build or start
+	// under way in Open. btrun closes it on SIGINT or SIGTERM.
+	Stop <-chan struct{}
+
 	Realtime bool // run no faster than one step every dt seconds of wall time (or the config's run.realtime)
 }
+
+// ErrStopped is what Run returns when Options.Stop ended it early: the steps
+// run so far are traced, saved and summed up as for a whole run.
+var ErrStopped = errors.New("game: run stopped")
 
 // Game is a running game config: its trees, registry, agents and loop.
 // A Game is used from one goroutine.
@@ -58,6 +68,7 @@ type Game struct {
 	from      string // the sender of the signals being delivered, for the trace
 	warnings  []string
 	last      summary
+	errTexts  errorTexts // errtext.go
 
 	silent  bool         // a reload runs the world's init and spawn again: no output, no trace (reload.go)
 	watcher *sourceWatch // btrun run -watch (watch.go)
@@ -84,6 +95,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	g := &Game{cfg: cfg, opts: opts, reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{},
 		byID: map[string]*gameAgent{}, byPtr: map[*runtime.Agent]*gameAgent{}, delivered: make([]bool, len(cfg.Signals))}
 	g.out = printer{w: opts.Stdout, quiet: opts.Quiet, progress: opts.Progress}
+	g.errTexts.w = opts.Stderr
 	if opts.Trace == "-" {
 		g.out.w = opts.Stderr // stdout carries the trace: people's output goes to stderr
 	}
@@ -115,8 +127,10 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 	out := map[string]*runtime.Tree{}
 	var errs []error
+	confine, _ := newConfinement(g.cfg) // checked with the config
 	for _, tc := range g.cfg.Trees {
-		t, err := runtime.LoadFile(g.cfg.Abs(tc.File), runtime.LoadOptions{Root: g.cfg.Dir})
+		t, err := runtime.LoadFile(g.cfg.Abs(tc.File), runtime.LoadOptions{Root: g.cfg.Dir,
+			ReadFile: confine.reader(readfile.TreeLimit, "tree file")})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -156,7 +170,16 @@ func (g *Game) OpenTrace() error {
 
 // Start runs what happens once before the first step (the world script's
 // init and spawn, when there is one).
-func (g *Game) Start() error { return g.startWorld() }
+func (g *Game) Start() error {
+	err := g.startWorld()
+	if g.lua != nil {
+		// Measure the loaded, spawned state once now, so that the memory
+		// budget's next measurement waits for growth beyond it instead of
+		// falling inside the first steps.
+		g.lua.engine.MeasureMemory()
+	}
+	return err
+}
 
 // Registry is what trees are bound against: built-ins, scripts, plugins.
 func (g *Game) Registry() *runtime.Registry { return g.reg }
@@ -204,7 +227,17 @@ func (g *Game) Run(steps int) error {
 	path, every := g.savePlan()
 	defer g.out.clearProgress()
 	defer g.out.flushRepeats(g.ids())
+	if g.step+uint64(max(steps, 0)) > MaxSteps {
+		return fmt.Errorf("game: step %d and %d more steps go beyond step %d, the last a run can reach", g.step, steps, uint64(MaxSteps))
+	}
+	done := 0
+	var stopped error
 	for i := range steps {
+		if g.stopRequested() {
+			stopped = ErrStopped
+			break
+		}
+		done++
 		g.out.tick(i, steps)
 		g.betweenSteps() // -realtime pacing, -watch reloads (pace.go, watch.go)
 		n, err := g.RunStep()
@@ -229,9 +262,19 @@ func (g *Game) Run(steps int) error {
 	if g.plugins != nil && g.times != nil {
 		g.times.addPlugins(pluginTimes, g.plugins.CallTimes())
 	}
-	g.last = summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
+	g.last = summary{steps: done, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
-	return nil
+	return stopped
+}
+
+// stopRequested reports whether Options.Stop is closed.
+func (g *Game) stopRequested() bool {
+	select {
+	case <-g.opts.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // savePlan is where and how often Run saves.
@@ -311,6 +354,7 @@ func (g *Game) record(ga *gameAgent, st runtime.Status, err error) {
 // failure policy.
 func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	ga.done = false
+	ga.err = g.errTexts.bounded(ga.err)
 	a := ga.a
 	if err := g.writeChanges(ga, s, t); err != nil {
 		return err
@@ -368,14 +412,19 @@ func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Sta
 }
 
 // Route is the runtime.Router: signals to other agents wait until every
-// agent has stepped.
+// agent has stepped. An agent sends at most MaxSignalsPerStep of them per
+// step (signals.go).
 func (g *Game) Route(from *runtime.Agent, to, signal string) error {
 	if to != "all" {
 		if _, ok := g.byID[to]; !ok {
 			return fmt.Errorf("game: no agent %q to send %q to", to, signal)
 		}
 	}
-	g.outbox = append(g.outbox, routed{from: g.byPtr[from], to: to, signal: signal})
+	ga := g.byPtr[from]
+	if err := g.countSent(ga, to, signal); err != nil {
+		return err
+	}
+	g.outbox = append(g.outbox, routed{from: ga, to: to, signal: signal})
 	return nil
 }
 

@@ -10,60 +10,93 @@ import (
 // BurntSushi/toml keeps key positions to itself and a config error without
 // a line sends the user hunting. It understands [table] and [[array]]
 // headers, bare, quoted and dotted keys, and skips multi-line strings; that
-// covers what a game config holds.
+// covers what a game config holds. It keeps little per key and looks keys
+// up without hashing the entry number, so a config of a million [[array]]
+// entries is indexed in linear time and modest memory.
 type keyFinder struct {
-	keys []foundKey
-	hdrs []foundKey // headers: path is the table, index counts [[array]] entries
+	keys   map[string]int         // key path of a plain table (joined by keySep) -> first line
+	hdrs   map[string][]int       // table path -> lines of its headers, in order
+	arrays map[string]*arrayLines // [[array]] table -> the lines of its entries' keys
 }
 
-type foundKey struct {
-	path  []string // full key path, table included
-	index int      // which [[array]] entry of its table, or 0
-	line  int
+// arrayLines are the keys of an [[array]]'s entries: entry n's keys are
+// recs[first[n]:first[n+1]].
+type arrayLines struct {
+	first []int32
+	recs  []keyRec
 }
+
+type keyRec struct {
+	key  string
+	line int32
+}
+
+// keySep joins key parts; it cannot appear in a key.
+const keySep = "\x00"
 
 func newKeyFinder(src string) *keyFinder {
-	f := &keyFinder{}
+	f := &keyFinder{keys: map[string]int{}, hdrs: map[string][]int{}, arrays: map[string]*arrayLines{}}
 	var table []string
-	index := 0
-	counts := map[string]int{}
+	var array *arrayLines // the [[array]] whose entry is being read; nil in a plain table
 	inMulti := ""
-	for i, raw := range strings.Split(src, "\n") {
-		line := strings.TrimSpace(raw)
+	line := 0
+	for len(src) > 0 {
+		raw := src
+		if i := strings.IndexByte(src, '\n'); i >= 0 {
+			raw, src = src[:i], src[i+1:]
+		} else {
+			src = ""
+		}
+		line++
+		text := strings.TrimSpace(raw)
 		if inMulti != "" {
-			if strings.Contains(line, inMulti) {
+			if strings.Contains(text, inMulti) {
 				inMulti = ""
 			}
 			continue
 		}
-		if line == "" || line[0] == '#' {
+		if text == "" || text[0] == '#' {
 			continue
 		}
-		if strings.HasPrefix(line, "[") {
-			arr := strings.HasPrefix(line, "[[")
-			end := strings.Index(line, "]")
+		if strings.HasPrefix(text, "[") {
+			arr := strings.HasPrefix(text, "[[")
+			end := strings.Index(text, "]")
 			if end < 0 {
 				continue
 			}
-			name := strings.Trim(line[:end], "[ \t")
-			table = splitKey(name)
-			index = 0
-			if arr {
-				k := strings.Join(table, ".")
-				index = counts[k]
-				counts[k]++
+			table = splitKey(strings.Trim(text[:end], "[ \t"))
+			k := strings.Join(table, keySep)
+			f.hdrs[k] = append(f.hdrs[k], line)
+			array = nil
+			if arr && len(table) == 1 {
+				array = f.arrays[k]
+				if array == nil {
+					array = &arrayLines{}
+					f.arrays[k] = array
+				}
+				array.first = append(array.first, int32(len(array.recs)))
 			}
-			f.hdrs = append(f.hdrs, foundKey{path: table, index: index, line: i + 1})
 			continue
 		}
-		eq := strings.Index(line, "=")
+		eq := strings.Index(text, "=")
 		if eq <= 0 {
 			continue
 		}
-		key := splitKey(strings.TrimSpace(line[:eq]))
-		path := append(append([]string{}, table...), key...)
-		f.keys = append(f.keys, foundKey{path: path, index: index, line: i + 1})
-		rest := line[eq+1:]
+		key := strings.TrimSpace(text[:eq])
+		if array != nil && !strings.ContainsAny(key, "\"'.") {
+			array.recs = append(array.recs, keyRec{key, int32(line)}) // the common case: no copy
+		} else {
+			parts := splitKey(key)
+			if array != nil {
+				array.recs = append(array.recs, keyRec{strings.Join(parts, keySep), int32(line)})
+			} else {
+				path := strings.Join(append(append([]string{}, table...), parts...), keySep)
+				if _, ok := f.keys[path]; !ok {
+					f.keys[path] = line
+				}
+			}
+		}
+		rest := text[eq+1:]
 		for _, q := range []string{`"""`, `'''`} {
 			if strings.Count(rest, q) == 1 {
 				inMulti = q
@@ -97,78 +130,39 @@ func splitKey(s string) []string {
 	return append(out, strings.TrimSpace(cur.String()))
 }
 
-func samePath(a []string, b toml.Key) bool {
-	if len(a) != len(b) {
-		return false
+// line returns the line where key k of a plain table stands, or the line
+// of the table's header, or 0.
+func (f *keyFinder) line(k toml.Key) int {
+	p := strings.Join(k, keySep)
+	if l, ok := f.keys[p]; ok {
+		return l
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// lines returns every line where key k stands (once per [[array]] entry),
-// or, for a table, where its header stands.
-func (f *keyFinder) lines(k toml.Key) []int {
-	var out []int
-	for _, fk := range f.keys {
-		if samePath(fk.path, k) {
-			out = append(out, fk.line)
-		}
-	}
-	if len(out) == 0 {
-		for _, h := range f.hdrs {
-			if samePath(h.path, k) {
-				out = append(out, h.line)
-			}
-		}
-	}
-	return out
-}
-
-// headers returns the lines of the [[name]] headers, in order.
-func (f *keyFinder) headers(name string) []int {
-	var out []int
-	for _, h := range f.hdrs {
-		if len(h.path) == 1 && h.path[0] == name {
-			out = append(out, h.line)
-		}
-	}
-	return out
-}
-
-// lineIn returns the line of key in the n-th [[table]] entry, else the
-// line of that entry's header, else 0.
-func (f *keyFinder) lineIn(n int, table, key string) int {
-	for _, fk := range f.keys {
-		if fk.index == n && samePath(fk.path, toml.Key{table, key}) {
-			return fk.line
-		}
-	}
-	if h := f.headers(table); n < len(h) {
-		return h[n]
+	if h := f.hdrs[p]; len(h) > 0 {
+		return h[0]
 	}
 	return 0
 }
 
-// has reports whether the n-th [[table]] entry sets key.
-func (f *keyFinder) has(n int, table, key string) bool {
-	for _, fk := range f.keys {
-		if fk.index == n && samePath(fk.path, toml.Key{table, key}) {
-			return true
+// lineIn returns the line of key in the n-th [[table]] entry, else the
+// line of that entry's header, else the line where the table is assigned
+// (table = [ ... ] written inline), else 0.
+func (f *keyFinder) lineIn(n int, table, key string) int {
+	if a := f.arrays[table]; a != nil && n < len(a.first) {
+		end := len(a.recs)
+		if n+1 < len(a.first) {
+			end = int(a.first[n+1])
+		}
+		for _, r := range a.recs[a.first[n]:end] {
+			if r.key == key {
+				return int(r.line)
+			}
 		}
 	}
-	return false
-}
-
-// hasUndecodedPrefix reports whether a shorter key in all is a prefix of k.
-func hasUndecodedPrefix(k toml.Key, all []toml.Key) bool {
-	for _, o := range all {
-		if len(o) < len(k) && samePath(o, k[:len(o)]) {
-			return true
-		}
+	if h := f.hdrs[table]; n < len(h) {
+		return h[n]
 	}
-	return false
+	if l, ok := f.keys[table]; ok {
+		return l
+	}
+	return 0
 }

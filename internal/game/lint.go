@@ -2,10 +2,10 @@ package game
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 )
@@ -77,7 +77,8 @@ func (g *Game) Lints() []Lint {
 
 // lintIDs reports a rule without an id that can be the current rule when a
 // step ends: the root (after the tree finished), running and yield rules,
-// and actions that do not say they never return running.
+// parallels (while their lanes run), and actions that do not say they never
+// return running.
 func (g *Game) lintIDs(t *runtime.Tree, i int32) []Lint {
 	r := &t.Rules[i]
 	if r.ID != "" {
@@ -89,6 +90,8 @@ func (g *Game) lintIDs(t *runtime.Tree, i int32) []Lint {
 		why = "it is the root: the current rule after the tree finished"
 	case r.Kind == runtime.KindRunning || r.Kind == runtime.KindYield:
 		why = "it returns running"
+	case r.Kind == runtime.KindParallel:
+		why = "it is a parallel: the current rule while its lanes run"
 	case r.Kind == runtime.KindAction:
 		if d, ok := g.reg.LookupAction(r.Action); ok && !d.Instant {
 			why = fmt.Sprintf("action %q can return running", r.Action)
@@ -267,6 +270,6 @@ func keys(m map[string]bool) []string {
 
 // cfgText is the config file's text, to find the lines of its entries.
 func (g *Game) cfgText() string {
-	data, _ := os.ReadFile(g.cfg.Path)
+	data, _ := readfile.Read(g.cfg.Path, readfile.ConfigLimit, "config")
 	return string(data)
 }

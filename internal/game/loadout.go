@@ -1,7 +1,6 @@
 package game
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -101,7 +100,9 @@ func (g *Game) registerPlugins(l *loadout, reload bool, rebuild []string) error 
 	if len(rebuild) == 0 {
 		return g.plugins.Register(l.reg)
 	}
-	u, err := g.plugins.Prepare(context.Background(), rebuild)
+	ctx, cancel := g.stoppable()
+	defer cancel()
+	u, err := g.plugins.Prepare(ctx, rebuild)
 	if err != nil {
 		// The running builds' names, so that binding reports the other
 		// problems of the reload without noise.

@@ -195,4 +195,8 @@ type gameAgent struct {
 	status  runtime.Status
 	err     error
 	done    bool
+
+	sent     int    // signals sent to other agents in step sentStep (signals.go)
+	sentAll  int    // of which to "all"
+	sentStep uint64 // the step sent counts for
 }

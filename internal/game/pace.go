@@ -13,11 +13,17 @@ type pacer struct {
 	last   time.Time // when the last step started
 }
 
-// wait returns when the next step may start.
-func (p *pacer) wait() {
+// wait returns when the next step may start, or at once when stop closes
+// (a stop asked for while the game waits is not held up by the pace).
+func (p *pacer) wait(stop <-chan struct{}) {
 	if !p.last.IsZero() {
 		if d := time.Until(p.last.Add(p.period)); d > 0 {
-			time.Sleep(d)
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-stop:
+				t.Stop()
+			}
 		}
 	}
 	p.last = time.Now()
@@ -30,7 +36,7 @@ func (p *pacer) wait() {
 func (g *Game) betweenSteps() {
 	if g.pacer != nil {
 		g.flushTrace() // an error shows again at the end of Run
-		g.pacer.wait()
+		g.pacer.wait(g.opts.Stop)
 	}
 	if g.watcher != nil {
 		g.reloadChanged()

@@ -27,7 +27,9 @@ func (g *Game) startPlugins() (*host.Set, error) {
 	for i, p := range g.cfg.Plugins {
 		specs[i] = host.Spec{Name: p.Name, Path: p.Path, Dir: g.cfg.Dir}
 	}
-	set, err := host.Start(context.Background(), specs, host.Options{
+	ctx, cancel := g.stoppable()
+	defer cancel()
+	set, err := host.Start(ctx, specs, host.Options{
 		CallTimeout: g.cfg.Run.PluginCallTimeout.Duration,
 		Logger:      g.pluginLog,
 		Progress:    g.out.notice,
@@ -43,13 +45,28 @@ func (g *Game) startPlugins() (*host.Set, error) {
 	return set, nil
 }
 
+// stoppable is a context that Options.Stop cancels: a stop cancels a
+// plugin build or start under way (at Open, or in a reload).
+func (g *Game) stoppable() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-g.opts.Stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // pluginLog shows what plugins say at info level and above; go-plugin's
-// own debug chatter is dropped.
+// own debug chatter is dropped. It runs on the plugins' goroutines, so long
+// lines are cut without the whole-text copy (cutLine).
 func (g *Game) pluginLog(level, msg string) {
 	if level == "debug" {
 		return
 	}
-	g.out.line(g.Time(g.step), "plugins", level+": "+msg)
+	g.out.line(g.Time(g.step), "plugins", level+": "+cutLine(msg))
 }
 
 // stepAgents steps the active agents at time t in SPEC §8's rounds: each

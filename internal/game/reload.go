@@ -96,7 +96,7 @@ func (g *Game) reload(opts ReloadOptions) (*ReloadReport, error) {
 	maps := ruleMaps(g.cfg, old, next)
 	var lost []int
 	for i, ga := range g.agents {
-		if gone, ok := maps[i].Unplaced(ga.a); ok {
+		if gone, ok := maps[i].Unplaced(ga.a, next.agents[i]); ok {
 			lost = append(lost, i)
 			rep.Restarted = append(rep.Restarted, Restart{Agent: ga.a.ID(), Rule: gone})
 		}

@@ -100,6 +100,7 @@ func TestReload_withoutChangeLeavesTheTraceAsItWas(t *testing.T) {
 		{"alarm", fixture("alarm"), 0, 30, []int{2, 3, 14}},
 		{"failing", fixture("failing"), 0, 20, []int{1, 5, 9}},
 		{"interrupt", fixture("interrupt"), 0, 60, []int{3, 17, 31}},
+		{"parallel", fixture("parallel"), 0, 48, everyStep(47)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			straight := openSession(t, tc.config, tc.scale)
@@ -447,4 +448,97 @@ func TestReloadReport_groupsRestartsByRule(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+}
+
+// fixtureFiles reads a fixture's files, for a test to edit a copy.
+func fixtureFiles(t *testing.T, name string) map[string]string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "tests", "testdata", "fixtures", name)
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestReload_goneLaneRuleRestartsTheAgent: renaming the id of a rule a
+// lane of a parallel sits on restarts the agents on it at the root (the
+// old cancel hook ends the lane's action); agents elsewhere keep their
+// place, their lanes and each lane's ctx.state included.
+func TestReload_goneLaneRuleRestartsTheAgent(t *testing.T) {
+	files := fixtureFiles(t, "parallel")
+	s := openSession(t, writeGame(t, files), 0)
+	// Step until some agent walks in the patrol and another does not.
+	walking := func(a *runtime.Agent) bool {
+		for _, l := range a.Lanes(nil) {
+			if l.Status == runtime.Running && a.Tree().Tree.Rules[l.Cursor].Label == "patrol.walk" {
+				return true
+			}
+		}
+		return false
+	}
+	var walkers, others []string
+	for step := 1; ; step++ {
+		if step > 48 {
+			t.Fatal("no step with agents walking in the patrol and agents not")
+		}
+		s.run(1)
+		walkers, others = nil, nil
+		for _, a := range s.g.Agents() {
+			if walking(a) {
+				walkers = append(walkers, a.ID())
+			} else {
+				others = append(others, a.ID())
+			}
+		}
+		if len(walkers) > 0 && len(others) > 0 {
+			break
+		}
+	}
+	s.write("ai/scout.xml", strings.Replace(files["ai/scout.xml"], `id=".walk"`, `id=".stroll"`, 1))
+	s.write("ai/scout.lua", strings.NewReplacer(`ctx:log("walk stopped after "`, `ctx:log("v2 walk stopped after "`,
+		`ctx:jump("patrol.walk")`, `ctx:jump("patrol.stroll")`).Replace(files["ai/scout.lua"]))
+	rep := s.reload("ai/scout.xml", "ai/scout.lua")
+	var restarted []string
+	for _, r := range rep.Restarted {
+		restarted = append(restarted, r.String())
+	}
+	var want []string
+	for _, id := range walkers {
+		want = append(want, id+": rule patrol.walk is gone")
+	}
+	if strings.Join(restarted, "\n") != strings.Join(want, "\n") || rep.Kept != len(others) {
+		t.Errorf("restarted %q, kept %d; want %q and %d", restarted, rep.Kept, want, len(others))
+	}
+	out := s.people.String()
+	for _, id := range walkers {
+		if !strings.Contains(out, " "+id+" log patrol.walk: walk stopped after ") {
+			t.Errorf("no cancel of %s's walk by the old script:\n%s", id, out)
+		}
+	}
+	if strings.Contains(out, "v2 walk stopped") {
+		t.Errorf("the new script cancelled a walk:\n%s", out)
+	}
+	s.run(10)
+	if strings.Contains(s.trace.String(), `"result":"error"`) {
+		t.Errorf("errors after the reload:\n%s", s.trace.String())
+	}
+}
+
+// everyStep is 1, 2, ... n.
+func everyStep(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
 }

@@ -3,21 +3,25 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"syscall"
 
+	"github.com/btrun/btrun/internal/readfile"
+	"github.com/btrun/btrun/internal/tempfile"
 	"github.com/btrun/btrun/runtime"
 )
 
 // The save file of a run (docs/saves.md describes it field by field).
 // Version 2 added each agent's generator, timeout clocks, cooldowns and
-// choice orders; version 1 saves still load (the agents' generators start
-// fresh, and the saved generator becomes the world's).
+// choice orders; version 3 the lanes of parallels. Versions 1 and 2 still
+// load (for version 1 the agents' generators start fresh, and the saved
+// generator becomes the world's).
 const (
 	SaveMagic   = "BTRUNSAV"
-	SaveVersion = 2
+	SaveVersion = 3
 )
 
 // ErrSave and ErrLoad mark a save or a load that failed: the run cannot go
@@ -77,6 +81,9 @@ func (g *Game) encodeSave() ([]byte, error) {
 // Save writes the run to path atomically: a temporary file in the same
 // folder, synced, then renamed over the old file, so that a crash at any
 // moment leaves either the old save or the new one, never half of one.
+// Only a regular file is replaced (or a new one created): a save aimed at a
+// device, a folder or a pipe is an error, never a rename over it. A path
+// that is a symbolic link saves to the file it points to.
 func (g *Game) Save(path string) error {
 	data, err := g.encodeSave()
 	if err != nil {
@@ -88,9 +95,36 @@ func (g *Game) Save(path string) error {
 	return nil
 }
 
+// saveTarget is the file a save to path replaces: path itself, or the file
+// a symbolic link names. It must be a regular file or not exist yet.
+func saveTarget(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil
+	case err != nil:
+		return "", err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", fmt.Errorf("%s is a symbolic link to nothing that can be written: %w", path, err)
+		}
+		return saveTarget(real)
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("cannot save to %s: it is %s, not a regular file; a save replaces only a regular file (or creates one)", path, readfile.Kind(fi.Mode()))
+	}
+	return path, nil
+}
+
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	target, err := saveTarget(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
+	prefix := filepath.Join(dir, "."+filepath.Base(target))
+	tempfile.RemoveStale(prefix) // left by runs killed while saving
+	f, err := tempfile.Create(prefix)
 	if err != nil {
 		return err
 	}
@@ -105,7 +139,7 @@ func writeAtomic(path string, data []byte) error {
 	if os.Getenv(killBeforeRename) == "1" {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, target); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -121,7 +155,7 @@ func writeAtomic(path string, data []byte) error {
 // the trees) before anything changes; on any error the game is untouched.
 // It returns warnings (trees edited since the save, for instance).
 func (g *Game) Load(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.SaveLimit, "save file")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
@@ -176,6 +210,8 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 		return nil, err
 	}
 	switch {
+	case step > MaxSteps:
+		return nil, fmt.Errorf("%w: the save is at step %d, beyond step %d, the last a run can reach", runtime.ErrCorrupt, step, uint64(MaxSteps))
 	case nAgents != len(g.agents):
 		return nil, fmt.Errorf("%w: the save holds %d agents, the config has %d: the save is of another game", runtime.ErrUnknownID, nAgents, len(g.agents))
 	case nSched != len(g.delivered):

@@ -2,6 +2,8 @@ package game
 
 import (
 	"io"
+	"math"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -147,4 +149,31 @@ func FuzzLoadSave(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSave_stepsBeyondTheLimitAreRefused: a crafted save at step 2^64-1 is
+// an error (it used to wrap to step 0), for the run and for an agent, and
+// the game is left as it was.
+func TestSave_stepsBeyondTheLimitAreRefused(t *testing.T) {
+	g := exampleGame(t, 3, 5)
+	before, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.step = math.MaxUint64
+	crafted, err := g.encodeSave()
+	g.step = 5
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.decodeSave(crafted)
+	if err == nil || !strings.Contains(err.Error(), "the save is at step 18446744073709551615, beyond step 9007199254740992") {
+		t.Errorf("run step 2^64-1: %v", err)
+	}
+	if after, _ := g.encodeSave(); string(after) != string(before) {
+		t.Error("the refused load changed the game")
+	}
+	if err := g.Run(int(MaxSteps)); err == nil || !strings.Contains(err.Error(), "beyond step 9007199254740992") {
+		t.Errorf("running past 2^53: %v", err)
+	}
 }

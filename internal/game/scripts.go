@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
@@ -36,8 +37,9 @@ func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
 	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
 		print = io.Discard
 	}
-	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(),
-		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: print})
+	confine, _ := newConfinement(c) // checked with the config
+	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(), ReadFile: confine.reader(readfile.ScriptLimit, "script"),
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
 		g.lua.errors++
-		g.out.repeatable(t, "world", "error: "+err.Error())
+		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
 }
 

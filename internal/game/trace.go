@@ -14,8 +14,9 @@ import (
 // order. It formats by hand into one reused buffer: the trace is written for
 // every agent every step, and encoding/json would allocate per line.
 type TraceWriter struct {
-	w   *bufio.Writer
-	buf []byte
+	w     *bufio.Writer
+	buf   []byte
+	lanes []runtime.Lane // scratch: the agent's lanes
 }
 
 // NewTraceWriter writes to w; call Flush at the end.
@@ -26,7 +27,10 @@ func NewTraceWriter(w io.Writer) *TraceWriter {
 // Step writes one agent's step line. runs holds every rule run in the step;
 // only the leaf rules are written. A step that was interrupted (the agent's
 // LastInterrupt, valid until its next step) adds
-// "interrupt":["LABEL","abort"|"timeout"|"preempt"] after "agent".
+// "interrupt":["LABEL","abort"|"timeout"|"preempt"] after "agent". An agent
+// whose cursor is a parallel with running lanes adds "lanes" after
+// "cursor": the cursors of the running lanes in document order, a lane
+// whose cursor is a parallel with running lanes shown as the array of those.
 func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) error {
 	rules := a.Tree().Tree.Rules
 	b := t.head(step, time, a.ID())
@@ -57,6 +61,10 @@ func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []r
 	b = appendString(b, st.String())
 	b = append(b, `,"cursor":`...)
 	b = appendString(b, a.CursorLabel())
+	if t.lanes = a.Lanes(t.lanes[:0]); len(t.lanes) > 0 {
+		b = append(b, `,"lanes":`...)
+		b, _ = appendLanes(b, rules, t.lanes, 0)
+	}
 	if err != nil {
 		b = append(b, `,"error":`...)
 		b = appendString(b, err.Error())
@@ -65,6 +73,33 @@ func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []r
 	t.buf = b
 	_, werr := t.w.Write(b)
 	return werr
+}
+
+// appendLanes writes the running lanes of one parallel, lanes[i:] starting
+// with its first, as a JSON array (runtime.Agent.Lanes lists each lane's
+// own lanes right after it), and returns where the next parallel's lanes
+// start.
+func appendLanes(b []byte, rules []runtime.Rule, lanes []runtime.Lane, i int) ([]byte, int) {
+	parent := lanes[i].Parent
+	b = append(b, '[')
+	n := 0
+	for i < len(lanes) && lanes[i].Parent == parent {
+		l := lanes[i]
+		i++
+		if l.Status != runtime.Running {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		if i < len(lanes) && lanes[i].Parent == l.Slot {
+			b, i = appendLanes(b, rules, lanes, i)
+		} else {
+			b = appendString(b, rules[l.Cursor].Label)
+		}
+	}
+	return append(b, ']'), i
 }
 
 // Signal writes the line of a signal the agent received; from is who sent

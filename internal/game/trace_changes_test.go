@@ -167,8 +167,10 @@ func TestTrace_noChangeLinesWithoutATrace(t *testing.T) {
 // TraceLines declares, in its order (the reference page is generated from
 // it), and every declared kind of line occurs.
 func TestTraceLines_declareEveryKey(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "tests", "testdata", "fixtures")
 	trace := runTrace(t, writeGame(t, signalGame), 2) +
-		runTrace(t, filepath.Join("..", "..", "tests", "testdata", "fixtures", "failing", "config.toml"), 4) +
+		runTrace(t, filepath.Join(fixtures, "failing", "config.toml"), 4) +
+		runTrace(t, filepath.Join(fixtures, "parallel", "config.toml"), 20) +
 		restartTrace(t)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(trace), "\n") {
@@ -198,8 +200,10 @@ func TestTraceLines_declareEveryKey(t *testing.T) {
 			t.Errorf("no line of kind %q was written", tl.Kind)
 		}
 	}
-	if !strings.Contains(trace, `"error":`) {
-		t.Error("the optional error key never occurred")
+	for _, key := range []string{`"error":`, `"interrupt":`, `"lanes":["patrol.walk",["patrol.scan.left","patrol.scan.right"]]`} {
+		if !strings.Contains(trace, key) {
+			t.Errorf("the optional key %s never occurred", key)
+		}
 	}
 }
 

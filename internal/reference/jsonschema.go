@@ -9,6 +9,9 @@ import (
 	"github.com/btrun/btrun/internal/game"
 )
 
+// sizePattern matches a size as the config reads it ("256MB", "1 GB").
+const sizePattern = `^ *[0-9]+ *([KkMmGg]?[Bb])? *$`
+
 // durationPattern matches a Go duration as time.ParseDuration reads it
 // ("100ms", "1m30s", "0").
 const durationPattern = `^(0|-?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
@@ -76,6 +79,8 @@ func keySchema(k game.ConfigKey) obj {
 		s["type"] = "boolean"
 	case "duration":
 		s["type"], s["pattern"] = "string", durationPattern
+	case "size":
+		s["type"], s["pattern"] = "string", sizePattern
 	case "array of strings":
 		s["type"], s["items"] = "array", obj{"type": "string"}
 	default:

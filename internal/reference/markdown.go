@@ -3,6 +3,7 @@ package reference
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/btrun/btrun/internal/game"
@@ -143,7 +144,7 @@ func Markdown(w io.Writer) error {
 		case k.Required:
 			def = "required"
 		case k.Default == "":
-		case k.Type == "string" || k.Type == "duration":
+		case k.Type == "string" || k.Type == "duration" || k.Type == "size":
 			def = "`\"" + k.Default + "\"`"
 		default:
 			def = "`" + k.Default + "`"
@@ -186,13 +187,16 @@ func params(b *strings.Builder, ps []runtime.ParamSpec) {
 	b.WriteString("\n")
 }
 
+// plain writes a bound without an exponent (9007199254740992, 0.000001).
+func plain(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
 func bounds(k game.ConfigKey) string {
 	var s []string
 	switch {
 	case k.Min != nil && k.Max != nil:
-		s = append(s, fmt.Sprintf("from %g to %g", *k.Min, *k.Max))
+		s = append(s, fmt.Sprintf("from %s to %s", plain(*k.Min), plain(*k.Max)))
 	case k.Min != nil:
-		s = append(s, fmt.Sprintf("%g or more", *k.Min))
+		s = append(s, fmt.Sprintf("%s or more", plain(*k.Min)))
 	}
 	if k.MoreThan0 {
 		s = append(s, "greater than 0")

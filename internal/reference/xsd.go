@@ -30,6 +30,9 @@ func XSD(w io.Writer) error {
   <xs:simpleType name="nonEmpty">
     <xs:restriction base="xs:string"><xs:minLength value="1"/></xs:restriction>
   </xs:simpleType>
+  <xs:simpleType name="threshold">
+    <xs:restriction base="xs:token"><xs:pattern value="all|any|0*[1-9][0-9]*"/></xs:restriction>
+  </xs:simpleType>
   <xs:simpleType name="path">
     <xs:restriction base="xs:token"><xs:minLength value="1"/></xs:restriction>
   </xs:simpleType>
@@ -87,8 +90,9 @@ func XSD(w io.Writer) error {
 func attrs(b *strings.Builder, as []runtime.AttrSpec, indent string) {
 	for _, a := range as {
 		typ := "nonEmpty"
-		if a.Type == "boolean" {
-			typ = "boolean"
+		switch a.Type {
+		case "boolean", "threshold":
+			typ = a.Type
 		}
 		use := ""
 		if a.Required {

@@ -3,7 +3,6 @@ package host
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -14,6 +13,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/btrun/btrun/internal/readfile"
+	"github.com/btrun/btrun/internal/tempfile"
 )
 
 // resolve turns a Spec's path into an executable: an executable file is
@@ -62,7 +64,7 @@ func isMainPackage(dir string) bool {
 
 // packageClause reads the package name of a Go file without parsing it all.
 func packageClause(file string) (string, error) {
-	data, err := os.ReadFile(file)
+	data, err := readfile.Read(file, readfile.SourceLimit, "Go source file")
 	if err != nil {
 		return "", err
 	}
@@ -135,10 +137,12 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc, 
 	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
 		return fail("cache folder: %v", err)
 	}
-	tmp := exe + ".tmp-" + randomSuffix()
+	tempfile.RemoveStale(exe) // left by builds killed before their rename
+	tmp := tempfile.Name(exe)
 	log("debug", fmt.Sprintf("plugin %s: building %s into %s", name, shown, filepath.Dir(exe)))
 	progress(fmt.Sprintf("plugin %s: building %s; the first build can take a minute, later runs use the cached build", name, shown))
 	cmd := exec.CommandContext(ctx, goBin, "build", "-o", tmp, pkg)
+	toolCommand(cmd)
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -158,6 +162,9 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc, 
 	}
 	return exe, nil
 }
+
+// waitDelay bounds how long a cancelled go command's output is waited for.
+const waitDelay = 5 * time.Second
 
 // buildProgressEvery is how often a build under way says it still runs.
 const buildProgressEvery = 10 * time.Second
@@ -185,7 +192,7 @@ func runWithProgress(cmd *exec.Cmd, interval time.Duration, tick func()) error {
 // at root, from go.mod's module line; the folder's path when there is none.
 func importPath(root, rel string) string {
 	mod := ""
-	if data, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
+	if data, err := readfile.Read(filepath.Join(root, "go.mod"), readfile.SourceLimit, "go.mod"); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
 				mod = strings.Trim(strings.TrimSpace(rest), `"`)
@@ -251,6 +258,7 @@ func sourceKey(ctx context.Context, goBin, root, pkg string) (string, error) {
 	h := sha256.New()
 	io.WriteString(h, "btrun plugin build 1\n"+pkg+"\n")
 	env := exec.CommandContext(ctx, goBin, "env", "GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT")
+	toolCommand(env)
 	env.Dir = root
 	out, err := env.Output()
 	if err != nil {
@@ -263,6 +271,7 @@ func sourceKey(ctx context.Context, goBin, root, pkg string) (string, error) {
 		}
 	}
 	list := exec.CommandContext(ctx, goBin, "list", "-deps", "-f", listFormat, pkg)
+	toolCommand(list)
 	list.Dir = root
 	var stderr bytes.Buffer
 	list.Stderr = &stderr
@@ -284,7 +293,7 @@ func sourceKey(ctx context.Context, goBin, root, pkg string) (string, error) {
 }
 
 func hashFile(h io.Writer, path, label string) error {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.SourceLimit, "Go source file")
 	if err != nil {
 		return err
 	}
@@ -306,10 +315,4 @@ func sanitize(name string) string {
 		return "plugin"
 	}
 	return b.String()
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%d-%x", os.Getpid(), b)
 }

@@ -83,10 +83,46 @@ func runHelper(mode string) {
 		helperHost()
 	case "host-nolifeline":
 		helperHostWithoutLifeline()
+	case "hang-before-serve":
+		writePidFile()
+		select {}
+	case "host-hanging-plugin":
+		helperHostStarting(helperSpec("p", "hang-before-serve", pidFileEnv+"="+os.Getenv(pidFileEnv)))
+	case "host-build":
+		os.Setenv("PATH", os.Getenv(fakeGoEnv)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		helperHostStarting(Spec{Name: "built", Path: os.Getenv(fakeGoEnv) + "/pkg"})
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 		os.Exit(2)
 	}
+}
+
+// pidFileEnv names a file where a helper writes the pid of the process to
+// watch; fakeGoEnv a folder holding a fake go command and a package.
+const (
+	pidFileEnv = "BTRUN_HOST_TEST_PIDFILE"
+	fakeGoEnv  = "BTRUN_HOST_TEST_FAKEGO"
+)
+
+func writePidFile() {
+	os.WriteFile(os.Getenv(pidFileEnv), []byte(strconv.Itoa(os.Getpid())), 0o644)
+}
+
+// helperHostStarting starts a Set with spec (which does not finish
+// starting: the plugin hangs, or its build does), prints "pid N" for the
+// process that the pid file names once it exists, and waits to be killed.
+func helperHostStarting(spec Spec) {
+	go func() {
+		for {
+			if data, err := os.ReadFile(os.Getenv(pidFileEnv)); err == nil && len(data) > 0 {
+				fmt.Println("pid", string(data))
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	Start(t0(), []Spec{spec}, Options{StartTimeout: time.Minute, CacheDir: os.Getenv(pidFileEnv) + ".cache"})
+	time.Sleep(time.Minute)
 }
 
 type netrpcPlugin struct{}

@@ -51,6 +51,7 @@ func startInstance(spec *Spec, exe string, opts *Options, log logFunc) (*instanc
 	defer r.Close() // the child has its own copy once started
 
 	cmd := exec.Command(exe, spec.Args...)
+	cmd.SysProcAttr = pluginAttr() // dies with btrun (procattr_linux.go)
 	cmd.ExtraFiles = []*os.File{r} // fd 3 in the plugin
 	cmd.Env = append(append(hostEnv(), spec.Env...), sdk.LifelineEnv+"=3")
 	stderr := &tail{max: 4096}

@@ -24,9 +24,9 @@ func TestWatchdog_withoutLifelineByParentPid(t *testing.T) {
 	killHostAndWatchPlugin(t, "host-nolifeline")
 }
 
-func killHostAndWatchPlugin(t *testing.T, mode string) {
+func killHostAndWatchPlugin(t *testing.T, mode string, env ...string) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	cmd.Env = append(append(os.Environ(), helperEnv+"="+mode), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

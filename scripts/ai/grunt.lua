@@ -69,6 +69,15 @@ bt.action("shoot", {
   end,
 })
 
+-- track: keep facing the player while the chase moves the grunt (the other
+-- lane of the attack's parallel). It never finishes on its own: the
+-- parallel cancels it when the chase is done.
+bt.action("track", function(ctx, params)
+  local a = ctx.agent
+  a.heading = atan2(player.y - a.y, player.x - a.x)
+  return bt.RUNNING
+end)
+
 -- aim: face the player for aim.seconds (default 0.5), then succeed.
 bt.action("aim", {
   start = function(ctx, params)
