@@ -56,6 +56,8 @@ type Game struct {
 	from      string // the sender of the signals being delivered, for the trace
 	warnings  []string
 	last      summary
+
+	debug Debugger // the live view (debug.go); nil without -debug
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -233,8 +235,15 @@ func (g *Game) Run(steps int) error {
 	path, every := g.savePlan()
 	defer g.out.clearProgress()
 	defer g.out.flushRepeats(g.ids())
-	for i := range steps {
-		g.out.tick(i, steps)
+	end := g.step + uint64(steps)
+	for {
+		if g.debug != nil && !g.debug.Between(end) { // the live view may pause, or move the run back in time
+			break
+		}
+		if g.step >= end {
+			break
+		}
+		g.out.tick(int(g.step+1-first), steps)
 		n, err := g.RunStep()
 		agentSteps += n
 		if err != nil {
@@ -257,7 +266,7 @@ func (g *Game) Run(steps int) error {
 	if g.plugins != nil && g.times != nil {
 		g.times.addPlugins(pluginTimes, g.plugins.CallTimes())
 	}
-	g.last = summary{steps: steps, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
+	g.last = summary{steps: int(g.step + 1 - first), firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
 	return nil
 }
@@ -390,6 +399,9 @@ func (g *Game) deliver(ga *gameAgent, signal, from string, s uint64, t float64) 
 func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
 	ga := g.byPtr[a]
 	ga.runs = append(ga.runs[:0], runs...)
+	if g.debug != nil {
+		g.debug.Stepped(a, runs, st, err)
+	}
 }
 
 // Route is the runtime.Router: signals to other agents wait until every
@@ -406,6 +418,9 @@ func (g *Game) Route(from *runtime.Agent, to, signal string) error {
 
 // Log is the runtime.Logger: bt.log and ctx:log lines go to the output.
 func (g *Game) Log(a *runtime.Agent, label, msg string) {
+	if g.debug != nil {
+		g.debug.Logged(a, label, msg)
+	}
 	if g.out.quiet {
 		return
 	}

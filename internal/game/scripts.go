@@ -17,6 +17,7 @@ type scripts struct {
 	world  *luabind.World
 	game   *lua.LTable // the `game` table handed to init and tick
 	errors int         // world hook errors, for the summary
+	print  *muteWriter // where Lua's print writes (muted while the live view replays steps)
 }
 
 // openScripts loads every script of the config's folders and registers
@@ -34,16 +35,16 @@ func (g *Game) openScripts() error {
 	if g.opts.Seed != nil {
 		seed = *g.opts.Seed
 	}
-	var print io.Writer = g.out.w
+	print := &muteWriter{w: g.out.w}
 	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
-		print = io.Discard
+		print.w = io.Discard
 	}
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: seed,
 		CallTimeout: c.Run.LuaCallTimeout.Duration, Output: print})
 	if err != nil {
 		return err
 	}
-	g.lua = &scripts{engine: e}
+	g.lua = &scripts{engine: e, print: print}
 	// Every step goes on after a problem, so that one run reports them all
 	// (a script with a syntax error does not hide a typo in a tree).
 	var errs []error
@@ -205,6 +206,9 @@ func (g *Game) luaLog(L *lua.LState) int {
 			msg += " "
 		}
 		msg += L.ToStringMeta(L.Get(i)).String()
+	}
+	if g.debug != nil {
+		g.debug.Logged(nil, "", msg)
 	}
 	g.out.line(g.Time(g.step), "world", msg)
 	return 0

@@ -50,6 +50,9 @@ func (g *Game) noteChange(a *runtime.Agent, c change) {
 
 // writeChanges writes an agent's changes kept so far, at step s and time t.
 func (g *Game) writeChanges(ga *gameAgent, s uint64, t float64) error {
+	if g.debug != nil {
+		g.debugChanges(ga) // debug.go
+	}
 	if g.trace == nil || len(ga.changes) == 0 {
 		ga.changes = ga.changes[:0]
 		return nil
