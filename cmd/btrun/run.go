@@ -21,8 +21,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "print only the closing summary")
 	save := fs.String("save", "", "save the run to this file at the end (and every save.every steps)")
 	load := fs.String("load", "", "continue the run saved in this file")
+	debug := fs.String("debug", "", "serve the live view on this address (for example 127.0.0.1:7070; docs/debug.md)")
+	paused := fs.Bool("paused", false, "with -debug: start paused, before the first step")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-debug ADDR [-paused]]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -35,6 +37,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { stepsSet = stepsSet || f.Name == "steps" })
 	if stepsSet && *steps < 0 {
 		fmt.Fprintf(stderr, "btrun run: -steps %d: the number of steps must be 0 or more\n", *steps)
+		fs.Usage()
+		return exitUsage
+	}
+	if *paused && *debug == "" {
+		fmt.Fprintln(stderr, "btrun run: -paused needs -debug ADDR (it starts the live view paused)")
 		fs.Usage()
 		return exitUsage
 	}
@@ -90,7 +97,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if stepsSet {
 		n = *steps
 	}
+	stopDebug, err := startDebug(g, *debug, *paused, people)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		g.Close()
+		return exitRuntime
+	}
 	runErr := g.Run(n)
+	stopDebug()
 	closeErr := g.Close()
 	if runErr == nil {
 		g.WriteSummary()
