@@ -272,6 +272,12 @@ func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
 		t.offsets = t.offsets[:n]
 	}
 	t.head = s
+	for _, h := range d.reason.hits {
+		if h.step > s { // the stop was in a discarded step
+			d.reason = reason{kind: "pause"}
+			break
+		}
+	}
 	msg := fmt.Sprintf("live view: going on from step %d; steps %d..%d are discarded", s, discarded[0], discarded[1])
 	if d.g.TraceKind() == "stdout" {
 		msg += " (the trace on standard output keeps their lines)"
