@@ -24,6 +24,9 @@ func startDebug(g *game.Game, addr string, paused bool, people io.Writer) (stop 
 		return nil, fmt.Errorf("-debug %s: %w", addr, err)
 	}
 	host, _, _ := net.SplitHostPort(addr)
+	// Options.Reload takes the game's reload function once the run can
+	// reload its trees and scripts (hot reload): the page then shows its
+	// reload button.
 	d := debugview.New(g, debugview.Options{Paused: paused, Host: host})
 	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)

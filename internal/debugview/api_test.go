@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -361,4 +362,65 @@ func TestAPI_events(t *testing.T) {
 		}
 	}
 	t.Errorf("no update shows step 1: %v", v["status"])
+}
+
+// TestAPI_reload: with a reload function the page's button works: it is
+// called between steps, breakpoints follow their rules, time travel starts
+// afresh; its error is a 422; without one, reload is 501.
+func TestAPI_reload(t *testing.T) {
+	calls := 0
+	fail := false
+	h := start(t, guards, 200, Options{Paused: true, Reload: func() (string, error) {
+		calls++
+		if fail {
+			return "", fmt.Errorf("ai/guard.xml:3:1: unknown tag <actoin>")
+		}
+		return "reloaded 3 files", nil
+	}})
+	if st := h.ok("GET", "/api/status", ""); st["reload"] != true {
+		t.Fatalf("status says no reload: %v", st)
+	}
+	h.ok("POST", "/api/step", `{"steps":30}`)
+	h.ok("POST", "/api/breakpoints", `{"tree":"guard","rule":"guard.idle.patrol"}`)
+	v := h.ok("POST", "/api/reload", "")
+	st := v["status"].(map[string]any)
+	if v["summary"] != "reloaded 3 files" || calls != 1 || st["first"] != 30.0 || st["timeTravel"].(map[string]any)["oldest"] != 30.0 {
+		t.Errorf("reload: %v", v)
+	}
+	if bps := st["breakpoints"].([]any); len(bps) != 1 || bps[0].(map[string]any)["label"] != "guard.idle.patrol" {
+		t.Errorf("breakpoints after the reload: %v", bps)
+	}
+	if code, v := h.do("POST", "/api/travel", `{"step":10}`); code != 422 {
+		t.Errorf("travel to before the reload: %d %v", code, v)
+	}
+	fail = true
+	if code, v := h.do("POST", "/api/reload", ""); code != 422 || !strings.Contains(v["error"].(string), "actoin") {
+		t.Errorf("a reload that fails: %d %v", code, v)
+	}
+	h.ok("POST", "/api/step", "")
+}
+
+// TestAPI_quitWhileShowingAnEarlierStep: the run ends at its latest step,
+// not at the one shown, and the live streams get their end event.
+func TestAPI_quitWhileShowingAnEarlierStep(t *testing.T) {
+	h := start(t, guards, 200, Options{Paused: true})
+	h.ok("POST", "/api/step", `{"steps":50}`)
+	h.ok("POST", "/api/travel", `{"step":20}`)
+	resp, err := h.srv.Client().Get(h.srv.URL + "/api/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	h.ok("POST", "/api/quit", "")
+	if err := <-h.done; err != nil {
+		t.Fatal(err)
+	}
+	h.done <- nil
+	if h.g.Step() != 50 {
+		t.Errorf("the run ended at step %d, not 50", h.g.Step())
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), "event: end") || !strings.Contains(string(body), `"step":50`) {
+		t.Errorf("the stream's last events: %.300s", body)
+	}
 }
