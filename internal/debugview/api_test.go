@@ -424,3 +424,23 @@ func TestAPI_quitWhileShowingAnEarlierStep(t *testing.T) {
 		t.Errorf("the stream's last events: %.300s", body)
 	}
 }
+
+// TestAPI_agentViewsAgreeWithTheList: at every step, each agent's own view
+// says what the agent list says of it.
+func TestAPI_agentViewsAgreeWithTheList(t *testing.T) {
+	h := start(t, guards, 200, Options{Paused: true})
+	states := map[string]bool{}
+	for range 30 {
+		h.ok("POST", "/api/step", "")
+		for _, x := range h.ok("GET", "/api/agents", "")["agents"].([]any) {
+			sum := x.(map[string]any)
+			states[sum["state"].(string)] = true
+			if v := h.agent(sum["id"].(string)); v.State != sum["state"] || v.Rule != sum["rule"] || float64(v.Failures) != sum["failures"] {
+				t.Fatalf("%s: the list says %v, the agent's view %s %s", v.ID, sum, v.State, v.Rule)
+			}
+		}
+	}
+	if !states["running"] || !states["succeeded"] {
+		t.Errorf("the agents were never both running and succeeded: %v", states)
+	}
+}

@@ -152,14 +152,19 @@ func stateName(info game.AgentInfo, r *agentRec) string {
 	return "new"
 }
 
+// agentSummaries summarizes every agent; infos are game.AgentInfos.
 func (d *Debugger) agentSummaries(infos []game.AgentInfo) []agentSummary {
 	out := make([]agentSummary, len(infos))
 	for i, in := range infos {
-		r := d.agents[i]
-		out[i] = agentSummary{ID: in.Agent.ID(), Tree: in.Tree, State: stateName(in, r), Rule: in.Agent.CursorLabel(),
-			Failures: in.Failures, Errors: in.Errors}
+		out[i] = d.agentSummary(i, in)
 	}
 	return out
+}
+
+// agentSummary summarizes agent i.
+func (d *Debugger) agentSummary(i int, in game.AgentInfo) agentSummary {
+	return agentSummary{ID: in.Agent.ID(), Tree: in.Tree, State: stateName(in, d.agents[i]), Rule: in.Agent.CursorLabel(),
+		Failures: in.Failures, Errors: in.Errors}
 }
 
 type agentView struct {
@@ -270,7 +275,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	t := a.Tree().Tree
 	now := a.Time()
 	step := g.Step()
-	v := agentView{agentSummary: d.agentSummaries([]game.AgentInfo{info})[0], Step: step, Time: roundTime(g.Time(step)),
+	v := agentView{agentSummary: d.agentSummary(i, info), Step: step, Time: roundTime(g.Time(step)),
 		Error: r.err, Cursor: a.Cursor(), FirstRun: a.FirstRun(), Extra: map[string]any{},
 		Results: []resultView{}, Vars: []varView{}, Stamps: []stampView{},
 		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}}

@@ -218,23 +218,42 @@ function confirmDiscard(what, fn) {
 
 // --- agents ---
 
+// renderAgents updates the agent list in place (rows are kept by id, so
+// that ten updates a second do not rebuild it).
 function renderAgents() {
   const list = $('#agents');
   const f = ui.filter;
-  const frag = document.createDocumentFragment();
-  let n = 0;
+  ui.rows = ui.rows || new Map();
+  let shown = 0;
+  let prev = null;
   for (const a of ui.agents) {
-    if (f && !(a.id + ' ' + a.tree + ' ' + a.rule + ' ' + a.state).toLowerCase().includes(f)) continue;
-    n++;
-    const li = el('li', 's-' + a.state + (a.id === ui.selected ? ' selected' : ''));
-    li.dataset.id = a.id;
-    li.setAttribute('role', 'option');
-    li.title = `${a.id}: ${a.state}` + (a.failures ? `, ${a.failures} failures` : '') + (a.errors ? `, ${a.errors} errors` : '');
-    li.append(el('span', 'dot'), el('span', 'id', a.id), el('span', 'tree', a.tree), el('span', 'rule', a.rule));
-    frag.append(li);
+    let li = ui.rows.get(a.id);
+    if (!li) {
+      li = el('li');
+      li.dataset.id = a.id;
+      li.setAttribute('role', 'option');
+      li.append(el('span', 'dot'), el('span', 'id', a.id), el('span', 'tree', a.tree), el('span', 'rule'));
+      ui.rows.set(a.id, li);
+    }
+    const match = !f || (a.id + ' ' + a.tree + ' ' + a.rule + ' ' + a.state).toLowerCase().includes(f);
+    li.hidden = !match;
+    if (match) shown++;
+    const cls = 's-' + a.state + (a.id === ui.selected ? ' selected' : '');
+    if (li.className !== cls) li.className = cls;
+    const rule = li.lastChild;
+    if (rule.textContent !== a.rule) rule.textContent = a.rule;
+    const title = `${a.id}: ${a.state}` + (a.failures ? `, ${a.failures} failures` : '') + (a.errors ? `, ${a.errors} errors` : '');
+    if (li.title !== title) li.title = title;
+    if ((prev ? prev.nextSibling : list.firstChild) !== li) list.insertBefore(li, prev ? prev.nextSibling : list.firstChild);
+    prev = li;
   }
-  if (!n) frag.append(el('li', 'empty', ui.agents.length ? 'No agent matches.' : 'No agents.'));
-  list.replaceChildren(frag);
+  let empty = $('#agents .empty');
+  if (!shown) {
+    if (!empty) { empty = el('li', 'empty'); list.append(empty); }
+    empty.textContent = ui.agents.length ? 'No agent matches.' : 'No agents.';
+  } else if (empty) {
+    empty.remove();
+  }
 }
 
 function renderBreakpoints() {
@@ -668,6 +687,10 @@ function renderCtx(a) {
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   const parts = [];
+  if (a.ctx.agent === null && a.ctx.memory === null) {
+    box.replaceChildren(el('div', 'empty', 'This game has no Lua scripts.'));
+    return;
+  }
   for (const name of ['agent', 'memory', 'state']) {
     const v = a.ctx[name];
     const wrap = el('div', 'val valroot');
@@ -716,7 +739,8 @@ function renderEvents(a) {
   list.dataset.key = key;
   const rows = a.events.slice().reverse().map((e) => {
     const li = el('li', 'ev-' + e.kind);
-    li.append(el('span', 'when', 't=' + e.time), el('span', 'kindtag', e.kind), el('span', 'text', e.text));
+    const text = e.kind === 'finished' ? (e.text === 'success' ? 'the tree succeeded' : 'the tree failed') : e.text;
+    li.append(el('span', 'when', 't=' + e.time), el('span', 'kindtag', e.kind), el('span', 'text', text));
     li.title = `step ${e.step}` + (e.label ? ` · ${e.label}` : '');
     return li;
   });
@@ -787,7 +811,7 @@ function wire() {
   };
   $('#reload').onclick = async () => {
     const r = await act('POST', '/api/reload');
-    if (r) { ui.trees.clear(); ui.shown = null; ui.agent = null; toast(r.summary || 'reloaded'); connect(); }
+    if (r) { ui.trees.clear(); ui.rows = null; $('#agents').replaceChildren(); ui.shown = null; ui.agent = null; toast(r.summary || 'reloaded'); connect(); }
   };
   $('#quit').onclick = () => {
     $('#confirmtext').textContent = 'End the run? btrun writes its save, trace and summary and exits.';
