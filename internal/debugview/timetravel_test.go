@@ -230,3 +230,21 @@ func TestTimeline_trimKeepsTheBudget(t *testing.T) {
 		t.Errorf("after 5000 steps with room for 10 snapshots the first is still kept: %v", tl.snaps)
 	}
 }
+
+// TestTimeTravel_exampleGame: the example game, whose grunts call the nav
+// plugin (state bytes per rule) and whose world script moves a player,
+// is shown exactly at earlier steps too.
+func TestTimeTravel_exampleGame(t *testing.T) {
+	const steps = 150
+	_, states := straight(t, "../../config.toml", steps)
+	h := start(t, "../../config.toml", steps, Options{Paused: true})
+	h.ok("POST", "/api/step", fmt.Sprintf(`{"steps":%d}`, steps))
+	for _, s := range []uint64{71, 0, 33, 149, 100, 150} {
+		h.ok("POST", "/api/travel", fmt.Sprintf(`{"step":%d}`, s))
+		var got []byte
+		h.onGame(func() { got, _ = h.g.SaveState() })
+		if !bytes.Equal(got, states[s]) {
+			t.Errorf("step %d: the example game's state differs from the straight run's", s)
+		}
+	}
+}
