@@ -310,7 +310,7 @@ func (d *Debugger) jumpAgent(agent, id string) error {
 }
 
 func (d *Debugger) cmdTravel(step uint64) (any, error) {
-	if !d.paused {
+	if !d.paused || d.stepsLeft > 0 {
 		return nil, errorf(http.StatusConflict, "pause the game first: time travel shows earlier steps of a paused game")
 	}
 	if err := d.tl.travel(d, step); err != nil {

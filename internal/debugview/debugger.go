@@ -217,6 +217,9 @@ func (d *Debugger) arrived(step uint64) {
 
 // leave is called just before Between lets the next step run.
 func (d *Debugger) leave(step uint64) {
+	if step < d.tl.head { // every command that runs steps branched already; this keeps the timeline whole if one did not
+		d.tl.branch(d)
+	}
 	d.tl.left(d, step)
 	if len(d.bps) > 0 {
 		for _, r := range d.agents {
