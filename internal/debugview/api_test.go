@@ -444,3 +444,20 @@ func TestAPI_agentViewsAgreeWithTheList(t *testing.T) {
 		t.Errorf("the agents were never both running and succeeded: %v", states)
 	}
 }
+
+// TestDebugger_quitFromAnotherGoroutine: Quit ends a paused run (a signal
+// handler's way out).
+func TestDebugger_quitFromAnotherGoroutine(t *testing.T) {
+	h := start(t, guards, 200, Options{Paused: true})
+	h.ok("POST", "/api/step", `{"steps":5}`)
+	h.d.Quit()
+	select {
+	case err := <-h.done:
+		h.done <- err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not end")
+	}
+	if h.g.Step() != 5 {
+		t.Errorf("the run ended at step %d", h.g.Step())
+	}
+}

@@ -62,10 +62,11 @@ type Debugger struct {
 	g    *game.Game
 	opts Options
 
-	queue chan *request
-	wake  chan struct{} // a new subscriber wants its first update
-	done  chan struct{} // closed when the run is over
-	ended atomic.Bool
+	queue     chan *request
+	wake      chan struct{} // a new subscriber wants its first update, or Quit was called
+	done      chan struct{} // closed when the run is over
+	ended     atomic.Bool
+	quitAsked atomic.Bool // Quit was called
 
 	subs subscribers
 
@@ -173,7 +174,7 @@ func (d *Debugger) Between(end uint64) bool {
 	for {
 		d.drain()
 		step = d.g.Step()
-		if d.quit {
+		if d.quit || d.quitAsked.Load() {
 			d.finish()
 			return false
 		}
@@ -265,6 +266,14 @@ func (d *Debugger) sleep(wait time.Duration) {
 		default:
 		}
 	}
+}
+
+// Quit ends the run at the next moment between steps, as the page's Quit
+// button does, waking a paused game. It may be called from any goroutine
+// (a handler of SIGINT, for instance).
+func (d *Debugger) Quit() {
+	d.quitAsked.Store(true)
+	d.poke()
 }
 
 // pauseFor pauses the game for the reason given; step requests waiting for
