@@ -436,18 +436,17 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 // more garbage to collect. Each lane has its own because its rule's state
 // lives on while the other lanes run.
 //
-// gopher-lua never forgets a key a table once had (it keeps every key in a
-// list for next), so a reused table is replaced by a fresh one when that
-// list could grow without bound or hold on to garbage: when the rule left
-// more than maxReusedKeys entries, or a key that is neither a string nor a
-// small array index (a table used as a key, 1.5, 1e6), and in any case after
-// maxStateReuses visits (a rule that makes up a new key name on each visit).
+// A reused table is emptied as a new table is, key list included (gopher-lua
+// keeps every key a table once had in a list for next, which orders
+// pairs()). It is replaced by a fresh one when its storage could hold on to
+// too much: when the rule left more than maxReusedKeys entries, or a key
+// that is neither a string nor a small array index (a table used as a key,
+// 1.5, 1e6: gopher-lua pads its array part up to large indices), and in
+// any case after maxStateReuses visits.
 func (e *Engine) reuseState(st *AgentData, lane int) *lua.LTable {
 	rs := st.reusedState(lane)
 	t := rs.t
 	if t != nil {
-		// ForEach walks the table's Go maps directly, and Go allows deleting
-		// during a range; Next would look every key up again.
 		n, odd := 0, false
 		t.ForEach(func(k, _ lua.LValue) {
 			n++
@@ -460,10 +459,14 @@ func (e *Engine) reuseState(st *AgentData, lane int) *lua.LTable {
 			default:
 				odd = true
 			}
-			t.RawSet(k, lua.LNil)
 		})
 		rs.reuses++
-		if n > maxReusedKeys || odd || rs.reuses >= maxStateReuses {
+		// The table is emptied as a new table is (resetTable): without the
+		// keys it held before in its key list, pairs() would walk the keys
+		// this visit sets in the order an earlier visit first set them, and
+		// a run restored from a save (whose ctx.state is made anew) would
+		// walk them in another order than the run that was saved.
+		if n > maxReusedKeys || odd || rs.reuses >= maxStateReuses || !resetTable(t) {
 			t = nil
 		}
 	}

@@ -362,3 +362,25 @@ func TestAttach_checksUserData(t *testing.T) {
 	}
 	var _ runtime.Action
 }
+
+// TestCtx_reusedStateTableIsWalkedAsANewOne: pairs() walks a reused
+// ctx.state in the order this visit set its keys, as it walks a new table,
+// not in the order an earlier visit first set them: a run restored from a
+// save (where ctx.state is made anew) walks it as the run that was saved.
+func TestCtx_reusedStateTableIsWalkedAsANewOne(t *testing.T) {
+	f := newFixture(t, map[string]string{"o.lua": `
+		bt.action("set", function(ctx, params)
+			for name in string.gmatch(params:string("keys"), "%a+") do ctx.state[name] = 1 end
+			local order = ""
+			for k in pairs(ctx.state) do order = order .. k end
+			log = (log or "") .. order .. " "
+			return bt.SUCCESS
+		end)`})
+	f.bind(tree(`<sequence id='root'>
+		<action id='.first' name='set'><parameter name='keys'>a b c</parameter></action>
+		<action id='.then' name='set'><parameter name='keys'>c a</parameter></action>
+		<action id='.last' name='set'><parameter name='keys'>b d a</parameter></action>
+	</sequence>`))
+	step(t, f.agent("a1"))
+	expectGlobals(t, f, map[string]any{"log": "abc ca bda "})
+}

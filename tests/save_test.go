@@ -49,24 +49,28 @@ func everyStep(n int) []int {
 }
 
 // TestSave_continuedRunsGiveTheSameTrace: a run of N steps gives the same
-// trace as a run of k steps, saved, loaded in a new process and run for
-// N-k steps.
+// trace and the same final save as a run of k steps, saved, loaded in a
+// new process and run for N-k steps.
 func TestSave_continuedRunsGiveTheSameTrace(t *testing.T) {
 	for _, c := range saveConfigs {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			whole := filepath.Join(dir, "whole.jsonl")
-			mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps), "-trace", whole)
+			whole, wholeSave := filepath.Join(dir, "whole.jsonl"), filepath.Join(dir, "whole.save")
+			mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps), "-trace", whole, "-save", wholeSave)
 			want, _ := os.ReadFile(whole)
+			wantSave, _ := os.ReadFile(wholeSave)
 			for _, k := range c.cuts {
 				first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
-				save := filepath.Join(dir, "run.save")
+				save, end := filepath.Join(dir, "run.save"), filepath.Join(dir, "end.save")
 				mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(k), "-trace", first, "-save", save)
-				mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps-k), "-trace", second, "-load", save)
+				mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps-k), "-trace", second, "-load", save, "-save", end)
 				a, _ := os.ReadFile(first)
 				b, _ := os.ReadFile(second)
 				if got := append(a, b...); !bytes.Equal(got, want) {
 					t.Fatalf("saved after step %d: the continued trace differs:\n%s", k, firstDifference(string(got), string(want)))
+				}
+				if got, _ := os.ReadFile(end); !bytes.Equal(got, wantSave) {
+					t.Fatalf("saved after step %d: the continued run's final save differs from the whole run's", k)
 				}
 			}
 		})

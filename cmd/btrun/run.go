@@ -23,8 +23,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	load := fs.String("load", "", "continue the run saved in this file")
 	watch := fs.Bool("watch", false, "reload trees, scripts and plugins when their files change, between two steps")
 	realtime := fs.Bool("realtime", false, "run no faster than one step every dt seconds of wall time (default: the config's run.realtime)")
+	debug := fs.String("debug", "", "serve the live view on this address (for example 127.0.0.1:7070; docs/debug.md)")
+	paused := fs.Bool("paused", false, "with -debug: start paused, before the first step")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-debug ADDR [-paused]]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -37,6 +39,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { stepsSet = stepsSet || f.Name == "steps" })
 	if stepsSet && *steps < 0 {
 		fmt.Fprintf(stderr, "btrun run: -steps %d: the number of steps must be 0 or more\n", *steps)
+		fs.Usage()
+		return exitUsage
+	}
+	if *paused && *debug == "" {
+		fmt.Fprintln(stderr, "btrun run: -paused needs -debug ADDR (it starts the live view paused)")
 		fs.Usage()
 		return exitUsage
 	}
@@ -105,7 +112,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if stepsSet {
 		n = *steps
 	}
+	stopDebug, err := startDebug(g, *debug, *paused, people, in.stop)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		g.Close()
+		return exitRuntime
+	}
 	runErr := g.Run(n)
+	stopDebug()
 	closeErr := g.Close()
 	stopped := errors.Is(runErr, game.ErrStopped)
 	if runErr == nil || stopped {

@@ -73,6 +73,7 @@ type Game struct {
 	silent  bool         // a reload runs the world's init and spawn again: no output, no trace (reload.go)
 	watcher *sourceWatch // btrun run -watch (watch.go)
 	pacer   *pacer       // btrun run -realtime (pace.go)
+	debug   Debugger     // the live view (debug.go); nil without -debug
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -230,15 +231,20 @@ func (g *Game) Run(steps int) error {
 	if g.step+uint64(max(steps, 0)) > MaxSteps {
 		return fmt.Errorf("game: step %d and %d more steps go beyond step %d, the last a run can reach", g.step, steps, uint64(MaxSteps))
 	}
-	done := 0
+	end := g.step + uint64(steps)
 	var stopped error
-	for i := range steps {
+	for {
+		if g.debug != nil && !g.debug.Between(end) { // the live view may pause, or move the run back in time
+			break
+		}
+		if g.step >= end {
+			break
+		}
 		if g.stopRequested() {
 			stopped = ErrStopped
 			break
 		}
-		done++
-		g.out.tick(i, steps)
+		g.out.tick(int(g.step+1-first), steps)
 		g.betweenSteps() // -realtime pacing, -watch reloads (pace.go, watch.go)
 		n, err := g.RunStep()
 		agentSteps += n
@@ -262,7 +268,7 @@ func (g *Game) Run(steps int) error {
 	if g.plugins != nil && g.times != nil {
 		g.times.addPlugins(pluginTimes, g.plugins.CallTimes())
 	}
-	g.last = summary{steps: done, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
+	g.last = summary{steps: int(g.step + 1 - first), firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
 	return stopped
 }
@@ -409,6 +415,9 @@ func (g *Game) deliver(ga *gameAgent, signal, from string, s uint64, t float64) 
 func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
 	ga := g.byPtr[a]
 	ga.runs = append(ga.runs[:0], runs...)
+	if g.debug != nil {
+		g.debug.Stepped(a, runs, st, err)
+	}
 }
 
 // Route is the runtime.Router: signals to other agents wait until every
@@ -430,6 +439,9 @@ func (g *Game) Route(from *runtime.Agent, to, signal string) error {
 
 // Log is the runtime.Logger: bt.log and ctx:log lines go to the output.
 func (g *Game) Log(a *runtime.Agent, label, msg string) {
+	if g.debug != nil {
+		g.debug.Logged(a, label, msg)
+	}
 	if g.out.quiet || g.silent {
 		return
 	}

@@ -83,6 +83,9 @@ func (g *Game) Reload(opts ReloadOptions) (*ReloadReport, error) {
 	for _, w := range rep.Warnings {
 		g.out.always(t, "reload:", "warning: "+w)
 	}
+	if g.debug != nil {
+		g.debug.Reloaded() // the agents, trees and rules it holds are the old version's
+	}
 	return rep, nil
 }
 
@@ -369,4 +372,19 @@ func countOf(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// ReloadAll reloads every tree, script and plugin of the config (a plugin
+// whose build did not change keeps its process), as the live view's reload
+// button asks: it returns the reload's line, or why nothing was applied.
+func (g *Game) ReloadAll() (string, error) {
+	names := make([]string, len(g.cfg.Plugins))
+	for i, p := range g.cfg.Plugins {
+		names[i] = p.Name
+	}
+	rep, err := g.Reload(ReloadOptions{Plugins: names})
+	if err != nil {
+		return "", err
+	}
+	return rep.summary(), nil
 }

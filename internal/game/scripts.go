@@ -3,7 +3,6 @@ package game
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
@@ -33,10 +32,7 @@ func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
 	for i, p := range c.Scripts.Paths {
 		paths[i] = c.Abs(p)
 	}
-	var print io.Writer = quietable{g}
-	if g.opts.Quiet { // -quiet prints only the summary: Lua's print too
-		print = io.Discard
-	}
+	print := quietable{g} // -quiet prints only the summary: Lua's print too
 	confine, _ := newConfinement(c) // checked with the config
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(), ReadFile: confine.reader(readfile.ScriptLimit, "script"),
 		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
@@ -205,6 +201,9 @@ func (g *Game) luaLog(L *lua.LState) int {
 		}
 		msg += L.ToStringMeta(L.Get(i)).String()
 	}
+	if g.debug != nil {
+		g.debug.Logged(nil, "", msg)
+	}
 	g.out.line(g.Time(g.step), "world", msg)
 	return 0
 }
@@ -266,12 +265,13 @@ func (g *Game) restoreWorld(v runtime.Value, seed int64, rng uint64) error {
 	return g.lua.world.LoadValue(v)
 }
 
-// quietable is where Lua's print writes: the people's output, but for what
-// the world's init and spawn print when a reload runs them again.
+// quietable is where Lua's print writes: the people's output, but nothing
+// with -quiet, while the live view replays steps, or for what the world's
+// init and spawn print when a reload runs them again.
 type quietable struct{ g *Game }
 
 func (q quietable) Write(p []byte) (int, error) {
-	if q.g.silent {
+	if q.g.silent || q.g.out.quiet { // out.quiet: -quiet, or the live view replaying steps (Quietly)
 		return len(p), nil
 	}
 	return q.g.out.w.Write(p)

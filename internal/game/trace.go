@@ -15,13 +15,31 @@ import (
 // every agent every step, and encoding/json would allocate per line.
 type TraceWriter struct {
 	w     *bufio.Writer
+	out   *countingWriter // under w: what reached the file, for Offset
 	buf   []byte
 	lanes []runtime.Lane // scratch: the agent's lanes
 }
 
 // NewTraceWriter writes to w; call Flush at the end.
 func NewTraceWriter(w io.Writer) *TraceWriter {
-	return &TraceWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	out := &countingWriter{w: w}
+	return &TraceWriter{w: bufio.NewWriterSize(out, 64<<10), out: out}
+}
+
+// Offset is the number of bytes written so far, buffered ones included:
+// where the next line starts.
+func (t *TraceWriter) Offset() int64 { return t.out.n + int64(t.w.Buffered()) }
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Step writes one agent's step line. runs holds every rule run in the step;

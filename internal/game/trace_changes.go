@@ -50,7 +50,13 @@ func (g *Game) noteChange(a *runtime.Agent, c change) {
 
 // writeChanges writes an agent's changes kept so far, at step s and time t.
 func (g *Game) writeChanges(ga *gameAgent, s uint64, t float64) error {
-	if g.trace == nil || len(ga.changes) == 0 || g.silent { // silent: a reload's spawn, whose changes the carry replaces
+	if len(ga.changes) == 0 { // always, unless a trace or a debugger observes changes
+		return nil
+	}
+	if g.debug != nil {
+		g.debugChanges(ga) // debug.go
+	}
+	if g.trace == nil || g.silent { // silent: a reload's spawn, whose changes the carry replaces
 		ga.changes = ga.changes[:0]
 		return nil
 	}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/btrun/btrun/internal/debugview"
+	"github.com/btrun/btrun/internal/game"
+)
+
+// startDebug serves the live view of g on addr (`btrun run -debug ADDR`,
+// docs/debug.md) and attaches it to the game; with addr "" it does
+// nothing. The returned stop ends it after the run.
+func startDebug(g *game.Game, addr string, paused bool, people io.Writer, interrupted <-chan struct{}) (stop func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("-debug %s: %w", addr, err)
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	// The page's reload button reloads every tree, script and plugin, as
+	// -watch does for the files that changed.
+	d := debugview.New(g, debugview.Options{Paused: paused, Host: host, Reload: g.ReloadAll})
+	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	g.AttachDebugger(d)
+	ended := make(chan struct{})
+	go func() { // Ctrl-C or SIGTERM ends the run even while the page holds it paused
+		select {
+		case <-interrupted:
+			d.Quit()
+		case <-ended:
+		}
+	}()
+	fmt.Fprintf(people, "btrun: live view at %s (Ctrl-C or the page's Quit button ends the run)\n", liveURL(ln.Addr()))
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		fmt.Fprintf(people, "btrun: warning: the live view listens on %s, not only on this machine: whoever reaches it can pause and change the game (use 127.0.0.1)\n", ln.Addr())
+	}
+	return func() {
+		close(ended)
+		d.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
+}
+
+// liveURL is the page's address; an unspecified IP (":7070") is shown as
+// localhost.
+func liveURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String() + "/"
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return fmt.Sprintf("http://%s/", net.JoinHostPort(host, fmt.Sprint(tcp.Port)))
+}

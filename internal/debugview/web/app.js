@@ -1,0 +1,894 @@
+// btrun live view: plain JavaScript, no build step, no network beyond this
+// page's own server. The page draws what /api/events sends (the status,
+// every agent's summary, the chosen agent's state) and sends commands with
+// fetch. docs/debug.md documents the API.
+'use strict';
+
+const $ = (sel, el = document) => el.querySelector(sel);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const ui = {
+  status: null,        // the last status
+  agents: [],          // agent summaries
+  selected: null,      // the chosen agent's id
+  agent: null,         // its full view
+  trees: new Map(),    // tree name -> {tree, view} (the drawing, built once)
+  shown: null,         // the tree drawing on screen
+  filter: '',
+  open: new Set(['agent', 'memory', 'state']), // expanded value paths
+  zoom: 1,
+  es: null,
+  lastReason: '',
+  lastCursor: null,
+  travelTimer: 0,
+  dragging: false,
+  pending: null,       // a command waiting for the user to confirm discarding steps
+  ended: false,
+};
+
+// --- talking to the server ---
+
+async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  const resp = await fetch(path, opts);
+  let data = null;
+  try { data = await resp.json(); } catch (e) { /* an empty answer */ }
+  if (!resp.ok) throw new Error((data && data.error) || `${method} ${path}: ${resp.status}`);
+  if (data && data.warning) toast(data.warning, true);
+  return data;
+}
+
+// act runs a command and reports its error.
+async function act(method, path, body) {
+  try {
+    return await api(method, path, body);
+  } catch (e) {
+    toast(e.message, true);
+    return null;
+  }
+}
+
+function toast(msg, bad) {
+  const t = el('div', 'toast' + (bad ? ' bad' : ''), msg);
+  $('#toasts').append(t);
+  setTimeout(() => t.remove(), bad ? 7000 : 3500);
+}
+
+function connect() {
+  if (ui.es) ui.es.close();
+  if (ui.ended) return;
+  const q = ui.selected ? '?agent=' + encodeURIComponent(ui.selected) : '';
+  const es = new EventSource('/api/events' + q);
+  ui.es = es;
+  es.addEventListener('update', (e) => onUpdate(JSON.parse(e.data)));
+  es.addEventListener('end', () => { es.close(); onEnd(); });
+  es.onerror = () => {
+    if (!ui.ended) setRunState('reconnecting…', '');
+  };
+}
+
+function onEnd() {
+  ui.ended = true;
+  setRunState('ended: btrun has exited', 'ended');
+  for (const b of document.querySelectorAll('#bar button, #travel button, #right button, #slider')) b.disabled = true;
+}
+
+function onUpdate(u) {
+  ui.status = u.status;
+  ui.agents = u.agents || [];
+  if (!ui.selected && ui.agents.length) {
+    select(pickFromHash() || ui.agents[0].id);
+    return;
+  }
+  if (u.agent && u.agent.id === ui.selected) ui.agent = u.agent;
+  renderStatus();
+  renderAgents();
+  renderAgent();
+  followBreakpoint();
+}
+
+function pickFromHash() {
+  const m = location.hash.match(/agent=([^&]+)/);
+  if (!m) return null;
+  const id = decodeURIComponent(m[1]);
+  return ui.agents.some((a) => a.id === id) ? id : null;
+}
+
+async function select(id) {
+  if (ui.selected === id && ui.agent) return;
+  ui.selected = id;
+  ui.agent = null;
+  history.replaceState(null, '', '#agent=' + encodeURIComponent(id));
+  const summary = ui.agents.find((a) => a.id === id);
+  if (summary) await ensureTree(summary.tree);
+  ui.lastCursor = null;
+  connect();
+  renderAgents();
+}
+
+// --- status bar and time travel ---
+
+function setRunState(text, cls) {
+  const p = $('#runstate');
+  p.textContent = text;
+  p.className = 'pill ' + cls;
+}
+
+function fmtTime(t) { return (Math.round(t * 100) / 100).toFixed(2) + ' s'; }
+
+function renderStatus() {
+  const s = ui.status;
+  if (!s || ui.ended) return;
+  $('#stepno').textContent = `step ${s.step}` + (s.end ? ` / ${s.end}` : '');
+  $('#gametime').textContent = 't = ' + fmtTime(s.time);
+  const pause = $('#pause');
+  pause.textContent = s.paused ? 'Resume' : 'Pause';
+  pause.classList.toggle('paused', s.paused);
+  pause.disabled = s.paused && s.atEnd;
+  $('#step').disabled = s.atEnd;
+  const sp = String(s.speed);
+  const sel = $('#speed');
+  if (![...sel.options].some((o) => o.value === sp)) sel.append(new Option(`${sp}× real time`, sp));
+  if (document.activeElement !== sel) sel.value = sp;
+  $('#reload').hidden = !s.reload;
+
+  let text = 'running', cls = 'running';
+  if (s.paused) {
+    const r = s.reason || {};
+    cls = 'paused';
+    text = {
+      start: 'paused before the first step', pause: 'paused', step: 'paused after a step', travel: 'paused',
+      end: 'at the last step', reload: 'paused after a reload',
+    }[r.kind] || 'paused';
+    if (r.kind === 'breakpoint' && r.hits && r.hits.length) {
+      const h = r.hits[0];
+      cls = 'breakpoint';
+      text = `breakpoint: ${h.agent} arrived at ${h.label}` + (r.hits.length > 1 ? ` (+${r.hits.length - 1} more)` : '');
+    }
+    if (r.kind === 'end') cls = 'ended';
+    if (!s.live) { cls = 'past'; text = `showing step ${s.step}, ${s.head - s.step} behind the latest`; }
+  } else {
+    text = s.speed === 'fast' ? 'running as fast as it can' : `running at ${s.speed}× real time`;
+  }
+  setRunState(text, cls);
+  document.body.classList.toggle('past', !s.live);
+  renderTravel();
+  renderBreakpoints();
+  renderWorld();
+}
+
+function renderTravel() {
+  const s = ui.status;
+  const tt = s.timeTravel;
+  const slider = $('#slider');
+  const oldest = tt.oldest === null ? s.head : tt.oldest;
+  slider.min = oldest;
+  slider.max = s.head;
+  if (!ui.dragging) slider.value = s.step;
+  slider.disabled = !s.paused || s.head === oldest;
+  $('#travelfrom').textContent = oldest;
+  $('#travelto').textContent = s.head;
+  $('#live').hidden = s.live;
+  const info = $('#travelinfo');
+  if (!s.paused) {
+    info.textContent = 'pause to go back in time';
+  } else if (!s.live) {
+    info.innerHTML = `showing step <b>${s.step}</b>; resuming from here discards steps ${s.step + 1}–${s.head}`;
+  } else if (tt.oldest === null) {
+    info.textContent = 'not available: ' + (tt.error || 'no snapshot');
+  } else if (tt.oldest > s.first) {
+    info.textContent = `steps before ${tt.oldest} are no longer kept (${mb(tt.bytes)} of ${mb(tt.budget)} used)`;
+  } else {
+    info.textContent = `drag to show an earlier step (${tt.snapshots} snapshots, ${mb(tt.bytes)})`;
+  }
+  if (tt.error) info.title = 'a snapshot failed: ' + tt.error;
+}
+
+function mb(n) { return n < 1 << 20 ? Math.max(1, Math.round(n / 1024)) + ' kB' : (n / (1 << 20)).toFixed(1) + ' MB'; }
+
+function travelTo(step) {
+  clearTimeout(ui.travelTimer);
+  ui.travelTimer = setTimeout(async () => {
+    if (!ui.status || step === ui.status.step) return;
+    await act('POST', '/api/travel', { step });
+  }, 60);
+}
+
+// confirmDiscard runs fn at once when the game shows its latest step, else
+// after the user agreed to discard the later steps.
+function confirmDiscard(what, fn) {
+  const s = ui.status;
+  if (!s || s.live) { fn(); return; }
+  const trace = s.trace === 'file' ? ' The trace file is cut back to this step.' :
+    s.trace === 'stdout' ? ' The trace on standard output keeps their lines.' : '';
+  $('#confirmtext').textContent = `${what} from step ${s.step} discards steps ${s.step + 1}–${s.head}.${trace}`;
+  $('#confirmyes').textContent = `Discard and ${what.toLowerCase()}`;
+  ui.pending = fn;
+  $('#confirm').hidden = false;
+}
+
+// --- agents ---
+
+// renderAgents updates the agent list in place (rows are kept by id, so
+// that ten updates a second do not rebuild it).
+function renderAgents() {
+  const list = $('#agents');
+  const f = ui.filter;
+  ui.rows = ui.rows || new Map();
+  let shown = 0;
+  let prev = null;
+  for (const a of ui.agents) {
+    let li = ui.rows.get(a.id);
+    if (!li) {
+      li = el('li');
+      li.dataset.id = a.id;
+      li.setAttribute('role', 'option');
+      li.append(el('span', 'dot'), el('span', 'id', a.id), el('span', 'tree', a.tree), el('span', 'rule'));
+      ui.rows.set(a.id, li);
+    }
+    const match = !f || (a.id + ' ' + a.tree + ' ' + a.rule + ' ' + a.state).toLowerCase().includes(f);
+    li.hidden = !match;
+    if (match) shown++;
+    const cls = 's-' + a.state + (a.id === ui.selected ? ' selected' : '');
+    if (li.className !== cls) li.className = cls;
+    const rule = li.lastChild;
+    if (rule.textContent !== a.rule) rule.textContent = a.rule;
+    const title = `${a.id}: ${a.state}` + (a.failures ? `, ${a.failures} failures` : '') + (a.errors ? `, ${a.errors} errors` : '');
+    if (li.title !== title) li.title = title;
+    if ((prev ? prev.nextSibling : list.firstChild) !== li) list.insertBefore(li, prev ? prev.nextSibling : list.firstChild);
+    prev = li;
+  }
+  let empty = $('#agents .empty');
+  if (!shown) {
+    if (!empty) { empty = el('li', 'empty'); list.append(empty); }
+    empty.textContent = ui.agents.length ? 'No agent matches.' : 'No agents.';
+  } else if (empty) {
+    empty.remove();
+  }
+}
+
+function renderBreakpoints() {
+  const s = ui.status;
+  const list = $('#bps');
+  const hits = new Set(((s.paused && s.reason && s.reason.hits) || []).map((h) => h.breakpoint));
+  if (!s.breakpoints.length) {
+    list.replaceChildren(el('li', 'empty', "Click the dot at a rule's right to stop when any agent arrives there; right-click a rule for more."));
+  } else {
+    list.replaceChildren(...s.breakpoints.map((bp) => {
+      const li = el('li', hits.has(bp.id) ? 'hit' : '');
+      li.append(el('span', 'bpdot' + (bp.agent ? ' one' : '')), el('span', 'lbl', bp.label),
+        el('span', 'who', bp.agent || 'any ' + bp.tree));
+      const del = el('button', '', '×');
+      del.title = 'Remove this breakpoint';
+      del.onclick = () => act('DELETE', '/api/breakpoints/' + bp.id);
+      li.append(del);
+      li.title = `${bp.label} in ${bp.tree}, ${bp.agent ? 'agent ' + bp.agent : 'any agent'}`;
+      return li;
+    }));
+  }
+  if (ui.shown) paintBreakpoints(ui.shown);
+}
+
+function renderWorld() {
+  const w = ui.status.world || [];
+  const list = $('#world');
+  if (!w.length) { list.replaceChildren(el('li', 'empty', 'No world log lines yet.')); return; }
+  list.replaceChildren(...w.slice(-30).reverse().map((e) => {
+    const li = el('li', 'ev-log');
+    li.append(el('span', 'when', 't=' + e.time), el('span', 'text', e.text));
+    li.title = `step ${e.step}`;
+    return li;
+  }));
+}
+
+// followBreakpoint shows the agent a breakpoint stopped, once per stop.
+function followBreakpoint() {
+  const s = ui.status;
+  const r = s && s.paused && s.reason;
+  const key = r && r.kind === 'breakpoint' && r.hits ? JSON.stringify(r.hits) + s.step : '';
+  if (!key || key === ui.lastReason) { if (!key) ui.lastReason = ''; return; }
+  ui.lastReason = key;
+  const h = r.hits[0];
+  const flash = () => {
+    const v = ui.shown;
+    const node = v && v.nodes[h.rule];
+    if (!node) return;
+    node.classList.remove('flash');
+    void node.offsetWidth;
+    node.classList.add('flash');
+    scrollToNode(h.rule);
+  };
+  if (h.agent !== ui.selected) {
+    select(h.agent).then(() => setTimeout(flash, 300));
+  } else {
+    flash();
+  }
+}
+
+// --- the tree drawing ---
+
+const W = 216, H = 72, GX = 40, GY = 14;
+
+async function ensureTree(name) {
+  if (ui.trees.has(name)) return ui.trees.get(name);
+  const tree = await api('GET', '/api/trees/' + encodeURIComponent(name));
+  const entry = { tree, view: drawTree(tree) };
+  ui.trees.set(name, entry);
+  return entry;
+}
+
+function layout(tree) {
+  const pos = new Array(tree.rules.length);
+  let row = 0, depth = 0;
+  const place = (i) => {
+    const r = tree.rules[i];
+    depth = Math.max(depth, r.depth);
+    let y;
+    if (!r.children.length) {
+      y = row * (H + GY);
+      row++;
+    } else {
+      const ys = r.children.map(place);
+      y = (ys[0] + ys[ys.length - 1]) / 2;
+    }
+    pos[i] = { x: r.depth * (W + GX), y };
+    return y;
+  };
+  place(0);
+  return { pos, width: (depth + 1) * (W + GX) - GX, height: row * (H + GY) - GY };
+}
+
+const KIND = { sequence: 'SEQ', choice: 'CHOICE', action: 'ACTION', success: 'SUCCESS', failure: 'FAILURE', running: 'RUNNING', yield: 'YIELD', parallel: 'PARALLEL' };
+
+// titleOf writes a rule's name: its id, shown relative to its parent's
+// (".chase" under grunt.attack, as a tree file writes it), or its tag and
+// position when it has none.
+function titleOf(r, parent, out) {
+  if (r.id) {
+    if (parent && parent.id && r.id.startsWith(parent.id + '.')) {
+      out.append(el('span', 'pre', '.'), el('b', '', r.id.slice(parent.id.length + 1)));
+      return;
+    }
+    const k = r.id.lastIndexOf('.');
+    if (k > 0) out.append(el('span', 'pre', r.id.slice(0, k + 1)));
+    out.append(el('b', '', r.id.slice(k + 1)));
+  } else {
+    out.append(el('b', '', r.action || r.tag), el('span', 'pre', ' @' + r.pos.split('/').pop()));
+  }
+}
+
+function subtitle(r) {
+  const parts = [];
+  if (r.kind === 'action') parts.push(`<code>${esc(r.action)}</code>`);
+  else if (r.children.length) parts.push(r.kind);
+  else parts.push(r.kind);
+  if (r.attrs.loop) parts.push('loop');
+  if (r.subtree) parts.push('subtree ' + esc(r.subtree));
+  if (r.conditions.length) {
+    const mode = { allTrue: ' and ', anyTrue: ' or ', anyFalse: ' or ', allFalse: ' and ' }[r.conditionMode] || ' and ';
+    const neg = r.conditionMode === 'anyFalse' || r.conditionMode === 'allFalse';
+    const cs = r.conditions.map((c) => ((c.negate !== neg) ? '!' : '') + c.name);
+    parts.push('if ' + esc(cs.join(mode)));
+  }
+  return parts.join(' · ');
+}
+
+function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
+
+function drawTree(tree) {
+  const L = layout(tree);
+  const root = el('div');
+  root.style.width = L.width + 'px';
+  root.style.height = L.height + 'px';
+  root.style.position = 'relative';
+  const svgNS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(svgNS, 'svg');
+  svg.setAttribute('width', L.width);
+  svg.setAttribute('height', L.height);
+  root.append(svg);
+  const nodes = [], edges = [], bps = [], res = [], chips = [], ords = [];
+  tree.rules.forEach((r, i) => {
+    const p = L.pos[i];
+    if (r.parent >= 0) {
+      const q = L.pos[r.parent];
+      const x1 = q.x + W, y1 = q.y + H / 2, x2 = p.x, y2 = p.y + H / 2;
+      const path = document.createElementNS(svgNS, 'path');
+      path.setAttribute('d', `M${x1} ${y1} C${x1 + GX / 2} ${y1}, ${x2 - GX / 2} ${y2}, ${x2} ${y2}`);
+      path.setAttribute('class', 'edge');
+      svg.append(path);
+      edges[i] = path;
+    }
+    const n = el('div', 'node k-' + r.kind);
+    n.style.left = p.x + 'px';
+    n.style.top = p.y + 'px';
+    n.dataset.rule = i;
+    n.title = `${r.label}\n${r.pos}` + (r.params.length ? '\n' + r.params.map(([k, v]) => `${k} = ${v}`).join('\n') : '');
+    n.append(el('span', 'kind', KIND[r.kind] || r.kind.toUpperCase()));
+    const l1 = el('div', 'l1');
+    const title = el('span', 'title');
+    titleOf(r, tree.rules[r.parent], title);
+    const ord = el('span', 'ord');
+    const result = el('span', 'res', '–');
+    l1.append(ord, title, result);
+    const l2 = el('div', 'l2');
+    l2.innerHTML = subtitle(r);
+    const l3 = el('div', 'l3');
+    const bp = el('span', 'bp');
+    bp.title = 'Breakpoint: stop when any agent arrives here (right-click the rule for one agent)';
+    n.append(l1, l2, l3, bp);
+    root.append(n);
+    nodes[i] = n; bps[i] = bp; res[i] = result; chips[i] = l3; ords[i] = ord;
+  });
+  return { tree, root, nodes, edges, bps, res, chips, ords, layout: L };
+}
+
+function staticChips(r) {
+  const out = [];
+  if (r.attrs.abort) out.push(['abort ' + r.attrs.abort, '']);
+  if (r.attrs.timeout) out.push(['timeout ' + r.attrs.timeout + 's', '']);
+  if (r.attrs.cooldown) out.push(['cooldown ' + r.attrs.cooldown + 's', '']);
+  if (r.attrs.order) out.push(['order ' + r.attrs.order, '']);
+  if (r.attrs.doNotFail) out.push(['doNotFail', '']);
+  for (const [k, v] of Object.entries(r.attrs)) {
+    if (!['abort', 'timeout', 'cooldown', 'order', 'doNotFail', 'loop'].includes(k)) out.push([`${k} ${v}`, '']);
+  }
+  return out;
+}
+
+function show(view) {
+  if (ui.shown === view) return;
+  ui.shown = view;
+  $('#canvas').replaceChildren(view.root);
+  if (!view.fitted) { // a tree a little too big is shown whole; a big one at full size
+    view.fitted = true;
+    const wrap = $('#canvaswrap');
+    view.zoom = Math.min(1, Math.max(0.75, (wrap.clientWidth - 48) / view.layout.width));
+  }
+  ui.zoom = view.zoom;
+  applyZoom();
+  paintBreakpoints(view);
+}
+
+function paintBreakpoints(view) {
+  const s = ui.status;
+  if (!s) return;
+  const name = view.tree.name;
+  view.bps.forEach((b) => { b.className = 'bp'; });
+  for (const bp of s.breakpoints) {
+    if (bp.tree !== name || !view.bps[bp.rule]) continue;
+    const b = view.bps[bp.rule];
+    if (!bp.agent) b.className = 'bp on';
+    else if (bp.agent === ui.selected && !b.classList.contains('on')) b.className = 'bp one';
+  }
+}
+
+function paintTree(view, a) {
+  const rules = view.tree.rules;
+  const path = new Set();
+  for (const c of a.cursors) for (const r of c.path) path.add(r);
+  const cursors = new Set(a.cursors.map((c) => c.rule));
+  const results = new Map(a.results.map((r) => [r.rule, r]));
+  const clocks = new Map(a.clocks.map((c) => [c.rule, c]));
+  const cools = new Map(a.cooldowns.map((c) => [c.rule, c]));
+  const order = new Map();
+  for (const o of a.orders) o.order.forEach((r, k) => order.set(r, k + 1));
+  const q = ui.filter;
+  rules.forEach((r, i) => {
+    const n = view.nodes[i];
+    n.classList.toggle('path', path.has(i) && !cursors.has(i));
+    n.classList.toggle('cursor', cursors.has(i));
+    n.classList.toggle('isrunning', cursors.has(i) && a.state === 'running');
+    n.classList.toggle('match', !!q && (r.label.toLowerCase().includes(q) || (r.action || '').toLowerCase().includes(q)));
+    if (view.edges[i]) view.edges[i].setAttribute('class', path.has(i) ? 'edge path' : 'edge');
+    const res = results.get(i);
+    const rs = view.res[i];
+    if (res) {
+      rs.textContent = `${res.result} · ${res.step}`;
+      rs.className = 'res r-' + res.result + (res.step < a.step - 1 ? ' old' : '');
+      rs.title = `last result: ${res.result} at step ${res.step} (t = ${fmtTime(res.time)})`;
+    } else {
+      rs.textContent = '–';
+      rs.className = 'res';
+      rs.title = 'has not run yet';
+    }
+    view.ords[i].textContent = order.has(i) ? '#' + order.get(i) : '';
+    view.ords[i].title = order.has(i) ? `tried ${order.get(i)}${['st', 'nd', 'rd'][order.get(i) - 1] || 'th'} in its choice's current order` : '';
+    const chips = staticChips(r);
+    const clock = clocks.get(i);
+    if (clock) chips.unshift([`⏱ ${clock.left.toFixed(2)}s left`, 'live']);
+    const cool = cools.get(i);
+    if (cool && cool.remaining > 0) chips.unshift([`cooling ${cool.remaining.toFixed(2)}s`, 'cool']);
+    if (a.interrupt && a.interrupt.rule === i && a.interrupt.step === a.step) chips.unshift([`⚡ ${a.interrupt.kind}`, 'intr']);
+    const key = JSON.stringify(chips);
+    if (view.chips[i].dataset.key !== key) {
+      view.chips[i].dataset.key = key;
+      view.chips[i].replaceChildren(...chips.map(([t, c]) => el('span', 'chip ' + c, t)));
+    }
+  });
+  paintBreakpoints(view);
+  const cur = a.cursors[0] && a.cursors[0].rule;
+  if ($('#follow').checked && cur !== ui.lastCursor) {
+    ui.lastCursor = cur;
+    scrollToNode(cur);
+  }
+}
+
+function scrollToNode(i) {
+  const v = ui.shown;
+  if (!v || i === undefined || !v.layout.pos[i]) return;
+  const wrap = $('#canvaswrap');
+  const p = v.layout.pos[i];
+  const x = (p.x + W / 2) * ui.zoom + 24, y = (p.y + H / 2) * ui.zoom + 24;
+  const inView = x > wrap.scrollLeft + 40 && x < wrap.scrollLeft + wrap.clientWidth - 40 &&
+    y > wrap.scrollTop + 40 && y < wrap.scrollTop + wrap.clientHeight - 40;
+  if (!inView) wrap.scrollTo({ left: x - wrap.clientWidth / 2, top: y - wrap.clientHeight / 2, behavior: 'smooth' });
+}
+
+function applyZoom() {
+  if (ui.shown) ui.shown.zoom = ui.zoom;
+  const c = $('#canvas');
+  c.style.transform = `scale(${ui.zoom})`;
+  const v = ui.shown;
+  if (v) {
+    c.style.width = v.layout.width + 'px';
+    c.style.height = v.layout.height + 'px';
+    c.style.marginRight = (24 + v.layout.width * (ui.zoom - 1)) + 'px';
+    c.style.marginBottom = (24 + v.layout.height * (ui.zoom - 1)) + 'px';
+  }
+}
+
+function zoomFit() {
+  const v = ui.shown;
+  if (!v) return;
+  const wrap = $('#canvaswrap');
+  ui.zoom = Math.max(0.3, Math.min(1.25, (wrap.clientWidth - 48) / v.layout.width, (wrap.clientHeight - 48) / v.layout.height));
+  applyZoom();
+}
+
+// --- the chosen agent ---
+
+function renderAgent() {
+  const a = ui.agent;
+  if (!a) return;
+  const entry = ui.trees.get(a.tree);
+  if (!entry) { ensureTree(a.tree).then(renderAgent); return; }
+  show(entry.view);
+  paintTree(entry.view, a);
+  $('#treetitle').innerHTML = `<b>${esc(a.tree)}</b> <span class="muted">${esc(entry.tree.file)} · ${entry.tree.rules.length} rules · agent</span> <b>${esc(a.id)}</b>`;
+
+  const card = $('#agentcard');
+  card.replaceChildren();
+  const h = el('h2');
+  h.append(el('span', 'dot s-' + a.state), el('span', '', a.id), el('span', 'statebadge s-' + a.state, a.state));
+  h.firstChild.style.cssText = 'width:10px;height:10px;border-radius:50%;display:inline-block';
+  card.append(h, el('div', 'sub', `tree ${a.tree} · step ${a.step} · t = ${fmtTime(a.time)}` + (a.firstRun ? ' · first run next' : '')));
+  const rule = el('div', 'rule');
+  rule.textContent = a.cursors.map((c) => c.label).join(', ');
+  rule.title = 'current rule' + (a.cursors.length > 1 ? 's (one per lane)' : '');
+  card.append(rule);
+  const counts = el('div', 'counts');
+  counts.append(el('span', '', `${a.failures} ${a.failures === 1 ? 'failure' : 'failures'}`), el('span', '', `${a.errors} ${a.errors === 1 ? 'error' : 'errors'}`));
+  card.append(counts);
+  if (a.interrupt) card.append(el('div', 'intr', `⚡ last interrupt: ${a.interrupt.kind} of ${a.interrupt.label} at step ${a.interrupt.step}`));
+  if (a.error) card.append(el('div', 'err', a.error));
+
+  renderKV($('#vars'), a.vars.map((v) => [v.name, boolPill(v.value)]), 'No variables declared.');
+  renderKV($('#stamps'), a.stamps.map((s) => [s.name, s.set ? `set at ${fmtTime(s.time)} (${fmtTime(s.since)} ago)` : 'unset']), 'No timestamps declared.');
+  const rules = ui.trees.get(a.tree).tree.rules;
+  const timers = [];
+  for (const c of a.clocks) timers.push([c.label, `timeout ${c.timeout}s: active since ${fmtTime(c.since)}, ${c.left.toFixed(2)} s left`]);
+  for (const c of a.cooldowns) timers.push([c.label, c.remaining > 0 ? `cooling down: ${c.remaining.toFixed(2)} s left` : `left at ${fmtTime(c.leftAt)}, ready`]);
+  for (const o of a.orders) timers.push([o.label, 'order: ' + o.order.map((r) => shortName(rules[r])).join(' → ')]);
+  renderKV($('#timers'), timers, 'No timeouts running, cooldowns or choice orders.');
+  renderSignalsAndJumps(a, ui.trees.get(a.tree).tree);
+  renderCtx(a);
+  renderExtra(a);
+  renderEvents(a);
+}
+
+function shortName(r) {
+  if (!r) return '?';
+  if (r.id) return r.id.slice(r.id.lastIndexOf('.') + 1);
+  return r.label;
+}
+
+function boolPill(v) {
+  const s = el('span', 'bool ' + (v ? 't' : 'f'), v ? 'true' : 'false');
+  return s;
+}
+
+function renderKV(box, rows, empty) {
+  const key = JSON.stringify(rows.map(([k, v]) => [k, typeof v === 'string' ? v : v.textContent]));
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  if (!rows.length) { box.replaceChildren(el('div', 'empty', empty)); return; }
+  const g = el('div', 'kv');
+  for (const [k, v] of rows) {
+    const kk = el('span', 'k', k);
+    kk.title = k;
+    const vv = el('span', 'v');
+    if (typeof v === 'string') vv.textContent = v; else vv.append(v);
+    g.append(kk, vv);
+  }
+  box.replaceChildren(g);
+}
+
+function renderSignalsAndJumps(a, tree) {
+  const dl = $('#signallist');
+  const names = tree.signals.map((s) => s.name);
+  if (dl.dataset.tree !== tree.name) {
+    dl.dataset.tree = tree.name;
+    dl.replaceChildren(...names.map((n) => new Option(n)));
+    const sel = $('#jumpto');
+    sel.replaceChildren(...tree.rules.filter((r) => r.id).map((r) => new Option(r.id, r.id)));
+  }
+  const stopped = a.state === 'stopped';
+  $('#signalform button').disabled = stopped;
+  $('#jumpform button').disabled = stopped;
+}
+
+// renderValue draws a value of luabind.Inspect's shapes; tables are
+// expandable and remember whether they are open.
+function renderValue(v, path) {
+  if (v === null) return el('span', 'nil', 'nil');
+  switch (typeof v) {
+    case 'boolean': return el('span', 'boolv', String(v));
+    case 'number': return el('span', 'num', String(+v.toPrecision(12)));
+    case 'string': return el('span', 'str', v);
+  }
+  if (v.number) return el('span', 'num', v.number);
+  if (v.string !== undefined) {
+    const s = el('span');
+    s.append(el('span', 'str', v.string), el('span', 'count', ` … (${v.length} bytes)`));
+    return s;
+  }
+  if (v.cycle) return el('span', 'other', '(the table itself, again)');
+  if (v.lua) return el('span', 'other', v.lua);
+  if (!v.table) return el('span', 'other', JSON.stringify(v));
+  const n = v.table.length + (v.more || 0);
+  if (!n) return el('span', 'count', '{}');
+  const d = el('details');
+  d.open = ui.open.has(path);
+  d.ontoggle = () => { if (d.open) ui.open.add(path); else ui.open.delete(path); };
+  const sum = el('summary');
+  sum.append(el('span', 'count', `{${n} ${n === 1 ? 'entry' : 'entries'}}`));
+  d.append(sum);
+  for (const [k, val] of v.table) {
+    const row = el('div', 'ent');
+    const ks = typeof k === 'string' ? k : `[${typeof k === 'object' ? JSON.stringify(k) : k}]`;
+    row.append(el('span', 'key', ks), document.createTextNode(' = '));
+    const child = renderValue(val, path + '.' + ks);
+    if (child.tagName === 'DETAILS') {
+      const holder = el('div');
+      child.querySelector('summary').prepend(el('span', 'key', ks), document.createTextNode(' = '));
+      holder.append(child);
+      d.append(holder);
+      continue;
+    }
+    row.append(child);
+    d.append(row);
+  }
+  if (v.more) d.append(el('div', 'ent count', `… ${v.more} more not shown`));
+  return d;
+}
+
+function renderCtx(a) {
+  const box = $('#ctx');
+  const key = JSON.stringify(a.ctx);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const parts = [];
+  if (a.ctx.agent === null && a.ctx.memory === null) {
+    box.replaceChildren(el('div', 'empty', 'This game has no Lua scripts.'));
+    return;
+  }
+  for (const name of ['agent', 'memory', 'state']) {
+    const v = a.ctx[name];
+    const wrap = el('div', 'val valroot');
+    if (v === null && name === 'state') {
+      wrap.append(el('span', 'key', 'ctx.state'), el('span', 'other', ' (no Lua call at this rule yet)'));
+    } else if (v && v.table) {
+      const d = renderValue(v, name);
+      if (d.tagName === 'DETAILS') d.querySelector('summary').prepend(el('span', 'key', 'ctx.' + name + ' '));
+      else wrap.append(el('span', 'key', 'ctx.' + name + ' '));
+      wrap.append(d);
+    } else {
+      wrap.append(el('span', 'key', 'ctx.' + name + ' = '), renderValue(v, name));
+    }
+    parts.push(wrap);
+  }
+  box.replaceChildren(...parts);
+}
+
+function renderExtra(a) {
+  const card = $('#extra-card');
+  const entries = Object.entries(a.extra || {});
+  card.hidden = !entries.length;
+  const box = $('#extra');
+  const key = JSON.stringify(a.extra);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(...entries.map(([k, v]) => {
+    const wrap = el('div', 'val valroot');
+    wrap.append(el('span', 'key', k + ' = '), renderPlain(v, 'extra.' + k));
+    return wrap;
+  }));
+}
+
+// renderPlain draws plain JSON (the "extra" section's values).
+function renderPlain(v, path) {
+  if (v === null || typeof v !== 'object') return renderValue(v, path);
+  if (v.table || v.lua || v.cycle || v.number || v.string !== undefined) return renderValue(v, path);
+  const entries = Array.isArray(v) ? v.map((x, i) => [i + 1, x]) : Object.entries(v);
+  return renderValue({ table: entries }, path);
+}
+
+function renderEvents(a) {
+  const list = $('#events');
+  const key = a.step + ':' + a.events.length + ':' + (a.events.length ? a.events[a.events.length - 1].text : '');
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  const rows = a.events.slice().reverse().map((e) => {
+    const li = el('li', 'ev-' + e.kind);
+    const text = e.kind === 'finished' ? (e.text === 'success' ? 'the tree succeeded' : 'the tree failed') : e.text;
+    li.append(el('span', 'when', 't=' + e.time), el('span', 'kindtag', e.kind), el('span', 'text', text));
+    li.title = `step ${e.step}` + (e.label ? ` · ${e.label}` : '');
+    return li;
+  });
+  if (!rows.length) rows.push(el('li', 'empty', 'Nothing yet.'));
+  if (a.eventsCut) rows.push(el('li', 'note', 'older events are no longer kept'));
+  list.replaceChildren(...rows);
+}
+
+// --- the context menu on rules ---
+
+function openMenu(x, y, ruleIndex) {
+  const a = ui.agent;
+  const v = ui.shown;
+  if (!a || !v) return;
+  const r = v.tree.rules[ruleIndex];
+  const m = $('#menu');
+  m.replaceChildren(el('div', 'head', r.label));
+  const bpAny = ui.status.breakpoints.find((b) => b.tree === v.tree.name && b.rule === ruleIndex && !b.agent);
+  const bpOne = ui.status.breakpoints.find((b) => b.tree === v.tree.name && b.rule === ruleIndex && b.agent === a.id);
+  const item = (text, fn, disabled) => {
+    const b = el('button', '', text);
+    b.disabled = !!disabled;
+    b.onclick = () => { closeMenu(); fn(); };
+    m.append(b);
+  };
+  item(bpAny ? 'Remove the breakpoint for any agent' : 'Stop when any agent arrives here',
+    () => bpAny ? act('DELETE', '/api/breakpoints/' + bpAny.id) : act('POST', '/api/breakpoints', { tree: v.tree.name, rule: ruleIndex }));
+  item(bpOne ? `Remove the breakpoint for ${a.id}` : `Stop when ${a.id} arrives here`,
+    () => bpOne ? act('DELETE', '/api/breakpoints/' + bpOne.id) : act('POST', '/api/breakpoints', { agent: a.id, rule: ruleIndex }));
+  item(r.id ? `Jump ${a.id} here` : `Jump ${a.id} here (needs an id)`,
+    () => confirmDiscard('Jump', () => act('POST', `/api/agents/${encodeURIComponent(a.id)}/jump`, { rule: r.id })), !r.id || a.state === 'stopped');
+  if (r.id && navigator.clipboard) item('Copy the id', () => navigator.clipboard.writeText(r.id));
+  m.hidden = false;
+  const rect = m.getBoundingClientRect();
+  m.style.left = Math.min(x, innerWidth - rect.width - 8) + 'px';
+  m.style.top = Math.min(y, innerHeight - rect.height - 8) + 'px';
+}
+
+function closeMenu() { $('#menu').hidden = true; }
+
+// --- wiring ---
+
+function togglePause() {
+  const s = ui.status;
+  if (!s) return;
+  if (!s.paused) { act('POST', '/api/pause'); return; }
+  confirmDiscard('Resume', () => act('POST', '/api/resume'));
+}
+
+function stepOnce() {
+  confirmDiscard('Step', () => act('POST', '/api/step', { steps: 1 }));
+}
+
+function nudgeTime(d) {
+  const s = ui.status;
+  if (!s || !s.paused) return;
+  const oldest = s.timeTravel.oldest === null ? s.head : s.timeTravel.oldest;
+  const to = Math.max(oldest, Math.min(s.head, s.step + d));
+  if (to !== s.step) act('POST', '/api/travel', { step: to });
+}
+
+function wire() {
+  $('#pause').onclick = togglePause;
+  $('#step').onclick = stepOnce;
+  $('#speed').onchange = (e) => {
+    const v = e.target.value;
+    act('POST', '/api/speed', { speed: v === 'fast' ? 'fast' : Number(v) });
+  };
+  $('#reload').onclick = async () => {
+    const r = await act('POST', '/api/reload');
+    if (r) { ui.trees.clear(); ui.rows = null; $('#agents').replaceChildren(); ui.shown = null; ui.agent = null; toast(r.summary || 'reloaded'); connect(); }
+  };
+  $('#quit').onclick = () => {
+    $('#confirmtext').textContent = 'End the run? btrun writes its save, trace and summary and exits.';
+    $('#confirmyes').textContent = 'Quit';
+    ui.pending = () => act('POST', '/api/quit');
+    $('#confirm').hidden = false;
+  };
+  $('#confirmyes').onclick = () => { $('#confirm').hidden = true; const f = ui.pending; ui.pending = null; if (f) f(); };
+  $('#confirmno').onclick = () => { $('#confirm').hidden = true; ui.pending = null; };
+  const slider = $('#slider');
+  slider.oninput = () => {
+    ui.dragging = true;
+    $('#travelinfo').innerHTML = `showing step <b>${slider.value}</b>…`;
+    travelTo(Number(slider.value));
+  };
+  slider.onchange = () => { ui.dragging = false; travelTo(Number(slider.value)); };
+  $('#live').onclick = () => ui.status && act('POST', '/api/travel', { step: ui.status.head });
+  $('#search').oninput = (e) => {
+    ui.filter = e.target.value.trim().toLowerCase();
+    renderAgents();
+    if (ui.shown && ui.agent) paintTree(ui.shown, ui.agent);
+  };
+  $('#agents').onclick = (e) => {
+    const li = e.target.closest('li[data-id]');
+    if (li) select(li.dataset.id);
+  };
+  const canvas = $('#canvas');
+  canvas.onclick = (e) => {
+    const bp = e.target.closest('.bp');
+    const node = e.target.closest('.node');
+    if (!bp || !node || !ui.shown) return;
+    const rule = Number(node.dataset.rule);
+    const name = ui.shown.tree.name;
+    const existing = ui.status.breakpoints.find((b) => b.tree === name && b.rule === rule && !b.agent);
+    if (existing) act('DELETE', '/api/breakpoints/' + existing.id);
+    else act('POST', '/api/breakpoints', { tree: name, rule });
+  };
+  canvas.oncontextmenu = (e) => {
+    const node = e.target.closest('.node');
+    if (!node) return;
+    e.preventDefault();
+    openMenu(e.clientX, e.clientY, Number(node.dataset.rule));
+  };
+  document.addEventListener('click', (e) => { if (!e.target.closest('#menu')) closeMenu(); });
+  $('#signalform').onsubmit = (e) => {
+    e.preventDefault();
+    const name = $('#signalname').value.trim();
+    if (!name || !ui.selected) return;
+    const id = ui.selected;
+    confirmDiscard('Send the signal', async () => {
+      if (await act('POST', `/api/agents/${encodeURIComponent(id)}/signal`, { signal: name })) toast(`${name} sent to ${id}`);
+    });
+  };
+  $('#jumpform').onsubmit = (e) => {
+    e.preventDefault();
+    const rule = $('#jumpto').value;
+    if (!rule || !ui.selected) return;
+    const id = ui.selected;
+    confirmDiscard('Jump', () => act('POST', `/api/agents/${encodeURIComponent(id)}/jump`, { rule }));
+  };
+  $('#zoomin').onclick = () => { ui.zoom = Math.min(2, ui.zoom * 1.2); applyZoom(); };
+  $('#zoomout').onclick = () => { ui.zoom = Math.max(0.25, ui.zoom / 1.2); applyZoom(); };
+  $('#zoomfit').onclick = zoomFit;
+  document.addEventListener('keydown', (e) => {
+    if (e.target.closest('input, select, textarea') || e.ctrlKey || e.metaKey || e.altKey) return;
+    switch (e.key) {
+      case ' ': e.preventDefault(); togglePause(); break;
+      case '.': stepOnce(); break;
+      case '[': nudgeTime(-1); break;
+      case ']': nudgeTime(+1); break;
+      case '+': case '=': $('#zoomin').click(); break;
+      case '-': $('#zoomout').click(); break;
+      case '0': zoomFit(); break;
+      case 'Escape': closeMenu(); $('#confirmno').click(); break;
+    }
+  });
+}
+
+wire();
+connect();

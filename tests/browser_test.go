@@ -1,0 +1,280 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+)
+
+// The live view in a real browser: headless Chromium, driven by chromedp,
+// against `btrun run -debug 127.0.0.1:0` (the real binary). With
+// -screenshots the test also writes the docs' pictures of the page
+// (docs/debug-*.png): go test ./tests -run TestLiveView -screenshots
+
+var screenshots = flag.Bool("screenshots", false, "write the live view's screenshots under docs/")
+
+// chromium returns the browser to drive, failing the test in CI (CI is set)
+// when there is none: .ci/run installs Debian's chromium.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no Chromium to drive (apt-get install chromium; .ci/run does it)")
+	}
+	t.Skip("no Chromium installed (apt-get install chromium)")
+	return ""
+}
+
+// liveView starts btrun with the live view on a free port and returns the
+// page's address; the process ends with the test.
+func liveView(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := command(append([]string{"run", "-debug", "127.0.0.1:0", "-quiet"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	found := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`live view at (http://\S+)`)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case url := <-found:
+		return url
+	case <-time.After(3 * time.Minute): // the first run builds the nav plugin
+		t.Fatal("btrun did not say where the live view is")
+	}
+	return ""
+}
+
+// browser starts headless Chromium with a fresh profile and the flags that
+// keep it off the network.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exe := chromium(t)
+	profile, err := os.MkdirTemp("", "btrun-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(profile),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1600, 1000),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() {
+		cancelT()
+		cancelC()
+		cancelA()
+		for range 20 { // the browser's helpers may still be writing the profile as they exit
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return ctx
+}
+
+// getJSON reads an API answer.
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type apiAgent struct {
+	ID     string `json:"id"`
+	Rule   string `json:"rule"`
+	Cursor int    `json:"cursor"`
+	Step   int    `json:"step"`
+}
+
+type apiStatus struct {
+	Step   int  `json:"step"`
+	Paused bool `json:"paused"`
+	Live   bool `json:"live"`
+	Reason *struct {
+		Kind string `json:"kind"`
+	} `json:"reason"`
+}
+
+// waitText waits until the element's text contains want.
+func waitText(sel, want string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var got string
+		for {
+			if err := chromedp.Text(sel, &got, chromedp.ByQuery).Do(ctx); err == nil && strings.Contains(got, want) {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s never read %q (last %q): %w", sel, want, got, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+}
+
+// cursorRule is the rule index the page highlights as the current rule.
+func cursorRule(ctx context.Context, t *testing.T) int {
+	t.Helper()
+	var idx int
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const n = document.querySelector('.node.cursor'); return n ? Number(n.dataset.rule) : -1 })()`, &idx)); err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+func shoot(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	if !*screenshots {
+		return
+	}
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.Sleep(400*time.Millisecond), chromedp.CaptureScreenshot(&png)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "docs", name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLiveView_inABrowser: on the example game, the page lists the agents,
+// draws the chosen agent's tree with its current rule highlighted, pauses,
+// steps and resumes, stops at a breakpoint set from the page, and shows an
+// earlier step when the time slider is dragged back.
+func TestLiveView_inABrowser(t *testing.T) {
+	ctx := browser(t)
+	url := liveView(t, "-config", "../config.toml", "-paused", "-steps", "600")
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("load the page",
+		chromedp.EmulateViewport(1600, 1000),
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(`#agents li[data-id="grunt-1"]`, chromedp.ByQuery),
+		waitText("#runstate", "paused before the first step"))
+
+	run("pick an agent",
+		chromedp.Click(`#agents li[data-id="grunt-1"]`, chromedp.ByQuery),
+		waitText("#treetitle", "grunt-1"),
+		chromedp.WaitVisible(`.node.cursor`, chromedp.ByQuery))
+	if c := cursorRule(ctx, t); c != 0 {
+		t.Errorf("before the first step the highlighted rule is %d, not the root", c)
+	}
+
+	run("step", chromedp.Click(`#step`, chromedp.ByQuery), waitText("#stepno", "step 1 / 600"))
+	var a apiAgent
+	getJSON(t, url+"api/agents/grunt-1", &a)
+	run("see the current rule", waitCursor(a.Cursor))
+
+	run("resume", chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "running at 1× real time"))
+	run("pause", chromedp.Sleep(300*time.Millisecond), chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "paused"))
+	var st apiStatus
+	getJSON(t, url+"api/status", &st)
+	if !st.Paused || st.Step < 2 {
+		t.Fatalf("after resume and pause: %+v", st)
+	}
+
+	// A breakpoint on grunt.attack.fire.shoot, set from the rule's menu: the
+	// example game's first shot (grunt-1, step 77, right after its first chase; tests/testdata/golden/example.trace).
+	var shot int
+	run("find the rule", chromedp.Evaluate(`[...document.querySelectorAll('.node')].find(n => n.title.startsWith('grunt.attack.fire.shoot\n')).dataset.rule * 1`, &shot))
+	var nodes []*cdp.Node
+	run("open the rule's menu",
+		chromedp.Nodes(fmt.Sprintf(`.node[data-rule="%d"]`, shot), &nodes, chromedp.ByQuery),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			return chromedp.MouseClickNode(nodes[0], chromedp.ButtonType(input.Right)).Do(ctx)
+		}),
+		chromedp.WaitVisible(`#menu`, chromedp.ByQuery))
+	run("set the breakpoint",
+		chromedp.Click(`#menu button:first-of-type`, chromedp.ByQuery),
+		chromedp.WaitVisible(fmt.Sprintf(`.node[data-rule="%d"] .bp.on`, shot), chromedp.ByQuery),
+		waitText("#bps", "grunt.attack.fire.shoot"))
+	run("run as fast as it can",
+		chromedp.SetValue(`#speed`, "fast", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#speed').dispatchEvent(new Event('change'))`, nil),
+		chromedp.Click(`#pause`, chromedp.ByQuery),
+		waitText("#runstate", "breakpoint: grunt-1 arrived at grunt.attack.fire.shoot"),
+		waitText("#stepno", "step 77 / 600"),
+		waitCursor(shot))
+	shoot(ctx, t, "debug-breakpoint.png")
+
+	// Drag the time slider back to step 40: the page shows that step.
+	run("scrub back",
+		chromedp.Evaluate(`(() => { const s = document.querySelector('#slider'); s.value = 40; s.dispatchEvent(new Event('input')); s.dispatchEvent(new Event('change')); })()`, nil),
+		waitText("#stepno", "step 40 / 600"),
+		waitText("#runstate", "showing step 40, 37 behind the latest"))
+	getJSON(t, url+"api/status", &st)
+	getJSON(t, url+"api/agents/grunt-1", &a)
+	if st.Step != 40 || st.Live || a.Step != 40 || a.Rule == "grunt.attack.fire.shoot" {
+		t.Fatalf("at step 40: status %+v, grunt-1 %+v", st, a)
+	}
+	run("see the rule of step 40", waitCursor(a.Cursor))
+	run("open memory", chromedp.Click(`#agents li[data-id="courier-1"]`, chromedp.ByQuery), waitText("#treetitle", "courier-1"))
+	shoot(ctx, t, "debug-timetravel.png")
+
+	run("back to live",
+		chromedp.Click(`#live`, chromedp.ByQuery),
+		waitText("#stepno", "step 77 / 600"))
+}
+
+// waitCursor waits until the page highlights rule i as the current rule.
+func waitCursor(i int) chromedp.Action {
+	return chromedp.WaitVisible(fmt.Sprintf(`.node.cursor[data-rule="%d"]`, i), chromedp.ByQuery)
+}
