@@ -258,4 +258,3 @@ func (g *Game) InspectAgent(a *runtime.Agent, budget int) (agent, memory, state 
 
 // Notice writes a line for people (`btrun: ...`), even with -quiet.
 func (g *Game) Notice(msg string) { g.out.notice(msg) }
-

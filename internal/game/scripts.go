@@ -32,7 +32,7 @@ func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
 	for i, p := range c.Scripts.Paths {
 		paths[i] = c.Abs(p)
 	}
-	print := quietable{g} // -quiet prints only the summary: Lua's print too
+	print := quietable{g}           // -quiet prints only the summary: Lua's print too
 	confine, _ := newConfinement(c) // checked with the config
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(), ReadFile: confine.reader(readfile.ScriptLimit, "script"),
 		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
