@@ -37,6 +37,10 @@ var saveConfigs = []struct {
 	// mid-run and done, each lane's ctx.state and bt.wait, cooldowns and
 	// timeouts in and around lanes, right after jumps between lanes.
 	{"parallel", fixture("parallel"), 48, everyStep(47)},
+	// Gates with Lua, cut after every step: holders mid-hold and in take
+	// order, the grenade's cooldown running, a rendezvous half met (the
+	// waiter's latch), takes refused, releases by errors and aborts.
+	{"gates", fixture("gates"), 60, everyStep(59)},
 }
 
 // everyStep is the cuts 1..n.

@@ -57,7 +57,8 @@ type Game struct {
 
 	active   []*runtime.Agent // scratch of stepAgents
 	activeGA []*gameAgent
-	outcomes []host.Outcome
+	rounds   runtime.Rounds   // the plugin calls' and gate takes' rounds (rounds.go)
+	gates    *runtime.Gates   // the gates the agents share; nil when no tree declares one (gates.go)
 	saveEnc  *runtime.Encoder // reused by every save
 
 	step      uint64 // steps done
@@ -124,11 +125,15 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		}
 		g.trees[tc.Name] = b
 	}
+	if err := g.openGates(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		g.closePlugins()
 		g.closeScripts()
 		return nil, errors.Join(errs...)
 	}
+	g.openRounds()
 	for _, ac := range cfg.Agents {
 		for _, id := range ac.IDs() {
 			ga := &gameAgent{a: g.trees[ac.Tree].NewAgent(id, g.env)}
@@ -292,6 +297,9 @@ func (g *Game) Run(steps int) error {
 	}
 	g.last = summary{steps: done, firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
+	if g.gates != nil {
+		g.last.gates = g.gates.List()
+	}
 	return stopped
 }
 
