@@ -194,6 +194,38 @@ func TestSave_crashBetweenWriteAndRenameKeepsTheOldSave(t *testing.T) {
 	}
 }
 
+// TestSave_version3SavesStillLoad: testdata/saves/parallel-v3.save was
+// written by the btrun before save format version 4 (the parallel fixture
+// after 17 steps: lanes and nested lanes mid-run, each with its state). It
+// loads, and the run continues as the golden trace says.
+func TestSave_version3SavesStillLoad(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "old.save")
+	data, err := os.ReadFile(filepath.Join("testdata", "saves", "parallel-v3.save"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[8] != 3 {
+		t.Fatalf("the fixture is format version %d, want 3", data[8])
+	}
+	os.WriteFile(save, data, 0o644)
+	r := mustRun(t, "run", "-config", fixture("parallel"), "-quiet", "-steps", "31", "-trace", "-", "-load", save)
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "parallel.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(golden), "\n") {
+		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
+		if n, err := strconv.Atoi(num); err == nil && n > 17 {
+			want = append(want, l)
+		}
+	}
+	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("continued from a version 3 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
+	}
+}
+
 // TestSave_version2SavesStillLoad: testdata/saves/interrupt-v2.save was
 // written by the btrun before save format version 3 (the interrupt fixture
 // after 13 steps: timeout clocks, cooldowns, choice orders and the agents'
