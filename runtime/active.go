@@ -49,10 +49,7 @@ import "math"
 // a gate pauses the step: admit then returns false with phaseWaitGate, and
 // runs again when the step resumes, with the round's answer.
 func (a *Agent) admit(r int32) bool {
-	if a.coolingDown(r) {
-		return false
-	}
-	if g := a.bound.feats[r].gate; g >= 0 && !a.takeGate(r, g) {
+	if f := &a.bound.feats[r]; f.arrival != 0 && a.refuses(r, f) {
 		return false
 	}
 	a.flags |= flagActive
@@ -60,10 +57,21 @@ func (a *Agent) admit(r int32) bool {
 	return true
 }
 
+// refuses runs the arrival checks of rule r, which has a cooldown or a gate
+// (f is its feature row).
+func (a *Agent) refuses(r int32, f *ruleFeat) bool {
+	return a.coolingDown(r) || f.gate >= 0 && !a.takeGate(r, f.gate)
+}
+
 // wouldRefuse reports whether rule r's arrival checks would refuse it now,
 // without changing anything: its cooldown runs, or its gate could not be
 // taken now. The start-of-step checks skip such a watched child.
 func (a *Agent) wouldRefuse(r int32) bool {
+	return a.bound.feats[r].arrival != 0 && a.wouldRefuseNow(r)
+}
+
+// wouldRefuseNow is wouldRefuse for a rule that has a cooldown or a gate.
+func (a *Agent) wouldRefuseNow(r int32) bool {
 	return a.coolingDown(r) || a.wouldRefuseGate(r)
 }
 
@@ -98,6 +106,9 @@ func (a *Agent) leave(r int32, res Status) {
 		a.env.spy(a, r, false)
 	}
 	f := &a.bound.feats[r]
+	if !f.leaves {
+		return
+	}
 	if f.timeSlot >= 0 {
 		a.slab[f.timeSlot] = unsetStamp
 	}

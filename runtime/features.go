@@ -31,6 +31,14 @@ type ruleFeat struct {
 	gate    int32
 	holdBit int32
 
+	// arrival says which arrival checks the rule has (arriveCooldown,
+	// arriveGate), and leaves whether leaving it does anything (a clock to
+	// stop, a cooldown to start, a gate to release, a log line): most
+	// rules of a tree that uses the features have neither, and admit and
+	// leave test one field for them.
+	arrival uint8
+	leaves  bool
+
 	// watchLower is set on a choice when one of its children has abort
 	// lower or both: the start-of-step checks look at its children.
 	watchLower bool
@@ -61,6 +69,12 @@ type ruleFeat struct {
 	scorer     Scorer
 	scorerName string
 }
+
+// The arrival checks of a rule (ruleFeat.arrival).
+const (
+	arriveCooldown uint8 = 1 << iota
+	arriveGate
+)
 
 // kindOrderedChoice is the bound kind of a choice with an order (order.go):
 // runRule's switch sends it to runOrderedChoice, so that plain choices pay
@@ -155,6 +169,16 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		if f.watchLower || r.Order != OrderList {
 			f.kids = kids
 		}
+	}
+	for i := range b.feats {
+		f := &b.feats[i]
+		if f.coolSlot >= 0 {
+			f.arrival |= arriveCooldown
+		}
+		if f.gate >= 0 {
+			f.arrival |= arriveGate
+		}
+		f.leaves = f.timeSlot >= 0 || f.coolSlot >= 0 || f.holdBit >= 0 || f.logSuccess != "" || f.logFailure != ""
 	}
 	if holdBits > 0 {
 		// Per gate, how many of the agent's active rules hold it; then one
