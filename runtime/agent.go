@@ -50,13 +50,15 @@ type agentExt struct {
 	interrupt Interrupt  // the current or last step's
 	check     checkState // where the start-of-step checks stand
 	callRule  int32      // the rule being checked or scored: Rule() while phase >= phaseChecking
-	scores    []float64  // the children's scores of the score choice being entered
 	scoreNext int32      // 1 + the child being scored while a step waits for a scorer; 0 otherwise
+	scores    []float64  // the children's scores of the score choice being entered
 
 	// Parallel lanes (lanes.go), once the agent entered a parallel.
 	lanes *laneState
 
-	// Gates (gate_agent.go), for agents of trees that declare gates.
+	// Gates (gate_agent.go), for agents of trees that declare gates. (The
+	// fields above are ordered so that this one fits in the 160 bytes the
+	// extension took before gates: agents of other trees pay nothing.)
 	gates *agentGates
 }
 
