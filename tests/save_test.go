@@ -25,11 +25,14 @@ var saveConfigs = []struct {
 	// The example game: Lua actions mid-run (wander, shoot with ctx.state),
 	// the nav plugin's path in its state bytes, the world's player, the
 	// agents' and the world's generators, signals from the schedule (at 20 s
-	// and 24 s); grunt-1's shot cooling down (95), grunt-3's search
-	// mid-timeout (265) and its idle choice's score order (295); grunts
-	// closing in on the player, the chase and the tracking in two lanes, the
-	// chase lane's nav path in its state bytes (73, 201, 238).
-	{"example", "../config.toml", 300, []int{7, 66, 73, 95, 133, 201, 238, 265, 295}},
+	// and 24 s); grunt-1 shooting while the grenade gate cools down (95),
+	// grunt-3's search mid-timeout (265) and its idle choice's score order
+	// (295); grunts closing in on the player, the chase and the tracking in
+	// two lanes, the chase lane's nav path in its state bytes (73, 201,
+	// 238); grunt-1 holding the grenade gate mid-throw (80, 265); courier-1
+	// holding the rendezvous alone, waiting (162), and both couriers
+	// holding it as they swap parcels (163).
+	{"example", "../config.toml", 300, []int{7, 66, 73, 80, 95, 133, 162, 163, 201, 238, 265, 295}},
 	// Interruption and choice orders with Lua, cut after every step: timeout
 	// clocks, cooldowns, choice orders and the agents' generators.
 	{"interrupt", fixture("interrupt"), 40, everyStep(39)},
