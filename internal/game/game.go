@@ -20,6 +20,10 @@ type Options struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Timing bool // time every action for the summary
+	// Unbatched sends every plugin call as a round trip of its own instead
+	// of one batch per plugin and round: a run is the same either way, and
+	// tests hold it to that.
+	Unbatched bool
 
 	Progress bool // draw a progress line (for a terminal)
 

@@ -2,6 +2,7 @@ package game
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,4 +79,58 @@ func TestRun_summaryListsTheGates(t *testing.T) {
 			t.Errorf("gate %s: %+v", gi.Name, gi.GateStats)
 		}
 	}
+}
+
+// TestRun_gatesAndPluginsGiveTheSameTraceBatchedOrNot: the example game has
+// gates (the grunts' grenade, the couriers' rendezvous) and a plugin (the
+// grunts' chase): its trace is the same whether the plugin's calls travel in
+// one batch per round or one by one, with more agents than the config has
+// so that rounds hold many takes and calls.
+func TestRun_gatesAndPluginsGiveTheSameTraceBatchedOrNot(t *testing.T) {
+	run := func(unbatched bool) string {
+		cfg, err := LoadConfig(filepath.Join("..", "..", "config.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ScaleAgents(45)
+		var trace, people bytes.Buffer
+		g, err := Open(cfg, Options{Trace: "-", Stdout: &trace, Stderr: &people, Quiet: true, Unbatched: unbatched})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		if err := g.OpenTrace(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Run(300); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return trace.String()
+	}
+	batched, unbatched := run(false), run(true)
+	if batched != unbatched {
+		t.Fatalf("the traces differ:\n%s", firstLineDiff(batched, unbatched))
+	}
+	for _, want := range []string{`"gates":[["grenade","take"]]`, `"gates":[["rendezvous","take"]]`, `"grunt.attack.close.chase","success"`} {
+		if !strings.Contains(batched, want) {
+			t.Errorf("the run never shows %s", want)
+		}
+	}
+}
+
+// firstLineDiff shows the first line where two texts differ.
+func firstLineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return "line " + fmt.Sprint(i+1) + ":\n  " + al[i] + "\n  " + bl[i]
+		}
+	}
+	return fmt.Sprintf("%d and %d lines", len(al), len(bl))
 }

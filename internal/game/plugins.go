@@ -40,6 +40,7 @@ func (g *Game) startPlugins() error {
 		// the same step in every run, however fast the steps go.
 		RestartMinSteps: 1,
 		RestartMaxSteps: 64,
+		Unbatched:       g.opts.Unbatched,
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPluginStart, err)
