@@ -231,8 +231,8 @@ func (g *Gates) Continue(a *Agent) (Status, error, bool) {
 		return 0, nil, false
 	}
 	x := a.gatesOf(g)
-	if x == nil || x.answer == takeAsked {
-		return 0, nil, false
+	if x == nil || (x.answer != takeGranted && x.answer != takeRefused) {
+		return 0, nil, false // not decided (the round has not ended), or forgotten (the agent was closed)
 	}
 	st, err := a.completeTake()
 	return st, err, true

@@ -502,3 +502,57 @@ func TestGates_aLoneAgentEndsItsOwnRounds(t *testing.T) {
 		t.Errorf("the lone agent should have gates of its own")
 	}
 }
+
+// TestGates_onASubtreeAndAParallel: gate on a <subtree> applies to the
+// sequence it becomes, and on a <parallel> to the parallel: each holds it
+// while its children run.
+func TestGates_onASubtreeAndAParallel(t *testing.T) {
+	files := map[string]string{
+		"main.xml": `<behaviorTree>
+  <gates><gate name="g" users="1"/></gates>
+  <choice id="root">
+    <subtree id="sub" gate="g">sub.xml</subtree>
+    <parallel id="both" gate="g"><running id=".a"/><running id=".b"/></parallel>
+  </choice>
+</behaviorTree>`,
+		"sub.xml": `<behaviorTree><running id="hold"><condition>on</condition></running></behaviorTree>`,
+	}
+	reg := NewRegistry()
+	conds := map[string]bool{"a1": true}
+	reg.RegisterCondition("on", ConditionFunc(func(a *Agent, p Params) (bool, error) { return conds[a.ID()], nil }))
+	tree, err := LoadBytes("main.xml", []byte(files["main.xml"]), LoadOptions{ReadFile: func(p string) ([]byte, error) { return []byte(files[p]), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := tree.Rules[1]; r.Tag != "subtree" || r.Kind != KindSequence || r.Gate != "g" {
+		t.Fatalf("the subtree rule: %+v", r)
+	}
+	b, err := Bind(tree, reg, BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gates := NewGates()
+	if err := gates.Add(b); err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Gates: gates}
+	agents := []*Agent{b.NewAgent("a1", env), b.NewAgent("a2", env)}
+	r := Rounds{Resolvers: []Resolver{gates}}
+	if _, err := r.StepAt(agents, 1); err != nil {
+		t.Fatal(err)
+	}
+	// a1 holds g in the subtree's sequence; a2 was refused there and at the parallel.
+	if got := fmt.Sprint(agents[0].CursorLabel(), " ", agents[1].CursorLabel(), " ", gates.List()[0].Holders); got != "sub.hold root [a1]" {
+		t.Errorf("after step 1: %s", got)
+	}
+	// a1's subtree fails: a1 releases g and, in the same round, asks for it
+	// at the parallel, before a2 (config order) which asks at the subtree:
+	// the release is applied first, then a1 is granted, a2 refused.
+	conds["a1"] = false
+	if _, err := r.StepAt(agents, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(agents[0].CursorLabel(), " ", agents[1].CursorLabel(), " ", gates.List()[0].Holders); got != "both root [a1]" {
+		t.Errorf("after step 2: %s", got)
+	}
+}
