@@ -119,6 +119,13 @@ function Ctx:clearStamp(name) end
 ---@return number?
 function Ctx:since(name) end
 
+---The agent's place (1, 2, ...) among the holders of a declared gate, in
+---the order they took it (as of the last round's end), or nil when it does
+---not hold the gate: for giving agents that took a gate together roles.
+---@param name string
+---@return integer?
+function Ctx:gateSlot(name) end
+
 ---Writes to the agent's log with its id, time and rule label.
 ---@param ... any
 function Ctx:log(...) end

@@ -20,7 +20,7 @@ import (
 //	view (shared): time, dt, step, agent, state of the agent being called
 //	  --metatable __index--> methods
 //	methods (shared): jump, signal, send, var, setVar, stamp, clearStamp,
-//	    since, log
+//	    since, gateSlot, log
 //	  --metatable: the called agent's own table (a pointer switch)-->
 //	own (per agent): id, tree, memory
 //	  --metatable: the table of the agent's rule and firstRun (a pointer
@@ -364,7 +364,7 @@ func (k *ctxKit) init(e *Engine) {
 		"jump": e.ctxJump, "signal": e.ctxSignal, "send": e.ctxSend,
 		"var": e.ctxVar, "setVar": e.ctxSetVar,
 		"stamp": e.ctxStamp, "clearStamp": e.ctxClearStamp, "since": e.ctxSince,
-		"log": e.ctxLog,
+		"log": e.ctxLog, "gateSlot": e.ctxGateSlot,
 	} {
 		methods.RawSetString(name, L.NewFunction(fn))
 	}
@@ -398,7 +398,7 @@ func (k *ctxKit) init(e *Engine) {
 	k.meta.RawSetString("__metatable", lua.LString("ctx"))
 }
 
-const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent, and the methods jump, signal, send, var, setVar, stamp, clearStamp, since, log"
+const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent, and the methods jump, signal, send, var, setVar, stamp, clearStamp, since, gateSlot, log"
 
 // ctxMissing is the end of the ctx look-up chain: ctx.agent at its first
 // read (from then on sync keeps it in the view), ctx.state at an agent's
@@ -594,6 +594,24 @@ func (e *Engine) ctxSince(L *lua.LState) int {
 	return 1
 }
 
+// ctxGateSlot is ctx:gateSlot(name): the agent's place (1, 2, ...) among
+// the holders of a gate, in the order they took it, as of the last round's
+// end; nil when it does not hold the gate.
+func (e *Engine) ctxGateSlot(L *lua.LState) int {
+	st := checkCtx(L, "gateSlot")
+	name := L.CheckString(2)
+	n, err := st.agent.GateSlot(name)
+	if err != nil {
+		L.RaiseError("ctx:gateSlot(%q): %s", name, undeclared("gate", name, st))
+	}
+	if n == 0 {
+		L.Push(lua.LNil)
+	} else {
+		L.Push(lua.LNumber(n))
+	}
+	return 1
+}
+
 func (e *Engine) ctxLog(L *lua.LState) int {
 	st := checkCtx(L, "log")
 	var b strings.Builder
@@ -611,11 +629,16 @@ func undeclared(kind, name string, st *AgentData) string {
 	t := st.agent.Tree().Tree
 	msg := fmt.Sprintf("the tree %s declares no %s %q", t.File, kind, name)
 	var known []string
-	if kind == "variable" {
+	switch kind {
+	case "variable":
 		for _, v := range t.Vars {
 			known = append(known, v.Name)
 		}
-	} else {
+	case "gate":
+		for _, g := range t.Gates {
+			known = append(known, g.Name)
+		}
+	default:
 		for _, s := range t.Stamps {
 			known = append(known, s.Name)
 		}

@@ -384,3 +384,47 @@ func TestCtx_reusedStateTableIsWalkedAsANewOne(t *testing.T) {
 	step(t, f.agent("a1"))
 	expectGlobals(t, f, map[string]any{"log": "abc ca bda "})
 }
+
+// TestCtx_gateSlotGivesRolesInTakeOrder: ctx:gateSlot is the agent's place
+// among a gate's holders in the order they took it (1, 2, ...), nil when
+// it does not hold the gate; an undeclared gate is a Lua error that names
+// the declared ones.
+func TestCtx_gateSlotGivesRolesInTakeOrder(t *testing.T) {
+	f := newFixture(t, map[string]string{"roles.lua": `
+		slots = {}
+		bt.action("role", function(ctx)
+			slots[ctx.id] = ctx:gateSlot("team") or "none"
+			return bt.RUNNING
+		end)
+		bt.action("outside", function(ctx)
+			slots[ctx.id] = ctx:gateSlot("team") or "none"
+			return bt.RUNNING
+		end)`})
+	f.bind(tree(`<gates><gate name='team' users='2'/></gates>
+<choice id='root'>
+  <action id='in' name='role' gate='team'/>
+  <action id='out' name='outside'/>
+</choice>`))
+	gates := runtime.NewGates()
+	if err := gates.Add(f.tree); err != nil {
+		t.Fatal(err)
+	}
+	f.env.Gates = gates
+	agents := []*runtime.Agent{f.agent("b"), f.agent("a"), f.agent("c")}
+	rounds := runtime.Rounds{Resolvers: []runtime.Resolver{gates}}
+	if _, err := rounds.Step(agents, func(a *runtime.Agent) (runtime.Status, error) { return a.Step(0.5) }); err != nil {
+		t.Fatal(err)
+	}
+	expectGlobals(t, f, map[string]any{"slots.b": 1.0, "slots.a": 2.0, "slots.c": "none"})
+
+	f2 := newFixture(t, map[string]string{"typo.lua": `
+		bt.action("typo", function(ctx)
+			ctx:gateSlot("taem")
+			return bt.SUCCESS
+		end)`})
+	f2.bind(tree(`<gates><gate name='team'/></gates><action id='root' name='typo'/>`))
+	_, err := f2.agent("x").Step(0.5)
+	if err == nil || !strings.Contains(err.Error(), `ctx:gateSlot("taem"): the tree test.xml declares no gate "taem"; did you mean "team"?`) {
+		t.Errorf("an undeclared gate: %v", err)
+	}
+}

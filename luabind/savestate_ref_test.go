@@ -113,6 +113,7 @@ func refEncodeAgents(e *Engine, agents []*runtime.Agent) ([]byte, []string, erro
 		}
 		enc.Snapshot(&s)
 	}
+	enc.Uvarint(0) // the agents share no gates
 	return enc.Bytes(), enc.Strings(), errors.Join(errs...)
 }
 
@@ -515,6 +516,7 @@ func refRestoreAll(t *testing.T, e *Engine, agents []*runtime.Agent, data []byte
 		}
 		refRestoreHost(e, a, s.Host)
 	}
+	d.Uvarint() // the sets of gates the agents share: none
 	if err := d.Done(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,15 +8,18 @@ import "math"
 // that subtree or the rule finishes; it is then **left**. This file is the
 // one place where rules become active and are left, so that everything tied
 // to that (timeout clocks, cooldowns, log parameters, the lanes of
-// parallels, and later gates) hooks in here:
+// parallels, gates) hooks in here:
 //
+//   - admit(r): the arrival checks of r (its cooldown, then its gate,
+//     which may pause the step: gate_agent.go); r becomes active if they
+//     let it in.
 //   - activate(r): r becomes active. Its timeout clock starts and its
-//     log.start is written. Gates will be taken here.
+//     log.start is written.
 //   - leave(r, res): r is left: res is Success or Failure when r finished
 //     (aborted included), 0 when the cursor left it without finishing (a
 //     jump, a preemption, a reset, an error, a restore, the agent closed).
 //     Its cooldown starts, its clock stops, and a finished rule writes
-//     log.success or log.failure. Gates will be released here.
+//     log.success or log.failure. A gate it held is released.
 //   - moveTo(from, target): the cursor goes somewhere else than the state
 //     machine's next rule (a jump, a preemption): the rules of the old path
 //     that are not above target are left, innermost first; those above
@@ -40,11 +43,13 @@ import "math"
 // not nil); other trees never call into this file.
 
 // admit runs the arrival checks of rule r, at its first run after the cursor
-// arrived (r is the cursor and not active): its cooldown, then (later) its
-// gate. A rule let in becomes active; a refused one never did (it is not
-// left, its cooldown does not restart, it logs nothing) and fails at once.
+// arrived (r is the cursor and not active): its cooldown, then its gate. A
+// rule let in becomes active; a refused one never did (it is not left, its
+// cooldown does not restart, it logs nothing) and fails at once. A take of
+// a gate pauses the step: admit then returns false with phaseWaitGate, and
+// runs again when the step resumes, with the round's answer.
 func (a *Agent) admit(r int32) bool {
-	if a.wouldRefuse(r) {
+	if f := &a.bound.feats[r]; f.arrival != 0 && a.refuses(r, f) {
 		return false
 	}
 	a.flags |= flagActive
@@ -52,11 +57,22 @@ func (a *Agent) admit(r int32) bool {
 	return true
 }
 
+// refuses runs the arrival checks of rule r, which has a cooldown or a gate
+// (f is its feature row).
+func (a *Agent) refuses(r int32, f *ruleFeat) bool {
+	return a.coolingDown(r) || f.gate >= 0 && !a.takeGate(r, f.gate)
+}
+
 // wouldRefuse reports whether rule r's arrival checks would refuse it now,
-// without changing anything: its cooldown runs (later also: its gate could
-// not be taken). The start-of-step checks skip such a watched child.
+// without changing anything: its cooldown runs, or its gate could not be
+// taken now. The start-of-step checks skip such a watched child.
 func (a *Agent) wouldRefuse(r int32) bool {
-	return a.coolingDown(r)
+	return a.bound.feats[r].arrival != 0 && a.wouldRefuseNow(r)
+}
+
+// wouldRefuseNow is wouldRefuse for a rule that has a cooldown or a gate.
+func (a *Agent) wouldRefuseNow(r int32) bool {
+	return a.coolingDown(r) || a.wouldRefuseGate(r)
 }
 
 // coolingDown reports whether rule r was left less than its cooldown ago.
@@ -90,11 +106,17 @@ func (a *Agent) leave(r int32, res Status) {
 		a.env.spy(a, r, false)
 	}
 	f := &a.bound.feats[r]
+	if !f.leaves {
+		return
+	}
 	if f.timeSlot >= 0 {
 		a.slab[f.timeSlot] = unsetStamp
 	}
 	if f.coolSlot >= 0 {
 		a.slab[f.coolSlot] = math.Float64bits(a.time)
+	}
+	if f.holdBit >= 0 {
+		a.unhold(f)
 	}
 	switch {
 	case res == Success && f.logSuccess != "":

@@ -50,11 +50,16 @@ type agentExt struct {
 	interrupt Interrupt  // the current or last step's
 	check     checkState // where the start-of-step checks stand
 	callRule  int32      // the rule being checked or scored: Rule() while phase >= phaseChecking
-	scores    []float64  // the children's scores of the score choice being entered
 	scoreNext int32      // 1 + the child being scored while a step waits for a scorer; 0 otherwise
+	scores    []float64  // the children's scores of the score choice being entered
 
 	// Parallel lanes (lanes.go), once the agent entered a parallel.
 	lanes *laneState
+
+	// Gates (gate_agent.go), for agents of trees that declare gates. (The
+	// fields above are ordered so that this one fits in the 160 bytes the
+	// extension took before gates: agents of other trees pay nothing.)
+	gates *agentGates
 }
 
 type phase uint8
@@ -65,6 +70,7 @@ const (
 	phaseStart                   // inside Step, which has just begun: loopTracked runs the start-of-step checks first
 	phaseWaitCond                // paused at a condition that returned ErrPending
 	phaseWaitAction              // paused at an action that returned ErrPending
+	phaseWaitGate                // paused at the take of a gate, until the round's end (gate_agent.go)
 	// From here on the rule being called is ext.callRule, not the cursor.
 	phaseChecking  // running the start-of-step checks (interrupt.go)
 	phaseScoring   // calling a scorer (order.go)
@@ -87,6 +93,8 @@ const (
 
 // NewAgent creates an agent whose cursor is the root. env may be shared by
 // agents stepped on the same goroutine; nil gives the agent an Env of its own.
+// An agent of a tree that declares gates shares env.Gates (the tree must
+// have been added to it: Gates.Add), or has gates of its own when it is nil.
 func (b *BoundTree) NewAgent(id string, env *Env) *Agent {
 	if env == nil {
 		env = &Env{}
@@ -95,6 +103,9 @@ func (b *BoundTree) NewAgent(id string, env *Env) *Agent {
 	if b.slabLen > 0 {
 		a.slab = make([]uint64, b.slabLen)
 		copy(a.slab, b.slabInit)
+	}
+	if len(b.Tree.Gates) > 0 {
+		a.joinGates()
 	}
 	return a
 }
@@ -131,10 +142,11 @@ func (a *Agent) Cursor() int32 { return a.cursor }
 func (a *Agent) CursorLabel() string { return a.bound.Tree.Rules[a.cursor].Label }
 
 // Paused reports whether the agent's step waits for CompleteAction,
-// CompleteCondition or CompleteScore.
+// CompleteCondition or CompleteScore, or for the end of the round at the
+// take of a gate (Gates.EndRound, then Gates.Continue).
 func (a *Agent) Paused() bool {
 	switch a.phase {
-	case phaseWaitAction, phaseWaitCond, phaseWaitCheck, phaseWaitScore:
+	case phaseWaitAction, phaseWaitCond, phaseWaitCheck, phaseWaitScore, phaseWaitGate:
 		return true
 	}
 	return false
@@ -406,19 +418,23 @@ func (a *Agent) JumpTo(i int32) error {
 		return nil
 	}
 	if a.bound.lanes != nil {
-		return a.jumpBetweenSteps(i)
+		err := a.jumpBetweenSteps(i)
+		a.flushGates()
+		return err
 	}
 	if i == a.cursor {
 		return nil
 	}
 	err := a.cancelRunning()
 	a.moveTo(a.cursor, a.flags&flagActive != 0, i)
+	a.flushGates()
 	return err
 }
 
 // Reset puts the cursor back on the root, cancelling an action interrupted
 // while running and leaving every active rule (their cooldowns start).
-// Variables, timestamps, time and memory are kept.
+// Variables, timestamps, time and memory are kept. The gates its rules held
+// are released at once.
 func (a *Agent) Reset() error {
 	if a.Paused() {
 		return &Error{Agent: a.id, Msg: "cannot reset while a step is paused", Err: ErrBusy}
@@ -426,6 +442,7 @@ func (a *Agent) Reset() error {
 	a.toMain()
 	err := a.cancelRunning()
 	a.leaveAll()
+	a.flushGates() // between steps: the gates are released at once
 	a.arrive(Root)
 	a.phase, a.jump, a.condIdx = phaseIdle, -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered
@@ -433,12 +450,13 @@ func (a *Agent) Reset() error {
 }
 
 // Close ends the agent's life: an action interrupted while running is
-// cancelled and every active rule is left. The agent must not be stepped
-// afterwards.
+// cancelled and every active rule is left; the gates it held are released
+// at once. The agent must not be stepped afterwards.
 func (a *Agent) Close() error {
 	a.toMain()
 	err := a.cancelRunning()
 	a.leaveAll()
+	a.flushGates()
 	return err
 }
 

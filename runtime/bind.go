@@ -56,6 +56,13 @@ type BoundTree struct {
 	// lanes lays out the lanes of the tree's parallels (lanes.go); nil for
 	// a tree without parallels.
 	lanes *laneLayout
+	// gated is set when rules take gates (gate_agent.go): the slab then
+	// holds, from gateCount, one word per gate of Tree.Gates counting the
+	// agent's active rules that hold it, and from holdBase one bit per rule
+	// with a gate. gateCount is -1 otherwise.
+	gated     bool
+	gateCount int
+	holdBase  int
 }
 
 // Unresolved is a name that Lenient binding left unbound.
@@ -119,7 +126,7 @@ var unsetStamp = math.Float64bits(math.NaN())
 // Bind resolves every name of t against reg. It reports every problem it
 // finds, as an ErrorList, not only the first.
 func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
-	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals))}
+	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals)), gateCount: -1}
 	for _, s := range t.Signals {
 		b.signalIdx[s.Name] = int32(len(b.signals))
 		b.signals = append(b.signals, boundSignal{name: s.Name, sets: s.Sets, stamps: s.Stamps})
@@ -213,8 +220,8 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 	return b, nil
 }
 
-// bindCondition resolves a condition name in the order of SPEC §3: a
-// declared variable, a timestamp condition, a built-in or registered one.
+// bindCondition resolves a condition name in this order: a declared
+// variable, a timestamp or gate condition, a built-in or registered one.
 func (b *BoundTree) bindCondition(reg *Registry, rule int32, c *Cond) (boundCond, error) {
 	t := b.Tree
 	bc := boundCond{negate: c.Negate, src: c}
@@ -223,6 +230,14 @@ func (b *BoundTree) bindCondition(reg *Registry, rule int32, c *Cond) (boundCond
 		return bc, nil
 	}
 	if dot := strings.LastIndexByte(c.Name, '.'); dot > 0 {
+		if g, ok := t.GateIndex(c.Name[:dot]); ok {
+			switch c.Name[dot+1:] {
+			case "open", "full":
+				bc.kind = condCall
+				bc.cond = &gateCond{slot: g, full: c.Name[dot+1:] == "full"}
+				return bc, nil
+			}
+		}
 		if s, ok := t.StampIndex(c.Name[:dot]); ok {
 			bc.slot = s
 			r := &t.Rules[rule]
@@ -316,7 +331,7 @@ func unknownMsg(kind, name string, known []string) string {
 	case "scorer":
 		msg = fmt.Sprintf("unknown scorer %q (parameter %s): not registered by a script, a plugin or Go", name, ParamChoiceScore)
 	case "condition":
-		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a built-in, nor registered by a script or plugin", name)
+		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a gate condition (G.open, G.full), a built-in, nor registered by a script or plugin", name)
 	}
 	if s := suggest(name, known); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
@@ -342,6 +357,9 @@ func (b *BoundTree) conditionNames(reg *Registry) []string {
 	}
 	for _, s := range b.Tree.Stamps {
 		out = append(out, s.Name+".set", s.Name+".lessThan", s.Name+".moreThan")
+	}
+	for _, g := range b.Tree.Gates {
+		out = append(out, g.Name+".open", g.Name+".full")
 	}
 	return out
 }

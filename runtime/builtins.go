@@ -1,6 +1,10 @@
 package runtime
 
-import "math"
+import (
+	"math"
+	"strconv"
+	"strings"
+)
 
 // The built-in actions of SPEC §5. Each binds per rule: parameters are
 // parsed and names resolved to slots once, so Run does no look-up by name.
@@ -49,6 +53,12 @@ func builtinActions() []ActionDef {
 			Params: []ParamSpec{stampName,
 				{Name: "timestamp.moreThan", Type: "seconds", Required: true, Doc: "seconds since the timestamp was set (a finite number >= 0)"},
 				{Name: "timestamp.orNeverSet", Type: "boolean", Default: "false", Doc: "succeed while the timestamp is unset"},
+			}},
+		{Name: "bt.gate.wait", Bind: bindGateWait,
+			Doc: "running until the gate `gate.name` has at least `gate.users` holders (as of the last round's end; for an agent holding it: had them since it took it), then success: a rendezvous, where the agents that took a gate wait for each other",
+			Params: []ParamSpec{
+				{Name: "gate.name", Type: "gate name", Required: true, Doc: "a gate the tree declares"},
+				{Name: "gate.users", Type: "count >= 1", Default: "the gate's users", Doc: "how many holders to wait for"},
 			}},
 		{Name: "bt.log", Bind: bindLog, Instant: true,
 			Doc:    "writes `log.message` to the agent's log (with its id, time and the rule's label), then success",
@@ -245,4 +255,46 @@ func bindLog(s *Site) (Action, error) {
 func (x *logAction) Run(a *Agent, _ Params) (Status, error) {
 	a.Log(x.msg)
 	return Success, nil
+}
+
+type gateWaitAction struct {
+	slot  int32
+	users int
+}
+
+func bindGateWait(s *Site) (Action, error) {
+	name, err := stringParam(s.Params, "gate.name")
+	if err != nil {
+		return nil, s.Errorf("bt.gate.wait: %v", err)
+	}
+	slot, ok := s.Tree.GateIndex(name)
+	if !ok {
+		return nil, s.Errorf("bt.gate.wait: no gate %q is declared", name)
+	}
+	users := s.Tree.Gates[slot].Users
+	if v, ok := s.Params.Get("gate.users"); ok {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 31)
+		if err != nil || n < 1 {
+			return nil, s.Errorf("bt.gate.wait: parameter %q = %q is not a count >= 1", "gate.users", v)
+		}
+		users = int(n)
+	}
+	return &gateWaitAction{slot, users}, nil
+}
+
+// Run succeeds when the gate has users holders, or, for an agent holding
+// it, had them at the end of a round since it took it: an agent that meets
+// the others and at once moves on (and releases the gate) does not leave
+// the ones that waited for it waiting for ever.
+func (x *gateWaitAction) Run(a *Agent, _ Params) (Status, error) {
+	st := a.gate(x.slot)
+	if len(st.holders) >= x.users {
+		return Success, nil
+	}
+	if a.holds(x.slot) {
+		if k := st.slot(a); k > 0 && st.holders[k-1].seen >= x.users {
+			return Success, nil
+		}
+	}
+	return Running, nil
 }

@@ -14,8 +14,8 @@
 // rule, the bound action and its hooks, and per condition a resolved kind
 // (variable bit, timestamp test, or call) with its parameters already parsed.
 // Both are never mutated after they are built and are shared by every agent.
-// A tree that uses abort, timeout, cooldown, log parameters, choice orders
-// or parallels also gets a per-rule feature table at bind time
+// A tree that uses abort, timeout, cooldown, gates, log parameters, choice
+// orders or parallels also gets a per-rule feature table at bind time
 // (features.go); a tree that uses none of them has none and pays nothing for
 // them.
 //
@@ -66,9 +66,9 @@
 // For trees that use them, three files hook into the loop:
 //
 //   - active.go is the one place where rules become active and are left
-//     (timeout clocks, cooldowns, log parameters; gates and parallel lanes
-//     will hook in there too), and where the cursor moves to a rule of
-//     another branch (a jump, a preemption). Every strict ancestor of the
+//     (timeout clocks, cooldowns, gates, log parameters, parallel lanes),
+//     and where the cursor moves to a rule of another branch (a jump, a
+//     preemption). Every strict ancestor of the
 //     cursor is active; one flag says whether the cursor itself is.
 //   - interrupt.go runs the checks at the start of a step (abort self,
 //     lower and both; timeouts) and applies an abort or a preemption. Its
@@ -77,7 +77,24 @@
 //     weighted, score with scorers, which may pause too: CompleteScore).
 //
 // The loop itself only runs the checks first, the arrival checks of a rule
-// the cursor came to (its cooldown), and tells active.go when rules finish.
+// the cursor came to (its cooldown and gate), and tells active.go when rules
+// finish.
+//
+// # Gates and rounds
+//
+// Gates (gates.go, gate_agent.go, gates_save.go) are limits shared by the
+// agents of a game: a rule with gate="NAME" takes the gate at its arrival
+// and holds it while active. Their shared state is a Gates, which a game
+// (or a Go embedder) creates for the agents that share it and gives them
+// through Env.Gates; an agent's holds are slab bits like its cooldowns. A
+// take pauses the step (phaseWaitGate) like a plugin call, and is decided
+// when the round ends: Rounds (rounds.go) runs every agent's step until it
+// ends or pauses, then lets each Resolver end the round (Gates.EndRound
+// applies the round's releases, then grants or refuses its takes in the
+// order of the round's agents; a plugin set sends its batch), then resumes
+// the waiting agents in order, until every step has ended. Step alone is
+// enough for an agent whose gates are its own (created without
+// Env.Gates): it ends its rounds itself.
 //
 // Jumps requested during a call are applied after the call returns: a
 // finished result is discarded and the target runs in the same step; Running
@@ -120,7 +137,12 @@
 // Trees, BoundTrees and Registries (once filled) may be shared by any number
 // of goroutines. An Agent belongs to one goroutine at a time, and agents
 // sharing an Env must be stepped from one goroutine at a time (the Env holds
-// the step's scratch buffer).
+// the step's scratch buffer). A Gates is changed only by EndRound and by
+// releases between steps (Reset, Close, a jump from outside a step, a
+// restore), from the goroutine that ends the rounds; during a round agents
+// only read it and keep their takes and releases in their own state, so the
+// agents of one round may step on several goroutines, each with its own
+// Env sharing the Gates.
 //
 // # Errors
 //

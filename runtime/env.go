@@ -9,7 +9,7 @@ import (
 const DefaultRunawayLimit = 100
 
 // Env is what a group of agents shares: the run-away limit, the hooks to the
-// game, and a scratch buffer for the rules run in a step. Agents that share an
+// game, their gates, and a scratch buffer for the rules run in a step. Agents that share an
 // Env must be stepped from one goroutine at a time; give each goroutine its
 // own Env to step agents in parallel.
 type Env struct {
@@ -21,6 +21,11 @@ type Env struct {
 	// variables and timestamps, as they happen; nil: none, at no cost.
 	Changes ChangeObserver
 	Seed    int64 // the run's seed: with its id, seeds each agent's generator (Agent.Rand)
+	// Gates is the state of the gates the agents created with this Env
+	// share (gates.go); nil gives each agent of a tree that declares gates a
+	// Gates of its own. Trees are added to it (Gates.Add) before their
+	// agents are created.
+	Gates *Gates
 
 	runs []RuleRun
 	// Scratch of the features (active.go, interrupt.go, order.go): the

@@ -6,9 +6,9 @@ import (
 )
 
 // This file binds what a tree asks beyond Drag[en]gine's stepping: abort,
-// timeout and cooldown on rules, log parameters, choice orders with their
-// weights and scorers, and parallels (whose lanes hook into the same places:
-// lanes.go). A tree that uses none of it gets no feature table
+// timeout, cooldown and gate on rules, log parameters, choice orders with
+// their weights and scorers, and parallels (whose lanes hook into the same
+// places: lanes.go). A tree that uses none of it gets no feature table
 // (BoundTree.feats is nil) and no extra slab words, and the step loop skips
 // every feature behind that one nil check: it steps exactly, and as fast,
 // as before.
@@ -24,6 +24,20 @@ type ruleFeat struct {
 	timeSlot  int32 // when the rule became active (float64 bits, NaN while not active); -1 without timeout
 	coolSlot  int32 // when the rule was last left (float64 bits, NaN: never); -1 without cooldown
 	orderSlot int32 // a choice's order region (order.go); -1 for document order
+
+	// Gates (gate_agent.go): the tree's gate the rule takes (an index into
+	// Tree.Gates), and the bit of the agent's hold bits that says the rule
+	// holds it; both -1 for a rule without a gate.
+	gate    int32
+	holdBit int32
+
+	// arrival says which arrival checks the rule has (arriveCooldown,
+	// arriveGate), and leaves whether leaving it does anything (a clock to
+	// stop, a cooldown to start, a gate to release, a log line): most
+	// rules of a tree that uses the features have neither, and admit and
+	// leave test one field for them.
+	arrival uint8
+	leaves  bool
 
 	// watchLower is set on a choice when one of its children has abort
 	// lower or both: the start-of-step checks look at its children.
@@ -56,6 +70,12 @@ type ruleFeat struct {
 	scorerName string
 }
 
+// The arrival checks of a rule (ruleFeat.arrival).
+const (
+	arriveCooldown uint8 = 1 << iota
+	arriveGate
+)
+
 // kindOrderedChoice is the bound kind of a choice with an order (order.go):
 // runRule's switch sends it to runOrderedChoice, so that plain choices pay
 // nothing for orders. It never appears in a Tree.
@@ -63,7 +83,7 @@ const kindOrderedChoice Kind = 100
 
 // usesFeatures reports whether a rule asks for anything of this file.
 func usesFeatures(r *Rule) bool {
-	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList || r.Kind == KindParallel {
+	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList || r.Kind == KindParallel || r.Gate != "" {
 		return true
 	}
 	for _, name := range []string{ParamLogStart, ParamLogSuccess, ParamLogFailure} {
@@ -98,11 +118,21 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		b.slabLen += words
 		return s
 	}
+	holdBits := int32(0)
 	for i := range t.Rules {
 		r := &t.Rules[i]
 		f := &b.feats[i]
 		f.abort, f.order, f.timeout, f.cooldown = r.Abort, r.Order, r.Timeout, r.Cooldown
 		f.timeSlot, f.coolSlot, f.orderSlot = -1, -1, -1
+		f.gate, f.holdBit = -1, -1
+		if r.Gate != "" {
+			if g, ok := t.GateIndex(r.Gate); ok { // the loader checked it; a tree built by hand may not have been
+				f.gate, f.holdBit = g, holdBits
+				holdBits++
+			} else {
+				add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: fmt.Sprintf("gate %q is not declared", r.Gate)})
+			}
+		}
 		if r.Timeout > 0 {
 			f.timeSlot = slot(1, unsetStamp)
 		}
@@ -140,12 +170,29 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 			f.kids = kids
 		}
 	}
+	for i := range b.feats {
+		f := &b.feats[i]
+		if f.coolSlot >= 0 {
+			f.arrival |= arriveCooldown
+		}
+		if f.gate >= 0 {
+			f.arrival |= arriveGate
+		}
+		f.leaves = f.timeSlot >= 0 || f.coolSlot >= 0 || f.holdBit >= 0 || f.logSuccess != "" || f.logFailure != ""
+	}
+	if holdBits > 0 {
+		// Per gate, how many of the agent's active rules hold it; then one
+		// bit per rule with a gate.
+		b.gated = true
+		b.gateCount = int(slot(len(t.Gates), 0))
+		b.holdBase = int(slot(int(holdBits+63)/64, 0))
+	}
 	b.bindLanes()
 	// Labels of the rules whose state a save names (label -> indices; a
 	// label repeats when a subtree file is included twice).
 	b.featLabels = map[string][]int32{}
 	for i := range b.feats {
-		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 || b.isLaneChild(int32(i)) {
+		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 || f.holdBit >= 0 || b.isLaneChild(int32(i)) {
 			l := t.Rules[i].Label
 			b.featLabels[l] = append(b.featLabels[l], int32(i))
 		}

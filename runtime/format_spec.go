@@ -38,6 +38,10 @@ var attrDocs = map[string]AttrSpec{
 	"abort":                 {Type: "none, self, lower or both", Default: "none", Doc: "watch the rule's conditions while the tree runs elsewhere: `self` aborts the rule when they fail, `lower` lets the rule (a child of a choice) preempt the siblings after it when they pass, `both` does both; the rule must have conditions"},
 	"timeout":               {Type: "seconds > 0", Doc: "the rule fails when it has been active that long"},
 	"cooldown":              {Type: "seconds > 0", Doc: "the rule fails at once when entered within that time after it was last left"},
+	"gate":                  {Type: "name", Doc: "a gate the tree declares: the rule takes it when the cursor arrives (failing at once when the gate is full or cooling down) and holds it while active; an agent holding it already passes"},
+	"gate name":             {Type: "name", Required: true, Doc: "the gate's name, shared by every tree of the game that declares it"},
+	"gate users":            {Type: "count >= 1", Default: "1", Doc: "how many agents may hold the gate at once"},
+	"gate cooldown":         {Type: "seconds >= 0", Default: "0", Doc: "after any holder releases the gate, nobody may take it for that long (game time)"},
 	"parallel success":      {Type: "threshold", Default: "all", Doc: "the parallel succeeds once this many lanes are done with success: `all` (every child), `any` (one), or a count N from 1 to the number of children"},
 	"parallel failure":      {Type: "threshold", Default: "any", Doc: "the parallel fails once this many lanes are done with failure: `all`, `any` or a count N, as for `success`; it also fails when no lane runs any more and `success` was not reached"},
 	"choice order":          {Type: "list, random, weighted or score", Default: "list", Doc: "the order in which the choice tries its children: document order, a random permutation, a weighted random order (`choice.weight`), or by score (`choice.score`), fixed each time the choice is entered"},
@@ -73,6 +77,8 @@ var tagDocs = map[string]string{
 	"signal":        "receiving the signal sets a variable (or, with only a name, just declares the signal)",
 	"timestamps":    "declares timestamps",
 	"timestamp":     "a time an agent remembers: set by a signal, an action or a script",
+	"gates":         "declares gates: limits shared by every agent of the game whose tree declares them",
+	"gate":          "a gate: at most `users` agents hold it at once, and after a release it stays shut for `cooldown` seconds",
 }
 
 // FormatTags describes every tag of the format, in the order the loader's
@@ -126,6 +132,8 @@ func FormatTags() []TagSpec {
 	add("signal", "declaration", signalAttrs, nil, "")
 	add("timestamps", "block", nil, []string{"timestamp"}, "")
 	add("timestamp", "declaration", stampAttrs, nil, "")
+	add("gates", "block", nil, []string{"gate"}, "")
+	add("gate", "declaration", gateAttrs, nil, "")
 	return out
 }
 

@@ -16,9 +16,9 @@ func probe(tag, attr, v string) string {
 	case "parameter", "condition", "conditionMode":
 		text := map[string]string{"parameter": "1", "condition": "c", "conditionMode": "allTrue"}[tag]
 		body = `<action id="root" name="x">` + el + text + `</` + tag + `></action>`
-	case "variables", "signals", "timestamps":
+	case "variables", "signals", "timestamps", "gates":
 		body = el + `</` + tag + `>`
-	case "variable", "signal", "timestamp":
+	case "variable", "signal", "timestamp", "gate":
 		body = `<` + tag + `s>` + `<` + tag + ` name="N" ` + attr + `="` + v + `"/></` + tag + `s>`
 		if attr == "name" {
 			body = `<` + tag + `s><` + tag + ` name="N"/></` + tag + `s>`

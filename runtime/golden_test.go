@@ -66,6 +66,7 @@ func trackAll(b *BoundTree) {
 	b.feats = make([]ruleFeat, len(b.rules))
 	for i := range b.feats {
 		b.feats[i].timeSlot, b.feats[i].coolSlot, b.feats[i].orderSlot = -1, -1, -1
+		b.feats[i].gate, b.feats[i].holdBit = -1, -1
 	}
 }
 

@@ -94,7 +94,7 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 	idx := int32(len(l.tree.Rules))
 	r := Rule{
 		Kind: n.kind, Tag: n.tag, Pos: n.pos, Action: n.action, Subtree: n.subtree,
-		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, SuccessAt: n.successAt, FailureAt: n.failureAt, Timeout: n.timeout, Cooldown: n.cooldown,
+		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, SuccessAt: n.successAt, FailureAt: n.failureAt, Timeout: n.timeout, Cooldown: n.cooldown, Gate: n.gate,
 		Conds: n.conds, Mode: n.mode, Params: n.params,
 		Parent: parent, FirstChild: -1, Next: -1, Depth: depth,
 	}

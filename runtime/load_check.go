@@ -31,6 +31,7 @@ type node struct {
 	failureAt Threshold // parallel: default any
 	timeout   float64
 	cooldown  float64
+	gate      string // the gate attribute: the name of a gate the rule takes; "" when none
 	conds     []Cond
 	mode      CondMode
 	params    Params
@@ -60,6 +61,14 @@ type stampLine struct {
 	pos                            Pos
 }
 
+// gateLine is one <gate>.
+type gateLine struct {
+	name     string
+	users    int
+	cooldown float64
+	pos      Pos
+}
+
 // item is one top-level entry of a tree file, in document order: a rule or
 // one declaration line. Exactly one field is set.
 type item struct {
@@ -67,6 +76,7 @@ type item struct {
 	variable *varLine
 	signal   *signalLine
 	stamp    *stampLine
+	gate     *gateLine
 }
 
 // ruleKinds maps each rule tag to the kind of rule it makes.
@@ -80,10 +90,10 @@ var ruleKinds = map[string]Kind{
 var (
 	ruleTags     = []string{"action", "sequence", "choice", "parallel", "success", "failure", "running", "yield", "subtree", "subTree"}
 	ruleDetails  = []string{"parameter", "condition", "conditionMode"}
-	declTags     = []string{"variables", "signals", "timestamps"}
+	declTags     = []string{"variables", "signals", "timestamps", "gates"}
 	topTags      = join(ruleTags, declTags)
 	listChildren = join(ruleTags, ruleDetails)
-	knownTags    = map[string]bool{"behaviorTree": true, "variable": true, "signal": true, "timestamp": true}
+	knownTags    = map[string]bool{"behaviorTree": true, "variable": true, "signal": true, "timestamp": true, "gate": true}
 )
 
 func init() {
@@ -102,9 +112,10 @@ func join(lists ...[]string) []string {
 
 // The attributes each tag takes, in the order error messages list them.
 // Every rule tag ends with the interruption attributes (interruptAttrs), in
-// that order: checker.interruption reads them by position.
+// that order: checker.interruption reads them by position. gate (gates.go)
+// is among them: like a cooldown it is checked when the cursor arrives.
 var (
-	interruptAttrs = []string{"abort", "timeout", "cooldown"}
+	interruptAttrs = []string{"abort", "timeout", "cooldown", "gate"}
 	actionAttrs    = join([]string{"name", "id", "doNotFail"}, interruptAttrs)
 	listAttrs      = join([]string{"id", "loop", "doNotFail"}, interruptAttrs)
 	choiceAttrs    = join(listAttrs, []string{"order"})
@@ -114,6 +125,7 @@ var (
 	variableAttrs  = []string{"name", "default"}
 	signalAttrs    = []string{"name", "variable", "value"}
 	stampAttrs     = []string{"name", "setOnSignal", "exclusiveTo"}
+	gateAttrs      = []string{"name", "users", "cooldown"}
 )
 
 // checker collects the problems of one file.
@@ -184,11 +196,54 @@ func (c *checker) checkFile(root *elem) []item {
 					pos:         e.pos,
 				}})
 			})
+		case "gates":
+			c.block(e, "gate", func(e *elem) {
+				v := c.attrs(e, gateAttrs)
+				items = append(items, item{gate: &gateLine{
+					name:     c.nameAttr(e, v, 0, "the gate's name"),
+					users:    c.usersAttr(e, v, 1),
+					cooldown: c.gateCooldownAttr(e, v, 2),
+					pos:      e.pos,
+				}})
+			})
 		default:
 			c.notAllowed(e, "behaviorTree", topTags)
 		}
 	}
 	return items
+}
+
+// maxGateUsers bounds a gate's users: any count a game can reach.
+const maxGateUsers = 1<<31 - 1
+
+// usersAttr reads a gate's users attribute (index i of v): a count >= 1 in
+// decimal digits; 1 when it is absent or wrong (and then reported).
+func (c *checker) usersAttr(e *elem, v attrVals, i int) int {
+	if !v.has[i] {
+		return 1
+	}
+	s := strings.Trim(v.val[i], xmlSpace)
+	n, err := strconv.ParseUint(s, 10, 31)
+	if err != nil || n < 1 {
+		c.errorf(e.pos, "users=%q on <%s> is not a count from 1 to %d; expected a whole number such as 1 or 3 (how many agents may hold the gate at once)", v.val[i], e.name, maxGateUsers)
+		return 1
+	}
+	return int(n)
+}
+
+// gateCooldownAttr reads a gate's cooldown attribute (index i of v): a
+// number of seconds >= 0; 0 when it is absent or wrong (and then reported).
+func (c *checker) gateCooldownAttr(e *elem, v attrVals, i int) float64 {
+	if !v.has[i] {
+		return 0
+	}
+	s := strings.Trim(v.val[i], xmlSpace)
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+		c.errorf(e.pos, "cooldown=%q on <%s> is not a number of seconds >= 0; expected a finite number such as 8 or 0.5 (after a holder releases the gate, nobody takes it for that long)", v.val[i], e.name)
+		return 0
+	}
+	return x
 }
 
 // block checks a declaration block whose children are all lineTag elements.
@@ -244,11 +299,11 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.loop = c.boolAttr(e, v, 1, false)
 		n.doNotFail = c.boolAttr(e, v, 2, false)
 		c.interruption(n, e, v, 3)
-		if kind == KindChoice && v.has[6] {
-			if o, ok := ParseOrder(v.val[6]); ok {
+		if kind == KindChoice && v.has[7] {
+			if o, ok := ParseOrder(v.val[7]); ok {
 				n.order = o
 			} else {
-				c.errorf(e.pos, "unknown order %q on <%s>; expected one of %s", v.val[6], e.name, strings.Join(orderNames[:], ", "))
+				c.errorf(e.pos, "unknown order %q on <%s>; expected one of %s", v.val[7], e.name, strings.Join(orderNames[:], ", "))
 			}
 		}
 	default:
@@ -356,8 +411,8 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	return n
 }
 
-// interruption reads the abort, timeout and cooldown attributes, which
-// start at index first of v (see interruptAttrs).
+// interruption reads the abort, timeout, cooldown and gate attributes,
+// which start at index first of v (see interruptAttrs).
 func (c *checker) interruption(n *node, e *elem, v attrVals, first int) {
 	if v.has[first] {
 		if m, ok := ParseAbort(v.val[first]); ok {
@@ -368,6 +423,7 @@ func (c *checker) interruption(n *node, e *elem, v attrVals, first int) {
 	}
 	n.timeout = c.secondsAttr(e, v, first+1, "the rule fails when it has been active that long")
 	n.cooldown = c.secondsAttr(e, v, first+2, "the rule refuses to start again that long after it was left")
+	n.gate = c.optNameAttr(e, v, first+3, "the name of a declared gate")
 }
 
 // thresholdAttr reads a parallel's success or failure attribute (index i
@@ -531,8 +587,8 @@ func (c *checker) id(n *node, e *elem, v attrVals, i int) {
 // list given to attrs.
 type attrVals struct {
 	names []string
-	val   [7]string
-	has   [7]bool
+	val   [8]string
+	has   [8]bool
 }
 
 // attrs checks e's attributes against the allowed names and returns their

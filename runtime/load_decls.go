@@ -6,14 +6,15 @@ import (
 )
 
 // This file merges the declaration lines of every tree file into
-// Tree.Vars, Tree.Signals and Tree.Stamps, in first-declaration order.
+// Tree.Vars, Tree.Signals, Tree.Stamps and Tree.Gates, in first-declaration
+// order.
 // Repeating a declaration identically is allowed (a subtree file may
 // repeat what its parent declares); repeating it differently is an error.
 
 // decls is the loader's declaration state.
 type decls struct {
-	varIdx, signalIdx, stampIdx map[string]int32
-	signalVars                  map[signalVar]signalSetAt // the value each (signal, variable) pair sets
+	varIdx, signalIdx, stampIdx, gateIdx map[string]int32
+	signalVars                           map[signalVar]signalSetAt // the value each (signal, variable) pair sets
 }
 
 type signalVar struct{ signal, variable string }
@@ -37,6 +38,7 @@ func newDecls() decls {
 		varIdx:     make(map[string]int32),
 		signalIdx:  make(map[string]int32),
 		stampIdx:   make(map[string]int32),
+		gateIdx:    make(map[string]int32),
 		signalVars: make(map[signalVar]signalSetAt),
 	}
 }
@@ -107,6 +109,22 @@ func (l *loader) declare(f *treeFile, it item) {
 		}
 		l.stampIdx[s.name] = int32(len(t.Stamps))
 		t.Stamps = append(t.Stamps, StampDecl{Name: s.name, SetOnSignal: s.setOnSignal, ExclusiveTo: s.exclusiveTo, Pos: s.pos})
+
+	case it.gate != nil:
+		g := it.gate
+		if g.name == "" {
+			return
+		}
+		if i, ok := l.gateIdx[g.name]; ok {
+			if old := t.Gates[i]; old.Users != g.users || old.Cooldown != g.cooldown {
+				l.errorf(g.pos, "gate %q declared again with %s (first declared at %s with %s); "+
+					"declare it once, or each time with the same settings",
+					g.name, gateSettings(g.users, g.cooldown), old.Pos, gateSettings(old.Users, old.Cooldown))
+			}
+			return
+		}
+		l.gateIdx[g.name] = int32(len(t.Gates))
+		t.Gates = append(t.Gates, GateDecl{Name: g.name, Users: g.users, Cooldown: g.cooldown, Pos: g.pos})
 	}
 }
 
@@ -140,9 +158,39 @@ func (l *loader) resolveSignals(f *treeFile) {
 }
 
 // finishDecls resolves what may refer to any file of the tree: the signals
-// that set timestamps, and exclusiveTo, which is symmetric.
+// that set timestamps, exclusiveTo, which is symmetric, and the gates that
+// rules take. A gate may not share its name with a variable or a timestamp:
+// G.open would be ambiguous with a timestamp's conditions, and a designer
+// reading the name would not know which it is.
 func (l *loader) finishDecls() {
 	t := l.tree
+	for _, g := range t.Gates {
+		if i, ok := l.varIdx[g.Name]; ok {
+			l.errorf(g.Pos, "gate %q has the name of the variable declared at %s; a gate, a variable and a timestamp each need a name of their own",
+				g.Name, t.Vars[i].Pos)
+		}
+		if i, ok := l.stampIdx[g.Name]; ok {
+			l.errorf(g.Pos, "gate %q has the name of the timestamp declared at %s; a gate, a variable and a timestamp each need a name of their own",
+				g.Name, t.Stamps[i].Pos)
+		}
+	}
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		if r.Gate == "" {
+			continue
+		}
+		if _, ok := l.gateIdx[r.Gate]; !ok {
+			hint := fmt.Sprintf("declare it in one of the tree's files with <gates><gate name=%q users=\"1\"/></gates>", r.Gate)
+			names := make([]string, len(t.Gates))
+			for k, g := range t.Gates {
+				names[k] = g.Name
+			}
+			if s := suggest(r.Gate, names); s != "" {
+				hint = fmt.Sprintf("did you mean %q? (or %s)", s, hint)
+			}
+			l.errorf(r.Pos, "gate=%q on <%s>: no gate %q is declared; %s", r.Gate, r.Tag, r.Gate, hint)
+		}
+	}
 	for i := range t.Stamps {
 		if name := t.Stamps[i].SetOnSignal; name != "" {
 			si := l.signalDecl(name, t.Stamps[i].Pos)
@@ -176,4 +224,9 @@ func addExclusive(s *StampDecl, j int32) {
 		}
 	}
 	s.Exclusive = append(s.Exclusive, j)
+}
+
+// gateSettings writes a gate's settings as its declaration would.
+func gateSettings(users int, cooldown float64) string {
+	return fmt.Sprintf("users=\"%d\" cooldown=\"%s\"", users, formatSeconds(cooldown))
 }

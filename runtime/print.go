@@ -56,6 +56,16 @@ func (t *Tree) Format(w io.Writer) error {
 			fmt.Fprintf(&b, "  (%s)\n", s.Pos)
 		}
 	}
+	if len(t.Gates) > 0 {
+		b.WriteString("\ngates (shared by every agent of the game):\n")
+		for _, g := range t.Gates {
+			fmt.Fprintf(&b, "  %s  users=%d", g.Name, g.Users)
+			if g.Cooldown > 0 {
+				fmt.Fprintf(&b, " cooldown=%s", formatSeconds(g.Cooldown))
+			}
+			fmt.Fprintf(&b, "  (%s)\n", g.Pos)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -88,6 +98,9 @@ func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 	}
 	if r.Cooldown > 0 {
 		fmt.Fprintf(b, "  cooldown=%s", formatSeconds(r.Cooldown))
+	}
+	if r.Gate != "" {
+		fmt.Fprintf(b, "  gate=%s", r.Gate)
 	}
 	if r.Order != OrderList {
 		fmt.Fprintf(b, "  order=%s", r.Order)

@@ -16,6 +16,7 @@ func TestFormat_golden(t *testing.T) {
 		{"empty", "testdata/valid/empty.xml", "testdata/valid"},
 		{"interrupt", "testdata/valid/interrupt.xml", "testdata/valid"},
 		{"parallel", "testdata/valid/parallel.xml", "testdata/valid"},
+		{"gates", "testdata/valid/gates.xml", "testdata/valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,8 @@ import "strings"
 //   - the built-in actions (builtins.go) declare their parameters in their
 //     ActionDef;
 //   - DeclaredConditions are the condition names made from a tree's own
-//     declarations (variables, timestamps), with the parameters they read;
+//     declarations (variables, timestamps, gates), with the parameters
+//     they read;
 //   - RuleParams are the parameters the runtime itself reads on any rule.
 //
 // A feature that adds a built-in, a declared condition form or a rule
@@ -33,9 +34,9 @@ type ConditionForm struct {
 	Params []ParamSpec
 }
 
-// DeclaredConditions are the conditions a tree's declarations make (SPEC
-// §3's resolution order: variables, then timestamp conditions, before
-// built-in and registered conditions).
+// DeclaredConditions are the conditions a tree's declarations make (in the
+// order names resolve: variables, then timestamp and gate conditions,
+// before built-in and registered conditions).
 var DeclaredConditions = []ConditionForm{
 	{Name: "VARIABLE", Doc: "a declared variable's name: true when the variable is true"},
 	{Name: "T.set", Doc: "timestamp T has a value (it was set and not cleared since)"},
@@ -46,6 +47,8 @@ var DeclaredConditions = []ConditionForm{
 			{Name: "T.moreThan", Type: "seconds", Required: true, Doc: "the limit, in seconds (a finite number >= 0)"},
 			{Name: "T.orNeverSet", Type: "boolean", Default: "false", Doc: "the condition's value while T is unset"},
 		}},
+	{Name: "G.open", Doc: "gate G could be taken now: it has fewer holders than its `users` and is not cooling down (as of the last round's end)"},
+	{Name: "G.full", Doc: "gate G has as many holders as its `users` (as of the last round's end)"},
 }
 
 // RuleParams are the parameters the runtime itself reads on any rule,
@@ -85,6 +88,12 @@ func (t *Tree) DeclaredParams(name string) ([]ParamSpec, bool) {
 	dot := strings.LastIndexByte(name, '.')
 	if dot <= 0 {
 		return nil, false
+	}
+	if _, ok := t.GateIndex(name[:dot]); ok {
+		switch name[dot:] {
+		case ".open", ".full":
+			return nil, true
+		}
 	}
 	if _, ok := t.StampIndex(name[:dot]); !ok {
 		return nil, false

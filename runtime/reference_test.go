@@ -20,6 +20,10 @@ func sampleValue(t *testing.T, typ string) string {
 		return "V"
 	case "timestamp name":
 		return "T"
+	case "gate name":
+		return "G"
+	case "count >= 1":
+		return "2"
 	case "agent id, self or all":
 		return "self"
 	case "string":
@@ -31,7 +35,7 @@ func sampleValue(t *testing.T, typ string) string {
 
 func bindBuiltin(action string, params map[string]string) error {
 	var b strings.Builder
-	b.WriteString(`<behaviorTree><variables><variable name="V"/></variables><timestamps><timestamp name="T"/></timestamps>`)
+	b.WriteString(`<behaviorTree><variables><variable name="V"/></variables><timestamps><timestamp name="T"/></timestamps><gates><gate name="G"/></gates>`)
 	fmt.Fprintf(&b, `<action id="root" name="%s">`, action)
 	for n, v := range params {
 		fmt.Fprintf(&b, `<parameter name="%s">%s</parameter>`, n, v)

@@ -28,11 +28,12 @@ type HostState interface {
 
 // AgentsMagic and AgentsVersion frame the data SaveAgents writes. Version 2
 // added each agent's generator, timeout clocks, cooldowns and choice orders;
-// version 3 the lanes of parallels. Versions 1 and 2 still load
-// (RestoreAgents converts them).
+// version 3 the lanes of parallels; version 4 gates (the rules that hold
+// them, and after the agents the state of the gates they share). Versions
+// 1, 2 and 3 still load (RestoreAgents converts them).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 3
+	AgentsVersion = 4
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as
@@ -45,8 +46,8 @@ func SaveAgents(agents []*Agent, host HostState) ([]byte, error) {
 	return WriteContainer(AgentsMagic, AgentsVersion, e), nil
 }
 
-// EncodeAgents writes the agents' snapshots into e. On error, e holds
-// garbage.
+// EncodeAgents writes the agents' snapshots into e, then the state of the
+// gates they share (gates_save.go). On error, e holds garbage.
 func EncodeAgents(e *Encoder, agents []*Agent, host HostState) error {
 	e.Uvarint(uint64(len(agents)))
 	var errs []error
@@ -62,6 +63,9 @@ func EncodeAgents(e *Encoder, agents []*Agent, host HostState) error {
 		} else if err := host.EncodeHost(e, a); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := e.encodeGateSets(agents); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -94,11 +98,14 @@ type AgentsPlan struct {
 	hosts  [][]byte // each agent's host Value, still encoded
 	strs   []string // the save's string table, which hosts refers to
 	host   HostState
-	hostD  Decoder // reads one of hosts
+	hostD  Decoder       // reads one of hosts
+	gates  []gateSetPlan // the state of the Gates the agents share
+	gwarn  []string      // what planning the gates let through
 }
 
 // PlanAgents decodes one snapshot per agent (the save's agents must be the
-// same, in the same order) and checks each, changing nothing.
+// same, in the same order) and checks each, then the state of the gates
+// they share, changing nothing.
 func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error) {
 	n := d.Count(8)
 	if d.Err() != nil {
@@ -153,6 +160,17 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	var saved [][]GateSnapshot
+	if d.Version >= 4 {
+		saved = d.decodeGateSets()
+		if d.Err() != nil {
+			return nil, d.Err()
+		}
+	}
+	var err error
+	if p.gates, p.gwarn, err = planGateSets(saved, agents, p.plans); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -187,11 +205,12 @@ func (p *AgentsPlan) Warnings() []string {
 			out[i] = fmt.Sprintf("%d agents: %s", count[k], k)
 		}
 	}
-	return out
+	return append(out, p.gwarn...)
 }
 
-// Apply restores every agent. Errors from cancel hooks of replaced running
-// actions, or from the host, are returned; every agent is restored anyway.
+// Apply restores every agent, then the gates they share. Errors from cancel
+// hooks of replaced running actions, or from the host, are returned; every
+// agent is restored anyway.
 func (p *AgentsPlan) Apply() error {
 	var errs []error
 	for i := range p.plans {
@@ -208,6 +227,9 @@ func (p *AgentsPlan) Apply() error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	for i := range p.gates {
+		p.gates[i].apply()
 	}
 	return errors.Join(errs...)
 }

@@ -41,6 +41,11 @@ type Snapshot struct {
 	// lanes run (Running), its lanes (lanes_save.go).
 	Lanes []LaneSnapshot
 
+	// Gates (format version 4): the active rules that hold a gate
+	// (gates_save.go). The gates' shared state is saved apart, with every
+	// agent that shares it (SaveAgents).
+	Holds []RuleHold
+
 	freshRand bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
 	carry     *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
 }
@@ -117,7 +122,7 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		Time: a.time, Dt: a.dt, Step: a.step, RuleWord: a.ruleWord,
 		Active: a.flags&flagActive != 0, Rand: a.randState(),
 		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
-		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0],
+		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
 	}
 	a.snapshotFeatures(s)
 	if a.lanesRun() {
@@ -158,6 +163,7 @@ type RestorePlan struct {
 	cursor                    int32
 	firstRun, running, active bool
 	freshRand                 bool // the save had no generator for the agent: it starts afresh
+	edited                    bool // the tree changed since the save (its fingerprint differs)
 	last                      Status
 	time, dt                  float64
 	step, ruleWord, rand      uint64
@@ -188,6 +194,7 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 			}
 		}
 	}
+	a.snapshotHolds(s)
 	path := lanePath{cursor: a.cursor, active: a.flags&flagActive != 0, stop: -1}
 	a.snapshotOrders(s, path)
 	if a.lanesRun() {
@@ -253,7 +260,8 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 			Msg: fmt.Sprintf("cannot restore: the saved cursor %q is not an id of tree %s", s.Cursor, t.File)}
 	}
 	p.cursor = cursor
-	if s.Fingerprint != t.Fingerprint && s.carry == nil {
+	p.edited = s.Fingerprint != t.Fingerprint
+	if p.edited && s.carry == nil {
 		p.warn("tree %s changed since the save; every saved id still resolves", t.File)
 	}
 	switch s.Last {
@@ -342,6 +350,9 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders) > 0 {
 			return bad("the save holds timeouts, cooldowns or choice orders, and the tree has none")
 		}
+		if len(s.Holds) > 0 {
+			return bad("the save holds gates held by rules, and the tree has no rule with a gate")
+		}
 		return nil
 	}
 	active := func(r int32) bool {
@@ -403,6 +414,9 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		}
 		ordered[r] = true
 	}
+	if err := p.planHolds(s, active, bad); err != nil {
+		return err
+	}
 	// Active rules the save knew nothing about (the tree was edited).
 	for _, path := range p.paths {
 		for r := path.cursor; r != path.stop; r = b.rules[r].parent {
@@ -447,6 +461,7 @@ func (p *RestorePlan) Apply() error {
 	a.toMain()
 	err := a.cancelRunning() // a parallel's lanes included
 	a.leaveAll()             // the state it had is replaced: its active rules are left
+	a.flushGates()           // and the gates they held released at once
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
@@ -478,6 +493,7 @@ func (p *RestorePlan) Apply() error {
 		a.SetRuleBytes(p.ruleBytes)
 	}
 	p.applyLanes()
+	a.rehold()
 	return err
 }
 
@@ -557,6 +573,12 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 		}
 	}
 	e.lanes(s.Lanes)
+	e.Uvarint(uint64(len(s.Holds)))
+	for _, h := range s.Holds {
+		e.String(h.Rule)
+		e.Uvarint(uint64(h.Index))
+		e.String(h.Gate)
+	}
 }
 
 // Snapshot reads a snapshot.
@@ -573,7 +595,7 @@ func (d *Decoder) Snapshot() Snapshot {
 // that all agents' share one array, else into their own.
 func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
-		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0]}
+		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -649,5 +671,11 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	}
 	if d.Version >= 3 {
 		s.Lanes = d.lanes(1)
+	}
+	if d.Version >= 4 {
+		n := d.Count(3)
+		for range n {
+			s.Holds = append(s.Holds, RuleHold{Rule: d.String(), Index: d.index(), Gate: d.String()})
+		}
 	}
 }

@@ -5,8 +5,9 @@ package runtime
 //
 //   - A new step runs the start-of-step checks first (interrupt.go).
 //   - A rule's first run after the cursor arrived at it runs its arrival
-//     checks first (admit: its cooldown; later its gate): a refused rule
-//     fails at once without becoming active, else it becomes active.
+//     checks first (admit: its cooldown, then its gate, whose take pauses
+//     the step until the round's end): a refused rule fails at once
+//     without becoming active, else it becomes active.
 //   - A rule that finishes (success or failure, before doNotFail) while
 //     active is left (leave: its cooldown starts, log parameters).
 //   - A jump leaves the old path and enters the new one (moveTo), across
@@ -22,6 +23,9 @@ func (a *Agent) loopTracked() (Status, error) {
 	b := a.bound
 	if a.phase == phaseStart { // a new step: the checks at its start come first
 		a.phase = phaseStep
+		if b.gated {
+			a.beginGateStep()
+		}
 		if b.watch && a.beginChecks() {
 			if st, err, done := a.runChecks(); done {
 				return st, err
@@ -41,7 +45,10 @@ func (a *Agent) loopTracked() (Status, error) {
 		// ran: what a jump leaves, and whether a finished r is left.
 		from, fromActive, wasActive := a.cursor, false, false
 		if a.flags&(flagBubbling|flagActive) == 0 && !a.admit(r) { // r's first run since the cursor arrived
-			st = Failure // refused by its cooldown: nothing is evaluated or called
+			if a.phase == phaseWaitGate {
+				return a.stopped(errPaused) // the take of a gate waits for the round's end
+			}
+			st = Failure // refused by its cooldown or gate: nothing is evaluated or called
 		} else {
 			fromActive = a.flags&flagActive != 0
 			wasActive = fromActive || a.flags&flagBubbling != 0

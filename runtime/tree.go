@@ -223,6 +223,7 @@ type Rule struct {
 	FailureAt  Threshold // KindParallel: lanes done with failure that make it fail (default any)
 	Timeout    float64   // seconds the rule may stay active; 0 when none
 	Cooldown   float64   // seconds after the rule was left during which it refuses arrivals; 0 when none
+	Gate       string    // the gate the rule takes when the cursor arrives at it; "" when none
 	Conds      []Cond
 	Mode       CondMode
 	Params     Params
@@ -264,6 +265,15 @@ type StampDecl struct {
 	Pos         Pos
 }
 
+// GateDecl declares a gate (gates.go): a limit shared by the agents of a
+// game that run trees declaring it.
+type GateDecl struct {
+	Name     string
+	Users    int     // how many agents may hold it at once (>= 1)
+	Cooldown float64 // seconds after a release during which nobody may take it (>= 0)
+	Pos      Pos
+}
+
 // Tree is a loaded behavior tree: immutable once loaded and shared by every
 // agent that runs it. All fields are read-only.
 type Tree struct {
@@ -273,12 +283,14 @@ type Tree struct {
 	Vars        []VarDecl
 	Signals     []SignalDecl
 	Stamps      []StampDecl
+	Gates       []GateDecl
 	Fingerprint string // hex SHA-256 over the loaded files' paths and bytes
 
 	ids     map[string]int32
 	vars    map[string]int32
 	signals map[string]int32
 	stamps  map[string]int32
+	gates   map[string]int32
 }
 
 // Root is the index of the root rule.
@@ -305,6 +317,12 @@ func (t *Tree) SignalIndex(name string) (int32, bool) {
 // StampIndex returns the index of a declared timestamp.
 func (t *Tree) StampIndex(name string) (int32, bool) {
 	i, ok := t.stamps[name]
+	return i, ok
+}
+
+// GateIndex returns the index of a declared gate.
+func (t *Tree) GateIndex(name string) (int32, bool) {
+	i, ok := t.gates[name]
 	return i, ok
 }
 
@@ -336,5 +354,9 @@ func (t *Tree) index() {
 	t.stamps = make(map[string]int32, len(t.Stamps))
 	for i, s := range t.Stamps {
 		t.stamps[s.Name] = int32(i)
+	}
+	t.gates = make(map[string]int32, len(t.Gates))
+	for i, g := range t.Gates {
+		t.gates[g.Name] = int32(i)
 	}
 }

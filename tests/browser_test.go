@@ -232,7 +232,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 	}
 
 	// A breakpoint on grunt.attack.fire.shoot, set from the rule's menu: the
-	// example game's first shot (grunt-1, step 77, right after its first chase; tests/testdata/golden/example.trace).
+	// example game's first shot (grunt-1, step 87, right after its first grenade; tests/testdata/golden/example.trace).
 	var shot int
 	run("find the rule", chromedp.Evaluate(`[...document.querySelectorAll('.node')].find(n => n.title.startsWith('grunt.attack.fire.shoot\n')).dataset.rule * 1`, &shot))
 	var nodes []*cdp.Node
@@ -251,7 +251,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 		chromedp.Evaluate(`document.querySelector('#speed').dispatchEvent(new Event('change'))`, nil),
 		chromedp.Click(`#pause`, chromedp.ByQuery),
 		waitText("#runstate", "breakpoint: grunt-1 arrived at grunt.attack.fire.shoot"),
-		waitText("#stepno", "step 77 / 600"),
+		waitText("#stepno", "step 87 / 600"),
 		waitCursor(shot))
 	shoot(ctx, t, "debug-breakpoint.png")
 
@@ -259,7 +259,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 	run("scrub back",
 		chromedp.Evaluate(`(() => { const s = document.querySelector('#slider'); s.value = 40; s.dispatchEvent(new Event('input')); s.dispatchEvent(new Event('change')); })()`, nil),
 		waitText("#stepno", "step 40 / 600"),
-		waitText("#runstate", "showing step 40, 37 behind the latest"))
+		waitText("#runstate", "showing step 40, 47 behind the latest"))
 	getJSON(t, url+"api/status", &st)
 	getJSON(t, url+"api/agents/grunt-1", &a)
 	if st.Step != 40 || st.Live || a.Step != 40 || a.Rule == "grunt.attack.fire.shoot" {
@@ -271,7 +271,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 
 	run("back to live",
 		chromedp.Click(`#live`, chromedp.ByQuery),
-		waitText("#stepno", "step 77 / 600"))
+		waitText("#stepno", "step 87 / 600"))
 }
 
 // waitCursor waits until the page highlights rule i as the current rule.

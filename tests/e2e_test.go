@@ -94,9 +94,10 @@ func TestGolden_fixtureTraces(t *testing.T) {
 		"failing":   {"-config", fixture("failing")},
 		"interrupt": {"-config", fixture("interrupt")},
 		"parallel":  {"-config", fixture("parallel")},
+		"gates":     {"-config", fixture("gates")},
 		"example":   {"-config", "../config.toml", "-steps", "300"},
 	}
-	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "example"} {
+	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "gates", "example"} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, "", append(append([]string{"run"}, configs[name]...), "-trace", "-", "-quiet")...)
 			if r.code != 0 {

@@ -25,11 +25,14 @@ var saveConfigs = []struct {
 	// The example game: Lua actions mid-run (wander, shoot with ctx.state),
 	// the nav plugin's path in its state bytes, the world's player, the
 	// agents' and the world's generators, signals from the schedule (at 20 s
-	// and 24 s); grunt-1's shot cooling down (95), grunt-3's search
-	// mid-timeout (265) and its idle choice's score order (295); grunts
-	// closing in on the player, the chase and the tracking in two lanes, the
-	// chase lane's nav path in its state bytes (73, 201, 238).
-	{"example", "../config.toml", 300, []int{7, 66, 73, 95, 133, 201, 238, 265, 295}},
+	// and 24 s); grunt-1 shooting while the grenade gate cools down (95),
+	// grunt-3's search mid-timeout (265) and its idle choice's score order
+	// (295); grunts closing in on the player, the chase and the tracking in
+	// two lanes, the chase lane's nav path in its state bytes (73, 201,
+	// 238); grunt-1 holding the grenade gate mid-throw (80, 265); courier-1
+	// holding the rendezvous alone, waiting (162), and both couriers
+	// holding it as they swap parcels (163).
+	{"example", "../config.toml", 300, []int{7, 66, 73, 80, 95, 133, 162, 163, 201, 238, 265, 295}},
 	// Interruption and choice orders with Lua, cut after every step: timeout
 	// clocks, cooldowns, choice orders and the agents' generators.
 	{"interrupt", fixture("interrupt"), 40, everyStep(39)},
@@ -37,6 +40,10 @@ var saveConfigs = []struct {
 	// mid-run and done, each lane's ctx.state and bt.wait, cooldowns and
 	// timeouts in and around lanes, right after jumps between lanes.
 	{"parallel", fixture("parallel"), 48, everyStep(47)},
+	// Gates with Lua, cut after every step: holders mid-hold and in take
+	// order, the grenade's cooldown running, a rendezvous half met (the
+	// waiter's latch), takes refused, releases by errors and aborts.
+	{"gates", fixture("gates"), 60, everyStep(59)},
 }
 
 // everyStep is the cuts 1..n.
@@ -141,7 +148,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 		{"truncated", cfg, "", "checksum mismatch"},
 		{"corrupted", cfg, "", "checksum mismatch"},
 		{"wrong-format", cfg, "", `not a btrun save file`},
-		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 3"},
+		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 4"},
 		{"foreign", cfg, foreign, "the save is of another game"},
 		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
 		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},
@@ -191,6 +198,38 @@ func TestSave_crashBetweenWriteAndRenameKeepsTheOldSave(t *testing.T) {
 	r := mustRun(t, "run", "-config", fixture("alarm"), "-steps", "2", "-load", save, "-trace", "-")
 	if !strings.HasPrefix(r.stdout, `{"step":6,`) {
 		t.Errorf("the old save does not continue at step 6: %.80s", r.stdout)
+	}
+}
+
+// TestSave_version3SavesStillLoad: testdata/saves/parallel-v3.save was
+// written by the btrun before save format version 4 (the parallel fixture
+// after 17 steps: lanes and nested lanes mid-run, each with its state). It
+// loads, and the run continues as the golden trace says.
+func TestSave_version3SavesStillLoad(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "old.save")
+	data, err := os.ReadFile(filepath.Join("testdata", "saves", "parallel-v3.save"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[8] != 3 {
+		t.Fatalf("the fixture is format version %d, want 3", data[8])
+	}
+	os.WriteFile(save, data, 0o644)
+	r := mustRun(t, "run", "-config", fixture("parallel"), "-quiet", "-steps", "31", "-trace", "-", "-load", save)
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "parallel.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(golden), "\n") {
+		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
+		if n, err := strconv.Atoi(num); err == nil && n > 17 {
+			want = append(want, l)
+		}
+	}
+	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("continued from a version 3 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
 	}
 }
 

@@ -104,6 +104,7 @@ to = ["guard-1"]
     <action id="tell" name="bt.signal.send"><parameter name="signal.name">OnIntrudr</parameter></action>
     <action id="idle" name="idle"><parameter name="idle.mood">calm</parameter></action>
   </choice>
+  <gates><gate name="door" users="1"/></gates>
 </behaviorTree>`,
 	"ai/chase.lua": `local bt = require("bt")
 bt.action("chase", {
@@ -112,6 +113,7 @@ bt.action("chase", {
     local speed = params:number("chase.speed", 3)
     ctx:send("guard-2", "OnIntrudr")
     ctx:setVar("Alret", true)
+    ctx:gateSlot("dor")
     return bt.RUNNING
   end,
 })
@@ -158,14 +160,15 @@ func TestValidate_lintsNameEachMistake(t *testing.T) {
 		`warning: ai/guard.xml:12:5: rule idle: parameter "idle.mood" is read by nothing: not by action "idle"` + "\n",
 		`warning: ai/chase.lua:6: ctx:send sends signal "OnIntrudr", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
 		`warning: ai/chase.lua:7: ctx:setVar("Alret"): no tree declares a variable "Alret", so the call fails whenever it runs; did you mean "Alert"?` + "\n",
+		`warning: ai/chase.lua:8: ctx:gateSlot("dor"): no tree declares a gate "dor", so the call fails whenever it runs; did you mean "door"?` + "\n",
 		`warning: config.toml:11: signals[0] schedules signal "OnIntrudor", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
-		"config.toml: ok, with 9 warnings\n",
+		"config.toml: ok, with 10 warnings\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if r = run(t, dir, "validate", "-strict"); r.code != 2 || !strings.Contains(r.stderr, "config.toml: 9 warnings, errors with -strict") {
+	if r = run(t, dir, "validate", "-strict"); r.code != 2 || !strings.Contains(r.stderr, "config.toml: 10 warnings, errors with -strict") {
 		t.Errorf("-strict: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -57,8 +57,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, tc := range cfg.Trees {
 		t := g.Trees()[tc.Name].Tree
-		fmt.Fprintf(stdout, "tree %-10s %s: %d rules, %d files, %d variables, %d signals, %d timestamps\n",
-			tc.Name, t.File, len(t.Rules), len(t.Files), len(t.Vars), len(t.Signals), len(t.Stamps))
+		fmt.Fprintf(stdout, "tree %-10s %s: %d rules, %d files, %d variables, %d signals, %d timestamps%s\n",
+			tc.Name, t.File, len(t.Rules), len(t.Files), len(t.Vars), len(t.Signals), len(t.Stamps), gatesCount(t))
 	}
 	reg := g.Registry()
 	fmt.Fprintf(stdout, "%d actions and %d conditions registered; %d agents\n", len(reg.Actions()), len(reg.Conditions()), len(g.Agents()))
@@ -132,9 +132,17 @@ func validateTree(file string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %s: %s %q\n", u.Pos, u.Kind, u.Name)
 		}
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d rules, %d variables, %d signals, %d timestamps)\n",
-		tree.File, len(tree.Rules), len(tree.Vars), len(tree.Signals), len(tree.Stamps))
+	fmt.Fprintf(stdout, "%s: ok (%d rules, %d variables, %d signals, %d timestamps%s)\n",
+		tree.File, len(tree.Rules), len(tree.Vars), len(tree.Signals), len(tree.Stamps), gatesCount(tree))
 	return exitOK
+}
+
+// gatesCount is ", N gates" for a tree that declares gates, else "".
+func gatesCount(t *runtime.Tree) string {
+	if len(t.Gates) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d gates", len(t.Gates))
 }
 
 // printProblems prints an error for people: an ErrorList or a join of

@@ -20,6 +20,10 @@ type Options struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Timing bool // time every action for the summary
+	// Unbatched sends every plugin call as a round trip of its own instead
+	// of one batch per plugin and round: a run is the same either way, and
+	// tests hold it to that.
+	Unbatched bool
 
 	Progress bool // draw a progress line (for a terminal)
 
@@ -59,7 +63,8 @@ type Game struct {
 
 	active   []*runtime.Agent // scratch of stepAgents
 	activeGA []*gameAgent
-	outcomes []host.Outcome
+	rounds   runtime.Rounds   // the plugin calls' and gate takes' rounds (rounds.go)
+	gates    *runtime.Gates   // the gates the agents share; nil when no tree declares one (gates.go)
 	saveEnc  *runtime.Encoder // reused by every save
 
 	step      uint64 // steps done
@@ -270,6 +275,9 @@ func (g *Game) Run(steps int) error {
 	}
 	g.last = summary{steps: int(g.step + 1 - first), firstStep: first, dt: g.cfg.Run.Dt, agents: g.agents, wall: time.Since(start),
 		agentSteps: agentSteps, actions: g.times}
+	if g.gates != nil {
+		g.last.gates = g.gates.List()
+	}
 	return stopped
 }
 

@@ -224,13 +224,16 @@ func (g *Game) lintScripts(signals map[string]bool) []Lint {
 	if g.lua == nil {
 		return nil
 	}
-	vars, stamps := map[string]bool{}, map[string]bool{}
+	vars, stamps, gates := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, b := range g.trees {
 		for _, v := range b.Tree.Vars {
 			vars[v.Name] = true
 		}
 		for _, s := range b.Tree.Stamps {
 			stamps[s.Name] = true
+		}
+		for _, gd := range b.Tree.Gates {
+			gates[gd.Name] = true
 		}
 	}
 	var out []Lint
@@ -241,11 +244,8 @@ func (g *Game) lintScripts(signals map[string]bool) []Lint {
 			if !signals[l.Name] {
 				out = append(out, Lint{pos, fmt.Sprintf("%s sends %s", l.Call, unknownSignal(l.Name, signals))})
 			}
-		case "variable", "timestamp":
-			known := vars
-			if l.Kind == "timestamp" {
-				known = stamps
-			}
+		case "variable", "timestamp", "gate":
+			known := map[string]map[string]bool{"variable": vars, "timestamp": stamps, "gate": gates}[l.Kind]
 			if known[l.Name] {
 				continue
 			}

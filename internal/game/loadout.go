@@ -18,9 +18,10 @@ type loadout struct {
 	reg      *runtime.Registry
 	trees    map[string]*runtime.BoundTree
 	lua      *scripts
-	plugins  *host.Set    // started by this load (Open); nil when it uses the game's
-	update   *host.Update // a reload's rebuilt plugins, serving once committed; nil when none
-	warnings []string     // what binding with strict = false let through
+	plugins  *host.Set      // started by this load (Open); nil when it uses the game's
+	update   *host.Update   // a reload's rebuilt plugins, serving once committed; nil when none
+	gates    *runtime.Gates // the gates its agents share; nil when no tree declares one (gates.go)
+	warnings []string       // what binding with strict = false let through
 	agents   []*runtime.Agent
 }
 
@@ -66,15 +67,23 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 		}
 		l.trees[tc.Name] = b
 	}
+	if err := g.openGates(l); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		l.close()
 		return nil, errors.Join(errs...)
 	}
+	// New agents join the Env's Gates: this loadout's, while they are made
+	// (a reload's agents must not join the gates the game still steps with).
+	running := g.env.Gates
+	g.env.Gates = l.gates
 	for _, ac := range cfg.Agents {
 		for _, id := range ac.IDs() {
 			l.agents = append(l.agents, l.trees[ac.Tree].NewAgent(id, g.env))
 		}
 	}
+	g.env.Gates = running
 	if err := l.attachScripts(cfg); err != nil {
 		l.close()
 		return nil, err
@@ -119,6 +128,8 @@ func (g *Game) use(l *loadout) {
 	if l.plugins != nil {
 		g.plugins = l.plugins
 	}
+	g.gates, g.env.Gates = l.gates, l.gates
+	g.openRounds()
 	clear(g.byPtr)
 	for i, ga := range g.agents {
 		ga.a = l.agents[i]
@@ -128,7 +139,7 @@ func (g *Game) use(l *loadout) {
 
 // current is the loadout the game uses.
 func (g *Game) current() *loadout {
-	l := &loadout{reg: g.reg, trees: g.trees, lua: g.lua, warnings: g.warnings, agents: make([]*runtime.Agent, len(g.agents))}
+	l := &loadout{reg: g.reg, trees: g.trees, lua: g.lua, warnings: g.warnings, gates: g.gates, agents: make([]*runtime.Agent, len(g.agents))}
 	for i, ga := range g.agents {
 		l.agents[i] = ga.a
 	}

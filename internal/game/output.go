@@ -132,6 +132,7 @@ type summary struct {
 	wall       time.Duration
 	agentSteps int
 	actions    *actionTimes
+	gates      []runtime.GateInfo // the gates at the end of the run (gates.go)
 }
 
 func (s *summary) write(w io.Writer) {
@@ -159,6 +160,7 @@ func (s *summary) write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-*s  %8d  %8d  %6s  %s\n", width, a.a.ID(), a.failures, a.errors, state, a.a.CursorLabel())
 	}
+	writeGates(w, s.gates)
 	if s.actions == nil {
 		return
 	}

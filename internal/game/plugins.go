@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/btrun/btrun/plugins/host"
-	"github.com/btrun/btrun/runtime"
 )
 
 // ErrPluginStart marks plugins that could not be started: the run cannot go
@@ -38,6 +37,7 @@ func (g *Game) startPlugins() (*host.Set, error) {
 		// the same step in every run, however fast the steps go.
 		RestartMinSteps: 1,
 		RestartMaxSteps: 64,
+		Unbatched:       g.opts.Unbatched,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPluginStart, err)
@@ -67,41 +67,6 @@ func (g *Game) pluginLog(level, msg string) {
 		return
 	}
 	g.out.line(g.Time(g.step), "plugins", level+": "+cutLine(msg))
-}
-
-// stepAgents steps the active agents at time t in SPEC §8's rounds: each
-// agent runs until its step ends or it reaches a plugin call, the round's
-// calls go to each plugin as one batch, the waiting agents resume in config
-// order; without plugins that is one plain pass. It returns the number of
-// agent-steps.
-func (g *Game) stepAgents(t float64) int {
-	g.active = g.active[:0]
-	g.activeGA = g.activeGA[:0]
-	for _, ga := range g.agents {
-		if !ga.stopped {
-			g.active = append(g.active, ga.a)
-			g.activeGA = append(g.activeGA, ga)
-		}
-	}
-	if g.plugins == nil {
-		for _, ga := range g.activeGA {
-			st, err := ga.a.StepAt(t)
-			g.record(ga, st, err)
-		}
-		return len(g.activeGA)
-	}
-	var err error
-	g.outcomes, err = host.StepAllInto(g.outcomes, g.active, func(a *runtime.Agent) (runtime.Status, error) {
-		return a.StepAt(t)
-	}, g.plugins)
-	for i, ga := range g.activeGA {
-		o := g.outcomes[i]
-		if err != nil && o.Err == nil && o.Status == runtime.Paused {
-			o.Err = err
-		}
-		g.record(ga, o.Status, o.Err)
-	}
-	return len(g.activeGA)
 }
 
 func (g *Game) closePlugins() error {

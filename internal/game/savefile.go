@@ -16,12 +16,13 @@ import (
 
 // The save file of a run (docs/saves.md describes it field by field).
 // Version 2 added each agent's generator, timeout clocks, cooldowns and
-// choice orders; version 3 the lanes of parallels. Versions 1 and 2 still
-// load (for version 1 the agents' generators start fresh, and the saved
-// generator becomes the world's).
+// choice orders; version 3 the lanes of parallels; version 4 gates (the
+// rules that hold them, and the state of the gates the agents share).
+// Versions 1, 2 and 3 still load (for version 1 the agents' generators
+// start fresh, and the saved generator becomes the world's).
 const (
 	SaveMagic   = "BTRUNSAV"
-	SaveVersion = 3
+	SaveVersion = 4
 )
 
 // ErrSave and ErrLoad mark a save or a load that failed: the run cannot go

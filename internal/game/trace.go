@@ -49,6 +49,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // whose cursor is a parallel with running lanes adds "lanes" after
 // "cursor": the cursors of the running lanes in document order, a lane
 // whose cursor is a parallel with running lanes shown as the array of those.
+// Takes of gates granted and releases in the step add
+// "gates":[["NAME","take"|"release"],...] after "runs".
 func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) error {
 	rules := a.Tree().Tree.Rules
 	b := t.head(step, time, a.ID())
@@ -75,7 +77,25 @@ func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []r
 		b = appendString(b, r.Status.String())
 		b = append(b, ']')
 	}
-	b = append(b, `],"result":`...)
+	b = append(b, ']')
+	if ev := a.GateEvents(); len(ev) > 0 {
+		gates := a.Tree().Tree.Gates
+		b = append(b, `,"gates":[`...)
+		for i, e := range ev {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = appendString(b, gates[e.Gate].Name)
+			if e.Take {
+				b = append(b, `,"take"]`...)
+			} else {
+				b = append(b, `,"release"]`...)
+			}
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"result":`...)
 	b = appendString(b, st.String())
 	b = append(b, `,"cursor":`...)
 	b = appendString(b, a.CursorLabel())

@@ -171,6 +171,7 @@ func TestTraceLines_declareEveryKey(t *testing.T) {
 	trace := runTrace(t, writeGame(t, signalGame), 2) +
 		runTrace(t, filepath.Join(fixtures, "failing", "config.toml"), 4) +
 		runTrace(t, filepath.Join(fixtures, "parallel", "config.toml"), 20) +
+		runTrace(t, filepath.Join(fixtures, "gates", "config.toml"), 8) +
 		restartTrace(t)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(trace), "\n") {
@@ -200,7 +201,8 @@ func TestTraceLines_declareEveryKey(t *testing.T) {
 			t.Errorf("no line of kind %q was written", tl.Kind)
 		}
 	}
-	for _, key := range []string{`"error":`, `"interrupt":`, `"lanes":["patrol.walk",["patrol.scan.left","patrol.scan.right"]]`} {
+	for _, key := range []string{`"error":`, `"interrupt":`, `"lanes":["patrol.walk",["patrol.scan.left","patrol.scan.right"]]`,
+		`"gates":[["meet","take"]]`, `"gates":[["meet","release"]]`} {
 		if !strings.Contains(trace, key) {
 			t.Errorf("the optional key %s never occurred", key)
 		}

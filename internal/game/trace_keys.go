@@ -29,6 +29,7 @@ var TraceLines = []TraceLine{
 	{Kind: "an agent's step", Keys: append(head[:3:3],
 		TraceKey{Key: "interrupt", Type: "[label, kind]", Optional: true, Doc: "the step began with an interruption: the label of the rule aborted (`abort`), timed out (`timeout`) or that preempted (`preempt`)"},
 		TraceKey{Key: "runs", Type: "array of [label, result]", Doc: "the leaf rules run in the step (action, success, failure, running, yield), in order, each with its result: success, failure or running"},
+		TraceKey{Key: "gates", Type: "array of [gate, event]", Optional: true, Doc: "the gates the agent took (`take`: granted at the end of a round) and released (`release`: when the last of its rules holding the gate was left) in the step, in the order they happened; refused takes are not listed"},
 		TraceKey{Key: "result", Type: "string", Doc: "the step's result: running, success or failure (the tree finished), or error"},
 		TraceKey{Key: "cursor", Type: "string", Doc: "the label of the current rule after the step (the root after the tree finished or an error); while a parallel's lanes run, the outermost parallel"},
 		TraceKey{Key: "lanes", Type: "array of labels and arrays", Optional: true, Doc: "while a parallel's lanes run: the current rule of each of its running lanes, in document order; a lane whose current rule is a parallel with running lanes is shown as the array of those lanes' current rules"},

@@ -44,7 +44,7 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 		q.sites = append(q.sites, s)
 	}
 	start := len(q.fields)
-	q.fields = readFields(a, s.reads, q.fields)
+	q.fields = s.readFields(a, q.fields)
 	req := sdk.Request{Kind: kind, Site: s.idx, Agent: a.ID(), FirstRun: a.FirstRun(), Time: a.Time(), Dt: a.Dt(),
 		Fields: q.fields[start:len(q.fields):len(q.fields)]}
 	if kind == sdk.KindAction {

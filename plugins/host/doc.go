@@ -33,7 +33,7 @@
 // through FieldAccess, and numbers through NumberFields when the user data
 // has it; state bytes, signals, variables, timestamps, log lines, then the
 // jump) and continues its step, which may pause again. StepAll runs
-// SPEC §8's rounds:
+// the runtime's rounds (runtime.Rounds) with the set as their resolver:
 //
 //	outcomes, err := host.StepAll(agents, func(a *runtime.Agent) (runtime.Status, error) {
 //		return a.StepAt(t)
@@ -43,7 +43,11 @@
 // agents resume in order; repeat until every step has ended. Because the
 // order is fixed, a run is the same whether calls travel batched or, with
 // Options.Unbatched, one round trip each. Cancel hooks are synchronous in
-// the runtime and travel alone.
+// the runtime and travel alone. A game whose agents also share gates puts
+// the set in a runtime.Rounds beside the Gates (the set is a
+// runtime.Resolver: EndRound, Continue), so that takes and calls share the
+// rounds. A call can carry the state of the agent's gates through reserved
+// read fields (gates.go).
 //
 // # Faults
 //

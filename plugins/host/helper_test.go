@@ -178,6 +178,7 @@ func firstTime() bool {
 //   - test.count: runs count.n times (default 2) keeping the count in its
 //     state bytes, then succeeds; writes field "count"; sets the timestamp
 //     named by count.stamp on success and signals count.signal.
+//   - test.gates: writes field "gate": what it reads of gate g (bt.gate.g.slot, .open, .holders).
 //   - test.result: returns the parameter result.is (success, failure, running).
 //   - test.move: adds dx to field x (reads x, writes x).
 //   - test.crash: exits the process mid-call the first time; then succeeds.
@@ -217,6 +218,13 @@ func testPlugin() *sdk.Plugin {
 				}
 				return sdk.Success, nil
 			}},
+			{Name: "test.gates", Reads: []string{"bt.gate.g.slot", "bt.gate.g.open", "bt.gate.g.holders"}, Writes: []string{"gate"},
+				Run: func(c *sdk.Call) (sdk.Status, error) {
+					slot, held := c.FieldFloat("bt.gate.g.slot")
+					open, _ := c.FieldBool("bt.gate.g.open")
+					n, _ := c.FieldFloat("bt.gate.g.holders")
+					return sdk.Success, c.SetField("gate", fmt.Sprintf("slot=%v(%t) open=%t holders=%v", slot, held, open, n))
+				}},
 			{Name: "test.result", Run: func(c *sdk.Call) (sdk.Status, error) {
 				switch r := c.Params.String("result.is", "success"); r {
 				case "success":

@@ -29,7 +29,11 @@ func (s *Set) register(reg *runtime.Registry, desc func(*plugin) *sdk.Descriptio
 			info := &d.Actions[i]
 			errs = append(errs, reg.AddAction(runtime.ActionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Action, error) {
-					b := &boundAction{site: p.newSite(st, "action", info.Reads, info.Writes)}
+					s, err := p.newSite(st, "action", info.Reads, info.Writes)
+					if err != nil {
+						return nil, err
+					}
+					b := &boundAction{site: s}
 					if info.HasCancel {
 						return &cancelAction{boundAction: b}, nil
 					}
@@ -40,14 +44,22 @@ func (s *Set) register(reg *runtime.Registry, desc func(*plugin) *sdk.Descriptio
 			info := &d.Conditions[i]
 			errs = append(errs, reg.AddCondition(runtime.ConditionDef{Name: info.Name, Origin: origin, Doc: info.Doc, Params: paramSpecs(info.Params),
 				Bind: func(st *runtime.Site) (runtime.Condition, error) {
-					return &boundCondition{site: p.newSite(st, "condition", info.Reads, nil)}, nil
+					s, err := p.newSite(st, "condition", info.Reads, nil)
+					if err != nil {
+						return nil, err
+					}
+					return &boundCondition{site: s}, nil
 				}}))
 		}
 		for i := range d.Scorers {
 			info := &d.Scorers[i]
 			errs = append(errs, reg.AddScorer(runtime.ScorerDef{Name: info.Name, Origin: origin,
 				Bind: func(st *runtime.Site) (runtime.Scorer, error) {
-					return &boundScorer{site: p.newSite(st, "scorer", info.Reads, nil)}, nil
+					s, err := p.newSite(st, "scorer", info.Reads, nil)
+					if err != nil {
+						return nil, err
+					}
+					return &boundScorer{site: s}, nil
 				}}))
 		}
 	}
@@ -78,6 +90,7 @@ type site struct {
 	info   sdk.Site
 	reads  []string
 	writes []string
+	gates  []gateRead // reserved fields of reads that carry the agent's gates (gates.go)
 	// Batch bookkeeping (stepping goroutine): Set.flushes + 1 when the
 	// site was last added to its plugin's queue, and its index there.
 	epoch uint64
@@ -85,13 +98,28 @@ type site struct {
 	times *callTimes // the time its calls took, round trips included (timing.go)
 }
 
-func (p *plugin) newSite(st *runtime.Site, kind string, reads, writes []string) *site {
-	s := &site{p: p, info: sdk.Site{Name: st.Name, Rule: st.Label()}, reads: reads, writes: writes,
+func (p *plugin) newSite(st *runtime.Site, kind string, reads, writes []string) (*site, error) {
+	gates, err := bindGateReads(st, kind, reads, writes)
+	if err != nil {
+		return nil, err
+	}
+	s := &site{p: p, info: sdk.Site{Name: st.Name, Rule: st.Label()}, reads: reads, writes: writes, gates: gates,
 		times: p.set.callTimes(kind, st.Name)}
 	for _, prm := range st.Params {
 		s.info.Params = append(s.info.Params, sdk.Param{Name: prm.Name, Value: prm.Value})
 	}
-	return s
+	return s, nil
+}
+
+// readFields appends the values of the site's read fields to out: the
+// agent's fields, and the reserved ones its gates (gates.go).
+func (s *site) readFields(a *runtime.Agent, out []sdk.Value) []sdk.Value {
+	start := len(out)
+	out = readFields(a, s.reads, out)
+	if len(s.gates) > 0 {
+		fillGateReads(a, s.gates, out[start:])
+	}
+	return out
 }
 
 // boundAction is a plugin action at one rule. Run queues the call and
@@ -109,7 +137,7 @@ type cancelAction struct{ *boundAction }
 
 func (c *cancelAction) Cancel(a *runtime.Agent, _ runtime.Params) error {
 	req := sdk.Request{Kind: sdk.KindCancel, Agent: a.ID(), FirstRun: a.FirstRun(), Time: a.Time(), Dt: a.Dt(),
-		State: a.RuleBytes(), Fields: readFields(a, c.reads, nil)}
+		State: a.RuleBytes(), Fields: c.readFields(a, nil)}
 	var rep *sdk.Reply
 	c.p.set.roundTrips.Add(1)
 	c.p.set.calls.Add(1)

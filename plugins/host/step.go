@@ -3,17 +3,16 @@ package host
 import "github.com/btrun/btrun/runtime"
 
 // Outcome is how one agent's step ended.
-type Outcome struct {
-	Status runtime.Status // Success, Failure, Running or Errored
-	Err    error
-}
+type Outcome = runtime.Outcome
 
-// StepAll runs one step of every agent in rounds, as SPEC §8 says: every
+// StepAll runs one step of every agent in rounds, as the runtime's rounds
+// do (runtime.Rounds), with the set answering the plugin calls: every
 // agent, in order, runs until its step ends or reaches a plugin call; the
 // round's calls go to each plugin as one batch (Flush); the waiting agents
 // resume, in order, with their replies; and so on until every step has
 // ended. step starts an agent's step (for instance a.StepAt(t)). set may be
-// nil when there are no plugins.
+// nil when there are no plugins. A game whose agents also share gates
+// steps them with a runtime.Rounds holding both the gates and the set.
 //
 // The error is not an agent's: agents' errors are in their Outcomes. It is
 // returned only when the batching contract is broken (see Flush); the
@@ -25,34 +24,27 @@ func StepAll(agents []*runtime.Agent, step func(a *runtime.Agent) (runtime.Statu
 // StepAllInto is StepAll writing into out (resized to len(agents)), so
 // that a game loop reuses one slice.
 func StepAllInto(out []Outcome, agents []*runtime.Agent, step func(a *runtime.Agent) (runtime.Status, error), set *Set) ([]Outcome, error) {
-	if cap(out) < len(agents) {
-		out = make([]Outcome, len(agents))
-	}
-	out = out[:len(agents)]
-	var waiting []int32
-	for i, a := range agents {
-		st, err := step(a)
-		out[i] = Outcome{st, err}
-		if st == runtime.Paused {
-			waiting = append(waiting, int32(i))
-		}
-	}
 	if set == nil {
-		return out, nil
+		return runtime.StepRounds(out, agents, step)
 	}
-	for len(waiting) > 0 {
-		if err := set.Flush(); err != nil {
-			return out, err
-		}
-		next := waiting[:0]
-		for _, i := range waiting {
-			st, err := set.Resume(agents[i])
-			out[i] = Outcome{st, err}
-			if st == runtime.Paused {
-				next = append(next, i)
-			}
-		}
-		waiting = next
+	return runtime.StepRounds(out, agents, step, set)
+}
+
+// EndRound sends the round's calls, one batch per plugin (Flush): the set
+// is a runtime.Resolver. A round without calls sends nothing.
+func (s *Set) EndRound(round []*runtime.Agent) error {
+	if len(s.queued) == 0 {
+		return nil
 	}
-	return out, nil
+	return s.Flush()
+}
+
+// Continue resumes an agent waiting for a call of the set (Resume); ok is
+// false for an agent that does not (runtime.Resolver).
+func (s *Set) Continue(a *runtime.Agent) (runtime.Status, error, bool) {
+	if s.find(a) < 0 {
+		return 0, nil, false
+	}
+	st, err := s.Resume(a)
+	return st, err, true
 }

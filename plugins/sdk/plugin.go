@@ -24,7 +24,9 @@ type Plugin struct {
 // fields and send effects but not jump.
 //
 // Reads and Writes name the agent fields the action sees and may set (see
-// docs/plugins.md): only declared fields travel.
+// docs/plugins.md): only declared fields travel. Reads named
+// bt.gate.NAME.slot, bt.gate.NAME.open and bt.gate.NAME.holders carry the
+// state of the agent's gate NAME instead (docs/plugins.md, "Gates").
 //
 // The functions are called concurrently for different agents and must not
 // keep per-agent state outside the Call: plugins are stateless between

@@ -9,6 +9,9 @@ arena.WIDTH, arena.HEIGHT = 40, 30
 -- The grunts' posts; a grunt's ctx.agent.post is an index into this list.
 arena.posts = { { 34, 6 }, { 20, 13 }, { 6, 24 }, { 30, 22 } }
 
+-- Where couriers meet to swap parcels.
+arena.crossroads = { x = 24, y = 10 }
+
 -- The player: position, the waypoint it walks to, and its speed.
 arena.player = { x = 4, y = 4, leg = 2, speed = 3 }
 

@@ -80,3 +80,34 @@ bt.action("dodge", {
     return ctx.time >= s.untilTime and bt.SUCCESS or bt.RUNNING
   end,
 })
+
+-- walkToCrossroads: walk to where couriers swap parcels (arena.crossroads).
+bt.action("walkToCrossroads", {
+  start = function(ctx, params)
+    local a, s, c = ctx.agent, ctx.state, arena.crossroads
+    steer.plan(s, a, ctx.time, c.x, c.y, params:number("walkToCrossroads.speed", 2.5))
+  end,
+  run = function(ctx, params)
+    return steer.follow(ctx.state, ctx.agent, ctx.time, ctx.dt) and bt.SUCCESS or bt.RUNNING
+  end,
+})
+
+-- swapParcels: the two couriers holding the rendezvous gate swap parcels
+-- for a second: the first to have taken the gate hands its parcel over,
+-- the second receives it (ctx:gateSlot). ctx.memory counts both.
+bt.action("swapParcels", {
+  start = function(ctx, params)
+    ctx.state.untilTime = ctx.time + params:number("swapParcels.seconds", 1)
+    local m = ctx.memory
+    if ctx:gateSlot("rendezvous") == 1 then
+      m.handed = (m.handed or 0) + 1
+      ctx:log("hands a parcel over")
+    else
+      m.received = (m.received or 0) + 1
+      ctx:log("receives a parcel")
+    end
+  end,
+  run = function(ctx, params)
+    return ctx.time >= ctx.state.untilTime and bt.SUCCESS or bt.RUNNING
+  end,
+})

@@ -99,3 +99,22 @@ bt.action("goToLastSeen", function(ctx, params)
   end
   return bt.RUNNING
 end)
+
+-- throwGrenade: wind up for throwGrenade.seconds (default 1), then throw.
+-- The tree's grenade gate lets one grunt of the game throw at a time, with
+-- eight seconds between throws; ctx.memory counts this grunt's.
+bt.action("throwGrenade", {
+  start = function(ctx, params)
+    ctx.state.untilTime = ctx.time + params:number("throwGrenade.seconds", 1)
+  end,
+  run = function(ctx, params)
+    local a = ctx.agent
+    a.heading = atan2(player.y - a.y, player.x - a.x)
+    if ctx.time < ctx.state.untilTime then
+      return bt.RUNNING
+    end
+    ctx.memory.grenades = (ctx.memory.grenades or 0) + 1
+    ctx:log("grenade out")
+    return bt.SUCCESS
+  end,
+})

@@ -1,0 +1,49 @@
+package game
+
+import "github.com/btrun/btrun/runtime"
+
+// openRounds sets up the rounds in which agents step when a step can pause
+// (runtime.Rounds): the gates first, so that an agent waiting at a take is
+// found at once, then the plugins.
+func (g *Game) openRounds() {
+	g.rounds.Resolvers = g.rounds.Resolvers[:0]
+	if g.gates != nil {
+		g.rounds.Resolvers = append(g.rounds.Resolvers, g.gates)
+	}
+	if g.plugins != nil {
+		g.rounds.Resolvers = append(g.rounds.Resolvers, g.plugins)
+	}
+}
+
+// stepAgents steps the active agents at time t in rounds: each agent runs
+// until its step ends or it pauses (a plugin call, the take of a gate);
+// when all have, the round's plugin calls go to each plugin as one batch
+// and its gate releases and takes are applied, in config order; the
+// waiting agents resume in config order; and so on. A game without plugins
+// and gates makes one plain pass. It returns the number of agent-steps.
+func (g *Game) stepAgents(t float64) int {
+	g.active = g.active[:0]
+	g.activeGA = g.activeGA[:0]
+	for _, ga := range g.agents {
+		if !ga.stopped {
+			g.active = append(g.active, ga.a)
+			g.activeGA = append(g.activeGA, ga)
+		}
+	}
+	if len(g.rounds.Resolvers) == 0 {
+		for _, ga := range g.activeGA {
+			st, err := ga.a.StepAt(t)
+			g.record(ga, st, err)
+		}
+		return len(g.activeGA)
+	}
+	outcomes, err := g.rounds.StepAt(g.active, t)
+	for i, ga := range g.activeGA {
+		o := outcomes[i]
+		if err != nil && o.Err == nil && o.Status == runtime.Paused {
+			o.Err = err
+		}
+		g.record(ga, o.Status, o.Err)
+	}
+	return len(g.activeGA)
+}
