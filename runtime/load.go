@@ -96,6 +96,8 @@ type loader struct {
 	// labelBytes counts the bytes of the ids and labels built so far
 	// (maxLabelBytes).
 	labelBytes int
+	strs       *strTable  // every string the tree keeps
+	reading    xmlReading // how files are read: the fast way but in tests
 	decls
 }
 
@@ -107,6 +109,7 @@ func newLoader(opts LoadOptions) *loader {
 		files:    make(map[string]*treeFile),
 		hash:     sha256.New(),
 		ids:      make(map[string]int32),
+		strs:     newStrTable(),
 		decls:    newDecls(),
 	}
 	if l.readFile == nil {
@@ -159,6 +162,7 @@ func (l *loader) load(path string, data []byte) (*Tree, error) {
 		t.Files = append(t.Files, f.display)
 	}
 	t.Fingerprint = hex.EncodeToString(l.hash.Sum(nil))
+	t.ids = l.ids // every id once: a duplicate is an error
 	t.index()
 	return t, nil
 }
@@ -168,7 +172,7 @@ func (l *loader) load(path string, data []byte) (*Tree, error) {
 func (l *loader) addSubtreeRoot(f *treeFile) {
 	pos := f.rootPos
 	l.tree.Rules = append(l.tree.Rules, Rule{
-		Kind: KindSequence, Tag: "subtree", Label: label("subtree", pos), Pos: pos, Subtree: f.display,
+		Kind: KindSequence, Tag: "subtree", Label: l.label("subtree", pos), Pos: pos, Subtree: f.display,
 		Parent: -1, FirstChild: -1, Next: -1,
 	})
 	l.addFile(f, Root, 1, idScope{})
@@ -201,16 +205,17 @@ func (l *loader) open(path string, data []byte) *treeFile {
 		l.errorf(Pos{File: display, Line: derr.line, Col: derr.col}, "%s", derr.msg)
 		return f
 	}
-	root := readXML(display, text, &l.errs)
+	root, c := readXML(display, text, l.strs, &l.errs, l.reading)
 	if root == nil {
 		return f
 	}
-	c := checker{errs: &l.errs}
 	f.rootPos = root.pos
 	f.items = c.checkFile(root)
+	l.errs = append(l.errs, *c.errs...)
 	f.ok = true
-	if len(l.order) == 1 {
-		l.tree.Rules = make([]Rule, 0, c.rules+1) // the main file: enough unless subtrees add more
+	if len(l.order) == 1 { // the main file: enough unless subtrees add more
+		l.tree.Rules = make([]Rule, 0, c.rules+1)
+		l.ids = make(map[string]int32, c.ids)
 	}
 	return f
 }

@@ -36,8 +36,8 @@ type node struct {
 	params    Params
 	children  []*node
 	// Where the last <parameter> named choice.weight and choice.score are,
-	// for errors about their values; Line 0 when there is none.
-	weightPos, scorePos Pos
+	// for errors about their values; nil when there is none.
+	weightPos, scorePos *Pos
 }
 
 // varLine is one <variable>.
@@ -119,8 +119,19 @@ var (
 // checker collects the problems of one file.
 type checker struct {
 	errs  *ErrorList
-	rules int    // rule elements seen, to size Tree.Rules
-	slab  []node // nodes are allocated from slabs: big files have many
+	rules int // rule elements seen, to size Tree.Rules
+	ids   int // ids seen, to size the loader's map of them
+	// Nodes, their children lists, conditions and parameters are allocated
+	// from slabs, filled through stacks (a rule's entries above its mark):
+	// big files have many, and a rule's conditions and parameters stay in
+	// the tree (Rule.Conds, Rule.Params).
+	slab      []node
+	kids      []*node
+	kidSlab   []*node
+	conds     []Cond
+	condSlab  []Cond
+	params    []Param
+	paramSlab []Param
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -146,8 +157,10 @@ func (c *checker) checkFile(root *elem) []item {
 	var items []item
 	for _, e := range root.children {
 		if kind, ok := ruleKinds[e.name]; ok {
-			n := c.rule(e, kind)
-			c.abortNeedsChoice(n, "here it is a top-level rule of its file: the root, or in a subtree file a child of the subtree's sequence")
+			n := c.ruleOf(e, kind)
+			c.abortNeedsChoice(n, func() string {
+				return "here it is a top-level rule of its file: the root, or in a subtree file a child of the subtree's sequence"
+			})
 			items = append(items, item{rule: n})
 			continue
 		}
@@ -211,6 +224,40 @@ func (c *checker) block(e *elem, lineTag string, line func(*elem)) {
 	}
 }
 
+// checksRule reports whether rule() checks the element name, whose parent
+// element is open (isRoot: it is the file's root), and the element's kind:
+// a rule tag directly inside a <behaviorTree> root (see checkFile), or
+// inside a sequence, choice or parallel that rule() checks itself (its
+// parentKind), but not inside a subtree tag, whose content is a path. The
+// XML reader calls rule() for these as soon as their end tag is read
+// (xmlBuilder); it must not say yes for an element rule() would not check.
+func (c *checker) checksRule(name string, parent *elem, isRoot, parentChecked bool, parentKind Kind) (Kind, bool) {
+	kind, ok := ruleKinds[name]
+	switch {
+	case !ok:
+		return 0, false
+	case isRoot:
+		return kind, parent.name == "behaviorTree"
+	}
+	return kind, parentChecked && parentKind.IsList() && parent.name != "subtree" && parent.name != "subTree"
+}
+
+// ruleOf returns the node of a rule element: checked when its end tag was
+// read, else checked now.
+func (c *checker) ruleOf(e *elem, kind Kind) *node {
+	if e.node != nil {
+		return e.node
+	}
+	return c.rule(e, kind)
+}
+
+// posOf returns e's position on its own: the elements inside a rule are
+// dropped once the rule is checked, while a node keeps this.
+func posOf(e *elem) *Pos {
+	p := e.pos
+	return &p
+}
+
 // rule checks a rule element and its children.
 func (c *checker) rule(e *elem, kind Kind) *node {
 	if len(c.slab) == cap(c.slab) {
@@ -218,6 +265,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	}
 	c.slab = append(c.slab, node{kind: kind, tag: e.name, pos: e.pos, mode: AllTrue})
 	n := &c.slab[len(c.slab)-1]
+	kidMark, condMark, paramMark := len(c.kids), len(c.conds), len(c.params)
 	c.rules++
 	isSubtree := e.name == "subtree" || e.name == "subTree"
 	switch {
@@ -261,7 +309,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		if len(e.children) > 0 {
 			c.noChildren(e, fmt.Sprintf("<%s> holds only the path of a tree file", e.name))
 		}
-		n.subtree = strings.Trim(string(e.text), xmlSpace)
+		n.subtree = strings.Trim(e.text, xmlSpace)
 		if n.subtree == "" {
 			c.errorf(e.pos, "<%s> needs the path of a tree file as its text, e.g. <%s>patrol.xml</%s>", e.name, e.name, e.name)
 		}
@@ -283,7 +331,6 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	if kind.IsList() {
 		allowed = listChildren
 	}
-	var params []Param
 	var modePos Pos
 	for _, ch := range e.children {
 		switch ch.name {
@@ -291,25 +338,25 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 			v := c.attrs(ch, parameterAttrs)
 			name := c.nameAttr(ch, v, 0, "the parameter's name")
 			c.noChildren(ch, "<parameter> holds only text: the parameter's value")
-			params = append(params, Param{Name: name, Value: strings.Trim(string(ch.text), xmlSpace)})
+			c.params = append(c.params, Param{Name: name, Value: strings.Trim(ch.text, xmlSpace)})
 			switch name {
 			case ParamChoiceWeight:
-				n.weightPos = ch.pos
+				n.weightPos = posOf(ch)
 			case ParamChoiceScore:
-				n.scorePos = ch.pos
+				n.scorePos = posOf(ch)
 			}
 		case "condition":
 			c.attrs(ch, nil)
 			c.noChildren(ch, "<condition> holds only text: a condition name")
 			if cond, ok := c.cond(ch); ok {
-				n.conds = append(n.conds, cond)
+				c.conds = append(c.conds, cond)
 			}
 		case "conditionMode":
 			c.attrs(ch, nil)
 			if len(ch.children) > 0 {
 				c.noChildren(ch, "<conditionMode> holds only text: one of "+strings.Join(condModeNames[:], ", "))
 			}
-			text := strings.Trim(string(ch.text), xmlSpace)
+			text := strings.Trim(ch.text, xmlSpace)
 			if modePos.Line != 0 {
 				c.errorf(ch.pos, "second <conditionMode> in <%s> (the first is at %s); a rule has at most one", e.name, modePos)
 			}
@@ -322,21 +369,25 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		default:
 			childKind, isRule := ruleKinds[ch.name]
 			if isRule && kind.IsList() {
-				child := c.rule(ch, childKind)
+				child := c.ruleOf(ch, childKind)
 				switch kind {
 				case KindChoice:
 				case KindParallel:
-					c.abortNeedsChoice(child, fmt.Sprintf("here its parent is <%s> at %s, whose children all run side by side: there is nothing to preempt", e.name, e.pos))
+					c.abortNeedsChoice(child, func() string {
+						return fmt.Sprintf("here its parent is <%s> at %s, whose children all run side by side: there is nothing to preempt", e.name, e.pos)
+					})
 				default:
-					c.abortNeedsChoice(child, fmt.Sprintf("here its parent is <%s> at %s", e.name, e.pos))
+					c.abortNeedsChoice(child, func() string { return fmt.Sprintf("here its parent is <%s> at %s", e.name, e.pos) })
 				}
-				n.children = append(n.children, child)
+				c.kids = append(c.kids, child)
 			} else {
 				c.notAllowed(ch, e.name, allowed)
 			}
 		}
 	}
-	n.params = paramsOf(params)
+	n.children = c.kidList(kidMark)
+	n.conds = c.condList(condMark)
+	n.params = c.paramList(paramMark)
 	if kind == KindParallel {
 		c.checkParallel(n, e)
 	}
@@ -425,11 +476,11 @@ func (c *checker) secondsAttr(e *elem, v attrVals, i int, what string) float64 {
 }
 
 // abortNeedsChoice reports abort="lower" or "both" on a rule whose parent
-// is not a choice; where says what the parent is.
-func (c *checker) abortNeedsChoice(n *node, where string) {
+// is not a choice; where says what the parent is (called only then).
+func (c *checker) abortNeedsChoice(n *node, where func() string) {
 	if n.abort.WatchesLower() {
 		c.errorf(n.pos, `abort=%q on <%s> is only allowed on a child of a <choice> (it preempts the choice's later children); %s`,
-			n.abort, n.tag, where)
+			n.abort, n.tag, where())
 	}
 }
 
@@ -441,7 +492,7 @@ func (c *checker) checkWeight(n *node) {
 		return
 	}
 	if _, err := parseWeight(s); err != nil {
-		c.errorf(n.weightPos, "parameter %s = %q on <%s> is not a weight; expected a finite number >= 0 "+
+		c.errorf(*n.weightPos, "parameter %s = %q on <%s> is not a weight; expected a finite number >= 0 "+
 			"(the larger a child's weight, the likelier it is tried early; 1 when not given)", ParamChoiceWeight, s, n.tag)
 	}
 }
@@ -454,7 +505,7 @@ func (c *checker) checkScore(n *node) {
 		return
 	}
 	if _, _, err := parseScore(s); err != nil {
-		c.errorf(n.scorePos, "parameter %s = %q on <%s> %v; expected a finite number or the name of a scorer", ParamChoiceScore, s, n.tag, err)
+		c.errorf(*n.scorePos, "parameter %s = %q on <%s> %v; expected a finite number or the name of a scorer", ParamChoiceScore, s, n.tag, err)
 	}
 }
 
@@ -483,23 +534,59 @@ func parseScore(s string) (score float64, scorer string, err error) {
 	return 0, s, nil
 }
 
-// paramsOf is makeParams without its map for the common case of parameters
-// written in name order, each once.
-func paramsOf(in []Param) Params {
-	for i := 1; i < len(in); i++ {
-		if in[i-1].Name >= in[i].Name {
-			return makeParams(in)
-		}
-	}
-	if len(in) == 0 {
+// kidList moves the children above mark on the children stack into the
+// children slab; nil when there are none.
+func (c *checker) kidList(mark int) []*node {
+	kids := c.kids[mark:]
+	if len(kids) == 0 {
 		return nil
 	}
-	return Params(in)
+	if cap(c.kidSlab)-len(c.kidSlab) < len(kids) {
+		c.kidSlab = make([]*node, 0, max(512, len(kids)))
+	}
+	n := len(c.kidSlab)
+	c.kidSlab = append(c.kidSlab, kids...)
+	c.kids = c.kids[:mark]
+	return c.kidSlab[n:len(c.kidSlab):len(c.kidSlab)]
+}
+
+// condList moves the conditions above mark on the condition stack into
+// the condition slab; nil when there are none.
+func (c *checker) condList(mark int) []Cond {
+	conds := c.conds[mark:]
+	if len(conds) == 0 {
+		return nil
+	}
+	if cap(c.condSlab)-len(c.condSlab) < len(conds) {
+		c.condSlab = make([]Cond, 0, max(256, len(conds)))
+	}
+	n := len(c.condSlab)
+	c.condSlab = append(c.condSlab, conds...)
+	c.conds = c.conds[:mark]
+	return c.condSlab[n:len(c.condSlab):len(c.condSlab)]
+}
+
+// paramList moves the parameters above mark on the parameter stack into
+// the parameter slab as Params: sorted by name, a later one with the same
+// name winning (sortParams); nil when there are none.
+func (c *checker) paramList(mark int) Params {
+	params := sortParams(c.params[mark:])
+	if len(params) == 0 {
+		c.params = c.params[:mark]
+		return nil
+	}
+	if cap(c.paramSlab)-len(c.paramSlab) < len(params) {
+		c.paramSlab = make([]Param, 0, max(256, len(params)))
+	}
+	n := len(c.paramSlab)
+	c.paramSlab = append(c.paramSlab, params...)
+	c.params = c.params[:mark]
+	return c.paramSlab[n:len(c.paramSlab):len(c.paramSlab)]
 }
 
 // cond reads a <condition>: a name, negated by one leading "!".
 func (c *checker) cond(e *elem) (Cond, bool) {
-	text := strings.Trim(string(e.text), xmlSpace)
+	text := strings.Trim(e.text, xmlSpace)
 	cond := Cond{Name: text, Pos: e.pos}
 	if rest, ok := strings.CutPrefix(text, "!"); ok {
 		cond.Name, cond.Negate = strings.Trim(rest, xmlSpace), true
@@ -525,6 +612,7 @@ func (c *checker) id(n *node, e *elem, v attrVals, i int) {
 		return
 	}
 	n.id, n.hasID = v.val[i], true
+	c.ids++
 }
 
 // attrVals holds the values of a tag's known attributes, by index into the
@@ -631,8 +719,8 @@ func index(list []string, s string) int {
 }
 
 // snippet quotes the start of some text for an error message.
-func snippet(text []byte) string {
-	s := strings.Trim(string(text), xmlSpace)
+func snippet(text string) string {
+	s := strings.Trim(text, xmlSpace)
 	const max = 30
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max]) + "..."
