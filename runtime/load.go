@@ -17,13 +17,18 @@ import (
 
 // Loading a tree goes through these steps, one file each:
 //   load_decode.go  raw bytes -> UTF-8 text (the declared encoding)
-//   load_xml.go     text -> elements with positions (well-formedness)
-//   load_check.go   elements -> checked rule nodes and declaration lines
+//   load_xml.go     text -> elements with positions (well-formedness), read
+//                   by load_scan.go's scanner, or by encoding/xml where the
+//                   scanner gives up
+//   load_check.go   elements -> checked rule nodes and declaration lines;
+//                   each rule is checked as soon as its end tag is read
 // and then, for the whole tree:
 //   load_build.go   nodes -> Tree.Rules, with the id rules and subtree files
 //   load_decls.go   declaration lines -> Tree.Vars, Signals, Stamps
 // Every step adds its problems to one ErrorList and goes on where it can, so
-// one load reports every problem it can find.
+// one load reports every problem it can find. Strings come from one table
+// (load_strings.go), and elements, lists of children, conditions and
+// parameters from slabs (load_slab.go): a big tree costs few allocations.
 
 // LoadOptions configure LoadFile and LoadBytes.
 type LoadOptions struct {

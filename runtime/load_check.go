@@ -119,19 +119,18 @@ var (
 // checker collects the problems of one file.
 type checker struct {
 	errs  *ErrorList
-	rules int // rule elements seen, to size Tree.Rules
-	ids   int // ids seen, to size the loader's map of them
-	// Nodes, their children lists, conditions and parameters are allocated
-	// from slabs, filled through stacks (a rule's entries above its mark):
-	// big files have many, and a rule's conditions and parameters stay in
-	// the tree (Rule.Conds, Rule.Params).
-	slab      []node
-	kids      []*node
-	kidSlab   []*node
-	conds     []Cond
-	condSlab  []Cond
-	params    []Param
-	paramSlab []Param
+	rules int    // rule elements seen, to size Tree.Rules
+	ids   int    // ids seen, to size the loader's map of them
+	slab  []node // nodes are allocated from slabs: big files have many
+	// A rule's children, conditions and parameters gather on stacks (its
+	// own above its mark) and move into slabs when it is checked; its
+	// conditions and parameters stay in the tree (Rule.Conds, Rule.Params).
+	kids       []*node
+	conds      []Cond
+	params     []Param
+	kidLists   slab[*node]
+	condLists  slab[Cond]
+	paramLists slab[Param]
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -534,54 +533,38 @@ func parseScore(s string) (score float64, scorer string, err error) {
 	return 0, s, nil
 }
 
-// kidList moves the children above mark on the children stack into the
-// children slab; nil when there are none.
+// kidList moves the children above mark on the children stack into a
+// slab; nil when there are none.
 func (c *checker) kidList(mark int) []*node {
-	kids := c.kids[mark:]
-	if len(kids) == 0 {
-		return nil
-	}
-	if cap(c.kidSlab)-len(c.kidSlab) < len(kids) {
-		c.kidSlab = make([]*node, 0, max(512, len(kids)))
-	}
-	n := len(c.kidSlab)
-	c.kidSlab = append(c.kidSlab, kids...)
-	c.kids = c.kids[:mark]
-	return c.kidSlab[n:len(c.kidSlab):len(c.kidSlab)]
+	return moveAbove(&c.kids, mark, &c.kidLists)
 }
 
-// condList moves the conditions above mark on the condition stack into
-// the condition slab; nil when there are none.
+// condList moves the conditions above mark on the condition stack into a
+// slab; nil when there are none.
 func (c *checker) condList(mark int) []Cond {
-	conds := c.conds[mark:]
-	if len(conds) == 0 {
-		return nil
-	}
-	if cap(c.condSlab)-len(c.condSlab) < len(conds) {
-		c.condSlab = make([]Cond, 0, max(256, len(conds)))
-	}
-	n := len(c.condSlab)
-	c.condSlab = append(c.condSlab, conds...)
-	c.conds = c.conds[:mark]
-	return c.condSlab[n:len(c.condSlab):len(c.condSlab)]
+	return moveAbove(&c.conds, mark, &c.condLists)
 }
 
-// paramList moves the parameters above mark on the parameter stack into
-// the parameter slab as Params: sorted by name, a later one with the same
-// name winning (sortParams); nil when there are none.
+// paramList moves the parameters above mark on the parameter stack into a
+// slab as Params: sorted by name, a later one with the same name winning
+// (sortParams); nil when there are none.
 func (c *checker) paramList(mark int) Params {
-	params := sortParams(c.params[mark:])
-	if len(params) == 0 {
-		c.params = c.params[:mark]
+	sorted := sortParams(c.params[mark:]) // in place: a prefix of them
+	c.params = c.params[:mark+len(sorted)]
+	return moveAbove(&c.params, mark, &c.paramLists)
+}
+
+// moveAbove moves the entries of a stack above mark into a run of the slab
+// and returns the run; nil when there are none.
+func moveAbove[T any](stack *[]T, mark int, to *slab[T]) []T {
+	above := (*stack)[mark:]
+	if len(above) == 0 {
 		return nil
 	}
-	if cap(c.paramSlab)-len(c.paramSlab) < len(params) {
-		c.paramSlab = make([]Param, 0, max(256, len(params)))
-	}
-	n := len(c.paramSlab)
-	c.paramSlab = append(c.paramSlab, params...)
-	c.params = c.params[:mark]
-	return c.paramSlab[n:len(c.paramSlab):len(c.paramSlab)]
+	run := to.take(len(above))
+	copy(run, above)
+	*stack = (*stack)[:mark]
+	return run
 }
 
 // cond reads a <condition>: a name, negated by one leading "!".

@@ -8,7 +8,8 @@ package runtime
 // few of its elements at a time however big it is.
 //
 // Values handed out again hold what they held before: the taker
-// overwrites them.
+// overwrites them. The zero slab starts with chunks of 64 values, growing
+// to 1024.
 type slab[T any] struct {
 	chunks [][]T
 	c, n   int // the next value is chunks[c][n]
@@ -32,6 +33,9 @@ func (s *slab[T]) take(k int) []T {
 			return v
 		}
 		s.c, s.n = s.c+1, 0
+	}
+	if s.size == 0 {
+		s.size, s.max = 64, 1024
 	}
 	n := max(k, s.size)
 	s.size = min(2*s.size, s.max)
