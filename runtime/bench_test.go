@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	goruntime "runtime"
-	"strings"
 	"testing"
 )
 
@@ -209,48 +208,6 @@ func BenchmarkAgentMemory(b *testing.B) {
 		goruntime.KeepAlive(agents)
 	}
 	b.ReportMetric(perAgent, "bytes/agent")
-}
-
-// generateTree writes a tree of about n rules: nested choices and sequences
-// of actions with conditions and parameters.
-func generateTree(n int) []byte {
-	var b strings.Builder
-	b.WriteString("<?xml version='1.0'?>\n<behaviorTree>\n<choice id='root'>\n")
-	rules := 1
-	for g := 0; rules < n; g++ {
-		fmt.Fprintf(&b, " <sequence id='g%d' loop='false'>\n  <condition>ready</condition>\n", g)
-		rules++
-		for j := 0; j < 8 && rules < n; j++ {
-			fmt.Fprintf(&b, "  <action id='.a%d' name='act'><parameter name='act.n'>%d</parameter><condition>!busy</condition></action>\n", j, j)
-			rules++
-		}
-		b.WriteString(" </sequence>\n")
-	}
-	b.WriteString("</choice>\n</behaviorTree>\n")
-	return []byte(b.String())
-}
-
-// BenchmarkLoadAndBind_10000Rules measures load plus bind of a generated
-// 10,000-rule tree.
-func BenchmarkLoadAndBind_10000Rules(b *testing.B) {
-	data := generateTree(10000)
-	reg := NewRegistry()
-	reg.RegisterAction("act", ActionFunc(func(a *Agent, p Params) (Status, error) { return Success, nil }))
-	reg.RegisterCondition("ready", ConditionFunc(func(a *Agent, p Params) (bool, error) { return true, nil }))
-	reg.RegisterCondition("busy", ConditionFunc(func(a *Agent, p Params) (bool, error) { return false, nil }))
-	b.ReportAllocs()
-	for range b.N {
-		tree, err := LoadBytes("gen.xml", data, LoadOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(tree.Rules) < 10000 {
-			b.Fatalf("generated %d rules", len(tree.Rules))
-		}
-		if _, err := Bind(tree, reg, BindOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // guardsTree is a priority list whose two guards watch their conditions

@@ -158,6 +158,11 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 	}
 
 	b.rules = make([]boundRule, len(t.Rules))
+	conds := 0
+	for i := range t.Rules {
+		conds += len(t.Rules[i].Conds)
+	}
+	b.conds = make([]boundCond, 0, conds)
 	for i := range t.Rules {
 		r := &t.Rules[i]
 		br := &b.rules[i]

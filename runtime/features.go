@@ -155,19 +155,20 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		if r.Kind != KindChoice {
 			continue
 		}
-		kids := t.Children(int32(i))
-		if r.Order != OrderList {
-			f.orderSlot = slot(orderWords(len(kids)), 0)
-			b.rules[i].kind = kindOrderedChoice
-		}
-		for k, c := range kids {
-			b.feats[c].pos = int32(k)
+		kids := int32(0) // walked through the links: most choices keep no list of their children
+		for c := r.FirstChild; c >= 0; c = t.Rules[c].Next {
+			b.feats[c].pos = kids
+			kids++
 			if t.Rules[c].Abort.WatchesLower() {
 				f.watchLower = true
 			}
 		}
+		if r.Order != OrderList {
+			f.orderSlot = slot(orderWords(int(kids)), 0)
+			b.rules[i].kind = kindOrderedChoice
+		}
 		if f.watchLower || r.Order != OrderList {
-			f.kids = kids
+			f.kids = t.Children(int32(i))
 		}
 	}
 	for i := range b.feats {

@@ -17,13 +17,18 @@ import (
 
 // Loading a tree goes through these steps, one file each:
 //   load_decode.go  raw bytes -> UTF-8 text (the declared encoding)
-//   load_xml.go     text -> elements with positions (well-formedness)
-//   load_check.go   elements -> checked rule nodes and declaration lines
+//   load_xml.go     text -> elements with positions (well-formedness), read
+//                   by load_scan.go's scanner, or by encoding/xml where the
+//                   scanner gives up
+//   load_check.go   elements -> checked rule nodes and declaration lines;
+//                   each rule is checked as soon as its end tag is read
 // and then, for the whole tree:
 //   load_build.go   nodes -> Tree.Rules, with the id rules and subtree files
 //   load_decls.go   declaration lines -> Tree.Vars, Signals, Stamps
 // Every step adds its problems to one ErrorList and goes on where it can, so
-// one load reports every problem it can find.
+// one load reports every problem it can find. Strings come from one table
+// (load_strings.go), and elements, lists of children, conditions and
+// parameters from slabs (load_slab.go): a big tree costs few allocations.
 
 // LoadOptions configure LoadFile and LoadBytes.
 type LoadOptions struct {
@@ -96,6 +101,8 @@ type loader struct {
 	// labelBytes counts the bytes of the ids and labels built so far
 	// (maxLabelBytes).
 	labelBytes int
+	strs       *strTable  // every string the tree keeps
+	reading    xmlReading // how files are read: the fast way but in tests
 	decls
 }
 
@@ -107,6 +114,7 @@ func newLoader(opts LoadOptions) *loader {
 		files:    make(map[string]*treeFile),
 		hash:     sha256.New(),
 		ids:      make(map[string]int32),
+		strs:     newStrTable(),
 		decls:    newDecls(),
 	}
 	if l.readFile == nil {
@@ -159,6 +167,7 @@ func (l *loader) load(path string, data []byte) (*Tree, error) {
 		t.Files = append(t.Files, f.display)
 	}
 	t.Fingerprint = hex.EncodeToString(l.hash.Sum(nil))
+	t.ids = l.ids // every id once: a duplicate is an error
 	t.index()
 	return t, nil
 }
@@ -168,7 +177,7 @@ func (l *loader) load(path string, data []byte) (*Tree, error) {
 func (l *loader) addSubtreeRoot(f *treeFile) {
 	pos := f.rootPos
 	l.tree.Rules = append(l.tree.Rules, Rule{
-		Kind: KindSequence, Tag: "subtree", Label: label("subtree", pos), Pos: pos, Subtree: f.display,
+		Kind: KindSequence, Tag: "subtree", Label: l.label("subtree", pos), Pos: pos, Subtree: f.display,
 		Parent: -1, FirstChild: -1, Next: -1,
 	})
 	l.addFile(f, Root, 1, idScope{})
@@ -201,16 +210,17 @@ func (l *loader) open(path string, data []byte) *treeFile {
 		l.errorf(Pos{File: display, Line: derr.line, Col: derr.col}, "%s", derr.msg)
 		return f
 	}
-	root := readXML(display, text, &l.errs)
+	root, c := readXML(display, text, l.strs, &l.errs, l.reading)
 	if root == nil {
 		return f
 	}
-	c := checker{errs: &l.errs}
 	f.rootPos = root.pos
 	f.items = c.checkFile(root)
+	l.errs = append(l.errs, *c.errs...)
 	f.ok = true
-	if len(l.order) == 1 {
-		l.tree.Rules = make([]Rule, 0, c.rules+1) // the main file: enough unless subtrees add more
+	if len(l.order) == 1 { // the main file: enough unless subtrees add more
+		l.tree.Rules = make([]Rule, 0, c.rules+1)
+		l.ids = make(map[string]int32, c.ids)
 	}
 	return f
 }

@@ -23,11 +23,14 @@ type idScope struct {
 }
 
 // fullID applies the id rules to an id as written.
-func (s idScope) fullID(id string) string {
+func (l *loader) fullID(s idScope, id string) string {
 	if strings.HasPrefix(id, ".") {
-		return s.dot + id
+		return l.strs.concat(s.dot, id)
 	}
-	return s.sub + id
+	if s.sub == "" {
+		return id
+	}
+	return l.strs.concat(s.sub, id)
 }
 
 // addFile adds a file's top-level items: its rules become children of
@@ -92,15 +95,19 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 		return -1
 	}
 	idx := int32(len(l.tree.Rules))
-	r := Rule{
+	// The rule is made in place (a Rule is big); on a problem that stops
+	// building it is taken off again.
+	l.tree.Rules = append(l.tree.Rules, Rule{
 		Kind: n.kind, Tag: n.tag, Pos: n.pos, Action: n.action, Subtree: n.subtree,
 		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, SuccessAt: n.successAt, FailureAt: n.failureAt, Timeout: n.timeout, Cooldown: n.cooldown, Gate: n.gate,
 		Conds: n.conds, Mode: n.mode, Params: n.params,
 		Parent: parent, FirstChild: -1, Next: -1, Depth: depth,
-	}
+	})
+	r := &l.tree.Rules[idx]
 	if n.hasID {
-		r.ID = scope.fullID(n.id)
+		r.ID = l.fullID(scope, n.id)
 		if !l.idFits(n, r.ID) {
+			l.tree.Rules = l.tree.Rules[:idx]
 			return -1
 		}
 		if first, dup := l.ids[r.ID]; dup {
@@ -110,15 +117,15 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 		}
 		r.Label = r.ID
 	} else {
-		r.Label = label(n.tag, n.pos)
+		r.Label = l.label(n.tag, n.pos)
 	}
 	if l.labelBytes += len(r.Label); l.labelBytes > maxLabelBytes {
 		l.errorf(n.pos, "the tree's ids and labels add up to more than %d MB; check for deeply nested rules whose ids start with \".\" or subtree files included many times over",
 			maxLabelBytes>>20)
 		l.full = true
+		l.tree.Rules = l.tree.Rules[:idx]
 		return -1
 	}
-	l.tree.Rules = append(l.tree.Rules, r)
 
 	if n.tag == "subtree" || n.tag == "subTree" {
 		if n.subtree != "" {
@@ -129,7 +136,7 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 	inner := scope
 	if r.ID != "" && n.kind.IsList() {
 		inner.dot = r.ID
-	}
+	} // r is not used below: building the children moves Tree.Rules
 	prev := int32(-1)
 	for _, c := range n.children {
 		l.link(idx, &prev, l.build(f, c, idx, depth+1, inner))
@@ -241,16 +248,17 @@ func (l *loader) via(parent int32) string {
 	return ""
 }
 
-// label is TAG@FILE:LINE:COL, the label of a rule without id. Built by hand:
-// most rules of a big tree have no id, and fmt is slow here.
-func label(tag string, pos Pos) string {
-	b := make([]byte, 0, len(tag)+len(pos.File)+16)
-	b = append(b, tag...)
+// label is TAG@FILE:LINE:COL, the label of a rule without id. Built by hand
+// into the string table's chunks: most rules of a big tree have no id, and
+// fmt is slow here.
+func (l *loader) label(tag string, pos Pos) string {
+	b := append(l.strs.buf[:0], tag...)
 	b = append(b, '@')
 	b = append(b, pos.File...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(pos.Line), 10)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(pos.Col), 10)
-	return string(b)
+	l.strs.buf = b
+	return l.strs.copy(b)
 }

@@ -37,8 +37,8 @@ type node struct {
 	params    Params
 	children  []*node
 	// Where the last <parameter> named choice.weight and choice.score are,
-	// for errors about their values; Line 0 when there is none.
-	weightPos, scorePos Pos
+	// for errors about their values; nil when there is none.
+	weightPos, scorePos *Pos
 }
 
 // varLine is one <variable>.
@@ -132,7 +132,17 @@ var (
 type checker struct {
 	errs  *ErrorList
 	rules int    // rule elements seen, to size Tree.Rules
+	ids   int    // ids seen, to size the loader's map of them
 	slab  []node // nodes are allocated from slabs: big files have many
+	// A rule's children, conditions and parameters gather on stacks (its
+	// own above its mark) and move into slabs when it is checked; its
+	// conditions and parameters stay in the tree (Rule.Conds, Rule.Params).
+	kids       []*node
+	conds      []Cond
+	params     []Param
+	kidLists   slab[*node]
+	condLists  slab[Cond]
+	paramLists slab[Param]
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -158,8 +168,10 @@ func (c *checker) checkFile(root *elem) []item {
 	var items []item
 	for _, e := range root.children {
 		if kind, ok := ruleKinds[e.name]; ok {
-			n := c.rule(e, kind)
-			c.abortNeedsChoice(n, "here it is a top-level rule of its file: the root, or in a subtree file a child of the subtree's sequence")
+			n := c.ruleOf(e, kind)
+			c.abortNeedsChoice(n, func() string {
+				return "here it is a top-level rule of its file: the root, or in a subtree file a child of the subtree's sequence"
+			})
 			items = append(items, item{rule: n})
 			continue
 		}
@@ -266,6 +278,40 @@ func (c *checker) block(e *elem, lineTag string, line func(*elem)) {
 	}
 }
 
+// checksRule reports whether rule() checks the element name, whose parent
+// element is open (isRoot: it is the file's root), and the element's kind:
+// a rule tag directly inside a <behaviorTree> root (see checkFile), or
+// inside a sequence, choice or parallel that rule() checks itself (its
+// parentKind), but not inside a subtree tag, whose content is a path. The
+// XML reader calls rule() for these as soon as their end tag is read
+// (xmlBuilder); it must not say yes for an element rule() would not check.
+func (c *checker) checksRule(name string, parent *elem, isRoot, parentChecked bool, parentKind Kind) (Kind, bool) {
+	kind, ok := ruleKinds[name]
+	switch {
+	case !ok:
+		return 0, false
+	case isRoot:
+		return kind, parent.name == "behaviorTree"
+	}
+	return kind, parentChecked && parentKind.IsList() && parent.name != "subtree" && parent.name != "subTree"
+}
+
+// ruleOf returns the node of a rule element: checked when its end tag was
+// read, else checked now.
+func (c *checker) ruleOf(e *elem, kind Kind) *node {
+	if e.node != nil {
+		return e.node
+	}
+	return c.rule(e, kind)
+}
+
+// posOf returns e's position on its own: the elements inside a rule are
+// dropped once the rule is checked, while a node keeps this.
+func posOf(e *elem) *Pos {
+	p := e.pos
+	return &p
+}
+
 // rule checks a rule element and its children.
 func (c *checker) rule(e *elem, kind Kind) *node {
 	if len(c.slab) == cap(c.slab) {
@@ -273,6 +319,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	}
 	c.slab = append(c.slab, node{kind: kind, tag: e.name, pos: e.pos, mode: AllTrue})
 	n := &c.slab[len(c.slab)-1]
+	kidMark, condMark, paramMark := len(c.kids), len(c.conds), len(c.params)
 	c.rules++
 	isSubtree := e.name == "subtree" || e.name == "subTree"
 	switch {
@@ -316,7 +363,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		if len(e.children) > 0 {
 			c.noChildren(e, fmt.Sprintf("<%s> holds only the path of a tree file", e.name))
 		}
-		n.subtree = strings.Trim(string(e.text), xmlSpace)
+		n.subtree = strings.Trim(e.text, xmlSpace)
 		if n.subtree == "" {
 			c.errorf(e.pos, "<%s> needs the path of a tree file as its text, e.g. <%s>patrol.xml</%s>", e.name, e.name, e.name)
 		}
@@ -338,7 +385,6 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	if kind.IsList() {
 		allowed = listChildren
 	}
-	var params []Param
 	var modePos Pos
 	for _, ch := range e.children {
 		switch ch.name {
@@ -346,25 +392,25 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 			v := c.attrs(ch, parameterAttrs)
 			name := c.nameAttr(ch, v, 0, "the parameter's name")
 			c.noChildren(ch, "<parameter> holds only text: the parameter's value")
-			params = append(params, Param{Name: name, Value: strings.Trim(string(ch.text), xmlSpace)})
+			c.params = append(c.params, Param{Name: name, Value: strings.Trim(ch.text, xmlSpace)})
 			switch name {
 			case ParamChoiceWeight:
-				n.weightPos = ch.pos
+				n.weightPos = posOf(ch)
 			case ParamChoiceScore:
-				n.scorePos = ch.pos
+				n.scorePos = posOf(ch)
 			}
 		case "condition":
 			c.attrs(ch, nil)
 			c.noChildren(ch, "<condition> holds only text: a condition name")
 			if cond, ok := c.cond(ch); ok {
-				n.conds = append(n.conds, cond)
+				c.conds = append(c.conds, cond)
 			}
 		case "conditionMode":
 			c.attrs(ch, nil)
 			if len(ch.children) > 0 {
 				c.noChildren(ch, "<conditionMode> holds only text: one of "+strings.Join(condModeNames[:], ", "))
 			}
-			text := strings.Trim(string(ch.text), xmlSpace)
+			text := strings.Trim(ch.text, xmlSpace)
 			if modePos.Line != 0 {
 				c.errorf(ch.pos, "second <conditionMode> in <%s> (the first is at %s); a rule has at most one", e.name, modePos)
 			}
@@ -377,21 +423,25 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		default:
 			childKind, isRule := ruleKinds[ch.name]
 			if isRule && kind.IsList() {
-				child := c.rule(ch, childKind)
+				child := c.ruleOf(ch, childKind)
 				switch kind {
 				case KindChoice:
 				case KindParallel:
-					c.abortNeedsChoice(child, fmt.Sprintf("here its parent is <%s> at %s, whose children all run side by side: there is nothing to preempt", e.name, e.pos))
+					c.abortNeedsChoice(child, func() string {
+						return fmt.Sprintf("here its parent is <%s> at %s, whose children all run side by side: there is nothing to preempt", e.name, e.pos)
+					})
 				default:
-					c.abortNeedsChoice(child, fmt.Sprintf("here its parent is <%s> at %s", e.name, e.pos))
+					c.abortNeedsChoice(child, func() string { return fmt.Sprintf("here its parent is <%s> at %s", e.name, e.pos) })
 				}
-				n.children = append(n.children, child)
+				c.kids = append(c.kids, child)
 			} else {
 				c.notAllowed(ch, e.name, allowed)
 			}
 		}
 	}
-	n.params = paramsOf(params)
+	n.children = c.kidList(kidMark)
+	n.conds = c.condList(condMark)
+	n.params = c.paramList(paramMark)
 	if kind == KindParallel {
 		c.checkParallel(n, e)
 	}
@@ -481,11 +531,11 @@ func (c *checker) secondsAttr(e *elem, v attrVals, i int, what string) float64 {
 }
 
 // abortNeedsChoice reports abort="lower" or "both" on a rule whose parent
-// is not a choice; where says what the parent is.
-func (c *checker) abortNeedsChoice(n *node, where string) {
+// is not a choice; where says what the parent is (called only then).
+func (c *checker) abortNeedsChoice(n *node, where func() string) {
 	if n.abort.WatchesLower() {
 		c.errorf(n.pos, `abort=%q on <%s> is only allowed on a child of a <choice> (it preempts the choice's later children); %s`,
-			n.abort, n.tag, where)
+			n.abort, n.tag, where())
 	}
 }
 
@@ -497,7 +547,7 @@ func (c *checker) checkWeight(n *node) {
 		return
 	}
 	if _, err := parseWeight(s); err != nil {
-		c.errorf(n.weightPos, "parameter %s = %q on <%s> is not a weight; expected a finite number >= 0 "+
+		c.errorf(*n.weightPos, "parameter %s = %q on <%s> is not a weight; expected a finite number >= 0 "+
 			"(the larger a child's weight, the likelier it is tried early; 1 when not given)", ParamChoiceWeight, s, n.tag)
 	}
 }
@@ -510,7 +560,7 @@ func (c *checker) checkScore(n *node) {
 		return
 	}
 	if _, _, err := parseScore(s); err != nil {
-		c.errorf(n.scorePos, "parameter %s = %q on <%s> %v; expected a finite number or the name of a scorer", ParamChoiceScore, s, n.tag, err)
+		c.errorf(*n.scorePos, "parameter %s = %q on <%s> %v; expected a finite number or the name of a scorer", ParamChoiceScore, s, n.tag, err)
 	}
 }
 
@@ -539,23 +589,43 @@ func parseScore(s string) (score float64, scorer string, err error) {
 	return 0, s, nil
 }
 
-// paramsOf is makeParams without its map for the common case of parameters
-// written in name order, each once.
-func paramsOf(in []Param) Params {
-	for i := 1; i < len(in); i++ {
-		if in[i-1].Name >= in[i].Name {
-			return makeParams(in)
-		}
-	}
-	if len(in) == 0 {
+// kidList moves the children above mark on the children stack into a
+// slab; nil when there are none.
+func (c *checker) kidList(mark int) []*node {
+	return moveAbove(&c.kids, mark, &c.kidLists)
+}
+
+// condList moves the conditions above mark on the condition stack into a
+// slab; nil when there are none.
+func (c *checker) condList(mark int) []Cond {
+	return moveAbove(&c.conds, mark, &c.condLists)
+}
+
+// paramList moves the parameters above mark on the parameter stack into a
+// slab as Params: sorted by name, a later one with the same name winning
+// (sortParams); nil when there are none.
+func (c *checker) paramList(mark int) Params {
+	sorted := sortParams(c.params[mark:]) // in place: a prefix of them
+	c.params = c.params[:mark+len(sorted)]
+	return moveAbove(&c.params, mark, &c.paramLists)
+}
+
+// moveAbove moves the entries of a stack above mark into a run of the slab
+// and returns the run; nil when there are none.
+func moveAbove[T any](stack *[]T, mark int, to *slab[T]) []T {
+	above := (*stack)[mark:]
+	if len(above) == 0 {
 		return nil
 	}
-	return Params(in)
+	run := to.take(len(above))
+	copy(run, above)
+	*stack = (*stack)[:mark]
+	return run
 }
 
 // cond reads a <condition>: a name, negated by one leading "!".
 func (c *checker) cond(e *elem) (Cond, bool) {
-	text := strings.Trim(string(e.text), xmlSpace)
+	text := strings.Trim(e.text, xmlSpace)
 	cond := Cond{Name: text, Pos: e.pos}
 	if rest, ok := strings.CutPrefix(text, "!"); ok {
 		cond.Name, cond.Negate = strings.Trim(rest, xmlSpace), true
@@ -581,6 +651,7 @@ func (c *checker) id(n *node, e *elem, v attrVals, i int) {
 		return
 	}
 	n.id, n.hasID = v.val[i], true
+	c.ids++
 }
 
 // attrVals holds the values of a tag's known attributes, by index into the
@@ -687,8 +758,8 @@ func index(list []string, s string) int {
 }
 
 // snippet quotes the start of some text for an error message.
-func snippet(text []byte) string {
-	s := strings.Trim(string(text), xmlSpace)
+func snippet(text string) string {
+	s := strings.Trim(text, xmlSpace)
 	const max = 30
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max]) + "..."

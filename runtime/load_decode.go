@@ -86,13 +86,15 @@ func decodeErrorAt(raw []byte, off int, utf8Text bool, msg string) *decodeError 
 }
 
 // decodeText returns the file's text as UTF-8, without a byte order mark.
-// The encoding is the one the XML declaration names, else UTF-8.
-func decodeText(raw []byte) (string, *decodeError) {
+// The encoding is the one the XML declaration names, else UTF-8. Text that
+// is UTF-8 already is returned in place, not copied: the loader only reads
+// it, and keeps none of it (every string it keeps is a copy).
+func decodeText(raw []byte) ([]byte, *decodeError) {
 	hasBOM := bytes.HasPrefix(raw, utf8BOM)
 	if hasBOM {
 		raw = raw[len(utf8BOM):]
 	} else if bytes.HasPrefix(raw, []byte{0xFE, 0xFF}) || bytes.HasPrefix(raw, []byte{0xFF, 0xFE}) {
-		return "", &decodeError{1, 1, "the file is UTF-16 (it starts with a UTF-16 byte order mark); supported encodings are " +
+		return nil, &decodeError{1, 1, "the file is UTF-16 (it starts with a UTF-16 byte order mark); supported encodings are " +
 			supportedEncodings + ": save it as UTF-8"}
 	}
 
@@ -101,13 +103,13 @@ func decodeText(raw []byte) (string, *decodeError) {
 		declared = name
 		e, known := encodingNames[strings.ToLower(name)]
 		if !known {
-			return "", &decodeError{1, 1, fmt.Sprintf("unsupported encoding %q; supported encodings are %s",
+			return nil, &decodeError{1, 1, fmt.Sprintf("unsupported encoding %q; supported encodings are %s",
 				name, supportedEncodings)}
 		}
 		enc = e
 	}
 	if hasBOM && enc != encUTF8 {
-		return "", &decodeError{1, 1, fmt.Sprintf("the file starts with a UTF-8 byte order mark but declares encoding %q; "+
+		return nil, &decodeError{1, 1, fmt.Sprintf("the file starts with a UTF-8 byte order mark but declares encoding %q; "+
 			"remove the mark or declare encoding=\"UTF-8\"", declared)}
 	}
 
@@ -117,11 +119,11 @@ func decodeText(raw []byte) (string, *decodeError) {
 	case encASCII:
 		for i, b := range raw {
 			if b >= 0x80 {
-				return "", decodeErrorAt(raw, i, false, fmt.Sprintf("byte 0x%02X is not US-ASCII (the file declares encoding %q); "+
+				return nil, decodeErrorAt(raw, i, false, fmt.Sprintf("byte 0x%02X is not US-ASCII (the file declares encoding %q); "+
 					"declare the encoding the file was saved in, e.g. UTF-8 or ISO-8859-1", b, declared))
 			}
 		}
-		return string(raw), nil
+		return raw, nil
 	}
 	if i := invalidUTF8(raw); i >= 0 {
 		how := "the file declares no encoding, so it is read as UTF-8; if it was saved as latin1, " +
@@ -129,9 +131,9 @@ func decodeText(raw []byte) (string, *decodeError) {
 		if declared != "" {
 			how = fmt.Sprintf("the file declares encoding %q", declared)
 		}
-		return "", decodeErrorAt(raw, i, true, fmt.Sprintf("invalid UTF-8 byte 0x%02X (%s)", raw[i], how))
+		return nil, decodeErrorAt(raw, i, true, fmt.Sprintf("invalid UTF-8 byte 0x%02X (%s)", raw[i], how))
 	}
-	return string(raw), nil
+	return raw, nil
 }
 
 // declaredEncoding returns the encoding named in the XML declaration that
@@ -171,25 +173,24 @@ func invalidUTF8(b []byte) int {
 }
 
 // decodeSingleByte decodes ISO-8859-1 or windows-1252.
-func decodeSingleByte(raw []byte, enc encoding) (string, *decodeError) {
-	var b strings.Builder
-	b.Grow(len(raw) + len(raw)/8)
+func decodeSingleByte(raw []byte, enc encoding) ([]byte, *decodeError) {
+	b := make([]byte, 0, len(raw)+len(raw)/8)
 	for i, c := range raw {
 		switch {
 		case c < 0x80:
-			b.WriteByte(c)
+			b = append(b, c)
 		case enc == encWindows1252 && c < 0xA0:
 			r := windows1252[c-0x80]
 			if r == 0 {
-				return "", decodeErrorAt(raw, i, false, fmt.Sprintf("byte 0x%02X is not defined in windows-1252; "+
+				return nil, decodeErrorAt(raw, i, false, fmt.Sprintf("byte 0x%02X is not defined in windows-1252; "+
 					"declare the encoding the file was saved in", c))
 			}
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		default:
-			b.WriteRune(rune(c))
+			b = utf8.AppendRune(b, rune(c))
 		}
 	}
-	return b.String(), nil
+	return b, nil
 }
 
 // isXMLSpace reports whether c is XML white space.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ const (
 
 // FuzzLoad loads arbitrary main-file bytes. Loading must never panic, and
 // every error must carry a file and a line. Trees that load must hold
-// together.
+// together, and be what reading every file with encoding/xml makes.
 func FuzzLoad(f *testing.F) {
 	for _, pattern := range []string{"testdata/valid/*.xml", "testdata/valid/*/*.xml", "testdata/invalid/*.xml", "../scripts/ai/*.xml"} {
 		files, err := filepath.Glob(pattern)
@@ -56,6 +57,12 @@ func FuzzLoad(f *testing.F) {
 		timer := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("slow input %q", data)) })
 		tree, err := LoadBytes("main.xml", data, opts)
 		timer.Stop()
+		// The fast reading (the scanner, rules checked while reading) finds
+		// exactly what encoding/xml's reading, checked at the end, finds.
+		ref, refErr := loadWay(data, opts, xmlReading{noScan: true, noStream: true})
+		if fmt.Sprint(err) != fmt.Sprint(refErr) || !reflect.DeepEqual(tree, ref) {
+			t.Fatalf("read with the scanner: %v\nread with encoding/xml: %v", err, refErr)
+		}
 		if err != nil {
 			if tree != nil {
 				t.Fatalf("tree and error")

@@ -702,26 +702,6 @@ func TestLoad_displayPathsRelativeToRoot(t *testing.T) {
 	}
 }
 
-// BenchmarkLoad_10000Rules loads a generated tree of 10,000 rules: nested
-// sequences and choices with actions, conditions and parameters.
-func BenchmarkLoad_10000Rules(b *testing.B) {
-	data := genTree(10000)
-	tree, err := LoadBytes("big.xml", data, LoadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(tree.Rules) != 10000 {
-		b.Fatalf("%d rules", len(tree.Rules))
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := LoadBytes("big.xml", data, LoadOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // genTree writes a tree of exactly n rules: under the root, list rules of up
 // to ten children, every fourth child a list again down to depth 6, leaves
 // mostly actions with ids, a condition and parameters.

@@ -1,6 +1,10 @@
 package runtime
 
-import "sort"
+import (
+	"slices"
+	"sort"
+	"strings"
+)
 
 // Param is one string parameter of a rule.
 type Param struct {
@@ -21,20 +25,28 @@ func (p Params) Get(name string) (string, bool) {
 	return "", false
 }
 
-// makeParams builds Params from parameters in file order: a later one with
-// the same name wins.
-func makeParams(in []Param) Params {
-	if len(in) == 0 {
-		return nil
+// sortParams turns parameters in file order into Params, in place: sorted
+// by name, and of several with the same name only the last, which wins. It
+// returns the prefix of in that holds them.
+func sortParams(in []Param) []Param {
+	sorted := true
+	for i := 1; i < len(in); i++ {
+		if in[i-1].Name >= in[i].Name {
+			sorted = false
+			break
+		}
 	}
-	last := make(map[string]string, len(in))
-	for _, p := range in {
-		last[p.Name] = p.Value
+	if sorted {
+		return in
 	}
-	out := make(Params, 0, len(last))
-	for n, v := range last {
-		out = append(out, Param{n, v})
+	// A stable sort keeps same-named parameters in file order.
+	slices.SortStableFunc(in, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
+	out := in[:0]
+	for i, p := range in {
+		if i+1 < len(in) && in[i+1].Name == p.Name {
+			continue // a later one has the same name
+		}
+		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

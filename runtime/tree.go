@@ -335,14 +335,10 @@ func (t *Tree) Children(i int32) []int32 {
 	return out
 }
 
-// index builds the name maps; the loader calls it once the slices are final.
+// index builds the declarations' name maps; the loader calls it once the
+// slices are final. (The loader's own map of the rules' ids, which finds
+// duplicates, becomes t.ids.)
 func (t *Tree) index() {
-	t.ids = make(map[string]int32)
-	for i := range t.Rules {
-		if id := t.Rules[i].ID; id != "" {
-			t.ids[id] = int32(i)
-		}
-	}
 	t.vars = make(map[string]int32, len(t.Vars))
 	for i, v := range t.Vars {
 		t.vars[v.Name] = int32(i)
