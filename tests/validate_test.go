@@ -228,3 +228,39 @@ func TestValidate_listsBuiltinParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestValidate_treeAloneRunsTheLintsThatNeedNoScripts: `validate -tree` on a
+// lone file warns of a running rule without an id, a parameter the built-ins
+// do not read and empty inline Lua, leaves names it does not know unchecked,
+// and exits 2 with -strict.
+func TestValidate_treeAloneRunsTheLintsThatNeedNoScripts(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"t.xml": `<behaviorTree><sequence id="root">
+  <running/>
+  <action id="pause" name="bt.wait"><parameter name="wait.second">1</parameter><parameter name="wait.seconds">1</parameter></action>
+  <action id="look" name="bt.lua"><parameter name="lua.run">-- later</parameter></action>
+  <action id="move" name="moveTo"><parameter name="move.sped">3</parameter></action>
+</sequence></behaviorTree>`,
+	})
+	r := run(t, dir, "validate", "-tree", "t.xml")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"warning: t.xml:2:3: rule running@t.xml:2:3 has no id, but it returns running: saving the game while it is the current rule fails; give it an id\n",
+		`warning: t.xml:3:3: rule pause: parameter "wait.second" is read by nothing: not by action "bt.wait" (they read wait.seconds); did you mean "wait.seconds"?` + "\n",
+		"warning: t.xml:4:3: rule look: lua.run holds no Lua statement (only blanks and comments): the rule does nothing\n",
+		"t.xml: ok (5 rules, 0 variables, 0 signals, 0 timestamps)\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "move.sped") {
+		t.Errorf("a parameter of an action the file does not define was checked:\n%s", r.stdout)
+	}
+	if r = run(t, dir, "validate", "-strict", "-tree", "t.xml"); r.code != 2 || !strings.Contains(r.stderr, "t.xml: 3 warnings, errors with -strict") {
+		t.Errorf("-strict: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

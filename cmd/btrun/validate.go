@@ -32,7 +32,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *treeFile != "" {
-		return validateTree(*treeFile, stdout, stderr)
+		return validateTree(*treeFile, *strict, stdout, stderr)
 	}
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {
@@ -114,14 +114,16 @@ func listParams(w io.Writer, ps []runtime.ParamSpec) {
 
 // validateTree loads one tree and binds it against the built-ins; names
 // that scripts or plugins would provide are listed, not counted as errors,
-// since a lone tree has none.
-func validateTree(file string, stdout, stderr io.Writer) int {
+// since a lone tree has none. The lints that need no scripts run too
+// (warnings, errors with -strict); names they do not know are not checked.
+func validateTree(file string, strict bool, stdout, stderr io.Writer) int {
 	tree, err := runtime.LoadFile(file, runtime.LoadOptions{})
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	bound, err := runtime.Bind(tree, runtime.NewRegistry(), runtime.BindOptions{Lenient: true})
+	reg := runtime.NewRegistry()
+	bound, err := runtime.Bind(tree, reg, runtime.BindOptions{Lenient: true})
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage
@@ -131,6 +133,14 @@ func validateTree(file string, stdout, stderr io.Writer) int {
 		for _, u := range bound.Unresolved {
 			fmt.Fprintf(stdout, "  %s: %s %q\n", u.Pos, u.Kind, u.Name)
 		}
+	}
+	lints := game.TreeLints(tree, reg)
+	for _, l := range lints {
+		fmt.Fprintln(stdout, "warning:", l)
+	}
+	if n := len(lints); n > 0 && strict {
+		fmt.Fprintf(stderr, "%s: %s, errors with -strict\n", tree.File, countOf(n, "warning"))
+		return exitUsage
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d rules, %d variables, %d signals, %d timestamps%s)\n",
 		tree.File, len(tree.Rules), len(tree.Vars), len(tree.Signals), len(tree.Stamps), gatesCount(tree))

@@ -51,13 +51,7 @@ func (g *Game) Lints() []Lint {
 		t := b.Tree
 		for i := range t.Rules {
 			r := &t.Rules[i]
-			out = append(out, g.lintIDs(t, int32(i))...)
-			out = append(out, g.lintParams(t, int32(i), strs)...)
-			if r.Kind == runtime.KindAction && r.Action == luabind.InlineName {
-				if code, ok := r.Params.Get(luabind.ParamRun); ok && luabind.IsEmptyCode(code) {
-					out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: %s holds no Lua statement (only blanks and comments): the rule does nothing", r.Label, luabind.ParamRun)})
-				}
-			}
+			out = append(out, lintRule(g.reg, t, int32(i), strs)...)
 			if r.Kind == runtime.KindAction && r.Action == "bt.signal.send" {
 				if name, ok := r.Params.Get("signal.name"); ok && !signals[name] {
 					out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: bt.signal.send sends %s", r.Label, unknownSignal(name, signals))})
@@ -75,11 +69,37 @@ func (g *Game) Lints() []Lint {
 	return out
 }
 
+// TreeLints runs the checks that need only a tree and a registry, for a
+// tree checked on its own (`btrun validate -tree`): names the registry does
+// not know (a script's or a plugin's) are not checked, and no script's
+// strings count as reading a parameter.
+func TreeLints(t *runtime.Tree, reg *runtime.Registry) []Lint {
+	var out []Lint
+	for i := range t.Rules {
+		out = append(out, lintRule(reg, t, int32(i), nil)...)
+	}
+	return out
+}
+
+// lintRule runs the checks of one rule that need no scripts: ids, unread
+// parameters and empty inline Lua.
+func lintRule(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string]bool) []Lint {
+	r := &t.Rules[i]
+	out := lintIDs(reg, t, i)
+	out = append(out, lintParams(reg, t, i, strs)...)
+	if r.Kind == runtime.KindAction && r.Action == luabind.InlineName {
+		if code, ok := r.Params.Get(luabind.ParamRun); ok && luabind.IsEmptyCode(code) {
+			out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: %s holds no Lua statement (only blanks and comments): the rule does nothing", r.Label, luabind.ParamRun)})
+		}
+	}
+	return out
+}
+
 // lintIDs reports a rule without an id that can be the current rule when a
 // step ends: the root (after the tree finished), running and yield rules,
 // parallels (while their lanes run), and actions that do not say they never
 // return running.
-func (g *Game) lintIDs(t *runtime.Tree, i int32) []Lint {
+func lintIDs(reg *runtime.Registry, t *runtime.Tree, i int32) []Lint {
 	r := &t.Rules[i]
 	if r.ID != "" {
 		return nil
@@ -93,7 +113,7 @@ func (g *Game) lintIDs(t *runtime.Tree, i int32) []Lint {
 	case r.Kind == runtime.KindParallel:
 		why = "it is a parallel: the current rule while its lanes run"
 	case r.Kind == runtime.KindAction:
-		if d, ok := g.reg.LookupAction(r.Action); ok && !d.Instant {
+		if d, ok := reg.LookupAction(r.Action); ok && !d.Instant {
 			why = fmt.Sprintf("action %q can return running", r.Action)
 		}
 	}
@@ -108,7 +128,7 @@ func (g *Game) lintIDs(t *runtime.Tree, i int32) []Lint {
 // condition that does not may read any name written as a string in the
 // scripts; any other reader that does not declare them (a Go action, an
 // older plugin) could read anything, and the rule is not checked.
-func (g *Game) lintParams(t *runtime.Tree, i int32, strs map[string]bool) []Lint {
+func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string]bool) []Lint {
 	r := &t.Rules[i]
 	if len(r.Params) == 0 {
 		return nil
@@ -136,7 +156,7 @@ func (g *Game) lintParams(t *runtime.Tree, i int32, strs map[string]bool) []Lint
 		ruleReads = append(ruleReads, p.Name)
 	}
 	if r.Kind == runtime.KindAction {
-		d, ok := g.reg.LookupAction(r.Action)
+		d, ok := reg.LookupAction(r.Action)
 		if !ok || !take(d.Params, d.Origin) {
 			return nil
 		}
@@ -146,7 +166,7 @@ func (g *Game) lintParams(t *runtime.Tree, i int32, strs map[string]bool) []Lint
 			take(ps, runtime.Origin{Kind: "builtin"})
 			continue
 		}
-		d, ok := g.reg.LookupCondition(c.Name)
+		d, ok := reg.LookupCondition(c.Name)
 		if !ok || !take(d.Params, d.Origin) {
 			return nil
 		}
