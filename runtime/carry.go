@@ -13,7 +13,8 @@ import (
 // choice orders) found through a RuleMap instead of by id. So an agent keeps
 // its variables, timestamps, generator, host state (ctx.memory, ctx.agent,
 // and ctx.state of the rule it sits on) and its place, as long as the rule
-// it sits on is still there.
+// it sits on is still there. The gates it holds, and the state of the gates
+// the agents share, are carried too (gates_carry.go).
 //
 // What a carry does not do is decide what happens to an agent whose rule is
 // gone: RuleMap.Unplaced says who they are, and the caller resets them
@@ -55,6 +56,8 @@ type CarryPlan struct {
 	enc   *Encoder // the host state of every agent, as the old host wrote it
 	spans [][2]int // where agent i's is in enc
 	hostD Decoder
+	gates []gateCarry // the state of the gates the new agents share (gates_carry.go)
+	gwarn []string
 }
 
 // PlanCarry checks that the agents from (running the old versions of their
@@ -115,6 +118,10 @@ func PlanCarry(from, to []*Agent, fromHost, toHost HostState, maps []*RuleMap) (
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	var err error
+	if p.gates, p.gwarn, err = planGateCarry(from, to, p.plans); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -158,7 +165,7 @@ func (p *CarryPlan) hostValue(i int) *Decoder {
 // longer declared, clocks, cooldowns and orders of rules that are gone
 // (each text once, counted when several agents share it).
 func (p *CarryPlan) Warnings() []string {
-	return (&AgentsPlan{plans: p.plans}).Warnings()
+	return (&AgentsPlan{plans: p.plans, gwarn: p.gwarn}).Warnings()
 }
 
 // Apply gives every new agent its old agent's state. The new agents must
@@ -175,6 +182,9 @@ func (p *CarryPlan) Apply() error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	for i := range p.gates {
+		p.gates[i].apply()
 	}
 	return errors.Join(errs...)
 }

@@ -193,14 +193,10 @@ func (st *gateState) release(a *Agent, step uint64, t float64) {
 	if k < 0 {
 		return
 	}
-	h := st.holders[k]
-	st.stats.longest(step-h.step, t-h.time)
+	st.releaseHold(st.holders[k], step, t)
 	copy(st.holders[k:], st.holders[k+1:])
 	st.holders[len(st.holders)-1] = gateHolder{}
 	st.holders = st.holders[:len(st.holders)-1]
-	if math.IsNaN(st.since) || t > st.since {
-		st.since = t
-	}
 }
 
 // EndRound ends a round (Resolver): round holds the agents that ran in it,

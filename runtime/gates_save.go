@@ -68,9 +68,16 @@ func (p *RestorePlan) planHolds(s *Snapshot, active func(int32) bool, bad func(s
 	a := p.a
 	b := a.bound
 	for _, h := range s.Holds {
-		r, ok := b.resolveLabel(h.Rule, h.Index)
+		r, ok := s.ruleIn(b, h.Rule, h.Index)
+		fits := ok && b.feats[r].holdBit >= 0 && b.Tree.Gates[b.feats[r].gate].Name == h.Gate
 		switch {
-		case !ok || b.feats[r].holdBit < 0 || b.Tree.Gates[b.feats[r].gate].Name != h.Gate:
+		case s.carry != nil && (!fits || !active(r)):
+			// Carried over to an edited tree whose rule is gone, no longer
+			// names the gate, or is not active: the hold ends as leaving
+			// the rule would end it. The gates' carry (gates_carry.go)
+			// releases the gate when no other rule holds it, and says so.
+			continue
+		case !fits:
 			if err := bad("the hold of gate %q by rule %s has no rule with that gate to go to", h.Gate, h.Rule); err != nil {
 				return err
 			}

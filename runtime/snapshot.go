@@ -350,7 +350,7 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders) > 0 {
 			return bad("the save holds timeouts, cooldowns or choice orders, and the tree has none")
 		}
-		if len(s.Holds) > 0 {
+		if len(s.Holds) > 0 && s.carry == nil { // carried, the gates' carry releases them
 			return bad("the save holds gates held by rules, and the tree has no rule with a gate")
 		}
 		return nil

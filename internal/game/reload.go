@@ -21,10 +21,12 @@ import (
 // restore would, in memory (runtime.PlanCarry): every agent is carried over
 // to a new agent of the new version of its tree and of the new Lua state,
 // with its variables, timestamps, generator, timeout clocks, cooldowns,
-// ctx.memory and ctx.agent, and its place (with ctx.state or a plugin's
+// gate holds, ctx.memory and ctx.agent, and its place (with ctx.state or a plugin's
 // state bytes) when the rule it sits on is still there. An agent whose rule
 // is gone is reset first, by the old version (its running action's cancel
-// hook is the old script's or plugin's), and restarts at the root. The
+// hook is the old script's or plugin's; the gates it held are released),
+// and restarts at the root. The game's gates (holders, last releases,
+// counts) go over to the new loadout's by name. The
 // world script runs as for a continued save: init(game) and spawn(ctx) on
 // the new Lua state (quietly: nothing they print, send or log shows), then
 // load(t) with what the old one's save() returned.

@@ -101,6 +101,7 @@ func TestReload_withoutChangeLeavesTheTraceAsItWas(t *testing.T) {
 		{"failing", fixture("failing"), 0, 20, []int{1, 5, 9}},
 		{"interrupt", fixture("interrupt"), 0, 60, []int{3, 17, 31}},
 		{"parallel", fixture("parallel"), 0, 48, everyStep(47)},
+		{"gates", fixture("gates"), 0, 60, everyStep(59)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			straight := openSession(t, tc.config, tc.scale)
@@ -116,9 +117,20 @@ func TestReload_withoutChangeLeavesTheTraceAsItWas(t *testing.T) {
 				if got, want := s.trace.String(), straight.trace.String(); got != want {
 					t.Fatalf("k=%d: the trace differs:\n%s", k, firstDiff(got, want))
 				}
+				if got, want := gateList(s.g), gateList(straight.g); got != want {
+					t.Fatalf("k=%d: the gates differ:\n got  %s\n want %s", k, got, want)
+				}
 			}
 		})
 	}
+}
+
+// gateList is the game's gates, their holders and counts, as text.
+func gateList(g *Game) string {
+	if g.Gates() == nil {
+		return "no gates"
+	}
+	return fmt.Sprintf("%+v", g.Gates().List())
 }
 
 // firstDiff shows where two texts first differ, by line.
