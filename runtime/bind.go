@@ -63,6 +63,11 @@ type BoundTree struct {
 	gated     bool
 	gateCount int
 	holdBase  int
+
+	// hot and hotConds are the compact copy of rules and conds that trees
+	// without features step on (step_lean.go); nil for other trees.
+	hot      []hotRule
+	hotConds []hotCond
 }
 
 // Unresolved is a name that Lenient binding left unbound.
@@ -219,6 +224,7 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 	}
 	b.layout()
 	b.bindFeatures(reg, opts, add, warn)
+	b.bindHot()
 	if len(errs) > 0 {
 		return nil, errs
 	}
