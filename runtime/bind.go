@@ -64,10 +64,9 @@ type BoundTree struct {
 	gateCount int
 	holdBase  int
 
-	// hot and hotConds are the compact copy of rules and conds that trees
-	// without features step on (step_lean.go); nil for other trees.
-	hot      []hotRule
-	hotConds []hotCond
+	// hot is the compact copy of rules that trees without features step
+	// on (step_lean.go); nil for other trees.
+	hot []hotRule
 }
 
 // Unresolved is a name that Lenient binding left unbound.

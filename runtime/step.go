@@ -37,7 +37,10 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.flags &^= flagBubbling
 	a.env.runs = a.env.runs[:0]
 	a.phase = phaseStart
-	return a.loop()
+	if a.bound.feats == nil {
+		return a.loopLean()
+	}
+	return a.loopTracked()
 }
 
 // CompleteAction resumes a step paused at an action call with the action's
@@ -314,7 +317,7 @@ func (a *Agent) checkConds(r int32, rule *boundRule) (bool, error) {
 			var err error
 			v, err = a.evalCond(c, rule)
 			if err != nil {
-				return false, a.condFailed(r, c, i, err)
+				return false, a.condFailed(r, i, err)
 			}
 		}
 		if c.negate {
@@ -349,13 +352,14 @@ func (a *Agent) checkConds(r int32, rule *boundRule) (bool, error) {
 
 // condFailed is the error of condition c, the rule's i-th: ErrPending
 // pauses the step at it.
-func (a *Agent) condFailed(r int32, c *boundCond, i int32, err error) error {
+func (a *Agent) condFailed(r int32, i int32, err error) error {
 	if err == ErrPending {
 		a.condIdx = uint16(i)
 		a.phase = phaseWaitCond
 		return errPaused
 	}
 	a.condIdx = 0
+	c := &a.bound.conds[a.bound.rules[r].condStart+i]
 	return a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err)
 }
 

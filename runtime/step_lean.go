@@ -4,9 +4,9 @@ package runtime
 // orders, parallels, gates or log parameters): Drag[en]gine's stepping and
 // nothing else. It is the same state machine as runRule and its helpers
 // (step.go) run in loopTracked, written out in one function over a compact
-// copy of the rules (hotRule, 32 bytes) and their conditions (hotCond, 16
-// bytes) that Bind makes, so that a step reads a few cache lines and makes
-// no call but the tree's own actions and conditions in the common cases:
+// copy of the rules (hotRule: one 64-byte cache line per rule) that Bind
+// makes, so that a step reads little memory and makes no call but the
+// tree's own actions and conditions in the common cases:
 //
 //   - a rule with no condition, or one condition that is a variable or a
 //     registered ConditionFunc (called directly, not through the Condition
@@ -18,22 +18,26 @@ package runtime
 // Everything else (several conditions, timestamps, actions with Start or
 // Cancel, the success/failure/running/yield rules, answers to a paused
 // call, errors) goes through the helpers loopTracked uses, so the two loops
-// cannot drift apart: TestLoop_trackedStepsPlainTreesAsLoopDoes holds them
-// to the same traces.
+// cannot drift apart: TestLoop_trackedStepsPlainTreesAsLoopDoes and
+// TestLoopLean_* hold them to the same traces.
 
-// hotRule is what loopLean reads of a rule on every run.
+// hotRule is what loopLean reads of a rule on every run: 64 bytes.
 type hotRule struct {
-	kind       Kind
-	bits       hotBits
-	_          [2]uint8
+	kind  Kind
+	bits  hotBits
+	conds condShape
+	_     uint8
+	// parent, firstChild and next are as in boundRule.
 	parent     int32
 	firstChild int32
 	next       int32
-	condStart  int32 // first condition in BoundTree.hotConds (and conds)
-	condCount  int32
+	slot       int32 // condOneVar: the variable's slot
 	// run is the action when it is an ActionFunc (which has no Start or
 	// Cancel); nil: loopLean calls the action through callAction.
 	run func(*Agent, Params) (Status, error)
+	// test is the rule's one condition when conds is condOneFunc.
+	test   func(*Agent, Params) (bool, error)
+	params Params
 }
 
 type hotBits uint8
@@ -47,14 +51,15 @@ const (
 	hotFlip
 )
 
-// hotCond is what loopLean reads of a condition.
-type hotCond struct {
-	// test is the condition when it is a ConditionFunc; nil otherwise.
-	test func(*Agent, Params) (bool, error)
-	kind condKind
-	_    [3]uint8
-	slot int32 // condVar: the variable's slot
-}
+// condShape is how loopLean checks a rule's conditions.
+type condShape uint8
+
+const (
+	condNone    condShape = iota // no condition: they hold
+	condOneFunc                  // one ConditionFunc: hotRule.test
+	condOneVar                   // one variable: hotRule.slot
+	condOther                    // checkConds
+)
 
 // bindHot makes the compact copy of the rules that loopLean steps, for a
 // tree without features.
@@ -63,44 +68,55 @@ func (b *BoundTree) bindHot() {
 		return
 	}
 	b.hot = make([]hotRule, len(b.rules))
-	b.hotConds = make([]hotCond, len(b.conds))
-	for i := range b.conds {
-		c := &b.conds[i]
-		h := &b.hotConds[i]
-		h.kind, h.slot = c.kind, c.slot
-		if f, ok := c.cond.(ConditionFunc); ok && c.kind == condCall {
-			h.test = f
-		}
-	}
 	for i := range b.rules {
 		r := &b.rules[i]
 		h := &b.hot[i]
-		*h = hotRule{kind: r.kind, parent: r.parent, firstChild: r.firstChild, next: r.next,
-			condStart: r.condStart, condCount: r.condEnd - r.condStart}
+		*h = hotRule{kind: r.kind, parent: r.parent, firstChild: r.firstChild, next: r.next, params: r.params}
 		if r.loop {
 			h.bits |= hotLoop
 		}
 		if r.doNotFail {
 			h.bits |= hotDoNotFail
 		}
-		if h.condCount == 1 && b.conds[r.condStart].negate != (r.mode == AnyFalse || r.mode == AllFalse) {
-			h.bits |= hotFlip
+		switch n := r.condEnd - r.condStart; {
+		case n == 0:
+			h.conds = condNone
+		case n > 1:
+			h.conds = condOther
+		default:
+			c := &b.conds[r.condStart]
+			f, isFunc := c.cond.(ConditionFunc)
+			switch {
+			case c.kind == condCall && isFunc && f != nil:
+				h.conds, h.test = condOneFunc, f
+			case c.kind == condVar:
+				h.conds, h.slot = condOneVar, c.slot
+			default:
+				h.conds = condOther
+			}
+			if c.negate != (r.mode == AnyFalse || r.mode == AllFalse) {
+				h.bits |= hotFlip
+			}
 		}
-		if f, ok := r.action.(ActionFunc); ok {
+		if f, ok := r.action.(ActionFunc); ok && f != nil {
 			h.run = f
 		}
 	}
 }
 
 // loopLean is loop for trees without features (see the top of this file).
-// The runs of the step are kept in a local slice and stored in the Env
-// whenever the loop returns or calls what may read them.
+// The rules run so far are stored at runs[count], in a buffer the Env keeps
+// as long as the run-away limit; the Env's slice is set to them whenever
+// the loop returns or calls what may read them.
 func (a *Agent) loopLean() (Status, error) {
-	b := a.bound
 	env := a.env
-	limit := env.limit()
-	hot := b.hot
-	runs := env.runs
+	limit := int(env.limit())
+	if cap(env.runs) < limit {
+		env.runs = append(env.runs, make([]RuleRun, limit-len(env.runs))...)
+	}
+	runs := env.runs[:limit]
+	count := int(a.count)
+	hot := a.bound.hot
 	for {
 		r := a.cursor
 		bubbling := a.flags&flagBubbling != 0
@@ -113,11 +129,26 @@ func (a *Agent) loopLean() (Status, error) {
 		switch h.kind {
 		case KindAction:
 			if a.flags&flagActionAnswered != 0 {
-				st, err = a.runAction(r, &b.rules[r])
+				st, err = a.runAction(r, &a.bound.rules[r])
 				break
 			}
-			var ok bool
-			if ok, err = a.leanConds(r, h); err != nil {
+			ok := true
+			switch {
+			case h.conds == condNone:
+			case h.conds == condOneFunc && a.flags&flagCondAnswered == 0:
+				a.flags |= flagInCall
+				var v bool
+				v, err = h.test(a, h.params)
+				a.flags &^= flagInCall
+				if err != nil {
+					err = a.condFailed(r, 0, err)
+					break
+				}
+				ok = v != (h.bits&hotFlip != 0)
+			default:
+				ok, err = a.leanConds(r, h)
+			}
+			if err != nil {
 				break
 			}
 			if !ok {
@@ -128,11 +159,11 @@ func (a *Agent) loopLean() (Status, error) {
 				break
 			}
 			if h.run == nil {
-				st, err = a.callAction(r, &b.rules[r])
+				st, err = a.callAction(r, &a.bound.rules[r])
 				break
 			}
 			a.flags |= flagInCall
-			st, err = h.run(a, b.rules[r].params)
+			st, err = h.run(a, h.params)
 			a.flags &^= flagInCall
 			if err != nil {
 				err = a.actionFailed(r, err)
@@ -146,20 +177,43 @@ func (a *Agent) loopLean() (Status, error) {
 			default:
 				st, err = a.actionResult(r, st)
 			}
-		case KindSequence, KindChoice:
+		case KindChoice:
+			if !bubbling || h.conds != condNone {
+				st, err = a.leanList(r, h, bubbling)
+				break
+			}
+			// A choice without conditions after a child finished: the
+			// most common list step, here without a call.
+			next := hot[a.cursor].next
+			switch {
+			case a.childRes == Success && h.bits&hotLoop == 0:
+				a.arrive(r)
+				st = Success
+			case a.childRes == Success:
+				a.arrive(h.firstChild)
+				st = statusMoved
+			case next < 0:
+				a.arrive(r)
+				st = Failure
+			default:
+				a.arrive(next)
+				st = statusMoved
+			}
+		case KindSequence:
 			st, err = a.leanList(r, h, bubbling)
 		default:
-			st, err = a.runRule(r, &b.rules[r])
+			st, err = a.runRule(r, &a.bound.rules[r])
 		}
 		if err != nil {
-			env.runs = runs
+			a.count = uint16(count)
+			env.runs = runs[:count]
 			return a.stopped(err)
 		}
-		a.count++
 		if st == Failure && h.bits&hotDoNotFail != 0 {
 			st = Success
 		}
-		runs = append(runs, RuleRun{r, st})
+		runs[count] = RuleRun{r, st}
+		count++
 		if st != statusMoved {
 			a.last = st
 		}
@@ -168,7 +222,8 @@ func (a *Agent) loopLean() (Status, error) {
 			a.jump = -1
 			if target != r {
 				if err := a.cancelRunning(); err != nil {
-					env.runs = runs
+					a.count = uint16(count)
+					env.runs = runs[:count]
 					return a.abort(err)
 				}
 				a.arrive(target)
@@ -179,11 +234,11 @@ func (a *Agent) loopLean() (Status, error) {
 			}
 		}
 		if st == Running {
-			env.runs = runs
-			return a.finish(Running)
+			break
 		}
-		if a.count >= limit {
-			env.runs = runs
+		if count >= limit {
+			a.count = uint16(count)
+			env.runs = runs[:count]
 			return a.abort(a.runawayError(r))
 		}
 		if st == statusMoved {
@@ -192,40 +247,42 @@ func (a *Agent) loopLean() (Status, error) {
 		}
 		if h.parent < 0 {
 			a.arrive(r) // past the root: the next step enters the tree afresh
-			env.runs = runs
-			return a.finish(st)
+			break
 		}
 		// r finished and the cursor is on r: its parent runs next and sees st.
 		a.childRes = st
 		a.flags |= flagBubbling
 	}
+	// The step ended with st (finish, written out).
+	a.count = uint16(count)
+	a.phase = phaseIdle
+	a.flags &^= flagBubbling
+	if o := env.Observer; o != nil {
+		env.runs = runs[:count]
+		o.StepDone(a, env.runs, a.last, nil)
+	}
+	return a.last, nil
 }
 
-// leanConds is checkConds for loopLean: a rule without conditions, or with
-// one that is a variable or a ConditionFunc, is checked here; others go
-// through checkConds.
+// leanConds is checkConds for loopLean's hotRule.
 func (a *Agent) leanConds(r int32, h *hotRule) (bool, error) {
-	if h.condCount == 0 {
-		return true, nil
-	}
-	if h.condCount != 1 || a.flags&flagCondAnswered != 0 {
+	if h.conds == condOther || a.flags&flagCondAnswered != 0 {
 		return a.checkConds(r, &a.bound.rules[r])
 	}
-	c := &a.bound.hotConds[h.condStart]
 	var v bool
-	switch {
-	case c.test != nil:
+	switch h.conds {
+	case condNone:
+		return true, nil
+	case condOneFunc:
 		a.flags |= flagInCall
 		var err error
-		v, err = c.test(a, a.bound.rules[r].params)
+		v, err = h.test(a, h.params)
 		a.flags &^= flagInCall
 		if err != nil {
-			return false, a.condFailed(r, &a.bound.conds[h.condStart], 0, err)
+			return false, a.condFailed(r, 0, err)
 		}
-	case c.kind == condVar:
-		v = a.VarAt(c.slot)
-	default:
-		return a.checkConds(r, &a.bound.rules[r])
+	default: // condOneVar
+		v = a.VarAt(h.slot)
 	}
 	return v != (h.bits&hotFlip != 0), nil
 }
