@@ -87,7 +87,6 @@ const (
 	flagCondAnswered                         // CompleteCondition delivered flagCondAnswer for conds[condIdx]
 	flagCondAnswer
 	flagActionAnswered // CompleteAction delivered answer
-	flagInCall         // an action, condition or cancel hook is running
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
 )
 
@@ -488,7 +487,7 @@ func (a *Agent) cancelRunning() error {
 		return nil
 	}
 	saved := a.flags
-	a.flags = (a.flags | flagInCall) &^ flagBubbling
+	a.flags &^= flagBubbling // Rule() is the cursor during the hook
 	err := r.canceler.Cancel(a, r.params)
 	a.flags = saved
 	if err != nil {

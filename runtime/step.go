@@ -182,10 +182,8 @@ func (a *Agent) callAction(r int32, rule *boundRule) (Status, error) {
 		a.flags &^= flagFirstRun
 		return Failure, nil
 	}
-	a.flags |= flagInCall
 	if a.flags&flagFirstRun != 0 && rule.starter != nil {
 		if err := rule.starter.Start(a, rule.params); err != nil {
-			a.flags &^= flagInCall
 			if err == ErrPending {
 				err = errors.New("Start may not return ErrPending")
 			}
@@ -193,7 +191,6 @@ func (a *Agent) callAction(r int32, rule *boundRule) (Status, error) {
 		}
 	}
 	st, err := rule.action.Run(a, rule.params)
-	a.flags &^= flagInCall
 	if err != nil {
 		return 0, a.actionFailed(r, err)
 	}
@@ -380,10 +377,7 @@ func (a *Agent) evalCond(c *boundCond, rule *boundRule) (bool, error) {
 		}
 		return a.time-t > c.limit, nil
 	case condCall:
-		a.flags |= flagInCall
-		v, err := c.cond.Test(a, rule.params)
-		a.flags &^= flagInCall
-		return v, err
+		return c.cond.Test(a, rule.params)
 	}
 	return false, nil // condUnknown
 }
@@ -404,7 +398,7 @@ func (a *Agent) abort(err error) (Status, error) {
 	a.toMain() // a lane may have been running: the agent's own context is reset
 	a.phase = phaseIdle
 	a.jump, a.condIdx = -1, 0
-	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered | flagInCall
+	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered
 	if a.ext != nil {
 		a.ext.scoreNext = 0
 	}

@@ -136,10 +136,8 @@ func (a *Agent) loopLean() (Status, error) {
 			switch {
 			case h.conds == condNone:
 			case h.conds == condOneFunc && a.flags&flagCondAnswered == 0:
-				a.flags |= flagInCall
 				var v bool
 				v, err = h.test(a, h.params)
-				a.flags &^= flagInCall
 				if err != nil {
 					err = a.condFailed(r, 0, err)
 					break
@@ -162,9 +160,7 @@ func (a *Agent) loopLean() (Status, error) {
 				st, err = a.callAction(r, &a.bound.rules[r])
 				break
 			}
-			a.flags |= flagInCall
 			st, err = h.run(a, h.params)
-			a.flags &^= flagInCall
 			if err != nil {
 				err = a.actionFailed(r, err)
 				break
@@ -274,10 +270,8 @@ func (a *Agent) leanConds(r int32, h *hotRule) (bool, error) {
 	case condNone:
 		return true, nil
 	case condOneFunc:
-		a.flags |= flagInCall
 		var err error
 		v, err = h.test(a, h.params)
-		a.flags &^= flagInCall
 		if err != nil {
 			return false, a.condFailed(r, 0, err)
 		}
