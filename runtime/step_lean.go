@@ -247,6 +247,49 @@ func (a *Agent) loopLean() (Status, error) {
 		}
 		// r finished and the cursor is on r: its parent runs next and sees st.
 		a.childRes = st
+		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
+			// The parent is a choice without conditions, the most common
+			// list: its run is written out here, without going round the
+			// loop (it calls nothing, so no jump can come of it).
+			pr := h.parent
+			switch {
+			case st == Success && p.bits&hotLoop == 0:
+				a.arrive(pr)
+			case st == Success:
+				a.arrive(p.firstChild)
+				st = statusMoved
+			case h.next < 0:
+				a.arrive(pr)
+			default:
+				a.arrive(h.next)
+				st = statusMoved
+			}
+			if st == Failure && p.bits&hotDoNotFail != 0 {
+				st = Success
+			}
+			runs[count] = RuleRun{pr, st}
+			count++
+			if st == statusMoved {
+				if count >= limit {
+					a.count = uint16(count)
+					env.runs = runs[:count]
+					return a.abort(a.runawayError(pr))
+				}
+				a.flags &^= flagBubbling // r may have been a list that ran after its child
+				continue
+			}
+			a.last = st
+			if count >= limit {
+				a.count = uint16(count)
+				env.runs = runs[:count]
+				return a.abort(a.runawayError(pr))
+			}
+			if p.parent < 0 {
+				a.arrive(pr)
+				break
+			}
+			a.childRes = st
+		}
 		a.flags |= flagBubbling
 	}
 	// The step ended with st (finish, written out).
