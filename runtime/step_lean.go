@@ -174,8 +174,18 @@ func (a *Agent) loopLean() (Status, error) {
 				st, err = a.actionResult(r, st)
 			}
 		case KindChoice:
-			if !bubbling || h.conds != condNone {
+			if h.conds != condNone {
 				st, err = a.leanList(r, h, bubbling)
+				break
+			}
+			if !bubbling { // entered: into the first child
+				if h.firstChild < 0 {
+					a.arrive(r)
+					st = Failure
+				} else {
+					a.arrive(h.firstChild)
+					st = statusMoved
+				}
 				break
 			}
 			// A choice without conditions after a child finished: the
