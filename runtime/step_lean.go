@@ -207,6 +207,12 @@ func (a *Agent) loopLean() (Status, error) {
 			}
 		case KindSequence:
 			st, err = a.leanList(r, h, bubbling)
+		case KindSuccess:
+			if h.conds != condNone {
+				st, err = a.runRule(r, &a.bound.rules[r])
+				break
+			}
+			st = Success
 		default:
 			st, err = a.runRule(r, &a.bound.rules[r])
 		}

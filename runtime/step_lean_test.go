@@ -95,7 +95,7 @@ func TestLoopLean_stepsAsLoopTracked(t *testing.T) {
 			<choice id="ch"><action id=".a" name="act"><condition>!c</condition></action><action id=".b" name="act"/></choice>
 			<sequence id="sq" doNotFail="true"><condition>c</condition><action id=".a" name="life"/><action id=".b" name="act"/></sequence>
 			<choice id="lp" loop="true" doNotFail="true"><action id=".a" name="act"><condition>c</condition></action><failure/></choice>
-			<choice id="empty"/><running/></sequence>`,
+			<choice id="empty"/><choice id="ok" doNotFail="true"><success id=".c"><condition>!c</condition></success></choice><running/></sequence>`,
 		"paused": `<choice id="root"><action id="s" name="slow"><condition>q</condition></action>
 			<sequence id="sq"><conditionMode>anyTrue</conditionMode><condition>q</condition><condition>c</condition><action id=".s" name="slow"/><action id=".a" name="act"/></sequence>
 			<action id="a" name="act"/></choice>`,
