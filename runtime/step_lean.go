@@ -106,16 +106,18 @@ func (b *BoundTree) bindHot() {
 
 // loopLean is loop for trees without features (see the top of this file).
 // The rules run so far are stored at runs[count], in a buffer the Env keeps
-// as long as the run-away limit; the Env's slice is set to them whenever
-// the loop returns or calls what may read them.
+// at least as long as the run-away limit (and longer than the runs of a
+// paused step that resumes after the limit was lowered), so that a run is
+// recorded without a check of its own; the Env's slice is set to them
+// when the step pauses or fails, or the observer is given them.
 func (a *Agent) loopLean() (Status, error) {
 	env := a.env
 	limit := int(env.limit())
-	if cap(env.runs) < limit {
-		env.runs = append(env.runs, make([]RuleRun, limit-len(env.runs))...)
-	}
-	runs := env.runs[:limit]
 	count := int(a.count)
+	if n := max(limit, count+1); cap(env.runs) < n {
+		env.runs = append(env.runs, make([]RuleRun, n-len(env.runs))...)
+	}
+	runs := env.runs[:cap(env.runs)]
 	hot := a.bound.hot
 	for {
 		r := a.cursor

@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // leanScript is the registry of TestLoopLean_stepsAsLoopTracked: actions
@@ -170,4 +172,43 @@ func stepLean(a *Agent, l leanLogs) string {
 	return fmt.Sprintf("%s %v | calls %s| runs %s| cursor %s last %s first %v running %v V %v",
 		st, err, l.script.log.String(), l.runs.b.String(), a.CursorLabel(), a.LastResult(), a.FirstRun(),
 		a.flags&flagActionRunning != 0, a.VarAt(v))
+}
+
+// TestLoopLean_hotRuleIsOneCacheLine: what a run reads of a rule fits in
+// 64 bytes.
+func TestLoopLean_hotRuleIsOneCacheLine(t *testing.T) {
+	if n := unsafe.Sizeof(hotRule{}); n != 64 {
+		t.Errorf("hotRule is %d bytes, want 64", n)
+	}
+}
+
+// TestLoopLean_limitLoweredWhilePaused: a step paused after more runs than
+// the run-away limit it resumes under ends with a run-away error, as in
+// loopTracked, and does not overrun the Env's buffer of runs.
+func TestLoopLean_limitLoweredWhilePaused(t *testing.T) {
+	for _, tracked := range []bool{false, true} {
+		s := &leanScript{seed: 1}
+		reg := s.registry()
+		reg.RegisterAction("ok", ActionFunc(func(a *Agent, p Params) (Status, error) { return Success, nil }))
+		tree, err := LoadBytes("lean.xml", []byte(bt(`<sequence id="root">`+strings.Repeat(`<action name="ok"/>`, 30)+`<action id="s" name="slow"/></sequence>`)), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Bind(tree, reg, BindOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tracked {
+			trackAll(b)
+		}
+		env := &Env{}
+		a := b.NewAgent("a1", env)
+		if st, err := a.Step(1); st != Paused || err != nil {
+			t.Fatalf("tracked=%v: got %v, %v; want the step paused at s", tracked, st, err)
+		}
+		env.RunawayLimit = 10
+		if st, err := a.CompleteAction(Success, nil); st != Errored || !errors.Is(err, ErrRunaway) {
+			t.Errorf("tracked=%v: got %v, %v; want a run-away error", tracked, st, err)
+		}
+	}
 }
