@@ -87,7 +87,6 @@ const (
 	flagCondAnswered                         // CompleteCondition delivered flagCondAnswer for conds[condIdx]
 	flagCondAnswer
 	flagActionAnswered // CompleteAction delivered answer
-	flagInCall         // an action, condition or cancel hook is running
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
 )
 
@@ -466,9 +465,11 @@ func (a *Agent) arrive(i int32) {
 	a.cursor = i
 	a.flags = (a.flags | flagFirstRun) &^ (flagActionRunning | flagActive)
 	a.ruleWord = 0
-	if a.ext != nil {
-		a.ext.ruleValue = nil
-		a.ext.ruleBytes = a.ext.ruleBytes[:0]
+	// Most rules hold no host value or bytes: read before writing, which
+	// spares the pointer store (and its write barrier) on every arrival.
+	if x := a.ext; x != nil && (x.ruleValue != nil || len(x.ruleBytes) != 0) {
+		x.ruleValue = nil
+		x.ruleBytes = x.ruleBytes[:0]
 	}
 }
 
@@ -488,7 +489,7 @@ func (a *Agent) cancelRunning() error {
 		return nil
 	}
 	saved := a.flags
-	a.flags = (a.flags | flagInCall) &^ flagBubbling
+	a.flags &^= flagBubbling // Rule() is the cursor during the hook
 	err := r.canceler.Cancel(a, r.params)
 	a.flags = saved
 	if err != nil {

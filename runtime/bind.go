@@ -63,6 +63,10 @@ type BoundTree struct {
 	gated     bool
 	gateCount int
 	holdBase  int
+
+	// hot is the compact copy of rules that trees without features step
+	// on (step_lean.go); nil for other trees.
+	hot []hotRule
 }
 
 // Unresolved is a name that Lenient binding left unbound.
@@ -219,6 +223,7 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 	}
 	b.layout()
 	b.bindFeatures(reg, opts, add, warn)
+	b.bindHot()
 	if len(errs) > 0 {
 		return nil, errs
 	}

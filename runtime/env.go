@@ -27,6 +27,9 @@ type Env struct {
 	// agents are created.
 	Gates *Gates
 
+	// runs are the rules run in the current step; loopLean keeps its
+	// capacity at the run-away limit so that a run is recorded with no
+	// check of its own.
 	runs []RuleRun
 	// Scratch of the features (active.go, interrupt.go, order.go): the
 	// active path, the rules a jump activates, a weighted draw's children.

@@ -37,7 +37,10 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.flags &^= flagBubbling
 	a.env.runs = a.env.runs[:0]
 	a.phase = phaseStart
-	return a.loop()
+	if a.bound.feats == nil {
+		return a.loopLean()
+	}
+	return a.loopTracked()
 }
 
 // CompleteAction resumes a step paused at an action call with the action's
@@ -93,66 +96,17 @@ func (a *Agent) resume() {
 // the agent (cursor, flagBubbling and childRes, condIdx, count), which is
 // what lets a step pause at a call and resume later.
 //
-// This is the loop of trees that use none of the features of interruption
-// and choice orders: Drag[en]gine's stepping and nothing else. Trees that
-// use them step in loopTracked (step_tracked.go), the same state machine
-// that also tells active.go when rules are entered and finish.
+// Trees that use none of the features of interruption, choice orders,
+// parallels, gates and log parameters step in loopLean (step_lean.go):
+// Drag[en]gine's stepping and nothing else. Trees that use them step in
+// loopTracked (step_tracked.go), the same state machine that also tells
+// active.go when rules are entered and finish.
 func (a *Agent) loop() (Status, error) {
 	b := a.bound
 	if b.feats != nil {
 		return a.loopTracked()
 	}
-	limit := a.env.limit()
-	for {
-		r := a.cursor
-		if a.flags&flagBubbling != 0 {
-			r = b.rules[r].parent
-		}
-		rule := &b.rules[r]
-		st, err := a.runRule(r, rule)
-		if err != nil {
-			return a.stopped(err)
-		}
-		a.count++
-		if st == Failure && rule.doNotFail {
-			st = Success
-		}
-		a.env.runs = append(a.env.runs, RuleRun{r, st})
-		if st != statusMoved {
-			a.last = st
-		}
-		if a.jump >= 0 {
-			target := a.jump
-			a.jump = -1
-			if target != r {
-				if err := a.cancelRunning(); err != nil {
-					return a.abort(err)
-				}
-				a.arrive(target)
-				a.flags &^= flagBubbling
-				if st != Running {
-					st = statusMoved
-				}
-			}
-		}
-		if st == Running {
-			return a.finish(Running)
-		}
-		if a.count >= limit {
-			return a.abort(a.runawayError(r))
-		}
-		if st == statusMoved {
-			a.flags &^= flagBubbling
-			continue
-		}
-		if rule.parent < 0 {
-			a.arrive(r) // past the root: the next step enters the tree afresh
-			return a.finish(st)
-		}
-		// r finished and the cursor is on r: its parent runs next and sees st.
-		a.childRes = st
-		a.flags |= flagBubbling
-	}
+	return a.loopLean()
 }
 
 // stopped ends the loop on an error from a run: errPaused pauses the step
@@ -204,45 +158,57 @@ func (a *Agent) runRule(r int32, rule *boundRule) (Status, error) {
 }
 
 func (a *Agent) runAction(r int32, rule *boundRule) (Status, error) {
-	var st Status
 	if a.flags&flagActionAnswered != 0 {
 		a.flags &^= flagActionAnswered
-		st = a.childRes
-	} else {
-		ok, err := a.checkConds(r, rule)
-		if err != nil {
+		return a.actionResult(r, a.childRes)
+	}
+	ok, err := a.checkConds(r, rule)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		if err := a.cancelRunning(); err != nil {
 			return 0, err
 		}
-		if !ok {
-			if err := a.cancelRunning(); err != nil {
-				return 0, err
-			}
-			return Failure, nil
-		}
-		if rule.action == nil { // unknown action under lenient binding
-			a.flags &^= flagFirstRun
-			return Failure, nil
-		}
-		a.flags |= flagInCall
-		if a.flags&flagFirstRun != 0 && rule.starter != nil {
-			if err := rule.starter.Start(a, rule.params); err != nil {
-				a.flags &^= flagInCall
-				if err == ErrPending {
-					err = errors.New("Start may not return ErrPending")
-				}
-				return 0, a.ruleError(r, nil, "start of "+a.actionWhat(), err)
-			}
-		}
-		st, err = rule.action.Run(a, rule.params)
-		a.flags &^= flagInCall
-		if err != nil {
+		return Failure, nil
+	}
+	return a.callAction(r, rule)
+}
+
+// callAction calls rule r's action once its conditions held: Start first
+// on the first run after arrival, then Run.
+func (a *Agent) callAction(r int32, rule *boundRule) (Status, error) {
+	if rule.action == nil { // unknown action under lenient binding
+		a.flags &^= flagFirstRun
+		return Failure, nil
+	}
+	if a.flags&flagFirstRun != 0 && rule.starter != nil {
+		if err := rule.starter.Start(a, rule.params); err != nil {
 			if err == ErrPending {
-				a.phase = phaseWaitAction
-				return 0, errPaused
+				err = errors.New("Start may not return ErrPending")
 			}
-			return 0, a.ruleError(r, nil, a.actionWhat(), err)
+			return 0, a.ruleError(r, nil, "start of "+a.actionWhat(), err)
 		}
 	}
+	st, err := rule.action.Run(a, rule.params)
+	if err != nil {
+		return 0, a.actionFailed(r, err)
+	}
+	return a.actionResult(r, st)
+}
+
+// actionFailed is the error of an action's run: ErrPending pauses the step.
+func (a *Agent) actionFailed(r int32, err error) error {
+	if err == ErrPending {
+		a.phase = phaseWaitAction
+		return errPaused
+	}
+	return a.ruleError(r, nil, a.actionWhat(), err)
+}
+
+// actionResult applies an action's result st to the agent's flags; a
+// result other than success, failure or running is an error.
+func (a *Agent) actionResult(r int32, st Status) (Status, error) {
 	a.flags &^= flagFirstRun
 	switch st {
 	case Running:
@@ -348,13 +314,7 @@ func (a *Agent) checkConds(r int32, rule *boundRule) (bool, error) {
 			var err error
 			v, err = a.evalCond(c, rule)
 			if err != nil {
-				if err == ErrPending {
-					a.condIdx = uint16(i)
-					a.phase = phaseWaitCond
-					return false, errPaused
-				}
-				a.condIdx = 0
-				return false, a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err)
+				return false, a.condFailed(r, i, err)
 			}
 		}
 		if c.negate {
@@ -387,6 +347,19 @@ func (a *Agent) checkConds(r int32, rule *boundRule) (bool, error) {
 	return mode == AllTrue || mode == AllFalse, nil
 }
 
+// condFailed is the error of condition c, the rule's i-th: ErrPending
+// pauses the step at it.
+func (a *Agent) condFailed(r int32, i int32, err error) error {
+	if err == ErrPending {
+		a.condIdx = uint16(i)
+		a.phase = phaseWaitCond
+		return errPaused
+	}
+	a.condIdx = 0
+	c := &a.bound.conds[a.bound.rules[r].condStart+i]
+	return a.ruleError(r, c.src, "condition "+fmt.Sprintf("%q", c.src.Name), err)
+}
+
 func (a *Agent) evalCond(c *boundCond, rule *boundRule) (bool, error) {
 	switch c.kind {
 	case condVar:
@@ -404,10 +377,7 @@ func (a *Agent) evalCond(c *boundCond, rule *boundRule) (bool, error) {
 		}
 		return a.time-t > c.limit, nil
 	case condCall:
-		a.flags |= flagInCall
-		v, err := c.cond.Test(a, rule.params)
-		a.flags &^= flagInCall
-		return v, err
+		return c.cond.Test(a, rule.params)
 	}
 	return false, nil // condUnknown
 }
@@ -428,7 +398,7 @@ func (a *Agent) abort(err error) (Status, error) {
 	a.toMain() // a lane may have been running: the agent's own context is reset
 	a.phase = phaseIdle
 	a.jump, a.condIdx = -1, 0
-	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered | flagInCall
+	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered
 	if a.ext != nil {
 		a.ext.scoreNext = 0
 	}
