@@ -183,8 +183,12 @@ func (p *plugin) down(inst *instance, why string) {
 	if p.set.opts.RestartMinSteps > 0 {
 		at = fmt.Sprintf(" at step %d", p.set.step.Load())
 	}
-	p.mu.Unlock()
+	// Noted before p.mu is let go: a call that failed with the same
+	// instance waits for p.mu and then finds the plugin down, so the note
+	// must already be held for the round's flush, whichever goroutine
+	// (the call's or the process watcher's) took the plugin down.
 	p.set.note("warn", fmt.Sprintf("plugin %s: %s%s; restarting it %s", p.spec.Name, why, at, when))
+	p.mu.Unlock()
 	go inst.kill()
 }
 
