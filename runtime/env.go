@@ -37,10 +37,16 @@ type Env struct {
 }
 
 // RuleRun is one rule run in a step and its result. A list rule that moved
-// the cursor into a child has Status Moved.
+// the cursor into a child has Status Moved. Arrived marks a rule's first
+// run since the cursor (an agent's, or a parallel lane's) arrived at it:
+// entering a list rule or a parallel, an action's first run, a rule a jump
+// or a preemption moved the cursor to (a live view's breakpoints hit there).
+// A rule that runs on (an action that returned running, a parallel whose
+// lanes run, a parent a child's result bubbled to) is not arriving.
 type RuleRun struct {
-	Rule   int32
-	Status Status
+	Rule    int32
+	Status  Status
+	Arrived bool
 }
 
 // Router delivers a signal sent by an agent to others. to is another agent's

@@ -109,6 +109,7 @@ func (a *Agent) loop() (Status, error) {
 			r = b.rules[r].parent
 		}
 		rule := &b.rules[r]
+		arrived := a.flags&(flagFirstRun|flagBubbling) == flagFirstRun
 		st, err := a.runRule(r, rule)
 		if err != nil {
 			return a.stopped(err)
@@ -117,7 +118,7 @@ func (a *Agent) loop() (Status, error) {
 		if st == Failure && rule.doNotFail {
 			st = Success
 		}
-		a.env.runs = append(a.env.runs, RuleRun{r, st})
+		a.env.runs = append(a.env.runs, RuleRun{r, st, arrived})
 		if st != statusMoved {
 			a.last = st
 		}
@@ -193,6 +194,7 @@ func (a *Agent) runRule(r int32, rule *boundRule) (Status, error) {
 	case KindSuccess:
 		return Success, nil
 	case KindRunning:
+		a.flags &^= flagFirstRun // its next runs are not first runs (RuleRun.Arrived)
 		return Running, nil
 	default: // KindYield
 		if a.flags&flagFirstRun != 0 {

@@ -44,6 +44,7 @@ func (a *Agent) loopTracked() (Status, error) {
 		// Where the cursor was and whether it (and r) were active before r
 		// ran: what a jump leaves, and whether a finished r is left.
 		from, fromActive, wasActive := a.cursor, false, false
+		arrived := a.flags&(flagFirstRun|flagBubbling) == flagFirstRun
 		if a.flags&(flagBubbling|flagActive) == 0 && !a.admit(r) { // r's first run since the cursor arrived
 			if a.phase == phaseWaitGate {
 				return a.stopped(errPaused) // the take of a gate waits for the round's end
@@ -53,6 +54,9 @@ func (a *Agent) loopTracked() (Status, error) {
 			fromActive = a.flags&flagActive != 0
 			wasActive = fromActive || a.flags&flagBubbling != 0
 			st, err = a.runRule(r, rule)
+			if rule.kind == KindParallel && err == nil { // its lanes ran between its entry and this run
+				arrived = a.parallelArrived(r)
+			}
 		}
 		if err != nil {
 			if err == errSwitched { // a lane's turn begins or ends (lanes.go)
@@ -65,7 +69,7 @@ func (a *Agent) loopTracked() (Status, error) {
 		if st == Failure && rule.doNotFail {
 			st = Success
 		}
-		a.env.runs = append(a.env.runs, RuleRun{r, st})
+		a.env.runs = append(a.env.runs, RuleRun{r, st, arrived})
 		if st != statusMoved {
 			a.last = st
 		}
