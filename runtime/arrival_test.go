@@ -12,7 +12,7 @@ func (o *arrivals) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
 	parts := make([]string, len(runs))
 	for i, r := range runs {
 		parts[i] = a.bound.Tree.Rules[r.Rule].Label + ":" + r.Status.String()
-		if r.Arrived {
+		if r.Arrived() {
 			parts[i] = "*" + parts[i]
 		}
 	}

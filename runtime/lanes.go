@@ -281,7 +281,7 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 		a.startLanes(f)
 		// Its entry, recorded before its lanes' runs (as a list rule's
 		// entry is before its child's): it moved the cursor into its lanes.
-		a.env.runs = append(a.env.runs, RuleRun{r, statusMoved, true})
+		a.env.runs = append(a.env.runs, RuleRun{r, statusMoved, arrival})
 	case run.from >= 0: // a lane's turn ended: the counts decide
 		if st, done := a.counts(f); done {
 			err := a.cancelLanes(r)
@@ -291,17 +291,20 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	return a.nextLane(f, run)
 }
 
-// parallelArrived reports whether the run of parallel r being recorded
-// entered it (RuleRun.Arrived) without starting its lanes (its conditions
-// failed, or asked for a jump): an entry that starts them is recorded on
+// parallelBegan is RuleRun.began for the run of parallel r being recorded:
+// an arrival when it entered it without starting its lanes (its conditions
+// failed, or asked for a jump); an entry that starts them is recorded on
 // its own, before the lanes' runs (runParallel), and the parallel's later
 // runs are not arrivals, although it keeps actionFirstRun while its lanes
 // run.
-func (a *Agent) parallelArrived(r int32) bool {
+func (a *Agent) parallelBegan(r int32) agentFlags {
 	run := &a.ext.lanes.runs[a.bound.feats[r].par]
 	arrived := run.arrived
 	run.arrived = false
-	return arrived
+	if arrived {
+		return arrival
+	}
+	return 0
 }
 
 // startLanes starts every lane of the parallel that is the cursor of the

@@ -104,12 +104,11 @@ func (a *Agent) loop() (Status, error) {
 	}
 	limit := a.env.limit()
 	for {
-		r := a.cursor
-		if a.flags&flagBubbling != 0 {
+		r, began := a.cursor, a.flags
+		if began&flagBubbling != 0 {
 			r = b.rules[r].parent
 		}
 		rule := &b.rules[r]
-		arrived := a.flags&(flagFirstRun|flagBubbling) == flagFirstRun
 		st, err := a.runRule(r, rule)
 		if err != nil {
 			return a.stopped(err)
@@ -118,7 +117,7 @@ func (a *Agent) loop() (Status, error) {
 		if st == Failure && rule.doNotFail {
 			st = Success
 		}
-		a.env.runs = append(a.env.runs, RuleRun{r, st, arrived})
+		a.env.runs = append(a.env.runs, RuleRun{r, st, began})
 		if st != statusMoved {
 			a.last = st
 		}

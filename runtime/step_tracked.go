@@ -34,8 +34,8 @@ func (a *Agent) loopTracked() (Status, error) {
 	}
 	limit := a.env.limit()
 	for {
-		r := a.cursor
-		if a.flags&flagBubbling != 0 {
+		r, began := a.cursor, a.flags
+		if began&flagBubbling != 0 {
 			r = b.rules[r].parent
 		}
 		rule := &b.rules[r]
@@ -44,7 +44,6 @@ func (a *Agent) loopTracked() (Status, error) {
 		// Where the cursor was and whether it (and r) were active before r
 		// ran: what a jump leaves, and whether a finished r is left.
 		from, fromActive, wasActive := a.cursor, false, false
-		arrived := a.flags&(flagFirstRun|flagBubbling) == flagFirstRun
 		if a.flags&(flagBubbling|flagActive) == 0 && !a.admit(r) { // r's first run since the cursor arrived
 			if a.phase == phaseWaitGate {
 				return a.stopped(errPaused) // the take of a gate waits for the round's end
@@ -55,7 +54,7 @@ func (a *Agent) loopTracked() (Status, error) {
 			wasActive = fromActive || a.flags&flagBubbling != 0
 			st, err = a.runRule(r, rule)
 			if rule.kind == KindParallel && err == nil { // its lanes ran between its entry and this run
-				arrived = a.parallelArrived(r)
+				began = a.parallelBegan(r)
 			}
 		}
 		if err != nil {
@@ -69,7 +68,7 @@ func (a *Agent) loopTracked() (Status, error) {
 		if st == Failure && rule.doNotFail {
 			st = Success
 		}
-		a.env.runs = append(a.env.runs, RuleRun{r, st, arrived})
+		a.env.runs = append(a.env.runs, RuleRun{r, st, began})
 		if st != statusMoved {
 			a.last = st
 		}

@@ -33,7 +33,7 @@ func (d *Debugger) noteLanes(r *agentRec, runs []runtime.RuleRun) {
 	for _, run := range runs {
 		rule := &rules[run.Rule]
 		switch {
-		case rule.Kind == runtime.KindParallel && run.Arrived && run.Status == runtime.Moved: // its lanes start
+		case rule.Kind == runtime.KindParallel && run.Arrived() && run.Status == runtime.Moved: // its lanes start
 			for c := rule.FirstChild; c >= 0; c = rules[c].Next {
 				r.lanes[c] = laneRunning
 			}

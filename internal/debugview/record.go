@@ -189,7 +189,7 @@ type hit struct {
 // rule that keeps running is not arriving.
 func (d *Debugger) checkArrivals(i int, r *agentRec, runs []runtime.RuleRun, step uint64) {
 	for _, run := range runs {
-		if !run.Arrived {
+		if !run.Arrived() {
 			continue
 		}
 		for _, bp := range d.bps {
