@@ -23,10 +23,11 @@ import (
 // the other keys in the order they were first set), which is the order a
 // save must keep.
 type tableIter struct {
-	t    *lua.LTable
-	lay  *tableLayout // nil: use Next
-	i    int          // next index in lay.array, then len(array)+index in lay.keys
-	prev lua.LValue   // the Next fallback's last key
+	t       *lua.LTable
+	lay     *tableLayout // nil: use Next
+	i       int          // next index in lay.array, then len(array)+index in lay.keys
+	prev    lua.LValue   // the Next fallback's last key
+	removed bool         // also yield the removed keys the key list holds, with lua.LNil
 }
 
 // tableLayout mirrors lua.LTable of gopher-lua v1.1.2.
@@ -66,6 +67,17 @@ func iterate(t *lua.LTable) tableIter {
 	return tableIter{t: t, lay: layoutOf(t), prev: lua.LNil}
 }
 
+// iterateAll walks t as iterate does, and also yields, with the value
+// lua.LNil and in their places, the keys removed from t that its key list
+// still holds. A key set again takes its old place in that list, so where
+// pairs() will put it depends on them: a save keeps them (the removed
+// keys), so that a restored table walks as the saved one will.
+func iterateAll(t *lua.LTable) tableIter {
+	it := iterate(t)
+	it.removed = true
+	return it
+}
+
 // next returns the next entry; k is lua.LNil after the last.
 func (it *tableIter) next() (k, v lua.LValue) {
 	lay := it.lay
@@ -85,7 +97,7 @@ func (it *tableIter) next() (k, v lua.LValue) {
 	}
 	// Next stops as soon as both maps are empty, whatever the key list
 	// still holds (gopher-lua never shortens it).
-	if len(lay.dict) == 0 && len(lay.strdict) == 0 {
+	if !it.removed && len(lay.dict) == 0 && len(lay.strdict) == 0 {
 		return lua.LNil, lua.LNil
 	}
 	for j := it.i - len(lay.array); j < len(lay.keys); j++ {
@@ -100,14 +112,21 @@ func (it *tableIter) next() (k, v lua.LValue) {
 			it.i = len(lay.array) + j + 1
 			return k, v
 		}
+		if it.removed {
+			it.i = len(lay.array) + j + 1
+			return k, lua.LNil
+		}
 	}
 	it.i = len(lay.array) + len(lay.keys)
 	return lua.LNil, lua.LNil
 }
 
-// emptyTable removes every entry of t, as setting each key to nil would:
-// the key list stays, so keys set again keep their old place in pairs().
-func emptyTable(t *lua.LTable) {
+// clearTable removes every entry of t and its key list (the places of
+// removed keys), keeping its metatable and its identity: filled from a
+// save, it then walks as the saved table did. Without the mirror, its
+// entries are removed and the key list stays (keys set again keep their
+// old place in pairs()).
+func clearTable(t *lua.LTable) {
 	lay := layoutOf(t)
 	if lay == nil {
 		var keys []lua.LValue
@@ -119,11 +138,27 @@ func emptyTable(t *lua.LTable) {
 		}
 		return
 	}
-	for i := range lay.array {
-		lay.array[i] = lua.LNil
-	}
+	clear(lay.array)
+	lay.array = lay.array[:0]
 	clear(lay.strdict)
 	clear(lay.dict)
+	clear(lay.keys)
+	lay.keys = lay.keys[:0]
+	clear(lay.k2i)
+}
+
+// reserveKeys makes t's key list, when it has none yet, with room for n
+// keys, rather than letting it grow key by key (an allocation at every
+// doubling of the list and of its index).
+func reserveKeys(t *lua.LTable, n int) {
+	lay := layoutOf(t)
+	if lay == nil || lay.keys != nil || n <= 0 {
+		return
+	}
+	lay.keys, lay.k2i = make([]lua.LValue, 0, n), make(map[lua.LValue]int, n)
+	if lay.strdict == nil {
+		lay.strdict = make(map[string]lua.LValue, n)
+	}
 }
 
 // resetTable makes t as a new table is, keeping its storage: no entries, no
@@ -145,7 +180,7 @@ func resetTable(t *lua.LTable) bool {
 	return true
 }
 
-// setString is t.RawSetString(key, v) for a non-nil v, with the key boxed
+// setString is t.RawSetString(key, v), with the key boxed
 // by box when it is new to t, rather than by a heap allocation.
 func setString(t *lua.LTable, key string, v lua.LValue, box *texts) {
 	lay := layoutOf(t)

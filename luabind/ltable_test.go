@@ -73,9 +73,12 @@ func TestTableIter_walksAsNextDoes(t *testing.T) {
 	}
 }
 
-// TestEmptyTable_isSettingEveryKeyToNil: the same entries and key order
-// afterwards (keys set again keep their place), with the mirror and without.
-func TestEmptyTable_isSettingEveryKeyToNil(t *testing.T) {
+// TestClearTable_forgetsTheKeyListAndKeepsTheMetatable: with the mirror, a
+// cleared table takes new entries in the order a new table would (the
+// places of its old keys are forgotten) and keeps its metatable; without
+// it, clearing is setting every key to nil (keys set again keep their
+// place).
+func TestClearTable_forgetsTheKeyListAndKeepsTheMetatable(t *testing.T) {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
 	refill := func(tb *lua.LTable) string {
@@ -96,13 +99,14 @@ func TestEmptyTable_isSettingEveryKeyToNil(t *testing.T) {
 		for _, k := range keys {
 			a.RawSet(k, lua.LNil)
 		}
-		emptyTable(b)
-		withoutLayout(t, func() { emptyTable(c) })
-		want := refill(a)
-		if got := refill(b); got != want {
+		mt := L.NewTable()
+		b.Metatable = mt
+		clearTable(b)
+		withoutLayout(t, func() { clearTable(c) })
+		if got, want := refill(b), refill(L.NewTable()); got != want || b.Metatable != mt {
 			t.Fatalf("seed %d, mirror:\n got  %s\n want %s", seed, got, want)
 		}
-		if got := refill(c); got != want {
+		if got, want := refill(c), refill(a); got != want {
 			t.Fatalf("seed %d, fallback:\n got  %s\n want %s", seed, got, want)
 		}
 	}
@@ -155,8 +159,8 @@ func TestSetString_isRawSetString(t *testing.T) {
 			b := newTableMaker(L, seed, false).table(1)
 			switch how {
 			case "emptied":
-				emptyTable(a)
-				emptyTable(b)
+				clearTable(a)
+				clearTable(b)
 			case "reset":
 				resetTable(a)
 				resetTable(b)

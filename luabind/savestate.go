@@ -190,11 +190,14 @@ func (w *saveWriter) table(t *lua.LTable, depth int) bool {
 	seen[t] = w.owner
 	m := w.enc.BeginTable()
 	n := 0
-	it := iterate(t)
+	it := iterateAll(t) // removed keys too (nil values): where a key set again goes in pairs()
 	for k, v := it.next(); k != lua.LNil; k, v = it.next() {
 		switch k.(type) {
 		case lua.LString, lua.LNumber, lua.LBool:
 		default:
+			if v == lua.LNil {
+				continue // a removed key a save cannot name
+			}
 			return false
 		}
 		w.value(k, depth+1)
@@ -481,21 +484,25 @@ func (e *Engine) restoreState(rs *reusedState, d *runtime.Decoder, m int) *lua.L
 }
 
 // refill empties t and gives it the m entries d holds next, keeping t's
-// identity.
+// identity and metatable: its key list is the saved one afterwards (removed
+// keys included), so that pairs() walks it, now and as keys come and go,
+// as it walked the saved table.
 func (e *Engine) refill(t *lua.LTable, d *runtime.Decoder, m int) {
 	if !e.setInPlace(t, d, m, false) {
-		emptyTable(t)
+		clearTable(t)
 		e.fill(t, d, m)
 	}
 }
 
-// setInPlace gives t the m entries d holds next by setting their values in
-// place, when that ends as emptying and filling t would: t holds m entries
-// under string keys and its key list nothing else (and, asNew, has no
-// metatable: it then is as a new table filled), and the saved keys are t's,
-// in its order. That is the common case: ctx.agent keeps its fields, and a
-// game that loads the save it wrote finds its tables as they were. At the
-// first entry that does not fit, it puts d back and reports false.
+// setInPlace gives t the m entries d holds next by setting (or removing)
+// their values in place, when that ends as emptying and filling t would:
+// t's key list holds m string keys and nothing else does (and, asNew, t
+// has no metatable: it then is as a new table filled), and the saved keys
+// (removed ones included) are t's key list, in its order. That is the
+// common case: ctx.agent keeps its fields, and a game that loads the save
+// it wrote finds its tables as they were. At the first entry that does not
+// fit, it puts d back and reports false; t may then have lost entries, and
+// is emptied and filled.
 func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool) bool {
 	lay := layoutOf(t)
 	if lay == nil || !onlyStringKeys(lay, m) || asNew && lay.Metatable != lua.LNil {
@@ -508,22 +515,20 @@ func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool
 			*d = start
 			return false
 		}
-		v := e.readValue(d)
-		if v == lua.LNil {
-			*d = start
-			return false
+		if v := e.readValue(d); v != lua.LNil {
+			lay.strdict[k.Str] = v
+		} else {
+			delete(lay.strdict, k.Str) // a removed key, in its place
 		}
-		lay.strdict[k.Str] = v
 	}
 	return true
 }
 
-// onlyStringKeys reports whether the table holds exactly m entries, all
-// under string keys, and its key list nothing else: then writing m saved
-// entries in place is emptying and filling it, if their keys are the
-// table's keys in order.
+// onlyStringKeys reports whether the table's key list holds m string keys
+// and the table no other entries: then writing m saved entries in place is
+// emptying and filling it, if their keys are the key list in order.
 func onlyStringKeys(lay *tableLayout, m int) bool {
-	if m != len(lay.keys) || m != len(lay.strdict) || len(lay.dict) != 0 {
+	if m != len(lay.keys) || m < len(lay.strdict) || len(lay.dict) != 0 {
 		return false
 	}
 	for _, v := range lay.array {
@@ -536,23 +541,29 @@ func onlyStringKeys(lay *tableLayout, m int) bool {
 
 // fill sets the m entries d holds next in t.
 func (e *Engine) fill(t *lua.LTable, d *runtime.Decoder, m int) {
-	for range m {
+	for i := range m {
 		k, n := d.ValueHead()
+		if k.Kind != runtime.NumberValue {
+			reserveKeys(t, m-i) // the key list is made once, at its size
+		}
 		switch k.Kind {
 		case runtime.StringValue:
 			if v := e.readValue(d); v != lua.LNil {
 				setString(t, k.Str, v, &e.strs)
-			} else {
-				t.RawSetString(k.Str, lua.LNil) // only in a crafted save
+			} else { // a removed key (iterateAll): set and removed, it takes its place in the key list
+				if t.RawGetString(k.Str) == lua.LNil {
+					setString(t, k.Str, lua.LTrue, &e.strs)
+				}
+				t.RawSetString(k.Str, lua.LNil)
 			}
 		case runtime.NumberValue:
 			if math.IsNaN(k.Num) {
 				d.SkipValue() // Lua cannot index by NaN
 				continue
 			}
-			t.RawSet(e.nums.box(k.Num), e.readValue(d))
+			e.setKey(t, e.nums.box(k.Num), e.readValue(d))
 		case runtime.BoolValue:
-			t.RawSet(lua.LBool(k.Bool), e.readValue(d))
+			e.setKey(t, lua.LBool(k.Bool), e.readValue(d))
 		case runtime.TableValue: // never saved, but readable
 			kt := e.L.CreateTable(0, n)
 			e.fill(kt, d, n)
@@ -561,6 +572,15 @@ func (e *Engine) fill(t *lua.LTable, d *runtime.Decoder, m int) {
 			d.SkipValue()
 		}
 	}
+}
+
+// setKey sets t[k] = v; a nil v is a removed key (iterateAll): it is set
+// and removed, which gives it its place in t's key list.
+func (e *Engine) setKey(t *lua.LTable, k, v lua.LValue) {
+	if v == lua.LNil && t.RawGet(k) == lua.LNil {
+		t.RawSet(k, lua.LTrue)
+	}
+	t.RawSet(k, v)
 }
 
 // readValue reads one Value as a Lua value.

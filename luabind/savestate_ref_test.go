@@ -53,7 +53,19 @@ func (c *refConverter) value(v lua.LValue, path string, depth int) (runtime.Valu
 		}
 		out := runtime.Value{Kind: runtime.TableValue}
 		var err error
-		for k, val := v.Next(lua.LNil); k != lua.LNil && err == nil; k, val = v.Next(k) {
+		for _, e := range refEntries(v) {
+			k, val := e[0], e[1]
+			if err != nil {
+				break
+			}
+			if val == lua.LNil { // a removed key
+				switch k.(type) {
+				case lua.LString, lua.LNumber, lua.LBool:
+					kv, _ := c.value(k, path, depth+1)
+					out.Table = append(out.Table, runtime.Field{Key: kv})
+				}
+				continue
+			}
 			var kv, vv runtime.Value
 			switch k.(type) {
 			case lua.LString, lua.LNumber, lua.LBool:
@@ -72,6 +84,30 @@ func (c *refConverter) value(v lua.LValue, path string, depth int) (runtime.Valu
 	default:
 		return runtime.Value{}, c.fail(path, "a %s cannot be saved; saves hold nil, booleans, numbers, strings and tables of those", v.Type())
 	}
+}
+
+// refEntries are t's entries in pairs() order, and with them, when the
+// mirror of LTable is there, the keys removed from t that its key list
+// holds, with nil, in their places: the array part (what Next gives before
+// the first key of the list), then the key list, each key with its value.
+func refEntries(t *lua.LTable) [][2]lua.LValue {
+	var out [][2]lua.LValue
+	lay := layoutOf(t)
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		if lay != nil {
+			if _, listed := lay.k2i[k]; listed {
+				break
+			}
+		}
+		out = append(out, [2]lua.LValue{k, v})
+	}
+	if lay == nil {
+		return out
+	}
+	for _, k := range lay.keys {
+		out = append(out, [2]lua.LValue{k, t.RawGet(k)})
+	}
+	return out
 }
 
 // refSaveHost is the old SaveHost.
@@ -344,8 +380,10 @@ func TestToValue_isTheTreeBuildingEncoders(t *testing.T) {
 }
 
 // The restore before it read Lua values straight from the encoding: the
-// host Value decoded whole, ctx.agent and ctx.memory emptied key by key and
-// filled, ctx.state a new table.
+// host Value decoded whole, ctx.agent and ctx.memory made as new tables
+// filled (keeping their identity and metatable; without the mirror of
+// LTable, emptied key by key and filled), ctx.state a new table; a removed
+// key (nil) set and removed again, which gives it its place.
 
 func refLuaValue(L *lua.LState, v runtime.Value) lua.LValue {
 	switch v.Kind {
@@ -364,6 +402,14 @@ func refLuaValue(L *lua.LState, v runtime.Value) lua.LValue {
 }
 
 func refRefill(L *lua.LState, t *lua.LTable, v runtime.Value) {
+	if layoutMatches {
+		fresh := L.CreateTable(0, len(v.Table))
+		refFill(L, fresh, v)
+		mt := t.Metatable
+		*t = *fresh
+		t.Metatable = mt
+		return
+	}
 	var keys []lua.LValue
 	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		keys = append(keys, k)
@@ -383,7 +429,11 @@ func refFill(L *lua.LState, t *lua.LTable, v runtime.Value) {
 		if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
 			continue
 		}
-		t.RawSet(k, refLuaValue(L, f.Val))
+		val := refLuaValue(L, f.Val)
+		if val == lua.LNil && t.RawGet(k) == lua.LNil {
+			t.RawSet(k, lua.LTrue)
+		}
+		t.RawSet(k, val)
 	}
 }
 

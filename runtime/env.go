@@ -44,7 +44,22 @@ type Env struct {
 type RuleRun struct {
 	Rule   int32
 	Status Status
+	// began are the flags of the context (the agent's, or a lane's) when
+	// the run began: the loop stores them as they are, and Arrived reads
+	// them, so that a step pays one byte store per run for it.
+	began agentFlags
 }
+
+// Arrived reports whether the run was the rule's first since the cursor (an
+// agent's, or a parallel lane's) arrived at it: entering a list rule or a
+// parallel, an action's first run, a rule a jump or a preemption moved the
+// cursor to (a live view's breakpoints hit there). A rule that runs on (an
+// action that returned running, a parallel whose lanes run, a parent a
+// child's result bubbled to) is not arriving.
+func (r RuleRun) Arrived() bool { return r.began&(flagFirstRun|flagBubbling) == flagFirstRun }
+
+// arrival is the began flags of a run that arrived.
+const arrival = flagFirstRun
 
 // Router delivers a signal sent by an agent to others. to is another agent's
 // id or "all" (every agent but the sender, which applies the signal to itself

@@ -120,3 +120,22 @@ func TestCarry_gateSettingsAndRules(t *testing.T) {
 		})
 	}
 }
+
+// TestCarry_toATreeWithoutGates: carried to a version that declares no
+// gate, a holder keeps its place (its rule is still there) and lets the
+// gate go, with a warning naming it.
+func TestCarry_toATreeWithoutGates(t *testing.T) {
+	b := bindXML(t, NewRegistry(), soloGateTree)
+	a := b.NewAgent("solo", &Env{})
+	if _, err := a.Step(0.5); err != nil {
+		t.Fatal(err)
+	}
+	plain := strings.NewReplacer(`<gates><gate name="g" cooldown="5"/></gates>`, ``, ` gate="g"`, ``).Replace(soloGateTree)
+	carried, warnings := carryAll(t, []*Agent{a}, bindXML(t, NewRegistry(), plain))
+	if n := carried[0]; n.Gates() != nil || n.CursorLabel() != "root.use" {
+		t.Errorf("carried: gates %v, at %s", n.Gates(), n.CursorLabel())
+	}
+	if want := `gate "g" is not declared any more; its holders (solo) let it go`; strings.Join(warnings, "\n") != want {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+}

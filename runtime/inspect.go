@@ -30,3 +30,12 @@ func (a *Agent) Features() FeatureState {
 	}
 	return FeatureState{Clocks: s.Clocks, Cooldowns: s.Cooldowns, Orders: s.Orders}
 }
+
+// GateHolds lists the agent's active rules that hold a gate, in document
+// order, each with the gate's name (empty for a tree without gates). It
+// allocates: it is for tools, not for the step.
+func (a *Agent) GateHolds() []RuleHold {
+	var s Snapshot
+	a.snapshotHolds(&s)
+	return s.Holds
+}

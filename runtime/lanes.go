@@ -173,8 +173,9 @@ type laneState struct {
 
 // parRun is where a parallel's run stands.
 type parRun struct {
-	live bool  // active: its lanes are started
-	from int32 // the lane whose turn ended last in the current run; -1 when the run begins
+	live    bool  // active: its lanes are started
+	arrived bool  // the run under way entered it and started no lane (its conditions failed), until the run is recorded
+	from    int32 // the lane whose turn ended last in the current run; -1 when the run begins
 }
 
 // laneCtx is a context's state while it is not the one being run: what
@@ -265,6 +266,7 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	run := &ls.runs[f.par]
 	switch {
 	case !run.live: // entered
+		run.arrived = true
 		ok, err := a.checkConds(r, rule)
 		if err != nil {
 			return 0, err
@@ -277,6 +279,9 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 		}
 		a.jump = -1 // a jump to the parallel being entered changes nothing
 		a.startLanes(f)
+		// Its entry, recorded before its lanes' runs (as a list rule's
+		// entry is before its child's): it moved the cursor into its lanes.
+		a.env.runs = append(a.env.runs, RuleRun{r, statusMoved, arrival})
 	case run.from >= 0: // a lane's turn ended: the counts decide
 		if st, done := a.counts(f); done {
 			err := a.cancelLanes(r)
@@ -284,6 +289,22 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 		}
 	}
 	return a.nextLane(f, run)
+}
+
+// parallelBegan is RuleRun.began for the run of parallel r being recorded:
+// an arrival when it entered it without starting its lanes (its conditions
+// failed, or asked for a jump); an entry that starts them is recorded on
+// its own, before the lanes' runs (runParallel), and the parallel's later
+// runs are not arrivals, although it keeps actionFirstRun while its lanes
+// run.
+func (a *Agent) parallelBegan(r int32) agentFlags {
+	run := &a.ext.lanes.runs[a.bound.feats[r].par]
+	arrived := run.arrived
+	run.arrived = false
+	if arrived {
+		return arrival
+	}
+	return 0
 }
 
 // startLanes starts every lane of the parallel that is the cursor of the
@@ -408,6 +429,14 @@ func (a *Agent) cancelLane(s int32) error {
 	return err
 }
 
+// ctxFlags are the flags of context c.
+func (a *Agent) ctxFlags(c int32) agentFlags {
+	if c == a.curCtx() {
+		return a.flags & ctxFlags
+	}
+	return a.ext.lanes.home(c).flags
+}
+
 // ctxCursor is the cursor of context c.
 func (a *Agent) ctxCursor(c int32) int32 {
 	if c == a.curCtx() {
@@ -429,6 +458,10 @@ type Lane struct {
 	Child    int32  // the lane's child: its first rule
 	Cursor   int32  // the lane's current rule (its child once it is done)
 	Status   Status // Running, or Success or Failure once the lane is done
+	// Active reports whether the lane's cursor rule itself is active (it
+	// ran since the cursor arrived and has not finished), as
+	// Agent.CursorActive does for the agent's own cursor.
+	Active bool
 }
 
 // Lanes appends the lanes of the agent's active parallels to dst and
@@ -455,7 +488,7 @@ func (a *Agent) appendLanes(dst []Lane, c int32) []Lane {
 	}
 	for k, child := range f.kids {
 		s := f.laneBase + int32(k)
-		l := Lane{Slot: int(s), Parent: int(c), Parallel: cursor, Child: child, Cursor: a.ctxCursor(s)}
+		l := Lane{Slot: int(s), Parent: int(c), Parallel: cursor, Child: child, Cursor: a.ctxCursor(s), Active: a.ctxFlags(s)&flagActive != 0}
 		switch ls.lanes[s].status {
 		case laneRunning:
 			l.Status = Running

@@ -147,7 +147,7 @@ func TestParallel_runawayCountsEveryLane(t *testing.T) {
 	h.env.RunawayLimit = 20
 	got := h.step()
 	if !strings.HasPrefix(got, "error root: w:start w tick") || !strings.Contains(got, "w:cancel | run-away step: 20 rules run") ||
-		!strings.Contains(got, "limit 20): root, w, (spin, tick) x 9") {
+		!strings.Contains(got, "limit 20): root, p, w, (spin, tick) x 9") {
 		t.Errorf("got %s", got)
 	}
 	if lanes := h.agent.Lanes(nil); len(lanes) != 0 {

@@ -172,6 +172,7 @@ type RestorePlan struct {
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
 	paths                     []lanePath    // the active paths: the agent's own, and its running lanes'
+	path1                     [1]lanePath   // paths' array for an agent without lanes: a plan allocates nothing for it
 }
 
 // snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
@@ -282,7 +283,7 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	if b.lanes != nil && b.feats[cursor].lane >= 0 {
 		return p.inLaneError(s.Cursor, cursor)
 	}
-	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
+	p.paths = append(p.path1[:0], lanePath{cursor: cursor, active: s.Active, stop: -1})
 	if kind == KindParallel && s.Running {
 		if err := p.planLanes(s, cursor, s.Lanes, 1); err != nil {
 			return err

@@ -147,6 +147,7 @@ func (a *Agent) runRule(r int32, rule *boundRule) (Status, error) {
 	case KindSuccess:
 		return Success, nil
 	case KindRunning:
+		a.flags &^= flagFirstRun // its next runs are not first runs (RuleRun.Arrived)
 		return Running, nil
 	default: // KindYield
 		if a.flags&flagFirstRun != 0 {

@@ -120,8 +120,8 @@ func (a *Agent) loopLean() (Status, error) {
 	runs := env.runs[:cap(env.runs)]
 	hot := a.bound.hot
 	for {
-		r := a.cursor
-		bubbling := a.flags&flagBubbling != 0
+		r, began := a.cursor, a.flags
+		bubbling := began&flagBubbling != 0
 		if bubbling {
 			r = hot[r].parent
 		}
@@ -226,7 +226,7 @@ func (a *Agent) loopLean() (Status, error) {
 		if st == Failure && h.bits&hotDoNotFail != 0 {
 			st = Success
 		}
-		runs[count] = RuleRun{r, st}
+		runs[count] = RuleRun{r, st, began}
 		count++
 		if st != statusMoved {
 			a.last = st
@@ -285,7 +285,7 @@ func (a *Agent) loopLean() (Status, error) {
 			if st == Failure && p.bits&hotDoNotFail != 0 {
 				st = Success
 			}
-			runs[count] = RuleRun{pr, st}
+			runs[count] = RuleRun{pr, st, flagBubbling} // the parent runs on: not an arrival
 			count++
 			if st == statusMoved {
 				if count >= limit {

@@ -34,8 +34,8 @@ func (a *Agent) loopTracked() (Status, error) {
 	}
 	limit := a.env.limit()
 	for {
-		r := a.cursor
-		if a.flags&flagBubbling != 0 {
+		r, began := a.cursor, a.flags
+		if began&flagBubbling != 0 {
 			r = b.rules[r].parent
 		}
 		rule := &b.rules[r]
@@ -53,6 +53,9 @@ func (a *Agent) loopTracked() (Status, error) {
 			fromActive = a.flags&flagActive != 0
 			wasActive = fromActive || a.flags&flagBubbling != 0
 			st, err = a.runRule(r, rule)
+			if rule.kind == KindParallel && err == nil { // its lanes ran between its entry and this run
+				began = a.parallelBegan(r)
+			}
 		}
 		if err != nil {
 			if err == errSwitched { // a lane's turn begins or ends (lanes.go)
@@ -65,7 +68,7 @@ func (a *Agent) loopTracked() (Status, error) {
 		if st == Failure && rule.doNotFail {
 			st = Success
 		}
-		a.env.runs = append(a.env.runs, RuleRun{r, st})
+		a.env.runs = append(a.env.runs, RuleRun{r, st, began})
 		if st != statusMoved {
 			a.last = st
 		}

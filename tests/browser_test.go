@@ -193,8 +193,10 @@ func shoot(ctx context.Context, t *testing.T, name string) {
 
 // TestLiveView_inABrowser: on the example game, the page lists the agents,
 // draws the chosen agent's tree with its current rule highlighted, pauses,
-// steps and resumes, stops at a breakpoint set from the page, and shows an
-// earlier step when the time slider is dragged back.
+// steps and resumes, stops at breakpoints set from the page (one on a rule
+// inside a parallel's lane, where it shows every lane's cursor, the
+// parallel's lanes and the game's gates), and shows an earlier step, with
+// its lanes and gate holders, when the time slider is dragged back.
 func TestLiveView_inABrowser(t *testing.T) {
 	ctx := browser(t)
 	url := liveView(t, "-config", "../config.toml", "-paused", "-steps", "600")
@@ -231,6 +233,39 @@ func TestLiveView_inABrowser(t *testing.T) {
 		t.Fatalf("after resume and pause: %+v", st)
 	}
 
+	// A breakpoint on grunt.attack.close.chase, a lane of the parallel
+	// grunt.attack.close, set with the rule's dot: the example game's first
+	// chase (grunt-1, step 71; tests/testdata/golden/example.trace).
+	ruleAt := func(label string) int {
+		t.Helper()
+		var i int
+		run("find "+label, chromedp.Evaluate(fmt.Sprintf(`[...document.querySelectorAll('.node')].find(n => n.title.startsWith(%q)).dataset.rule * 1`, label+"\n"), &i))
+		return i
+	}
+	chase, track := ruleAt("grunt.attack.close.chase"), ruleAt("grunt.attack.close.track")
+	run("set a breakpoint in a lane",
+		// The dot shows when the mouse is over the rule: clicked by script.
+		chromedp.Evaluate(fmt.Sprintf(`document.querySelector('.node[data-rule="%d"] .bp').click()`, chase), nil),
+		chromedp.WaitVisible(fmt.Sprintf(`.node[data-rule="%d"] .bp.on`, chase), chromedp.ByQuery),
+		waitText("#bps", "grunt.attack.close.chase"))
+	run("run as fast as it can to the lane's breakpoint",
+		chromedp.SetValue(`#speed`, "fast", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#speed').dispatchEvent(new Event('change'))`, nil),
+		chromedp.Click(`#pause`, chromedp.ByQuery),
+		waitText("#runstate", "breakpoint: grunt-1 arrived at grunt.attack.close.chase"),
+		waitText("#stepno", "step 71 / 600"),
+		chromedp.WaitVisible(fmt.Sprintf(`.node.lanecur[data-rule="%d"]`, chase), chromedp.ByQuery),
+		chromedp.WaitVisible(fmt.Sprintf(`.node.lanecur[data-rule="%d"]`, track), chromedp.ByQuery),
+		waitText("#lanes-card", "grunt.attack.close"),
+		waitText("#lanes-card", "running"),
+		waitText(fmt.Sprintf(`.node[data-rule="%d"] .l3`, chase), "lane running"),
+		waitText("#gates", "grenade"),
+		waitText("#gates", "0/1"))
+	shoot(ctx, t, "debug-breakpoint.png")
+	run("remove the lane's breakpoint",
+		chromedp.Click(`#bps li button`, chromedp.ByQuery),
+		waitText("#bps", "Click the dot"))
+
 	// A breakpoint on grunt.attack.fire.shoot, set from the rule's menu: the
 	// example game's first shot (grunt-1, step 87, right after its first grenade; tests/testdata/golden/example.trace).
 	var shot int
@@ -246,14 +281,24 @@ func TestLiveView_inABrowser(t *testing.T) {
 		chromedp.Click(`#menu button:first-of-type`, chromedp.ByQuery),
 		chromedp.WaitVisible(fmt.Sprintf(`.node[data-rule="%d"] .bp.on`, shot), chromedp.ByQuery),
 		waitText("#bps", "grunt.attack.fire.shoot"))
-	run("run as fast as it can",
-		chromedp.SetValue(`#speed`, "fast", chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('#speed').dispatchEvent(new Event('change'))`, nil),
+	run("run on",
 		chromedp.Click(`#pause`, chromedp.ByQuery),
 		waitText("#runstate", "breakpoint: grunt-1 arrived at grunt.attack.fire.shoot"),
 		waitText("#stepno", "step 87 / 600"),
-		waitCursor(shot))
-	shoot(ctx, t, "debug-breakpoint.png")
+		waitCursor(shot),
+		waitText("#gates", "cooling")) // grunt-1 released the grenade at this step
+
+	// Drag the time slider back to step 80: grunt-1 holds the grenade
+	// there, and its parallel ended with the chase done and the tracking
+	// cancelled.
+	run("scrub back to the grenade",
+		chromedp.Evaluate(`(() => { const s = document.querySelector('#slider'); s.value = 80; s.dispatchEvent(new Event('input')); s.dispatchEvent(new Event('change')); })()`, nil),
+		waitText("#stepno", "step 80 / 600"),
+		waitText("#gates", "#1 grunt-1"),
+		waitText("#held-card", "grenade"),
+		waitText("#lanes-card", "cancelled"),
+		waitText(fmt.Sprintf(`.node[data-rule="%d"] .l3`, track), "lane cancelled"))
+	shoot(ctx, t, "debug-timetravel.png")
 
 	// Drag the time slider back to step 40: the page shows that step.
 	run("scrub back",
@@ -267,7 +312,6 @@ func TestLiveView_inABrowser(t *testing.T) {
 	}
 	run("see the rule of step 40", waitCursor(a.Cursor))
 	run("open memory", chromedp.Click(`#agents li[data-id="courier-1"]`, chromedp.ByQuery), waitText("#treetitle", "courier-1"))
-	shoot(ctx, t, "debug-timetravel.png")
 
 	run("back to live",
 		chromedp.Click(`#live`, chromedp.ByQuery),

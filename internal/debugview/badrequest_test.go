@@ -58,6 +58,8 @@ var badRequests = []struct {
 	{"travelWithoutStep", "POST", "/api/travel", `{}`, 400, `"step"`},
 	{"travelNegative", "POST", "/api/travel", `{"step":-1}`, 400, "not the JSON object"},
 	{"travelAhead", "POST", "/api/travel", `{"step":999}`, 422, "has not run yet"},
+	{"postGates", "POST", "/api/gates", "", 405, "takes GET"},
+	{"oneGate", "GET", "/api/gates/grenade", "", 404, "no such endpoint"},
 	{"reloadNotAvailable", "POST", "/api/reload", "", 501, "cannot reload"},
 	{"bodyTooLarge", "POST", "/api/step", `{"steps":1` + strings.Repeat(" ", maxBody) + `}`, 413, "larger than"},
 }

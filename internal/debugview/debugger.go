@@ -92,6 +92,8 @@ type Debugger struct {
 	world     events // the world script's game.log lines
 	eventCap  int
 	replaying bool
+	laneBuf   []runtime.Lane                  // scratch for Agent.Lanes
+	waits     map[*runtime.BoundTree][]string // per tree, the gate each bt.gate.wait rule waits for (lanes_gates.go)
 
 	bps    []breakpoint
 	nextBP int
@@ -143,6 +145,7 @@ func (d *Debugger) index() {
 	}
 	old := d.byID
 	oldRecs := d.agents
+	d.waits = nil
 	d.agents = make([]*agentRec, len(infos))
 	d.byPtr = make(map[*runtime.Agent]int, len(infos))
 	d.byID = make(map[string]int, len(infos))
@@ -222,11 +225,6 @@ func (d *Debugger) leave(step uint64) {
 		d.tl.branch(d)
 	}
 	d.tl.left(d, step)
-	if len(d.bps) > 0 {
-		for _, r := range d.agents {
-			r.firstRun = r.a.FirstRun()
-		}
-	}
 	d.seen = step
 	d.flushed = false
 }

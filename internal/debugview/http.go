@@ -149,6 +149,10 @@ func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
 		if method(w, r, "GET") {
 			d.call(w, r, func(*request) (any, error) { return d.cmdTree(seg[1]) })
 		}
+	case n == 1 && seg[0] == "gates":
+		if method(w, r, "GET") {
+			d.call(w, r, d.cmdGates)
+		}
 	case n == 1 && seg[0] == "events":
 		if method(w, r, "GET") {
 			d.events(w, r)

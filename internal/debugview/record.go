@@ -15,8 +15,7 @@ type agentRec struct {
 	a    *runtime.Agent
 	tree string // the config's name of its tree
 	recState
-	firstRun bool // actionFirstRun before the step under way (breakpoints)
-	events   events
+	events events
 }
 
 // recState is the part of agentRec that time travel restores with a
@@ -25,21 +24,34 @@ type recState struct {
 	results []uint64 // per rule: step<<8 | status of its last run; 0 never run
 	status  runtime.Status
 	err     string
-	stepped uint64 // the game step of its last step; 0 none yet
-	doing   int32  // the rule it was running after its last step; -1 none (transitions)
+	stepped uint64       // the game step of its last step; 0 none yet
+	doing   int32        // the rule it was running after its last step; -1 none (transitions)
+	lanes   []laneResult // per lane child: how its lane stands or ended; nil for a tree without parallels (lanes_gates.go)
+	// intr is the interrupt of its last step (intr.Kind 0: none), kept
+	// here because a restored agent does not hold it (time travel).
+	intr runtime.Interrupt
 }
 
 func newAgentRec(a *runtime.Agent, tree string) *agentRec {
-	return &agentRec{a: a, tree: tree, recState: recState{results: make([]uint64, len(a.Tree().Tree.Rules)), doing: -1}}
+	r := &agentRec{a: a, tree: tree, recState: recState{results: make([]uint64, len(a.Tree().Tree.Rules)), doing: -1}}
+	if a.Tree().LaneSlots() > 0 {
+		r.lanes = make([]laneResult, len(a.Tree().Tree.Rules))
+	}
+	return r
 }
 
 func (s *recState) clone() recState {
 	c := *s
 	c.results = append([]uint64(nil), s.results...)
+	if s.lanes != nil {
+		c.lanes = append([]laneResult(nil), s.lanes...)
+	}
 	return c
 }
 
-func (s *recState) size() int64 { return int64(len(s.results))*8 + 64 + int64(len(s.err)) }
+func (s *recState) size() int64 {
+	return int64(len(s.results))*8 + int64(len(s.lanes)) + 64 + int64(len(s.err))
+}
 
 // lastResult unpacks results[r].
 func (s *recState) lastResult(r int32) (runtime.Status, uint64, bool) {
@@ -60,7 +72,11 @@ func (d *Debugger) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.
 			r.results[run.Rule] = step<<8 | uint64(run.Status)
 		}
 	}
+	if r.lanes != nil {
+		d.noteLanes(r, runs)
+	}
 	r.status, r.stepped, r.err = st, step, ""
+	r.intr, _ = a.LastInterrupt()
 	if err != nil {
 		r.err = err.Error()
 	}
@@ -97,8 +113,9 @@ func (d *Debugger) noteStep(i int, r *agentRec, runs []runtime.RuleRun, st runti
 	case runtime.Errored:
 		r.events.add(d.eventCap, event{step: step, kind: evError, text: r.err})
 	}
+	noteGates(r, step, d.eventCap)
 	if len(d.bps) > 0 {
-		d.checkArrivals(i, r, runs, in, interrupted, step)
+		d.checkArrivals(i, r, runs, step)
 	}
 }
 
@@ -165,24 +182,14 @@ type hit struct {
 }
 
 // checkArrivals finds the rules the agent arrived at in its step and the
-// breakpoints on them. A rule is arrived at when the cursor moves onto it:
-// a run right after a run that moved the cursor (a list rule entering or
-// moving to a child, a jump); the step's first run when the cursor had just
-// arrived before the step (actionFirstRun was set: a jump, a tree that
-// starts again at its root) and no interruption moved it, or when a
-// preemption moved it there. A rule that keeps running is not arriving.
-func (d *Debugger) checkArrivals(i int, r *agentRec, runs []runtime.RuleRun, in runtime.Interrupt, interrupted bool, step uint64) {
-	for k, run := range runs {
-		var arrival bool
-		switch {
-		case k > 0:
-			arrival = runs[k-1].Status == runtime.Moved
-		case interrupted:
-			arrival = in.Kind == runtime.InterruptPreempt
-		default:
-			arrival = r.firstRun
-		}
-		if !arrival {
+// breakpoints on them. A rule is arrived at when the cursor, the agent's or
+// a parallel lane's, moves onto it (the runtime marks those runs: a list
+// rule or a parallel entered, a lane's first rule, a rule a jump or a
+// preemption moved the cursor to, the root of a tree that starts again). A
+// rule that keeps running is not arriving.
+func (d *Debugger) checkArrivals(i int, r *agentRec, runs []runtime.RuleRun, step uint64) {
+	for _, run := range runs {
+		if !run.Arrived() {
 			continue
 		}
 		for _, bp := range d.bps {
@@ -215,9 +222,10 @@ const (
 	evStamp
 	evLog
 	evJump // the debugger moved the cursor
+	evGate // a gate taken or released
 )
 
-var eventNames = [...]string{"", "transition", "finished", "error", "interrupt", "signal", "var", "stamp", "log", "jump"}
+var eventNames = [...]string{"", "transition", "finished", "error", "interrupt", "signal", "var", "stamp", "log", "jump", "gate"}
 
 func (k eventKind) String() string { return eventNames[k] }
 

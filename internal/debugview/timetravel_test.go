@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -247,4 +248,63 @@ func TestTimeTravel_exampleGame(t *testing.T) {
 			t.Errorf("step %d: the example game's state differs from the straight run's", s)
 		}
 	}
+}
+
+// TestTimeTravel_keepsTheOrderOfPairs: in a game whose ctx.memory and
+// ctx.agent keys come, go and come back, and whose variable follows the
+// order pairs() walks ctx.memory in, going back in time and changing the
+// game there (a signal that makes it use other keys) gives the trace of a
+// run that was changed at that step without going forward first: the keys
+// of the discarded steps, restored over, leave no place behind in the
+// tables.
+func TestTimeTravel_keepsTheOrderOfPairs(t *testing.T) {
+	const steps, config, at = 80, "testdata/churn/config.toml", 13
+	changed := func(travel bool) []byte {
+		h := start(t, config, steps, Options{Paused: true, Fast: true, SnapshotEvery: 5})
+		if travel {
+			h.ok("POST", "/api/step", `{"steps":60}`)
+			for _, s := range []int{41, 22, at} {
+				h.ok("POST", "/api/travel", fmt.Sprintf(`{"step":%d}`, s))
+			}
+		} else {
+			h.ok("POST", "/api/step", fmt.Sprintf(`{"steps":%d}`, at))
+		}
+		for _, id := range []string{"c-1", "c-2", "c-3"} {
+			h.ok("POST", "/api/agents/"+id+"/signal", `{"signal":"Other"}`)
+		}
+		h.ok("POST", "/api/resume", "")
+		h.waitPaused("end")
+		h.ok("POST", "/api/quit", "")
+		if err := <-h.done; err != nil {
+			t.Fatal(err)
+		}
+		h.done <- nil
+		data, err := os.ReadFile(h.trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	want, got := changed(false), changed(true)
+	if !bytes.Equal(got, want) {
+		t.Errorf("the trace differs from the run changed without going forward first:\n%s", firstLineDiff(string(got), string(want)))
+	}
+}
+
+// firstLineDiff shows the first line where two texts differ.
+func firstLineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, a, b)
+		}
+	}
+	return "(none)"
 }

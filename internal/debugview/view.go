@@ -3,7 +3,6 @@ package debugview
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/btrun/btrun/internal/game"
 	"github.com/btrun/btrun/runtime"
@@ -41,6 +40,7 @@ type statusView struct {
 	Agents      int              `json:"agents"`
 	Trees       []string         `json:"trees"`
 	World       []eventView      `json:"world"`
+	Gates       []gateView       `json:"gates"` // the game's gates (lanes_gates.go)
 }
 
 type reasonView struct {
@@ -104,6 +104,7 @@ func (d *Debugger) statusView() statusView {
 	}
 	ev, _ := d.world.upTo(s, d.eventCap)
 	v.World = d.eventViews(ev)
+	v.Gates = d.gateViews()
 	return v
 }
 
@@ -182,6 +183,8 @@ type agentView struct {
 	Clocks    []clockView    `json:"clocks"`
 	Cooldowns []coolView     `json:"cooldowns"`
 	Orders    []orderView    `json:"orders"`
+	Parallels []parallelView `json:"parallels"` // the parallels it entered, with their lanes (lanes_gates.go)
+	Gates     []heldGateView `json:"gates"`     // the gates it holds
 	Ctx       ctxView        `json:"ctx"`
 	Extra     map[string]any `json:"extra"`
 	Events    []eventView    `json:"events"`
@@ -198,10 +201,11 @@ type ctxView struct {
 }
 
 type cursorView struct {
-	Rule   int32   `json:"rule"`
-	Label  string  `json:"label"`
-	Path   []int32 `json:"path"`
-	Active bool    `json:"active"` // the cursor rule itself is active (it ran since it was arrived at)
+	Rule   int32    `json:"rule"`
+	Label  string   `json:"label"`
+	Path   []int32  `json:"path"`
+	Active bool     `json:"active"`         // the cursor rule itself is active (it ran since it was arrived at)
+	Lane   *laneRef `json:"lane,omitempty"` // the lane whose cursor it is; absent for the agent's own
 }
 
 type interruptView struct {
@@ -279,13 +283,15 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 		Error: r.err, Cursor: a.Cursor(), FirstRun: a.FirstRun(), Extra: map[string]any{},
 		Results: []resultView{}, Vars: []varView{}, Stamps: []stampView{},
 		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}}
-	var path []int32
-	for x := a.Cursor(); x >= 0; x = t.Rules[x].Parent {
-		path = append(path, x)
+	v.Cursors = []cursorView{{Rule: a.Cursor(), Label: a.CursorLabel(), Path: pathTo(t, a.Cursor()), Active: a.CursorActive()}}
+	var lanes []runtime.Lane
+	if r.lanes != nil {
+		lanes = a.Lanes(nil)
+		v.Cursors = append(v.Cursors, laneCursors(a, lanes)...)
 	}
-	slices.Reverse(path)
-	v.Cursors = []cursorView{{Rule: a.Cursor(), Label: a.CursorLabel(), Path: path, Active: a.CursorActive()}}
-	if in, ok := a.LastInterrupt(); ok && r.stepped > 0 {
+	v.Parallels = d.parallelViews(r, lanes)
+	v.Gates = heldGates(a)
+	if in := r.intr; in.Kind != 0 && r.stepped > 0 {
 		v.Interrupt = &interruptView{Rule: in.Rule, Label: t.Rules[in.Rule].Label, Kind: in.Kind.String(), Step: r.stepped}
 	}
 	for rule := range r.results {
@@ -353,6 +359,7 @@ type treeView struct {
 	Vars    []varDecl    `json:"vars"`
 	Stamps  []stampDecl  `json:"stamps"`
 	Signals []signalDecl `json:"signals"`
+	Gates   []gateDecl   `json:"gates"`
 }
 
 type ruleView struct {
@@ -398,7 +405,10 @@ type signalDecl struct {
 func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 	t := b.Tree
 	v := treeView{Name: name, File: t.File, Agents: []string{}, Rules: make([]ruleView, len(t.Rules)),
-		Vars: []varDecl{}, Stamps: []stampDecl{}, Signals: []signalDecl{}}
+		Vars: []varDecl{}, Stamps: []stampDecl{}, Signals: []signalDecl{}, Gates: []gateDecl{}}
+	for _, g := range t.Gates {
+		v.Gates = append(v.Gates, gateDecl{Name: g.Name, Users: g.Users, Cooldown: g.Cooldown})
+	}
 	for _, r := range d.agents {
 		if r.a.Tree() == b {
 			v.Agents = append(v.Agents, r.a.ID())
@@ -435,6 +445,13 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		}
 		if r.Kind == runtime.KindChoice && r.Order != runtime.OrderList {
 			rv.Attrs["order"] = r.Order.String()
+		}
+		if r.Gate != "" {
+			rv.Attrs["gate"] = r.Gate
+		}
+		if r.Kind == runtime.KindParallel {
+			rv.Attrs["success"] = r.SuccessAt.String()
+			rv.Attrs["failure"] = r.FailureAt.String()
 		}
 		v.Rules[i] = rv
 	}

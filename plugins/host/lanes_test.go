@@ -49,10 +49,10 @@ func TestBatching_callsInLanesJoinTheRound(t *testing.T) {
 		t.Fatalf("batched and unbatched runs differ:\n%s\n---\n%s", batched, unbatched)
 	}
 	want := []string{
-		"t=0.1 a1: root=moved both.slow=running both.quick=running both.wait=running both=running -> running",
+		"t=0.1 a1: root=moved both=moved both.slow=running both.quick=running both.wait=running both=running -> running",
 		"t=0.2 a1: both.slow=running both.quick=success both.wait=running both=running -> running",
 		"t=0.3 a1: both.slow=running both.wait=running both=running -> running",
-		"t=0.4 a1: both.slow=success both.wait=success both=success root=moved rest=success root=moved both.slow=running both.quick=running both.wait=running both=running -> running",
+		"t=0.4 a1: both.slow=success both.wait=success both=success root=moved rest=success root=moved both=moved both.slow=running both.quick=running both.wait=running both=running -> running",
 	}
 	var a1 []string
 	for _, l := range strings.Split(batched, "\n") {

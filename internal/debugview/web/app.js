@@ -163,7 +163,43 @@ function renderStatus() {
   document.body.classList.toggle('past', !s.live);
   renderTravel();
   renderBreakpoints();
+  renderGates();
   renderWorld();
+}
+
+// renderGates draws the game's gates: capacity, holders in the order they
+// took the gate (their slot), and the agents waiting at a bt.gate.wait.
+function renderGates() {
+  const gates = ui.status.gates || [];
+  const list = $('#gates');
+  $('#gates-title').hidden = list.hidden = !gates.length;
+  const key = JSON.stringify(gates) + ui.selected;
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...gates.map((g) => {
+    const li = el('li');
+    const state = g.holders.length >= g.users ? 'full' : g.coolingLeft > 0 ? 'cooling' : 'open';
+    const cap = el('span', 'cap ' + state, `${g.holders.length}/${g.users}` +
+      (g.coolingLeft > 0 ? ` · cooling ${g.coolingLeft.toFixed(2)}s` : state === 'full' ? ' · full' : ' · open'));
+    li.append(el('span', 'gname', g.name), cap);
+    li.title = `gate ${g.name}: ${g.users} ${g.users === 1 ? 'user' : 'users'}, cooldown ${g.cooldown}s; ` +
+      `${g.takes} takes, ${g.refusals} refusals, longest hold ${g.longestSteps} steps (${g.longestSeconds}s)`;
+    const who = el('div', 'who');
+    for (const h of g.holders) {
+      const s = el('span', 'holder', `#${h.slot} ${h.agent}`);
+      s.title = `${h.agent} holds ${g.name} (slot ${h.slot})`;
+      s.onclick = () => select(h.agent);
+      who.append(s);
+    }
+    for (const w of g.waiters) {
+      const s = el('span', 'waiter', `⌛ ${w}`);
+      s.title = `${w} waits at bt.gate.wait for ${g.name}'s holders`;
+      s.onclick = () => select(w);
+      who.append(s);
+    }
+    if (who.childNodes.length) li.append(who);
+    return li;
+  }));
 }
 
 function renderTravel() {
@@ -433,13 +469,15 @@ function drawTree(tree) {
 
 function staticChips(r) {
   const out = [];
+  if (r.attrs.gate) out.push(['gate ' + r.attrs.gate, 'gate']);
+  if (r.kind === 'parallel') out.push([`success ${r.attrs.success} · failure ${r.attrs.failure}`, '']);
   if (r.attrs.abort) out.push(['abort ' + r.attrs.abort, '']);
   if (r.attrs.timeout) out.push(['timeout ' + r.attrs.timeout + 's', '']);
   if (r.attrs.cooldown) out.push(['cooldown ' + r.attrs.cooldown + 's', '']);
   if (r.attrs.order) out.push(['order ' + r.attrs.order, '']);
   if (r.attrs.doNotFail) out.push(['doNotFail', '']);
   for (const [k, v] of Object.entries(r.attrs)) {
-    if (!['abort', 'timeout', 'cooldown', 'order', 'doNotFail', 'loop'].includes(k)) out.push([`${k} ${v}`, '']);
+    if (!['abort', 'timeout', 'cooldown', 'order', 'doNotFail', 'loop', 'gate', 'success', 'failure'].includes(k)) out.push([`${k} ${v}`, '']);
   }
   return out;
 }
@@ -476,6 +514,15 @@ function paintTree(view, a) {
   const path = new Set();
   for (const c of a.cursors) for (const r of c.path) path.add(r);
   const cursors = new Set(a.cursors.map((c) => c.rule));
+  const laneCursors = new Set(a.cursors.filter((c) => c.lane).map((c) => c.rule));
+  const lanes = new Map(); // lane child -> its lane's state
+  const pars = new Map();  // parallel -> its view
+  for (const p of a.parallels || []) {
+    pars.set(p.rule, p);
+    for (const l of p.lanes) lanes.set(l.child, l);
+  }
+  const held = new Map(); // rule label -> [gate, slot]
+  for (const g of a.gates || []) for (const label of g.rules) held.set(label, [g.name, g.slot]);
   const results = new Map(a.results.map((r) => [r.rule, r]));
   const clocks = new Map(a.clocks.map((c) => [c.rule, c]));
   const cools = new Map(a.cooldowns.map((c) => [c.rule, c]));
@@ -486,6 +533,7 @@ function paintTree(view, a) {
     const n = view.nodes[i];
     n.classList.toggle('path', path.has(i) && !cursors.has(i));
     n.classList.toggle('cursor', cursors.has(i));
+    n.classList.toggle('lanecur', laneCursors.has(i));
     n.classList.toggle('isrunning', cursors.has(i) && a.state === 'running');
     n.classList.toggle('match', !!q && (r.label.toLowerCase().includes(q) || (r.action || '').toLowerCase().includes(q)));
     if (view.edges[i]) view.edges[i].setAttribute('class', path.has(i) ? 'edge path' : 'edge');
@@ -508,6 +556,12 @@ function paintTree(view, a) {
     const cool = cools.get(i);
     if (cool && cool.remaining > 0) chips.unshift([`cooling ${cool.remaining.toFixed(2)}s`, 'cool']);
     if (a.interrupt && a.interrupt.rule === i && a.interrupt.step === a.step) chips.unshift([`⚡ ${a.interrupt.kind}`, 'intr']);
+    const lane = lanes.get(i);
+    if (lane) chips.unshift([`lane ${lane.status}`, 'lane-' + lane.status]);
+    const par = pars.get(i);
+    if (par) chips.unshift([`✓ ${par.succeeded}/${par.success} · ✗ ${par.failed}/${par.failure}`, par.active ? 'live' : '']);
+    const h = held.get(r.label);
+    if (h) chips.unshift([`holds ${h[0]} #${h[1]}`, 'held']);
     const key = JSON.stringify(chips);
     if (view.chips[i].dataset.key !== key) {
       view.chips[i].dataset.key = key;
@@ -589,10 +643,48 @@ function renderAgent() {
   for (const c of a.cooldowns) timers.push([c.label, c.remaining > 0 ? `cooling down: ${c.remaining.toFixed(2)} s left` : `left at ${fmtTime(c.leftAt)}, ready`]);
   for (const o of a.orders) timers.push([o.label, 'order: ' + o.order.map((r) => shortName(rules[r])).join(' → ')]);
   renderKV($('#timers'), timers, 'No timeouts running, cooldowns or choice orders.');
+  renderLanes(a);
+  renderHeld(a);
   renderSignalsAndJumps(a, ui.trees.get(a.tree).tree);
   renderCtx(a);
   renderExtra(a);
   renderEvents(a);
+}
+
+// renderLanes draws the parallels the agent entered: active or how their
+// last run ended, their thresholds, and each lane (its cursor while it
+// runs; success, failure, or cancelled when its parallel ended first).
+function renderLanes(a) {
+  const box = $('#lanes');
+  const ps = a.parallels || [];
+  $('#lanes-card').hidden = !ps.length;
+  const key = JSON.stringify(ps);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(...ps.map((p) => {
+    const d = el('div', 'par');
+    const head = el('div', 'head');
+    const state = p.active ? 'active' : p.result ? `${p.result.result} at step ${p.result.step}` : 'not active';
+    head.append(el('b', '', p.label), el('span', 'lanest ' + (p.active ? 'running' : p.result ? p.result.result : ''), state),
+      el('span', 'muted', `success ${p.succeeded}/${p.success} (${p.successAt}) · failure ${p.failed}/${p.failure} (${p.failureAt})`));
+    d.append(head);
+    for (const l of p.lanes) {
+      const row = el('div', 'lanerow');
+      const at = el('span', 'at', l.status === 'running' && l.cursor !== l.child ? `${l.label} → ${l.cursorLabel}` : l.label);
+      at.title = l.status === 'running' ? `lane of ${l.label}, at ${l.cursorLabel}` : `lane of ${l.label}: ${l.status}`;
+      row.append(at, el('span', 'lanest ' + l.status, l.status));
+      d.append(row);
+    }
+    return d;
+  }));
+}
+
+// renderHeld lists the gates the agent holds, its slot among each gate's
+// holders, and the rules that hold it.
+function renderHeld(a) {
+  const gs = a.gates || [];
+  $('#held-card').hidden = !gs.length && !(ui.status && ui.status.gates && ui.status.gates.length);
+  renderKV($('#held'), gs.map((g) => [g.name, `#${g.slot} · ` + g.rules.map((l) => l.slice(l.lastIndexOf('.') + 1)).join(', ')]), 'Holds no gate.');
 }
 
 function shortName(r) {
