@@ -74,6 +74,9 @@ type leanRuns struct{ b strings.Builder }
 
 func (o *leanRuns) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
 	for _, r := range runs {
+		if r.Arrived() { // loopLean marks arrivals as loopTracked does
+			o.b.WriteByte('*')
+		}
 		fmt.Fprintf(&o.b, "%s:%s ", a.Tree().Tree.Label(r.Rule), r.Status)
 	}
 	fmt.Fprintf(&o.b, "=> %s %v\n", st, err)
