@@ -48,3 +48,15 @@ func (s *Set) Continue(a *runtime.Agent) (runtime.Status, error, bool) {
 	st, err := s.Resume(a)
 	return st, err, true
 }
+
+// SetConcurrent prepares the set for agents stepped on several goroutines
+// at once (runtime.Workers): their calls may be queued and they may be
+// resumed concurrently, each agent from one goroutine. Flush and EndRound
+// stay on one goroutine, between the parallel parts. A set used from one
+// goroutine leaves it off and takes no lock.
+func (s *Set) SetConcurrent(on bool) {
+	s.concurrent = on
+	if on && s.sentAt == nil {
+		s.sentAt = map[*runtime.Agent]int32{}
+	}
+}
