@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Workers runs the steps of agents on several goroutines, in rounds, with
@@ -40,6 +41,10 @@ type Workers struct {
 	Of []int32
 	// Step starts an agent's step; nil is a.StepAt(t).
 	Step func(a *Agent, t float64) (Status, error)
+	// Serial runs the workers one after the other on the calling goroutine
+	// (worker 0's agents, then worker 1's, ...): for hooks that must not be
+	// called concurrently, such as a debugger's. The results are the same.
+	Serial bool
 
 	n     int
 	lanes []workerLane
@@ -56,6 +61,7 @@ type workerLane struct {
 	run, waiting []int32
 	err          error
 	panicked     any
+	busy         time.Duration // time spent in the last StepAt
 }
 
 // NewWorkers makes a Workers for n ≥ 1 workers.
@@ -68,6 +74,10 @@ func NewWorkers(n int, resolvers ...Resolver) *Workers {
 
 // N is the number of workers.
 func (w *Workers) N() int { return w.n }
+
+// Busy is the time worker k spent stepping its agents in the last StepAt
+// (the parallel parts only): the balance between workers.
+func (w *Workers) Busy(k int) time.Duration { return w.lanes[k].busy }
 
 // Round is the number (1, 2, ...) of the round being run; a Router or a
 // Logger called from an agent's step reads it to order what it collects
@@ -89,6 +99,7 @@ func (w *Workers) StepAt(agents []*Agent, t float64) ([]Outcome, error) {
 	out := w.out[:len(agents)]
 	for k := range w.lanes {
 		w.lanes[k].run = w.lanes[k].run[:0]
+		w.lanes[k].busy = 0
 	}
 	for i := range agents {
 		k := w.Of[i]
@@ -163,6 +174,10 @@ func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume boo
 		if len(w.lanes[k].run) == 0 {
 			continue
 		}
+		if w.Serial {
+			w.runLane(k, agents, out, t, resume)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -184,7 +199,9 @@ func (w *Workers) runLane(k int, agents []*Agent, out []Outcome, t float64, resu
 	l := &w.lanes[k]
 	l.err = nil
 	l.waiting = l.waiting[:0]
+	start := time.Now()
 	defer func() {
+		l.busy += time.Since(start)
 		if p := recover(); p != nil {
 			l.panicked = p
 		}

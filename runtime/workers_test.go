@@ -261,5 +261,5 @@ func TestWorkers_aPanicInAStepIsRaisedOnTheCallersGoroutine(t *testing.T) {
 // resolverFunc sees every round's agents and answers nothing.
 type resolverFunc func(round []*Agent)
 
-func (f resolverFunc) EndRound(round []*Agent) error            { f(round); return nil }
+func (f resolverFunc) EndRound(round []*Agent) error           { f(round); return nil }
 func (f resolverFunc) Continue(a *Agent) (Status, error, bool) { return 0, nil, false }

@@ -36,6 +36,10 @@ type Options struct {
 	Stop <-chan struct{}
 
 	Realtime bool // run no faster than one step every dt seconds of wall time (or the config's run.realtime)
+
+	// Workers, when not nil, overrides run.workers: the number of threads
+	// the agents are spread over (0: one per CPU core).
+	Workers *int
 }
 
 // ErrStopped is what Run returns when Options.Stop ended it early: the steps
@@ -79,6 +83,21 @@ type Game struct {
 	watcher *sourceWatch // btrun run -watch (watch.go)
 	pacer   *pacer       // btrun run -realtime (pace.go)
 	debug   Debugger     // the live view (debug.go); nil without -debug
+
+	// Workers (workers.go): nil with one worker.
+	workers  []*worker
+	workerOf []int32       // each agent's worker, config order
+	extra    []*workerLoad // workers 1.. N-1's Lua states, registries and trees
+	par      *runtime.Workers
+	activeOf []int32 // scratch of stepWorkers
+	parallel bool    // agents are stepping on the workers now
+	// contract: run.workers is not 1, so scripts keep the contract of
+	// parallel runs whatever the number of workers (module tables are
+	// read-only, the world does not reach into agents' tables): a run is
+	// then the same for every number of workers, one included.
+	contract   bool
+	mergeOut   []tagged
+	mergeLines []taggedLine
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -113,13 +132,23 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		g.pacer = &pacer{period: time.Duration(cfg.Run.Dt * float64(time.Second))}
 	}
 
+	agents := 0
+	for _, ac := range cfg.Agents {
+		agents += len(ac.IDs())
+	}
+	workers := cfg.Run.Workers
+	if opts.Workers != nil {
+		workers = *opts.Workers
+	}
+	g.contract = workers != 1
+	g.openWorkers(resolveWorkers(workers, agents), agents)
 	l, err := g.load(false, nil)
 	if err != nil {
 		return nil, err
 	}
 	for _, ac := range cfg.Agents {
 		for _, id := range ac.IDs() {
-			ga := &gameAgent{}
+			ga := &gameAgent{idx: int32(len(g.agents))}
 			g.agents = append(g.agents, ga)
 			g.byID[id] = ga
 		}
@@ -269,6 +298,13 @@ func (g *Game) Run(steps int) error {
 	}
 	if err := g.flushTrace(); err != nil {
 		return err
+	}
+	if g.times != nil {
+		for _, w := range g.workers {
+			if w.times != nil && w.times != g.times {
+				g.times.absorb(w.times)
+			}
+		}
 	}
 	if g.plugins != nil && g.times != nil {
 		g.times.addPlugins(pluginTimes, g.plugins.CallTimes())
@@ -432,17 +468,27 @@ func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Sta
 // agent has stepped. An agent sends at most MaxSignalsPerStep of them per
 // step (signals.go).
 func (g *Game) Route(from *runtime.Agent, to, signal string) error {
-	if to != "all" {
-		if _, ok := g.byID[to]; !ok {
-			return fmt.Errorf("game: no agent %q to send %q to", to, signal)
-		}
-	}
-	ga := g.byPtr[from]
-	if err := g.countSent(ga, to, signal); err != nil {
+	ga, err := g.checkRoute(from, to, signal)
+	if err != nil {
 		return err
 	}
 	g.outbox = append(g.outbox, routed{from: ga, to: to, signal: signal})
 	return nil
+}
+
+// checkRoute checks a signal an agent sends to others and counts it
+// (signals.go); it returns the sender's bookkeeping.
+func (g *Game) checkRoute(from *runtime.Agent, to, signal string) (*gameAgent, error) {
+	if to != "all" {
+		if _, ok := g.byID[to]; !ok {
+			return nil, fmt.Errorf("game: no agent %q to send %q to", to, signal)
+		}
+	}
+	ga := g.byPtr[from]
+	if err := g.countSent(ga, to, signal); err != nil {
+		return nil, err
+	}
+	return ga, nil
 }
 
 // Log is the runtime.Logger: bt.log and ctx:log lines go to the output.

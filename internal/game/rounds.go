@@ -12,6 +12,9 @@ func (g *Game) openRounds() {
 	}
 	if g.plugins != nil {
 		g.rounds.Resolvers = append(g.rounds.Resolvers, g.plugins)
+		if g.workers != nil {
+			g.plugins.SetConcurrent(true) // agents on several threads queue calls (workers.go)
+		}
 	}
 }
 
@@ -29,6 +32,9 @@ func (g *Game) stepAgents(t float64) int {
 			g.active = append(g.active, ga.a)
 			g.activeGA = append(g.activeGA, ga)
 		}
+	}
+	if g.workers != nil {
+		return g.stepWorkers(t)
 	}
 	if len(g.rounds.Resolvers) == 0 {
 		for _, ga := range g.activeGA {

@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
@@ -23,7 +24,8 @@ type scripts struct {
 // their actions and conditions in reg. It returns the scripts even when
 // some failed to load (their names are known: see unloaded), nil for a
 // config without scripts.
-func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
+// print writes where out says; nil is the people's output (quietable).
+func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, error) {
 	c := g.cfg
 	if len(c.Scripts.Paths) == 0 && c.Scripts.World == "" {
 		return nil, nil
@@ -32,7 +34,10 @@ func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
 	for i, p := range c.Scripts.Paths {
 		paths[i] = c.Abs(p)
 	}
-	print := quietable{g}           // -quiet prints only the summary: Lua's print too
+	var print io.Writer = quietable{g} // -quiet prints only the summary: Lua's print too
+	if out != nil {
+		print = out
+	}
 	confine, _ := newConfinement(c) // checked with the config
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(), ReadFile: confine.reader(readfile.ScriptLimit, "script"),
 		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
@@ -72,15 +77,17 @@ func (s *scripts) unloaded(kind, name string) bool {
 
 // attachScripts gives every agent its ctx, memory and agent tables and
 // tells the engine each tree's name (ctx.tree).
-func (l *loadout) attachScripts(cfg *Config) error {
+func (l *loadout) attachScripts(g *Game) error {
 	if l.lua == nil {
 		return nil
 	}
-	for _, tc := range cfg.Trees {
-		l.lua.engine.NameTree(l.trees[tc.Name].Tree, tc.Name)
+	for _, e := range l.engines() {
+		for _, tc := range g.cfg.Trees {
+			e.NameTree(l.trees[tc.Name].Tree, tc.Name)
+		}
 	}
-	for _, a := range l.agents {
-		if err := l.lua.engine.Attach(a); err != nil {
+	for i, a := range l.agents {
+		if err := l.luaFor(g, i).engine.Attach(a); err != nil {
 			return err
 		}
 	}
@@ -99,7 +106,7 @@ func (g *Game) startWorld() error {
 		return err
 	}
 	for _, ga := range g.agents {
-		if err := g.lua.world.Spawn(ga.a); err != nil {
+		if err := g.luaOf(ga).world.Spawn(ga.a); err != nil { // on the agent's own Lua state
 			return err
 		}
 		// What spawn changed (a signal it sent the agent) is part of step 0.
@@ -141,7 +148,10 @@ func (g *Game) gameTable() *lua.LTable {
 		for _, id := range ac.IDs() {
 			ga := g.byID[id]
 			ids.Append(lua.LString(id))
-			if d, err := g.lua.engine.Data(ga.a); err == nil {
+			// In a run whose agents may step on several threads, agents'
+			// tables live in their own Lua states: the world reaches
+			// agents through signals and game.shared instead.
+			if d, err := g.lua.engine.Data(ga.a); err == nil && !g.contract {
 				agents.RawSetString(id, d.Table())
 			}
 			trees.RawSetString(id, lua.LString(ac.Tree))
@@ -214,6 +224,19 @@ func (g *Game) closeScripts() {
 	if g.lua != nil {
 		g.lua.engine.Close()
 	}
+	for _, wl := range g.extra {
+		if wl.lua != nil {
+			wl.lua.engine.Close()
+		}
+	}
+}
+
+// luaOf is the scripts of the agent's Lua state.
+func (g *Game) luaOf(ga *gameAgent) *scripts {
+	if g.workers == nil || g.workerOf[ga.idx] == 0 {
+		return g.lua
+	}
+	return g.extra[g.workerOf[ga.idx]-1].lua
 }
 
 var _ runtime.Logger = (*Game)(nil)
@@ -222,6 +245,9 @@ var _ runtime.Logger = (*Game)(nil)
 func (g *Game) hostState() runtime.HostState {
 	if g.lua == nil {
 		return nil
+	}
+	if g.extra != nil {
+		return workerHosts{g.lua.engine}
 	}
 	return g.lua.engine
 }

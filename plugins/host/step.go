@@ -42,7 +42,14 @@ func (s *Set) EndRound(round []*runtime.Agent) error {
 // Continue resumes an agent waiting for a call of the set (Resume); ok is
 // false for an agent that does not (runtime.Resolver).
 func (s *Set) Continue(a *runtime.Agent) (runtime.Status, error, bool) {
-	if s.find(a) < 0 {
+	if s.concurrent {
+		s.mu.Lock()
+	}
+	k := s.find(a)
+	if s.concurrent {
+		s.mu.Unlock()
+	}
+	if k < 0 {
 		return 0, nil, false
 	}
 	st, err := s.Resume(a)
