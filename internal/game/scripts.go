@@ -18,6 +18,7 @@ type scripts struct {
 	world  *luabind.World
 	game   *lua.LTable // the `game` table handed to init and tick
 	errors int         // world hook errors, for the summary
+	shared bool        // game.shared was published as bt.shared
 }
 
 // openScripts loads every script of the config's folders and registers
@@ -60,6 +61,11 @@ func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, erro
 			errs = append(errs, err)
 		}
 		s.world = w
+	}
+	if g.contract && len(errs) == 0 {
+		// Agents may step on several threads: they share nothing mutable
+		// through module tables (luabind/readonly.go).
+		e.Freeze()
 	}
 	return s, errors.Join(errs...)
 }
@@ -105,6 +111,7 @@ func (g *Game) startWorld() error {
 	if err := g.lua.world.Init(g.lua.game); err != nil {
 		return err
 	}
+	g.publishShared(g.Time(g.step)) // what init published, for spawn
 	for _, ga := range g.agents {
 		if err := g.luaOf(ga).world.Spawn(ga.a); err != nil { // on the agent's own Lua state
 			return err
@@ -128,6 +135,36 @@ func (g *Game) tickWorld(s uint64, t float64) {
 		g.lua.errors++
 		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
+	g.publishShared(t)
+}
+
+// publishShared copies what the world's tick left in game.shared to every
+// Lua state as bt.shared, read-only, before the agents step. A game that
+// never sets game.shared pays nothing.
+func (g *Game) publishShared(t float64) {
+	v := g.lua.game.RawGetString("shared")
+	if v == lua.LNil && !g.lua.shared {
+		return
+	}
+	g.lua.shared = v != lua.LNil
+	for _, s := range append([]*scripts{g.lua}, g.extraScripts()...) {
+		if err := s.engine.SetShared(v); err != nil {
+			g.lua.errors++
+			g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
+			return
+		}
+	}
+}
+
+// extraScripts are the scripts of workers 1 .. N-1.
+func (g *Game) extraScripts() []*scripts {
+	var out []*scripts
+	for _, wl := range g.extra {
+		if wl.lua != nil {
+			out = append(out, wl.lua)
+		}
+	}
+	return out
 }
 
 // gameTable makes the table the world script sees as `game`:

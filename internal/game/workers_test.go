@@ -23,7 +23,7 @@ var workersGames = []struct {
 	{"parallel", fixturePath("parallel"), 0, 48},
 	{"interrupt", fixturePath("interrupt"), 0, 60},
 	{"failing", fixturePath("failing"), 0, 20},
-	// {"example", ...}: added with the example game that keeps the contract
+	{"example", "../../config.toml", 40, 150},
 }
 
 func fixturePath(name string) string {
