@@ -83,6 +83,7 @@ type Game struct {
 	watcher *sourceWatch // btrun run -watch (watch.go)
 	pacer   *pacer       // btrun run -realtime (pace.go)
 	debug   Debugger     // the live view (debug.go); nil without -debug
+	phases  *stepPhases  // what the parts of a step cost (phases.go); nil but in btrun bench
 
 	// Workers (workers.go): nil with one worker.
 	workers  []*worker
@@ -350,10 +351,12 @@ func (g *Game) RunStep() (int, error) {
 	g.step++
 	s := g.step
 	t := g.Time(s)
+	g.phases.start() // phases.go: what a step's parts cost, for btrun bench; nil otherwise
 	if g.plugins != nil {
 		g.plugins.Advance(s) // restarts the plugins whose restart is due
 	}
 	g.tickWorld(s, t)
+	g.phases.mark(phaseTick)
 	for i, sc := range g.cfg.Signals {
 		if g.delivered[i] || sc.At > t+1e-9 {
 			continue
@@ -369,7 +372,9 @@ func (g *Game) RunStep() (int, error) {
 			}
 		}
 	}
+	g.phases.mark(phaseSchedule)
 	n := g.stepAgents(t)
+	g.phases.mark(phaseAgents)
 	for _, ga := range g.agents {
 		if !ga.done {
 			continue
@@ -378,6 +383,7 @@ func (g *Game) RunStep() (int, error) {
 			return n, err
 		}
 	}
+	g.phases.mark(phaseReport)
 	out := g.outbox
 	g.outbox = g.outbox[:0]
 	for _, r := range out {
@@ -392,6 +398,7 @@ func (g *Game) RunStep() (int, error) {
 			g.deliver(g.byID[r.to], r.signal, from, s, t)
 		}
 	}
+	g.phases.mark(phaseDelivery)
 	return n, nil
 }
 

@@ -16,6 +16,16 @@ func (g *Game) openRounds() {
 			g.plugins.SetConcurrent(true) // agents on several threads queue calls (workers.go)
 		}
 	}
+	g.timeResolvers() // btrun bench (phases.go)
+	if g.par != nil {
+		// A round of agents on workers ends with what its steps kept, in
+		// config order, then the gates and plugins (workers.go).
+		var end runtime.Resolver = roundEnd{g}
+		if g.phases != nil {
+			end = timedResolver{end, g.phases}
+		}
+		g.par.Resolvers = append(append(g.par.Resolvers[:0], end), g.rounds.Resolvers...)
+	}
 }
 
 // stepAgents steps the active agents at time t in rounds: each agent runs

@@ -217,8 +217,6 @@ func (g *Game) stepWorkers(t float64) int {
 	}
 	g.par.Of = g.activeOf
 	g.par.Serial = g.debug != nil // the live view's hooks run on one goroutine
-	g.par.Resolvers = append(g.par.Resolvers[:0], roundEnd{g})
-	g.par.Resolvers = append(g.par.Resolvers, g.rounds.Resolvers...)
 	g.parallel = true
 	outcomes, err := g.par.StepAt(g.active, t)
 	g.parallel = false
