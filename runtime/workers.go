@@ -43,7 +43,9 @@ type Workers struct {
 	Step func(a *Agent, t float64) (Status, error)
 	// Serial runs the workers one after the other on the calling goroutine
 	// (worker 0's agents, then worker 1's, ...): for hooks that must not be
-	// called concurrently, such as a debugger's. The results are the same.
+	// called concurrently, such as a debugger's. The results are the same;
+	// when each worker holds a contiguous run of the agents, so is the
+	// order in which their steps run.
 	Serial bool
 
 	n     int
@@ -169,13 +171,16 @@ func (w *Workers) merge(agents []*Agent) []*Agent {
 // goroutine, the others on their own. A panic in a step is raised again on
 // the calling goroutine.
 func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume bool) {
+	if w.Serial {
+		for k := range w.lanes {
+			w.runLane(k, agents, out, t, resume)
+		}
+		w.repanic()
+		return
+	}
 	var wg sync.WaitGroup
 	for k := 1; k < w.n; k++ {
 		if len(w.lanes[k].run) == 0 {
-			continue
-		}
-		if w.Serial {
-			w.runLane(k, agents, out, t, resume)
 			continue
 		}
 		wg.Add(1)
@@ -186,6 +191,11 @@ func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume boo
 	}
 	w.runLane(0, agents, out, t, resume)
 	wg.Wait()
+	w.repanic()
+}
+
+// repanic raises again, on the calling goroutine, a panic of a worker.
+func (w *Workers) repanic() {
 	for k := range w.lanes {
 		if p := w.lanes[k].panicked; p != nil {
 			w.lanes[k].panicked = nil

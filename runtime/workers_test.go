@@ -184,9 +184,10 @@ func TestWorkers_anyNumberOfWorkersStepsAsOneGoroutineDoes(t *testing.T) {
 		wantSteps = append(wantSteps, want.step(t, float64(s)*0.1))
 	}
 	wantSave := want.save(t)
-	for _, n := range []int{1, 2, 3, 8} {
+	for _, n := range []int{1, 2, 3, 8, -3} { // -3: three workers run one after the other (Serial)
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			w := newWorkersWorld(t, n, agents)
+			w := newWorkersWorld(t, max(n, -n), agents)
+			w.w.Serial = n < 0
 			for s := 1; s <= steps; s++ {
 				if got := w.step(t, float64(s)*0.1); got != wantSteps[s-1] {
 					t.Fatalf("step %d differs:\n got %s\nwant %s", s, got, wantSteps[s-1])

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
@@ -141,5 +142,77 @@ func TestWorkers_agentsAreSpreadEvenlyInConfigOrder(t *testing.T) {
 	}
 	if n := resolveWorkers(0, 1000); n < 1 {
 		t.Errorf("workers = 0 resolves to %d", n)
+	}
+}
+
+// TestWorkers_aReloadReloadsEveryWorkersLuaState: a hot reload with several
+// workers rebuilds every worker's Lua state and trees, and a run reloaded
+// halfway without changes gives the trace of a straight run.
+func TestWorkers_aReloadReloadsEveryWorkersLuaState(t *testing.T) {
+	for _, name := range []string{"alarm", "parallel", "interrupt"} {
+		t.Run(name, func(t *testing.T) {
+			const steps, at = 30, 13
+			straight := openWithWorkers(t, fixturePath(name), 0, 3)
+			straight.run(steps)
+			s := openWithWorkers(t, fixturePath(name), 0, 3)
+			s.run(at)
+			before := s.g.extra
+			rep, err := s.g.Reload(ReloadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Kept != len(s.g.agents) || len(rep.Restarted) > 0 {
+				t.Fatalf("reload: %+v", rep)
+			}
+			if len(s.g.extra) != len(before) || (len(before) > 0 && s.g.extra[0] == before[0]) {
+				t.Fatal("the extra workers' states were not rebuilt")
+			}
+			s.run(steps - at)
+			if got, want := s.trace.String(), straight.trace.String(); got != want {
+				t.Fatalf("the trace differs:\n%s", firstDiff(got, want))
+			}
+		})
+	}
+}
+
+// stepsSeen is a Debugger that records the agents' steps it is told of,
+// and fails the test when two calls overlap (the live view's hooks are
+// called from one goroutine at a time).
+type stepsSeen struct {
+	t     *testing.T
+	busy  atomic.Bool
+	steps []string
+}
+
+func (d *stepsSeen) Between(end uint64) bool { return true }
+func (d *stepsSeen) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
+	if !d.busy.CompareAndSwap(false, true) {
+		d.t.Error("two Stepped calls at once")
+	}
+	d.steps = append(d.steps, fmt.Sprintf("%s %s %d", a.ID(), st, len(runs)))
+	d.busy.Store(false)
+}
+func (d *stepsSeen) Changed(a *runtime.Agent, c Change)         {}
+func (d *stepsSeen) Logged(a *runtime.Agent, label, msg string) {}
+func (d *stepsSeen) Reloaded()                                  {}
+
+// TestWorkers_theLiveViewSeesStepsOneAtATime: with a debugger attached,
+// workers step one after the other, so its hooks are never called at once,
+// and it sees what it sees with one worker.
+func TestWorkers_theLiveViewSeesStepsOneAtATime(t *testing.T) {
+	var want []string
+	for _, n := range []int{1, 3} {
+		s := openWithWorkers(t, fixturePath("gates"), 0, n)
+		d := &stepsSeen{t: t}
+		s.g.AttachDebugger(d)
+		s.run(20)
+		got := strings.Join(d.steps, "\n")
+		if n == 1 {
+			want = d.steps
+			continue
+		}
+		if got != strings.Join(want, "\n") {
+			t.Fatalf("workers=%d: the debugger saw other steps:\n%s", n, firstDiff(got, strings.Join(want, "\n")))
+		}
 	}
 }
