@@ -92,10 +92,10 @@ type Game struct {
 	par      *runtime.Workers
 	activeOf []int32 // scratch of stepWorkers
 	parallel bool    // agents are stepping on the workers now
-	// contract: run.workers is not 1, so scripts keep the contract of
-	// parallel runs whatever the number of workers (module tables are
-	// read-only, the world does not reach into agents' tables): a run is
-	// then the same for every number of workers, one included.
+	// contract: run.workers (or Options.Workers) is not 1, so scripts keep
+	// the contract of parallel runs whatever the number of workers (module
+	// tables are read-only, the world does not reach into agents' tables):
+	// a run is then the same for every number of workers, one included.
 	contract   bool
 	mergeOut   []tagged
 	mergeLines []taggedLine
@@ -141,7 +141,9 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	if opts.Workers != nil {
 		workers = *opts.Workers
 	}
-	g.contract = workers != 1
+	// The config's setting declares the game fit for several threads; a
+	// -workers override other than 1 asks for them.
+	g.contract = cfg.Run.Workers != 1 || workers != 1
 	g.openWorkers(resolveWorkers(workers, agents), agents)
 	l, err := g.load(false, nil)
 	if err != nil {

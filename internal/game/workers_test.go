@@ -3,6 +3,8 @@ package game
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -91,6 +93,13 @@ func TestWorkers_traceOutputAndSaveAreTheSameForAnyNumberOfWorkers(t *testing.T)
 				}
 				if !bytes.Equal(s.save(), wantSave) {
 					t.Fatalf("workers=%d: the save differs from one worker's", n)
+				}
+				if one.g.plugins != nil {
+					// The calls of every worker's agents travel in one batch
+					// per plugin and round, as with one worker.
+					if got, want := s.g.plugins.Stats(), one.g.plugins.Stats(); got != want {
+						t.Fatalf("workers=%d: plugin traffic %+v, one worker's %+v", n, got, want)
+					}
 				}
 			}
 		})
@@ -213,6 +222,55 @@ func TestWorkers_theLiveViewSeesStepsOneAtATime(t *testing.T) {
 		}
 		if got != strings.Join(want, "\n") {
 			t.Fatalf("workers=%d: the debugger saw other steps:\n%s", n, firstDiff(got, strings.Join(want, "\n")))
+		}
+	}
+}
+
+// TestWorkers_writingAModuleTableIsAnAgentsErrorAtTheScriptLine: with
+// run.workers not 1, an action that writes its module's table errors at the
+// line that wrote it, whatever the number of workers; with workers = 1 the
+// same script runs.
+func TestWorkers_writingAModuleTableIsAnAgentsErrorAtTheScriptLine(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"config.toml":  "[run]\nsteps = 2\n[scripts]\npaths = [\"ai\"]\n[[trees]]\nname = \"t\"\nfile = \"t.xml\"\n[[agents]]\ntree = \"t\"\ncount = 4\n",
+		"t.xml":        `<behaviorTree><action id="bump" name="bump"/></behaviorTree>`,
+		"ai/tally.lua": "local tally = {n = 0}\nreturn tally\n",
+		"ai/bump.lua":  "local tally = require(\"tally\")\nbt.action(\"bump\", function(ctx)\n  tally.n = tally.n + 1\n  return bt.RUNNING\nend)\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := filepath.Join(dir, "config.toml")
+	for _, n := range []int{1, 2} {
+		s := openWithWorkers(t, config, 0, n)
+		s.run(1)
+		want := `ai/bump.lua:3: luabind: read-only table: cannot set n: module tally is read-only`
+		if got := strings.Count(s.trace.String(), want); got != 4 {
+			t.Fatalf("workers=%d: %d of 4 agents' steps end with %q:\n%s", n, got, want, s.trace.String())
+		}
+	}
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Quiet: true, Stdout: io.Discard, Stderr: io.Discard}) // run.workers = 1: no contract
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.RunStep(); err != nil {
+		t.Fatal(err)
+	}
+	for _, ga := range g.agents {
+		if ga.err != nil || ga.errors > 0 {
+			t.Fatalf("workers = 1: %s: %v", ga.a.ID(), ga.err)
 		}
 	}
 }
