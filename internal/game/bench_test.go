@@ -86,7 +86,7 @@ func TestBench_reportsTheWorkersBalanceAndTheSerialPartOfAStep(t *testing.T) {
 		if sum != 300 {
 			t.Errorf("workers=%d: the workers hold %d agents, want 300", workers, sum)
 		}
-		if p.Rounds <= 0 || p.Serial() < p.Rounds || p.Work() <= 0 {
+		if p.Gates <= 0 || p.Plugins != 0 || (workers > 1) != (p.Merge > 0) || p.Serial() < p.Rounds() || p.Work() <= 0 {
 			t.Errorf("workers=%d: phases %+v", workers, p)
 		}
 		if x := p.Projection(16); x <= 1 || x > 16 {

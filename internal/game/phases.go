@@ -29,11 +29,14 @@ const (
 
 // stepPhases sums the wall time of each part over the steps measured.
 type stepPhases struct {
-	last   time.Time
-	total  [numPhases]time.Duration
-	rounds time.Duration // the ends of rounds (resolvers), inside phaseAgents
-	busy   []time.Duration
-	steps  int
+	last  time.Time
+	total [numPhases]time.Duration
+	// The ends of rounds, inside phaseAgents: the gates', the plugins'
+	// (their batches' round trips), and with workers the taking of what
+	// the round's steps kept (workers.go).
+	gates, plugins, merge time.Duration
+	busy                  []time.Duration
+	steps                 int
 }
 
 func (p *stepPhases) start() {
@@ -51,18 +54,21 @@ func (p *stepPhases) mark(k phase) {
 	}
 }
 
-// timedResolver measures the ends of a resolver's rounds.
+// timedResolver measures the ends of a resolver's rounds into sum.
 type timedResolver struct {
 	runtime.Resolver
-	p *stepPhases
+	sum *time.Duration
 }
 
 func (r timedResolver) EndRound(round []*runtime.Agent) error {
 	start := time.Now()
 	err := r.Resolver.EndRound(round)
-	r.p.rounds += time.Since(start)
+	*r.sum += time.Since(start)
 	return err
 }
+
+// rounds is the time of the ends of rounds.
+func (p *stepPhases) rounds() time.Duration { return p.gates + p.plugins + p.merge }
 
 // MeasurePhases makes the game measure what the parts of its steps cost
 // from now on (PhaseReport).
@@ -80,7 +86,11 @@ func (g *Game) timeResolvers() {
 		return
 	}
 	for i, r := range g.rounds.Resolvers {
-		g.rounds.Resolvers[i] = timedResolver{r, g.phases}
+		sum := &g.phases.plugins
+		if r == runtime.Resolver(g.gates) {
+			sum = &g.phases.gates
+		}
+		g.rounds.Resolvers[i] = timedResolver{r, sum}
 	}
 }
 
@@ -89,7 +99,11 @@ type PhaseReport struct {
 	Steps int
 	// Per step: the serial parts, and the agents' steps without the ends
 	// of their rounds (the part that workers share).
-	Tick, Schedule, Rounds, Report, Delivery, Agents time.Duration
+	Tick, Schedule, Report, Delivery, Agents time.Duration
+	// The ends of rounds: gate releases and takes, plugin batches (their
+	// round trips), and with workers the taking of what the round's steps
+	// kept (signals, log lines) in config order.
+	Gates, Plugins, Merge time.Duration
 	// Workers: per worker, its agents and the time it spent stepping them
 	// per step (one entry with one worker).
 	WorkerAgents []int
@@ -105,8 +119,9 @@ func (g *Game) Phases() PhaseReport {
 	}
 	per := func(d time.Duration) time.Duration { return d / time.Duration(p.steps) }
 	r := PhaseReport{Steps: p.steps, Tick: per(p.total[phaseTick]), Schedule: per(p.total[phaseSchedule]),
-		Rounds: per(p.rounds), Report: per(p.total[phaseReport]), Delivery: per(p.total[phaseDelivery]),
-		Agents: per(p.total[phaseAgents] - p.rounds)}
+		Gates: per(p.gates), Plugins: per(p.plugins), Merge: per(p.merge),
+		Report: per(p.total[phaseReport]), Delivery: per(p.total[phaseDelivery]),
+		Agents: per(p.total[phaseAgents] - p.rounds())}
 	if g.workers == nil {
 		r.WorkerAgents = []int{len(g.agents)}
 		r.WorkerBusy = []time.Duration{r.Agents}
@@ -118,9 +133,12 @@ func (g *Game) Phases() PhaseReport {
 	return r
 }
 
+// Rounds is the time of the ends of rounds.
+func (r PhaseReport) Rounds() time.Duration { return r.Gates + r.Plugins + r.Merge }
+
 // Serial is the part of a step that runs on one thread.
 func (r PhaseReport) Serial() time.Duration {
-	return r.Tick + r.Schedule + r.Rounds + r.Report + r.Delivery
+	return r.Tick + r.Schedule + r.Rounds() + r.Report + r.Delivery
 }
 
 // Work is the agents' stepping as one thread would do it: the sum of
@@ -146,8 +164,8 @@ func (r PhaseReport) Projection(n int) float64 {
 // Write writes the report for people.
 func (r PhaseReport) Write(w io.Writer) {
 	us := func(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1e3) }
-	fmt.Fprintf(w, "per step, on one thread: world tick %s, scheduled signals %s, round ends (gates, plugin batches) %s, trace and output %s, agents' signals %s; serial %s\n",
-		us(r.Tick), us(r.Schedule), us(r.Rounds), us(r.Report), us(r.Delivery), us(r.Serial()))
+	fmt.Fprintf(w, "per step, on one thread: world tick %s, scheduled signals %s, round ends: gates %s, plugin batches %s, workers' signals and logs %s; trace and output %s, agents' signals %s; serial %s\n",
+		us(r.Tick), us(r.Schedule), us(r.Gates), us(r.Plugins), us(r.Merge), us(r.Report), us(r.Delivery), us(r.Serial()))
 	fmt.Fprintf(w, "per step, agents' steps: %s of wall time, %s of work over %d worker(s)\n", us(r.Agents), us(r.Work()), len(r.WorkerBusy))
 	for k := range r.WorkerBusy {
 		share := 0.0

@@ -22,7 +22,7 @@ func (g *Game) openRounds() {
 		// config order, then the gates and plugins (workers.go).
 		var end runtime.Resolver = roundEnd{g}
 		if g.phases != nil {
-			end = timedResolver{end, g.phases}
+			end = timedResolver{end, &g.phases.merge}
 		}
 		g.par.Resolvers = append(append(g.par.Resolvers[:0], end), g.rounds.Resolvers...)
 	}
