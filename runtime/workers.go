@@ -41,17 +41,17 @@ type Workers struct {
 	Of []int32
 	// Step starts an agent's step; nil is a.StepAt(t).
 	Step func(a *Agent, t float64) (Status, error)
-	// Serial runs the workers one after the other on the calling goroutine
-	// (worker 0's agents, then worker 1's, ...): for hooks that must not be
-	// called concurrently, such as a debugger's. The results are the same;
-	// when each worker holds a contiguous run of the agents, so is the
-	// order in which their steps run.
+	// Serial runs every worker's agents on the calling goroutine, in the
+	// order of agents, each with its worker's Env: for hooks that must not
+	// be called concurrently, such as a debugger's. The results, and the
+	// order in which steps run, are those of one goroutine.
 	Serial bool
 
 	n     int
 	lanes []workerLane
 	out   []Outcome
 	round []*Agent
+	order []int32 // the round's agents (indices) in order
 	// round is the number of the round being run (1, 2, ...), read by hosts'
 	// hooks during the parallel parts.
 	roundNo int
@@ -142,9 +142,19 @@ func (w *Workers) StepAt(agents []*Agent, t float64) ([]Outcome, error) {
 }
 
 // merge lists the agents of the next round (every worker's waiting agents)
-// in the order of agents: each worker's list is in that order already.
+// in the order of agents.
 func (w *Workers) merge(agents []*Agent) []*Agent {
 	w.round = w.round[:0]
+	for _, i := range w.inOrder() {
+		w.round = append(w.round, agents[i])
+	}
+	return w.round
+}
+
+// inOrder merges the workers' lists of the round (each in the order of
+// agents already) into w.order.
+func (w *Workers) inOrder() []int32 {
+	w.order = w.order[:0]
 	var pos [64]int
 	at := pos[:0]
 	if w.n > len(pos) {
@@ -160,9 +170,9 @@ func (w *Workers) merge(agents []*Agent) []*Agent {
 			}
 		}
 		if best < 0 {
-			return w.round
+			return w.order
 		}
-		w.round = append(w.round, agents[w.lanes[best].run[at[best]]])
+		w.order = append(w.order, w.lanes[best].run[at[best]])
 		at[best]++
 	}
 }
@@ -172,10 +182,7 @@ func (w *Workers) merge(agents []*Agent) []*Agent {
 // the calling goroutine.
 func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume bool) {
 	if w.Serial {
-		for k := range w.lanes {
-			w.runLane(k, agents, out, t, resume)
-		}
-		w.repanic()
+		w.serial(agents, out, t, resume)
 		return
 	}
 	var wg sync.WaitGroup
@@ -217,27 +224,55 @@ func (w *Workers) runLane(k int, agents []*Agent, out []Outcome, t float64, resu
 		}
 	}()
 	for _, i := range l.run {
-		a := agents[i]
-		var st Status
-		var err error
-		switch {
-		case resume:
-			var ok bool
-			st, err, ok = w.resume(a)
-			if !ok {
-				l.err = fmt.Errorf("runtime: workers: agent %s is paused at a call that none of the %d resolvers answers", a.id, len(w.Resolvers))
-				return
-			}
-		case w.Step != nil:
-			st, err = w.Step(a, t)
-		default:
-			st, err = a.StepAt(t)
-		}
-		out[i] = Outcome{st, err}
-		if st == Paused {
-			l.waiting = append(l.waiting, i)
+		if !w.stepOne(l, i, agents, out, t, resume) {
+			return
 		}
 	}
+}
+
+// serial runs a round's agents one after the other on the calling
+// goroutine, in the order of agents (Serial), each with its worker's
+// bookkeeping.
+func (w *Workers) serial(agents []*Agent, out []Outcome, t float64, resume bool) {
+	for k := range w.lanes {
+		w.lanes[k].err = nil
+		w.lanes[k].waiting = w.lanes[k].waiting[:0]
+	}
+	for _, i := range w.inOrder() {
+		l := &w.lanes[w.Of[i]]
+		start := time.Now()
+		ok := w.stepOne(l, i, agents, out, t, resume)
+		l.busy += time.Since(start)
+		if !ok {
+			return
+		}
+	}
+}
+
+// stepOne steps (or resumes) the i-th agent on lane l; false when it waits
+// for a call no resolver answers (l.err says so).
+func (w *Workers) stepOne(l *workerLane, i int32, agents []*Agent, out []Outcome, t float64, resume bool) bool {
+	a := agents[i]
+	var st Status
+	var err error
+	switch {
+	case resume:
+		var ok bool
+		st, err, ok = w.resume(a)
+		if !ok {
+			l.err = fmt.Errorf("runtime: workers: agent %s is paused at a call that none of the %d resolvers answers", a.id, len(w.Resolvers))
+			return false
+		}
+	case w.Step != nil:
+		st, err = w.Step(a, t)
+	default:
+		st, err = a.StepAt(t)
+	}
+	out[i] = Outcome{st, err}
+	if st == Paused {
+		l.waiting = append(l.waiting, i)
+	}
+	return true
 }
 
 // resume resumes a with the resolver whose call it waits for.

@@ -87,8 +87,9 @@ func resolveWorkers(setting, agents int) int {
 }
 
 // openWorkers sets up n workers over the game's agents (counted in
-// cfg.Agents), before the first load: agents are given to workers in
-// contiguous runs of config order, as even as can be.
+// cfg.Agents), before the first load: agents are dealt to workers in turn
+// (agent i to worker i mod n), so that every worker gets the same mix of
+// trees and the same share of the work, however the config lists them.
 func (g *Game) openWorkers(n, agents int) {
 	if n <= 1 {
 		return
@@ -106,7 +107,7 @@ func (g *Game) openWorkers(n, agents int) {
 	}
 	g.workerOf = make([]int32, agents)
 	for i := range g.workerOf {
-		k := i * n / agents
+		k := i % n
 		g.workerOf[i] = int32(k)
 		g.workers[k].agents++
 	}

@@ -132,13 +132,13 @@ func TestWorkers_aSaveWithNWorkersLoadsWithM(t *testing.T) {
 	}
 }
 
-func TestWorkers_agentsAreSpreadEvenlyInConfigOrder(t *testing.T) {
+func TestWorkers_agentsAreDealtToWorkersInTurn(t *testing.T) {
 	for _, tc := range []struct {
 		n, agents int
 		want      string
 	}{
-		{2, 4, "0 0 1 1"},
-		{3, 7, "0 0 0 1 1 2 2"},
+		{2, 4, "0 1 0 1"},
+		{3, 7, "0 1 2 0 1 2 0"},
 		{8, 3, "0 1 2"}, // never more workers than agents
 	} {
 		g := &Game{env: &runtime.Env{}}
