@@ -14,7 +14,8 @@ import (
 )
 
 // workersGames are the configs the workers tests run: fixtures with
-// signals (alarm), gates, parallels, interruptions, failures, and the
+// signals (alarm), gates, parallels, interruptions, failures, a crashing
+// plugin, and the
 // example game (a world script with shared data, the nav plugin's batched
 // calls, gates, Lua actions), scaled up so that every worker has agents.
 var workersGames = []struct {
@@ -26,6 +27,7 @@ var workersGames = []struct {
 	{"parallel", fixturePath("parallel"), 0, 48},
 	{"interrupt", fixturePath("interrupt"), 0, 60},
 	{"failing", fixturePath("failing"), 0, 20},
+	{"crashy", fixturePath("crashy"), 6, 20}, // a plugin that crashes mid-batch and sends signals for agents
 	{"example", "../../config.toml", 40, 150},
 }
 
