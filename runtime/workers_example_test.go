@@ -49,7 +49,7 @@ func ExampleWorkers() {
 	all := make([]*runtime.Agent, agents)
 	w.Of = make([]int32, agents)
 	for i := range all {
-		k := i % n // dealt in turn: every worker gets the same mix
+		k := i * n / agents // a contiguous run of agents per worker
 		w.Of[i] = int32(k)
 		all[i] = bound.NewAgent(fmt.Sprintf("walker-%d", i+1), envs[k])
 	}

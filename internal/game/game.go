@@ -134,8 +134,10 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	}
 
 	agents := 0
-	for _, ac := range cfg.Agents {
-		agents += len(ac.IDs())
+	counts := make([]int, len(cfg.Agents))
+	for e, ac := range cfg.Agents {
+		counts[e] = len(ac.IDs())
+		agents += counts[e]
 	}
 	workers := cfg.Run.Workers
 	if opts.Workers != nil {
@@ -144,7 +146,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// The config's setting declares the game fit for several threads; a
 	// -workers override other than 1 asks for them.
 	g.contract = cfg.Run.Workers != 1 || workers != 1
-	g.openWorkers(resolveWorkers(workers, agents), agents)
+	g.openWorkers(resolveWorkers(workers, agents), counts)
 	l, err := g.load(false, nil)
 	if err != nil {
 		return nil, err

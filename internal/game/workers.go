@@ -86,11 +86,16 @@ func resolveWorkers(setting, agents int) int {
 	return max(1, min(n, agents))
 }
 
-// openWorkers sets up n workers over the game's agents (counted in
-// cfg.Agents), before the first load: agents are dealt to workers in turn
-// (agent i to worker i mod n), so that every worker gets the same mix of
-// trees and the same share of the work, however the config lists them.
-func (g *Game) openWorkers(n, agents int) {
+// openWorkers sets up n workers over the game's agents, before the first
+// load: each [[agents]] entry (counts[e] agents) is cut into n contiguous
+// runs, one per worker, so that every worker gets the same mix of trees,
+// and so the same share of the work, and its agents sit together in memory
+// (agents of different workers that share a cache line would slow both).
+func (g *Game) openWorkers(n int, counts []int) {
+	agents := 0
+	for _, c := range counts {
+		agents += c
+	}
 	if n <= 1 {
 		return
 	}
@@ -105,11 +110,13 @@ func (g *Game) openWorkers(n, agents int) {
 		w.env.Router, w.env.Logger = w, w
 		g.workers[k] = w
 	}
-	g.workerOf = make([]int32, agents)
-	for i := range g.workerOf {
-		k := i % n
-		g.workerOf[i] = int32(k)
-		g.workers[k].agents++
+	g.workerOf = make([]int32, 0, agents)
+	for _, c := range counts {
+		for j := range c {
+			k := j * n / c
+			g.workerOf = append(g.workerOf, int32(k))
+			g.workers[k].agents++
+		}
 	}
 	g.par = runtime.NewWorkers(n)
 	g.par.Of = g.workerOf

@@ -134,21 +134,26 @@ func TestWorkers_aSaveWithNWorkersLoadsWithM(t *testing.T) {
 	}
 }
 
-func TestWorkers_agentsAreDealtToWorkersInTurn(t *testing.T) {
+func TestWorkers_eachEntrysAgentsAreCutIntoARunPerWorker(t *testing.T) {
 	for _, tc := range []struct {
-		n, agents int
-		want      string
+		n      int
+		counts []int
+		want   string
 	}{
-		{2, 4, "0 1 0 1"},
-		{3, 7, "0 1 2 0 1 2 0"},
-		{8, 3, "0 1 2"}, // never more workers than agents
+		{2, []int{4}, "0 0 1 1"},
+		{3, []int{7}, "0 0 0 1 1 2 2"},
+		{2, []int{4, 2, 3}, "0 0 1 1 0 1 0 0 1"}, // every worker gets some of each tree
+		{8, []int{3}, "0 1 2"},                   // never more workers than agents
 	} {
 		g := &Game{env: &runtime.Env{}}
-		n := resolveWorkers(tc.n, tc.agents)
-		g.openWorkers(n, tc.agents)
+		total := 0
+		for _, c := range tc.counts {
+			total += c
+		}
+		g.openWorkers(resolveWorkers(tc.n, total), tc.counts)
 		got := strings.Trim(fmt.Sprint(g.workerOf), "[]")
 		if got != tc.want {
-			t.Errorf("%d workers, %d agents: %s, want %s", tc.n, tc.agents, got, tc.want)
+			t.Errorf("%d workers, %v agents: %s, want %s", tc.n, tc.counts, got, tc.want)
 		}
 	}
 	if n := resolveWorkers(0, 1000); n < 1 {
