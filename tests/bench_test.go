@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -45,11 +46,20 @@ func TestBench_workers(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"on 2 worker(s)", "worker 0: 20 agents", "worker 1: 20 agents", "per step, on one thread: world tick",
+	for _, want := range []string{"on 2 worker(s)", "per step, on one thread: world tick",
 		"projection from these parts (Amdahl):", "bench: 40 agents, 10 steps"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	// Each worker's line: its agents and share; together, every agent.
+	sum := 0
+	for _, m := range regexp.MustCompile(`(?m)^  worker [01]: ([0-9]+) agents, [0-9.]+ µs per step \([0-9.]+% of the work\)$`).FindAllStringSubmatch(r.stdout, -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	if sum != 40 {
+		t.Errorf("the workers' lines count %d agents, want 40:\n%s", sum, r.stdout)
 	}
 	if r := run(t, "", "bench", "-config", fixture("gates"), "-workers", "-1"); r.code != 2 || !strings.Contains(r.stderr, "-workers -1") {
 		t.Errorf("-workers -1: exit %d, %s", r.code, r.stderr)
