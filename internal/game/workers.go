@@ -88,9 +88,11 @@ func resolveWorkers(setting, agents int) int {
 
 // openWorkers sets up n workers over the game's agents, before the first
 // load: each [[agents]] entry (counts[e] agents) is cut into n contiguous
-// runs, one per worker, so that every worker gets the same mix of trees,
-// and so the same share of the work, and its agents sit together in memory
-// (agents of different workers that share a cache line would slow both).
+// runs, one per worker (an entry's leftover agents going round the
+// workers, entry after entry). So every worker gets the same mix of trees
+// and as many agents as the others, give or take one (the same share of
+// the work), and its agents sit together in memory (agents of different
+// workers that share a cache line would slow both).
 func (g *Game) openWorkers(n int, counts []int) {
 	agents := 0
 	for _, c := range counts {
@@ -111,12 +113,20 @@ func (g *Game) openWorkers(n int, counts []int) {
 		g.workers[k] = w
 	}
 	g.workerOf = make([]int32, 0, agents)
+	rot := 0 // the worker the next entry's first leftover agent goes to
 	for _, c := range counts {
-		for j := range c {
-			k := j * n / c
-			g.workerOf = append(g.workerOf, int32(k))
-			g.workers[k].agents++
+		base, extra := c/n, c%n
+		for k := range n {
+			size := base
+			if (k-rot+n)%n < extra { // leftovers go round the workers, entry after entry
+				size++
+			}
+			for range size {
+				g.workerOf = append(g.workerOf, int32(k))
+			}
+			g.workers[k].agents += size
 		}
+		rot = (rot + extra) % n
 	}
 	g.par = runtime.NewWorkers(n)
 	g.par.Of = g.workerOf

@@ -143,6 +143,7 @@ func TestWorkers_eachEntrysAgentsAreCutIntoARunPerWorker(t *testing.T) {
 		{2, []int{4}, "0 0 1 1"},
 		{3, []int{7}, "0 0 0 1 1 2 2"},
 		{2, []int{4, 2, 3}, "0 0 1 1 0 1 0 0 1"}, // every worker gets some of each tree
+		{2, []int{3, 3}, "0 0 1 0 1 1"},          // leftovers go round: 3 and 3
 		{8, []int{3}, "0 1 2"},                   // never more workers than agents
 	} {
 		g := &Game{env: &runtime.Env{}}
