@@ -87,11 +87,7 @@ func (e *Engine) freeze(t *lua.LTable, name string, skip map[*lua.LTable]bool, d
 	if old, ok := t.Metatable.(*lua.LTable); ok {
 		hidden.Metatable = old
 	}
-	meta := L.CreateTable(0, 3)
-	meta.RawSetString("__index", hidden)
-	meta.RawSetString("__newindex", e.frozenFns.write)
-	meta.RawSetString("__len", e.frozenFns.length)
-	t.Metatable = meta
+	t.Metatable = e.frozenMeta(hidden)
 	e.frozen.entries[t] = hidden
 	e.frozen.names[t] = name
 	hidden.ForEach(func(k, v lua.LValue) {
@@ -99,6 +95,17 @@ func (e *Engine) freeze(t *lua.LTable, name string, skip map[*lua.LTable]bool, d
 			e.freeze(sub, childName(name, k), skip, depth+1)
 		}
 	})
+}
+
+// frozenMeta is the metatable of a frozen table whose entries are in
+// hidden. __metatable protects it: setmetatable cannot undo the freeze.
+func (e *Engine) frozenMeta(hidden *lua.LTable) *lua.LTable {
+	meta := e.L.CreateTable(0, 4)
+	meta.RawSetString("__index", hidden)
+	meta.RawSetString("__newindex", e.frozenFns.write)
+	meta.RawSetString("__len", e.frozenFns.length)
+	meta.RawSetString("__metatable", lua.LString("read-only"))
+	return meta
 }
 
 // childName names the table at key k of the table name: a.b, a[1].
@@ -289,11 +296,7 @@ func (e *Engine) copyShared(v lua.LValue, path string, depth int) (lua.LValue, e
 // it is forgotten at the next SetShared.
 func (e *Engine) frozenShared(hidden *lua.LTable, name string) *lua.LTable {
 	t := e.L.CreateTable(0, 0)
-	meta := e.L.CreateTable(0, 3)
-	meta.RawSetString("__index", hidden)
-	meta.RawSetString("__newindex", e.frozenFns.write)
-	meta.RawSetString("__len", e.frozenFns.length)
-	t.Metatable = meta
+	t.Metatable = e.frozenMeta(hidden)
 	e.frozen.entries[t] = hidden
 	e.frozen.names[t] = name
 	e.frozen.shared = append(e.frozen.shared, t)

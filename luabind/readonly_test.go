@@ -28,6 +28,7 @@ bt.action("nest", function(ctx)
 end)
 bt.action("insert", function(ctx) table.insert(cfg.posts, {5, 6}) return bt.SUCCESS end)
 bt.action("raw", function(ctx) rawset(cfg, "x", 1) return bt.SUCCESS end)
+bt.action("unfreeze", function(ctx) setmetatable(cfg, nil) return bt.SUCCESS end)
 `,
 	})
 	f.e.Freeze()
@@ -37,6 +38,7 @@ bt.action("raw", function(ctx) rawset(cfg, "x", 1) return bt.SUCCESS end)
 		{"nest", "act.lua:4: luabind: read-only table: cannot set [1]: module cfg.posts[1] is read-only"},
 		{"insert", "act.lua:7: luabind: read-only table: insert cannot change module cfg.posts"},
 		{"raw", "act.lua:8: luabind: read-only table: rawset cannot change module cfg"},
+		{"unfreeze", "act.lua:9: cannot change a protected metatable"},
 	} {
 		t.Run(tc.action, func(t *testing.T) {
 			f.bind(tree(`<action id='a' name='` + tc.action + `'/>`))
