@@ -65,3 +65,13 @@ func TestBench_workers(t *testing.T) {
 		t.Errorf("-workers -1: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestRun_workersOutOfRangeIsAUsageError: btrun run -workers -1 exits 2
+// naming the flag.
+func TestRun_workersOutOfRangeIsAUsageError(t *testing.T) {
+	for _, n := range []string{"-1", "257"} {
+		if r := run(t, "", "run", "-config", fixture("alarm"), "-workers", n); r.code != 2 || !strings.Contains(r.stderr, "-workers "+n+": must be from 0") {
+			t.Errorf("-workers %s: exit %d, %s", n, r.code, r.stderr)
+		}
+	}
+}
