@@ -294,3 +294,54 @@ func BenchmarkWorkers_seedTree(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorkers_actionCost steps 10,000 agents whose one action costs
+// about 0, 100 or 1,000 loop iterations, on 1 and 2 workers; one op is one
+// agent-step. How much work a step needs before a second thread pays for
+// the cost of waking it each round.
+func BenchmarkWorkers_actionCost(b *testing.B) {
+	for _, spin := range []int{0, 100, 1000} {
+		reg := NewRegistry()
+		reg.RegisterAction("spin", ActionFunc(func(a *Agent, p Params) (Status, error) {
+			x := 0
+			for i := range spin {
+				x += i * i
+			}
+			if x == 1 {
+				return Success, nil
+			}
+			return Running, nil
+		}))
+		tree, err := LoadBytes("s.xml", []byte(`<behaviorTree><action id="s" name="spin"/></behaviorTree>`), LoadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bound, err := Bind(tree, reg, BindOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range []int{1, 2} {
+			b.Run(fmt.Sprintf("spin=%d/workers=%d", spin, n), func(b *testing.B) {
+				const agents = 10000
+				w := NewWorkers(n)
+				w.Of = make([]int32, agents)
+				envs := make([]*Env, n)
+				all := make([]*Agent, agents)
+				for i := range all {
+					k := i * n / agents
+					if envs[k] == nil {
+						envs[k] = &Env{}
+					}
+					w.Of[i] = int32(k)
+					all[i] = bound.NewAgent(fmt.Sprintf("a%d", i), envs[k])
+				}
+				b.ResetTimer()
+				for done := 0; done < b.N; done += agents {
+					if _, err := w.StepAt(all, float64(done/agents+1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
