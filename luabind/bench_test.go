@@ -101,6 +101,9 @@ func newSeedBench(tb testing.TB, kind string, n int) *seedBench {
 	if err := e.Register(reg); err != nil {
 		tb.Fatal(err)
 	}
+	if err := publishPlayer(e, 4, 4); err != nil { // where world.lua's player starts
+		tb.Fatal(err)
+	}
 	tree, err := runtime.LoadFile(seedTreeFile, runtime.LoadOptions{Root: ".."})
 	if err != nil {
 		tb.Fatal(err)

@@ -648,3 +648,21 @@ func undeclared(kind, name string, st *AgentData) string {
 	}
 	return msg
 }
+
+// EngineOf is the engine an agent is attached to, or nil: a game with
+// several Lua states (one per worker thread) finds each agent's own.
+func EngineOf(a *runtime.Agent) *Engine {
+	if st, ok := a.UserData().(*AgentData); ok {
+		return st.e
+	}
+	return nil
+}
+
+// Current is the agent whose call (action, condition, scorer, spawn) the
+// engine is making, or nil.
+func (e *Engine) Current() *runtime.Agent {
+	if e.cur == nil {
+		return nil
+	}
+	return e.cur.agent
+}

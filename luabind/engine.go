@@ -74,8 +74,11 @@ type Engine struct {
 	rng   runtime.Rand // the world's generator (random.go)
 	out   io.Writer
 
-	bt      *lua.LTable
-	modules moduleIndex
+	bt *lua.LTable
+	// Read-only tables (readonly.go): empty until Freeze or SetShared.
+	frozen    frozenSet
+	frozenFns frozenFns
+	modules   moduleIndex
 
 	loading    bool                  // bt.action and bt.condition are allowed
 	actions    map[string]*actionDef // by name

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // game is the example game of scripts/ai: its Lua scripts, the seed tree
-// and n agents. It plays world.lua's part: it puts the player (arena.player)
+// and n agents. It plays world.lua's part: it puts the player (bt.shared.player)
 // where a test wants it.
 type game struct {
 	t      *testing.T
@@ -74,9 +75,20 @@ func newGame(t *testing.T, n int, seed int64) *game {
 // player puts the player at (x, y), as world.lua's tick does.
 func (g *game) player(x, y float64) {
 	g.px, g.py = x, y
-	if err := g.e.DoString("player", fmt.Sprintf(`local p = require("arena").player; p.x, p.y = %v, %v`, x, y)); err != nil {
+	if err := publishPlayer(g.e, x, y); err != nil {
 		g.t.Fatal(err)
 	}
+}
+
+// publishPlayer publishes bt.shared.player at (x, y), as world.lua's tick
+// does through game.shared.
+func publishPlayer(e *Engine, x, y float64) error {
+	L := e.L
+	shared, p := L.NewTable(), L.NewTable()
+	p.RawSetString("x", lua.LNumber(x))
+	p.RawSetString("y", lua.LNumber(y))
+	shared.RawSetString("player", p)
+	return e.SetShared(shared)
 }
 
 func (g *game) field(a *runtime.Agent, name string) float64 {

@@ -142,7 +142,10 @@
 // restore), from the goroutine that ends the rounds; during a round agents
 // only read it and keep their takes and releases in their own state, so the
 // agents of one round may step on several goroutines, each with its own
-// Env sharing the Gates.
+// Env sharing the Gates. Workers does that: it steps each agent on its
+// worker's goroutine and ends every round on the calling one, with the
+// resolvers given the round's agents in order, so a run is the same for any
+// number of workers (workers.go).
 //
 // # Errors
 //

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +35,43 @@ func TestBench_reportAndProfiles(t *testing.T) {
 	}
 	if r := run(t, "", "bench", "-config", fixture("alarm"), "-agents", "5", "-steps", "1", "-cpuprofile", filepath.Join(dir, "no", "such", "cpu.prof")); r.code != 2 {
 		t.Errorf("a profile that cannot be written: exit %d, want 2; stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestBench_workers: `btrun bench -workers 2` steps the agents on two
+// workers and reports each one's share, the serial part of a step and the
+// projection for more cores; a bad count is a usage error.
+func TestBench_workers(t *testing.T) {
+	r := run(t, "", "bench", "-config", fixture("gates"), "-agents", "40", "-steps", "10", "-workers", "2")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"on 2 worker(s)", "per step, on one thread: world tick",
+		"projection from these parts (Amdahl):", "bench: 40 agents, 10 steps"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// Each worker's line: its agents and share; together, every agent.
+	sum := 0
+	for _, m := range regexp.MustCompile(`(?m)^  worker [01]: ([0-9]+) agents, [0-9.]+ µs per step \([0-9.]+% of the work\)$`).FindAllStringSubmatch(r.stdout, -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	if sum != 40 {
+		t.Errorf("the workers' lines count %d agents, want 40:\n%s", sum, r.stdout)
+	}
+	if r := run(t, "", "bench", "-config", fixture("gates"), "-workers", "-1"); r.code != 2 || !strings.Contains(r.stderr, "-workers -1") {
+		t.Errorf("-workers -1: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestRun_workersOutOfRangeIsAUsageError: btrun run -workers -1 exits 2
+// naming the flag.
+func TestRun_workersOutOfRangeIsAUsageError(t *testing.T) {
+	for _, n := range []string{"-1", "257"} {
+		if r := run(t, "", "run", "-config", fixture("alarm"), "-workers", n); r.code != 2 || !strings.Contains(r.stderr, "-workers "+n+": must be from 0") {
+			t.Errorf("-workers %s: exit %d, %s", n, r.code, r.stderr)
+		}
 	}
 }

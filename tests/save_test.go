@@ -295,3 +295,38 @@ func TestSave_version1SavesStillLoad(t *testing.T) {
 		t.Errorf("continued from a version 1 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
 	}
 }
+
+// TestWorkers_theTraceAndSaveOfTheBinaryDoNotDependOnWorkers: `btrun run
+// -workers N` writes the same trace and save for N = 1, 2, 3 and 8 (the
+// example game: Lua, the nav plugin's batches, gates), and a save made with
+// 3 workers continues with 1 as a straight run does.
+func TestWorkers_theTraceAndSaveOfTheBinaryDoNotDependOnWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var wantTrace, wantSave []byte
+	for _, n := range []string{"1", "2", "3", "8"} {
+		trace, save := filepath.Join(dir, n+".trace"), filepath.Join(dir, n+".save")
+		if r := run(t, "", "run", "-config", "../config.toml", "-steps", "120", "-workers", n, "-trace", trace, "-save", save, "-quiet"); r.code != 0 {
+			t.Fatalf("-workers %s: exit %d: %s", n, r.code, r.stderr)
+		}
+		gotTrace, _ := os.ReadFile(trace)
+		gotSave, _ := os.ReadFile(save)
+		if wantTrace == nil {
+			wantTrace, wantSave = gotTrace, gotSave
+			continue
+		}
+		if !bytes.Equal(gotTrace, wantTrace) || !bytes.Equal(gotSave, wantSave) {
+			t.Errorf("-workers %s: the trace or the save differs from -workers 1's", n)
+		}
+	}
+	half, end := filepath.Join(dir, "half.save"), filepath.Join(dir, "end.save")
+	if r := run(t, "", "run", "-config", "../config.toml", "-steps", "60", "-workers", "3", "-save", half, "-quiet"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r := run(t, "", "run", "-config", "../config.toml", "-steps", "60", "-workers", "1", "-load", half, "-save", end, "-quiet"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got, _ := os.ReadFile(end)
+	if !bytes.Equal(got, wantSave) {
+		t.Error("saved with 3 workers at step 60 and continued with 1: the save at step 120 differs from a straight run's")
+	}
+}

@@ -18,9 +18,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	agents := fs.Int("agents", 10000, "agents, spread over the config's [[agents]] in proportion")
 	steps := fs.Int("steps", 100, "steps to run")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the stepping to this file (for go tool pprof)")
+	workers := fs.Int("workers", 1, "threads to spread the agents over, 0 for one per CPU core (default: the config's run.workers)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file after the run (go tool pprof -sample_index=alloc_objects -focus=RunStep)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun bench [-config F] [-agents N] [-steps N] [-cpuprofile F] [-memprofile F]")
+		fmt.Fprintln(fs.Output(), "usage: btrun bench [-config F] [-agents N] [-steps N] [-workers N] [-cpuprofile F] [-memprofile F]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -38,6 +39,16 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "btrun bench: -agents is at most %d and -steps at most %d\n", game.MaxAgents, game.MaxSteps)
 		return exitUsage
 	}
+	if *workers < 0 || *workers > game.MaxWorkers {
+		fmt.Fprintf(stderr, "btrun bench: -workers %d: must be from 0 (one per CPU core) to %d\n", *workers, game.MaxWorkers)
+		return exitUsage
+	}
+	var workersSet *int
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "workers" {
+			workersSet = workers
+		}
+	})
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {
 		printProblems(stderr, err)
@@ -59,14 +70,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		*p.w = f
 	}
-	r, err := game.Bench(cfg, *agents, *steps, prof)
+	r, err := game.Bench(cfg, *agents, *steps, workersSet, prof)
 	if err != nil {
 		printProblems(stderr, err)
 		return exitRuntime
 	}
 	fmt.Fprintf(stdout, "config %s: %d trees, %d agents over %d entries, %d steps of %g s\n",
 		*config, len(cfg.Trees), r.Agents, len(cfg.Agents), r.Steps, cfg.Run.Dt)
-	fmt.Fprintf(stdout, "stepping took %s for %d agent-steps; %d allocations\n", r.Wall, r.AgentSteps, r.Allocs)
+	fmt.Fprintf(stdout, "stepping took %s for %d agent-steps on %d worker(s); %d allocations\n", r.Wall, r.AgentSteps, r.Workers, r.Allocs)
+	r.Phases.Write(stdout)
 	fmt.Fprintln(stdout, r.Line())
 	return exitOK
 }

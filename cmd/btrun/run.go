@@ -25,8 +25,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	realtime := fs.Bool("realtime", false, "run no faster than one step every dt seconds of wall time (default: the config's run.realtime)")
 	debug := fs.String("debug", "", "serve the live view on this address (for example 127.0.0.1:7070; docs/debug.md)")
 	paused := fs.Bool("paused", false, "with -debug: start paused, before the first step")
+	workers := fs.Int("workers", 1, "threads to spread the agents over, 0 for one per CPU core (default: the config's run.workers)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-debug ADDR [-paused]]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused]]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -39,6 +40,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { stepsSet = stepsSet || f.Name == "steps" })
 	if stepsSet && *steps < 0 {
 		fmt.Fprintf(stderr, "btrun run: -steps %d: the number of steps must be 0 or more\n", *steps)
+		fs.Usage()
+		return exitUsage
+	}
+	if *workers < 0 || *workers > game.MaxWorkers {
+		fmt.Fprintf(stderr, "btrun run: -workers %d: must be from 0 (one per CPU core) to %d\n", *workers, game.MaxWorkers)
 		fs.Usage()
 		return exitUsage
 	}
@@ -60,6 +66,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed
+		}
+		if f.Name == "workers" {
+			opts.Workers = workers
 		}
 	})
 	g, err := game.Open(cfg, opts)

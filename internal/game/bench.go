@@ -16,6 +16,8 @@ type BenchResult struct {
 	AgentSteps    int
 	Allocs        uint64
 	BytesPerAgent float64
+	Workers       int
+	Phases        PhaseReport // what the parts of a step cost (phases.go)
 }
 
 // Line is the report's last line, in the form SPEC §7 fixes.
@@ -93,15 +95,16 @@ type Profiles struct {
 }
 
 // Bench opens the config with its agents scaled to n, runs steps steps with
-// no trace and no output, and measures.
-func Bench(cfg *Config, n, steps int, prof Profiles) (BenchResult, error) {
+// no trace and no output, and measures. workers, when not nil, overrides
+// run.workers.
+func Bench(cfg *Config, n, steps int, workers *int, prof Profiles) (BenchResult, error) {
 	if n > 0 {
 		cfg.ScaleAgents(n)
 	}
 	var before, after goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&before)
-	g, err := Open(cfg, Options{Quiet: true, Stdout: io.Discard, Stderr: io.Discard})
+	g, err := Open(cfg, Options{Quiet: true, Stdout: io.Discard, Stderr: io.Discard, Workers: workers})
 	if err != nil {
 		return BenchResult{}, err
 	}
@@ -111,7 +114,7 @@ func Bench(cfg *Config, n, steps int, prof Profiles) (BenchResult, error) {
 	}
 	goruntime.GC()
 	goruntime.ReadMemStats(&after)
-	r := BenchResult{Agents: len(g.agents), Steps: steps}
+	r := BenchResult{Agents: len(g.agents), Steps: steps, Workers: g.Workers()}
 	if r.Agents > 0 {
 		r.BytesPerAgent = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(r.Agents)
 	}
@@ -122,6 +125,7 @@ func Bench(cfg *Config, n, steps int, prof Profiles) (BenchResult, error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	g.MeasurePhases()
 	start := time.Now()
 	for range steps {
 		k, err := g.RunStep()
@@ -131,6 +135,7 @@ func Bench(cfg *Config, n, steps int, prof Profiles) (BenchResult, error) {
 		r.AgentSteps += k
 	}
 	r.Wall = time.Since(start)
+	r.Phases = g.Phases()
 	goruntime.ReadMemStats(&after)
 	r.Allocs = after.Mallocs - before.Mallocs
 	if prof.Allocs != nil {

@@ -30,7 +30,7 @@ func TestBench_measuresTheAlarmFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Bench(cfg, 300, 20, Profiles{})
+	r, err := Bench(cfg, 300, 20, nil, Profiles{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,4 +60,37 @@ func BenchmarkExampleGameStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/agent-step")
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "agent-steps/s")
+}
+
+func TestBench_reportsTheWorkersBalanceAndTheSerialPartOfAStep(t *testing.T) {
+	for _, workers := range []int{1, 2, 3} {
+		cfg, err := LoadConfig(filepath.Join("..", "..", "tests", "testdata", "fixtures", "gates", "config.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Bench(cfg, 300, 20, &workers, Profiles{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Phases
+		if r.Workers != workers || len(p.WorkerBusy) != workers || len(p.WorkerAgents) != workers || p.Steps != 20 {
+			t.Fatalf("workers=%d: result %+v", workers, r)
+		}
+		sum := 0
+		for k, n := range p.WorkerAgents {
+			sum += n
+			if p.WorkerBusy[k] <= 0 {
+				t.Errorf("workers=%d: worker %d was never busy", workers, k)
+			}
+		}
+		if sum != 300 {
+			t.Errorf("workers=%d: the workers hold %d agents, want 300", workers, sum)
+		}
+		if p.Gates <= 0 || p.Plugins != 0 || (workers > 1) != (p.Merge > 0) || p.Serial() < p.Rounds() || p.Work() <= 0 {
+			t.Errorf("workers=%d: phases %+v", workers, p)
+		}
+		if x := p.Projection(16); x <= 1 || x > 16 {
+			t.Errorf("workers=%d: 16-core projection %.2f", workers, x)
+		}
+	}
 }

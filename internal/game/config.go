@@ -42,6 +42,7 @@ type RunConfig struct {
 	PluginCallTimeout Duration `toml:"plugin_call_timeout"`
 	LuaMemory         Size     `toml:"lua_memory"`
 	Realtime          bool     `toml:"realtime"`
+	Workers           int      `toml:"workers"`
 }
 
 // ScriptsConfig is [scripts].
@@ -136,7 +137,7 @@ func (e *ConfigError) Unwrap() error { return ErrConfig }
 // defaults are the values of SPEC §7 for keys the file leaves out.
 func defaults() Config {
 	return Config{Run: RunConfig{
-		Steps: 600, Dt: 0.1, Seed: 1, OnFailure: "restart", RunawayLimit: 100, Strict: true,
+		Steps: 600, Dt: 0.1, Seed: 1, OnFailure: "restart", RunawayLimit: 100, Strict: true, Workers: 1,
 		LuaCallTimeout:    Duration{100 * time.Millisecond},
 		PluginCallTimeout: Duration{2 * time.Second},
 		LuaMemory:         DefaultLuaMemory,

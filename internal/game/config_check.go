@@ -21,6 +21,9 @@ const (
 	// together): up to 2^53 a step number and its time are exact in a
 	// float64, which is what Lua and the trace see.
 	MaxSteps = 1 << 53
+	// MaxWorkers bounds run.workers: each worker holds a Lua state with
+	// every script, so thousands of them would only waste memory.
+	MaxWorkers = 256
 	// MinDt and MaxDt bound run.dt: step × dt stays a finite, printable
 	// time for every step number up to MaxSteps.
 	MinDt = 1e-6
@@ -67,6 +70,9 @@ func (d *decoder) check(cfg *Config) {
 	}
 	if r.LuaMemory < MinLuaMemory || r.LuaMemory > MaxLuaMemory {
 		add(line("run", "lua_memory"), "run.lua_memory = %d bytes: must be from 1MB to 1024GB", r.LuaMemory)
+	}
+	if r.Workers < 0 || r.Workers > MaxWorkers {
+		add(line("run", "workers"), "run.workers = %d: must be from 0 (one per CPU core) to %d", r.Workers, MaxWorkers)
 	}
 	if cfg.Save.Every < 0 || cfg.Save.Every > MaxSteps {
 		add(line("save", "every"), "save.every = %d: must be from 0 to %d", cfg.Save.Every, MaxSteps)

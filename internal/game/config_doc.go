@@ -46,6 +46,7 @@ var configDocs = map[string]KeyDoc{
 	"run.lua_call_timeout":    {Doc: "bound of every call into Lua (a Go duration: `100ms`, `2s`), from `1ms` to `1h`"},
 	"run.plugin_call_timeout": {Doc: "bound of every plugin round trip, from `1ms` to `1h`; a plugin that does not answer in time is killed and restarted"},
 	"run.lua_memory":          {Doc: "memory budget of each Lua state (`256MB`, `1GB`; powers of 1024), from `1MB` to `1024GB`; no string may be longer than an eighth of it"},
+	"run.workers":             {Doc: "threads the agents are spread over, each with its own Lua state (`0`: one per CPU core; `btrun run -workers` overrides it); the trace and saves are the same for every number (docs/workers.md)", Min: num(0), Max: num(MaxWorkers)},
 	"run.realtime":            {Doc: "`true`: run no faster than one step every `dt` seconds of wall time, so that a run lasts as long as its game time (`btrun run -realtime`); for watching a game and editing it while it runs (`-watch`)"},
 	"scripts.paths":           {Doc: "folders whose `.lua` files are loaded, in this order; `require` looks only there", Path: true},
 	"scripts.root":            {Doc: "confine the game to this folder: tree, subtree and script files, script folders and the world script must lie inside it (symbolic links resolved); for games that load configs written by others (mods)", Path: true},

@@ -161,6 +161,8 @@ func TestConfig_limits(t *testing.T) {
 		{"plugin_call_timeout 2h", "[run]\nplugin_call_timeout = \"2h\"\n" + minimalConfig, `config.toml:2: run.plugin_call_timeout = "2h0m0s": must be from 1ms to 1h0m0s`},
 		{"negative timeout", "[run]\nlua_call_timeout = \"-5s\"\n" + minimalConfig, `run.lua_call_timeout = "-5s": must be from 1ms`},
 		{"steps beyond 2^53", "[run]\nsteps = 9007199254740993\n" + minimalConfig, `config.toml:2: run.steps = 9007199254740993: must be from 0 to 9007199254740992`},
+		{"workers negative", "[run]\nworkers = -1\n" + minimalConfig, `config.toml:2: run.workers = -1: must be from 0 (one per CPU core) to 256`},
+		{"workers too many", "[run]\nworkers = 100000\n" + minimalConfig, `config.toml:2: run.workers = 100000: must be from 0 (one per CPU core) to 256`},
 		{"lua_memory too small", "[run]\nlua_memory = \"1KB\"\n" + minimalConfig, `config.toml:2: run.lua_memory = 1024 bytes: must be from 1MB to 1024GB`},
 		{"lua_memory not a size", "[run]\nlua_memory = \"lots\"\n" + minimalConfig, `config.toml:2: run.lua_memory = "lots": not a size; write one such as "256MB" or "1GB"`},
 	} {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -99,6 +100,11 @@ func (g *Game) AgentInfos() []AgentInfo {
 	names := make(map[*runtime.BoundTree]string, len(g.trees))
 	for n, b := range g.trees {
 		names[b] = n
+	}
+	for _, wl := range g.extra { // agents on other workers are bound to those workers' trees
+		for n, b := range wl.trees {
+			names[b] = n
+		}
 	}
 	out := make([]AgentInfo, len(g.agents))
 	for i, ga := range g.agents {
@@ -253,7 +259,11 @@ func (g *Game) InspectAgent(a *runtime.Agent, budget int) (agent, memory, state 
 	if g.lua == nil {
 		return nil, nil, nil
 	}
-	return g.lua.engine.InspectAgent(a, budget)
+	e := g.lua.engine
+	if own := luabind.EngineOf(a); own != nil { // with workers, the agent's own Lua state
+		e = own
+	}
+	return e.InspectAgent(a, budget)
 }
 
 // Notice writes a line for people (`btrun: ...`), even with -quiet.

@@ -36,6 +36,10 @@ type Options struct {
 	Stop <-chan struct{}
 
 	Realtime bool // run no faster than one step every dt seconds of wall time (or the config's run.realtime)
+
+	// Workers, when not nil, overrides run.workers: the number of threads
+	// the agents are spread over (0: one per CPU core).
+	Workers *int
 }
 
 // ErrStopped is what Run returns when Options.Stop ended it early: the steps
@@ -79,6 +83,22 @@ type Game struct {
 	watcher *sourceWatch // btrun run -watch (watch.go)
 	pacer   *pacer       // btrun run -realtime (pace.go)
 	debug   Debugger     // the live view (debug.go); nil without -debug
+	phases  *stepPhases  // what the parts of a step cost (phases.go); nil but in btrun bench
+
+	// Workers (workers.go): nil with one worker.
+	workers  []*worker
+	workerOf []int32       // each agent's worker, config order
+	extra    []*workerLoad // workers 1.. N-1's Lua states, registries and trees
+	par      *runtime.Workers
+	activeOf []int32 // scratch of stepWorkers
+	parallel bool    // agents are stepping on the workers now
+	// contract: run.workers (or Options.Workers) is not 1, so scripts keep
+	// the contract of parallel runs whatever the number of workers (module
+	// tables are read-only, the world does not reach into agents' tables):
+	// a run is then the same for every number of workers, one included.
+	contract   bool
+	mergeOut   []tagged
+	mergeLines []taggedLine
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -113,13 +133,27 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		g.pacer = &pacer{period: time.Duration(cfg.Run.Dt * float64(time.Second))}
 	}
 
+	agents := 0
+	counts := make([]int, len(cfg.Agents))
+	for e, ac := range cfg.Agents {
+		counts[e] = len(ac.IDs())
+		agents += counts[e]
+	}
+	workers := cfg.Run.Workers
+	if opts.Workers != nil {
+		workers = *opts.Workers
+	}
+	// The config's setting declares the game fit for several threads; a
+	// -workers override other than 1 asks for them.
+	g.contract = cfg.Run.Workers != 1 || workers != 1
+	g.openWorkers(resolveWorkers(workers, agents), counts)
 	l, err := g.load(false, nil)
 	if err != nil {
 		return nil, err
 	}
 	for _, ac := range cfg.Agents {
 		for _, id := range ac.IDs() {
-			ga := &gameAgent{}
+			ga := &gameAgent{idx: int32(len(g.agents))}
 			g.agents = append(g.agents, ga)
 			g.byID[id] = ga
 		}
@@ -270,6 +304,13 @@ func (g *Game) Run(steps int) error {
 	if err := g.flushTrace(); err != nil {
 		return err
 	}
+	if g.times != nil {
+		for _, w := range g.workers {
+			if w.times != nil && w.times != g.times {
+				g.times.absorb(w.times)
+			}
+		}
+	}
 	if g.plugins != nil && g.times != nil {
 		g.times.addPlugins(pluginTimes, g.plugins.CallTimes())
 	}
@@ -314,10 +355,12 @@ func (g *Game) RunStep() (int, error) {
 	g.step++
 	s := g.step
 	t := g.Time(s)
+	g.phases.start() // phases.go: what a step's parts cost, for btrun bench; nil otherwise
 	if g.plugins != nil {
 		g.plugins.Advance(s) // restarts the plugins whose restart is due
 	}
 	g.tickWorld(s, t)
+	g.phases.mark(phaseTick)
 	for i, sc := range g.cfg.Signals {
 		if g.delivered[i] || sc.At > t+1e-9 {
 			continue
@@ -333,7 +376,9 @@ func (g *Game) RunStep() (int, error) {
 			}
 		}
 	}
+	g.phases.mark(phaseSchedule)
 	n := g.stepAgents(t)
+	g.phases.mark(phaseAgents)
 	for _, ga := range g.agents {
 		if !ga.done {
 			continue
@@ -342,6 +387,7 @@ func (g *Game) RunStep() (int, error) {
 			return n, err
 		}
 	}
+	g.phases.mark(phaseReport)
 	out := g.outbox
 	g.outbox = g.outbox[:0]
 	for _, r := range out {
@@ -356,6 +402,7 @@ func (g *Game) RunStep() (int, error) {
 			g.deliver(g.byID[r.to], r.signal, from, s, t)
 		}
 	}
+	g.phases.mark(phaseDelivery)
 	return n, nil
 }
 
@@ -432,17 +479,27 @@ func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Sta
 // agent has stepped. An agent sends at most MaxSignalsPerStep of them per
 // step (signals.go).
 func (g *Game) Route(from *runtime.Agent, to, signal string) error {
-	if to != "all" {
-		if _, ok := g.byID[to]; !ok {
-			return fmt.Errorf("game: no agent %q to send %q to", to, signal)
-		}
-	}
-	ga := g.byPtr[from]
-	if err := g.countSent(ga, to, signal); err != nil {
+	ga, err := g.checkRoute(from, to, signal)
+	if err != nil {
 		return err
 	}
 	g.outbox = append(g.outbox, routed{from: ga, to: to, signal: signal})
 	return nil
+}
+
+// checkRoute checks a signal an agent sends to others and counts it
+// (signals.go); it returns the sender's bookkeeping.
+func (g *Game) checkRoute(from *runtime.Agent, to, signal string) (*gameAgent, error) {
+	if to != "all" {
+		if _, ok := g.byID[to]; !ok {
+			return nil, fmt.Errorf("game: no agent %q to send %q to", to, signal)
+		}
+	}
+	ga := g.byPtr[from]
+	if err := g.countSent(ga, to, signal); err != nil {
+		return nil, err
+	}
+	return ga, nil
 }
 
 // Log is the runtime.Logger: bt.log and ctx:log lines go to the output.

@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/btrun/btrun/plugins/host"
 	"github.com/btrun/btrun/runtime"
@@ -23,6 +24,7 @@ type loadout struct {
 	gates    *runtime.Gates // the gates its agents share; nil when no tree declares one (gates.go)
 	warnings []string       // what binding with strict = false let through
 	agents   []*runtime.Agent
+	extra    []*workerLoad // workers 1 .. N-1's parts (workers.go); nil with one worker
 }
 
 // load loads everything the config names: trees, scripts and plugins; binds
@@ -36,7 +38,11 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	l := &loadout{reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{}}
 	loaded, errs := g.loadTrees()
 	var err error
-	l.lua, err = g.openScripts(l.reg)
+	var print io.Writer
+	if g.workers != nil {
+		print = g.workers[0]
+	}
+	l.lua, err = g.openScripts(l.reg, print)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -70,6 +76,9 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	if err := g.openGates(l); err != nil {
 		errs = append(errs, err)
 	}
+	if len(errs) == 0 && g.workers != nil {
+		errs = g.loadWorkers(l, loaded)
+	}
 	if len(errs) > 0 {
 		l.close()
 		return nil, errors.Join(errs...)
@@ -77,14 +86,15 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	// New agents join the Env's Gates: this loadout's, while they are made
 	// (a reload's agents must not join the gates the game still steps with).
 	running := g.env.Gates
-	g.env.Gates = l.gates
+	g.setGates(l.gates)
 	for _, ac := range cfg.Agents {
 		for _, id := range ac.IDs() {
-			l.agents = append(l.agents, l.trees[ac.Tree].NewAgent(id, g.env))
+			i := len(l.agents)
+			l.agents = append(l.agents, l.treesFor(g, i)[ac.Tree].NewAgent(id, g.workerEnv(i)))
 		}
 	}
-	g.env.Gates = running
-	if err := l.attachScripts(cfg); err != nil {
+	g.setGates(running)
+	if err := l.attachScripts(g); err != nil {
 		l.close()
 		return nil, err
 	}
@@ -128,7 +138,10 @@ func (g *Game) use(l *loadout) {
 	if l.plugins != nil {
 		g.plugins = l.plugins
 	}
-	g.gates, g.env.Gates = l.gates, l.gates
+	g.gates = l.gates
+	g.setGates(l.gates)
+	g.extra = l.extra
+	g.useWorkers(l)
 	g.openRounds()
 	clear(g.byPtr)
 	for i, ga := range g.agents {
@@ -139,7 +152,8 @@ func (g *Game) use(l *loadout) {
 
 // current is the loadout the game uses.
 func (g *Game) current() *loadout {
-	l := &loadout{reg: g.reg, trees: g.trees, lua: g.lua, warnings: g.warnings, gates: g.gates, agents: make([]*runtime.Agent, len(g.agents))}
+	l := &loadout{reg: g.reg, trees: g.trees, lua: g.lua, warnings: g.warnings, gates: g.gates, agents: make([]*runtime.Agent, len(g.agents)),
+		extra: g.extra}
 	for i, ga := range g.agents {
 		l.agents[i] = ga.a
 	}
@@ -157,5 +171,24 @@ func (l *loadout) close() {
 	}
 	if l.lua != nil {
 		l.lua.engine.Close()
+	}
+	l.closeExtra()
+}
+
+// closeExtra closes the extra workers' Lua states.
+func (l *loadout) closeExtra() {
+	for _, wl := range l.extra {
+		if wl.lua != nil {
+			wl.lua.engine.Close()
+		}
+	}
+}
+
+// setGates makes gates the Gates of the agents made next, on every
+// worker.
+func (g *Game) setGates(gates *runtime.Gates) {
+	g.env.Gates = gates
+	for _, w := range g.workers {
+		w.env.Gates = gates
 	}
 }

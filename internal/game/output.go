@@ -184,6 +184,7 @@ func (s *summary) write(w io.Writer) {
 
 // gameAgent is one agent of the game with what the loop keeps about it.
 type gameAgent struct {
+	idx      int32 // its place in config order
 	a        *runtime.Agent
 	stopped  bool
 	failures int

@@ -161,6 +161,7 @@ func (g *Game) reload(opts ReloadOptions) (*ReloadReport, error) {
 	if oldLua != nil {
 		g.lua.errors = oldLua.errors
 		oldLua.engine.Close()
+		old.closeExtra()
 	}
 	rep.Warnings = append(append(plan.Warnings(), newOnes(next.warnings, old.warnings)...), rep.Warnings...)
 	if err := g.traceRestarts(rep.Restarted); err != nil {
@@ -214,9 +215,9 @@ func (g *Game) respawn(old, next *loadout) error {
 func (g *Game) planCarry(old, next *loadout, maps []*runtime.RuleMap, skip []int) (*runtime.CarryPlan, runtime.Value, error) {
 	var fromHost, toHost runtime.HostState
 	if old.lua != nil {
-		fromHost, toHost = old.lua.engine, next.lua.engine
-		old.lua.engine.BeginSave()
-		defer old.lua.engine.EndSave()
+		fromHost, toHost = old.host(), next.host()
+		old.beginSave()
+		defer old.endSave()
 	}
 	from, to := old.agents, next.agents
 	var errs []error

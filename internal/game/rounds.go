@@ -12,6 +12,19 @@ func (g *Game) openRounds() {
 	}
 	if g.plugins != nil {
 		g.rounds.Resolvers = append(g.rounds.Resolvers, g.plugins)
+		if g.workers != nil {
+			g.plugins.SetConcurrent(true) // agents on several threads queue calls (workers.go)
+		}
+	}
+	g.timeResolvers() // btrun bench (phases.go)
+	if g.par != nil {
+		// A round of agents on workers ends with what its steps kept, in
+		// config order, then the gates and plugins (workers.go).
+		var end runtime.Resolver = roundEnd{g}
+		if g.phases != nil {
+			end = timedResolver{end, &g.phases.merge}
+		}
+		g.par.Resolvers = append(append(g.par.Resolvers[:0], end), g.rounds.Resolvers...)
 	}
 }
 
@@ -29,6 +42,9 @@ func (g *Game) stepAgents(t float64) int {
 			g.active = append(g.active, ga.a)
 			g.activeGA = append(g.activeGA, ga)
 		}
+	}
+	if g.workers != nil {
+		return g.stepWorkers(t)
 	}
 	if len(g.rounds.Resolvers) == 0 {
 		for _, ga := range g.activeGA {

@@ -41,8 +41,9 @@ const killBeforeRename = "BTRUN_TEST_KILL_BEFORE_RENAME"
 // state, every agent with the game's bookkeeping about it.
 func (g *Game) encodeSave() ([]byte, error) {
 	if g.lua != nil {
-		g.lua.engine.BeginSave() // a table shared by two agents is an error too
-		defer g.lua.engine.EndSave()
+		l := g.current()
+		l.beginSave() // a table shared by two agents is an error too
+		defer l.endSave()
 	}
 	if g.saveEnc == nil {
 		g.saveEnc = runtime.NewEncoder()

@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
@@ -17,13 +18,15 @@ type scripts struct {
 	world  *luabind.World
 	game   *lua.LTable // the `game` table handed to init and tick
 	errors int         // world hook errors, for the summary
+	shared bool        // game.shared was published as bt.shared
 }
 
 // openScripts loads every script of the config's folders and registers
 // their actions and conditions in reg. It returns the scripts even when
 // some failed to load (their names are known: see unloaded), nil for a
 // config without scripts.
-func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
+// print writes where out says; nil is the people's output (quietable).
+func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, error) {
 	c := g.cfg
 	if len(c.Scripts.Paths) == 0 && c.Scripts.World == "" {
 		return nil, nil
@@ -32,7 +35,10 @@ func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
 	for i, p := range c.Scripts.Paths {
 		paths[i] = c.Abs(p)
 	}
-	print := quietable{g}           // -quiet prints only the summary: Lua's print too
+	var print io.Writer = quietable{g} // -quiet prints only the summary: Lua's print too
+	if out != nil {
+		print = out
+	}
 	confine, _ := newConfinement(c) // checked with the config
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(), ReadFile: confine.reader(readfile.ScriptLimit, "script"),
 		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
@@ -56,6 +62,11 @@ func (g *Game) openScripts(reg *runtime.Registry) (*scripts, error) {
 		}
 		s.world = w
 	}
+	if g.contract && len(errs) == 0 {
+		// Agents may step on several threads: they share nothing mutable
+		// through module tables (luabind/readonly.go).
+		e.Freeze()
+	}
 	return s, errors.Join(errs...)
 }
 
@@ -72,15 +83,17 @@ func (s *scripts) unloaded(kind, name string) bool {
 
 // attachScripts gives every agent its ctx, memory and agent tables and
 // tells the engine each tree's name (ctx.tree).
-func (l *loadout) attachScripts(cfg *Config) error {
+func (l *loadout) attachScripts(g *Game) error {
 	if l.lua == nil {
 		return nil
 	}
-	for _, tc := range cfg.Trees {
-		l.lua.engine.NameTree(l.trees[tc.Name].Tree, tc.Name)
+	for _, e := range l.engines() {
+		for _, tc := range g.cfg.Trees {
+			e.NameTree(l.trees[tc.Name].Tree, tc.Name)
+		}
 	}
-	for _, a := range l.agents {
-		if err := l.lua.engine.Attach(a); err != nil {
+	for i, a := range l.agents {
+		if err := l.luaFor(g, i).engine.Attach(a); err != nil {
 			return err
 		}
 	}
@@ -98,8 +111,9 @@ func (g *Game) startWorld() error {
 	if err := g.lua.world.Init(g.lua.game); err != nil {
 		return err
 	}
+	g.publishShared(g.Time(g.step)) // what init published, for spawn
 	for _, ga := range g.agents {
-		if err := g.lua.world.Spawn(ga.a); err != nil {
+		if err := g.luaOf(ga).world.Spawn(ga.a); err != nil { // on the agent's own Lua state
 			return err
 		}
 		// What spawn changed (a signal it sent the agent) is part of step 0.
@@ -121,6 +135,36 @@ func (g *Game) tickWorld(s uint64, t float64) {
 		g.lua.errors++
 		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
+	g.publishShared(t)
+}
+
+// publishShared copies what the world's tick left in game.shared to every
+// Lua state as bt.shared, read-only, before the agents step. A game that
+// never sets game.shared pays nothing.
+func (g *Game) publishShared(t float64) {
+	v := g.lua.game.RawGetString("shared")
+	if v == lua.LNil && !g.lua.shared {
+		return
+	}
+	g.lua.shared = v != lua.LNil
+	for _, s := range append([]*scripts{g.lua}, g.extraScripts()...) {
+		if err := s.engine.SetShared(v); err != nil {
+			g.lua.errors++
+			g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
+			return
+		}
+	}
+}
+
+// extraScripts are the scripts of workers 1 .. N-1.
+func (g *Game) extraScripts() []*scripts {
+	var out []*scripts
+	for _, wl := range g.extra {
+		if wl.lua != nil {
+			out = append(out, wl.lua)
+		}
+	}
+	return out
 }
 
 // gameTable makes the table the world script sees as `game`:
@@ -141,7 +185,10 @@ func (g *Game) gameTable() *lua.LTable {
 		for _, id := range ac.IDs() {
 			ga := g.byID[id]
 			ids.Append(lua.LString(id))
-			if d, err := g.lua.engine.Data(ga.a); err == nil {
+			// In a run whose agents may step on several threads, agents'
+			// tables live in their own Lua states: the world reaches
+			// agents through signals and game.shared instead.
+			if d, err := g.lua.engine.Data(ga.a); err == nil && !g.contract {
 				agents.RawSetString(id, d.Table())
 			}
 			trees.RawSetString(id, lua.LString(ac.Tree))
@@ -214,6 +261,19 @@ func (g *Game) closeScripts() {
 	if g.lua != nil {
 		g.lua.engine.Close()
 	}
+	for _, wl := range g.extra {
+		if wl.lua != nil {
+			wl.lua.engine.Close()
+		}
+	}
+}
+
+// luaOf is the scripts of the agent's Lua state.
+func (g *Game) luaOf(ga *gameAgent) *scripts {
+	if g.workers == nil || g.workerOf[ga.idx] == 0 {
+		return g.lua
+	}
+	return g.extra[g.workerOf[ga.idx]-1].lua
 }
 
 var _ runtime.Logger = (*Game)(nil)
@@ -222,6 +282,9 @@ var _ runtime.Logger = (*Game)(nil)
 func (g *Game) hostState() runtime.HostState {
 	if g.lua == nil {
 		return nil
+	}
+	if g.extra != nil {
+		return workerHosts{g.lua.engine}
 	}
 	return g.lua.engine
 }

@@ -113,6 +113,21 @@ func (at *actionTimes) addPlugins(before, after []host.CallTime) {
 	}
 }
 
+// absorb adds other's counts to at's and zeroes them (a worker's, for the
+// summary).
+func (at *actionTimes) absorb(other *actionTimes) {
+	for name, t := range other.byName {
+		mine := at.byName[name]
+		if mine == nil {
+			mine = &actionTime{name: name}
+			at.byName[name] = mine
+		}
+		mine.calls += t.calls
+		mine.total += t.total
+		t.calls, t.total = 0, 0
+	}
+}
+
 // sorted lists the actions that were called, most time first.
 func (at *actionTimes) sorted() []*actionTime {
 	var out []*actionTime

@@ -36,6 +36,10 @@ func (r *round) reset() {
 // runtime.ErrPending, which pauses the agent's step until Resume.
 func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 	p, set := s.p, s.p.set
+	if set.concurrent {
+		set.mu.Lock()
+		defer set.mu.Unlock()
+	}
 	q := &p.queue
 	if s.epoch != set.flushes+1 {
 		s.epoch = set.flushes + 1
@@ -95,6 +99,12 @@ func (s *Set) Flush() error {
 	s.sent, s.queued = s.queued, s.sent[:0]
 	s.next, s.unresumed = 0, len(s.sent)
 	s.flushes++
+	if s.concurrent {
+		clear(s.sentAt)
+		for k, t := range s.sent {
+			s.sentAt[t.a] = int32(k)
+		}
+	}
 	switch len(busy) {
 	case 0:
 	case 1:
@@ -168,12 +178,20 @@ func (p *plugin) send(r *round) {
 // (StepAll does): runs are deterministic that way, and each agent is found
 // at once (in any other order, Resume searches the waiting agents).
 func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
+	if s.concurrent {
+		s.mu.Lock()
+	}
 	k := s.find(a)
 	if k < 0 {
+		queued := false
 		for i := range s.queued {
-			if s.queued[i].a == a {
-				return runtime.Paused, newErr(fmt.Sprintf("host: Resume: the call of agent %s has not been sent yet; call Flush first", a.ID()), ErrUsage)
-			}
+			queued = queued || s.queued[i].a == a
+		}
+		if s.concurrent {
+			s.mu.Unlock()
+		}
+		if queued {
+			return runtime.Paused, newErr(fmt.Sprintf("host: Resume: the call of agent %s has not been sent yet; call Flush first", a.ID()), ErrUsage)
 		}
 		err := newErr(fmt.Sprintf("host: Resume: agent %s is not waiting for a call of these plugins", a.ID()), ErrUsage)
 		if a.Paused() { // do not leave it stuck: fail the call it waits for
@@ -192,6 +210,9 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 	s.unresumed--
 	for s.next < len(s.sent) && s.sent[s.next].resumed {
 		s.next++
+	}
+	if s.concurrent {
+		s.mu.Unlock()
 	}
 	p := t.p
 	r := &p.inflight
@@ -217,6 +238,12 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 func (s *Set) find(a *runtime.Agent) int {
 	if s.next < len(s.sent) && s.sent[s.next].a == a {
 		return s.next
+	}
+	if s.concurrent {
+		if k, ok := s.sentAt[a]; ok && !s.sent[k].resumed {
+			return int(k)
+		}
+		return -1
 	}
 	for k := s.next; k < len(s.sent); k++ {
 		if t := &s.sent[k]; t.a == a && !t.resumed {

@@ -106,6 +106,14 @@ type Set struct {
 	unresumed    int    // replies delivered by the last Flush not yet resumed
 	flushes      uint64 // Flush calls so far (sites count their rounds with it)
 
+	// Concurrent steps (SetConcurrent): agents stepped on several
+	// goroutines queue calls and are resumed at the same time, so queueing
+	// and the bookkeeping of resuming take mu, and Resume finds an agent's
+	// ticket through sentAt (the workers interleave in sent).
+	concurrent bool
+	mu         sync.Mutex
+	sentAt     map[*runtime.Agent]int32
+
 	roundTrips, calls atomic.Int64
 	times             map[string]*callTimes // by "action NAME" and "condition NAME" (timing.go)
 	step              atomic.Uint64         // the game loop's step, from Advance

@@ -42,9 +42,28 @@ func (s *Set) EndRound(round []*runtime.Agent) error {
 // Continue resumes an agent waiting for a call of the set (Resume); ok is
 // false for an agent that does not (runtime.Resolver).
 func (s *Set) Continue(a *runtime.Agent) (runtime.Status, error, bool) {
-	if s.find(a) < 0 {
+	if s.concurrent {
+		s.mu.Lock()
+	}
+	k := s.find(a)
+	if s.concurrent {
+		s.mu.Unlock()
+	}
+	if k < 0 {
 		return 0, nil, false
 	}
 	st, err := s.Resume(a)
 	return st, err, true
+}
+
+// SetConcurrent prepares the set for agents stepped on several goroutines
+// at once (runtime.Workers): their calls may be queued and they may be
+// resumed concurrently, each agent from one goroutine. Flush and EndRound
+// stay on one goroutine, between the parallel parts. A set used from one
+// goroutine leaves it off and takes no lock.
+func (s *Set) SetConcurrent(on bool) {
+	s.concurrent = on
+	if on && s.sentAt == nil {
+		s.sentAt = map[*runtime.Agent]int32{}
+	}
 }

@@ -1,7 +1,10 @@
--- arena: what every script may know of the example game's world: its size
--- and where the player is. The world script moves the player; actions and
--- conditions read arena.player when they need it, so nothing has to copy
--- the player's position into thousands of agents every tick.
+-- arena: what every script may know of the example game's world that never
+-- changes: its size, the grunts' posts, the couriers' crossroads, the
+-- player's walk. Module tables are read-only while agents step (they may
+-- step on several threads): where the player is now is published by the
+-- world script each tick, and actions and conditions read it as
+-- bt.shared.player, so nothing has to copy the player's position into
+-- thousands of agents every tick.
 local arena = {}
 
 arena.WIDTH, arena.HEIGHT = 40, 30
@@ -12,7 +15,17 @@ arena.posts = { { 34, 6 }, { 20, 13 }, { 6, 24 }, { 30, 22 } }
 -- Where couriers meet to swap parcels.
 arena.crossroads = { x = 24, y = 10 }
 
--- The player: position, the waypoint it walks to, and its speed.
-arena.player = { x = 4, y = 4, leg = 2, speed = 3 }
+-- The player's walk: a loop of waypoints, at PLAYER_SPEED m/s.
+arena.path = { { 4, 4 }, { 36, 4 }, { 36, 26 }, { 20, 15 }, { 4, 26 } }
+arena.PLAYER_SPEED = 3
+
+-- SIGHT is how far a grunt sees, m.
+arena.SIGHT = 8
+
+-- number is the number at the end of an agent's id (grunt-7: 7), which
+-- gives each agent its post or spot whatever order agents spawn in.
+function arena.number(id)
+  return tonumber(id:match("(%d+)$")) or 1
+end
 
 return arena

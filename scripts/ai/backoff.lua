@@ -3,7 +3,6 @@
 -- backOff.speed (m/s, default 1.5).
 local bt = require("bt")
 local steer = require("steer")
-local arena = require("arena")
 
 bt.action("backOff", {
   start = function(ctx, params)
@@ -13,7 +12,8 @@ bt.action("backOff", {
   end,
   run = function(ctx, params)
     local a, s = ctx.agent, ctx.state
-    steer.moveAway(a, arena.player.x, arena.player.y, s.speed, ctx.dt)
+    local player = bt.shared.player
+    steer.moveAway(a, player.x, player.y, s.speed, ctx.dt)
     if ctx.time >= s.untilTime then
       a.speed = 0
       return bt.SUCCESS

@@ -3,7 +3,6 @@ local bt = require("bt")
 local steer = require("steer")
 local arena = require("arena")
 
-local player = arena.player
 
 -- The spot a leg walks to is named by the leg's subtree id: the rule
 -- courier.rounds.pickup.go walks to the pickup spot, whose position is in
@@ -38,6 +37,7 @@ end
 -- courier. The tree watches it at every step while the rounds run.
 bt.condition("playerClose", function(ctx, params)
   local a, r = ctx.agent, params:number("playerClose.range", 4)
+  local player = bt.shared.player
   local dx, dy = player.x - a.x, player.y - a.y
   return dx * dx + dy * dy < r * r
 end)
@@ -76,6 +76,7 @@ bt.action("dodge", {
   end,
   run = function(ctx, params)
     local s = ctx.state
+    local player = bt.shared.player
     steer.moveAway(ctx.agent, player.x, player.y, s.speed, ctx.dt)
     return ctx.time >= s.untilTime and bt.SUCCESS or bt.RUNNING
   end,

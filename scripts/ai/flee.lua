@@ -9,7 +9,6 @@
 -- tree the rule's playerNearby condition ends the flight there anyway).
 local bt = require("bt")
 local steer = require("steer")
-local arena = require("arena")
 
 local HOP_SECONDS, HOP_HEIGHT = 0.4, 0.5
 
@@ -24,7 +23,7 @@ bt.action("flee", {
   end,
   run = function(ctx, params)
     local a, s = ctx.agent, ctx.state
-    local p = arena.player
+    local p = bt.shared.player
     local d = steer.distance(a.x, a.y, p.x, p.y)
     if ctx.firstRun and d >= s.range then
       return bt.FAILURE

@@ -1,13 +1,43 @@
 -- Actions and the scorer of the grunt tree (grunt.xml). Chasing is the nav
 -- plugin's nav.moveTo; these are the rest. ctx.agent.playerX/playerY is where the
--- grunt last saw the player (world.lua keeps it up to date while it sees
--- it); arena.player is where the player is now.
+-- grunt last saw the player (look keeps it up to date while it sees it);
+-- bt.shared.player is where the player is now (the world publishes it).
 local bt = require("bt")
 local steer = require("steer")
 local arena = require("arena")
 
 local atan2 = math.atan2
-local player = arena.player
+local SIGHT2 = arena.SIGHT * arena.SIGHT
+
+-- look: the grunt's eyes, a condition its tree checks at every step (the
+-- first condition of the attack branch, which is watched both ways), and
+-- always true. A grunt that starts seeing the player signals
+-- itself OnEnemySeen, one that stops OnLostSightOfTarget (the CryEngine
+-- way: perception sends signals, the tree's variables and timestamps
+-- remember them), and while it sees the player it keeps where (the spot
+-- nav.moveTo chases). Perception is time-sliced, as games do with their
+-- costlier senses: each grunt looks every other step, odd-numbered grunts
+-- on odd steps (a grunt's post has the parity of its number). Whether it
+-- sees the player is ctx.agent.sees.
+bt.condition("look", function(ctx, params)
+  local a = ctx.agent
+  if ctx.step % 2 ~= a.post % 2 then
+    return true
+  end
+  local player = bt.shared.player
+  local dx, dy = player.x - a.x, player.y - a.y
+  if dx * dx + dy * dy <= SIGHT2 then
+    a.playerX, a.playerY = player.x, player.y
+    if not a.sees then
+      a.sees = true
+      ctx:signal("OnEnemySeen")
+    end
+  elseif a.sees then
+    a.sees = false
+    ctx:signal("OnLostSightOfTarget")
+  end
+  return true
+end)
 
 -- patrol: walk to a random spot near the grunt's post. When it gets there
 -- it notes the time, which calms it down (restless).
@@ -47,6 +77,7 @@ bt.action("shoot", {
   end,
   run = function(ctx, params)
     local a = ctx.agent
+    local player = bt.shared.player
     local dx, dy = player.x - a.x, player.y - a.y
     local range = ctx.state.range
     if dx * dx + dy * dy > range * range then
@@ -74,6 +105,7 @@ bt.action("shoot", {
 -- parallel cancels it when the chase is done.
 bt.action("track", function(ctx, params)
   local a = ctx.agent
+  local player = bt.shared.player
   a.heading = atan2(player.y - a.y, player.x - a.x)
   return bt.RUNNING
 end)
@@ -85,6 +117,7 @@ bt.action("aim", {
   end,
   run = function(ctx, params)
     local a = ctx.agent
+    local player = bt.shared.player
     a.heading = atan2(player.y - a.y, player.x - a.x)
     return ctx.time >= ctx.state.untilTime and bt.SUCCESS or bt.RUNNING
   end,
@@ -109,6 +142,7 @@ bt.action("throwGrenade", {
   end,
   run = function(ctx, params)
     local a = ctx.agent
+    local player = bt.shared.player
     a.heading = atan2(player.y - a.y, player.x - a.x)
     if ctx.time < ctx.state.untilTime then
       return bt.RUNNING

@@ -1,5 +1,5 @@
 -- playerNearby / playerNotNearby: is the player within playerNearby.range
--- metres (default 5)? The player is arena.player, moved by the world.
+-- metres (default 5)? The player is bt.shared.player, moved by the world.
 --
 -- These run for every wandering agent every step, so the range is read
 -- from the rule's parameters once per rule (params is one object per rule)
@@ -7,7 +7,6 @@
 local bt = require("bt")
 local arena = require("arena")
 
-local player = arena.player
 local ranges = {} -- params -> range
 
 local function range(params)
@@ -24,12 +23,14 @@ end
 -- and these two run every step.
 bt.condition("playerNearby", function(ctx, params)
   local a, r = ctx.agent, ranges[params] or range(params)
+  local player = bt.shared.player
   local dx, dy = player.x - a.x, player.y - a.y
   return dx * dx + dy * dy < r * r
 end)
 
 bt.condition("playerNotNearby", function(ctx, params)
   local a, r = ctx.agent, ranges[params] or range(params)
+  local player = bt.shared.player
   local dx, dy = player.x - a.x, player.y - a.y
   return dx * dx + dy * dy >= r * r
 end)

@@ -2,7 +2,7 @@
 -- (dragengine-exampleapp.xml): wander, turning, wait, flee, backOff,
 -- playerNearby and playerNotNearby. They follow world.lua's contract for
 -- ctx.agent: x, y, heading (radians), speed (current, m/s). The player is
--- arena.player. See docs/lua.md, "The example game".
+-- bt.shared.player, which the world publishes each tick. See docs/lua.md, "The example game".
 --
 -- wander: walk to a random point near the agent; succeeds on arrival.
 -- Parameters: chance (the probability to wander at all when the rule is
