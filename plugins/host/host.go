@@ -113,6 +113,7 @@ type Set struct {
 	concurrent bool
 	mu         sync.Mutex
 	sentAt     map[*runtime.Agent]int32
+	order      orderScratch // inConfigOrder's (order.go)
 
 	roundTrips, calls atomic.Int64
 	times             map[string]*callTimes // by "action NAME" and "condition NAME" (timing.go)

@@ -36,6 +36,9 @@ func (s *Set) EndRound(round []*runtime.Agent) error {
 	if len(s.queued) == 0 {
 		return nil
 	}
+	if s.concurrent {
+		s.inConfigOrder(round)
+	}
 	return s.Flush()
 }
 

@@ -32,6 +32,7 @@ type plugin struct {
 
 	// Owned by the stepping goroutine (see batch.go).
 	queue, inflight round
+	reorder         reorder // the queue's calls while they are put in config order (order.go)
 }
 
 // stableAfter (stableAfterSteps in step mode) is how long an instance must
