@@ -117,9 +117,11 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 	p := &AgentsPlan{agents: agents, host: host, strs: d.strs, plans: make([]RestorePlan, n), hosts: make([][]byte, n)}
 	// Allocations per restore, not per agent: the snapshots are read
 	// through one Snapshot, the plans keep what they need of it, every
-	// agent's slab is cut from one array and rule bytes from another.
+	// agent's slab is cut from one array and rule bytes from another, and
+	// the active paths are planned through one array.
 	var s Snapshot
 	var ruleBytes []byte
+	var paths []lanePath
 	slabs := 0
 	for _, a := range agents {
 		slabs += a.bound.slabLen
@@ -131,7 +133,10 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 		k := a.bound.slabLen
 		var err error
 		if d.Err() == nil && s.ID == a.ID() {
-			err = a.planRestore(&p.plans[i], &s, slab[:k:k])
+			rp := &p.plans[i]
+			rp.paths = paths
+			err = a.planRestore(rp, &s, slab[:k:k])
+			paths, rp.paths = rp.paths[:0], nil // the next agent's to plan with
 		}
 		slab = slab[k:]
 		// The host's Value: the host checks it as it reads it (through d,

@@ -171,7 +171,10 @@ type RestorePlan struct {
 	slab                      []uint64
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
-	paths                     []lanePath    // the active paths: the agent's own, and its running lanes'
+	// paths are the active paths, the agent's own and its running lanes',
+	// while planning; planRestore reuses the array it finds here (a
+	// restore of many agents plans them all through one).
+	paths []lanePath
 }
 
 // snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
@@ -247,7 +250,8 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	b := a.bound
 	t := b.Tree
 	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active, freshRand: s.freshRand,
-		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes}
+		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes,
+		paths: p.paths[:0]}
 	if s.ID != a.id {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
