@@ -614,6 +614,12 @@ func (e *Engine) ctxGateSlot(L *lua.LState) int {
 
 func (e *Engine) ctxLog(L *lua.LState) int {
 	st := checkCtx(L, "log")
+	if L.GetTop() == 2 { // one string, the common case: logged as it is, with no copy
+		if s, ok := L.Get(2).(lua.LString); ok && L.GetMetaField(s, "__tostring") == lua.LNil {
+			st.agent.Log(string(s))
+			return 0
+		}
+	}
 	var b strings.Builder
 	for i := 2; i <= L.GetTop(); i++ {
 		if i > 2 {

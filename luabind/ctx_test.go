@@ -428,3 +428,24 @@ func TestCtx_gateSlotGivesRolesInTakeOrder(t *testing.T) {
 		t.Errorf("an undeclared gate: %v", err)
 	}
 }
+
+// TestCtx_logOfOneValueLogsItsText: ctx:log of one string logs it as it
+// is (the path that copies nothing), and one value of another kind as
+// tostring would show it.
+func TestCtx_logOfOneValueLogsItsText(t *testing.T) {
+	f := newFixture(t, map[string]string{"s.lua": `
+		local named = setmetatable({}, {__tostring = function() return "a named table" end})
+		bt.action("talk", function(ctx)
+			ctx:log("shots: " .. 3)
+			ctx:log("")
+			ctx:log(2.5)
+			ctx:log(named)
+			return bt.SUCCESS
+		end)`})
+	f.bind(tree(declsXML + `<sequence id='root'><action id='.talk' name='talk'/></sequence>`))
+	step(t, f.agent("a1"))
+	want := "a1 root.talk: shots: 3|a1 root.talk: |a1 root.talk: 2.5|a1 root.talk: a named table"
+	if got := strings.Join(f.log.lines, "|"); got != want {
+		t.Errorf("log %q, want %q", got, want)
+	}
+}

@@ -403,13 +403,16 @@ func checkHost(d *runtime.Decoder) error {
 // hostEntry reads an entry of a host Value up to the start of its table:
 // the name (agent, memory, state or lanes) and the table's entry count.
 func hostEntry(d *runtime.Decoder) (string, int, error) {
-	k, _ := d.ValueHead()
-	name := k.Str
-	if k.Kind != runtime.StringValue || (name != "agent" && name != "memory" && name != "state" && name != "lanes") {
-		return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(k))
+	name, ok := d.StringNext()
+	if !ok || (name != "agent" && name != "memory" && name != "state" && name != "lanes") {
+		if !ok {
+			k, _ := d.ValueHead()
+			return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(k))
+		}
+		return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", strconv.Quote(name))
 	}
-	v, m := d.ValueHead()
-	if v.Kind != runtime.TableValue {
+	m, ok := d.TableNext()
+	if !ok {
 		return "", 0, fmt.Errorf("the saved %s is not a table", name)
 	}
 	return name, m, nil
@@ -510,15 +513,15 @@ func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool
 	}
 	start := *d
 	for i := range m {
-		k, _ := d.ValueHead()
-		if lk, ok := lay.keys[i].(lua.LString); !ok || k.Kind != runtime.StringValue || string(lk) != k.Str {
+		k, ok := d.StringNext()
+		if lk, isStr := lay.keys[i].(lua.LString); !ok || !isStr || string(lk) != k {
 			*d = start
 			return false
 		}
 		if v := e.readValue(d); v != lua.LNil {
-			lay.strdict[k.Str] = v
+			lay.strdict[k] = v
 		} else {
-			delete(lay.strdict, k.Str) // a removed key, in its place
+			delete(lay.strdict, k) // a removed key, in its place
 		}
 	}
 	return true
@@ -585,6 +588,12 @@ func (e *Engine) setKey(t *lua.LTable, k, v lua.LValue) {
 
 // readValue reads one Value as a Lua value.
 func (e *Engine) readValue(d *runtime.Decoder) lua.LValue {
+	if f, ok := d.NumberNext(); ok { // the most common values first
+		return e.nums.box(f)
+	}
+	if s, ok := d.StringNext(); ok {
+		return e.strs.box(s)
+	}
 	v, n := d.ValueHead()
 	switch v.Kind {
 	case runtime.BoolValue:

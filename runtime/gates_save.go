@@ -251,23 +251,17 @@ func planGateSets(saved [][]GateSnapshot, agents []*Agent, plans []RestorePlan) 
 		for i := range p.gates {
 			p.gates[i] = gateState{since: math.NaN()}
 		}
-		// The agents sharing g, by id.
-		members := map[string]int{}
-		for i, a := range agents {
-			if a.Gates() == g {
-				members[a.id] = i
-			}
-		}
-		for i := range g.gates {
-			for _, h := range g.gates[i].holders {
-				if _, ok := members[h.a.id]; !ok || agents[members[h.a.id]] != h.a {
-					errs = append(errs, fmt.Errorf("%w: gate %q is held by agent %s, which this restore does not cover; restore every agent that shares the gates together", ErrUnknownID, g.gates[i].decl.Name, h.a.id))
-				}
-			}
-		}
 		var set []GateSnapshot
 		if saved != nil {
 			set = saved[k]
+		}
+		members := gateMembers(g, agents, set)
+		for i := range g.gates {
+			for _, h := range g.gates[i].holders {
+				if m, ok := members[h.a.id]; !ok || agents[m] != h.a {
+					errs = append(errs, fmt.Errorf("%w: gate %q is held by agent %s, which this restore does not cover; restore every agent that shares the gates together", ErrUnknownID, g.gates[i].decl.Name, h.a.id))
+				}
+			}
 		}
 		holderOf := map[int32]map[string]bool{} // gate index -> holder ids saved
 		seenGate := map[int32]bool{}
@@ -338,6 +332,41 @@ func planGateSets(saved [][]GateSnapshot, agents []*Agent, plans []RestorePlan) 
 		return nil, nil, errors.Join(errs...)
 	}
 	return out, warnings, nil
+}
+
+// gateMembers finds, among the agents sharing g, those that hold one of
+// its gates now or in set (the saved gates): their index in agents by id.
+// Those are the only agents looked up by id; a game's many agents that
+// hold nothing cost a pointer comparison each, not an entry in a map.
+func gateMembers(g *Gates, agents []*Agent, set []GateSnapshot) map[string]int {
+	members := map[string]int{}
+	for i := range g.gates {
+		for _, h := range g.gates[i].holders {
+			members[h.a.id] = -1
+		}
+	}
+	for _, sg := range set {
+		for _, h := range sg.Holders {
+			members[h.Agent] = -1
+		}
+	}
+	if len(members) == 0 {
+		return members
+	}
+	for i, a := range agents {
+		if a.Gates() != g {
+			continue
+		}
+		if _, ok := members[a.id]; ok {
+			members[a.id] = i
+		}
+	}
+	for id, i := range members {
+		if i < 0 {
+			delete(members, id) // not among the agents sharing g
+		}
+	}
+	return members
 }
 
 // holdsGate reports whether the planned agent holds the gate of index i in

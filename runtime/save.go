@@ -95,8 +95,9 @@ func RestoreAgents(data []byte, agents []*Agent, host HostState) ([]string, erro
 type AgentsPlan struct {
 	agents []*Agent
 	plans  []RestorePlan
-	hosts  [][]byte // each agent's host Value, still encoded
-	strs   []string // the save's string table, which hosts refers to
+	hosts  []hostSpan // where each agent's host Value, still encoded, is in buf
+	buf    []byte     // the save's bytes, until Apply is done
+	strs   []string   // the save's string table, which the host Values refer to
 	host   HostState
 	hostD  Decoder       // reads one of hosts
 	gates  []gateSetPlan // the state of the Gates the agents share
@@ -107,19 +108,39 @@ type AgentsPlan struct {
 // same, in the same order) and checks each, then the state of the gates
 // they share, changing nothing.
 func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error) {
+	p := &AgentsPlan{}
+	if err := p.Plan(d, agents, host); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Plan is PlanAgents into p. It reuses the arrays of the plan p held
+// before, applied or abandoned (nothing of it is used any more): a game
+// that loads again and again allocates them once, and finds them in the
+// cache rather than in memory just taken from the system.
+func (p *AgentsPlan) Plan(d *Decoder, agents []*Agent, host HostState) error {
 	n := d.Count(8)
 	if d.Err() != nil {
-		return nil, d.Err()
+		return d.Err()
 	}
 	if n != len(agents) {
-		return nil, fmt.Errorf("%w: the save holds %d agents, the game has %d", ErrUnknownID, n, len(agents))
+		return fmt.Errorf("%w: the save holds %d agents, the game has %d", ErrUnknownID, n, len(agents))
 	}
-	p := &AgentsPlan{agents: agents, host: host, strs: d.strs, plans: make([]RestorePlan, n), hosts: make([][]byte, n)}
+	plans, hosts := p.plans[:0], p.hosts[:0]
+	if cap(plans) < n || cap(hosts) < n {
+		plans, hosts = make([]RestorePlan, n), make([]hostSpan, n)
+	}
+	// Every plan is made anew by planRestore before it is used; a plan
+	// left from before is only read if this one fails, and then not at all.
+	*p = AgentsPlan{agents: agents, host: host, buf: d.buf, strs: d.strs, plans: plans[:n], hosts: hosts[:n]}
 	// Allocations per restore, not per agent: the snapshots are read
 	// through one Snapshot, the plans keep what they need of it, every
-	// agent's slab is cut from one array and rule bytes from another.
+	// agent's slab is cut from one array and rule bytes from another, and
+	// the active paths are planned through one array.
 	var s Snapshot
 	var ruleBytes []byte
+	var paths []lanePath
 	slabs := 0
 	for _, a := range agents {
 		slabs += a.bound.slabLen
@@ -131,7 +152,10 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 		k := a.bound.slabLen
 		var err error
 		if d.Err() == nil && s.ID == a.ID() {
-			err = a.planRestore(&p.plans[i], &s, slab[:k:k])
+			rp := &p.plans[i]
+			rp.paths = paths
+			err = a.planRestore(rp, &s, slab[:k:k])
+			paths, rp.paths = rp.paths[:0], nil // the next agent's to plan with
 		}
 		slab = slab[k:]
 		// The host's Value: the host checks it as it reads it (through d,
@@ -147,37 +171,40 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 			d.SkipValue()
 		}
 		if d.Err() != nil {
-			return nil, d.Err()
+			return d.Err()
 		}
-		p.hosts[i] = d.buf[start:d.off]
+		p.hosts[i] = hostSpan{start, d.off}
 		if s.ID != a.ID() {
-			return nil, fmt.Errorf("%w: the save's agent %d is %q, the game's is %q: the save is of another game", ErrUnknownID, i+1, s.ID, a.ID())
+			return fmt.Errorf("%w: the save's agent %d is %q, the game's is %q: the save is of another game", ErrUnknownID, i+1, s.ID, a.ID())
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return errors.Join(errs...)
 	}
 	var saved [][]GateSnapshot
 	if d.Version >= 4 {
 		saved = d.decodeGateSets()
 		if d.Err() != nil {
-			return nil, d.Err()
+			return d.Err()
 		}
 	}
 	var err error
-	if p.gates, p.gwarn, err = planGateSets(saved, agents, p.plans); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p.gates, p.gwarn, err = planGateSets(saved, agents, p.plans)
+	return err
 }
+
+// hostSpan is where an agent's host Value is in the save's bytes.
+type hostSpan struct{ start, end int }
+
+func (h hostSpan) len() int { return h.end - h.start }
 
 // hostValue is a decoder of agent i's saved host Value (reused: one at a
 // time).
 func (p *AgentsPlan) hostValue(i int) *Decoder {
-	p.hostD = Decoder{buf: p.hosts[i], strs: p.strs}
+	p.hostD = Decoder{buf: p.buf[p.hosts[i].start:p.hosts[i].end], strs: p.strs}
 	return &p.hostD
 }
 
@@ -221,7 +248,7 @@ func (p *AgentsPlan) Apply() error {
 			d := p.hostValue(i)
 			err := p.host.RestoreHost(p.agents[i], d)
 			if err == nil && d.Remaining() != 0 {
-				err = fmt.Errorf("%w: agent %s: the host read %d of the %d bytes of its state when restoring, all when checking", ErrCorrupt, p.agents[i].ID(), len(p.hosts[i])-d.Remaining(), len(p.hosts[i]))
+				err = fmt.Errorf("%w: agent %s: the host read %d of the %d bytes of its state when restoring, all when checking", ErrCorrupt, p.agents[i].ID(), p.hosts[i].len()-d.Remaining(), p.hosts[i].len())
 			}
 			if err != nil {
 				errs = append(errs, err)
@@ -231,5 +258,7 @@ func (p *AgentsPlan) Apply() error {
 	for i := range p.gates {
 		p.gates[i].apply()
 	}
+	// A plan kept for reuse (Plan) does not keep the save's bytes alive.
+	p.buf, p.strs, p.hostD = nil, nil, Decoder{}
 	return errors.Join(errs...)
 }

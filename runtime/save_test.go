@@ -469,3 +469,60 @@ func TestRestoreAgents_aHostThatMisreadsItsStateIsAnError(t *testing.T) {
 		t.Error("a failed restore changed the agents")
 	}
 }
+
+// TestAgentsPlan_aReusedPlanRestoresAsANewOneDoes: one AgentsPlan planned
+// and applied again and again (a game that loads many times), with a
+// failed plan in between, leaves the agents as a fresh RestoreAgents does,
+// and the restored run continues the same.
+func TestAgentsPlan_aReusedPlanRestoresAsANewOneDoes(t *testing.T) {
+	saveAt := func(step int) []byte {
+		agents := waitsAgents(t, nil)
+		runWaits(agents, 1, step)
+		return mustSaveAll(t, agents)
+	}
+	reversed := waitsAgents(t, nil)
+	reversed[0], reversed[1] = reversed[1], reversed[0]
+	foreign := mustSaveAll(t, reversed)
+	var plan AgentsPlan
+	reused := waitsAgents(t, nil)
+	planWith := func(data []byte) error {
+		_, d, err := ReadContainer(AgentsMagic, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := plan.Plan(d, reused, nil); err != nil {
+			return err
+		}
+		if err := d.Done(); err != nil {
+			t.Fatal(err)
+		}
+		return plan.Apply()
+	}
+	for _, step := range []int{9, 3, 17, 30} {
+		if err := planWith(foreign); err == nil {
+			t.Fatal("the save of another game was planned without an error")
+		}
+		data := saveAt(step)
+		if err := planWith(data); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		fresh := waitsAgents(t, nil)
+		if _, err := RestoreAgents(data, fresh, nil); err != nil {
+			t.Fatal(err)
+		}
+		runWaits(reused, step+1, step+12)
+		runWaits(fresh, step+1, step+12)
+		if got, want := mustSaveAll(t, reused), mustSaveAll(t, fresh); !bytes.Equal(got, want) {
+			t.Fatalf("step %d: the agents restored through the reused plan ran on differently from fresh ones", step)
+		}
+	}
+}
+
+func mustSaveAll(t *testing.T, agents []*Agent) []byte {
+	t.Helper()
+	data, err := SaveAgents(agents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

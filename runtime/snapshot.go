@@ -171,8 +171,11 @@ type RestorePlan struct {
 	slab                      []uint64
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
-	paths                     []lanePath    // the active paths: the agent's own, and its running lanes'
-	path1                     [1]lanePath   // paths' array for an agent without lanes: a plan allocates nothing for it
+	// paths are the active paths, the agent's own and its running lanes',
+	// while planning; planRestore reuses the array it finds here (a
+	// restore of many agents plans them all through one).
+	paths []lanePath
+	path1 [1]lanePath // paths' first array for a plan made alone: it allocates nothing for an agent without lanes
 }
 
 // snapshotFeatures saves the timeout clocks, cooldowns and choice orders.
@@ -248,7 +251,8 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	b := a.bound
 	t := b.Tree
 	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active, freshRand: s.freshRand,
-		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes}
+		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes,
+		paths: p.paths[:0]}
 	if s.ID != a.id {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
@@ -283,7 +287,10 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	if b.lanes != nil && b.feats[cursor].lane >= 0 {
 		return p.inLaneError(s.Cursor, cursor)
 	}
-	p.paths = append(p.path1[:0], lanePath{cursor: cursor, active: s.Active, stop: -1})
+	if p.paths == nil {
+		p.paths = p.path1[:0]
+	}
+	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
 	if kind == KindParallel && s.Running {
 		if err := p.planLanes(s, cursor, s.Lanes, 1); err != nil {
 			return err

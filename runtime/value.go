@@ -193,6 +193,48 @@ func (d *Decoder) skipValue(depth int) {
 	}
 }
 
+// StringNext reads a string Value when one comes next and reports true;
+// else it reads nothing (read the Value with ValueHead), or fails on a bad
+// string index (false, and d's error is set). It spares a reader of many
+// saved tables, whose keys are strings, building a Value for each key.
+func (d *Decoder) StringNext() (string, bool) {
+	if d.err != nil || d.off >= len(d.buf) || d.buf[d.off] != tagString {
+		return "", false
+	}
+	d.off++
+	s := d.String()
+	return s, d.err == nil
+}
+
+// NumberNext is StringNext for a number Value.
+func (d *Decoder) NumberNext() (float64, bool) {
+	if d.err != nil || d.off >= len(d.buf) {
+		return 0, false
+	}
+	switch d.buf[d.off] {
+	case tagFloat:
+		d.off++
+		f := d.Float()
+		return f, d.err == nil
+	case tagInt:
+		d.off++
+		n := d.Varint()
+		return float64(n), d.err == nil
+	}
+	return 0, false
+}
+
+// TableNext is StringNext for the start of a table Value: it reads the
+// number of entries that follow (as ValueHead does).
+func (d *Decoder) TableNext() (int, bool) {
+	if d.err != nil || d.off >= len(d.buf) || d.buf[d.off] != tagTable {
+		return 0, false
+	}
+	d.off++
+	n := d.Count(2)
+	return n, d.err == nil
+}
+
 // ValueHead reads the start of a Value, for a host that rebuilds its own
 // data without a Value in between (see HostState): a nil, boolean, number
 // or string whole, with n = 0; for a table, a Value of Kind TableValue

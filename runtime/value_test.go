@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -104,4 +105,56 @@ func FuzzSkipValue(f *testing.F) {
 			t.Fatalf("Value: %v (%d left); SkipValue: %v (%d left)", a.Err(), a.Remaining(), b.Err(), b.Remaining())
 		}
 	})
+}
+
+// TestDecoder_nextReadsOnlyItsKind: StringNext, NumberNext and TableNext
+// read a Value of their kind as ValueHead does, and leave any other Value
+// unread for ValueHead.
+func TestDecoder_nextReadsOnlyItsKind(t *testing.T) {
+	values := []Value{
+		{Kind: StringValue, Str: "hp"},
+		{Kind: NumberValue, Num: 7},
+		{Kind: NumberValue, Num: 0.25},
+		{Kind: TableValue, Table: []Field{{Key: Value{Kind: StringValue, Str: "x"}, Val: Value{Kind: BoolValue, Bool: true}}}},
+		{Kind: BoolValue, Bool: true},
+		{},
+	}
+	for _, v := range values {
+		e := NewEncoder()
+		e.Value(v)
+		want, wantN := NewDecoder(e.Bytes(), e.Strings()).ValueHead()
+		for _, next := range []struct {
+			name string
+			kind ValueKind
+			read func(d *Decoder) (Value, int, bool)
+		}{
+			{"StringNext", StringValue, func(d *Decoder) (Value, int, bool) {
+				s, ok := d.StringNext()
+				return Value{Kind: StringValue, Str: s}, 0, ok
+			}},
+			{"NumberNext", NumberValue, func(d *Decoder) (Value, int, bool) {
+				f, ok := d.NumberNext()
+				return Value{Kind: NumberValue, Num: f}, 0, ok
+			}},
+			{"TableNext", TableValue, func(d *Decoder) (Value, int, bool) {
+				n, ok := d.TableNext()
+				return Value{Kind: TableValue}, n, ok
+			}},
+		} {
+			d := NewDecoder(e.Bytes(), e.Strings())
+			got, n, ok := next.read(d)
+			if ok != (v.Kind == next.kind) {
+				t.Fatalf("%s of %+v: ok = %v", next.name, v, ok)
+			}
+			if !ok {
+				if again, againN := d.ValueHead(); !reflect.DeepEqual(again, want) || againN != wantN {
+					t.Fatalf("%s of %+v read something: ValueHead then gives %+v", next.name, v, again)
+				}
+				continue
+			}
+			if !reflect.DeepEqual(got, want) || n != wantN || d.Err() != nil {
+				t.Fatalf("%s of %+v = %+v, %d (%v); ValueHead gives %+v, %d", next.name, v, got, n, d.Err(), want, wantN)
+			}
+		}
+	}
 }

@@ -67,9 +67,10 @@ type Game struct {
 
 	active   []*runtime.Agent // scratch of stepAgents
 	activeGA []*gameAgent
-	rounds   runtime.Rounds   // the plugin calls' and gate takes' rounds (rounds.go)
-	gates    *runtime.Gates   // the gates the agents share; nil when no tree declares one (gates.go)
-	saveEnc  *runtime.Encoder // reused by every save
+	rounds   runtime.Rounds     // the plugin calls' and gate takes' rounds (rounds.go)
+	gates    *runtime.Gates     // the gates the agents share; nil when no tree declares one (gates.go)
+	saveEnc  *runtime.Encoder   // reused by every save
+	loadPlan runtime.AgentsPlan // reused by every load: its arrays are allocated once
 
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered

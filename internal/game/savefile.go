@@ -221,8 +221,8 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	case math.Float64bits(dt) != math.Float64bits(g.cfg.Run.Dt):
 		return nil, fmt.Errorf("the save was made with run.dt = %v, the config has %v; a run continues only with the same dt", dt, g.cfg.Run.Dt)
 	}
-	plan, err := runtime.PlanAgents(d, g.Agents(), g.hostState())
-	if err != nil {
+	plan := &g.loadPlan
+	if err := plan.Plan(d, g.Agents(), g.hostState()); err != nil {
 		return nil, err
 	}
 	if err := d.Done(); err != nil {
