@@ -177,16 +177,23 @@ func (w *Workers) inOrder() []int32 {
 	}
 }
 
-// parallel runs every worker's part of a round: worker 0 on the calling
-// goroutine, the others on their own. A panic in a step is raised again on
-// the calling goroutine.
+// parallel runs every worker's part of a round, each on a goroutine of its
+// own, and waits for them. A panic in a step is raised again on the calling
+// goroutine.
 func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume bool) {
 	if w.Serial {
 		w.serial(agents, out, t, resume)
 		return
 	}
 	var wg sync.WaitGroup
-	for k := 1; k < w.n; k++ {
+	// Every worker on a goroutine of its own, the caller waiting: a worker
+	// run on the calling goroutine measured about 10% slower than the
+	// others (the example game, 10,000 agents, two workers: 12.4-13.8 ms of
+	// work per step against 11.4-12.8), so it held every round up; with all
+	// on their own the two took 11.4-12.1 and 12.0-12.7 ms (the game's
+	// agent-steps per second moved within the machine's noise: 611-673k
+	// before, 627-700k after, four alternating runs).
+	for k := 0; k < w.n; k++ {
 		if len(w.lanes[k].run) == 0 {
 			continue
 		}
@@ -196,7 +203,6 @@ func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume boo
 			w.runLane(k, agents, out, t, resume)
 		}()
 	}
-	w.runLane(0, agents, out, t, resume)
 	wg.Wait()
 	w.repanic()
 }
