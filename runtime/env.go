@@ -31,6 +31,10 @@ type Env struct {
 	// capacity at the run-away limit so that a run is recorded with no
 	// check of its own.
 	runs []RuleRun
+	// runLimit is the run-away limit runs was sized for and runsFor the
+	// RunawayLimit it was taken from: loopLean sizes runs again only when
+	// the setting changed (sizeRuns).
+	runLimit, runsFor int
 	// Scratch of the features (active.go, interrupt.go, order.go): the
 	// active path, the rules a jump activates, a weighted draw's children.
 	path, chain, scratch []int32
@@ -93,6 +97,16 @@ func (e *Env) limit() uint16 {
 		return MaxRunawayLimit
 	}
 	return uint16(e.RunawayLimit)
+}
+
+// sizeRuns takes the run-away limit from RunawayLimit and makes runs at
+// least that long and longer than count, the runs a resumed step already
+// made.
+func (e *Env) sizeRuns(count int) {
+	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit
+	if n := max(e.runLimit, count+1); cap(e.runs) < n {
+		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
+	}
 }
 
 func (e *Env) log(a *Agent, label, msg string) {

@@ -35,11 +35,11 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.step++
 	a.count = 0
 	a.flags &^= flagBubbling
-	a.env.runs = a.env.runs[:0]
 	a.phase = phaseStart
 	if a.bound.feats == nil {
 		return a.loopLean()
 	}
+	a.env.runs = a.env.runs[:0]
 	return a.loopTracked()
 }
 

@@ -26,7 +26,10 @@ type hotRule struct {
 	kind  Kind
 	bits  hotBits
 	conds condShape
-	_     uint8
+	// flip: with one condition, the rule's conditions hold when the
+	// condition's value differs from flip (its negation and an
+	// anyFalse/allFalse mode folded in).
+	flip bool
 	// parent, firstChild and next are as in boundRule.
 	parent     int32
 	firstChild int32
@@ -45,10 +48,6 @@ type hotBits uint8
 const (
 	hotLoop      hotBits = 1 << iota // a looping list
 	hotDoNotFail                     // failure counts as success
-	// hotFlip: with one condition, the rule's conditions hold when the
-	// condition's value differs from this bit (its negation and an
-	// anyFalse/allFalse mode folded in).
-	hotFlip
 )
 
 // condShape is how loopLean checks a rule's conditions.
@@ -95,150 +94,62 @@ func (b *BoundTree) bindHot() {
 				h.conds = condOther
 			}
 			if c.negate != (r.mode == AnyFalse || r.mode == AllFalse) {
-				h.bits |= hotFlip
+				h.flip = true
 			}
 		}
 		if f, ok := r.action.(ActionFunc); ok && f != nil {
 			h.run = f
 		}
 	}
+	markSiblings(b.hot)
 }
 
 // loopLean is loop for trees without features (see the top of this file).
-// The rules run so far are stored at runs[count], in a buffer the Env keeps
-// at least as long as the run-away limit (and longer than the runs of a
-// paused step that resumes after the limit was lowered), so that a run is
-// recorded without a check of its own; the Env's slice is set to them
-// when the step pauses or fails, or the observer is given them.
+// The rules run so far are stored at env.runs[count], in a buffer the Env
+// keeps at least as long as the run-away limit (and longer than the runs of
+// a paused step that resumes after the limit was lowered), so that a run is
+// recorded without a check of its own; the Env's slice is cut to them when
+// the step pauses or fails, or the observer is given them.
 func (a *Agent) loopLean() (Status, error) {
 	env := a.env
-	limit := int(env.limit())
 	count := int(a.count)
-	if n := max(limit, count+1); cap(env.runs) < n {
-		env.runs = append(env.runs, make([]RuleRun, n-len(env.runs))...)
+	if env.RunawayLimit != env.runsFor || cap(env.runs) <= count {
+		env.sizeRuns(count)
 	}
-	runs := env.runs[:cap(env.runs)]
-	hot := a.bound.hot
+	env.runs = env.runs[:cap(env.runs)]
 	for {
 		r, began := a.cursor, a.flags
-		bubbling := began&flagBubbling != 0
-		if bubbling {
-			r = hot[r].parent
-		}
-		h := &hot[r]
 		var st Status
-		var err error
-		switch h.kind {
-		case KindAction:
-			if a.flags&flagActionAnswered != 0 {
-				st, err = a.runAction(r, &a.bound.rules[r])
-				break
-			}
-			ok := true
-			switch {
-			case h.conds == condNone:
-			case h.conds == condOneFunc && a.flags&flagCondAnswered == 0:
-				var v bool
-				v, err = h.test(a, h.params)
-				if err != nil {
-					err = a.condFailed(r, 0, err)
-					break
-				}
-				ok = v != (h.bits&hotFlip != 0)
-			default:
-				ok, err = a.leanConds(r, h)
-			}
+		if began&(flagBubbling|flagActionAnswered|flagCondAnswered) == 0 && a.bound.hot[r].bits&hotFast != 0 {
+			var err error
+			r, st, count, err = a.runSiblings(r, count)
 			if err != nil {
-				break
+				return a.leanStopped(count, err)
 			}
-			if !ok {
-				st = Failure
-				if a.flags&flagActionRunning != 0 {
-					err = a.cancelRunning()
-				}
-				break
-			}
-			if h.run == nil {
-				st, err = a.callAction(r, &a.bound.rules[r])
-				break
-			}
-			st, err = h.run(a, h.params)
+		} else {
+			var err error
+			st, err = a.leanRun(r, began)
 			if err != nil {
-				err = a.actionFailed(r, err)
-				break
+				return a.leanStopped(count, err)
 			}
-			switch st {
-			case Running:
-				a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
-			case Success, Failure:
-				a.flags &^= flagActionRunning | flagFirstRun
-			default:
-				st, err = a.actionResult(r, st)
+			if began&flagBubbling != 0 {
+				r = a.bound.hot[r].parent
 			}
-		case KindChoice:
-			if h.conds != condNone {
-				st, err = a.leanList(r, h, bubbling)
-				break
-			}
-			if !bubbling { // entered: into the first child
-				if h.firstChild < 0 {
-					a.arrive(r)
-					st = Failure
-				} else {
-					a.arrive(h.firstChild)
-					st = statusMoved
-				}
-				break
-			}
-			// A choice without conditions after a child finished: the
-			// most common list step, here without a call.
-			next := hot[a.cursor].next
-			switch {
-			case a.childRes == Success && h.bits&hotLoop == 0:
-				a.arrive(r)
+			if st == Failure && a.bound.hot[r].bits&hotDoNotFail != 0 {
 				st = Success
-			case a.childRes == Success:
-				a.arrive(h.firstChild)
-				st = statusMoved
-			case next < 0:
-				a.arrive(r)
-				st = Failure
-			default:
-				a.arrive(next)
-				st = statusMoved
 			}
-		case KindSequence:
-			st, err = a.leanList(r, h, bubbling)
-		case KindSuccess:
-			if h.conds != condNone {
-				st, err = a.runRule(r, &a.bound.rules[r])
-				break
+			env.runs[count] = RuleRun{r, st, began}
+			count++
+			if st != statusMoved {
+				a.last = st
 			}
-			st = Success
-		default:
-			st, err = a.runRule(r, &a.bound.rules[r])
-		}
-		if err != nil {
-			a.count = uint16(count)
-			env.runs = runs[:count]
-			return a.stopped(err)
-		}
-		if st == Failure && h.bits&hotDoNotFail != 0 {
-			st = Success
-		}
-		runs[count] = RuleRun{r, st, began}
-		count++
-		if st != statusMoved {
-			a.last = st
 		}
 		if a.jump >= 0 {
 			target := a.jump
 			a.jump = -1
 			if target != r {
 				if err := a.cancelRunning(); err != nil {
-					a.count = uint16(count)
-					env.runs = runs[:count]
-					return a.abort(err)
+					return a.leanAbort(count, err)
 				}
 				a.arrive(target)
 				a.flags &^= flagBubbling
@@ -250,22 +161,21 @@ func (a *Agent) loopLean() (Status, error) {
 		if st == Running {
 			break
 		}
-		if count >= limit {
-			a.count = uint16(count)
-			env.runs = runs[:count]
-			return a.abort(a.runawayError(r))
+		if count >= env.runLimit {
+			return a.leanAbort(count, a.runawayAt(count, r))
 		}
 		if st == statusMoved {
 			a.flags &^= flagBubbling
 			continue
 		}
+		h := &a.bound.hot[r]
 		if h.parent < 0 {
 			a.arrive(r) // past the root: the next step enters the tree afresh
 			break
 		}
 		// r finished and the cursor is on r: its parent runs next and sees st.
 		a.childRes = st
-		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
+		if p := &a.bound.hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
 			// The parent is a choice without conditions, the most common
 			// list: its run is written out here, without going round the
 			// loop (it calls nothing, so no jump can come of it).
@@ -285,22 +195,17 @@ func (a *Agent) loopLean() (Status, error) {
 			if st == Failure && p.bits&hotDoNotFail != 0 {
 				st = Success
 			}
-			runs[count] = RuleRun{pr, st, flagBubbling} // the parent runs on: not an arrival
+			env.runs[count] = RuleRun{pr, st, flagBubbling} // the parent runs on: not an arrival
 			count++
+			if st != statusMoved {
+				a.last = st
+			}
+			if count >= env.runLimit {
+				return a.leanAbort(count, a.runawayAt(count, pr))
+			}
 			if st == statusMoved {
-				if count >= limit {
-					a.count = uint16(count)
-					env.runs = runs[:count]
-					return a.abort(a.runawayError(pr))
-				}
 				a.flags &^= flagBubbling // r may have been a list that ran after its child
 				continue
-			}
-			a.last = st
-			if count >= limit {
-				a.count = uint16(count)
-				env.runs = runs[:count]
-				return a.abort(a.runawayError(pr))
 			}
 			if p.parent < 0 {
 				a.arrive(pr)
@@ -310,15 +215,141 @@ func (a *Agent) loopLean() (Status, error) {
 		}
 		a.flags |= flagBubbling
 	}
-	// The step ended with st (finish, written out).
+	// The step ended with a.last (finish, written out).
 	a.count = uint16(count)
 	a.phase = phaseIdle
 	a.flags &^= flagBubbling
 	if o := env.Observer; o != nil {
-		env.runs = runs[:count]
+		env.runs = env.runs[:count]
 		o.StepDone(a, env.runs, a.last, nil)
 	}
 	return a.last, nil
+}
+
+// leanStopped ends loopLean on an error of a run, with count runs so far
+// (stopped: errPaused pauses the step).
+func (a *Agent) leanStopped(count int, err error) (Status, error) {
+	a.count = uint16(count)
+	a.env.runs = a.env.runs[:count]
+	return a.stopped(err)
+}
+
+// leanAbort ends loopLean with an error, with count runs so far.
+func (a *Agent) leanAbort(count int, err error) (Status, error) {
+	a.count = uint16(count)
+	a.env.runs = a.env.runs[:count]
+	return a.abort(err)
+}
+
+// runawayAt is the run-away error of rule r after count runs.
+func (a *Agent) runawayAt(count int, r int32) error {
+	a.count = uint16(count)
+	a.env.runs = a.env.runs[:count]
+	return a.runawayError(r)
+}
+
+// leanRun runs rule r (the cursor, or its parent when began has
+// flagBubbling) once for loopLean, in the shapes it treats apart, and
+// through runRule and its helpers otherwise. It returns the result before
+// doNotFail.
+func (a *Agent) leanRun(r int32, began agentFlags) (st Status, err error) {
+	hot := a.bound.hot
+	bubbling := began&flagBubbling != 0
+	if bubbling {
+		r = hot[r].parent
+	}
+	h := &hot[r]
+	switch h.kind {
+	case KindAction:
+		if a.flags&flagActionAnswered != 0 {
+			st, err = a.runAction(r, &a.bound.rules[r])
+			break
+		}
+		ok := true
+		switch {
+		case h.conds == condNone:
+		case h.conds == condOneFunc && a.flags&flagCondAnswered == 0:
+			var v bool
+			v, err = h.test(a, h.params)
+			if err != nil {
+				err = a.condFailed(r, 0, err)
+				break
+			}
+			ok = v != h.flip
+		default:
+			ok, err = a.leanConds(r, h)
+		}
+		if err != nil {
+			break
+		}
+		if !ok {
+			st = Failure
+			if a.flags&flagActionRunning != 0 {
+				err = a.cancelRunning()
+			}
+			break
+		}
+		if h.run == nil {
+			st, err = a.callAction(r, &a.bound.rules[r])
+			break
+		}
+		st, err = h.run(a, h.params)
+		if err != nil {
+			err = a.actionFailed(r, err)
+			break
+		}
+		switch st {
+		case Running:
+			a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
+		case Success, Failure:
+			a.flags &^= flagActionRunning | flagFirstRun
+		default:
+			st, err = a.actionResult(r, st)
+		}
+	case KindChoice:
+		if h.conds != condNone {
+			st, err = a.leanList(r, h, bubbling)
+			break
+		}
+		if !bubbling { // entered: into the first child
+			if h.firstChild < 0 {
+				a.arrive(r)
+				st = Failure
+			} else {
+				a.arrive(h.firstChild)
+				st = statusMoved
+			}
+			break
+		}
+		// A choice without conditions after a child finished: the
+		// most common list step, here without a call.
+		next := hot[a.cursor].next
+		switch {
+		case a.childRes == Success && h.bits&hotLoop == 0:
+			a.arrive(r)
+			st = Success
+		case a.childRes == Success:
+			a.arrive(h.firstChild)
+			st = statusMoved
+		case next < 0:
+			a.arrive(r)
+			st = Failure
+		default:
+			a.arrive(next)
+			st = statusMoved
+		}
+	case KindSequence:
+		st, err = a.leanList(r, h, bubbling)
+	case KindSuccess:
+		if h.conds != condNone {
+			st, err = a.runRule(r, &a.bound.rules[r])
+			break
+		}
+		st = Success
+	default:
+		st, err = a.runRule(r, &a.bound.rules[r])
+	}
+	return st, err
 }
 
 // leanConds is checkConds for loopLean's hotRule.
@@ -339,7 +370,7 @@ func (a *Agent) leanConds(r int32, h *hotRule) (bool, error) {
 	default: // condOneVar
 		v = a.VarAt(h.slot)
 	}
-	return v != (h.bits&hotFlip != 0), nil
+	return v != h.flip, nil
 }
 
 // leanList is runList for loopLean.

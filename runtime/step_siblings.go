@@ -1,0 +1,145 @@
+package runtime
+
+// The commonest shape of a tree without features is a choice without
+// conditions over actions that each have at most one simple condition (the
+// Drag[en]gine example's root: try each behaviour in turn, the first that
+// does not fail wins). loopLean runs such an action and, while it fails,
+// the choice's move to the next child and that child, here in one tight
+// loop, without going back round the generic loop for each run. Every run
+// is recorded and counted exactly as the generic loop records it (the
+// action's run, then the choice's run on after it), so the observer, the
+// run-away limit and the run-away message see the same runs.
+
+// hotSibling marks an action loopLean can run in runSiblings: its action
+// is an ActionFunc (no Start, no Cancel), it has no condition or one
+// ConditionFunc or variable condition, and its parent is a choice without
+// conditions. hotEnters marks a choice without conditions whose first
+// child is such an action: runSiblings enters it.
+const (
+	hotSibling hotBits = 1 << 2
+	hotEnters  hotBits = 1 << 3
+	hotFast            = hotSibling | hotEnters
+)
+
+// markSiblings sets hotSibling and hotEnters on the rules of hot that
+// runSiblings runs.
+func markSiblings(hot []hotRule) {
+	for i := range hot {
+		h := &hot[i]
+		if h.kind != KindAction || h.run == nil || h.conds == condOther || h.parent < 0 {
+			continue
+		}
+		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
+			h.bits |= hotSibling
+			if p.firstChild == int32(i) {
+				p.bits |= hotEnters
+			}
+		}
+	}
+}
+
+// runSiblings runs the rule r, the cursor (marked hotFast; arrived or
+// running on, with no answer to a paused call pending), as loopLean would,
+// records its run at runs[count], and goes on with the runs that follow
+// while they have the shape it knows:
+//
+//   - a choice entered moves the cursor to its first child;
+//   - the action runs (its condition, then its ActionFunc);
+//   - after the action failed or succeeded, its parent choice runs on: on
+//     to the next child, or back to its first when it loops, or it
+//     finishes (failure past its last child; success).
+//
+// It stops at a run that returned running, a jump asked for, the run-away
+// limit, a choice that finished, and a move to a rule it does not run,
+// and returns the last rule that ran, its result (after doNotFail) and the
+// runs counted so far; loopLean goes on from just after that run was
+// recorded. An error of a call is returned with the runs before it.
+func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
+	hot := a.bound.hot
+	if h := &hot[r]; h.kind == KindChoice { // entered: into its first child
+		began, child := a.flags, h.firstChild
+		a.arrive(child)
+		a.env.runs[count] = RuleRun{r, statusMoved, began}
+		count++
+		if a.jump >= 0 || count >= a.env.runLimit {
+			return r, statusMoved, count, nil
+		}
+		r = child
+	}
+	for {
+		h := &hot[r]
+		began := a.flags
+		ok := true
+		switch h.conds {
+		case condOneFunc:
+			v, err := h.test(a, h.params)
+			if err != nil {
+				return r, 0, count, a.condFailed(r, 0, err)
+			}
+			ok = v != h.flip
+		case condOneVar:
+			ok = a.VarAt(h.slot) != h.flip
+		}
+		st := Failure
+		if ok {
+			var err error
+			st, err = h.run(a, h.params)
+			if err != nil {
+				return r, 0, count, a.actionFailed(r, err)
+			}
+			switch st {
+			case Running:
+				a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
+			case Success, Failure:
+				a.flags &^= flagActionRunning | flagFirstRun
+			default:
+				st, err = a.actionResult(r, st)
+				return r, st, count, err
+			}
+		} else {
+			// Its conditions failed: an ActionFunc has no Cancel, so an
+			// action interrupted while running is only marked as not.
+			a.flags &^= flagActionRunning
+		}
+		if st == Failure && h.bits&hotDoNotFail != 0 {
+			st = Success
+		}
+		env := a.env
+		env.runs[count] = RuleRun{r, st, began}
+		count++
+		a.last = st
+		if st == Running || a.jump >= 0 || count >= env.runLimit {
+			return r, st, count, nil
+		}
+		// The action finished: its parent, a choice without conditions,
+		// runs on.
+		pr := h.parent
+		p := &hot[pr]
+		a.childRes = st
+		switch {
+		case st == Success && p.bits&hotLoop == 0:
+			a.arrive(pr)
+		case st == Success:
+			r = p.firstChild
+			st = statusMoved
+		case h.next < 0:
+			a.arrive(pr)
+			if p.bits&hotDoNotFail != 0 {
+				st = Success
+			}
+		default:
+			r = h.next
+			st = statusMoved
+		}
+		env.runs[count] = RuleRun{pr, st, flagBubbling} // the parent runs on: not an arrival
+		count++
+		if st != statusMoved {
+			a.last = st
+			return pr, st, count, nil
+		}
+		a.arrive(r)
+		if count >= env.runLimit || hot[r].bits&hotSibling == 0 {
+			return pr, statusMoved, count, nil
+		}
+	}
+}
