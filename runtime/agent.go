@@ -88,6 +88,10 @@ const (
 	flagCondAnswer
 	flagActionAnswered // CompleteAction delivered answer
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
+	// flagQuiet: no Observer was set when the step began, so nothing will
+	// see its runs: loopLean's runSiblings records only the rules it runs
+	// (what a run-away error lists), and the step's end calls no observer.
+	flagQuiet
 )
 
 // NewAgent creates an agent whose cursor is the root. env may be shared by

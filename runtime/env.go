@@ -99,14 +99,28 @@ func (e *Env) limit() uint16 {
 	return uint16(e.RunawayLimit)
 }
 
+// beginLean readies runs for a step of loopLean that made count runs so
+// far: as long as its capacity, which is at least the run-away limit and
+// more than count.
+func (e *Env) beginLean(count int) {
+	if e.RunawayLimit != e.runsFor || cap(e.runs) <= count {
+		e.sizeRuns(count)
+	}
+	e.runs = e.runs[:cap(e.runs)]
+}
+
 // sizeRuns takes the run-away limit from RunawayLimit and makes runs at
 // least that long and longer than count, the runs a resumed step already
-// made.
+// made. It is kept out of line so that beginLean, on every step, is
+// inlined.
+//
+//go:noinline
 func (e *Env) sizeRuns(count int) {
 	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit
 	if n := max(e.runLimit, count+1); cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}
+	e.runs = e.runs[:cap(e.runs)]
 }
 
 func (e *Env) log(a *Agent, label, msg string) {

@@ -34,11 +34,11 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.time = t
 	a.step++
 	a.count = 0
-	a.flags &^= flagBubbling
 	a.phase = phaseStart
 	if a.bound.feats == nil {
-		return a.loopLean()
+		return a.stepLean()
 	}
+	a.flags &^= flagBubbling | flagQuiet
 	a.env.runs = a.env.runs[:0]
 	return a.loopTracked()
 }
@@ -409,9 +409,10 @@ func (a *Agent) abort(err error) (Status, error) {
 	a.leaveAll() // every active rule is left at once: cooldowns start
 	a.arrive(Root)
 	a.last = Errored
-	if o := a.env.Observer; o != nil {
+	if o := a.env.Observer; o != nil && a.flags&flagQuiet == 0 {
 		o.StepDone(a, a.env.runs, Errored, err)
 	}
+	a.flags &^= flagQuiet
 	return Errored, err
 }
 

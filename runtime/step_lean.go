@@ -104,6 +104,32 @@ func (b *BoundTree) bindHot() {
 	markSiblings(b.hot)
 }
 
+// stepLean begins a step of a tree without features. A step that nothing
+// observes is quiet (flagQuiet); one whose cursor runSiblings runs starts
+// there, without the generic loop's set-up.
+func (a *Agent) stepLean() (Status, error) {
+	a.flags &^= flagBubbling | flagQuiet
+	env := a.env
+	if env.Observer != nil {
+		return a.loopLean()
+	}
+	a.flags |= flagQuiet
+	if a.bound.hot[a.cursor].bits&hotFast == 0 {
+		return a.loopLean()
+	}
+	if n := len(env.runs); n < env.runLimit || n == 0 || env.RunawayLimit != env.runsFor {
+		env.sizeRuns(0) // as beginLean, which is a call too many here
+	}
+	r, st, count, err := a.runSiblings(a.cursor, 0)
+	if st == statusEnded {
+		return a.last, nil
+	}
+	if err != nil {
+		return a.leanStopped(count, err)
+	}
+	return a.leanFrom(r, st, count)
+}
+
 // loopLean is loop for trees without features (see the top of this file).
 // The rules run so far are stored at env.runs[count], in a buffer the Env
 // keeps at least as long as the run-away limit (and longer than the runs of
@@ -111,37 +137,46 @@ func (b *BoundTree) bindHot() {
 // recorded without a check of its own; the Env's slice is cut to them when
 // the step pauses or fails, or the observer is given them.
 func (a *Agent) loopLean() (Status, error) {
-	env := a.env
 	count := int(a.count)
-	if env.RunawayLimit != env.runsFor || cap(env.runs) <= count {
-		env.sizeRuns(count)
-	}
-	env.runs = env.runs[:cap(env.runs)]
-	for {
-		r, began := a.cursor, a.flags
-		var st Status
-		if began&(flagBubbling|flagActionAnswered|flagCondAnswered) == 0 && a.bound.hot[r].bits&hotFast != 0 {
-			var err error
-			r, st, count, err = a.runSiblings(r, count)
-			if err != nil {
-				return a.leanStopped(count, err)
-			}
-		} else {
-			var err error
-			st, err = a.leanRun(r, began)
-			if err != nil {
-				return a.leanStopped(count, err)
-			}
-			if began&flagBubbling != 0 {
-				r = a.bound.hot[r].parent
-			}
-			if st == Failure && a.bound.hot[r].bits&hotDoNotFail != 0 {
-				st = Success
-			}
-			env.runs[count] = RuleRun{r, st, began}
-			count++
-			if st != statusMoved {
-				a.last = st
+	a.env.beginLean(count)
+	return a.leanFrom(-1, 0, count)
+}
+
+// leanFrom is loopLean's loop after count runs. With r >= 0 it goes on
+// from just after the run of r, with result st, was recorded (runSiblings
+// stopped there); with r < 0 the cursor runs next.
+func (a *Agent) leanFrom(r int32, st Status, count int) (Status, error) {
+	env := a.env
+	for ; ; r = -1 {
+		if r < 0 {
+			began := a.flags
+			r = a.cursor
+			if began&(flagBubbling|flagActionAnswered|flagCondAnswered|flagQuiet) == flagQuiet && a.bound.hot[r].bits&hotFast != 0 {
+				var err error
+				r, st, count, err = a.runSiblings(r, count)
+				if err != nil {
+					return a.leanStopped(count, err)
+				}
+				if st == statusEnded {
+					return a.last, nil
+				}
+			} else {
+				var err error
+				st, err = a.leanRun(r, began)
+				if err != nil {
+					return a.leanStopped(count, err)
+				}
+				if began&flagBubbling != 0 {
+					r = a.bound.hot[r].parent
+				}
+				if st == Failure && a.bound.hot[r].bits&hotDoNotFail != 0 {
+					st = Success
+				}
+				env.runs[count] = RuleRun{r, st, began}
+				count++
+				if st != statusMoved {
+					a.last = st
+				}
 			}
 		}
 		if a.jump >= 0 {
@@ -218,11 +253,13 @@ func (a *Agent) loopLean() (Status, error) {
 	// The step ended with a.last (finish, written out).
 	a.count = uint16(count)
 	a.phase = phaseIdle
-	a.flags &^= flagBubbling
-	if o := env.Observer; o != nil {
+	if o := env.Observer; o != nil && a.flags&flagQuiet == 0 {
+		a.flags &^= flagBubbling
 		env.runs = env.runs[:count]
 		o.StepDone(a, env.runs, a.last, nil)
+		return a.last, nil
 	}
+	a.flags &^= flagBubbling | flagQuiet
 	return a.last, nil
 }
 

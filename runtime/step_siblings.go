@@ -49,17 +49,19 @@ func markSiblings(hot []hotRule) {
 //     to the next child, or back to its first when it loops, or it
 //     finishes (failure past its last child; success).
 //
-// It stops at a run that returned running, a jump asked for, the run-away
-// limit, a choice that finished, and a move to a rule it does not run,
-// and returns the last rule that ran, its result (after doNotFail) and the
-// runs counted so far; loopLean goes on from just after that run was
-// recorded. An error of a call is returned with the runs before it.
+// It ends the step at a run that returned running, or when the root
+// finished, as loopLean does, and returns statusEnded (the step's result is
+// a.last). It stops at a jump asked for, the run-away limit, a choice that
+// finished below the root, and a move to a rule it does not run, and
+// returns the last rule that ran, its result (after doNotFail) and the runs
+// counted so far; loopLean goes on from just after that run was recorded.
+// An error of a call is returned with the runs before it.
 func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 	hot := a.bound.hot
 	if h := &hot[r]; h.kind == KindChoice { // entered: into its first child
-		began, child := a.flags, h.firstChild
+		child := h.firstChild
 		a.arrive(child)
-		a.env.runs[count] = RuleRun{r, statusMoved, began}
+		a.env.runs[count].Rule = r
 		count++
 		if a.jump >= 0 || count >= a.env.runLimit {
 			return r, statusMoved, count, nil
@@ -68,7 +70,6 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 	}
 	for {
 		h := &hot[r]
-		began := a.flags
 		ok := true
 		switch h.conds {
 		case condOneFunc:
@@ -105,11 +106,14 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			st = Success
 		}
 		env := a.env
-		env.runs[count] = RuleRun{r, st, began}
+		env.runs[count].Rule = r
 		count++
 		a.last = st
-		if st == Running || a.jump >= 0 || count >= env.runLimit {
+		if a.jump >= 0 || count >= env.runLimit {
 			return r, st, count, nil
+		}
+		if st == Running {
+			return r, a.leanEnded(count), count, nil
 		}
 		// The action finished: its parent, a choice without conditions,
 		// runs on.
@@ -131,15 +135,31 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			r = h.next
 			st = statusMoved
 		}
-		env.runs[count] = RuleRun{pr, st, flagBubbling} // the parent runs on: not an arrival
+		env.runs[count].Rule = pr
 		count++
 		if st != statusMoved {
 			a.last = st
-			return pr, st, count, nil
+			if p.parent >= 0 || count >= env.runLimit {
+				return pr, st, count, nil
+			}
+			a.arrive(pr) // past the root: the next step enters the tree afresh
+			return pr, a.leanEnded(count), count, nil
 		}
 		a.arrive(r)
 		if count >= env.runLimit || hot[r].bits&hotSibling == 0 {
 			return pr, statusMoved, count, nil
 		}
 	}
+}
+
+// statusEnded is runSiblings' result when it ended the step.
+const statusEnded Status = statusMoved + 1
+
+// leanEnded ends a step of loopLean after count runs, with a.last as its
+// result (finish, written out), and returns statusEnded.
+func (a *Agent) leanEnded(count int) Status {
+	a.count = uint16(count)
+	a.phase = phaseIdle
+	a.flags &^= flagBubbling | flagQuiet // a quiet step: no observer sees it
+	return statusEnded
 }
