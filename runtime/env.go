@@ -99,6 +99,12 @@ func (e *Env) limit() uint16 {
 	return uint16(e.RunawayLimit)
 }
 
+// quietReady reports whether runs is ready for a step of loopLean from its
+// start (as beginLean makes it) with room for runSiblings (sibFits).
+func (e *Env) quietReady() bool {
+	return len(e.runs) > e.runLimit && e.runLimit >= 2 && e.RunawayLimit == e.runsFor
+}
+
 // beginLean readies runs for a step of loopLean that made count runs so
 // far: as long as its capacity, which is at least the run-away limit and
 // more than count.
@@ -117,7 +123,7 @@ func (e *Env) beginLean(count int) {
 //go:noinline
 func (e *Env) sizeRuns(count int) {
 	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit
-	if n := max(e.runLimit, count+1); cap(e.runs) < n {
+	if n := max(e.runLimit+1, count+1); cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}
 	e.runs = e.runs[:cap(e.runs)]

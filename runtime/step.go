@@ -35,8 +35,20 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.step++
 	a.count = 0
 	a.phase = phaseStart
-	if a.bound.feats == nil {
-		return a.stepLean()
+	if b := a.bound; b.feats == nil {
+		// A tree without features (step_lean.go). The commonest step, one
+		// that nothing observes from a cursor runSiblings runs, begins
+		// here without a call of its own.
+		env := a.env
+		if env.Observer != nil || b.hot[a.cursor].bits&hotFast == 0 || !env.quietReady() {
+			return a.stepLean()
+		}
+		a.flags = a.flags&^flagBubbling | flagQuiet
+		r, st, count, err := a.runSiblings(a.cursor, 0)
+		if st == statusEnded {
+			return a.last, nil
+		}
+		return a.leanAfter(r, st, count, err)
 	}
 	a.flags &^= flagBubbling | flagQuiet
 	a.env.runs = a.env.runs[:0]

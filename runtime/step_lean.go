@@ -104,26 +104,20 @@ func (b *BoundTree) bindHot() {
 	markSiblings(b.hot)
 }
 
-// stepLean begins a step of a tree without features. A step that nothing
-// observes is quiet (flagQuiet); one whose cursor runSiblings runs starts
-// there, without the generic loop's set-up.
+// stepLean begins a step of a tree without features that StepAt does not
+// begin in runSiblings itself. A step that nothing observes is quiet
+// (flagQuiet).
 func (a *Agent) stepLean() (Status, error) {
 	a.flags &^= flagBubbling | flagQuiet
-	env := a.env
-	if env.Observer != nil {
-		return a.loopLean()
+	if a.env.Observer == nil {
+		a.flags |= flagQuiet
 	}
-	a.flags |= flagQuiet
-	if a.bound.hot[a.cursor].bits&hotFast == 0 {
-		return a.loopLean()
-	}
-	if n := len(env.runs); n < env.runLimit || n == 0 || env.RunawayLimit != env.runsFor {
-		env.sizeRuns(0) // as beginLean, which is a call too many here
-	}
-	r, st, count, err := a.runSiblings(a.cursor, 0)
-	if st == statusEnded {
-		return a.last, nil
-	}
+	return a.loopLean()
+}
+
+// leanAfter goes on with a step after runSiblings stopped at rule r with
+// result st (or failed with err) after count runs.
+func (a *Agent) leanAfter(r int32, st Status, count int, err error) (Status, error) {
 	if err != nil {
 		return a.leanStopped(count, err)
 	}
@@ -151,7 +145,7 @@ func (a *Agent) leanFrom(r int32, st Status, count int) (Status, error) {
 		if r < 0 {
 			began := a.flags
 			r = a.cursor
-			if began&(flagBubbling|flagActionAnswered|flagCondAnswered|flagQuiet) == flagQuiet && a.bound.hot[r].bits&hotFast != 0 {
+			if began&(flagBubbling|flagActionAnswered|flagCondAnswered|flagQuiet) == flagQuiet && a.bound.hot[r].bits&hotFast != 0 && sibFits(env, count) {
 				var err error
 				r, st, count, err = a.runSiblings(r, count)
 				if err != nil {

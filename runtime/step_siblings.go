@@ -49,13 +49,17 @@ func markSiblings(hot []hotRule) {
 //     to the next child, or back to its first when it loops, or it
 //     finishes (failure past its last child; success).
 //
+// It is called with room for at least two more runs under the run-away
+// limit (sibFits), and runs an action only while that holds, so that the
+// runs between need no check of the limit of their own.
+//
 // It ends the step at a run that returned running, or when the root
 // finished, as loopLean does, and returns statusEnded (the step's result is
-// a.last). It stops at a jump asked for, the run-away limit, a choice that
-// finished below the root, and a move to a rule it does not run, and
-// returns the last rule that ran, its result (after doNotFail) and the runs
-// counted so far; loopLean goes on from just after that run was recorded.
-// An error of a call is returned with the runs before it.
+// a.last). It stops at a jump asked for, a choice that finished below the
+// root, a move to a rule it does not run, and an action it has no room
+// for, and returns the last rule that ran, its result (after doNotFail)
+// and the runs counted so far; loopLean goes on from just after that run
+// was recorded. An error of a call is returned with the runs before it.
 func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 	hot := a.bound.hot
 	if h := &hot[r]; h.kind == KindChoice { // entered: into its first child
@@ -63,7 +67,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		a.arrive(child)
 		a.env.runs[count].Rule = r
 		count++
-		if a.jump >= 0 || count >= a.env.runLimit {
+		if !sibFits(a.env, count) {
 			return r, statusMoved, count, nil
 		}
 		r = child
@@ -109,17 +113,16 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		env.runs[count].Rule = r
 		count++
 		a.last = st
-		if a.jump >= 0 || count >= env.runLimit {
+		if a.jump >= 0 {
 			return r, st, count, nil
 		}
 		if st == Running {
 			return r, a.leanEnded(count), count, nil
 		}
 		// The action finished: its parent, a choice without conditions,
-		// runs on.
+		// runs on (childRes is not set: nothing here reads it).
 		pr := h.parent
 		p := &hot[pr]
-		a.childRes = st
 		switch {
 		case st == Success && p.bits&hotLoop == 0:
 			a.arrive(pr)
@@ -142,15 +145,20 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			if p.parent >= 0 || count >= env.runLimit {
 				return pr, st, count, nil
 			}
-			a.arrive(pr) // past the root: the next step enters the tree afresh
+			// Past the root (where the cursor already is): the next step
+			// enters the tree afresh.
 			return pr, a.leanEnded(count), count, nil
 		}
 		a.arrive(r)
-		if count >= env.runLimit || hot[r].bits&hotSibling == 0 {
+		if hot[r].bits&hotSibling == 0 || !sibFits(env, count) {
 			return pr, statusMoved, count, nil
 		}
 	}
 }
+
+// sibFits reports whether runSiblings has room for an action's run and its
+// parent's after count runs.
+func sibFits(env *Env, count int) bool { return count+2 <= env.runLimit }
 
 // statusEnded is runSiblings' result when it ended the step.
 const statusEnded Status = statusMoved + 1
