@@ -10,11 +10,12 @@ package runtime
 // action's run, then the choice's run on after it), so the observer, the
 // run-away limit and the run-away message see the same runs.
 
-// hotSibling marks an action loopLean can run in runSiblings: its action
-// is an ActionFunc (no Start, no Cancel), it has no condition or one
-// ConditionFunc or variable condition, and its parent is a choice without
-// conditions. hotEnters marks a choice without conditions whose first
-// child is such an action: runSiblings enters it.
+// hotSibling marks a child of a choice without conditions that loopLean
+// can run in runSiblings: an action whose action is an ActionFunc (no
+// Start, no Cancel) with no condition or one ConditionFunc or variable
+// condition, or a success or failure rule without conditions (a choice's
+// usual last child). hotEnters marks a choice without conditions whose
+// first child is such a rule: runSiblings enters it.
 const (
 	hotSibling hotBits = 1 << 2
 	hotEnters  hotBits = 1 << 3
@@ -26,7 +27,9 @@ const (
 func markSiblings(hot []hotRule) {
 	for i := range hot {
 		h := &hot[i]
-		if h.kind != KindAction || h.run == nil || h.conds == condOther || h.parent < 0 {
+		action := h.kind == KindAction && h.run != nil && h.conds != condOther
+		leaf := (h.kind == KindSuccess || h.kind == KindFailure) && h.conds == condNone
+		if !action && !leaf || h.parent < 0 {
 			continue
 		}
 		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
@@ -44,7 +47,8 @@ func markSiblings(hot []hotRule) {
 // while they have the shape it knows:
 //
 //   - a choice entered moves the cursor to its first child;
-//   - the action runs (its condition, then its ActionFunc);
+//   - the action runs (its condition, then its ActionFunc), or the
+//     success or failure rule;
 //   - after the action failed or succeeded, its parent choice runs on: on
 //     to the next child, or back to its first when it loops, or it
 //     finishes (failure past its last child; success).
@@ -86,7 +90,11 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			ok = a.VarAt(h.slot) != h.flip
 		}
 		st := Failure
-		if ok {
+		if h.run == nil { // a success or failure rule
+			if h.kind == KindSuccess {
+				st = Success
+			}
+		} else if ok {
 			var err error
 			st, err = h.run(a, h.params)
 			if err != nil {
