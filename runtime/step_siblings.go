@@ -76,6 +76,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		}
 		r = child
 	}
+	a.count = uint16(count)
 	for {
 		h := &hot[r]
 		ok := true
@@ -83,7 +84,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		case condOneFunc:
 			v, err := h.test(a, h.params)
 			if err != nil {
-				return r, 0, count, a.condFailed(r, 0, err)
+				return a.cursor, 0, int(a.count), a.condFailed(a.cursor, 0, err)
 			}
 			ok = v != h.flip
 		case condOneVar:
@@ -98,7 +99,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			var err error
 			st, err = h.run(a, h.params)
 			if err != nil {
-				return r, 0, count, a.actionFailed(r, err)
+				return a.cursor, 0, int(a.count), a.actionFailed(a.cursor, err)
 			}
 			switch st {
 			case Running:
@@ -106,8 +107,8 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			case Success, Failure:
 				a.flags &^= flagActionRunning | flagFirstRun
 			default:
-				st, err = a.actionResult(r, st)
-				return r, st, count, err
+				st, err = a.actionResult(a.cursor, st)
+				return a.cursor, st, int(a.count), err
 			}
 		} else {
 			// Its conditions failed: an ActionFunc has no Cancel, so an
@@ -118,10 +119,13 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			st = Success
 		}
 		env := a.env
+		r = a.cursor
+		count := int(a.count)
 		env.runs[count].Rule = r
 		count++
 		a.last = st
 		if a.jump >= 0 {
+			a.count = uint16(count)
 			return r, st, count, nil
 		}
 		if st == Running {
@@ -130,6 +134,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		// The action finished: its parent, a choice without conditions,
 		// runs on (childRes is not set: nothing here reads it).
 		pr := h.parent
+		hot = a.bound.hot
 		p := &hot[pr]
 		switch {
 		case st == Success && p.bits&hotLoop == 0:
@@ -148,6 +153,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		}
 		env.runs[count].Rule = pr
 		count++
+		a.count = uint16(count)
 		if st != statusMoved {
 			a.last = st
 			if p.parent >= 0 || count >= env.runLimit {
