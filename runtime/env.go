@@ -100,25 +100,15 @@ func (e *Env) limit() uint16 {
 }
 
 // quietReady reports whether runs is ready for a step of loopLean from its
-// start (as beginLean makes it) with room for runSiblings (sibFits).
+// start (sized for the run-away limit as it is now, and as long as its
+// capacity) with room for runSiblings (sibFits).
 func (e *Env) quietReady() bool {
 	return len(e.runs) > e.runLimit && e.runLimit >= 2 && e.RunawayLimit == e.runsFor
 }
 
-// beginLean readies runs for a step of loopLean that made count runs so
-// far: as long as its capacity, which is at least the run-away limit and
-// more than count.
-func (e *Env) beginLean(count int) {
-	if e.RunawayLimit != e.runsFor || cap(e.runs) <= count {
-		e.sizeRuns(count)
-	}
-	e.runs = e.runs[:cap(e.runs)]
-}
-
 // sizeRuns takes the run-away limit from RunawayLimit and makes runs at
 // least that long and longer than count, the runs a resumed step already
-// made. It is kept out of line so that beginLean, on every step, is
-// inlined.
+// made. It is kept out of line, away from the code of every step.
 //
 //go:noinline
 func (e *Env) sizeRuns(count int) {

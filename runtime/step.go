@@ -40,15 +40,23 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 		// that nothing observes from a cursor runSiblings runs, begins
 		// here without a call of its own.
 		env := a.env
-		if env.Observer != nil || b.hot[a.cursor].bits&hotFast == 0 || !env.quietReady() {
-			return a.stepLean()
+		flags := a.flags &^ (flagBubbling | flagQuiet)
+		if env.Observer != nil {
+			a.flags = flags
+			return a.loopLean(0)
 		}
-		a.flags = a.flags&^flagBubbling | flagQuiet
-		r, st, count, err := a.runSiblings(a.cursor, 0)
+		a.flags = flags | flagQuiet // nothing will see the step's runs
+		if b.hot[a.cursor].bits&hotFast == 0 || !env.quietReady() {
+			return a.loopLean(0)
+		}
+		st, count, err := a.runSiblings(a.cursor, 0)
 		if st == statusEnded {
 			return a.last, nil
 		}
-		return a.leanAfter(r, st, count, err)
+		if err != nil {
+			return a.leanStopped(count, err)
+		}
+		return a.loopLean(count)
 	}
 	a.flags &^= flagBubbling | flagQuiet
 	a.env.runs = a.env.runs[:0]
@@ -118,7 +126,7 @@ func (a *Agent) loop() (Status, error) {
 	if b.feats != nil {
 		return a.loopTracked()
 	}
-	return a.loopLean()
+	return a.loopLean(int(a.count))
 }
 
 // stopped ends the loop on an error from a run: errPaused pauses the step

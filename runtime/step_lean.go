@@ -104,81 +104,156 @@ func (b *BoundTree) bindHot() {
 	markSiblings(b.hot)
 }
 
-// stepLean begins a step of a tree without features that StepAt does not
-// begin in runSiblings itself. A step that nothing observes is quiet
-// (flagQuiet).
-func (a *Agent) stepLean() (Status, error) {
-	a.flags &^= flagBubbling | flagQuiet
-	if a.env.Observer == nil {
-		a.flags |= flagQuiet
-	}
-	return a.loopLean()
-}
-
-// leanAfter goes on with a step after runSiblings stopped at rule r with
-// result st (or failed with err) after count runs.
-func (a *Agent) leanAfter(r int32, st Status, count int, err error) (Status, error) {
-	if err != nil {
-		return a.leanStopped(count, err)
-	}
-	return a.leanFrom(r, st, count)
-}
-
-// loopLean is loop for trees without features (see the top of this file).
-// The rules run so far are stored at env.runs[count], in a buffer the Env
-// keeps at least as long as the run-away limit (and longer than the runs of
-// a paused step that resumes after the limit was lowered), so that a run is
+// loopLean is loop for trees without features (see the top of this file),
+// after the count runs the step made so far.
+//
+// The rules run so far are stored at runs[count], in a buffer the Env keeps
+// at least as long as the run-away limit (and longer than the runs of a
+// paused step that resumes after the limit was lowered), so that a run is
 // recorded without a check of its own; the Env's slice is cut to them when
-// the step pauses or fails, or the observer is given them.
-func (a *Agent) loopLean() (Status, error) {
-	count := int(a.count)
-	a.env.beginLean(count)
-	return a.leanFrom(-1, 0, count)
-}
-
-// leanFrom is loopLean's loop after count runs. With r >= 0 it goes on
-// from just after the run of r, with result st, was recorded (runSiblings
-// stopped there); with r < 0 the cursor runs next.
-func (a *Agent) leanFrom(r int32, st Status, count int) (Status, error) {
+// the step pauses or fails, or the observer is given them. A quiet step
+// (flagQuiet) runs the rules runSiblings knows there, as long as two more
+// runs fit under the limit.
+func (a *Agent) loopLean(count int) (Status, error) {
 	env := a.env
-	for ; ; r = -1 {
-		if r < 0 {
-			began := a.flags
-			r = a.cursor
-			if began&(flagBubbling|flagActionAnswered|flagCondAnswered|flagQuiet) == flagQuiet && a.bound.hot[r].bits&hotFast != 0 && sibFits(env, count) {
-				var err error
-				r, st, count, err = a.runSiblings(r, count)
-				if err != nil {
-					return a.leanStopped(count, err)
-				}
-				if st == statusEnded {
-					return a.last, nil
-				}
-			} else {
-				var err error
-				st, err = a.leanRun(r, began)
-				if err != nil {
-					return a.leanStopped(count, err)
-				}
-				if began&flagBubbling != 0 {
-					r = a.bound.hot[r].parent
-				}
-				if st == Failure && a.bound.hot[r].bits&hotDoNotFail != 0 {
-					st = Success
-				}
-				env.runs[count] = RuleRun{r, st, began}
-				count++
-				if st != statusMoved {
-					a.last = st
-				}
+	if env.RunawayLimit != env.runsFor || cap(env.runs) <= count {
+		env.sizeRuns(count)
+	}
+	limit := env.runLimit
+	env.runs = env.runs[:cap(env.runs)]
+	runs := env.runs
+	hot := a.bound.hot
+	for {
+		r, began := a.cursor, a.flags
+		if began&(flagBubbling|flagActionAnswered|flagCondAnswered|flagQuiet) == flagQuiet && hot[r].bits&hotFast != 0 && count+2 <= limit {
+			st, n, err := a.runSiblings(r, count)
+			if err != nil {
+				return a.leanStopped(n, err)
 			}
+			if st == statusEnded {
+				return a.last, nil
+			}
+			count = n
+			continue
+		}
+		bubbling := began&flagBubbling != 0
+		if bubbling {
+			r = hot[r].parent
+		}
+		h := &hot[r]
+		var st Status
+		var err error
+		switch h.kind {
+		case KindAction:
+			if a.flags&flagActionAnswered != 0 {
+				st, err = a.runAction(r, &a.bound.rules[r])
+				break
+			}
+			ok := true
+			switch {
+			case h.conds == condNone:
+			case h.conds == condOneFunc && a.flags&flagCondAnswered == 0:
+				var v bool
+				v, err = h.test(a, h.params)
+				if err != nil {
+					err = a.condFailed(r, 0, err)
+					break
+				}
+				ok = v != h.flip
+			default:
+				ok, err = a.leanConds(r, h)
+			}
+			if err != nil {
+				break
+			}
+			if !ok {
+				st = Failure
+				if a.flags&flagActionRunning != 0 {
+					err = a.cancelRunning()
+				}
+				break
+			}
+			if h.run == nil {
+				st, err = a.callAction(r, &a.bound.rules[r])
+				break
+			}
+			st, err = h.run(a, h.params)
+			if err != nil {
+				err = a.actionFailed(r, err)
+				break
+			}
+			switch st {
+			case Running:
+				a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
+			case Success, Failure:
+				a.flags &^= flagActionRunning | flagFirstRun
+			default:
+				st, err = a.actionResult(r, st)
+			}
+		case KindChoice:
+			if h.conds != condNone {
+				st, err = a.leanList(r, h, bubbling)
+				break
+			}
+			if !bubbling { // entered: into the first child
+				if h.firstChild < 0 {
+					a.arrive(r)
+					st = Failure
+				} else {
+					a.arrive(h.firstChild)
+					st = statusMoved
+				}
+				break
+			}
+			// A choice without conditions after a child finished: the
+			// most common list step, here without a call.
+			next := hot[a.cursor].next
+			switch {
+			case a.childRes == Success && h.bits&hotLoop == 0:
+				a.arrive(r)
+				st = Success
+			case a.childRes == Success:
+				a.arrive(h.firstChild)
+				st = statusMoved
+			case next < 0:
+				a.arrive(r)
+				st = Failure
+			default:
+				a.arrive(next)
+				st = statusMoved
+			}
+		case KindSequence:
+			st, err = a.leanList(r, h, bubbling)
+		case KindSuccess:
+			if h.conds != condNone {
+				st, err = a.runRule(r, &a.bound.rules[r])
+				break
+			}
+			st = Success
+		default:
+			st, err = a.runRule(r, &a.bound.rules[r])
+		}
+		if err != nil {
+			a.count = uint16(count)
+			env.runs = runs[:count]
+			return a.stopped(err)
+		}
+		if st == Failure && h.bits&hotDoNotFail != 0 {
+			st = Success
+		}
+		runs[count] = RuleRun{r, st, began}
+		count++
+		if st != statusMoved {
+			a.last = st
 		}
 		if a.jump >= 0 {
 			target := a.jump
 			a.jump = -1
 			if target != r {
 				if err := a.cancelRunning(); err != nil {
-					return a.leanAbort(count, err)
+					a.count = uint16(count)
+					env.runs = runs[:count]
+					return a.abort(err)
 				}
 				a.arrive(target)
 				a.flags &^= flagBubbling
@@ -190,21 +265,22 @@ func (a *Agent) leanFrom(r int32, st Status, count int) (Status, error) {
 		if st == Running {
 			break
 		}
-		if count >= env.runLimit {
-			return a.leanAbort(count, a.runawayAt(count, r))
+		if count >= limit {
+			a.count = uint16(count)
+			env.runs = runs[:count]
+			return a.abort(a.runawayError(r))
 		}
 		if st == statusMoved {
 			a.flags &^= flagBubbling
 			continue
 		}
-		h := &a.bound.hot[r]
 		if h.parent < 0 {
 			a.arrive(r) // past the root: the next step enters the tree afresh
 			break
 		}
 		// r finished and the cursor is on r: its parent runs next and sees st.
 		a.childRes = st
-		if p := &a.bound.hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
+		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
 			// The parent is a choice without conditions, the most common
 			// list: its run is written out here, without going round the
 			// loop (it calls nothing, so no jump can come of it).
@@ -224,17 +300,22 @@ func (a *Agent) leanFrom(r int32, st Status, count int) (Status, error) {
 			if st == Failure && p.bits&hotDoNotFail != 0 {
 				st = Success
 			}
-			env.runs[count] = RuleRun{pr, st, flagBubbling} // the parent runs on: not an arrival
+			runs[count] = RuleRun{pr, st, flagBubbling} // the parent runs on: not an arrival
 			count++
-			if st != statusMoved {
-				a.last = st
-			}
-			if count >= env.runLimit {
-				return a.leanAbort(count, a.runawayAt(count, pr))
-			}
 			if st == statusMoved {
+				if count >= limit {
+					a.count = uint16(count)
+					env.runs = runs[:count]
+					return a.abort(a.runawayError(pr))
+				}
 				a.flags &^= flagBubbling // r may have been a list that ran after its child
 				continue
+			}
+			a.last = st
+			if count >= limit {
+				a.count = uint16(count)
+				env.runs = runs[:count]
+				return a.abort(a.runawayError(pr))
 			}
 			if p.parent < 0 {
 				a.arrive(pr)
@@ -249,7 +330,7 @@ func (a *Agent) leanFrom(r int32, st Status, count int) (Status, error) {
 	a.phase = phaseIdle
 	if o := env.Observer; o != nil && a.flags&flagQuiet == 0 {
 		a.flags &^= flagBubbling
-		env.runs = env.runs[:count]
+		env.runs = runs[:count]
 		o.StepDone(a, env.runs, a.last, nil)
 		return a.last, nil
 	}
@@ -257,130 +338,12 @@ func (a *Agent) leanFrom(r int32, st Status, count int) (Status, error) {
 	return a.last, nil
 }
 
-// leanStopped ends loopLean on an error of a run, with count runs so far
-// (stopped: errPaused pauses the step).
+// leanStopped ends a step on an error of a run after count runs (stopped:
+// errPaused pauses the step).
 func (a *Agent) leanStopped(count int, err error) (Status, error) {
 	a.count = uint16(count)
 	a.env.runs = a.env.runs[:count]
 	return a.stopped(err)
-}
-
-// leanAbort ends loopLean with an error, with count runs so far.
-func (a *Agent) leanAbort(count int, err error) (Status, error) {
-	a.count = uint16(count)
-	a.env.runs = a.env.runs[:count]
-	return a.abort(err)
-}
-
-// runawayAt is the run-away error of rule r after count runs.
-func (a *Agent) runawayAt(count int, r int32) error {
-	a.count = uint16(count)
-	a.env.runs = a.env.runs[:count]
-	return a.runawayError(r)
-}
-
-// leanRun runs rule r (the cursor, or its parent when began has
-// flagBubbling) once for loopLean, in the shapes it treats apart, and
-// through runRule and its helpers otherwise. It returns the result before
-// doNotFail.
-func (a *Agent) leanRun(r int32, began agentFlags) (st Status, err error) {
-	hot := a.bound.hot
-	bubbling := began&flagBubbling != 0
-	if bubbling {
-		r = hot[r].parent
-	}
-	h := &hot[r]
-	switch h.kind {
-	case KindAction:
-		if a.flags&flagActionAnswered != 0 {
-			st, err = a.runAction(r, &a.bound.rules[r])
-			break
-		}
-		ok := true
-		switch {
-		case h.conds == condNone:
-		case h.conds == condOneFunc && a.flags&flagCondAnswered == 0:
-			var v bool
-			v, err = h.test(a, h.params)
-			if err != nil {
-				err = a.condFailed(r, 0, err)
-				break
-			}
-			ok = v != h.flip
-		default:
-			ok, err = a.leanConds(r, h)
-		}
-		if err != nil {
-			break
-		}
-		if !ok {
-			st = Failure
-			if a.flags&flagActionRunning != 0 {
-				err = a.cancelRunning()
-			}
-			break
-		}
-		if h.run == nil {
-			st, err = a.callAction(r, &a.bound.rules[r])
-			break
-		}
-		st, err = h.run(a, h.params)
-		if err != nil {
-			err = a.actionFailed(r, err)
-			break
-		}
-		switch st {
-		case Running:
-			a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
-		case Success, Failure:
-			a.flags &^= flagActionRunning | flagFirstRun
-		default:
-			st, err = a.actionResult(r, st)
-		}
-	case KindChoice:
-		if h.conds != condNone {
-			st, err = a.leanList(r, h, bubbling)
-			break
-		}
-		if !bubbling { // entered: into the first child
-			if h.firstChild < 0 {
-				a.arrive(r)
-				st = Failure
-			} else {
-				a.arrive(h.firstChild)
-				st = statusMoved
-			}
-			break
-		}
-		// A choice without conditions after a child finished: the
-		// most common list step, here without a call.
-		next := hot[a.cursor].next
-		switch {
-		case a.childRes == Success && h.bits&hotLoop == 0:
-			a.arrive(r)
-			st = Success
-		case a.childRes == Success:
-			a.arrive(h.firstChild)
-			st = statusMoved
-		case next < 0:
-			a.arrive(r)
-			st = Failure
-		default:
-			a.arrive(next)
-			st = statusMoved
-		}
-	case KindSequence:
-		st, err = a.leanList(r, h, bubbling)
-	case KindSuccess:
-		if h.conds != condNone {
-			st, err = a.runRule(r, &a.bound.rules[r])
-			break
-		}
-		st = Success
-	default:
-		st, err = a.runRule(r, &a.bound.rules[r])
-	}
-	return st, err
 }
 
 // leanConds is checkConds for loopLean's hotRule.

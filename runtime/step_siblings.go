@@ -42,29 +42,29 @@ func markSiblings(hot []hotRule) {
 }
 
 // runSiblings runs the rule r, the cursor (marked hotFast; arrived or
-// running on, with no answer to a paused call pending), as loopLean would,
-// records its run at runs[count], and goes on with the runs that follow
+// running on, with no answer to a paused call pending), as loopLean would
+// after count runs, records its run, and goes on with the runs that follow
 // while they have the shape it knows:
 //
 //   - a choice entered moves the cursor to its first child;
 //   - the action runs (its condition, then its ActionFunc), or the
 //     success or failure rule;
+//   - a jump asked for during the action's calls is applied;
 //   - after the action failed or succeeded, its parent choice runs on: on
 //     to the next child, or back to its first when it loops, or it
 //     finishes (failure past its last child; success).
 //
 // It is called with room for at least two more runs under the run-away
 // limit (sibFits), and runs an action only while that holds, so that the
-// runs between need no check of the limit of their own.
+// action's run and its parent's need no check of the limit between them.
 //
-// It ends the step at a run that returned running, or when the root
-// finished, as loopLean does, and returns statusEnded (the step's result is
-// a.last). It stops at a jump asked for, a choice that finished below the
-// root, a move to a rule it does not run, and an action it has no room
-// for, and returns the last rule that ran, its result (after doNotFail)
-// and the runs counted so far; loopLean goes on from just after that run
-// was recorded. An error of a call is returned with the runs before it.
-func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
+// It returns statusEnded when the step ended (a run returned running, or
+// the root finished; the step's result is a.last), or statusMoved when
+// loopLean goes on from the cursor (a move to a rule runSiblings does not
+// run or has no room for, or a choice that finished below the root, whose
+// parent runs next), with the runs counted so far; or an error (of a call,
+// or the run-away error) with the runs before it.
+func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 	hot := a.bound.hot
 	if h := &hot[r]; h.kind == KindChoice { // entered: into its first child
 		child := h.firstChild
@@ -72,7 +72,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		a.env.runs[count].Rule = r
 		count++
 		if !sibFits(a.env, count) {
-			return r, statusMoved, count, nil
+			return statusMoved, count, nil
 		}
 		r = child
 	}
@@ -84,7 +84,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		case condOneFunc:
 			v, err := h.test(a, h.params)
 			if err != nil {
-				return a.cursor, 0, int(a.count), a.condFailed(a.cursor, 0, err)
+				return 0, int(a.count), a.condFailed(a.cursor, 0, err)
 			}
 			ok = v != h.flip
 		case condOneVar:
@@ -99,7 +99,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 			var err error
 			st, err = h.run(a, h.params)
 			if err != nil {
-				return a.cursor, 0, int(a.count), a.actionFailed(a.cursor, err)
+				return 0, int(a.count), a.actionFailed(a.cursor, err)
 			}
 			switch st {
 			case Running:
@@ -108,7 +108,7 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 				a.flags &^= flagActionRunning | flagFirstRun
 			default:
 				st, err = a.actionResult(a.cursor, st)
-				return a.cursor, st, int(a.count), err
+				return st, int(a.count), err
 			}
 		} else {
 			// Its conditions failed: an ActionFunc has no Cancel, so an
@@ -125,17 +125,19 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		count++
 		a.last = st
 		if a.jump >= 0 {
-			a.count = uint16(count)
-			return r, st, count, nil
+			if st := a.siblingJumped(r, st, count); st != 0 {
+				return st, count, nil
+			}
 		}
 		if st == Running {
-			return r, a.leanEnded(count), count, nil
+			return a.leanEnded(count), count, nil
 		}
 		// The action finished: its parent, a choice without conditions,
-		// runs on (childRes is not set: nothing here reads it).
+		// runs on.
 		pr := h.parent
 		hot = a.bound.hot
 		p := &hot[pr]
+		a.childRes = st
 		switch {
 		case st == Success && p.bits&hotLoop == 0:
 			a.arrive(pr)
@@ -154,20 +156,56 @@ func (a *Agent) runSiblings(r int32, count int) (int32, Status, int, error) {
 		env.runs[count].Rule = pr
 		count++
 		a.count = uint16(count)
+		if count >= env.runLimit {
+			return 0, count, a.runawayAt(count, pr)
+		}
 		if st != statusMoved {
 			a.last = st
-			if p.parent >= 0 || count >= env.runLimit {
-				return pr, st, count, nil
+			if p.parent < 0 {
+				// Past the root (where the cursor already is): the next
+				// step enters the tree afresh.
+				return a.leanEnded(count), count, nil
 			}
-			// Past the root (where the cursor already is): the next step
-			// enters the tree afresh.
-			return pr, a.leanEnded(count), count, nil
+			a.childRes = st // the choice finished: its parent runs next
+			a.flags |= flagBubbling
+			return statusMoved, count, nil
 		}
 		a.arrive(r)
 		if hot[r].bits&hotSibling == 0 || !sibFits(env, count) {
-			return pr, statusMoved, count, nil
+			return statusMoved, count, nil
 		}
 	}
+}
+
+// siblingJumped applies a jump asked for during the run of r (with result
+// st, after count runs), as loopLean does after any run: it returns 0 when
+// the jump was to r itself (nothing changes), statusEnded when the step
+// ended, statusMoved when loopLean goes on from the jump's target.
+//
+// r is an ActionFunc's action (which has no Cancel) or a success or
+// failure rule, so leaving it while it runs only marks it as not running;
+// and runSiblings ran it with room for another run, so no run-away check
+// is due.
+func (a *Agent) siblingJumped(r int32, st Status, count int) Status {
+	target := a.jump
+	a.jump = -1
+	if target == r {
+		return 0
+	}
+	a.flags &^= flagActionRunning // cancelRunning, for an action without Cancel
+	a.arrive(target)
+	a.flags &^= flagBubbling
+	if st == Running {
+		return a.leanEnded(count)
+	}
+	return statusMoved
+}
+
+// runawayAt is the run-away error of rule r after count runs.
+func (a *Agent) runawayAt(count int, r int32) error {
+	a.count = uint16(count)
+	a.env.runs = a.env.runs[:count]
+	return a.runawayError(r)
 }
 
 // sibFits reports whether runSiblings has room for an action's run and its

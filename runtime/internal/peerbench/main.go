@@ -37,14 +37,15 @@ func main() {
 	steps := flag.Int("steps", 1000, "rounds counted after the first (0: setup only)")
 	impl := flag.String("impl", "btrun", "btrun, or switch for the hand-written Go switch")
 	tree := flag.String("tree", "scripts/ai/dragengine-exampleapp.xml", "the example tree")
+	observe := flag.Bool("observe", false, "btrun: step with an Observer that counts the rules run (what a game that traces its steps pays)")
 	flag.Parse()
-	if err := run(*impl, *tree, *agents, *steps); err != nil {
+	if err := run(*impl, *tree, *agents, *steps, *observe); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(impl, tree string, agents, steps int) error {
+func run(impl, tree string, agents, steps int, observe bool) error {
 	var (
 		round func() error
 		calls func() uint64 // action calls so far, all agents
@@ -55,7 +56,11 @@ func run(impl, tree string, agents, steps int) error {
 		if err != nil {
 			return err
 		}
-		g := peerwork.NewAgents(b, agents, &runtime.Env{})
+		env := &runtime.Env{}
+		if observe {
+			env.Observer = &runCounter{}
+		}
+		g := peerwork.NewAgents(b, agents, env)
 		round = g.StepAll
 		calls = func() (n uint64) {
 			for i := range g.Data {
@@ -93,6 +98,13 @@ func run(impl, tree string, agents, steps int) error {
 			impl, agents, steps, float64(calls()-before)/float64(n), float64(d.Nanoseconds())/float64(n))
 	}
 	return nil
+}
+
+// runCounter is an Observer that counts the rules run.
+type runCounter struct{ runs uint64 }
+
+func (c *runCounter) StepDone(_ *runtime.Agent, runs []runtime.RuleRun, _ runtime.Status, _ error) {
+	c.runs += uint64(len(runs))
 }
 
 func sum(c [5]uint32) (n uint64) {
