@@ -125,17 +125,6 @@ func (a *Agent) loopLean(count int) (Status, error) {
 	hot := a.bound.hot
 	for {
 		r, began := a.cursor, a.flags
-		if began&(flagBubbling|flagActionAnswered|flagCondAnswered|flagQuiet) == flagQuiet && hot[r].bits&hotFast != 0 && count+2 <= limit {
-			st, n, err := a.runSiblings(r, count)
-			if err != nil {
-				return a.leanStopped(n, err)
-			}
-			if st == statusEnded {
-				return a.last, nil
-			}
-			count = n
-			continue
-		}
 		bubbling := began&flagBubbling != 0
 		if bubbling {
 			r = hot[r].parent
@@ -272,7 +261,7 @@ func (a *Agent) loopLean(count int) (Status, error) {
 		}
 		if st == statusMoved {
 			a.flags &^= flagBubbling
-			continue
+			goto moved
 		}
 		if h.parent < 0 {
 			a.arrive(r) // past the root: the next step enters the tree afresh
@@ -309,7 +298,7 @@ func (a *Agent) loopLean(count int) (Status, error) {
 					return a.abort(a.runawayError(pr))
 				}
 				a.flags &^= flagBubbling // r may have been a list that ran after its child
-				continue
+				goto moved
 			}
 			a.last = st
 			if count >= limit {
@@ -324,6 +313,22 @@ func (a *Agent) loopLean(count int) (Status, error) {
 			a.childRes = st
 		}
 		a.flags |= flagBubbling
+		continue
+	moved:
+		// The cursor moved: a quiet step runs what runSiblings knows from
+		// there. (A rule the loop is entered on runs here, whatever it
+		// is: runSiblings stopped short of it, or the step resumed after
+		// a pause, or began before the Env's buffer was sized.)
+		if a.flags&flagQuiet != 0 && hot[a.cursor].bits&hotFast != 0 && count+2 <= limit {
+			st, n, err := a.runSiblings(a.cursor, count)
+			if err != nil {
+				return a.leanStopped(n, err)
+			}
+			if st == statusEnded {
+				return a.last, nil
+			}
+			count = n
+		}
 	}
 	// The step ended with a.last (finish, written out).
 	a.count = uint16(count)
