@@ -24,6 +24,13 @@ var siblingTrees = map[string]string{
 		<choice id="ch"><action id=".a" name="act"><condition>!V</condition></action><action id=".t" name="toggle"/></choice>
 		<choice id="dn" doNotFail="true"><action id=".a" name="act"><condition>c</condition></action><failure id=".f"/></choice>
 		<running/></sequence>`,
+	// Choices in choices: an inner choice that finishes hands its result
+	// to the outer one, which moves on, loops or finishes in turn.
+	"nested": `<choice id="root" loop="true"><choice id="in"><action id=".a" name="act"><condition>c</condition></action><failure id=".f"/></choice>
+		<choice id="mid"><action id=".a" name="act"><condition>!c</condition></action></choice>
+		<choice id="last"><action id=".a" name="act"/></choice></choice>`,
+	"nestedOnce": `<choice id="root"><choice id="in"><action id=".a" name="act"><condition>c</condition></action><failure id=".f"/></choice>
+		<choice id="lp" loop="true"><action id=".a" name="act"><condition>!c</condition></action><success id=".s"/></choice></choice>`,
 	// A root choice that does not fail.
 	"dnf": `<choice id="root" doNotFail="true"><action id="a" name="act"/><failure id="f"/></choice>`,
 	// Calls that pause (an action, a condition), fail with an error, and an
