@@ -35,6 +35,9 @@ type hotRule struct {
 	firstChild int32
 	next       int32
 	slot       int32 // condOneVar: the variable's slot
+	// failed is the rule's result when it fails: Failure, or Success
+	// with doNotFail.
+	failed Status
 	// run is the action when it is an ActionFunc (which has no Start or
 	// Cancel); nil: loopLean calls the action through callAction.
 	run func(*Agent, Params) (Status, error)
@@ -74,8 +77,10 @@ func (b *BoundTree) bindHot() {
 		if r.loop {
 			h.bits |= hotLoop
 		}
+		h.failed = Failure
 		if r.doNotFail {
 			h.bits |= hotDoNotFail
+			h.failed = Success
 		}
 		switch n := r.condEnd - r.condStart; {
 		case n == 0:

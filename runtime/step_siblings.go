@@ -90,7 +90,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		case condOneVar:
 			ok = a.VarAt(h.slot) != h.flip
 		}
-		st := Failure
+		st := h.failed
 		if h.run == nil { // a success or failure rule
 			if h.kind == KindSuccess {
 				st = Success
@@ -104,8 +104,11 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			switch st {
 			case Running:
 				a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
-			case Success, Failure:
+			case Success:
 				a.flags &^= flagActionRunning | flagFirstRun
+			case Failure:
+				a.flags &^= flagActionRunning | flagFirstRun
+				st = h.failed
 			default:
 				st, err = a.actionResult(a.cursor, st)
 				return st, int(a.count), err
@@ -114,9 +117,6 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			// Its conditions failed: an ActionFunc has no Cancel, so an
 			// action interrupted while running is only marked as not.
 			a.flags &^= flagActionRunning
-		}
-		if st == Failure && h.bits&hotDoNotFail != 0 {
-			st = Success
 		}
 		env := a.env
 		r = a.cursor
@@ -146,9 +146,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			st = statusMoved
 		case h.next < 0:
 			a.arrive(pr)
-			if p.bits&hotDoNotFail != 0 {
-				st = Success
-			}
+			st = p.failed
 		default:
 			r = h.next
 			st = statusMoved
