@@ -77,8 +77,8 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		r = child
 	}
 	a.count = uint16(count)
+	h := &hot[r]
 	for {
-		h := &hot[r]
 		ok := true
 		switch h.conds {
 		case condOneFunc:
@@ -169,7 +169,8 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			return statusMoved, count, nil
 		}
 		a.arrive(r)
-		if hot[r].bits&hotSibling == 0 || !sibFits(env, count) {
+		h = &hot[r]
+		if h.bits&hotSibling == 0 || !sibFits(env, count) {
 			return statusMoved, count, nil
 		}
 	}
