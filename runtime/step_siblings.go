@@ -66,7 +66,8 @@ func markSiblings(hot []hotRule) {
 // or the run-away error) with the runs before it.
 func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 	hot := a.bound.hot
-	if h := &hot[r]; h.kind == KindChoice { // entered: into its first child
+	h := &hot[r]
+	if h.kind == KindChoice { // entered: into its first child
 		child := h.firstChild
 		a.arrive(child)
 		a.env.runs[count].Rule = r
@@ -75,9 +76,9 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			return statusMoved, count, nil
 		}
 		r = child
+		h = &hot[r]
 	}
 	a.count = uint16(count)
-	h := &hot[r]
 	for {
 		ok := true
 		switch h.conds {
