@@ -46,10 +46,10 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 			return a.loopLean(0)
 		}
 		a.flags = flags | flagQuiet // nothing will see the step's runs
-		if b.hot[a.cursor].bits&hotFast == 0 || !env.quietReady() {
+		if !env.quietReady() {
 			return a.loopLean(0)
 		}
-		st, count, err := a.runSiblings(a.cursor, 0)
+		st, count, err := a.runSiblings(a.cursor, 0) // the cursor is checked there
 		if st == statusEnded {
 			return a.last, nil
 		}

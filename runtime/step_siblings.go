@@ -41,10 +41,11 @@ func markSiblings(hot []hotRule) {
 	}
 }
 
-// runSiblings runs the rule r, the cursor (marked hotFast; arrived or
-// running on, with no answer to a paused call pending), as loopLean would
-// after count runs, records its run, and goes on with the runs that follow
-// while they have the shape it knows:
+// runSiblings runs the rule r, the cursor (arrived or running on, with no
+// answer to a paused call pending), as loopLean would after count runs,
+// when it is marked hotFast (else it returns statusMoved at once), records
+// its run, and goes on with the runs that follow while they have the shape
+// it knows:
 //
 //   - a choice entered moves the cursor to its first child;
 //   - the action runs (its condition, then its ActionFunc), or the
@@ -67,6 +68,9 @@ func markSiblings(hot []hotRule) {
 func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 	hot := a.bound.hot
 	h := &hot[r]
+	if h.bits&hotFast == 0 { // a rule of another shape: loopLean runs it
+		return statusMoved, count, nil
+	}
 	if h.kind == KindChoice { // entered: into its first child
 		child := h.firstChild
 		a.arrive(child)
