@@ -38,6 +38,11 @@ type hotRule struct {
 	// failed is the rule's result when it fails: Failure, or Success
 	// with doNotFail.
 	failed Status
+	// up and upFailed are, for a rule runSiblings runs (hotSibling), what
+	// it reads of the parent choice once the rule finished: its loop bit
+	// and whether it is the root (upRoot), and its failed.
+	up       hotBits
+	upFailed Status
 	// run is the action when it is an ActionFunc (which has no Start or
 	// Cancel); nil: loopLean calls the action through callAction.
 	run func(*Agent, Params) (Status, error)

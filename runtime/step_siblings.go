@@ -20,6 +20,8 @@ const (
 	hotSibling hotBits = 1 << 2
 	hotEnters  hotBits = 1 << 3
 	hotFast            = hotSibling | hotEnters
+	// upRoot, in hotRule.up: the parent is the root.
+	upRoot hotBits = 1 << 4
 )
 
 // markSiblings sets hotSibling and hotEnters on the rules of hot that
@@ -34,6 +36,10 @@ func markSiblings(hot []hotRule) {
 		}
 		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
 			h.bits |= hotSibling
+			h.up, h.upFailed = p.bits&hotLoop, p.failed
+			if p.parent < 0 {
+				h.up |= upRoot
+			}
 			if p.firstChild == int32(i) {
 				p.bits |= hotEnters
 			}
@@ -140,18 +146,16 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		// The action finished: its parent, a choice without conditions,
 		// runs on.
 		pr := h.parent
-		hot = a.bound.hot
-		p := &hot[pr]
 		a.childRes = st
 		switch {
-		case st == Success && p.bits&hotLoop == 0:
+		case st == Success && h.up&hotLoop == 0:
 			a.arrive(pr)
 		case st == Success:
-			r = p.firstChild
+			r = a.bound.hot[pr].firstChild
 			st = statusMoved
 		case h.next < 0:
 			a.arrive(pr)
-			st = p.failed
+			st = h.upFailed
 		default:
 			r = h.next
 			st = statusMoved
@@ -164,7 +168,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		}
 		if st != statusMoved {
 			a.last = st
-			if p.parent < 0 {
+			if h.up&upRoot != 0 {
 				// Past the root (where the cursor already is): the next
 				// step enters the tree afresh.
 				return a.leanEnded(count), count, nil
@@ -174,7 +178,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			return statusMoved, count, nil
 		}
 		a.arrive(r)
-		h = &hot[r]
+		h = &a.bound.hot[r]
 		if h.bits&hotSibling == 0 || !sibFits(env, count) {
 			return statusMoved, count, nil
 		}
