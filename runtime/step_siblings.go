@@ -116,19 +116,19 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			case Running:
 				a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
 			case Success:
-				a.flags &^= flagActionRunning | flagFirstRun
 			case Failure:
-				a.flags &^= flagActionRunning | flagFirstRun
 				st = h.failed
 			default:
 				st, err = a.actionResult(a.cursor, st)
 				return st, int(a.count), err
 			}
-		} else {
-			// Its conditions failed: an ActionFunc has no Cancel, so an
-			// action interrupted while running is only marked as not.
-			a.flags &^= flagActionRunning
 		}
+		// An action that finished (succeeded, failed, or its conditions
+		// failed) is no longer running and has had its first run: the
+		// arrival that follows on every way from here but running (its
+		// choice moving on or finishing, or a jump) sets the flags that
+		// say so. (An action whose conditions failed while it was running
+		// has no Cancel to call: it is an ActionFunc.)
 		env := a.env
 		r = a.cursor
 		count := int(a.count)
@@ -164,6 +164,8 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		count++
 		a.count = uint16(count)
 		if count >= env.runLimit {
+			// A run-away (the cursor not yet moved on: abort puts it on
+			// the root, and nothing is called in between).
 			return 0, count, a.runawayAt(count, pr)
 		}
 		if st != statusMoved {
