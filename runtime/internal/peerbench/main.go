@@ -17,7 +17,9 @@
 // agent-step, as the full 100,000 do to within 0.2%; a few dozen do not. As a cross-check without the toggle, the
 // whole program's count minus that of a setup-only run (-steps 0) gives the
 // same figure within a few instructions; callgrind.sh beside this file runs
-// both ways and prints the figures. GODEBUG=asyncpreemptoff=1 keeps Go's
+// both ways and prints the figures. With -observe the agents' Env has an
+// Observer (one that counts the rules run), as a game that traces its
+// steps does: those steps record every run in full. GODEBUG=asyncpreemptoff=1 keeps Go's
 // preemption signals away, on which callgrind 3.19 aborts.
 package main
 
