@@ -5,10 +5,12 @@ package runtime
 // Drag[en]gine example's root: try each behaviour in turn, the first that
 // does not fail wins). loopLean runs such an action and, while it fails,
 // the choice's move to the next child and that child, here in one tight
-// loop, without going back round the generic loop for each run. Every run
-// is recorded and counted exactly as the generic loop records it (the
-// action's run, then the choice's run on after it), so the observer, the
-// run-away limit and the run-away message see the same runs.
+// loop, without going back round the generic loop for each run. It runs in
+// quiet steps only (no Observer when the step began): every run is counted
+// as the generic loop counts it (the action's run, then the choice's run on
+// after it) and only its rule is recorded, which is all the run-away limit
+// and the run-away message need. Observed steps record every run in full in
+// loopLean.
 
 // hotSibling marks a child of a choice without conditions that loopLean
 // can run in runSiblings: an action whose action is an ActionFunc (no
@@ -25,7 +27,8 @@ const (
 )
 
 // markSiblings sets hotSibling and hotEnters on the rules of hot that
-// runSiblings runs.
+// runSiblings runs, and gives each such child what runSiblings reads of
+// its parent (hotRule.up, upFailed).
 func markSiblings(hot []hotRule) {
 	for i := range hot {
 		h := &hot[i]
