@@ -11,7 +11,7 @@ package runtime
 //   - a rule with no condition, or one condition that is a variable or a
 //     registered ConditionFunc (called directly, not through the Condition
 //     interface), its negation and the rule's mode folded into one flip
-//     bit at bind time;
+//     flag at bind time;
 //   - an action that is a registered ActionFunc;
 //   - sequences and choices.
 //
@@ -20,6 +20,10 @@ package runtime
 // call, errors) goes through the helpers loopTracked uses, so the two loops
 // cannot drift apart: TestLoop_trackedStepsPlainTreesAsLoopDoes and
 // TestLoopLean_* hold them to the same traces.
+//
+// A quiet step (nothing observes it) runs a choice without conditions over
+// such actions in runSiblings (step_siblings.go); TestRunSiblings_* hold it
+// to loopTracked's calls, results, errors and state.
 
 // hotRule is what loopLean reads of a rule on every run: 64 bytes.
 type hotRule struct {
