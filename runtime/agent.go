@@ -44,6 +44,10 @@ type agentExt struct {
 	runs      []RuleRun // the runs of a paused step
 	rng       Rand      // the agent's generator (rand.go), once rngReady
 	rngReady  bool
+	// ruleHeld: ruleValue or ruleBytes may hold something for the current
+	// rule (they were set since the cursor last arrived), which arrive
+	// clears; one byte read on every arrival instead of both fields.
+	ruleHeld bool
 
 	// Interruption and choice orders (interrupt.go, order.go), for trees
 	// that use them.
@@ -88,6 +92,10 @@ const (
 	flagCondAnswer
 	flagActionAnswered // CompleteAction delivered answer
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
+	// flagQuiet: no Observer was set when the step began, so nothing will
+	// see its runs: loopLean's runSiblings records only the rules it runs
+	// (what a run-away error lists), and the step's end calls no observer.
+	flagQuiet
 )
 
 // NewAgent creates an agent whose cursor is the root. env may be shared by
@@ -192,7 +200,10 @@ func (a *Agent) RuleValue() any {
 }
 
 // SetRuleValue sets the host's value for the current rule.
-func (a *Agent) SetRuleValue(v any) { a.extra().ruleValue = v }
+func (a *Agent) SetRuleValue(v any) {
+	x := a.extra()
+	x.ruleValue, x.ruleHeld = v, true
+}
 
 // RuleBytes are the state bytes for the current rule (a plugin's); empty
 // each time the cursor arrives at a rule.
@@ -207,6 +218,7 @@ func (a *Agent) RuleBytes() []byte {
 func (a *Agent) SetRuleBytes(b []byte) {
 	x := a.extra()
 	x.ruleBytes = append(x.ruleBytes[:0], b...)
+	x.ruleHeld = true
 }
 
 func (a *Agent) extra() *agentExt {
@@ -467,9 +479,10 @@ func (a *Agent) arrive(i int32) {
 	a.ruleWord = 0
 	// Most rules hold no host value or bytes: read before writing, which
 	// spares the pointer store (and its write barrier) on every arrival.
-	if x := a.ext; x != nil && (x.ruleValue != nil || len(x.ruleBytes) != 0) {
+	if x := a.ext; x != nil && x.ruleHeld {
 		x.ruleValue = nil
 		x.ruleBytes = x.ruleBytes[:0]
+		x.ruleHeld = false
 	}
 }
 

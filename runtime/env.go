@@ -27,10 +27,14 @@ type Env struct {
 	// agents are created.
 	Gates *Gates
 
-	// runs are the rules run in the current step; loopLean keeps its
-	// capacity at the run-away limit so that a run is recorded with no
-	// check of its own.
+	// runs are the rules run in the current step; loopLean keeps it
+	// longer than the run-away limit so that a run is recorded with no
+	// check of its own (a quiet step records only its Rule).
 	runs []RuleRun
+	// runLimit is the run-away limit runs was sized for and runsFor the
+	// RunawayLimit it was taken from: loopLean sizes runs again only when
+	// the setting changed (sizeRuns).
+	runLimit, runsFor int
 	// Scratch of the features (active.go, interrupt.go, order.go): the
 	// active path, the rules a jump activates, a weighted draw's children.
 	path, chain, scratch []int32
@@ -73,6 +77,10 @@ type Router interface {
 // list rules included, with their results; the step's result and its error.
 // runs is valid only during the call. A run's rule is an index into the
 // agent's tree: a.Tree().Tree.Label(run.Rule) is its label.
+//
+// It sees the steps that begin while it is set (Env.Observer): a step that
+// began without one records only what a run-away error lists, so an
+// Observer set during a step (from an action, say) sees the steps after it.
 type Observer interface {
 	StepDone(a *Agent, runs []RuleRun, st Status, err error)
 }
@@ -93,6 +101,27 @@ func (e *Env) limit() uint16 {
 		return MaxRunawayLimit
 	}
 	return uint16(e.RunawayLimit)
+}
+
+// quietReady reports whether runs is ready for a quiet step from its start:
+// sized for the run-away limit as it is now, and longer than it (the end of
+// an observed step, or of one that failed or paused, cuts it to its runs),
+// with room for runSiblings (sibFits).
+func (e *Env) quietReady() bool {
+	return len(e.runs) > e.runLimit && e.runLimit >= 2 && e.RunawayLimit == e.runsFor
+}
+
+// sizeRuns takes the run-away limit from RunawayLimit and makes runs longer
+// than that and than count, the runs a resumed step already made. It is
+// kept out of line, away from the code of every step.
+//
+//go:noinline
+func (e *Env) sizeRuns(count int) {
+	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit
+	if n := max(e.runLimit+1, count+1); cap(e.runs) < n {
+		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
+	}
+	e.runs = e.runs[:cap(e.runs)]
 }
 
 func (e *Env) log(a *Agent, label, msg string) {

@@ -240,6 +240,7 @@ func (a *Agent) switchTo(c int32) {
 	h = ls.home(c)
 	a.cursor, a.flags, a.childRes, a.ruleWord = h.cursor, a.flags&^ctxFlags|h.flags, h.childRes, h.ruleWord
 	x.ruleValue, x.ruleBytes = h.ruleValue, h.ruleBytes
+	x.ruleHeld = true // what the context held, if anything
 	ls.cur = c
 }
 

@@ -34,12 +34,32 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	a.time = t
 	a.step++
 	a.count = 0
-	a.flags &^= flagBubbling
-	a.env.runs = a.env.runs[:0]
 	a.phase = phaseStart
-	if a.bound.feats == nil {
-		return a.loopLean()
+	if b := a.bound; b.feats == nil {
+		// A tree without features (step_lean.go). The commonest step, one
+		// that nothing observes from a cursor runSiblings runs, begins
+		// here without a call of its own.
+		env := a.env
+		flags := a.flags &^ (flagBubbling | flagQuiet)
+		if env.Observer != nil {
+			a.flags = flags
+			return a.loopLean(0)
+		}
+		a.flags = flags | flagQuiet // nothing will see the step's runs
+		if !env.quietReady() {
+			return a.loopLean(0)
+		}
+		st, count, err := a.runSiblings(a.cursor, 0) // the cursor is checked there
+		if st == statusEnded {
+			return a.last, nil
+		}
+		if err != nil {
+			return a.leanStopped(count, err)
+		}
+		return a.loopLean(count)
 	}
+	a.flags &^= flagBubbling | flagQuiet
+	a.env.runs = a.env.runs[:0]
 	return a.loopTracked()
 }
 
@@ -106,7 +126,7 @@ func (a *Agent) loop() (Status, error) {
 	if b.feats != nil {
 		return a.loopTracked()
 	}
-	return a.loopLean()
+	return a.loopLean(int(a.count))
 }
 
 // stopped ends the loop on an error from a run: errPaused pauses the step
@@ -409,9 +429,10 @@ func (a *Agent) abort(err error) (Status, error) {
 	a.leaveAll() // every active rule is left at once: cooldowns start
 	a.arrive(Root)
 	a.last = Errored
-	if o := a.env.Observer; o != nil {
+	if o := a.env.Observer; o != nil && a.flags&flagQuiet == 0 {
 		o.StepDone(a, a.env.runs, Errored, err)
 	}
+	a.flags &^= flagQuiet
 	return Errored, err
 }
 

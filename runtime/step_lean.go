@@ -11,7 +11,7 @@ package runtime
 //   - a rule with no condition, or one condition that is a variable or a
 //     registered ConditionFunc (called directly, not through the Condition
 //     interface), its negation and the rule's mode folded into one flip
-//     bit at bind time;
+//     flag at bind time;
 //   - an action that is a registered ActionFunc;
 //   - sequences and choices.
 //
@@ -20,18 +20,33 @@ package runtime
 // call, errors) goes through the helpers loopTracked uses, so the two loops
 // cannot drift apart: TestLoop_trackedStepsPlainTreesAsLoopDoes and
 // TestLoopLean_* hold them to the same traces.
+//
+// A quiet step (nothing observes it) runs a choice without conditions over
+// such actions in runSiblings (step_siblings.go); TestRunSiblings_* hold it
+// to loopTracked's calls, results, errors and state.
 
 // hotRule is what loopLean reads of a rule on every run: 64 bytes.
 type hotRule struct {
 	kind  Kind
 	bits  hotBits
 	conds condShape
-	_     uint8
+	// flip: with one condition, the rule's conditions hold when the
+	// condition's value differs from flip (its negation and an
+	// anyFalse/allFalse mode folded in).
+	flip bool
 	// parent, firstChild and next are as in boundRule.
 	parent     int32
 	firstChild int32
 	next       int32
 	slot       int32 // condOneVar: the variable's slot
+	// failed is the rule's result when it fails: Failure, or Success
+	// with doNotFail.
+	failed Status
+	// up and upFailed are, for a rule runSiblings runs (hotSibling), what
+	// it reads of the parent choice once the rule finished: its loop bit
+	// and whether it is the root (upRoot), and its failed.
+	up       hotBits
+	upFailed Status
 	// run is the action when it is an ActionFunc (which has no Start or
 	// Cancel); nil: loopLean calls the action through callAction.
 	run func(*Agent, Params) (Status, error)
@@ -45,10 +60,6 @@ type hotBits uint8
 const (
 	hotLoop      hotBits = 1 << iota // a looping list
 	hotDoNotFail                     // failure counts as success
-	// hotFlip: with one condition, the rule's conditions hold when the
-	// condition's value differs from this bit (its negation and an
-	// anyFalse/allFalse mode folded in).
-	hotFlip
 )
 
 // condShape is how loopLean checks a rule's conditions.
@@ -75,8 +86,10 @@ func (b *BoundTree) bindHot() {
 		if r.loop {
 			h.bits |= hotLoop
 		}
+		h.failed = Failure
 		if r.doNotFail {
 			h.bits |= hotDoNotFail
+			h.failed = Success
 		}
 		switch n := r.condEnd - r.condStart; {
 		case n == 0:
@@ -95,29 +108,34 @@ func (b *BoundTree) bindHot() {
 				h.conds = condOther
 			}
 			if c.negate != (r.mode == AnyFalse || r.mode == AllFalse) {
-				h.bits |= hotFlip
+				h.flip = true
 			}
 		}
 		if f, ok := r.action.(ActionFunc); ok && f != nil {
 			h.run = f
 		}
 	}
+	markSiblings(b.hot)
 }
 
-// loopLean is loop for trees without features (see the top of this file).
+// loopLean is loop for trees without features (see the top of this file),
+// after the count runs the step made so far.
+//
 // The rules run so far are stored at runs[count], in a buffer the Env keeps
 // at least as long as the run-away limit (and longer than the runs of a
 // paused step that resumes after the limit was lowered), so that a run is
-// recorded without a check of its own; the Env's slice is set to them
-// when the step pauses or fails, or the observer is given them.
-func (a *Agent) loopLean() (Status, error) {
+// recorded without a check of its own; the Env's slice is cut to them when
+// the step pauses or fails, or the observer is given them. A quiet step
+// (flagQuiet) runs the rules runSiblings knows there, as long as two more
+// runs fit under the limit.
+func (a *Agent) loopLean(count int) (Status, error) {
 	env := a.env
-	limit := int(env.limit())
-	count := int(a.count)
-	if n := max(limit, count+1); cap(env.runs) < n {
-		env.runs = append(env.runs, make([]RuleRun, n-len(env.runs))...)
+	if env.RunawayLimit != env.runsFor || cap(env.runs) <= count {
+		env.sizeRuns(count)
 	}
-	runs := env.runs[:cap(env.runs)]
+	limit := env.runLimit
+	env.runs = env.runs[:cap(env.runs)]
+	runs := env.runs
 	hot := a.bound.hot
 	for {
 		r, began := a.cursor, a.flags
@@ -144,7 +162,7 @@ func (a *Agent) loopLean() (Status, error) {
 					err = a.condFailed(r, 0, err)
 					break
 				}
-				ok = v != (h.bits&hotFlip != 0)
+				ok = v != h.flip
 			default:
 				ok, err = a.leanConds(r, h)
 			}
@@ -257,7 +275,7 @@ func (a *Agent) loopLean() (Status, error) {
 		}
 		if st == statusMoved {
 			a.flags &^= flagBubbling
-			continue
+			goto moved
 		}
 		if h.parent < 0 {
 			a.arrive(r) // past the root: the next step enters the tree afresh
@@ -294,7 +312,7 @@ func (a *Agent) loopLean() (Status, error) {
 					return a.abort(a.runawayError(pr))
 				}
 				a.flags &^= flagBubbling // r may have been a list that ran after its child
-				continue
+				goto moved
 			}
 			a.last = st
 			if count >= limit {
@@ -309,16 +327,42 @@ func (a *Agent) loopLean() (Status, error) {
 			a.childRes = st
 		}
 		a.flags |= flagBubbling
+		continue
+	moved:
+		// The cursor moved: a quiet step runs what runSiblings knows from
+		// there. (A rule the loop is entered on runs here, whatever it
+		// is: runSiblings stopped short of it, or the step resumed after
+		// a pause, or began before the Env's buffer was sized.)
+		if a.flags&flagQuiet != 0 && hot[a.cursor].bits&hotFast != 0 && count+2 <= limit {
+			st, n, err := a.runSiblings(a.cursor, count)
+			if err != nil {
+				return a.leanStopped(n, err)
+			}
+			if st == statusEnded {
+				return a.last, nil
+			}
+			count = n
+		}
 	}
-	// The step ended with st (finish, written out).
+	// The step ended with a.last (finish, written out).
 	a.count = uint16(count)
 	a.phase = phaseIdle
-	a.flags &^= flagBubbling
-	if o := env.Observer; o != nil {
+	if o := env.Observer; o != nil && a.flags&flagQuiet == 0 {
+		a.flags &^= flagBubbling
 		env.runs = runs[:count]
 		o.StepDone(a, env.runs, a.last, nil)
+		return a.last, nil
 	}
+	a.flags &^= flagBubbling | flagQuiet
 	return a.last, nil
+}
+
+// leanStopped ends a step on an error of a run after count runs (stopped:
+// errPaused pauses the step).
+func (a *Agent) leanStopped(count int, err error) (Status, error) {
+	a.count = uint16(count)
+	a.env.runs = a.env.runs[:count]
+	return a.stopped(err)
 }
 
 // leanConds is checkConds for loopLean's hotRule.
@@ -339,7 +383,7 @@ func (a *Agent) leanConds(r int32, h *hotRule) (bool, error) {
 	default: // condOneVar
 		v = a.VarAt(h.slot)
 	}
-	return v != (h.bits&hotFlip != 0), nil
+	return v != h.flip, nil
 }
 
 // leanList is runList for loopLean.

@@ -17,7 +17,9 @@
 // agent-step, as the full 100,000 do to within 0.2%; a few dozen do not. As a cross-check without the toggle, the
 // whole program's count minus that of a setup-only run (-steps 0) gives the
 // same figure within a few instructions; callgrind.sh beside this file runs
-// both ways and prints the figures. GODEBUG=asyncpreemptoff=1 keeps Go's
+// both ways and prints the figures. With -observe the agents' Env has an
+// Observer (one that counts the rules run), as a game that traces its
+// steps does: those steps record every run in full. GODEBUG=asyncpreemptoff=1 keeps Go's
 // preemption signals away, on which callgrind 3.19 aborts.
 package main
 
@@ -37,14 +39,15 @@ func main() {
 	steps := flag.Int("steps", 1000, "rounds counted after the first (0: setup only)")
 	impl := flag.String("impl", "btrun", "btrun, or switch for the hand-written Go switch")
 	tree := flag.String("tree", "scripts/ai/dragengine-exampleapp.xml", "the example tree")
+	observe := flag.Bool("observe", false, "btrun: step with an Observer that counts the rules run (what a game that traces its steps pays)")
 	flag.Parse()
-	if err := run(*impl, *tree, *agents, *steps); err != nil {
+	if err := run(*impl, *tree, *agents, *steps, *observe); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(impl, tree string, agents, steps int) error {
+func run(impl, tree string, agents, steps int, observe bool) error {
 	var (
 		round func() error
 		calls func() uint64 // action calls so far, all agents
@@ -55,7 +58,11 @@ func run(impl, tree string, agents, steps int) error {
 		if err != nil {
 			return err
 		}
-		g := peerwork.NewAgents(b, agents, &runtime.Env{})
+		env := &runtime.Env{}
+		if observe {
+			env.Observer = &runCounter{}
+		}
+		g := peerwork.NewAgents(b, agents, env)
 		round = g.StepAll
 		calls = func() (n uint64) {
 			for i := range g.Data {
@@ -93,6 +100,13 @@ func run(impl, tree string, agents, steps int) error {
 			impl, agents, steps, float64(calls()-before)/float64(n), float64(d.Nanoseconds())/float64(n))
 	}
 	return nil
+}
+
+// runCounter is an Observer that counts the rules run.
+type runCounter struct{ runs uint64 }
+
+func (c *runCounter) StepDone(_ *runtime.Agent, runs []runtime.RuleRun, _ runtime.Status, _ error) {
+	c.runs += uint64(len(runs))
 }
 
 func sum(c [5]uint32) (n uint64) {

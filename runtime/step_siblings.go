@@ -1,0 +1,238 @@
+package runtime
+
+// The commonest shape of a tree without features is a choice without
+// conditions over actions that each have at most one simple condition (the
+// Drag[en]gine example's root: try each behaviour in turn, the first that
+// does not fail wins). loopLean runs such an action and, while it fails,
+// the choice's move to the next child and that child, here in one tight
+// loop, without going back round the generic loop for each run. It runs in
+// quiet steps only (no Observer when the step began): every run is counted
+// as the generic loop counts it (the action's run, then the choice's run on
+// after it) and only its rule is recorded, which is all the run-away limit
+// and the run-away message need. Observed steps record every run in full in
+// loopLean.
+
+// hotSibling marks a child of a choice without conditions that loopLean
+// can run in runSiblings: an action whose action is an ActionFunc (no
+// Start, no Cancel) with no condition or one ConditionFunc or variable
+// condition, or a success or failure rule without conditions (a choice's
+// usual last child). hotEnters marks a choice without conditions whose
+// first child is such a rule: runSiblings enters it.
+const (
+	hotSibling hotBits = 1 << 2
+	hotEnters  hotBits = 1 << 3
+	hotFast            = hotSibling | hotEnters
+	// upRoot, in hotRule.up: the parent is the root.
+	upRoot hotBits = 1 << 4
+)
+
+// markSiblings sets hotSibling and hotEnters on the rules of hot that
+// runSiblings runs, and gives each such child what runSiblings reads of
+// its parent (hotRule.up, upFailed).
+func markSiblings(hot []hotRule) {
+	for i := range hot {
+		h := &hot[i]
+		action := h.kind == KindAction && h.run != nil && h.conds != condOther
+		leaf := (h.kind == KindSuccess || h.kind == KindFailure) && h.conds == condNone
+		if !action && !leaf || h.parent < 0 {
+			continue
+		}
+		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
+			h.bits |= hotSibling
+			h.up, h.upFailed = p.bits&hotLoop, p.failed
+			if p.parent < 0 {
+				h.up |= upRoot
+			}
+			if p.firstChild == int32(i) {
+				p.bits |= hotEnters
+			}
+		}
+	}
+}
+
+// runSiblings runs the rule r, the cursor (arrived or running on, with no
+// answer to a paused call pending), as loopLean would after count runs,
+// when it is marked hotFast (else it returns statusMoved at once), records
+// its run, and goes on with the runs that follow while they have the shape
+// it knows:
+//
+//   - a choice entered moves the cursor to its first child;
+//   - the action runs (its condition, then its ActionFunc), or the
+//     success or failure rule;
+//   - a jump asked for during the action's calls is applied;
+//   - after the action failed or succeeded, its parent choice runs on: on
+//     to the next child, or back to its first when it loops, or it
+//     finishes (failure past its last child; success).
+//
+// It is called with room for at least two more runs under the run-away
+// limit (sibFits), and runs an action only while that holds, so that the
+// action's run and its parent's need no check of the limit between them.
+//
+// It returns statusEnded when the step ended (a run returned running, or
+// the root finished; the step's result is a.last), or statusMoved when
+// loopLean goes on from the cursor (a move to a rule runSiblings does not
+// run or has no room for, or a choice that finished below the root, whose
+// parent runs next), with the runs counted so far; or an error (of a call,
+// or the run-away error) with the runs before it.
+func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
+	hot := a.bound.hot
+	h := &hot[r]
+	if h.bits&hotFast == 0 { // a rule of another shape: loopLean runs it
+		return statusMoved, count, nil
+	}
+	if h.kind == KindChoice { // entered: into its first child
+		child := h.firstChild
+		a.arrive(child)
+		a.env.runs[count].Rule = r
+		count++
+		if !sibFits(a.env, count) {
+			return statusMoved, count, nil
+		}
+		r = child
+		h = &hot[r]
+	}
+	a.count = uint16(count)
+	for {
+		ok := true
+		switch h.conds {
+		case condOneFunc:
+			v, err := h.test(a, h.params)
+			if err != nil {
+				return 0, int(a.count), a.condFailed(a.cursor, 0, err)
+			}
+			ok = v != h.flip
+		case condOneVar:
+			ok = a.VarAt(h.slot) != h.flip
+		}
+		st := h.failed
+		if h.run == nil { // a success or failure rule
+			if h.kind == KindSuccess {
+				st = Success
+			}
+		} else if ok {
+			var err error
+			st, err = h.run(a, h.params)
+			if err != nil {
+				return 0, int(a.count), a.actionFailed(a.cursor, err)
+			}
+			switch st {
+			case Running:
+				a.flags = (a.flags | flagActionRunning) &^ flagFirstRun
+			case Success:
+			case Failure:
+				st = h.failed
+			default:
+				st, err = a.actionResult(a.cursor, st)
+				return st, int(a.count), err
+			}
+		}
+		// An action that finished (succeeded, failed, or its conditions
+		// failed) is no longer running and has had its first run: the
+		// arrival that follows on every way from here but running (its
+		// choice moving on or finishing, or a jump) sets the flags that
+		// say so. (An action whose conditions failed while it was running
+		// has no Cancel to call: it is an ActionFunc.)
+		env := a.env
+		r = a.cursor
+		count := int(a.count)
+		env.runs[count].Rule = r
+		count++
+		a.last = st
+		if a.jump >= 0 {
+			if st := a.siblingJumped(r, st, count); st != 0 {
+				return st, count, nil
+			}
+		}
+		if st == Running {
+			return a.leanEnded(count), count, nil
+		}
+		// The action finished: its parent, a choice without conditions,
+		// runs on.
+		pr := h.parent
+		a.childRes = st
+		switch {
+		case st == Success && h.up&hotLoop == 0:
+			a.arrive(pr)
+		case st == Success:
+			r = a.bound.hot[pr].firstChild
+			st = statusMoved
+		case h.next < 0:
+			a.arrive(pr)
+			st = h.upFailed
+		default:
+			r = h.next
+			st = statusMoved
+		}
+		env.runs[count].Rule = pr
+		count++
+		a.count = uint16(count)
+		if count >= env.runLimit {
+			// A run-away (the cursor not yet moved on: abort puts it on
+			// the root, and nothing is called in between).
+			return 0, count, a.runawayAt(count, pr)
+		}
+		if st != statusMoved {
+			a.last = st
+			if h.up&upRoot != 0 {
+				// Past the root (where the cursor already is): the next
+				// step enters the tree afresh.
+				return a.leanEnded(count), count, nil
+			}
+			a.childRes = st // the choice finished: its parent runs next
+			a.flags |= flagBubbling
+			return statusMoved, count, nil
+		}
+		a.arrive(r)
+		h = &a.bound.hot[r]
+		if h.bits&hotSibling == 0 || !sibFits(env, count) {
+			return statusMoved, count, nil
+		}
+	}
+}
+
+// siblingJumped applies a jump asked for during the run of r (with result
+// st, after count runs), as loopLean does after any run: it returns 0 when
+// the jump was to r itself (nothing changes), statusEnded when the step
+// ended, statusMoved when loopLean goes on from the jump's target.
+//
+// r is an ActionFunc's action (which has no Cancel) or a success or
+// failure rule, so leaving it while it runs only marks it as not running;
+// and runSiblings ran it with room for another run, so no run-away check
+// is due.
+func (a *Agent) siblingJumped(r int32, st Status, count int) Status {
+	target := a.jump
+	a.jump = -1
+	if target == r {
+		return 0
+	}
+	a.flags &^= flagActionRunning // cancelRunning, for an action without Cancel
+	a.arrive(target)
+	a.flags &^= flagBubbling
+	if st == Running {
+		return a.leanEnded(count)
+	}
+	return statusMoved
+}
+
+// runawayAt is the run-away error of rule r after count runs.
+func (a *Agent) runawayAt(count int, r int32) error {
+	a.count = uint16(count)
+	a.env.runs = a.env.runs[:count]
+	return a.runawayError(r)
+}
+
+// sibFits reports whether runSiblings has room for an action's run and its
+// parent's after count runs.
+func sibFits(env *Env, count int) bool { return count+2 <= env.runLimit }
+
+// statusEnded is runSiblings' result when it ended the step.
+const statusEnded Status = statusMoved + 1
+
+// leanEnded ends a step of loopLean after count runs, with a.last as its
+// result (finish, written out), and returns statusEnded.
+func (a *Agent) leanEnded(count int) Status {
+	a.count = uint16(count)
+	a.phase = phaseIdle
+	a.flags &^= flagBubbling | flagQuiet // a quiet step: no observer sees it
+	return statusEnded
+}
