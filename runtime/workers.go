@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -55,6 +54,21 @@ type Workers struct {
 	// round is the number of the round being run (1, 2, ...), read by hosts'
 	// hooks during the parallel parts.
 	roundNo int
+
+	// Spin is how long a worker watches for the next round, and the
+	// calling goroutine for the end of a round, before sleeping (0:
+	// DefaultSpin; below 0: never).
+	Spin time.Duration
+	pool pool
+	cur  roundArgs // the round being run, for the runners
+}
+
+// roundArgs is what a round's parallel part steps.
+type roundArgs struct {
+	agents []*Agent
+	out    []Outcome
+	t      float64
+	resume bool
 }
 
 // workerLane is one worker's part of a step: the agents it runs in the
@@ -177,33 +191,17 @@ func (w *Workers) inOrder() []int32 {
 	}
 }
 
-// parallel runs every worker's part of a round, each on a goroutine of its
-// own, and waits for them. A panic in a step is raised again on the calling
-// goroutine.
+// parallel runs every worker's part of a round, worker 0's on the calling
+// goroutine and the others' on their runners (workers_pool.go), and waits
+// for them. A panic in a step is raised again on the calling goroutine.
 func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume bool) {
 	if w.Serial {
 		w.serial(agents, out, t, resume)
 		return
 	}
-	var wg sync.WaitGroup
-	// Every worker on a goroutine of its own, the caller waiting: a worker
-	// run on the calling goroutine measured about 10% slower than the
-	// others (the example game, 10,000 agents, two workers: 12.4-13.8 ms of
-	// work per step against 11.4-12.8), so it held every round up; with all
-	// on their own the two took 11.4-12.1 and 12.0-12.7 ms (the game's
-	// agent-steps per second moved within the machine's noise: 611-673k
-	// before, 627-700k after, four alternating runs).
-	for k := 0; k < w.n; k++ {
-		if len(w.lanes[k].run) == 0 {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.runLane(k, agents, out, t, resume)
-		}()
-	}
-	wg.Wait()
+	w.cur = roundArgs{agents, out, t, resume}
+	w.roundOnRunners()
+	w.cur = roundArgs{}
 	w.repanic()
 }
 

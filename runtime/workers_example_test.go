@@ -42,6 +42,7 @@ func ExampleWorkers() {
 
 	const n, agents = 4, 1000
 	w := runtime.NewWorkers(n, gates) // gates resolve takes at the end of each round
+	defer w.Close()                   // ends its goroutines
 	envs := make([]*runtime.Env, n)
 	for k := range envs {
 		envs[k] = &runtime.Env{Gates: gates, Seed: 1}

@@ -529,6 +529,9 @@ func (g *Game) flushTrace() error {
 func (g *Game) Close() error {
 	var errs []error
 	g.stopWatching()
+	if g.par != nil {
+		g.par.Close()
+	}
 	for _, ga := range g.agents {
 		if err := ga.a.Close(); err != nil {
 			errs = append(errs, err)

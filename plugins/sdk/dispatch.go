@@ -6,6 +6,8 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // dispatcher implements Service on the plugin side: it finds the declared
@@ -17,6 +19,7 @@ type dispatcher struct {
 	actions    map[string]*Action
 	conditions map[string]*Condition
 	scorers    map[string]*Scorer
+	callNs     atomic.Int64 // perCall
 }
 
 func newDispatcher(p *Plugin) (*dispatcher, error) {
@@ -46,9 +49,16 @@ func (d *dispatcher) Call(_ context.Context, site *Site, req *Request) (*Reply, 
 	return r, nil
 }
 
-// parallelMin is the batch size from which calls run on several goroutines:
-// the host waits for the reply anyway, so the plugin may use every core.
-const parallelMin = 512
+// A batch runs on several goroutines when it is large (parallelMin calls)
+// or when its calls, at the time a call took in the batches so far, add up
+// to parallelWork: the host waits for the reply anyway, so the plugin may
+// use every core. A game's batches are often a hundred calls of path
+// finding or sensing, microseconds each: on one goroutine that was most of
+// a millisecond of every step in which nothing else ran.
+const (
+	parallelMin  = 512
+	parallelWork = 100 * time.Microsecond
+)
 
 func (d *dispatcher) RunBatch(_ context.Context, b *Batch, out []Reply) ([]Reply, error) {
 	n := len(b.Calls)
@@ -61,9 +71,9 @@ func (d *dispatcher) RunBatch(_ context.Context, b *Batch, out []Reply) ([]Reply
 			return out[:0], fmt.Errorf("sdk: call %d names site %d of %d", i, b.Calls[i].Site, len(b.Sites))
 		}
 	}
-	workers := goruntime.GOMAXPROCS(0)
-	if n < parallelMin || workers < 2 {
-		d.runRange(b, out, 0, n)
+	workers := min(goruntime.GOMAXPROCS(0), n/2)
+	if workers < 2 || (n < parallelMin && time.Duration(n)*d.perCall() < parallelWork) {
+		d.timedRange(b, out, 0, n)
 		return out, nil
 	}
 	var wg sync.WaitGroup
@@ -73,11 +83,23 @@ func (d *dispatcher) RunBatch(_ context.Context, b *Batch, out []Reply) ([]Reply
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.runRange(b, out, lo, hi)
+			d.timedRange(b, out, lo, hi)
 		}()
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// perCall is the time a call took, as last measured (0 before any).
+func (d *dispatcher) perCall() time.Duration { return time.Duration(d.callNs.Load()) }
+
+// timedRange is runRange, measuring the time a call takes for perCall.
+func (d *dispatcher) timedRange(b *Batch, out []Reply, lo, hi int) {
+	start := time.Now()
+	d.runRange(b, out, lo, hi)
+	if hi > lo {
+		d.callNs.Store(int64(time.Since(start)) / int64(hi-lo))
+	}
 }
 
 // runRange runs calls lo to hi into out with one Call, and with each

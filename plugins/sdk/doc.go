@@ -29,8 +29,8 @@
 // # Concurrency
 //
 // Action and condition functions are called concurrently: gRPC serves calls
-// on several goroutines, and a large batch is split across GOMAXPROCS
-// goroutines. They must not keep per-agent state outside the Call. A Call
+// on several goroutines, and a batch that is large, or whose calls take
+// long enough, is split across GOMAXPROCS goroutines. They must not keep per-agent state outside the Call. A Call
 // belongs to the goroutine running it and is valid only during the call.
 // Tester is safe for concurrent use; a TestAgent is not.
 //

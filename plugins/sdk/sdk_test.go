@@ -3,8 +3,11 @@ package sdk
 import (
 	"context"
 	"errors"
+	goruntime "runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestParams_typedGetters(t *testing.T) {
@@ -200,5 +203,62 @@ func TestBatch_repliesInOrder(t *testing.T) {
 	b.Calls[0].Site = 7
 	if _, err := d.RunBatch(context.Background(), b, nil); err == nil {
 		t.Error("a call naming a missing site was accepted")
+	}
+}
+
+// TestBatch_slowCallsShareTheCoresFromFewCalls: a batch of 64 calls that
+// take 50 µs each (3.2 ms in all) runs on several goroutines once a batch
+// has measured them, and 64 calls that take nothing stay on one: whether a
+// batch is split depends on its work, not only on its size.
+func TestBatch_slowCallsShareTheCoresFromFewCalls(t *testing.T) {
+	if goruntime.GOMAXPROCS(0) < 2 {
+		t.Skip("one core: batches are never split")
+	}
+	for _, c := range []struct {
+		name      string
+		cost      time.Duration
+		wantSplit bool
+	}{{"slow", 50 * time.Microsecond, true}, {"instant", 0, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var inFlight, most atomic.Int32
+			var measured, waited atomic.Bool
+			p := &Plugin{Name: "t", Actions: []Action{{Name: "work", Run: func(*Call) (Status, error) {
+				n := inFlight.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				for start := time.Now(); time.Since(start) < c.cost; {
+				}
+				// Once calls are measured, one call waits (a while at most)
+				// for another to run beside it, so that a split batch shows
+				// even when the machine is busy.
+				if measured.Load() && c.cost > 0 && !waited.Swap(true) {
+					for start := time.Now(); most.Load() < 2 && time.Since(start) < 2*time.Second; {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				inFlight.Add(-1)
+				return Success, nil
+			}}}}
+			d, err := newDispatcher(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &Batch{Sites: []Site{{Name: "work", Rule: "r"}}}
+			for range 64 {
+				b.Calls = append(b.Calls, Request{Kind: KindAction, Agent: "a"})
+			}
+			for i := range 3 { // the first batch measures the calls
+				if _, err := d.RunBatch(context.Background(), b, nil); err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					most.Store(0)
+					measured.Store(true)
+				}
+			}
+			if split := most.Load() > 1; split != c.wantSplit {
+				t.Fatalf("at most %d calls ran at once, want split = %v", most.Load(), c.wantSplit)
+			}
+		})
 	}
 }
