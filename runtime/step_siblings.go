@@ -80,12 +80,19 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 	if h.bits&hotFast == 0 { // a rule of another shape: loopLean runs it
 		return statusMoved, count, nil
 	}
+	// The runs are not stored as they happen: from (env.segFrom,
+	// env.segRule) on they are the ones the tree implies (sibRuns), up to
+	// a loop back to a choice's first child, where they are written out
+	// and a new segment begins. A step that ends here needs none of them;
+	// every other way out writes them out first.
+	env := a.env
+	env.segFrom, env.segRule = count, r
 	if h.kind == KindChoice { // entered: into its first child
 		child := h.firstChild
 		a.arrive(child)
-		a.env.runs[count].Rule = r
 		count++
-		if !sibFits(a.env, count) {
+		if !sibFits(env, count) {
+			a.sibRuns(count)
 			return statusMoved, count, nil
 		}
 		r = child
@@ -98,6 +105,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		case condOneFunc:
 			v, err := h.test(a, h.params)
 			if err != nil {
+				a.sibRuns(int(a.count))
 				return 0, int(a.count), a.condFailed(a.cursor, 0, err)
 			}
 			ok = v != h.flip
@@ -113,6 +121,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			var err error
 			st, err = h.run(a, h.params)
 			if err != nil {
+				a.sibRuns(int(a.count))
 				return 0, int(a.count), a.actionFailed(a.cursor, err)
 			}
 			switch st {
@@ -122,6 +131,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			case Failure:
 				st = h.failed
 			default:
+				a.sibRuns(int(a.count))
 				st, err = a.actionResult(a.cursor, st)
 				return st, int(a.count), err
 			}
@@ -132,14 +142,15 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		// choice moving on or finishing, or a jump) sets the flags that
 		// say so. (An action whose conditions failed while it was running
 		// has no Cancel to call: it is an ActionFunc.)
-		env := a.env
+		env := a.env // (reloaded: the calls leave fewer registers)
 		r = a.cursor
-		count := int(a.count)
-		env.runs[count].Rule = r
-		count++
+		count := int(a.count) + 1
 		a.last = st
 		if a.jump >= 0 {
 			if st := a.siblingJumped(r, st, count); st != 0 {
+				if st != statusEnded {
+					a.sibRuns(count)
+				}
 				return st, count, nil
 			}
 		}
@@ -153,9 +164,11 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		switch {
 		case st == Success && h.up&hotLoop == 0:
 			a.arrive(pr)
-		case st == Success:
+		case st == Success: // a loop back: the runs so far are written out
 			r = a.bound.hot[pr].firstChild
 			st = statusMoved
+			a.sibRuns(count + 1)
+			env.segFrom, env.segRule = count+1, r
 		case h.next < 0:
 			a.arrive(pr)
 			st = h.upFailed
@@ -163,12 +176,12 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			r = h.next
 			st = statusMoved
 		}
-		env.runs[count].Rule = pr
 		count++
 		a.count = uint16(count)
 		if count >= env.runLimit {
 			// A run-away (the cursor not yet moved on: abort puts it on
 			// the root, and nothing is called in between).
+			a.sibRuns(count)
 			return 0, count, a.runawayAt(count, pr)
 		}
 		if st != statusMoved {
@@ -180,13 +193,48 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			}
 			a.childRes = st // the choice finished: its parent runs next
 			a.flags |= flagBubbling
+			a.sibRuns(count)
 			return statusMoved, count, nil
 		}
 		a.arrive(r)
 		h = &a.bound.hot[r]
 		if h.bits&hotSibling == 0 || !sibFits(env, count) {
+			a.sibRuns(count)
 			return statusMoved, count, nil
 		}
+	}
+}
+
+// sibRuns writes out the runs runSiblings made from run env.segFrom up to
+// run to that the tree implies: from rule env.segRule (a choice entered there runs, then
+// its first child), each child and then its parent choice moving on to
+// the child after it. That is the order of runSiblings' runs between its
+// start or a loop back to a choice's first child and the next, so the
+// run-away message and the rest of a step that loopLean goes on with see
+// every run, while a step that ends in runSiblings stores none.
+//
+//go:noinline
+func (a *Agent) sibRuns(to int) {
+	env := a.env
+	from, r := env.segFrom, env.segRule
+	if len(env.runs) < to {
+		env.growRuns(to)
+	}
+	hot, runs := a.bound.hot, env.runs
+	if from < to && hot[r].kind == KindChoice {
+		runs[from].Rule = r
+		from++
+		r = hot[r].firstChild
+	}
+	for from < to {
+		runs[from].Rule = r
+		from++
+		if from == to {
+			break
+		}
+		runs[from].Rule = hot[r].parent
+		from++
+		r = hot[r].next
 	}
 }
 

@@ -160,6 +160,32 @@ func TestRunSiblings_quietStepsAsLoopTracked(t *testing.T) {
 	}
 }
 
+// TestRunSiblings_quietAfterObservedSteps: quiet steps that follow
+// observed ones (whose end cuts the Env's buffer of runs to the runs they
+// made) still call what loopTracked calls and list every run of a
+// run-away, runSiblings writing out the runs it did not store on the way
+// only where they are needed.
+func TestRunSiblings_quietAfterObservedSteps(t *testing.T) {
+	for name, body := range siblingTrees {
+		for _, limit := range []int{2, 3, 9, 40} {
+			t.Run(fmt.Sprintf("%s/limit=%d", name, limit), func(t *testing.T) {
+				lean, leanScript := siblingAgent(t, body, false, limit)
+				tracked, trackedScript := siblingAgent(t, body, true, limit)
+				for step := 1; step <= 300; step++ {
+					lean.env.Observer = nil
+					if step%3 == 0 {
+						lean.env.Observer = &leanRuns{}
+					}
+					got, want := stepQuiet(lean, leanScript), stepQuiet(tracked, trackedScript)
+					if got != want {
+						t.Fatalf("step %d: loopLean and loopTracked differ:\nlean    %s\ntracked %s", step, got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestRunSiblings_quietAndObservedStepAlike: the same agent stepped with
 // and without an Observer calls the same things and ends in the same
 // state (the observer changes which loop records what, not what runs).
