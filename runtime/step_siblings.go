@@ -52,9 +52,9 @@ func markSiblings(hot []hotRule) {
 
 // runSiblings runs the rule r, the cursor (arrived or running on, with no
 // answer to a paused call pending), as loopLean would after count runs,
-// when it is marked hotFast (else it returns statusMoved at once), records
-// its run, and goes on with the runs that follow while they have the shape
-// it knows:
+// when it is marked hotFast (else it hands the step back to loopLean at
+// once), records its run, and goes on with the runs that follow while they
+// have the shape it knows:
 //
 //   - a choice entered moves the cursor to its first child;
 //   - the action runs (its condition, then its ActionFunc), or the
@@ -68,18 +68,38 @@ func markSiblings(hot []hotRule) {
 // limit (sibFits), and runs an action only while that holds, so that the
 // action's run and its parent's need no check of the limit between them.
 //
-// It returns statusEnded when the step ended (a run returned running, or
-// the root finished; the step's result is a.last), or statusMoved when
-// loopLean goes on from the cursor (a move to a rule runSiblings does not
-// run or has no room for, or a choice that finished below the root, whose
-// parent runs next), with the runs counted so far; or an error (of a call,
-// or the run-away error) with the runs before it.
-func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
+// Called by loopLean, it returns the step's result (a.last) when the step
+// ended (a run returned running, or the root finished), or statusMoved
+// when loopLean goes on from the cursor (a move to a rule runSiblings does
+// not run or has no room for, or a choice that finished below the root,
+// whose parent runs next), with the runs counted so far; or an error (of a
+// call, or the run-away error) with the runs before it.
+//
+// Called by StepAt with count stepBegins, it begins the step at time t
+// (r is the cursor then) and returns the step's result and error: it goes
+// on with the step in stepBegun when it does not run it from its start,
+// and in loopLean where it hands it back (sibMoved, sibStopped). One call
+// for the commonest step, rather than StepAt's and this one.
+func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) {
+	begun := count < 0
+	if begun {
+		if a.phase != phaseIdle {
+			return Errored, 0, &Error{Agent: a.id, Msg: "cannot step: the previous step is paused at a call", Err: ErrBusy}
+		}
+		a.dt = t - a.time
+		a.time = t
+		a.step++
+		a.count = 0
+		a.phase = phaseStart
+		if env := a.env; a.bound.feats != nil || env.Observer != nil || !env.quietReady() {
+			st, err := a.stepBegun()
+			return st, 0, err
+		}
+		a.flags = a.flags&^flagBubbling | flagQuiet // nothing will see the step's runs
+		r, count = a.cursor, 0
+	}
 	hot := a.bound.hot
 	h := &hot[r]
-	if h.bits&hotFast == 0 { // a rule of another shape: loopLean runs it
-		return statusMoved, count, nil
-	}
 	// The runs are not stored as they happen: from (env.segFrom,
 	// env.segRule) on they are the ones the tree implies (sibRuns), up to
 	// a loop back to a choice's first child, where they are written out
@@ -87,13 +107,15 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 	// every other way out writes them out first.
 	env := a.env
 	env.segFrom, env.segRule = count, r
+	if h.bits&hotFast == 0 { // a rule of another shape: loopLean runs it
+		return a.sibMoved(count, begun)
+	}
 	if h.kind == KindChoice { // entered: into its first child
 		child := h.firstChild
 		a.arrive(child)
 		count++
 		if !sibFits(env, count) {
-			a.sibRuns(count)
-			return statusMoved, count, nil
+			return a.sibMoved(count, begun)
 		}
 		r = child
 		h = &hot[r]
@@ -105,8 +127,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		case condOneFunc:
 			v, err := h.test(a, h.params)
 			if err != nil {
-				a.sibRuns(int(a.count))
-				return 0, int(a.count), a.condFailed(a.cursor, 0, err)
+				return a.sibStopped(int(a.count), a.condFailed(a.cursor, 0, err), begun)
 			}
 			ok = v != h.flip
 		case condOneVar:
@@ -121,8 +142,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			var err error
 			st, err = h.run(a, h.params)
 			if err != nil {
-				a.sibRuns(int(a.count))
-				return 0, int(a.count), a.actionFailed(a.cursor, err)
+				return a.sibStopped(int(a.count), a.actionFailed(a.cursor, err), begun)
 			}
 			switch st {
 			case Running:
@@ -130,10 +150,9 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			case Success:
 			case Failure:
 				st = h.failed
-			default:
-				a.sibRuns(int(a.count))
-				st, err = a.actionResult(a.cursor, st)
-				return st, int(a.count), err
+			default: // not a status an action may return: an error
+				_, err = a.actionResult(a.cursor, st)
+				return a.sibStopped(int(a.count), err, begun)
 			}
 		}
 		// An action that finished (succeeded, failed, or its conditions
@@ -147,11 +166,11 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 		count := int(a.count) + 1
 		a.last = st
 		if a.jump >= 0 {
-			if st := a.siblingJumped(r, st, count); st != 0 {
-				if st != statusEnded {
-					a.sibRuns(count)
-				}
-				return st, count, nil
+			switch a.siblingJumped(r, st, count) {
+			case statusEnded:
+				return a.last, count, nil
+			case statusMoved:
+				return a.sibMoved(count, begun)
 			}
 		}
 		if st == Running {
@@ -182,7 +201,7 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			// A run-away (the cursor not yet moved on: abort puts it on
 			// the root, and nothing is called in between).
 			a.sibRuns(count)
-			return 0, count, a.runawayAt(count, pr)
+			return a.sibStopped(count, a.runawayAt(count, pr), begun)
 		}
 		if st != statusMoved {
 			a.last = st
@@ -193,16 +212,42 @@ func (a *Agent) runSiblings(r int32, count int) (Status, int, error) {
 			}
 			a.childRes = st // the choice finished: its parent runs next
 			a.flags |= flagBubbling
-			a.sibRuns(count)
-			return statusMoved, count, nil
+			return a.sibMoved(count, begun)
 		}
 		a.arrive(r)
 		h = &a.bound.hot[r]
 		if h.bits&hotSibling == 0 || !sibFits(env, count) {
-			a.sibRuns(count)
-			return statusMoved, count, nil
+			return a.sibMoved(count, begun)
 		}
 	}
+}
+
+// stepBegins is runSiblings' count when StepAt calls it: the step begins
+// there.
+const stepBegins = -1
+
+// sibMoved hands the step over to loopLean after count runs, the runs
+// written out: at once when runSiblings began the step (begun), else by
+// returning statusMoved to it.
+func (a *Agent) sibMoved(count int, begun bool) (Status, int, error) {
+	a.sibRuns(count)
+	if !begun {
+		return statusMoved, count, nil
+	}
+	st, err := a.loopLean(count)
+	return st, count, err
+}
+
+// sibStopped ends the step on err after count runs, the runs written out:
+// at once when runSiblings began the step (begun), else by returning the
+// error to loopLean.
+func (a *Agent) sibStopped(count int, err error, begun bool) (Status, int, error) {
+	a.sibRuns(count)
+	if !begun {
+		return 0, count, err
+	}
+	st, err := a.leanStopped(count, err)
+	return st, count, err
 }
 
 // sibRuns writes out the runs runSiblings made from run env.segFrom up to
@@ -257,7 +302,8 @@ func (a *Agent) siblingJumped(r int32, st Status, count int) Status {
 	a.arrive(target)
 	a.flags &^= flagBubbling
 	if st == Running {
-		return a.leanEnded(count)
+		a.leanEnded(count)
+		return statusEnded
 	}
 	return statusMoved
 }
@@ -277,10 +323,10 @@ func sibFits(env *Env, count int) bool { return count+2 <= env.runLimit }
 const statusEnded Status = statusMoved + 1
 
 // leanEnded ends a step of loopLean after count runs, with a.last as its
-// result (finish, written out), and returns statusEnded.
+// result (finish, written out), and returns a.last.
 func (a *Agent) leanEnded(count int) Status {
 	a.count = uint16(count)
 	a.phase = phaseIdle
 	a.flags &^= flagBubbling | flagQuiet // a quiet step: no observer sees it
-	return statusEnded
+	return a.last
 }
