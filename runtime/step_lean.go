@@ -339,6 +339,7 @@ func (a *Agent) loopLean(count int) (Status, error) {
 				return a.leanStopped(n, err)
 			}
 			if st != statusMoved { // the step ended with st (a.last)
+				a.flags &^= flagQuiet
 				return st, nil
 			}
 			count = n

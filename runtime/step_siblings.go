@@ -95,7 +95,13 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 			st, err := a.stepBegun()
 			return st, 0, err
 		}
-		a.flags = a.flags&^flagBubbling | flagQuiet // nothing will see the step's runs
+		// Between steps an agent is neither bubbling nor quiet (every end
+		// of a step clears both), so a step runSiblings runs to its end
+		// leaves the flags as they are; flagQuiet is set where it hands
+		// the step over (sibMoved, sibStopped).
+		if a.flags&(flagBubbling|flagQuiet) != 0 {
+			a.flags &^= flagBubbling | flagQuiet
+		}
 		r, count = a.cursor, 0
 	}
 	hot := a.bound.hot
@@ -179,7 +185,6 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		// The action finished: its parent, a choice without conditions,
 		// runs on.
 		pr := h.parent
-		a.childRes = st
 		switch {
 		case st == Success && h.up&hotLoop == 0:
 			a.arrive(pr)
@@ -197,11 +202,17 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		}
 		count++
 		a.count = uint16(count)
-		if count >= env.runLimit {
-			// A run-away (the cursor not yet moved on: abort puts it on
-			// the root, and nothing is called in between).
-			a.sibRuns(count)
-			return a.sibStopped(count, a.runawayAt(count, pr), begun)
+		if count+2 > env.runLimit { // no room for another child and its parent
+			if count >= env.runLimit {
+				// A run-away (the cursor not yet moved on: abort puts it
+				// on the root, and nothing is called in between).
+				a.sibRuns(count)
+				return a.sibStopped(count, a.runawayAt(count, pr), begun)
+			}
+			if st == statusMoved {
+				a.arrive(r)
+				return a.sibMoved(count, begun)
+			}
 		}
 		if st != statusMoved {
 			a.last = st
@@ -216,7 +227,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		}
 		a.arrive(r)
 		h = &a.bound.hot[r]
-		if h.bits&hotSibling == 0 || !sibFits(env, count) {
+		if h.bits&hotSibling == 0 {
 			return a.sibMoved(count, begun)
 		}
 	}
@@ -234,6 +245,7 @@ func (a *Agent) sibMoved(count int, begun bool) (Status, int, error) {
 	if !begun {
 		return statusMoved, count, nil
 	}
+	a.flags |= flagQuiet
 	st, err := a.loopLean(count)
 	return st, count, err
 }
@@ -246,6 +258,7 @@ func (a *Agent) sibStopped(count int, err error, begun bool) (Status, int, error
 	if !begun {
 		return 0, count, err
 	}
+	a.flags |= flagQuiet
 	st, err := a.leanStopped(count, err)
 	return st, count, err
 }
@@ -322,11 +335,14 @@ func sibFits(env *Env, count int) bool { return count+2 <= env.runLimit }
 // statusEnded is runSiblings' result when it ended the step.
 const statusEnded Status = statusMoved + 1
 
-// leanEnded ends a step of loopLean after count runs, with a.last as its
-// result (finish, written out), and returns a.last.
+// leanEnded ends a step of runSiblings after count runs, with a.last as
+// its result (finish, written out: a quiet step, which no observer sees),
+// and returns a.last. The agent is not bubbling (runSiblings sets that
+// only where it hands the step over), and not quiet when runSiblings
+// began the step; loopLean clears flagQuiet when runSiblings ended its
+// step.
 func (a *Agent) leanEnded(count int) Status {
 	a.count = uint16(count)
 	a.phase = phaseIdle
-	a.flags &^= flagBubbling | flagQuiet // a quiet step: no observer sees it
 	return a.last
 }
