@@ -81,30 +81,30 @@ func markSiblings(hot []hotRule) {
 // and in loopLean where it hands it back (sibMoved, sibStopped). One call
 // for the commonest step, rather than StepAt's and this one.
 func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) {
-	begun := count < 0
-	if begun {
+	hot := a.bound.hot // nil: a tree with features
+	if count == stepBegins {
 		if a.phase != phaseIdle {
 			return Errored, 0, &Error{Agent: a.id, Msg: "cannot step: the previous step is paused at a call", Err: ErrBusy}
 		}
 		a.dt = t - a.time
 		a.time = t
 		a.step++
-		a.count = 0
 		a.phase = phaseStart
-		if env := a.env; a.bound.feats != nil || env.Observer != nil || !env.quietReady() {
+		if env := a.env; hot == nil || env.Observer != nil || !env.quietReady() {
+			a.count = 0
 			st, err := a.stepBegun()
 			return st, 0, err
 		}
 		// Between steps an agent is neither bubbling nor quiet (every end
-		// of a step clears both), so a step runSiblings runs to its end
-		// leaves the flags as they are; flagQuiet is set where it hands
-		// the step over (sibMoved, sibStopped).
+		// of a step clears both). A step runSiblings begins stays not
+		// quiet while it runs here, which tells its ways out from those of
+		// a step loopLean runs (quiet when it calls runSiblings); flagQuiet
+		// is set where it hands the step over (sibMoved, sibStopped).
 		if a.flags&(flagBubbling|flagQuiet) != 0 {
 			a.flags &^= flagBubbling | flagQuiet
 		}
 		r, count = a.cursor, 0
 	}
-	hot := a.bound.hot
 	h := &hot[r]
 	// The runs are not stored as they happen: from (env.segFrom,
 	// env.segRule) on they are the ones the tree implies (sibRuns), up to
@@ -114,14 +114,14 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 	env := a.env
 	env.segFrom, env.segRule = count, r
 	if h.bits&hotFast == 0 { // a rule of another shape: loopLean runs it
-		return a.sibMoved(count, begun)
+		return a.sibMoved(count)
 	}
 	if h.kind == KindChoice { // entered: into its first child
 		child := h.firstChild
 		a.arrive(child)
 		count++
 		if !sibFits(env, count) {
-			return a.sibMoved(count, begun)
+			return a.sibMoved(count)
 		}
 		r = child
 		h = &hot[r]
@@ -133,7 +133,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		case condOneFunc:
 			v, err := h.test(a, h.params)
 			if err != nil {
-				return a.sibStopped(int(a.count), a.condFailed(a.cursor, 0, err), begun)
+				return a.sibStopped(a.condFailed(a.cursor, 0, err))
 			}
 			ok = v != h.flip
 		case condOneVar:
@@ -148,7 +148,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 			var err error
 			st, err = h.run(a, h.params)
 			if err != nil {
-				return a.sibStopped(int(a.count), a.actionFailed(a.cursor, err), begun)
+				return a.sibStopped(a.actionFailed(a.cursor, err))
 			}
 			switch st {
 			case Running:
@@ -158,7 +158,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 				st = h.failed
 			default: // not a status an action may return: an error
 				_, err = a.actionResult(a.cursor, st)
-				return a.sibStopped(int(a.count), err, begun)
+				return a.sibStopped(err)
 			}
 		}
 		// An action that finished (succeeded, failed, or its conditions
@@ -176,7 +176,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 			case statusEnded:
 				return a.last, count, nil
 			case statusMoved:
-				return a.sibMoved(count, begun)
+				return a.sibMoved(count)
 			}
 		}
 		if st == Running {
@@ -207,11 +207,11 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 				// A run-away (the cursor not yet moved on: abort puts it
 				// on the root, and nothing is called in between).
 				a.sibRuns(count)
-				return a.sibStopped(count, a.runawayAt(count, pr), begun)
+				return a.sibStopped(a.runawayAt(count, pr))
 			}
 			if st == statusMoved {
 				a.arrive(r)
-				return a.sibMoved(count, begun)
+				return a.sibMoved(count)
 			}
 		}
 		if st != statusMoved {
@@ -223,12 +223,12 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 			}
 			a.childRes = st // the choice finished: its parent runs next
 			a.flags |= flagBubbling
-			return a.sibMoved(count, begun)
+			return a.sibMoved(count)
 		}
 		a.arrive(r)
 		h = &a.bound.hot[r]
 		if h.bits&hotSibling == 0 {
-			return a.sibMoved(count, begun)
+			return a.sibMoved(count)
 		}
 	}
 }
@@ -238,24 +238,26 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 const stepBegins = -1
 
 // sibMoved hands the step over to loopLean after count runs, the runs
-// written out: at once when runSiblings began the step (begun), else by
-// returning statusMoved to it.
-func (a *Agent) sibMoved(count int, begun bool) (Status, int, error) {
+// written out: at once when runSiblings began the step (not quiet), else
+// by returning statusMoved to it.
+func (a *Agent) sibMoved(count int) (Status, int, error) {
 	a.sibRuns(count)
-	if !begun {
+	if a.flags&flagQuiet != 0 {
 		return statusMoved, count, nil
 	}
+	a.count = uint16(count)
 	a.flags |= flagQuiet
 	st, err := a.loopLean(count)
 	return st, count, err
 }
 
-// sibStopped ends the step on err after count runs, the runs written out:
-// at once when runSiblings began the step (begun), else by returning the
-// error to loopLean.
-func (a *Agent) sibStopped(count int, err error, begun bool) (Status, int, error) {
+// sibStopped ends the step on err after the runs counted (a.count), the
+// runs written out: at once when runSiblings began the step (not quiet),
+// else by returning the error to loopLean.
+func (a *Agent) sibStopped(err error) (Status, int, error) {
+	count := int(a.count)
 	a.sibRuns(count)
-	if !begun {
+	if a.flags&flagQuiet != 0 {
 		return 0, count, err
 	}
 	a.flags |= flagQuiet
