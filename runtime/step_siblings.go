@@ -167,47 +167,49 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		// choice moving on or finishing, or a jump) sets the flags that
 		// say so. (An action whose conditions failed while it was running
 		// has no Cancel to call: it is an ActionFunc.)
-		env := a.env // (reloaded: the calls leave fewer registers)
-		r = a.cursor
-		count := int(a.count) + 1
+		// (What the rare ways below need after a call of their own they
+		// read again from the agent, so that the common way keeps nothing
+		// on the stack for them.)
 		a.last = st
 		if a.jump >= 0 {
-			switch a.siblingJumped(r, st, count) {
+			switch a.siblingJumped(a.cursor, st, int(a.count)+1) {
 			case statusEnded:
-				return a.last, count, nil
+				return a.last, int(a.count), nil
 			case statusMoved:
-				return a.sibMoved(count)
+				return a.sibMoved(int(a.count) + 1)
 			}
+			st = a.last
 		}
 		if st == Running {
-			return a.leanEnded(count), count, nil
+			n := int(a.count) + 1
+			return a.leanEnded(n), n, nil
 		}
+		env := a.env
+		count := int(a.count) + 2 // the child's run and its parent's
 		// The action finished: its parent, a choice without conditions,
 		// runs on.
-		pr := h.parent
 		switch {
 		case st == Success && h.up&hotLoop == 0:
-			a.arrive(pr)
+			a.arrive(h.parent)
 		case st == Success: // a loop back: the runs so far are written out
-			r = a.bound.hot[pr].firstChild
+			a.sibRuns(int(a.count) + 2)
+			env, count = a.env, int(a.count)+2
+			r = a.bound.hot[h.parent].firstChild
+			env.segFrom, env.segRule = count, r
 			st = statusMoved
-			a.sibRuns(count + 1)
-			env.segFrom, env.segRule = count+1, r
 		case h.next < 0:
-			a.arrive(pr)
+			a.arrive(h.parent)
 			st = h.upFailed
 		default:
 			r = h.next
 			st = statusMoved
 		}
-		count++
 		a.count = uint16(count)
 		if count+2 > env.runLimit { // no room for another child and its parent
 			if count >= env.runLimit {
 				// A run-away (the cursor not yet moved on: abort puts it
 				// on the root, and nothing is called in between).
-				a.sibRuns(count)
-				return a.sibStopped(a.runawayAt(count, pr))
+				return a.sibRunaway(count, h.parent)
 			}
 			if st == statusMoved {
 				a.arrive(r)
@@ -249,6 +251,13 @@ func (a *Agent) sibMoved(count int) (Status, int, error) {
 	a.flags |= flagQuiet
 	st, err := a.loopLean(count)
 	return st, count, err
+}
+
+// sibRunaway ends the step with the run-away error of rule r after count
+// runs, the runs written out.
+func (a *Agent) sibRunaway(count int, r int32) (Status, int, error) {
+	a.sibRuns(count)
+	return a.sibStopped(a.runawayAt(count, r))
 }
 
 // sibStopped ends the step on err after the runs counted (a.count), the
