@@ -1,5 +1,7 @@
 package runtime
 
+import "unsafe"
+
 // The commonest shape of a tree without features is a choice without
 // conditions over actions that each have at most one simple condition (the
 // Drag[en]gine example's root: try each behaviour in turn, the first that
@@ -37,13 +39,21 @@ func markSiblings(hot []hotRule) {
 		if !action && !leaf || h.parent < 0 {
 			continue
 		}
+		// runSiblings steps from a child to the next one, and from a
+		// choice to its first child, as to the rule after it (sibNext):
+		// in the tree's order a leaf's next sibling and a list's first
+		// child come right after it. A rule for which that would not hold
+		// is left to loopLean.
+		if h.next >= 0 && h.next != int32(i)+1 {
+			continue
+		}
 		if p := &hot[h.parent]; p.kind == KindChoice && p.conds == condNone {
 			h.bits |= hotSibling
 			h.up, h.upFailed = p.bits&hotLoop, p.failed
 			if p.parent < 0 {
 				h.up |= upRoot
 			}
-			if p.firstChild == int32(i) {
+			if p.firstChild == int32(i) && h.parent == int32(i)-1 {
 				p.bits |= hotEnters
 			}
 		}
@@ -117,14 +127,12 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		return a.sibMoved(count)
 	}
 	if h.kind == KindChoice { // entered: into its first child
-		child := h.firstChild
-		a.arrive(child)
+		a.arrive(h.firstChild)
 		count++
 		if !sibFits(env, count) {
 			return a.sibMoved(count)
 		}
-		r = child
-		h = &hot[r]
+		h = sibNext(h)
 	}
 	a.count = uint16(count)
 	for {
@@ -187,36 +195,29 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		env := a.env
 		count := int(a.count) + 2 // the child's run and its parent's
 		// The action finished: its parent, a choice without conditions,
-		// runs on.
+		// runs on: on to the next child, back to the first, or it
+		// finishes.
+		var next *hotRule
 		switch {
-		case st == Success && h.up&hotLoop == 0:
-			a.arrive(h.parent)
-		case st == Success: // a loop back: the runs so far are written out
+		case st != Success && h.next >= 0:
+			r, next = h.next, sibNext(h)
+		case st == Success && h.up&hotLoop != 0: // a loop back: the runs so far are written out
 			a.sibRuns(int(a.count) + 2)
 			env, count = a.env, int(a.count)+2
 			r = a.bound.hot[h.parent].firstChild
 			env.segFrom, env.segRule = count, r
-			st = statusMoved
-		case h.next < 0:
+			next = &a.bound.hot[r]
+		default: // the choice finishes
 			a.arrive(h.parent)
-			st = h.upFailed
-		default:
-			r = h.next
-			st = statusMoved
-		}
-		a.count = uint16(count)
-		if count+2 > env.runLimit { // no room for another child and its parent
+			a.count = uint16(count)
 			if count >= env.runLimit {
-				// A run-away (the cursor not yet moved on: abort puts it
-				// on the root, and nothing is called in between).
+				// A run-away (the cursor on the parent: abort puts it on
+				// the root, and nothing is called in between).
 				return a.sibRunaway(count, h.parent)
 			}
-			if st == statusMoved {
-				a.arrive(r)
-				return a.sibMoved(count)
+			if st != Success {
+				st = h.upFailed
 			}
-		}
-		if st != statusMoved {
 			a.last = st
 			if h.up&upRoot != 0 {
 				// Past the root (where the cursor already is): the next
@@ -227,12 +228,31 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 			a.flags |= flagBubbling
 			return a.sibMoved(count)
 		}
+		a.count = uint16(count)
+		if count+2 > env.runLimit { // no room for another child and its parent
+			if count >= env.runLimit {
+				// A run-away (the cursor not yet moved on: abort puts it
+				// on the root, and nothing is called in between).
+				return a.sibRunaway(count, h.parent)
+			}
+			a.arrive(r)
+			return a.sibMoved(count)
+		}
 		a.arrive(r)
-		h = &a.bound.hot[r]
+		h = next
 		if h.bits&hotSibling == 0 {
 			return a.sibMoved(count)
 		}
 	}
+}
+
+// sibNext is the rule after h in the tree's order, which is h's next
+// sibling when h is a leaf (an action, a success or failure rule) and its
+// first child when h is a list: markSiblings marks only rules for which
+// that holds, so that runSiblings steps to them without
+// indexing the rules again.
+func sibNext(h *hotRule) *hotRule {
+	return (*hotRule)(unsafe.Add(unsafe.Pointer(h), unsafe.Sizeof(hotRule{})))
 }
 
 // stepBegins is runSiblings' count when StepAt calls it: the step begins

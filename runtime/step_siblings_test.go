@@ -306,3 +306,37 @@ func TestRunSiblings_marksChildrenOfPlainChoices(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSiblings_marksOnlyRulesWhoseNextComesRightAfter: runSiblings
+// steps from a child to its next sibling, and from a choice to its first
+// child, as to the rule right after it; markSiblings leaves a child whose
+// next sibling, or a choice whose first child, is elsewhere to loopLean.
+func TestRunSiblings_marksOnlyRulesWhoseNextComesRightAfter(t *testing.T) {
+	leaf := func(parent, next int32) hotRule {
+		return hotRule{kind: KindSuccess, parent: parent, firstChild: -1, next: next}
+	}
+	for _, tc := range []struct {
+		name string
+		hot  []hotRule
+		want []hotBits
+	}{
+		{"adjacent", []hotRule{
+			{kind: KindChoice, parent: -1, firstChild: 1, next: -1}, leaf(0, 2), leaf(0, -1),
+		}, []hotBits{hotEnters, hotSibling, hotSibling}},
+		{"next elsewhere", []hotRule{
+			{kind: KindChoice, parent: -1, firstChild: 1, next: -1}, leaf(0, 3), leaf(0, -1), leaf(0, 2),
+		}, []hotBits{0, 0, hotSibling, 0}}, // the first child is left, so is entering
+		{"first child elsewhere", []hotRule{
+			{kind: KindChoice, parent: -1, firstChild: 2, next: -1}, leaf(0, -1), leaf(0, 1),
+		}, []hotBits{0, hotSibling, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			markSiblings(tc.hot)
+			for i, h := range tc.hot {
+				if got := h.bits & hotFast; got != tc.want[i] {
+					t.Errorf("rule %d: marked %03b, want %03b", i, got, tc.want[i])
+				}
+			}
+		})
+	}
+}
