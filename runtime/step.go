@@ -37,23 +37,18 @@ func (a *Agent) StepAt(t float64) (Status, error) {
 	return st, err
 }
 
-// stepBegun runs a step that runSiblings began (the step's time taken, its
-// count zero) and does not run from its start: a tree with features, an
-// observed step, a quiet one before the Env is ready for runSiblings.
+// stepBegun runs a step of a tree without features that runSiblings began
+// (the step's time taken, its count zero) and does not run from its start:
+// an observed step, or a quiet one before the Env is ready for runSiblings.
 func (a *Agent) stepBegun() (Status, error) {
-	if b := a.bound; b.feats == nil { // a tree without features (step_lean.go)
-		env := a.env
-		flags := a.flags &^ (flagBubbling | flagQuiet)
-		if env.Observer != nil {
-			a.flags = flags
-			return a.loopLean(0)
-		}
-		a.flags = flags | flagQuiet // nothing will see the step's runs
+	env := a.env
+	flags := a.flags &^ (flagBubbling | flagQuiet)
+	if env.Observer != nil {
+		a.flags = flags
 		return a.loopLean(0)
 	}
-	a.flags &^= flagBubbling | flagQuiet
-	a.env.runs = a.env.runs[:0]
-	return a.loopTracked()
+	a.flags = flags | flagQuiet // nothing will see the step's runs
+	return a.loopLean(0)
 }
 
 // CompleteAction resumes a step paused at an action call with the action's
