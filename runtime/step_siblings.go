@@ -100,14 +100,15 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		a.time = t
 		a.step++
 		a.phase = phaseStart
-		a.count = 0
 		if hot == nil { // a tree with features: loopTracked, called from here
+			a.count = 0
 			a.flags &^= flagBubbling | flagQuiet
 			a.env.runs = a.env.runs[:0]
 			st, err := a.loopTracked()
 			return st, 0, err
 		}
 		if env := a.env; env.Observer != nil || !env.quietReady() {
+			a.count = 0
 			st, err := a.stepBegun()
 			return st, 0, err
 		}
