@@ -23,7 +23,7 @@ var errSwitched = errors.New("switched")
 // After an error the agent is reset: an action interrupted while running is
 // cancelled and the cursor returns to the root.
 func (a *Agent) Step(dt float64) (Status, error) {
-	st, _, err := a.runSiblings(a.time+dt, 0, stepBegins) // StepAt, written out: one call
+	st, err, _ := a.runSiblings(a.time+dt, 0, stepBegins) // StepAt, written out: one call
 	return st, err
 }
 
@@ -32,23 +32,10 @@ func (a *Agent) Step(dt float64) (Status, error) {
 func (a *Agent) StepAt(t float64) (Status, error) {
 	// The commonest step, of a tree without features that nothing
 	// observes from a cursor runSiblings runs, begins and ends there: one
-	// call. Every other step begins there too and goes on in stepBegun.
-	st, _, err := a.runSiblings(t, 0, stepBegins)
+	// call. Every other step begins there too and goes on in loopTracked
+	// or loopLean.
+	st, err, _ := a.runSiblings(t, 0, stepBegins)
 	return st, err
-}
-
-// stepBegun runs a step of a tree without features that runSiblings began
-// (the step's time taken, its count zero) and does not run from its start:
-// an observed step, or a quiet one before the Env is ready for runSiblings.
-func (a *Agent) stepBegun() (Status, error) {
-	env := a.env
-	flags := a.flags &^ (flagBubbling | flagQuiet)
-	if env.Observer != nil {
-		a.flags = flags
-		return a.loopLean(0)
-	}
-	a.flags = flags | flagQuiet // nothing will see the step's runs
-	return a.loopLean(0)
 }
 
 // CompleteAction resumes a step paused at an action call with the action's

@@ -334,7 +334,7 @@ func (a *Agent) loopLean(count int) (Status, error) {
 		// is: runSiblings stopped short of it, or the step resumed after
 		// a pause, or began before the Env's buffer was sized.)
 		if a.flags&flagQuiet != 0 && hot[a.cursor].bits&hotFast != 0 && count+2 <= limit {
-			st, n, err := a.runSiblings(0, a.cursor, count)
+			st, err, n := a.runSiblings(0, a.cursor, count)
 			if err != nil {
 				return a.leanStopped(n, err)
 			}

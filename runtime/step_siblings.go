@@ -87,14 +87,16 @@ func markSiblings(hot []hotRule) {
 //
 // Called by StepAt with count stepBegins, it begins the step at time t
 // (r is the cursor then) and returns the step's result and error: it goes
-// on with the step in stepBegun when it does not run it from its start,
+// on with the step in loopTracked or loopLean when it does not run it from its start,
 // and in loopLean where it hands it back (sibMoved, sibStopped). One call
-// for the commonest step, rather than StepAt's and this one.
-func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) {
+// for the commonest step, rather than StepAt's and this one. (The error
+// comes second, the count last: what loopTracked and loopLean return, which
+// it returns from them, stays in the registers it comes back in.)
+func (a *Agent) runSiblings(t float64, r int32, count int) (Status, error, int) {
 	hot := a.bound.hot // nil: a tree with features
 	if count == stepBegins {
 		if a.phase != phaseIdle {
-			return Errored, 0, &Error{Agent: a.id, Msg: "cannot step: the previous step is paused at a call", Err: ErrBusy}
+			return Errored, &Error{Agent: a.id, Msg: "cannot step: the previous step is paused at a call", Err: ErrBusy}, 0
 		}
 		a.dt = t - a.time
 		a.time = t
@@ -105,12 +107,19 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 			a.flags &^= flagBubbling | flagQuiet
 			a.env.runs = a.env.runs[:0]
 			st, err := a.loopTracked()
-			return st, 0, err
+			return st, err, 0
 		}
-		if env := a.env; env.Observer != nil || !env.quietReady() {
+		if env, o := a.env, a.env.Observer; o != nil || !env.quietReady() {
+			// An observed step, or a quiet one before the Env is ready for
+			// this loop: loopLean, called from here.
 			a.count = 0
-			st, err := a.stepBegun()
-			return st, 0, err
+			flags := a.flags &^ (flagBubbling | flagQuiet)
+			if o == nil {
+				flags |= flagQuiet // nothing will see the step's runs
+			}
+			a.flags = flags
+			st, err := a.loopLean(0)
+			return st, err, 0
 		}
 		// Between steps an agent is neither bubbling nor quiet (every end
 		// of a step clears both). A step runSiblings begins stays not
@@ -189,7 +198,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		if a.jump >= 0 {
 			switch a.siblingJumped(a.cursor, st, int(a.count)+1) {
 			case statusEnded:
-				return a.last, int(a.count), nil
+				return a.last, nil, int(a.count)
 			case statusMoved:
 				return a.sibMoved(int(a.count) + 1)
 			}
@@ -197,7 +206,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 		}
 		if st == Running {
 			n := int(a.count) + 1
-			return a.leanEnded(n), n, nil
+			return a.leanEnded(n), nil, n
 		}
 		env := a.env
 		count := int(a.count) + 2 // the child's run and its parent's
@@ -229,7 +238,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, int, error) 
 			if h.up&upRoot != 0 {
 				// Past the root (where the cursor already is): the next
 				// step enters the tree afresh.
-				return a.leanEnded(count), count, nil
+				return a.leanEnded(count), nil, count
 			}
 			a.childRes = st // the choice finished: its parent runs next
 			a.flags |= flagBubbling
@@ -269,20 +278,20 @@ const stepBegins = -1
 // sibMoved hands the step over to loopLean after count runs, the runs
 // written out: at once when runSiblings began the step (not quiet), else
 // by returning statusMoved to it.
-func (a *Agent) sibMoved(count int) (Status, int, error) {
+func (a *Agent) sibMoved(count int) (Status, error, int) {
 	a.sibRuns(count)
 	if a.flags&flagQuiet != 0 {
-		return statusMoved, count, nil
+		return statusMoved, nil, count
 	}
 	a.count = uint16(count)
 	a.flags |= flagQuiet
 	st, err := a.loopLean(count)
-	return st, count, err
+	return st, err, count
 }
 
 // sibRunaway ends the step with the run-away error of rule r after count
 // runs, the runs written out.
-func (a *Agent) sibRunaway(count int, r int32) (Status, int, error) {
+func (a *Agent) sibRunaway(count int, r int32) (Status, error, int) {
 	a.sibRuns(count)
 	return a.sibStopped(a.runawayAt(count, r))
 }
@@ -290,15 +299,15 @@ func (a *Agent) sibRunaway(count int, r int32) (Status, int, error) {
 // sibStopped ends the step on err after the runs counted (a.count), the
 // runs written out: at once when runSiblings began the step (not quiet),
 // else by returning the error to loopLean.
-func (a *Agent) sibStopped(err error) (Status, int, error) {
+func (a *Agent) sibStopped(err error) (Status, error, int) {
 	count := int(a.count)
 	a.sibRuns(count)
 	if a.flags&flagQuiet != 0 {
-		return 0, count, err
+		return 0, err, count
 	}
 	a.flags |= flagQuiet
 	st, err := a.leanStopped(count, err)
-	return st, count, err
+	return st, err, count
 }
 
 // sibRuns writes out the runs runSiblings made from run env.segFrom up to
