@@ -29,7 +29,8 @@ type Env struct {
 
 	// runs are the rules run in the current step; loopLean keeps it
 	// longer than the run-away limit so that a run is recorded with no
-	// check of its own (a quiet step records only its Rule).
+	// check of its own (a quiet step keeps only its Rule, and runSiblings
+	// writes its runs out only where they are read: sibRuns).
 	runs []RuleRun
 	// runLimit is the run-away limit runs was sized for and runsFor the
 	// RunawayLimit it was taken from: loopLean sizes runs again only when

@@ -10,9 +10,11 @@ import "unsafe"
 // loop, without going back round the generic loop for each run. It runs in
 // quiet steps only (no Observer when the step began): every run is counted
 // as the generic loop counts it (the action's run, then the choice's run on
-// after it) and only its rule is recorded, which is all the run-away limit
-// and the run-away message need. Observed steps record every run in full in
-// loopLean.
+// after it), and only the rules run are kept, written out only where
+// something reads them (sibRuns), which is all the run-away limit and the
+// run-away message need. Observed steps record every run in full in
+// loopLean. Every step begins here (Agent.Step, Agent.StepAt), and one this
+// loop does not run goes on from here to loopTracked or loopLean.
 
 // hotSibling marks a child of a choice without conditions that loopLean
 // can run in runSiblings: an action whose action is an ActionFunc (no
