@@ -93,8 +93,11 @@ const (
 	flagActionAnswered // CompleteAction delivered answer
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
 	// flagQuiet: no Observer was set when the step began, so nothing will
-	// see its runs: loopLean's runSiblings records only the rules it runs
-	// (what a run-away error lists), and the step's end calls no observer.
+	// see its runs: runSiblings keeps only the rules it runs (what a
+	// run-away error lists), and the step's end calls no observer. A step
+	// that runSiblings began and runs is not marked while it runs there
+	// (it is set where runSiblings hands such a step to loopLean), which
+	// tells runSiblings its own steps from those loopLean hands it.
 	flagQuiet
 )
 

@@ -29,12 +29,18 @@ type Env struct {
 
 	// runs are the rules run in the current step; loopLean keeps it
 	// longer than the run-away limit so that a run is recorded with no
-	// check of its own (a quiet step records only its Rule).
+	// check of its own (a quiet step keeps only its Rule, and runSiblings
+	// writes its runs out only where they are read: sibRuns).
 	runs []RuleRun
 	// runLimit is the run-away limit runs was sized for and runsFor the
 	// RunawayLimit it was taken from: loopLean sizes runs again only when
 	// the setting changed (sizeRuns).
 	runLimit, runsFor int
+	// segFrom and segRule are where runSiblings' runs not yet written
+	// out begin: the runs from there are the ones the tree implies
+	// (sibRuns).
+	segFrom int
+	segRule int32
 	// Scratch of the features (active.go, interrupt.go, order.go): the
 	// active path, the rules a jump activates, a weighted draw's children.
 	path, chain, scratch []int32
@@ -103,12 +109,12 @@ func (e *Env) limit() uint16 {
 	return uint16(e.RunawayLimit)
 }
 
-// quietReady reports whether runs is ready for a quiet step from its start:
-// sized for the run-away limit as it is now, and longer than it (the end of
-// an observed step, or of one that failed or paused, cuts it to its runs),
-// with room for runSiblings (sibFits).
+// quietReady reports whether the Env is ready for a quiet step from its
+// start: runLimit taken from the run-away limit as it is now, with room for
+// runSiblings (sibFits). (runSiblings stores no run where the step ends;
+// where it does, sibRuns makes runs long enough.)
 func (e *Env) quietReady() bool {
-	return len(e.runs) > e.runLimit && e.runLimit >= 2 && e.RunawayLimit == e.runsFor
+	return e.runLimit >= 2 && e.RunawayLimit == e.runsFor
 }
 
 // sizeRuns takes the run-away limit from RunawayLimit and makes runs longer
@@ -119,6 +125,20 @@ func (e *Env) quietReady() bool {
 func (e *Env) sizeRuns(count int) {
 	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit
 	if n := max(e.runLimit+1, count+1); cap(e.runs) < n {
+		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
+	}
+	e.runs = e.runs[:cap(e.runs)]
+}
+
+// growRuns makes runs at least n long, and longer than runLimit, as
+// sizeRuns does but leaving the limit as it is: the end of an observed
+// step, or of one that failed or paused, cut runs to its runs, and a quiet
+// step writes its runs out only where it needs them (sibRuns).
+//
+//go:noinline
+func (e *Env) growRuns(n int) {
+	n = max(n, e.runLimit+1)
+	if cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}
 	e.runs = e.runs[:cap(e.runs)]

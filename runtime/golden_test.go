@@ -63,6 +63,7 @@ func TestLoop_trackedStepsPlainTreesAsLoopDoes(t *testing.T) {
 // trackAll gives a bound tree an empty feature table: it then steps in
 // loopTracked although no rule uses a feature.
 func trackAll(b *BoundTree) {
+	b.hot = nil // as for a tree with features: loopTracked steps it
 	b.feats = make([]ruleFeat, len(b.rules))
 	for i := range b.feats {
 		b.feats[i].timeSlot, b.feats[i].coolSlot, b.feats[i].orderSlot = -1, -1, -1

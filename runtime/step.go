@@ -22,45 +22,20 @@ var errSwitched = errors.New("switched")
 //
 // After an error the agent is reset: an action interrupted while running is
 // cancelled and the cursor returns to the root.
-func (a *Agent) Step(dt float64) (Status, error) { return a.StepAt(a.time + dt) }
+func (a *Agent) Step(dt float64) (Status, error) {
+	st, err, _ := a.runSiblings(a.time+dt, 0, stepBegins) // StepAt, written out: one call
+	return st, err
+}
 
 // StepAt is Step with the agent's new time given rather than its increment,
 // so that a game loop can keep time as step × dt instead of a running sum.
 func (a *Agent) StepAt(t float64) (Status, error) {
-	if a.phase != phaseIdle {
-		return Errored, &Error{Agent: a.id, Msg: "cannot step: the previous step is paused at a call", Err: ErrBusy}
-	}
-	a.dt = t - a.time
-	a.time = t
-	a.step++
-	a.count = 0
-	a.phase = phaseStart
-	if b := a.bound; b.feats == nil {
-		// A tree without features (step_lean.go). The commonest step, one
-		// that nothing observes from a cursor runSiblings runs, begins
-		// here without a call of its own.
-		env := a.env
-		flags := a.flags &^ (flagBubbling | flagQuiet)
-		if env.Observer != nil {
-			a.flags = flags
-			return a.loopLean(0)
-		}
-		a.flags = flags | flagQuiet // nothing will see the step's runs
-		if !env.quietReady() {
-			return a.loopLean(0)
-		}
-		st, count, err := a.runSiblings(a.cursor, 0) // the cursor is checked there
-		if st == statusEnded {
-			return a.last, nil
-		}
-		if err != nil {
-			return a.leanStopped(count, err)
-		}
-		return a.loopLean(count)
-	}
-	a.flags &^= flagBubbling | flagQuiet
-	a.env.runs = a.env.runs[:0]
-	return a.loopTracked()
+	// The commonest step, of a tree without features that nothing
+	// observes from a cursor runSiblings runs, begins and ends there: one
+	// call. Every other step begins there too and goes on in loopTracked
+	// or loopLean.
+	st, err, _ := a.runSiblings(t, 0, stepBegins)
+	return st, err
 }
 
 // CompleteAction resumes a step paused at an action call with the action's

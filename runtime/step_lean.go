@@ -334,12 +334,13 @@ func (a *Agent) loopLean(count int) (Status, error) {
 		// is: runSiblings stopped short of it, or the step resumed after
 		// a pause, or began before the Env's buffer was sized.)
 		if a.flags&flagQuiet != 0 && hot[a.cursor].bits&hotFast != 0 && count+2 <= limit {
-			st, n, err := a.runSiblings(a.cursor, count)
+			st, err, n := a.runSiblings(0, a.cursor, count)
 			if err != nil {
 				return a.leanStopped(n, err)
 			}
-			if st == statusEnded {
-				return a.last, nil
+			if st != statusMoved { // the step ended with st (a.last)
+				a.flags &^= flagQuiet
+				return st, nil
 			}
 			count = n
 		}

@@ -160,6 +160,32 @@ func TestRunSiblings_quietStepsAsLoopTracked(t *testing.T) {
 	}
 }
 
+// TestRunSiblings_quietAfterObservedSteps: quiet steps that follow
+// observed ones (whose end cuts the Env's buffer of runs to the runs they
+// made) still call what loopTracked calls and list every run of a
+// run-away, runSiblings writing out the runs it did not store on the way
+// only where they are needed.
+func TestRunSiblings_quietAfterObservedSteps(t *testing.T) {
+	for name, body := range siblingTrees {
+		for _, limit := range []int{2, 3, 9, 40} {
+			t.Run(fmt.Sprintf("%s/limit=%d", name, limit), func(t *testing.T) {
+				lean, leanScript := siblingAgent(t, body, false, limit)
+				tracked, trackedScript := siblingAgent(t, body, true, limit)
+				for step := 1; step <= 300; step++ {
+					lean.env.Observer = nil
+					if step%3 == 0 {
+						lean.env.Observer = &leanRuns{}
+					}
+					got, want := stepQuiet(lean, leanScript), stepQuiet(tracked, trackedScript)
+					if got != want {
+						t.Fatalf("step %d: loopLean and loopTracked differ:\nlean    %s\ntracked %s", step, got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestRunSiblings_quietAndObservedStepAlike: the same agent stepped with
 // and without an Observer calls the same things and ends in the same
 // state (the observer changes which loop records what, not what runs).
@@ -278,5 +304,39 @@ func TestRunSiblings_marksChildrenOfPlainChoices(t *testing.T) {
 		if got := h.bits & hotFast; got != want[id] {
 			t.Errorf("rule %q (%d): runSiblings marks %03b, want %03b", id, i, got, want[id])
 		}
+	}
+}
+
+// TestRunSiblings_marksOnlyRulesWhoseNextComesRightAfter: runSiblings
+// steps from a child to its next sibling, and from a choice to its first
+// child, as to the rule right after it; markSiblings leaves a child whose
+// next sibling, or a choice whose first child, is elsewhere to loopLean.
+func TestRunSiblings_marksOnlyRulesWhoseNextComesRightAfter(t *testing.T) {
+	leaf := func(parent, next int32) hotRule {
+		return hotRule{kind: KindSuccess, parent: parent, firstChild: -1, next: next}
+	}
+	for _, tc := range []struct {
+		name string
+		hot  []hotRule
+		want []hotBits
+	}{
+		{"adjacent", []hotRule{
+			{kind: KindChoice, parent: -1, firstChild: 1, next: -1}, leaf(0, 2), leaf(0, -1),
+		}, []hotBits{hotEnters, hotSibling, hotSibling}},
+		{"next elsewhere", []hotRule{
+			{kind: KindChoice, parent: -1, firstChild: 1, next: -1}, leaf(0, 3), leaf(0, -1), leaf(0, 2),
+		}, []hotBits{0, 0, hotSibling, 0}}, // the first child is left, so is entering
+		{"first child elsewhere", []hotRule{
+			{kind: KindChoice, parent: -1, firstChild: 2, next: -1}, leaf(0, -1), leaf(0, 1),
+		}, []hotBits{0, hotSibling, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			markSiblings(tc.hot)
+			for i, h := range tc.hot {
+				if got := h.bits & hotFast; got != tc.want[i] {
+					t.Errorf("rule %d: marked %03b, want %03b", i, got, tc.want[i])
+				}
+			}
+		})
 	}
 }
