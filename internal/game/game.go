@@ -67,10 +67,16 @@ type Game struct {
 
 	active   []*runtime.Agent // scratch of stepAgents
 	activeGA []*gameAgent
-	rounds   runtime.Rounds     // the plugin calls' and gate takes' rounds (rounds.go)
-	gates    *runtime.Gates     // the gates the agents share; nil when no tree declares one (gates.go)
-	saveEnc  *runtime.Encoder   // reused by every save
-	loadPlan runtime.AgentsPlan // reused by every load: its arrays are allocated once
+	// activeStale: g.active, g.activeGA (and g.activeOf) must be made
+	// again before the next step: an agent stopped, or the agents were
+	// remade (a load, a reload, a restore). Made once, not every step: at
+	// 100,000 agents the lists took about 1.7 ms of every step, on one
+	// thread.
+	activeStale bool
+	rounds      runtime.Rounds     // the plugin calls' and gate takes' rounds (rounds.go)
+	gates       *runtime.Gates     // the gates the agents share; nil when no tree declares one (gates.go)
+	saveEnc     *runtime.Encoder   // reused by every save
+	loadPlan    runtime.AgentsPlan // reused by every load: its arrays are allocated once
 
 	step      uint64 // steps done
 	delivered []bool // schedule entries delivered
@@ -91,7 +97,7 @@ type Game struct {
 	workerOf []int32       // each agent's worker, config order
 	extra    []*workerLoad // workers 1.. N-1's Lua states, registries and trees
 	par      *runtime.Workers
-	activeOf []int32 // scratch of stepWorkers
+	activeOf []int32 // the workers of g.active (listActive)
 	parallel bool    // agents are stepping on the workers now
 	// contract: run.workers (or Options.Workers) is not 1, so scripts keep
 	// the contract of parallel runs whatever the number of workers (module
@@ -441,11 +447,13 @@ func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 		g.out.failed(t, a.ID(), policy)
 		ga.doing = ""
 		ga.stopped = g.cfg.Run.OnFailure == "stop"
+		g.activeStale = g.activeStale || ga.stopped
 	case runtime.Errored:
 		ga.errors++
 		g.out.errored(t, a.ID(), ga.err, policy)
 		ga.doing = ""
 		ga.stopped = g.cfg.Run.OnFailure == "stop"
+		g.activeStale = g.activeStale || ga.stopped
 	}
 	return nil
 }

@@ -35,13 +35,8 @@ func (g *Game) openRounds() {
 // waiting agents resume in config order; and so on. A game without plugins
 // and gates makes one plain pass. It returns the number of agent-steps.
 func (g *Game) stepAgents(t float64) int {
-	g.active = g.active[:0]
-	g.activeGA = g.activeGA[:0]
-	for _, ga := range g.agents {
-		if !ga.stopped {
-			g.active = append(g.active, ga.a)
-			g.activeGA = append(g.activeGA, ga)
-		}
+	if g.activeStale {
+		g.listActive()
 	}
 	if g.workers != nil {
 		return g.stepWorkers(t)
@@ -62,4 +57,25 @@ func (g *Game) stepAgents(t float64) int {
 		g.record(ga, o.Status, o.Err)
 	}
 	return len(g.activeGA)
+}
+
+// listActive makes the lists of the agents that step (those not stopped),
+// in config order, and with workers each one's worker.
+func (g *Game) listActive() {
+	g.activeStale = false
+	clear(g.active)
+	g.active = g.active[:0]
+	g.activeGA = g.activeGA[:0]
+	for _, ga := range g.agents {
+		if !ga.stopped {
+			g.active = append(g.active, ga.a)
+			g.activeGA = append(g.activeGA, ga)
+		}
+	}
+	if g.workers != nil {
+		g.activeOf = g.activeOf[:0]
+		for _, ga := range g.activeGA {
+			g.activeOf = append(g.activeOf, g.workerOf[ga.idx])
+		}
+	}
 }

@@ -225,10 +225,6 @@ func (g *Game) useWorkers(l *loadout) {
 // stepWorkers steps the active agents at time t on the workers, in rounds.
 // g.active and g.activeGA hold them; g.activeOf their workers.
 func (g *Game) stepWorkers(t float64) int {
-	g.activeOf = g.activeOf[:0]
-	for _, ga := range g.activeGA {
-		g.activeOf = append(g.activeOf, g.workerOf[ga.idx])
-	}
 	w0 := g.workers[0].env
 	for _, w := range g.workers[1:] {
 		w.env.Observer, w.env.Changes, w.env.Gates = w0.Observer, w0.Changes, w0.Gates
