@@ -42,20 +42,14 @@ func (g *Game) stepAgents(t float64) int {
 		return g.stepWorkers(t)
 	}
 	if len(g.rounds.Resolvers) == 0 {
-		for _, ga := range g.activeGA {
-			st, err := ga.a.StepAt(t)
-			g.record(ga, st, err)
+		g.outcomes, g.roundsErr = g.outcomes[:0], nil
+		for _, a := range g.active {
+			st, err := a.StepAt(t)
+			g.outcomes = append(g.outcomes, runtime.Outcome{Status: st, Err: err})
 		}
 		return len(g.activeGA)
 	}
-	outcomes, err := g.rounds.StepAt(g.active, t)
-	for i, ga := range g.activeGA {
-		o := outcomes[i]
-		if err != nil && o.Err == nil && o.Status == runtime.Paused {
-			o.Err = err
-		}
-		g.record(ga, o.Status, o.Err)
-	}
+	g.outcomes, g.roundsErr = g.rounds.StepAt(g.active, t)
 	return len(g.activeGA)
 }
 

@@ -232,15 +232,8 @@ func (g *Game) stepWorkers(t float64) int {
 	g.par.Of = g.activeOf
 	g.par.Serial = g.debug != nil // the live view's hooks run on one goroutine
 	g.parallel = true
-	outcomes, err := g.par.StepAt(g.active, t)
+	g.outcomes, g.roundsErr = g.par.StepAt(g.active, t)
 	g.parallel = false
-	for i, ga := range g.activeGA {
-		o := outcomes[i]
-		if err != nil && o.Err == nil && o.Status == runtime.Paused {
-			o.Err = err
-		}
-		g.record(ga, o.Status, o.Err)
-	}
 	for k, w := range g.workers {
 		w.busy += g.par.Busy(k)
 	}
