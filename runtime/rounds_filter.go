@@ -10,18 +10,21 @@ package runtime
 // step in the round, while the agent is in the cache of the thread that
 // stepped it (with workers, on every worker at once).
 
-// roundFilter is a Resolver that needs only some agents of a round.
-type roundFilter interface {
-	// wants reports whether a, which has just run its part of the round,
+// A RoundFilter is a Resolver whose EndRound needs only some agents of a
+// round: Rounds and Workers hand it those it wants, in config order,
+// instead of every agent of the round.
+type RoundFilter interface {
+	Resolver
+	// Wants reports whether a, which has just run its part of the round,
 	// is one the resolver's EndRound must see. Called on the goroutine
-	// that stepped a, for different agents at once.
-	wants(a *Agent) bool
+	// that stepped a, for different agents at once (with Workers).
+	Wants(a *Agent) bool
 }
 
-// wants reports whether a asked for a take of g's gates or requested a
-// release in the round it has just run (Gates.EndRound passes over any
-// other agent).
-func (g *Gates) wants(a *Agent) bool {
+// Wants reports whether a asked for a take of g's gates or requested a
+// release in the round it has just run (RoundFilter: EndRound passes over
+// any other agent).
+func (g *Gates) Wants(a *Agent) bool {
 	x := a.gatesOf(g)
 	return x != nil && (len(x.releases) > 0 || (a.phase == phaseWaitGate && x.answer == takeAsked))
 }
@@ -29,7 +32,7 @@ func (g *Gates) wants(a *Agent) bool {
 // roundFilters is which of a list of resolvers are filters: filters[j] is
 // nil for one that sees every agent of the round.
 type roundFilters struct {
-	filters []roundFilter
+	filters []RoundFilter
 	any     bool
 }
 
@@ -37,7 +40,7 @@ func (f *roundFilters) set(resolvers []Resolver) {
 	f.filters = f.filters[:0]
 	f.any = false
 	for _, res := range resolvers {
-		rf, _ := res.(roundFilter)
+		rf, _ := res.(RoundFilter)
 		f.filters = append(f.filters, rf)
 		f.any = f.any || rf != nil
 	}
@@ -46,7 +49,7 @@ func (f *roundFilters) set(resolvers []Resolver) {
 // pick appends i to picked[j] for every filter j that wants a.
 func (f *roundFilters) pick(picked [][]int32, a *Agent, i int32) {
 	for j, rf := range f.filters {
-		if rf != nil && rf.wants(a) {
+		if rf != nil && rf.Wants(a) {
 			picked[j] = append(picked[j], i)
 		}
 	}

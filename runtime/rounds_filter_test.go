@@ -27,7 +27,7 @@ func (p *pickyResolver) Continue(a *Agent) (Status, error, bool) { return 0, nil
 // filteringResolver is a pickyResolver that is a round filter.
 type filteringResolver struct{ pickyResolver }
 
-func (f *filteringResolver) wants(a *Agent) bool { return f.want[a.ID()] }
+func (f *filteringResolver) Wants(a *Agent) bool { return f.want[a.ID()] }
 
 // TestRoundFilters_aFilterGetsTheAgentsItWantsInOrder steps the workers
 // world (gates, paused calls) with a resolver that wants some agents and
