@@ -52,6 +52,10 @@ type Rounds struct {
 	out     []Outcome
 	waiting []int32
 	round   []*Agent
+
+	filters roundFilters // rounds_filter.go
+	picked  [][]int32    // per resolver, the agents of the round its filter wants
+	shown   []*Agent     // a filter's agents of the round
 }
 
 // StepAt runs one step of every agent at time t (Agent.StepAt) in rounds
@@ -80,6 +84,8 @@ func (r *Rounds) run(agents []*Agent, step func(a *Agent) (Status, error), t flo
 	}
 	out := r.out[:len(agents)]
 	waiting := r.waiting[:0]
+	r.filters.set(r.Resolvers)
+	r.picked = r.filters.grow(r.picked)
 	for i, a := range agents {
 		var st Status
 		var err error
@@ -92,19 +98,21 @@ func (r *Rounds) run(agents []*Agent, step func(a *Agent) (Status, error), t flo
 		if st == Paused {
 			waiting = append(waiting, int32(i))
 		}
+		if r.filters.any {
+			r.filters.pick(r.picked, a, int32(i))
+		}
 	}
 	round := agents
 	for {
-		for _, res := range r.Resolvers {
-			if err := res.EndRound(round); err != nil {
-				r.waiting = waiting
-				return out, err
-			}
+		if err := r.endRound(agents, round); err != nil {
+			r.waiting = waiting
+			return out, err
 		}
 		if len(waiting) == 0 {
 			break
 		}
 		r.round = r.round[:0]
+		r.picked = r.filters.grow(r.picked)
 		next := waiting[:0]
 		for _, i := range waiting {
 			a := agents[i]
@@ -118,13 +126,38 @@ func (r *Rounds) run(agents []*Agent, step func(a *Agent) (Status, error), t flo
 			if st == Paused {
 				next = append(next, i)
 			}
+			if r.filters.any {
+				r.filters.pick(r.picked, a, i)
+			}
 		}
 		waiting = next
 		round = r.round
 	}
 	r.waiting = waiting
 	clear(r.round) // let go of the agents
+	clear(r.shown)
 	return out, nil
+}
+
+// endRound ends a round: each resolver gets the round's agents, or a
+// filter those of them it wants (rounds_filter.go).
+func (r *Rounds) endRound(agents, round []*Agent) error {
+	for j, res := range r.Resolvers {
+		if r.filters.filters[j] == nil {
+			if err := res.EndRound(round); err != nil {
+				return err
+			}
+			continue
+		}
+		r.shown = r.shown[:0]
+		for _, i := range r.picked[j] {
+			r.shown = append(r.shown, agents[i])
+		}
+		if err := res.EndRound(r.shown); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resume resumes a with the resolver whose call it waits for.

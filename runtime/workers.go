@@ -61,6 +61,9 @@ type Workers struct {
 	Spin time.Duration
 	pool pool
 	cur  roundArgs // the round being run, for the runners
+
+	filters roundFilters // rounds_filter.go
+	shown   []*Agent     // a filter's agents of the round
 }
 
 // roundArgs is what a round's parallel part steps.
@@ -75,6 +78,7 @@ type roundArgs struct {
 // current round (indices into the agents, in order) and those that paused.
 type workerLane struct {
 	run, waiting []int32
+	picked       [][]int32 // per resolver, the agents its filter wants (rounds_filter.go)
 	err          error
 	panicked     any
 	busy         time.Duration // time spent in the last StepAt
@@ -125,6 +129,7 @@ func (w *Workers) StepAt(agents []*Agent, t float64) ([]Outcome, error) {
 		w.lanes[k].run = append(w.lanes[k].run, int32(i))
 	}
 	w.roundNo = 1
+	w.filters.set(w.Resolvers)
 	round := agents
 	for {
 		w.parallel(agents, out, t, w.roundNo > 1)
@@ -133,10 +138,8 @@ func (w *Workers) StepAt(agents []*Agent, t float64) ([]Outcome, error) {
 				return out, err
 			}
 		}
-		for _, res := range w.Resolvers {
-			if err := res.EndRound(round); err != nil {
-				return out, err
-			}
+		if err := w.endRound(agents, round); err != nil {
+			return out, err
 		}
 		waiting := 0
 		for k := range w.lanes {
@@ -151,23 +154,49 @@ func (w *Workers) StepAt(agents []*Agent, t float64) ([]Outcome, error) {
 		w.roundNo++
 	}
 	clear(w.round) // let go of the agents
+	clear(w.shown)
 	w.roundNo = 0
 	return out, nil
+}
+
+// endRound ends a round on the calling goroutine: each resolver gets the
+// round's agents, or a filter those of them it wants, merged from the
+// workers' lists into the order of agents (rounds_filter.go).
+func (w *Workers) endRound(agents, round []*Agent) error {
+	for j, res := range w.Resolvers {
+		if w.filters.filters[j] == nil {
+			if err := res.EndRound(round); err != nil {
+				return err
+			}
+			continue
+		}
+		w.shown = w.shown[:0]
+		for _, i := range w.inOrder(func(l *workerLane) []int32 { return l.picked[j] }) {
+			w.shown = append(w.shown, agents[i])
+		}
+		if err := res.EndRound(w.shown); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // merge lists the agents of the next round (every worker's waiting agents)
 // in the order of agents.
 func (w *Workers) merge(agents []*Agent) []*Agent {
 	w.round = w.round[:0]
-	for _, i := range w.inOrder() {
+	for _, i := range w.inOrder(runOf) {
 		w.round = append(w.round, agents[i])
 	}
 	return w.round
 }
 
-// inOrder merges the workers' lists of the round (each in the order of
-// agents already) into w.order.
-func (w *Workers) inOrder() []int32 {
+// runOf is a lane's agents of the round.
+func runOf(l *workerLane) []int32 { return l.run }
+
+// inOrder merges the workers' lists list(lane) (each in the order of agents
+// already) into w.order.
+func (w *Workers) inOrder(list func(*workerLane) []int32) []int32 {
 	w.order = w.order[:0]
 	var pos [64]int
 	at := pos[:0]
@@ -177,16 +206,16 @@ func (w *Workers) inOrder() []int32 {
 		at = pos[:w.n]
 	}
 	for {
-		best := -1
+		best, bestAt := -1, int32(0)
 		for k := range w.lanes {
-			if at[k] < len(w.lanes[k].run) && (best < 0 || w.lanes[k].run[at[k]] < w.lanes[best].run[at[best]]) {
-				best = k
+			if l := list(&w.lanes[k]); at[k] < len(l) && (best < 0 || l[at[k]] < bestAt) {
+				best, bestAt = k, l[at[k]]
 			}
 		}
 		if best < 0 {
 			return w.order
 		}
-		w.order = append(w.order, w.lanes[best].run[at[best]])
+		w.order = append(w.order, bestAt)
 		at[best]++
 	}
 }
@@ -195,6 +224,9 @@ func (w *Workers) inOrder() []int32 {
 // goroutine and the others' on their runners (workers_pool.go), and waits
 // for them. A panic in a step is raised again on the calling goroutine.
 func (w *Workers) parallel(agents []*Agent, out []Outcome, t float64, resume bool) {
+	for k := range w.lanes { // a lane with no agent in the round is not run
+		w.lanes[k].picked = w.filters.grow(w.lanes[k].picked)
+	}
 	if w.Serial {
 		w.serial(agents, out, t, resume)
 		return
@@ -242,7 +274,7 @@ func (w *Workers) serial(agents []*Agent, out []Outcome, t float64, resume bool)
 		w.lanes[k].err = nil
 		w.lanes[k].waiting = w.lanes[k].waiting[:0]
 	}
-	for _, i := range w.inOrder() {
+	for _, i := range w.inOrder(runOf) {
 		l := &w.lanes[w.Of[i]]
 		start := time.Now()
 		ok := w.stepOne(l, i, agents, out, t, resume)
@@ -275,6 +307,9 @@ func (w *Workers) stepOne(l *workerLane, i int32, agents []*Agent, out []Outcome
 	out[i] = Outcome{st, err}
 	if st == Paused {
 		l.waiting = append(l.waiting, i)
+	}
+	if w.filters.any {
+		w.filters.pick(l.picked, a, i)
 	}
 	return true
 }

@@ -45,10 +45,11 @@ type runner struct {
 	sleeping atomic.Bool
 	wake     chan struct{} // capacity 1
 
-	mu    sync.Mutex // guards ended and closed
-	ended bool       // its goroutine has returned
-	// closed: Close was called; the runner ends at its next wait.
-	closed bool
+	mu     sync.Mutex    // guards ended and exited
+	ended  bool          // its goroutine has returned (or is returning)
+	exited chan struct{} // closed when the goroutine started last returns
+	// quit: Close was called; the runner ends at its next wait.
+	quit atomic.Bool
 }
 
 // post gives the runner its part of the current round.
@@ -61,7 +62,8 @@ func (r *runner) post() {
 	r.mu.Lock()
 	if r.ended {
 		r.ended = false
-		go r.loop(r.posted.Load() - 1)
+		r.exited = make(chan struct{})
+		go r.loop(r.posted.Load()-1, r.exited)
 	} else {
 		select {
 		case r.wake <- struct{}{}:
@@ -72,7 +74,8 @@ func (r *runner) post() {
 }
 
 // loop runs the rounds posted after the first seen rounds.
-func (r *runner) loop(seen uint64) {
+func (r *runner) loop(seen uint64, exited chan struct{}) {
+	defer close(exited)
 	r.sleeping.Store(false)
 	idle := time.NewTimer(r.idle)
 	defer idle.Stop()
@@ -88,8 +91,14 @@ func (r *runner) loop(seen uint64) {
 // await waits until a round after seen is posted (true), or until the
 // runner has slept runnerIdle or is closed (false: its goroutine ends).
 func (r *runner) await(seen uint64, idle *time.Timer) bool {
-	if spinUntil(time.Duration(r.spin.Load()), func() bool { return r.posted.Load() != seen }) {
-		return true
+	if spinUntil(time.Duration(r.spin.Load()), func() bool { return r.posted.Load() != seen || r.quit.Load() }) {
+		if !r.quit.Load() {
+			return true
+		}
+		r.mu.Lock()
+		r.ended = true
+		r.mu.Unlock()
+		return false
 	}
 	r.sleeping.Store(true) // an ended runner stays "sleeping": post starts it again
 	idle.Reset(r.idle)
@@ -105,26 +114,30 @@ func (r *runner) await(seen uint64, idle *time.Timer) bool {
 			}
 			r.mu.Unlock()
 		}
-		r.mu.Lock()
-		if r.closed {
+		if r.quit.Load() {
+			r.mu.Lock()
 			r.ended = true
 			r.mu.Unlock()
 			return false
 		}
-		r.mu.Unlock()
 	}
 	r.sleeping.Store(false)
 	return true
 }
 
-// close ends the runner's goroutine at its next wait.
+// close ends the runner's goroutine and waits for it to return, so that
+// nothing of the Workers is held once Close returns.
 func (r *runner) close() {
-	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
+	r.quit.Store(true)
 	select {
 	case r.wake <- struct{}{}:
 	default:
+	}
+	r.mu.Lock()
+	running, exited := !r.ended, r.exited
+	r.mu.Unlock()
+	if running {
+		<-exited
 	}
 }
 
@@ -229,9 +242,9 @@ func (w *Workers) roundOnRunners() {
 	p.callerSleeping.Store(false)
 }
 
-// Close ends the goroutines that run the workers between rounds (they
-// also end by themselves after a while without rounds). Call it between
-// steps, not during one. A Workers may still step after Close: it starts
+// Close ends the goroutines that run the workers between rounds, and
+// returns once they have (they also end by themselves after a while
+// without rounds). Call it between steps, not during one. A Workers may still step after Close: it starts
 // them again.
 func (w *Workers) Close() {
 	for _, r := range w.pool.runners {

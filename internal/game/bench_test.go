@@ -3,6 +3,8 @@ package game
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 func TestScaleAgents_inProportion(t *testing.T) {
@@ -91,6 +93,30 @@ func TestBench_reportsTheWorkersBalanceAndTheSerialPartOfAStep(t *testing.T) {
 		}
 		if x := p.Projection(16); x <= 1 || x > 16 {
 			t.Errorf("workers=%d: 16-core projection %.2f", workers, x)
+		}
+	}
+}
+
+// TestMeasurePhases_theGatesStayARoundFilter: timing the ends of rounds
+// (btrun bench) must not turn the gates into a resolver that sees every
+// agent of a round, or the bench would measure a round end the game does
+// not have.
+func TestMeasurePhases_theGatesStayARoundFilter(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		s := openWithWorkers(t, fixturePath("gates"), 0, n)
+		s.g.MeasurePhases()
+		resolvers := s.g.rounds.Resolvers
+		if s.g.par != nil {
+			resolvers = s.g.par.Resolvers
+		}
+		filters := 0
+		for _, r := range resolvers {
+			if _, ok := r.(runtime.RoundFilter); ok {
+				filters++
+			}
+		}
+		if filters != 1 {
+			t.Errorf("workers=%d: %d of the %d resolvers are round filters, want 1 (the gates)", n, filters, len(resolvers))
 		}
 	}
 }

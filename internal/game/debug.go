@@ -193,7 +193,6 @@ func (g *Game) Rewind(state []byte) error {
 	g.outbox = g.outbox[:0]
 	for _, ga := range g.agents {
 		ga.changes = ga.changes[:0]
-		ga.done = false
 	}
 	return err
 }

@@ -144,6 +144,7 @@ func (g *Game) use(l *loadout) {
 	g.useWorkers(l)
 	g.openRounds()
 	clear(g.byPtr)
+	g.activeStale = true
 	for i, ga := range g.agents {
 		ga.a = l.agents[i]
 		g.byPtr[ga.a] = ga

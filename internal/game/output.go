@@ -197,7 +197,6 @@ type gameAgent struct {
 	changes []change // signals and changes of its step, for the trace (trace_changes.go)
 	status  runtime.Status
 	err     error
-	done    bool
 
 	sent     int    // signals sent to other agents in step sentStep (signals.go)
 	sentAll  int    // of which to "all"

@@ -81,6 +81,15 @@ func (g *Game) MeasurePhases() {
 }
 
 // timeResolvers wraps the rounds' resolvers when the game measures.
+// timedFilter is a timedResolver of a round filter (the gates), which
+// stays one.
+type timedFilter struct {
+	timedResolver
+	f runtime.RoundFilter
+}
+
+func (r timedFilter) Wants(a *runtime.Agent) bool { return r.f.Wants(a) }
+
 func (g *Game) timeResolvers() {
 	if g.phases == nil {
 		return
@@ -89,6 +98,10 @@ func (g *Game) timeResolvers() {
 		sum := &g.phases.plugins
 		if r == runtime.Resolver(g.gates) {
 			sum = &g.phases.gates
+		}
+		if f, ok := r.(runtime.RoundFilter); ok {
+			g.rounds.Resolvers[i] = timedFilter{timedResolver{r, sum}, f}
+			continue
 		}
 		g.rounds.Resolvers[i] = timedResolver{r, sum}
 	}

@@ -35,6 +35,29 @@ func (g *Game) openRounds() {
 // waiting agents resume in config order; and so on. A game without plugins
 // and gates makes one plain pass. It returns the number of agent-steps.
 func (g *Game) stepAgents(t float64) int {
+	if g.activeStale {
+		g.listActive()
+	}
+	if g.workers != nil {
+		return g.stepWorkers(t)
+	}
+	if len(g.rounds.Resolvers) == 0 {
+		g.outcomes, g.roundsErr = g.outcomes[:0], nil
+		for _, a := range g.active {
+			st, err := a.StepAt(t)
+			g.outcomes = append(g.outcomes, runtime.Outcome{Status: st, Err: err})
+		}
+		return len(g.activeGA)
+	}
+	g.outcomes, g.roundsErr = g.rounds.StepAt(g.active, t)
+	return len(g.activeGA)
+}
+
+// listActive makes the lists of the agents that step (those not stopped),
+// in config order, and with workers each one's worker.
+func (g *Game) listActive() {
+	g.activeStale = false
+	clear(g.active)
 	g.active = g.active[:0]
 	g.activeGA = g.activeGA[:0]
 	for _, ga := range g.agents {
@@ -44,22 +67,9 @@ func (g *Game) stepAgents(t float64) int {
 		}
 	}
 	if g.workers != nil {
-		return g.stepWorkers(t)
-	}
-	if len(g.rounds.Resolvers) == 0 {
+		g.activeOf = g.activeOf[:0]
 		for _, ga := range g.activeGA {
-			st, err := ga.a.StepAt(t)
-			g.record(ga, st, err)
+			g.activeOf = append(g.activeOf, g.workerOf[ga.idx])
 		}
-		return len(g.activeGA)
 	}
-	outcomes, err := g.rounds.StepAt(g.active, t)
-	for i, ga := range g.activeGA {
-		o := outcomes[i]
-		if err != nil && o.Err == nil && o.Status == runtime.Paused {
-			o.Err = err
-		}
-		g.record(ga, o.Status, o.Err)
-	}
-	return len(g.activeGA)
 }

@@ -239,6 +239,7 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	}
 	g.step = step
 	copy(g.delivered, delivered)
+	g.activeStale = true // the restore may stop or wake agents
 	for i, b := range books {
 		ga := g.agents[i]
 		ga.stopped, ga.failures, ga.errors, ga.doing = b.stopped, b.failures, b.errors, b.doing

@@ -225,10 +225,6 @@ func (g *Game) useWorkers(l *loadout) {
 // stepWorkers steps the active agents at time t on the workers, in rounds.
 // g.active and g.activeGA hold them; g.activeOf their workers.
 func (g *Game) stepWorkers(t float64) int {
-	g.activeOf = g.activeOf[:0]
-	for _, ga := range g.activeGA {
-		g.activeOf = append(g.activeOf, g.workerOf[ga.idx])
-	}
 	w0 := g.workers[0].env
 	for _, w := range g.workers[1:] {
 		w.env.Observer, w.env.Changes, w.env.Gates = w0.Observer, w0.Changes, w0.Gates
@@ -236,15 +232,8 @@ func (g *Game) stepWorkers(t float64) int {
 	g.par.Of = g.activeOf
 	g.par.Serial = g.debug != nil // the live view's hooks run on one goroutine
 	g.parallel = true
-	outcomes, err := g.par.StepAt(g.active, t)
+	g.outcomes, g.roundsErr = g.par.StepAt(g.active, t)
 	g.parallel = false
-	for i, ga := range g.activeGA {
-		o := outcomes[i]
-		if err != nil && o.Err == nil && o.Status == runtime.Paused {
-			o.Err = err
-		}
-		g.record(ga, o.Status, o.Err)
-	}
 	for k, w := range g.workers {
 		w.busy += g.par.Busy(k)
 	}

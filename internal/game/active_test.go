@@ -1,0 +1,71 @@
+package game
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// openStopping opens the failing fixture (an agent whose tree fails at its
+// second step, one that runs away) with on_failure = "stop", on n workers.
+func openStopping(t *testing.T, n int) *session {
+	t.Helper()
+	cfg, err := LoadConfig(fixturePath("failing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Run.OnFailure = "stop"
+	cfg.Run.Workers = n
+	s := &session{t: t}
+	s.g, err = Open(cfg, Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.g.Close() })
+	if err := s.g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestRestoreState_stepsTheAgentsTheSaveLeftActive: the agents a game steps
+// are listed once and kept from step to step, so a restore must list them
+// again. A game whose agents have stopped, restored to a save from before
+// they stopped, steps them again, and ends where a straight run ends; one
+// restored from a save in which they stopped steps them no more.
+func TestRestoreState_stepsTheAgentsTheSaveLeftActive(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
+			straight := openStopping(t, n)
+			straight.run(1)
+			early := straight.save()
+			straight.run(5)
+			late := straight.save()
+			stoppedSteps := straight.g.Step()
+
+			woken := openStopping(t, n)
+			woken.run(6) // both agents stop at their second step
+			if err := woken.g.RestoreState(early); err != nil {
+				t.Fatal(err)
+			}
+			woken.run(5)
+			if !bytes.Equal(woken.save(), late) {
+				t.Fatal("restored to a save from before its agents stopped, the game does not end as a straight run")
+			}
+
+			stopped := openStopping(t, n)
+			stopped.run(1)
+			if err := stopped.g.RestoreState(late); err != nil {
+				t.Fatal(err)
+			}
+			before := stopped.trace.Len()
+			stopped.run(2)
+			if got := stopped.trace.String()[before:]; bytes.Contains([]byte(got), []byte(`"runs"`)) {
+				t.Fatalf("restored to a save in which every agent had stopped (step %d), the game stepped agents:\n%s", stoppedSteps, got)
+			}
+		})
+	}
+}
