@@ -75,6 +75,22 @@ func (s *session) save() []byte {
 	return data
 }
 
+// withoutBuilds drops the lines that say a plugin is being built: only the
+// first game to start a plugin after its sources (or the SDK) changed
+// builds it, whichever test or package that is (on a fresh machine, this
+// test's first game, or another package's test running beside it).
+func withoutBuilds(out string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if strings.HasPrefix(line, "btrun: plugin ") &&
+			(strings.Contains(line, ": building ") || strings.Contains(line, ": still building ") || strings.Contains(line, ": built in ")) {
+			continue
+		}
+		keep = append(keep, line)
+	}
+	return strings.Join(keep, "")
+}
+
 func TestWorkers_traceOutputAndSaveAreTheSameForAnyNumberOfWorkers(t *testing.T) {
 	for _, tc := range workersGames {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,7 +106,7 @@ func TestWorkers_traceOutputAndSaveAreTheSameForAnyNumberOfWorkers(t *testing.T)
 				if got, want := s.trace.String(), one.trace.String(); got != want {
 					t.Fatalf("workers=%d: the trace differs from one worker's:\n%s", n, firstDiff(got, want))
 				}
-				if got, want := s.people.String(), one.people.String(); got != want {
+				if got, want := withoutBuilds(s.people.String()), withoutBuilds(one.people.String()); got != want {
 					t.Fatalf("workers=%d: the output differs from one worker's:\n%s", n, firstDiff(got, want))
 				}
 				if !bytes.Equal(s.save(), wantSave) {
