@@ -3,6 +3,7 @@ package game
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"testing"
 )
 
@@ -16,19 +17,7 @@ func openStopping(t *testing.T, n int) *session {
 	}
 	cfg.Run.OnFailure = "stop"
 	cfg.Run.Workers = n
-	s := &session{t: t}
-	s.g, err = Open(cfg, Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.g.Close() })
-	if err := s.g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return startSession(t, cfg, filepath.Dir(fixturePath("failing")), nil)
 }
 
 // TestRestoreState_stepsTheAgentsTheSaveLeftActive: the agents a game steps

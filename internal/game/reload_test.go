@@ -31,12 +31,25 @@ func openSession(t *testing.T, config string, scale int) *session {
 	if scale > 0 {
 		cfg.ScaleAgents(scale)
 	}
-	s := &session{t: t, dir: filepath.Dir(config)}
-	s.g, err = Open(cfg, Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1})
+	return startSession(t, cfg, filepath.Dir(config), nil)
+}
+
+// startSession opens cfg (its files in dir) with its trace and output in
+// the session's buffers, on workers workers when not nil, and starts it.
+func startSession(t *testing.T, cfg *Config, dir string, workers *int) *session {
+	t.Helper()
+	s := &session{t: t, dir: dir}
+	var err error
+	s.g, err = Open(cfg, Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1, Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.g.Close() })
+	if workers != nil {
+		if got := s.g.Workers(); got != min(*workers, len(s.g.agents)) {
+			t.Fatalf("Workers() = %d, want %d", got, *workers)
+		}
+	}
 	if err := s.g.OpenTrace(); err != nil {
 		t.Fatal(err)
 	}

@@ -48,22 +48,7 @@ func openWithWorkers(t *testing.T, config string, scale, n int) *session {
 		cfg.ScaleAgents(scale)
 	}
 	cfg.Run.Workers = 0 // the contract of parallel runs, whatever n
-	s := &session{t: t, dir: filepath.Dir(config)}
-	s.g, err = Open(cfg, Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1, Workers: &n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.g.Close() })
-	if got := s.g.Workers(); got != min(n, len(s.g.agents)) {
-		t.Fatalf("Workers() = %d, want %d", got, n)
-	}
-	if err := s.g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return startSession(t, cfg, filepath.Dir(config), &n)
 }
 
 func (s *session) save() []byte {
