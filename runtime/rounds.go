@@ -142,22 +142,7 @@ func (r *Rounds) run(agents []*Agent, step func(a *Agent) (Status, error), t flo
 // endRound ends a round: each resolver gets the round's agents, or a
 // filter those of them it wants (rounds_filter.go).
 func (r *Rounds) endRound(agents, round []*Agent) error {
-	for j, res := range r.Resolvers {
-		if r.filters.filters[j] == nil {
-			if err := res.EndRound(round); err != nil {
-				return err
-			}
-			continue
-		}
-		r.shown = r.shown[:0]
-		for _, i := range r.picked[j] {
-			r.shown = append(r.shown, agents[i])
-		}
-		if err := res.EndRound(r.shown); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.filters.endRound(r.Resolvers, agents, round, &r.shown, func(j int) []int32 { return r.picked[j] })
 }
 
 // resume resumes a with the resolver whose call it waits for.

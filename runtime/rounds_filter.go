@@ -65,3 +65,25 @@ func (f *roundFilters) grow(picked [][]int32) [][]int32 {
 	}
 	return picked
 }
+
+// endRound ends a round for each of resolvers (those set was given): a
+// filter gets the agents of picked(j), indices into agents in config
+// order, gathered in *shown; any other resolver the whole round.
+func (f *roundFilters) endRound(resolvers []Resolver, agents, round []*Agent, shown *[]*Agent, picked func(j int) []int32) error {
+	for j, res := range resolvers {
+		if f.filters[j] == nil {
+			if err := res.EndRound(round); err != nil {
+				return err
+			}
+			continue
+		}
+		*shown = (*shown)[:0]
+		for _, i := range picked(j) {
+			*shown = append(*shown, agents[i])
+		}
+		if err := res.EndRound(*shown); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -163,22 +163,9 @@ func (w *Workers) StepAt(agents []*Agent, t float64) ([]Outcome, error) {
 // round's agents, or a filter those of them it wants, merged from the
 // workers' lists into the order of agents (rounds_filter.go).
 func (w *Workers) endRound(agents, round []*Agent) error {
-	for j, res := range w.Resolvers {
-		if w.filters.filters[j] == nil {
-			if err := res.EndRound(round); err != nil {
-				return err
-			}
-			continue
-		}
-		w.shown = w.shown[:0]
-		for _, i := range w.inOrder(func(l *workerLane) []int32 { return l.picked[j] }) {
-			w.shown = append(w.shown, agents[i])
-		}
-		if err := res.EndRound(w.shown); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.filters.endRound(w.Resolvers, agents, round, &w.shown, func(j int) []int32 {
+		return w.inOrder(func(l *workerLane) []int32 { return l.picked[j] })
+	})
 }
 
 // merge lists the agents of the next round (every worker's waiting agents)
