@@ -65,8 +65,8 @@ type Game struct {
 	lua       *scripts
 	plugins   *host.Set
 
-	active   []*runtime.Agent // scratch of stepAgents
-	activeGA []*gameAgent
+	active   []*runtime.Agent // the agents that step (not stopped), config order (listActive)
+	activeGA []*gameAgent     // their game agents
 	// activeStale: g.active, g.activeGA (and g.activeOf) must be made
 	// again before the next step: an agent stopped, or the agents were
 	// remade (a load, a reload, a restore). Made once, not every step: at
@@ -78,6 +78,7 @@ type Game struct {
 	// agent has stepped (RunStep).
 	outcomes  []runtime.Outcome
 	roundsErr error
+	plainOut  []runtime.Outcome  // the outcomes' own buffer in a game without rounds
 	rounds    runtime.Rounds     // the plugin calls' and gate takes' rounds (rounds.go)
 	gates     *runtime.Gates     // the gates the agents share; nil when no tree declares one (gates.go)
 	saveEnc   *runtime.Encoder   // reused by every save

@@ -80,7 +80,6 @@ func (g *Game) MeasurePhases() {
 	g.openRounds()
 }
 
-// timeResolvers wraps the rounds' resolvers when the game measures.
 // timedFilter is a timedResolver of a round filter (the gates), which
 // stays one.
 type timedFilter struct {
@@ -90,6 +89,7 @@ type timedFilter struct {
 
 func (r timedFilter) Wants(a *runtime.Agent) bool { return r.f.Wants(a) }
 
+// timeResolvers wraps the rounds' resolvers when the game measures.
 func (g *Game) timeResolvers() {
 	if g.phases == nil {
 		return

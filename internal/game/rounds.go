@@ -42,11 +42,12 @@ func (g *Game) stepAgents(t float64) int {
 		return g.stepWorkers(t)
 	}
 	if len(g.rounds.Resolvers) == 0 {
-		g.outcomes, g.roundsErr = g.outcomes[:0], nil
+		g.plainOut = g.plainOut[:0]
 		for _, a := range g.active {
 			st, err := a.StepAt(t)
-			g.outcomes = append(g.outcomes, runtime.Outcome{Status: st, Err: err})
+			g.plainOut = append(g.plainOut, runtime.Outcome{Status: st, Err: err})
 		}
+		g.outcomes, g.roundsErr = g.plainOut, nil
 		return len(g.activeGA)
 	}
 	g.outcomes, g.roundsErr = g.rounds.StepAt(g.active, t)
