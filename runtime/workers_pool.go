@@ -244,8 +244,8 @@ func (w *Workers) roundOnRunners() {
 
 // Close ends the goroutines that run the workers between rounds, and
 // returns once they have (they also end by themselves after a while
-// without rounds). Call it between steps, not during one. A Workers may still step after Close: it starts
-// them again.
+// without rounds). Call it between steps, not during one. A Workers may
+// still step after Close: it starts them again.
 func (w *Workers) Close() {
 	for _, r := range w.pool.runners {
 		if r != nil {
