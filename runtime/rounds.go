@@ -48,6 +48,8 @@ type Resolver interface {
 // step. Not safe for concurrent use.
 type Rounds struct {
 	Resolvers []Resolver
+	// Ended, when set, is called as each agent's step ends (step_ended.go).
+	Ended StepEnded
 
 	out     []Outcome
 	waiting []int32
@@ -97,6 +99,8 @@ func (r *Rounds) run(agents []*Agent, step func(a *Agent) (Status, error), t flo
 		out[i] = Outcome{st, err}
 		if st == Paused {
 			waiting = append(waiting, int32(i))
+		} else if r.Ended != nil {
+			r.Ended(0, int32(i), a, st, err)
 		}
 		if r.filters.any {
 			r.filters.pick(r.picked, a, int32(i))
@@ -125,6 +129,8 @@ func (r *Rounds) run(agents []*Agent, step func(a *Agent) (Status, error), t flo
 			out[i] = Outcome{st, err}
 			if st == Paused {
 				next = append(next, i)
+			} else if r.Ended != nil {
+				r.Ended(0, i, a, st, err)
 			}
 			if r.filters.any {
 				r.filters.pick(r.picked, a, i)

@@ -40,6 +40,9 @@ type Workers struct {
 	Of []int32
 	// Step starts an agent's step; nil is a.StepAt(t).
 	Step func(a *Agent, t float64) (Status, error)
+	// Ended, when set, is called as each agent's step ends, on its worker
+	// (step_ended.go).
+	Ended StepEnded
 	// Serial runs every worker's agents on the calling goroutine, in the
 	// order of agents, each with its worker's Env: for hooks that must not
 	// be called concurrently, such as a debugger's. The results, and the
@@ -294,6 +297,8 @@ func (w *Workers) stepOne(l *workerLane, i int32, agents []*Agent, out []Outcome
 	out[i] = Outcome{st, err}
 	if st == Paused {
 		l.waiting = append(l.waiting, i)
+	} else if w.Ended != nil {
+		w.Ended(int(w.Of[i]), i, a, st, err)
 	}
 	if w.filters.any {
 		w.filters.pick(l.picked, a, i)

@@ -112,6 +112,12 @@ type Game struct {
 	contract   bool
 	mergeOut   []tagged
 	mergeLines []taggedLine
+
+	// The steps to report, picked as they end (report_pick.go).
+	picked    bool // this step's were
+	picks     []pickList
+	pickOrder []int32
+	stepEnded runtime.StepEnded // pickStep, made once
 }
 
 // routed is a signal an agent sent to others, delivered after every agent
@@ -397,15 +403,8 @@ func (g *Game) RunStep() (int, error) {
 	g.phases.mark(phaseSchedule)
 	n := g.stepAgents(t)
 	g.phases.mark(phaseAgents)
-	for i, ga := range g.activeGA { // the agents that stepped, in config order
-		o := g.outcomes[i]
-		if g.roundsErr != nil && o.Err == nil && o.Status == runtime.Paused {
-			o.Err = g.roundsErr // a broken round: the agents it left paused
-		}
-		ga.status, ga.err = o.Status, o.Err
-		if err := g.report(ga, s, t); err != nil {
-			return n, err
-		}
+	if err := g.reportSteps(s, t); err != nil { // report_pick.go
+		return n, err
 	}
 	g.phases.mark(phaseReport)
 	out := g.outbox

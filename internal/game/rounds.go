@@ -41,15 +41,20 @@ func (g *Game) stepAgents(t float64) int {
 	if g.workers != nil {
 		return g.stepWorkers(t)
 	}
+	ended := g.startPicks(1)
 	if len(g.rounds.Resolvers) == 0 {
 		g.plainOut = g.plainOut[:0]
-		for _, a := range g.active {
+		for i, a := range g.active {
 			st, err := a.StepAt(t)
 			g.plainOut = append(g.plainOut, runtime.Outcome{Status: st, Err: err})
+			if ended != nil && st != runtime.Paused {
+				ended(0, int32(i), a, st, err)
+			}
 		}
 		g.outcomes, g.roundsErr = g.plainOut, nil
 		return len(g.activeGA)
 	}
+	g.rounds.Ended = ended
 	g.outcomes, g.roundsErr = g.rounds.StepAt(g.active, t)
 	return len(g.activeGA)
 }

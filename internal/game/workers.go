@@ -231,6 +231,7 @@ func (g *Game) stepWorkers(t float64) int {
 	}
 	g.par.Of = g.activeOf
 	g.par.Serial = g.debug != nil // the live view's hooks run on one goroutine
+	g.par.Ended = g.startPicks(len(g.workers))
 	g.parallel = true
 	g.outcomes, g.roundsErr = g.par.StepAt(g.active, t)
 	g.parallel = false
