@@ -441,32 +441,20 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 // pairs()). It is replaced by a fresh one when its storage could hold on to
 // too much: when the rule left more than maxReusedKeys entries, or a key
 // that is neither a string nor a small array index (a table used as a key,
-// 1.5, 1e6: gopher-lua pads its array part up to large indices), and in
-// any case after maxStateReuses visits.
+// 1.5, 1e6: gopher-lua pads its array part up to large indices, and keeps
+// it when the key is set to nil again), and in any case after
+// maxStateReuses visits (smallTable).
 func (e *Engine) reuseState(st *AgentData, lane int) *lua.LTable {
 	rs := st.reusedState(lane)
 	t := rs.t
 	if t != nil {
-		n, odd := 0, false
-		t.ForEach(func(k, _ lua.LValue) {
-			n++
-			switch k := k.(type) {
-			case lua.LString:
-			case lua.LNumber:
-				// gopher-lua keeps integer keys up to 2^26 in the array
-				// part, padding it with nils: keep only short arrays.
-				odd = odd || k < 1 || k > maxReusedKeys || k != lua.LNumber(math.Trunc(float64(k)))
-			default:
-				odd = true
-			}
-		})
 		rs.reuses++
 		// The table is emptied as a new table is (resetTable): without the
 		// keys it held before in its key list, pairs() would walk the keys
 		// this visit sets in the order an earlier visit first set them, and
 		// a run restored from a save (whose ctx.state is made anew) would
 		// walk them in another order than the run that was saved.
-		if n > maxReusedKeys || odd || rs.reuses >= maxStateReuses || !resetTable(t) {
+		if !smallTable(t, maxReusedKeys) || rs.reuses >= maxStateReuses || !resetTable(t) {
 			t = nil
 		}
 	}

@@ -180,6 +180,28 @@ func resetTable(t *lua.LTable) bool {
 	return true
 }
 
+// smallTable reports whether t holds at most max entries, each with a
+// string key or an index from 1 to max, its array part no longer than max:
+// a table whose storage is worth keeping (reuseState). ForEach would tell
+// the same, boxing every key it hands out (an allocation per key); without
+// the mirror it is false.
+func smallTable(t *lua.LTable, max int) bool {
+	lay := layoutOf(t)
+	if lay == nil || len(lay.array) > max || len(lay.dict) > 0 {
+		// gopher-lua keeps an integer key up to 2^26 in the array part,
+		// padding it with nils, and any other key that is not a string
+		// (a table, 1.5, 0) in dict.
+		return false
+	}
+	n := len(lay.strdict) // gopher-lua deletes the keys set to nil
+	for _, v := range lay.array {
+		if v != nil && v != lua.LNil {
+			n++
+		}
+	}
+	return n <= max
+}
+
 // setString is t.RawSetString(key, v), with the key boxed
 // by box when it is new to t, rather than by a heap allocation.
 func setString(t *lua.LTable, key string, v lua.LValue, box *texts) {

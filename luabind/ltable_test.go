@@ -178,3 +178,41 @@ func TestSetString_isRawSetString(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallTable_tellsTheTablesWorthReusing: at most eight entries, keyed
+// by strings or indices 1 to 8, with no longer array part (a big index set
+// and cleared again leaves its padding); and no allocation to tell it.
+func TestSmallTable_tellsTheTablesWorthReusing(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	for _, c := range []struct {
+		code string
+		want bool
+	}{
+		{"", true},
+		{"t.a, t.b, t.c = 1, 2, 3", true},
+		{"for i = 1, 8 do t['k' .. i] = i end", true},
+		{"for i = 1, 9 do t['k' .. i] = i end", false},
+		{"for i = 1, 9 do t['k' .. i] = i end for i = 1, 3 do t['k' .. i] = nil end", true},
+		{"for i = 1, 8 do t[i] = i end", true},
+		{"t[9] = 1", false},
+		{"t[100] = 1 t[100] = nil", false},
+		{"t[1], t[2], t.a, t.b, t.c, t.d, t.e, t.f = 1, 2, 3, 4, 5, 6, 7, 8", true},
+		{"t[1], t[2], t.a, t.b, t.c, t.d, t.e, t.f, t.g = 1, 2, 3, 4, 5, 6, 7, 8, 9", false},
+		{"t[1.5] = 1", false},
+		{"t[0] = 1", false},
+		{"t[true] = 1", false},
+		{"t[{}] = 1", false},
+	} {
+		if err := L.DoString("t = {} " + c.code); err != nil {
+			t.Fatal(err)
+		}
+		tb := L.GetGlobal("t").(*lua.LTable)
+		if got := smallTable(tb, 8); got != c.want {
+			t.Errorf("%q: smallTable = %v, want %v", c.code, got, c.want)
+		}
+		if n := testing.AllocsPerRun(10, func() { smallTable(tb, 8) }); n != 0 {
+			t.Errorf("%q: %v allocations", c.code, n)
+		}
+	}
+}
