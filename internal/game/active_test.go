@@ -60,16 +60,26 @@ func TestRestoreState_stepsTheAgentsTheSaveLeftActive(t *testing.T) {
 }
 
 // TestStart_measuresEveryWorkersLuaState: the memory budget's first walk of
-// each worker's Lua state happens at Start, not inside the first steps.
+// each worker's Lua state happens at Start, and of the new states at a hot
+// reload, not inside the next steps.
 func TestStart_measuresEveryWorkersLuaState(t *testing.T) {
 	s := openWithWorkers(t, "../../config.toml", 12, 3) // the example game, 12 agents
-	states := append([]*scripts{s.g.lua}, s.g.extraScripts()...)
-	if len(states) != 3 {
-		t.Fatalf("%d Lua states on %d workers", len(states), s.g.Workers())
-	}
-	for k, st := range states {
-		if _, walks := st.engine.MemoryUsed(); walks == 0 {
-			t.Errorf("worker %d's Lua state was not measured at Start", k)
+	check := func(when string) {
+		t.Helper()
+		states := append([]*scripts{s.g.lua}, s.g.extraScripts()...)
+		if len(states) != 3 {
+			t.Fatalf("%d Lua states on %d workers", len(states), s.g.Workers())
+		}
+		for k, st := range states {
+			if _, walks := st.engine.MemoryUsed(); walks == 0 {
+				t.Errorf("worker %d's Lua state was not measured %s", k, when)
+			}
 		}
 	}
+	check("at Start")
+	s.run(3)
+	if _, err := s.g.Reload(ReloadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("at the reload")
 }

@@ -154,6 +154,7 @@ func (g *Game) reload(opts ReloadOptions) (*ReloadReport, error) {
 			}
 		}
 	}
+	g.measureLua() // the new states, their agents carried
 	if next.update != nil {
 		next.update.Commit()
 		rep.Plugins = next.update.Restarted()
