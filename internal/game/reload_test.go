@@ -38,9 +38,21 @@ func openSession(t *testing.T, config string, scale int) *session {
 // the session's buffers, on workers workers when not nil, and starts it.
 func startSession(t *testing.T, cfg *Config, dir string, workers *int) *session {
 	t.Helper()
+	return startTracedOrNot(t, cfg, dir, workers, true)
+}
+
+// startTracedOrNot is startSession, without a trace when traced is false:
+// the output (and the error texts) then go to s.people as a traced game's
+// do.
+func startTracedOrNot(t *testing.T, cfg *Config, dir string, workers *int, traced bool) *session {
+	t.Helper()
 	s := &session{t: t, dir: dir}
+	opts := Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1, Workers: workers}
+	if !traced {
+		opts.Trace, opts.Stdout = "", &s.people
+	}
 	var err error
-	s.g, err = Open(cfg, Options{Trace: "-", Stdout: &s.trace, Stderr: &s.people, SaveEvery: -1, Workers: workers})
+	s.g, err = Open(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,6 @@
 package game
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestReportSteps_thePickedStepsGiveTheOutputOfEveryStep: without a trace,
 // the game reports only the steps picked as they ended (report_pick.go).
@@ -18,7 +15,7 @@ func TestReportSteps_thePickedStepsGiveTheOutputOfEveryStep(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, n := range []int{1, 2, 3} {
 				traced := openWithWorkers(t, tc.config, tc.scale, n)
-				quiet := openUntraced(t, tc.config, tc.scale, n)
+				quiet := openOnWorkers(t, tc.config, tc.scale, n, false)
 				ran, reported := 0, 0
 				for range tc.steps {
 					if _, err := traced.g.RunStep(); err != nil {
@@ -51,28 +48,4 @@ func TestReportSteps_thePickedStepsGiveTheOutputOfEveryStep(t *testing.T) {
 		t.Errorf("%d of %d steps reported: a quarter at most was expected", allReported, allRan)
 	}
 	t.Logf("%d of %d steps reported", allReported, allRan)
-}
-
-// openUntraced is openWithWorkers without a trace: the output and the
-// error texts go to s.people, as a traced game's do.
-func openUntraced(t *testing.T, config string, scale, n int) *session {
-	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if scale > 0 {
-		cfg.ScaleAgents(scale)
-	}
-	cfg.Run.Workers = 0
-	s := &session{t: t, dir: filepath.Dir(config)}
-	s.g, err = Open(cfg, Options{Stdout: &s.people, Stderr: &s.people, SaveEvery: -1, Workers: &n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.g.Close() })
-	if err := s.g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

@@ -35,10 +35,16 @@ func fixturePath(name string) string {
 	return filepath.Join("..", "..", "tests", "testdata", "fixtures", name, "config.toml")
 }
 
-// openWorkers opens a config with n workers (and run.workers != 1, so
+// openWithWorkers opens a config with n workers (and run.workers != 1, so
 // that the scripts' contract holds for n = 1 too), its trace and output in
 // the session's buffers.
 func openWithWorkers(t *testing.T, config string, scale, n int) *session {
+	t.Helper()
+	return openOnWorkers(t, config, scale, n, true)
+}
+
+// openOnWorkers is openWithWorkers, without a trace when traced is false.
+func openOnWorkers(t *testing.T, config string, scale, n int, traced bool) *session {
 	t.Helper()
 	cfg, err := LoadConfig(config)
 	if err != nil {
@@ -48,7 +54,7 @@ func openWithWorkers(t *testing.T, config string, scale, n int) *session {
 		cfg.ScaleAgents(scale)
 	}
 	cfg.Run.Workers = 0 // the contract of parallel runs, whatever n
-	return startSession(t, cfg, filepath.Dir(config), &n)
+	return startTracedOrNot(t, cfg, filepath.Dir(config), &n, traced)
 }
 
 func (s *session) save() []byte {
