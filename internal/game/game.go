@@ -67,6 +67,12 @@ type Game struct {
 
 	active   []*runtime.Agent // the agents that step (not stopped), config order (listActive)
 	activeGA []*gameAgent     // their game agents
+	// activeIdx are their places in config order, and doing each agent's
+	// (config order) label of the rule it ran at the end of its last
+	// step: arrays rather than fields of the game agents, so that the
+	// workers read them in order as steps end (report_pick.go).
+	activeIdx []int32
+	doing     []string
 	// activeStale: g.active, g.activeGA (and g.activeOf) must be made
 	// again before the next step: an agent stopped, or the agents were
 	// remade (a load, a reload, a restore). Made once, not every step: at
@@ -174,6 +180,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		for _, id := range ac.IDs() {
 			ga := &gameAgent{idx: int32(len(g.agents))}
 			g.agents = append(g.agents, ga)
+			g.doing = append(g.doing, "")
 			g.byID[id] = ga
 		}
 	}
@@ -449,20 +456,20 @@ func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	}
 	switch ga.status {
 	case runtime.Running:
-		if l := a.CursorLabel(); l != ga.doing {
-			g.out.change(t, a.ID(), ga.doing, l)
-			ga.doing = l
+		if l := a.CursorLabel(); l != g.doing[ga.idx] {
+			g.out.change(t, a.ID(), g.doing[ga.idx], l)
+			g.doing[ga.idx] = l
 		}
 	case runtime.Failure:
 		ga.failures++
 		g.out.failed(t, a.ID(), policy)
-		ga.doing = ""
+		g.doing[ga.idx] = ""
 		ga.stopped = g.cfg.Run.OnFailure == "stop"
 		g.activeStale = g.activeStale || ga.stopped
 	case runtime.Errored:
 		ga.errors++
 		g.out.errored(t, a.ID(), ga.err, policy)
-		ga.doing = ""
+		g.doing[ga.idx] = ""
 		ga.stopped = g.cfg.Run.OnFailure == "stop"
 		g.activeStale = g.activeStale || ga.stopped
 	}

@@ -189,7 +189,6 @@ type gameAgent struct {
 	stopped  bool
 	failures int
 	errors   int
-	doing    string // label of the rule it was running at the end of its last step
 
 	// The step's outcome, kept until every agent's step ended so that trace
 	// and output are written in config order whatever order steps end in.

@@ -66,10 +66,12 @@ func (g *Game) listActive() {
 	clear(g.active)
 	g.active = g.active[:0]
 	g.activeGA = g.activeGA[:0]
+	g.activeIdx = g.activeIdx[:0]
 	for _, ga := range g.agents {
 		if !ga.stopped {
 			g.active = append(g.active, ga.a)
 			g.activeGA = append(g.activeGA, ga)
+			g.activeIdx = append(g.activeIdx, ga.idx)
 		}
 	}
 	if g.workers != nil {

@@ -72,7 +72,7 @@ func (g *Game) encodeSave() ([]byte, error) {
 		e.Bool(ga.stopped)
 		e.Uvarint(uint64(ga.failures))
 		e.Uvarint(uint64(ga.errors))
-		e.String(ga.doing)
+		e.String(g.doing[ga.idx])
 	}
 	if err := runtime.EncodeAgents(e, g.Agents(), g.hostState()); err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	g.activeStale = true // the restore may stop or wake agents
 	for i, b := range books {
 		ga := g.agents[i]
-		ga.stopped, ga.failures, ga.errors, ga.doing = b.stopped, b.failures, b.errors, b.doing
+		ga.stopped, ga.failures, ga.errors, g.doing[i] = b.stopped, b.failures, b.errors, b.doing
 	}
 	if err := g.restoreWorld(world, seed, rng); err != nil {
 		errs = append(errs, err)
