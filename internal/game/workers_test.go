@@ -289,3 +289,37 @@ func TestWorkers_writingAModuleTableIsAnAgentsErrorAtTheScriptLine(t *testing.T)
 		}
 	}
 }
+
+// TestWorkers_quietOutputKeepsNoLogLines: with the output quiet and no
+// live view, log lines and prints of agents' steps would be dropped at the
+// round's end; the workers do not keep them. The output of a quiet run is
+// the summary alone either way.
+func TestWorkers_quietOutputKeepsNoLogLines(t *testing.T) {
+	cfg, err := LoadConfig(fixturePath("gates"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Run.Workers = 2
+	loud := openWithWorkers(t, fixturePath("gates"), 0, 2)
+	loud.run(60)
+	if !strings.Contains(loud.people.String(), " log ") {
+		t.Fatalf("the gates fixture logs nothing, so this test shows nothing:\n%s", loud.people.String())
+	}
+	var out bytes.Buffer
+	g, err := Open(cfg, Options{Quiet: true, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Run(60); err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range g.workers {
+		if cap(w.lines) != 0 {
+			t.Errorf("worker %d kept log lines (capacity %d) that a quiet run drops", k, cap(w.lines))
+		}
+	}
+	if strings.Contains(out.String(), " log ") {
+		t.Errorf("a quiet run printed a log line:\n%s", out.String())
+	}
+}
