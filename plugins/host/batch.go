@@ -36,7 +36,13 @@ func (r *round) reset() {
 // runtime.ErrPending, which pauses the agent's step until Resume.
 func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 	p, set := s.p, s.p.set
+	var early [8]sdk.Value
+	var read []sdk.Value
 	if set.concurrent {
+		// The agent's fields are read before the set's lock is taken: the
+		// reads walk the agent's tables (its own, on this goroutine), and
+		// workers that queued calls at once waited for each other's reads.
+		read = s.readFields(a, early[:0])
 		set.mu.Lock()
 		defer set.mu.Unlock()
 	}
@@ -48,7 +54,11 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 		q.sites = append(q.sites, s)
 	}
 	start := len(q.fields)
-	q.fields = s.readFields(a, q.fields)
+	if read != nil {
+		q.fields = append(q.fields, read...)
+	} else {
+		q.fields = s.readFields(a, q.fields)
+	}
 	req := sdk.Request{Kind: kind, Site: s.idx, Agent: a.ID(), FirstRun: a.FirstRun(), Time: a.Time(), Dt: a.Dt(),
 		Fields: q.fields[start:len(q.fields):len(q.fields)]}
 	if kind == sdk.KindAction {

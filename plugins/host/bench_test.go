@@ -138,10 +138,20 @@ func BenchmarkBatched_10000agents(b *testing.B) {
 // TestBatched_allocatesPerRoundNotPerCall: once the rounds have reached
 // their size, a step of 2,000 agents that each call a plugin action (a
 // field read and written) allocates on the host a few times per round, far
-// below one allocation per call.
+// below one allocation per call; also for a set shared by workers (which
+// reads each call's fields into a buffer on the stack before it locks).
 func TestBatched_allocatesPerRoundNotPerCall(t *testing.T) {
+	for _, concurrent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("concurrent=%v", concurrent), func(t *testing.T) {
+			testBatchedAllocations(t, concurrent)
+		})
+	}
+}
+
+func testBatchedAllocations(t *testing.T, concurrent bool) {
 	const n = 2000
 	w := benchWorld(t, `<behaviorTree><action id="root" name="test.move"/></behaviorTree>`, n, Options{CallTimeout: 10 * time.Second})
+	w.set.SetConcurrent(concurrent)
 	out := make([]Outcome, n)
 	step := func() {
 		var err error
