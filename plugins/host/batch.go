@@ -215,15 +215,29 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 		}
 		return runtime.Errored, err
 	}
+	t := s.take(k)
+	if s.concurrent {
+		s.mu.Unlock()
+	}
+	return s.deliver(a, t)
+}
+
+// take marks the k-th sent call resumed and returns it; with workers, under
+// the set's lock.
+func (s *Set) take(k int) *ticket {
 	t := &s.sent[k]
 	t.resumed = true
 	s.unresumed--
 	for s.next < len(s.sent) && s.sent[s.next].resumed {
 		s.next++
 	}
-	if s.concurrent {
-		s.mu.Unlock()
-	}
+	return t
+}
+
+// deliver applies the reply to t's call to a and continues a's step. The
+// sent calls and their replies stay put until the next Flush, so it needs
+// no lock.
+func (s *Set) deliver(a *runtime.Agent, t *ticket) (runtime.Status, error) {
 	p := t.p
 	r := &p.inflight
 	call := &r.batch.Calls[t.i]

@@ -49,13 +49,17 @@ func (s *Set) Continue(a *runtime.Agent) (runtime.Status, error, bool) {
 		s.mu.Lock()
 	}
 	k := s.find(a)
+	if k < 0 {
+		if s.concurrent {
+			s.mu.Unlock()
+		}
+		return 0, nil, false
+	}
+	t := s.take(k) // what Resume would find again: one lock per call, not two
 	if s.concurrent {
 		s.mu.Unlock()
 	}
-	if k < 0 {
-		return 0, nil, false
-	}
-	st, err := s.Resume(a)
+	st, err := s.deliver(a, t)
 	return st, err, true
 }
 
