@@ -57,12 +57,7 @@ func goroutinesBackTo(want int) int {
 // and the save are those of one goroutine.
 func TestWorkers_runnersWatchingSleepingOrStartedAgainStepAlike(t *testing.T) {
 	const agents, steps = 17, 40
-	want := newWorkersWorld(t, 0, agents)
-	var wantSteps []string
-	for s := 1; s <= steps; s++ {
-		wantSteps = append(wantSteps, want.step(t, float64(s)*0.1))
-	}
-	wantSave := want.save(t)
+	wantSteps, wantSave := oneGoroutineRun(t, agents, steps)
 	for _, c := range []struct {
 		name  string
 		spin  time.Duration

@@ -176,14 +176,22 @@ func (w *workersWorld) save(t *testing.T) []byte {
 	return data
 }
 
-func TestWorkers_anyNumberOfWorkersStepsAsOneGoroutineDoes(t *testing.T) {
-	const agents, steps = 23, 60
+// oneGoroutineRun steps the workers world of agents agents on Rounds (one
+// goroutine) and returns each step's description and the final save: what
+// any number of workers must give.
+func oneGoroutineRun(t *testing.T, agents, steps int) ([]string, []byte) {
+	t.Helper()
 	want := newWorkersWorld(t, 0, agents)
 	var wantSteps []string
 	for s := 1; s <= steps; s++ {
 		wantSteps = append(wantSteps, want.step(t, float64(s)*0.1))
 	}
-	wantSave := want.save(t)
+	return wantSteps, want.save(t)
+}
+
+func TestWorkers_anyNumberOfWorkersStepsAsOneGoroutineDoes(t *testing.T) {
+	const agents, steps = 23, 60
+	wantSteps, wantSave := oneGoroutineRun(t, agents, steps)
 	for _, n := range []int{1, 2, 3, 8, -3} { // -3: three workers run one after the other (Serial)
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
 			w := newWorkersWorld(t, max(n, -n), agents)
