@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/btrun/btrun/internal/game"
+	"github.com/btrun/btrun/game"
 )
 
 // runBench is `btrun bench`: the config's trees, scripts and plugins with N

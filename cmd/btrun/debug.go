@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/btrun/btrun/internal/debugview"
-	"github.com/btrun/btrun/internal/game"
+	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/liveview"
 )
 
 // startDebug serves the live view of g on addr (`btrun run -debug ADDR`,
@@ -26,7 +26,7 @@ func startDebug(g *game.Game, addr string, paused bool, people io.Writer, interr
 	host, _, _ := net.SplitHostPort(addr)
 	// The page's reload button reloads every tree, script and plugin, as
 	// -watch does for the files that changed.
-	d := debugview.New(g, debugview.Options{Paused: paused, Host: host, Reload: g.ReloadAll})
+	d := liveview.New(g, liveview.Options{Paused: paused, Host: host, Reload: g.ReloadAll})
 	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	g.AttachDebugger(d)

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/btrun/btrun/internal/game"
+	"github.com/btrun/btrun/game"
 )
 
 // runRun is `btrun run` (and plain `btrun`): run a game config.

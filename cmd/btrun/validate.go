@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/btrun/btrun/internal/game"
+	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/runtime"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/btrun/btrun/internal/game"
+	"github.com/btrun/btrun/game"
 )
 
 // sizePattern matches a size as the config reads it ("256MB", "1 GB").

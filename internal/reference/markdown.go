@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/btrun/btrun/internal/game"
+	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 )

@@ -14,7 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/btrun/btrun/internal/game"
+	"github.com/btrun/btrun/game"
 )
 
 // files lists the repository's files matching ext, outside .git.

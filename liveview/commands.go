@@ -1,0 +1,371 @@
+package liveview
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// The API's requests, run on the game's goroutine between steps (queue.go).
+// Each checks everything before it changes anything: a bad request leaves
+// the game as it was (and discards no steps).
+
+func (d *Debugger) cmdAgents(*request) (any, error) {
+	s := d.g.Step()
+	return map[string]any{"step": s, "time": roundTime(d.g.Time(s)), "agents": d.agentSummaries(d.g.AgentInfos())}, nil
+}
+
+func (d *Debugger) agentIndex(id string) (int, error) {
+	i, ok := d.byID[id]
+	if !ok {
+		return 0, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no agent %q", id), extra: map[string]any{"agents": d.agentIDs()}}
+	}
+	return i, nil
+}
+
+func (d *Debugger) agentIDs() []string {
+	out := make([]string, len(d.agents))
+	for i, r := range d.agents {
+		out[i] = r.a.ID()
+	}
+	return out
+}
+
+func (d *Debugger) cmdAgent(id string) (any, error) {
+	i, err := d.agentIndex(id)
+	if err != nil {
+		return nil, err
+	}
+	return d.agentView(i, d.g.AgentInfos()[i]), nil
+}
+
+func (d *Debugger) cmdTrees(*request) (any, error) {
+	type tree struct {
+		Name   string `json:"name"`
+		File   string `json:"file"`
+		Rules  int    `json:"rules"`
+		Agents int    `json:"agents"`
+	}
+	out := []tree{}
+	for _, name := range d.g.TreeNames() {
+		b := d.g.Trees()[name]
+		n := 0
+		for _, r := range d.agents {
+			if r.a.Tree() == b {
+				n++
+			}
+		}
+		out = append(out, tree{Name: name, File: b.Tree.File, Rules: len(b.Tree.Rules), Agents: n})
+	}
+	return out, nil
+}
+
+func (d *Debugger) cmdTree(name string) (any, error) {
+	b := d.g.Trees()[name]
+	if b == nil {
+		return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no tree %q", name), extra: map[string]any{"trees": d.g.TreeNames()}}
+	}
+	return d.treeView(name, b), nil
+}
+
+// withDiscarded is a control command's answer: the status, and the steps
+// the command discarded when it changed the game at an earlier step.
+type withDiscarded struct {
+	statusView
+	Discarded []uint64 `json:"discarded,omitempty"` // [first, last]
+	Warning   string   `json:"warning,omitempty"`   // the command was applied, with this problem
+}
+
+func (d *Debugger) answer(discarded [2]uint64) withDiscarded {
+	v := withDiscarded{statusView: d.statusView()}
+	if discarded[0] != 0 {
+		v.Discarded = discarded[:]
+	}
+	return v
+}
+
+func (d *Debugger) cmdPause(*request) (any, error) {
+	if !d.paused {
+		d.pauseFor(reason{kind: "pause"})
+	}
+	return d.answer([2]uint64{}), nil
+}
+
+func (d *Debugger) atEndError() error {
+	return &apiError{code: http.StatusConflict, msg: fmt.Sprintf("the run has reached its last step (%d); go back in time to run steps again, or start btrun with more -steps", d.end)}
+}
+
+func (d *Debugger) cmdResume(*request) (any, error) {
+	if d.g.Step() >= d.end {
+		return nil, d.atEndError()
+	}
+	discarded, err := d.tl.branch(d)
+	if err != nil {
+		return nil, err
+	}
+	d.paused, d.reason = false, reason{}
+	d.pace.reset(d.g.Step())
+	return d.answer(discarded), nil
+}
+
+// cmdStep runs n steps (at most to the run's end) and pauses; it is
+// answered when they are done, or when a breakpoint stops them.
+func (d *Debugger) cmdStep(req *request, n int) (any, error) {
+	s := d.g.Step()
+	if s >= d.end {
+		return nil, d.atEndError()
+	}
+	if _, err := d.tl.branch(d); err != nil {
+		return nil, err
+	}
+	d.paused, d.reason = true, reason{kind: "step"}
+	d.stepsLeft = int(min(uint64(n), d.end-s))
+	d.steppers = append(d.steppers, req)
+	return nil, errDeferred
+}
+
+// parseSpeed reads "fast" or a number in (0, 1000].
+func parseSpeed(raw json.RawMessage) (float64, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		switch s {
+		case "fast":
+			return 0, nil
+		case "real", "realtime":
+			return 1, nil
+		}
+		return 0, errorf(http.StatusUnprocessableEntity, `"speed" %q: expected "fast", "real" or a number (1 is real time)`, s)
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return 0, errorf(http.StatusBadRequest, `"speed" must be a number or "fast", not %s`, raw)
+	}
+	if !(f > 0 && f <= 1000) {
+		return 0, errorf(http.StatusUnprocessableEntity, `"speed" must be above 0 and at most 1000 (1 is real time), not %v`, f)
+	}
+	return f, nil
+}
+
+func (d *Debugger) cmdSpeed(speed float64) (any, error) {
+	d.speed = speed
+	d.pace.reset(d.g.Step())
+	return d.answer([2]uint64{}), nil
+}
+
+// bpRequest is POST /api/breakpoints' body.
+type bpRequest struct {
+	Tree  string          `json:"tree"`
+	Rule  json.RawMessage `json:"rule"`
+	Agent string          `json:"agent"`
+}
+
+func (d *Debugger) cmdAddBreakpoint(req bpRequest) (any, error) {
+	agent := -1
+	tree := req.Tree
+	if req.Agent != "" {
+		i, err := d.agentIndex(req.Agent)
+		if err != nil {
+			return nil, err
+		}
+		agent = i
+		name := d.agents[i].tree
+		if tree != "" && tree != name {
+			return nil, errorf(http.StatusUnprocessableEntity, "agent %s runs tree %q, not %q", req.Agent, name, tree)
+		}
+		tree = name
+	}
+	b := d.g.Trees()[tree]
+	if b == nil {
+		return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no tree %q", tree), extra: map[string]any{"trees": d.g.TreeNames()}}
+	}
+	rule, err := findRule(b.Tree, req.Rule)
+	if err != nil {
+		return nil, err
+	}
+	for _, bp := range d.bps {
+		if bp.tree == tree && bp.rule == rule && bp.agent == agent {
+			return d.breakpointView(bp), nil
+		}
+	}
+	if len(d.bps) >= maxBreakpoints {
+		return nil, errorf(http.StatusUnprocessableEntity, "there are %d breakpoints already, the most the live view keeps", maxBreakpoints)
+	}
+	bp := breakpoint{id: d.nextBP, tree: tree, rule: rule, agent: agent}
+	d.nextBP++
+	d.bps = append(d.bps, bp)
+	return d.breakpointView(bp), nil
+}
+
+// findRule resolves a rule given as its index, its id or its label.
+func findRule(t *runtime.Tree, raw json.RawMessage) (int32, error) {
+	var idx float64
+	if json.Unmarshal(raw, &idx) == nil {
+		if idx != math.Trunc(idx) || idx < 0 || idx >= float64(len(t.Rules)) {
+			return 0, errorf(http.StatusUnprocessableEntity, "rule index %v is out of range: the tree %s has rules 0 to %d", idx, t.File, len(t.Rules)-1)
+		}
+		return int32(idx), nil
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return 0, errorf(http.StatusBadRequest, `"rule" must be a rule's id or label (a string) or its index (a number), not %s`, raw)
+	}
+	if i, ok := t.RuleIndex(name); ok {
+		return i, nil
+	}
+	for i := range t.Rules {
+		if t.Rules[i].Label == name {
+			return int32(i), nil
+		}
+	}
+	return 0, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("the tree %s has no rule with id or label %q", t.File, name)}
+}
+
+func (d *Debugger) cmdDeleteBreakpoint(id string) (any, error) {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "breakpoint %q: a breakpoint is named by its number", id)
+	}
+	for i, bp := range d.bps {
+		if bp.id == n {
+			d.bps = append(d.bps[:i], d.bps[i+1:]...)
+			return map[string]any{"deleted": n}, nil
+		}
+	}
+	return nil, errorf(http.StatusNotFound, "no breakpoint %d", n)
+}
+
+func (d *Debugger) cmdSignal(agent, signal string) (any, error) {
+	i, err := d.agentIndex(agent)
+	if err != nil {
+		return nil, err
+	}
+	if len(signal) > 200 || strings.ContainsAny(signal, "\x00\n") {
+		return nil, errorf(http.StatusUnprocessableEntity, "a signal's name is at most 200 bytes on one line")
+	}
+	if d.g.AgentInfos()[i].Stopped {
+		return nil, errorf(http.StatusConflict, "agent %s is stopped (on_failure = \"stop\"): it takes no more signals", agent)
+	}
+	discarded, err := d.tl.branch(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.g.SendSignal(agent, signal); err != nil {
+		return nil, errorf(http.StatusConflict, "%v", err)
+	}
+	d.tl.record(command{pos: d.g.Step(), agent: agent, name: signal})
+	return d.answer(discarded), nil
+}
+
+func (d *Debugger) cmdJump(agent, id string) (any, error) {
+	i, err := d.agentIndex(agent)
+	if err != nil {
+		return nil, err
+	}
+	t := d.agents[i].a.Tree().Tree
+	if _, ok := t.RuleIndex(id); !ok {
+		ids := []string{}
+		for _, r := range t.Rules {
+			if r.ID != "" {
+				ids = append(ids, r.ID)
+			}
+		}
+		sort.Strings(ids)
+		msg := fmt.Sprintf("agent %s: its tree has no rule with id %q", agent, id)
+		for _, r := range t.Rules {
+			if r.Label == id {
+				msg = fmt.Sprintf("agent %s: rule %s has no id; only rules with an id can be jumped to", agent, id)
+			}
+		}
+		return nil, &apiError{code: http.StatusNotFound, msg: msg, extra: map[string]any{"ids": ids}}
+	}
+	if d.g.AgentInfos()[i].Stopped {
+		return nil, errorf(http.StatusConflict, "agent %s is stopped (on_failure = \"stop\"): it runs no more rules", agent)
+	}
+	discarded, err := d.tl.branch(d)
+	if err != nil {
+		return nil, err
+	}
+	jerr := d.jumpAgent(agent, id)
+	d.tl.record(command{pos: d.g.Step(), jump: true, agent: agent, name: id})
+	v := d.answer(discarded)
+	if jerr != nil { // the cursor moved all the same
+		v.Warning = jerr.Error()
+	}
+	return v, nil
+}
+
+// jumpAgent moves an agent's cursor (a command, or its replay).
+func (d *Debugger) jumpAgent(agent, id string) error {
+	err := d.g.JumpAgent(agent, id)
+	if i, ok := d.byID[agent]; ok && !d.replaying {
+		d.agents[i].events.add(d.eventCap, event{step: d.g.Step(), kind: evJump, label: id, text: "jump -> " + id})
+	}
+	return err
+}
+
+func (d *Debugger) cmdTravel(step uint64) (any, error) {
+	if !d.paused || d.stepsLeft > 0 {
+		return nil, errorf(http.StatusConflict, "pause the game first: time travel shows earlier steps of a paused game")
+	}
+	if err := d.tl.travel(d, step); err != nil {
+		return nil, err
+	}
+	return d.answer([2]uint64{}), nil
+}
+
+func (d *Debugger) cmdReload(*request) (any, error) {
+	if d.opts.Reload == nil {
+		return nil, errorf(http.StatusNotImplemented, "this run cannot reload its trees and scripts")
+	}
+	discarded, err := d.tl.branch(d)
+	if err != nil {
+		return nil, err
+	}
+	summary, err := d.opts.Reload() // the game calls Reloaded, which reindexes
+	if err != nil {
+		return nil, &apiError{code: http.StatusUnprocessableEntity, msg: err.Error(), extra: map[string]any{"discarded": discarded}}
+	}
+	return map[string]any{"summary": summary, "status": d.answer(discarded)}, nil
+}
+
+// Reloaded is the game.Debugger's: a reload applied, from the page or from
+// -watch.
+func (d *Debugger) Reloaded() { d.reindex() }
+
+// reindex follows a reload: agent records are rebuilt for the new trees,
+// breakpoints follow their rules by label (those whose rule is gone are
+// dropped), and time travel starts afresh.
+func (d *Debugger) reindex() {
+	type bpAt struct {
+		bp    breakpoint
+		label string
+	}
+	var keep []bpAt
+	for _, bp := range d.bps {
+		keep = append(keep, bpAt{bp, d.breakpointView(bp).Label})
+	}
+	d.index()
+	d.bps = d.bps[:0]
+	for _, k := range keep {
+		b := d.g.Trees()[k.bp.tree]
+		if b == nil {
+			continue
+		}
+		if r, err := findRule(b.Tree, json.RawMessage(strconv.Quote(k.label))); err == nil {
+			k.bp.rule = r
+			d.bps = append(d.bps, k.bp)
+		}
+	}
+	d.tl.reset(d)
+}
+
+func (d *Debugger) cmdQuit(*request) (any, error) {
+	d.quit = true
+	return map[string]any{"quitting": true}, nil
+}

@@ -1,0 +1,362 @@
+package liveview
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/runtime"
+)
+
+// Options configure a Debugger. Zero values mean the defaults.
+type Options struct {
+	// Paused starts the game paused, before its first step.
+	Paused bool
+	// Fast starts the game running as fast as it can; by default it runs
+	// at real time (one step per dt of wall time).
+	Fast bool
+	// SnapshotEvery is how many steps apart time travel's snapshots are
+	// taken (default 20).
+	SnapshotEvery int
+	// Budget is how many bytes the snapshots may take (default 64 MiB).
+	Budget int64
+	// Events is how many events (transitions, signals, changes, log lines)
+	// are kept per agent (default 200; fewer when the game has more than
+	// 1,000 agents, so that all agents together keep at most 200,000).
+	Events int
+	// Timeout is how long a request waits for the game to take it
+	// (default 10 s).
+	Timeout time.Duration
+	// Reload, when set, reloads the game's trees and scripts (hot
+	// reload): the page shows a reload button and POST /api/reload calls
+	// it between steps. It returns a summary for people.
+	Reload func() (summary string, err error)
+	// Host is the host name the server was asked to listen on, when it is
+	// a name rather than an address: requests naming it in their Host
+	// header are accepted (besides IP addresses and localhost).
+	Host string
+}
+
+const (
+	defaultEvery     = 20
+	defaultBudget    = 64 << 20
+	defaultEvents    = 200
+	eventsAllAgents  = 200000
+	defaultTimeout   = 10 * time.Second
+	publishEvery     = 100 * time.Millisecond
+	maxBehind        = 250 * time.Millisecond // real time: a game further behind does not try to catch up
+	queueLen         = 64
+	maxSubscribers   = 32
+	maxStepsPerAsk   = 1000000
+	inspectBudget    = 2000 // values shown of an agent's Lua tables
+	maxBreakpoints   = 256
+	defaultSpeedReal = 1.0
+)
+
+// Debugger is the live view's side of a game: it implements game.Debugger
+// and serves the API (Handler). Create it with New, attach it with
+// game.AttachDebugger, and Close it after the run.
+type Debugger struct {
+	g    *game.Game
+	opts Options
+
+	queue     chan *request
+	wake      chan struct{} // a new subscriber wants its first update, or Quit was called
+	done      chan struct{} // closed when the run is over
+	ended     atomic.Bool
+	quitAsked atomic.Bool // Quit was called
+
+	subs subscribers
+
+	// Everything below belongs to the game's goroutine.
+	started   bool
+	seen      uint64 // the step the game was at when Between last returned
+	end       uint64
+	paused    bool
+	reason    reason
+	speed     float64 // steps at real time × speed; 0 as fast as possible
+	pace      pacer
+	stepsLeft int
+	steppers  []*request // step requests answered when their steps are done
+	quit      bool
+	flushed   bool // the trace was flushed since the game paused
+	dirty     bool // something changed since the last update was published
+	published time.Time
+	timer     *time.Timer
+
+	agents    []*agentRec
+	byPtr     map[*runtime.Agent]int
+	byID      map[string]int
+	world     events // the world script's game.log lines
+	eventCap  int
+	replaying bool
+	laneBuf   []runtime.Lane                  // scratch for Agent.Lanes
+	waits     map[*runtime.BoundTree][]string // per tree, the gate each bt.gate.wait rule waits for (lanes_gates.go)
+
+	bps    []breakpoint
+	nextBP int
+	hits   []hit
+
+	tl timeline
+}
+
+// reason says why the game is paused.
+type reason struct {
+	kind string // "start", "pause", "step", "breakpoint", "end", "travel", "reload"
+	hits []hit  // breakpoint
+}
+
+// New makes a debugger for g. Attach it with g.AttachDebugger before Run.
+func New(g *game.Game, opts Options) *Debugger {
+	if opts.SnapshotEvery <= 0 {
+		opts.SnapshotEvery = defaultEvery
+	}
+	if opts.Budget <= 0 {
+		opts.Budget = defaultBudget
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	d := &Debugger{g: g, opts: opts,
+		queue: make(chan *request, queueLen), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		speed: defaultSpeedReal, paused: opts.Paused, nextBP: 1}
+	if opts.Fast {
+		d.speed = 0
+	}
+	if d.paused {
+		d.reason = reason{kind: "start"}
+	}
+	d.tl = timeline{every: opts.SnapshotEvery, budget: opts.Budget}
+	d.index()
+	return d
+}
+
+// index builds the agent records (again after a reload).
+func (d *Debugger) index() {
+	infos := d.g.AgentInfos()
+	d.eventCap = d.opts.Events
+	if d.eventCap <= 0 {
+		d.eventCap = defaultEvents
+		if n := len(infos); n > 0 && n*d.eventCap > eventsAllAgents {
+			d.eventCap = max(eventsAllAgents/n, 10)
+		}
+	}
+	old := d.byID
+	oldRecs := d.agents
+	d.waits = nil
+	d.agents = make([]*agentRec, len(infos))
+	d.byPtr = make(map[*runtime.Agent]int, len(infos))
+	d.byID = make(map[string]int, len(infos))
+	for i, in := range infos {
+		r := newAgentRec(in.Agent, in.Tree)
+		if j, ok := old[in.Agent.ID()]; ok {
+			r.events = oldRecs[j].events // a reload keeps what happened
+		}
+		d.agents[i] = r
+		d.byPtr[in.Agent] = i
+		d.byID[in.Agent.ID()] = i
+	}
+}
+
+// Between is game.Debugger: it runs the queued requests and decides whether
+// and when the next step runs.
+func (d *Debugger) Between(end uint64) bool {
+	d.end = end
+	step := d.g.Step()
+	switch {
+	case !d.started:
+		d.started = true
+		d.tl.start(d, step)
+		d.pace.reset(step)
+		d.dirty = true
+	case step != d.seen:
+		d.arrived(step)
+	}
+	for {
+		d.drain()
+		step = d.g.Step()
+		if d.quit || d.quitAsked.Load() {
+			d.finish()
+			return false
+		}
+		if step >= end && !d.paused {
+			d.pauseFor(reason{kind: "end"})
+		}
+		if step < end && d.stepsLeft > 0 {
+			d.stepsLeft--
+			d.publishIfDue()
+			d.leave(step)
+			return true
+		}
+		if step < end && !d.paused {
+			if wait := d.pace.wait(step, d.g.Dt(), d.speed); wait > 0 {
+				d.publishIfDue()
+				d.sleep(wait)
+				continue
+			}
+			d.publishIfDue()
+			d.leave(step)
+			return true
+		}
+		d.idle()
+	}
+}
+
+// arrived is what happens when a step has run: the timeline grows, and a
+// breakpoint hit or the end of requested steps pauses the game.
+func (d *Debugger) arrived(step uint64) {
+	d.seen = step
+	d.tl.arrived(d, step)
+	if len(d.hits) > 0 {
+		d.pauseFor(reason{kind: "breakpoint", hits: d.hits})
+		d.hits = nil
+	}
+	if d.stepsLeft == 0 && len(d.steppers) > 0 {
+		d.answerSteppers()
+	}
+	d.dirty = d.dirty || d.paused
+}
+
+// leave is called just before Between lets the next step run.
+func (d *Debugger) leave(step uint64) {
+	if step < d.tl.head { // every command that runs steps branched already; this keeps the timeline whole if one did not
+		d.tl.branch(d)
+	}
+	d.tl.left(d, step)
+	d.seen = step
+	d.flushed = false
+}
+
+// idle waits for a request while the game is paused (or at its end).
+func (d *Debugger) idle() {
+	if !d.flushed {
+		d.flushed = true
+		d.g.FlushTrace() // a trace that cannot be written fails the run at its next step
+	}
+	d.publish()
+	select {
+	case req := <-d.queue:
+		d.exec(req)
+	case <-d.wake:
+	}
+}
+
+// sleep waits up to wait for a request (real-time pacing).
+func (d *Debugger) sleep(wait time.Duration) {
+	if d.timer == nil {
+		d.timer = time.NewTimer(wait)
+	} else {
+		d.timer.Reset(wait)
+	}
+	select {
+	case req := <-d.queue:
+		d.exec(req)
+	case <-d.wake:
+		d.publish()
+	case <-d.timer.C:
+		return
+	}
+	if !d.timer.Stop() {
+		select {
+		case <-d.timer.C:
+		default:
+		}
+	}
+}
+
+// Quit ends the run at the next moment between steps, as the page's Quit
+// button does, waking a paused game. It may be called from any goroutine
+// (a handler of SIGINT, for instance).
+func (d *Debugger) Quit() {
+	d.quitAsked.Store(true)
+	d.poke()
+}
+
+// pauseFor pauses the game for the reason given; step requests waiting for
+// their steps are answered.
+func (d *Debugger) pauseFor(r reason) {
+	d.paused = true
+	d.reason = r
+	d.stepsLeft = 0
+	d.answerSteppers()
+	d.dirty = true
+}
+
+func (d *Debugger) answerSteppers() {
+	for _, req := range d.steppers {
+		req.reply <- result{body: d.statusView()}
+	}
+	d.steppers = d.steppers[:0]
+}
+
+// finish ends the debugger's part in the run: the run goes back to its
+// latest step if it was showing an earlier one (so that the summary, the
+// final save and the trace agree), and everything waiting is answered.
+func (d *Debugger) finish() {
+	if d.g.Step() != d.tl.head {
+		if err := d.tl.travel(d, d.tl.head); err != nil {
+			d.g.Notice("live view: could not go back to step " + fmt.Sprint(d.tl.head) + " before ending: " + err.Error())
+		}
+	}
+	d.dirty = true
+	d.publish() // the last picture, before the streams end
+	d.Close()
+}
+
+// Close ends the debugger: requests still waiting are answered 503 and
+// live updates end. Call it after Run returned (it is called on the game's
+// goroutine, or once that goroutine has left Run).
+func (d *Debugger) Close() {
+	if d.ended.Swap(true) {
+		return
+	}
+	for _, req := range d.steppers {
+		req.reply <- result{err: errEnded}
+	}
+	d.steppers = nil
+	close(d.done)
+	for {
+		select {
+		case req := <-d.queue:
+			if req.state.CompareAndSwap(queued, taken) {
+				req.reply <- result{err: errEnded}
+			}
+		default:
+			return
+		}
+	}
+}
+
+var errEnded = &apiError{code: 503, msg: "the run has ended"}
+
+// pacer paces steps at real time: step s+1 is due dt/speed after step s,
+// counted from the moment pacing (re)started.
+type pacer struct {
+	base     time.Time
+	baseStep uint64
+}
+
+func (p *pacer) reset(step uint64) { p.base, p.baseStep = time.Now(), step }
+
+// wait is how long the next step has to wait; 0 when it is due.
+func (p *pacer) wait(step uint64, dt, speed float64) time.Duration {
+	if speed <= 0 {
+		return 0
+	}
+	if step < p.baseStep {
+		p.reset(step)
+	}
+	due := p.base.Add(time.Duration(float64(step+1-p.baseStep) * dt / speed * float64(time.Second)))
+	w := time.Until(due)
+	if w < -maxBehind { // far behind (a slow step, a pause): start counting afresh
+		p.reset(step)
+		return 0
+	}
+	return max(w, 0)
+}
+
+// errDeferred is a request's answer that comes later (a step request is
+// answered when its steps are done).
+var errDeferred = errors.New("deferred")

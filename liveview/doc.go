@@ -1,0 +1,46 @@
+// Package liveview is btrun's live view: `btrun run -debug ADDR` serves a
+// web page (embedded in the binary, no build step) and the JSON API behind
+// it, which show every agent of a running game and let a designer pause,
+// step, set breakpoints, send signals, jump agents to rules and travel back
+// to earlier steps. docs/debug.md documents the page and the API.
+//
+// # How it reaches the game
+//
+// The game knows nothing of HTTP: it calls a Debugger (game.Debugger)
+// between its steps and reports what happens during them (the rules each
+// agent ran, signals, changes of variables and timestamps, log lines).
+// HTTP handlers never touch the game. They put a request on a queue and
+// wait for its answer; the game's goroutine runs the queued requests
+// between two steps, in the order they came. So every view the API returns
+// is of one moment between steps, and every command takes effect between
+// steps, never in the middle of one.
+//
+// # Concurrency
+//
+//   - The game's goroutine (the one that runs game.Run) owns the game and
+//     everything in Debugger but the queue, the subscribers and the done
+//     channel. Requests run on it, one at a time.
+//   - HTTP handlers run on their own goroutines. A request waits for the
+//     game at most Options.Timeout (a step that takes long, a full queue):
+//     then it is withdrawn and answered 503, and the game never runs it.
+//     A request the game has taken is always answered.
+//   - While the game runs, it looks at the queue once per step (a channel
+//     receive that does not wait). While paused, it waits on the queue.
+//   - Live updates (Server-Sent Events) are rendered on the game's
+//     goroutine, at most ten times a second, and handed to each subscriber
+//     through a one-slot channel that keeps only the latest update: a slow
+//     browser skips updates and never slows the game.
+//   - A panic in a request is recovered on the game's goroutine and
+//     answered 500: no request can end the game.
+//
+// # Time travel
+//
+// The debugger keeps snapshots of the whole game (game.SaveState) every
+// Options.SnapshotEvery steps, within Options.Budget bytes, and a journal
+// of the commands it applied between steps (signals, jumps). Showing an
+// earlier step restores the nearest snapshot at or before it and replays
+// the steps from there, with the journal, quietly (nothing reaches the
+// trace or the output). Resuming, stepping or changing the game from an
+// earlier step discards the steps after it: the snapshots, the journal,
+// the recorded events, and the trace file's lines (cut back to that step).
+package liveview

@@ -1,0 +1,308 @@
+package liveview
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// The HTTP side: routing, request checks, JSON answers. Every /api/ answer
+// is JSON; an error is {"error": "..."} (with more fields for some) and a
+// 4xx status for a bad request: 400 malformed, 403 refused (host or
+// origin), 404 unknown endpoint, agent, tree, rule or breakpoint, 405 wrong
+// method, 409 not possible in the game's state (travelling while running),
+// 413 body too large, 422 a value out of range, 501 not available in this
+// run; 503 when the game cannot answer (busy, ended).
+
+//go:embed web
+var webFiles embed.FS
+
+// maxBody bounds a request's body.
+const maxBody = 64 << 10
+
+// Handler serves the page and the API.
+func (d *Debugger) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !d.hostAllowed(r.Host) {
+			writeError(w, errorf(http.StatusForbidden, "host %q is not allowed: the live view answers requests to an IP address, localhost or the name it was started with", r.Host))
+			return
+		}
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				writeError(w, &apiError{code: http.StatusMethodNotAllowed, msg: r.Method + " " + r.URL.Path + ": the page's files are read with GET", extra: map[string]any{"allow": "GET, HEAD"}})
+				return
+			}
+			serveFile(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r) {
+			writeError(w, errorf(http.StatusForbidden, "cross-origin request refused (Origin %q): the live view accepts commands from its own page and from tools that send no Origin", r.Header.Get("Origin")))
+			return
+		}
+		d.route(w, r)
+	})
+}
+
+// serveFile serves the page's files: web/NAME as /NAME, index.html as /.
+func serveFile(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	if name == "" {
+		name = "index.html"
+	}
+	data, err := fs.ReadFile(webFiles, "web/"+name)
+	if err != nil || strings.Contains(name, "/") {
+		writeError(w, errorf(http.StatusNotFound, "no such file: %s", r.URL.Path))
+		return
+	}
+	types := map[string]string{".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+		".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
+	ct := types[path.Ext(name)]
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(data)
+}
+
+// hostAllowed guards against DNS rebinding: a page of another site whose
+// name was made to resolve to this machine sends its own name as Host.
+func (d *Debugger) hostAllowed(host string) bool {
+	h, _, err := net.SplitHostPort(host)
+	if err != nil {
+		h = host
+	}
+	h = strings.Trim(h, "[]")
+	switch {
+	case h == "":
+		return false
+	case net.ParseIP(h) != nil, strings.EqualFold(h, "localhost"):
+		return true
+	}
+	return d.opts.Host != "" && strings.EqualFold(h, d.opts.Host)
+}
+
+// sameOrigin reports whether a command comes from the live view's own page
+// (or from a tool, which sends no Origin).
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	return err == nil && u.Host == r.Host
+}
+
+// route dispatches /api/... requests.
+func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
+	var seg []string
+	for _, s := range strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/api/"), "/") {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			writeError(w, errorf(http.StatusBadRequest, "bad path %q: %v", r.URL.EscapedPath(), err))
+			return
+		}
+		seg = append(seg, u)
+	}
+	n := len(seg)
+	switch {
+	case n == 1 && seg[0] == "status":
+		if method(w, r, "GET") {
+			d.call(w, r, func(*request) (any, error) { return d.statusView(), nil })
+		}
+	case n == 1 && seg[0] == "agents":
+		if method(w, r, "GET") {
+			d.call(w, r, d.cmdAgents)
+		}
+	case n == 2 && seg[0] == "agents":
+		if method(w, r, "GET") {
+			d.call(w, r, func(*request) (any, error) { return d.cmdAgent(seg[1]) })
+		}
+	case n == 3 && seg[0] == "agents" && seg[2] == "signal":
+		var body struct {
+			Signal *string `json:"signal"`
+		}
+		if method(w, r, "POST") && decode(w, r, &body) && need(w, body.Signal != nil && *body.Signal != "", `"signal" (the signal's name) is required`) {
+			d.call(w, r, func(*request) (any, error) { return d.cmdSignal(seg[1], *body.Signal) })
+		}
+	case n == 3 && seg[0] == "agents" && seg[2] == "jump":
+		var body struct {
+			Rule *string `json:"rule"`
+		}
+		if method(w, r, "POST") && decode(w, r, &body) && need(w, body.Rule != nil && *body.Rule != "", `"rule" (the id of the rule to jump to) is required`) {
+			d.call(w, r, func(*request) (any, error) { return d.cmdJump(seg[1], *body.Rule) })
+		}
+	case n == 1 && seg[0] == "trees":
+		if method(w, r, "GET") {
+			d.call(w, r, d.cmdTrees)
+		}
+	case n == 2 && seg[0] == "trees":
+		if method(w, r, "GET") {
+			d.call(w, r, func(*request) (any, error) { return d.cmdTree(seg[1]) })
+		}
+	case n == 1 && seg[0] == "gates":
+		if method(w, r, "GET") {
+			d.call(w, r, d.cmdGates)
+		}
+	case n == 1 && seg[0] == "events":
+		if method(w, r, "GET") {
+			d.events(w, r)
+		}
+	case n == 1 && seg[0] == "pause":
+		if method(w, r, "POST") && decode(w, r, &struct{}{}) {
+			d.call(w, r, d.cmdPause)
+		}
+	case n == 1 && seg[0] == "resume":
+		if method(w, r, "POST") && decode(w, r, &struct{}{}) {
+			d.call(w, r, d.cmdResume)
+		}
+	case n == 1 && seg[0] == "step":
+		var body struct {
+			Steps *int64 `json:"steps"`
+		}
+		if method(w, r, "POST") && decode(w, r, &body) {
+			steps := int64(1)
+			if body.Steps != nil {
+				steps = *body.Steps
+			}
+			if steps < 1 || steps > maxStepsPerAsk {
+				writeError(w, errorf(http.StatusUnprocessableEntity, `"steps" must be from 1 to %d, not %d`, maxStepsPerAsk, steps))
+				return
+			}
+			d.call(w, r, func(req *request) (any, error) { return d.cmdStep(req, int(steps)) })
+		}
+	case n == 1 && seg[0] == "speed":
+		var body struct {
+			Speed json.RawMessage `json:"speed"`
+		}
+		if method(w, r, "POST") && decode(w, r, &body) && need(w, body.Speed != nil, `"speed" is required: a number (1 is real time, 2 twice as fast) or "fast"`) {
+			speed, err := parseSpeed(body.Speed)
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			d.call(w, r, func(*request) (any, error) { return d.cmdSpeed(speed) })
+		}
+	case n == 1 && seg[0] == "breakpoints":
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			d.call(w, r, func(*request) (any, error) { return d.statusView().Breakpoints, nil })
+		case http.MethodPost:
+			var body bpRequest
+			if decode(w, r, &body) && need(w, body.Rule != nil, `"rule" is required: the rule's id or label, or its index in the tree`) &&
+				need(w, body.Tree != "" || body.Agent != "", `"tree" or "agent" is required: the tree the rule is in, or the one agent to stop`) {
+				d.call(w, r, func(*request) (any, error) { return d.cmdAddBreakpoint(body) })
+			}
+		default:
+			methodNotAllowed(w, r, "GET, POST")
+		}
+	case n == 2 && seg[0] == "breakpoints":
+		if method(w, r, "DELETE") {
+			d.call(w, r, func(*request) (any, error) { return d.cmdDeleteBreakpoint(seg[1]) })
+		}
+	case n == 1 && seg[0] == "travel":
+		var body struct {
+			Step *uint64 `json:"step"`
+		}
+		if method(w, r, "POST") && decode(w, r, &body) && need(w, body.Step != nil, `"step" (the step to show) is required`) {
+			d.call(w, r, func(*request) (any, error) { return d.cmdTravel(*body.Step) })
+		}
+	case n == 1 && seg[0] == "reload":
+		if method(w, r, "POST") && decode(w, r, &struct{}{}) {
+			d.call(w, r, d.cmdReload)
+		}
+	case n == 1 && seg[0] == "quit":
+		if method(w, r, "POST") && decode(w, r, &struct{}{}) {
+			d.call(w, r, d.cmdQuit)
+		}
+	default:
+		writeError(w, errorf(http.StatusNotFound, "no such endpoint: %s %s (docs/debug.md lists them)", r.Method, r.URL.Path))
+	}
+}
+
+// method reports whether r uses the method an endpoint takes (GET also
+// takes HEAD), else answers 405.
+func method(w http.ResponseWriter, r *http.Request, m string) bool {
+	if r.Method == m || m == "GET" && r.Method == http.MethodHead {
+		return true
+	}
+	methodNotAllowed(w, r, m)
+	return false
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	writeError(w, &apiError{code: http.StatusMethodNotAllowed, msg: r.Method + " " + r.URL.Path + ": this endpoint takes " + allow,
+		extra: map[string]any{"allow": allow}})
+}
+
+// need answers 400 with msg unless ok.
+func need(w http.ResponseWriter, ok bool, msg string) bool {
+	if !ok {
+		writeError(w, errorf(http.StatusBadRequest, "%s", msg))
+	}
+	return ok
+}
+
+// decode reads a JSON object body into v (an empty body leaves v as it
+// is); unknown fields, trailing data and bodies over maxBody are errors.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, errorf(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", maxBody))
+		} else {
+			writeError(w, errorf(http.StatusBadRequest, "reading the body: %v", err))
+		}
+		return false
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return true
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, errorf(http.StatusBadRequest, "the body is not the JSON object this endpoint takes: %v", err))
+		return false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeError(w, errorf(http.StatusBadRequest, "the body has more after its JSON object"))
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		data, _ = json.Marshal(map[string]string{"error": "encoding the answer: " + err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write(data)
+	w.Write([]byte("\n"))
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = &apiError{code: http.StatusInternalServerError, msg: err.Error()}
+	}
+	body := map[string]any{"error": ae.msg}
+	for k, v := range ae.extra {
+		body[k] = v
+	}
+	writeJSON(w, ae.code, body)
+}

@@ -1,0 +1,294 @@
+package liveview
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/btrun/btrun/game"
+)
+
+// Time travel (see doc.go). A position is the moment between two steps:
+// position s is after step s (and before step s+1). What happens at a
+// position: the game arrives there (step s has run), the debugger may apply
+// commands there (signals, jumps: the journal), and the game leaves it (step
+// s+1 runs). A snapshot at s is taken on arrival, before any command; the
+// trace's size is noted on leaving, after them. So showing position s means:
+// restore the nearest snapshot k ≤ s, apply the journal of k, run step k+1,
+// apply the journal of k+1, ..., up to the journal of s.
+//
+// Memory: snapshots every `every` steps; when they (with the trace sizes
+// and the journal) take more than the budget, the older half of them is
+// thinned (every second one dropped, so replays there get longer), as long
+// as no gap grows beyond maxGapFactor intervals; after that the oldest snapshot goes,
+// and the steps before the next one can no longer be shown. The newest
+// snapshot is always kept.
+
+// maxGapFactor bounds the replay of one time-travel jump by thinning: at
+// most this many snapshot intervals.
+const maxGapFactor = 64
+
+type timeline struct {
+	every  int
+	budget int64
+
+	snaps   []snapshot // by step
+	bytes   int64      // what snaps, offsets and journal take
+	journal []command  // by position
+	first   uint64     // where the timeline starts
+	head    uint64     // the furthest position of this timeline
+	offBase uint64     // offsets[i] is the trace's size when position offBase+i was left
+	offsets []int64
+	err     string // why the last snapshot could not be taken
+}
+
+type snapshot struct {
+	step uint64
+	game []byte
+	recs []recState
+	size int64
+}
+
+// command is a change the debugger applied to the game at a position.
+type command struct {
+	pos   uint64
+	jump  bool // else a signal
+	agent string
+	name  string // the signal, or the rule id jumped to
+}
+
+func (c command) size() int64 { return 48 + int64(len(c.agent)+len(c.name)) }
+
+// start begins the timeline at the run's first position.
+func (t *timeline) start(d *Debugger, step uint64) {
+	t.first, t.head = step, step
+	t.offBase = step
+	t.snapshot(d, step)
+}
+
+// arrived notes that the game arrived at a position by running a step.
+func (t *timeline) arrived(d *Debugger, step uint64) {
+	t.head = max(t.head, step)
+	if step%uint64(t.every) == 0 {
+		t.snapshot(d, step)
+	}
+}
+
+// left notes the trace's size as the game leaves a position.
+func (t *timeline) left(d *Debugger, step uint64) {
+	if step < t.offBase {
+		return
+	}
+	i := int(step - t.offBase)
+	off := d.g.TraceOffset()
+	switch {
+	case i < len(t.offsets): // left again after a branch
+		t.bytes -= 8 * int64(len(t.offsets)-i-1)
+		t.offsets = append(t.offsets[:i], off)
+	case i == len(t.offsets):
+		t.offsets = append(t.offsets, off)
+		t.bytes += 8
+	}
+}
+
+// snapshot saves the game at position step (replacing a snapshot there).
+func (t *timeline) snapshot(d *Debugger, step uint64) {
+	data, err := d.g.SaveState()
+	if err != nil {
+		t.err = fmt.Sprintf("step %d: %v", step, err)
+		return
+	}
+	s := snapshot{step: step, game: data, recs: make([]recState, len(d.agents))}
+	s.size = int64(len(data))
+	for i, r := range d.agents {
+		s.recs[i] = r.recState.clone()
+		s.size += s.recs[i].size()
+	}
+	for len(t.snaps) > 0 && t.snaps[len(t.snaps)-1].step >= step {
+		t.bytes -= t.snaps[len(t.snaps)-1].size
+		t.snaps = t.snaps[:len(t.snaps)-1]
+	}
+	t.snaps = append(t.snaps, s)
+	t.bytes += s.size
+	t.trim()
+}
+
+// trim keeps the timeline within its budget (see the comment at the top).
+func (t *timeline) trim() {
+	maxGap := uint64(maxGapFactor * t.every)
+	for t.bytes > t.budget && len(t.snaps) > 1 {
+		n := len(t.snaps)
+		half := n / 2
+		kept := make([]snapshot, 0, n)
+		kept = append(kept, t.snaps[0])
+		dropped := false
+		for i := 1; i < n; i++ {
+			if i < half && i%2 == 1 && t.snaps[i+1].step-t.snaps[i-1].step <= maxGap {
+				t.bytes -= t.snaps[i].size
+				dropped = true
+				continue
+			}
+			kept = append(kept, t.snaps[i])
+		}
+		if !dropped {
+			t.bytes -= kept[0].size
+			kept = kept[1:]
+			t.forgetBefore(kept[0].step)
+		}
+		t.snaps = kept
+	}
+}
+
+// forgetBefore drops what only positions before step needed.
+func (t *timeline) forgetBefore(step uint64) {
+	if step > t.offBase {
+		k := min(int(step-t.offBase), len(t.offsets))
+		t.offsets = append(t.offsets[:0], t.offsets[k:]...)
+		t.bytes -= 8 * int64(k)
+		t.offBase = step
+	}
+	j := 0
+	for j < len(t.journal) && t.journal[j].pos < step {
+		t.bytes -= t.journal[j].size()
+		j++
+	}
+	t.journal = append(t.journal[:0], t.journal[j:]...)
+}
+
+// oldest is the earliest position that can be shown.
+func (t *timeline) oldest() (uint64, bool) {
+	if len(t.snaps) == 0 {
+		return 0, false
+	}
+	return t.snaps[0].step, true
+}
+
+// record adds a command applied at position pos to the journal.
+func (t *timeline) record(c command) {
+	t.journal = append(t.journal, c)
+	t.bytes += c.size()
+}
+
+// travel shows position to: the game is put in the state it had there.
+func (t *timeline) travel(d *Debugger, to uint64) error {
+	cur := d.g.Step()
+	if to == cur {
+		return nil
+	}
+	oldest, ok := t.oldest()
+	switch {
+	case to > t.head:
+		return &apiError{code: http.StatusUnprocessableEntity, msg: fmt.Sprintf("step %d has not run yet: the latest step is %d", to, t.head),
+			extra: map[string]any{"head": t.head}}
+	case !ok:
+		return &apiError{code: http.StatusConflict, msg: "time travel is not available: no snapshot could be taken (" + t.err + ")"}
+	case to < oldest:
+		return &apiError{code: http.StatusUnprocessableEntity,
+			msg:   fmt.Sprintf("step %d is no longer kept: the earliest step the live view can show is %d (snapshots are thinned to stay within %d MB)", to, oldest, t.budget>>20),
+			extra: map[string]any{"oldest": oldest}}
+	}
+	k := 0
+	for k+1 < len(t.snaps) && t.snaps[k+1].step <= to {
+		k++
+	}
+	from := t.snaps[k].step
+	d.replaying = true
+	defer func() { d.replaying = false }()
+	if cur < to && cur >= from { // replaying on from here is shorter
+		from = cur
+	} else {
+		if err := d.g.Rewind(t.snaps[k].game); err != nil {
+			return fmt.Errorf("restoring the snapshot of step %d: %w", from, err)
+		}
+		for i, r := range d.agents {
+			if i < len(t.snaps[k].recs) {
+				r.recState = t.snaps[k].recs[i].clone()
+			}
+		}
+		if err := t.applyJournal(d, from); err != nil {
+			return err
+		}
+	}
+	for p := from; p < to; p++ {
+		if err := d.g.ReplayStep(); err != nil {
+			return fmt.Errorf("replaying step %d: %w", p+1, err)
+		}
+		if err := t.applyJournal(d, p+1); err != nil {
+			return err
+		}
+	}
+	d.seen = to
+	return nil
+}
+
+// applyJournal applies the commands of position pos again, quietly.
+func (t *timeline) applyJournal(d *Debugger, pos uint64) error {
+	var errs []error
+	for _, c := range t.journal {
+		if c.pos != pos {
+			continue
+		}
+		err := d.g.Quietly(func() error {
+			if c.jump {
+				return d.jumpAgent(c.agent, c.name)
+			}
+			return d.g.SendSignal(c.agent, c.name)
+		})
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// branch makes the shown position the latest one: the steps after it are
+// discarded (snapshots, journal, events, the trace's lines). It is called
+// before anything changes the game at an earlier position.
+func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
+	s := d.g.Step()
+	if s >= t.head {
+		return discarded, nil
+	}
+	discarded = [2]uint64{s + 1, t.head}
+	for len(t.snaps) > 0 && t.snaps[len(t.snaps)-1].step > s {
+		t.bytes -= t.snaps[len(t.snaps)-1].size
+		t.snaps = t.snaps[:len(t.snaps)-1]
+	}
+	j := len(t.journal)
+	for j > 0 && t.journal[j-1].pos > s {
+		j--
+		t.bytes -= t.journal[j].size()
+	}
+	t.journal = t.journal[:j]
+	for _, r := range d.agents {
+		r.events.discardAfter(s)
+	}
+	d.world.discardAfter(s)
+	if s >= t.offBase && int(s-t.offBase) < len(t.offsets) {
+		off := t.offsets[s-t.offBase]
+		if cerr := d.g.CutTrace(off); cerr != nil && !errors.Is(cerr, game.ErrTraceNotCut) {
+			err = cerr
+		}
+		n := int(s - t.offBase)
+		t.bytes -= 8 * int64(len(t.offsets)-n)
+		t.offsets = t.offsets[:n]
+	}
+	t.head = s
+	for _, h := range d.reason.hits {
+		if h.step > s { // the stop was in a discarded step
+			d.reason = reason{kind: "pause"}
+			break
+		}
+	}
+	msg := fmt.Sprintf("live view: going on from step %d; steps %d..%d are discarded", s, discarded[0], discarded[1])
+	if d.g.TraceKind() == "stdout" {
+		msg += " (the trace on standard output keeps their lines)"
+	}
+	d.g.Notice(msg)
+	return discarded, err
+}
+
+// reset starts the timeline afresh at the current position (after a
+// reload: older snapshots hold trees that are gone).
+func (t *timeline) reset(d *Debugger) {
+	*t = timeline{every: t.every, budget: t.budget}
+	t.start(d, d.g.Step())
+}
