@@ -26,8 +26,8 @@ const (
 	srcText
 	srcComment
 	srcCData
-	srcPI      // <?...?>, the XML declaration included
-	srcDoctype // <!DOCTYPE ...>
+	srcPI        // <?...?>, the XML declaration included
+	srcDirective // <!DOCTYPE ...> and other <!...> directives
 )
 
 // srcAttr is one attribute as written: name at [start, start+len(name)),
@@ -154,7 +154,7 @@ func (s *scanState) run() error {
 		case strings.HasPrefix(text[i:], "<?"):
 			i, err = s.until(i, srcPI, "?>", "a processing instruction")
 		case strings.HasPrefix(text[i:], "<!"):
-			i, err = s.doctype(i)
+			i, err = s.directive(i)
 		case strings.HasPrefix(text[i:], "</"):
 			i, err = s.endTag(i)
 		default:
@@ -188,11 +188,10 @@ func (s *scanState) until(i int, kind srcKind, end, what string) (int, error) {
 	return stop, nil
 }
 
-// doctype reads <!DOCTYPE ...>, with an internal subset in brackets.
-func (s *scanState) doctype(i int) (int, error) {
-	if !strings.HasPrefix(s.s[i:], "<!DOCTYPE") || len(s.stack) > 0 {
-		return 0, s.fail(i, "markup <! that is neither a comment, CDATA nor a DOCTYPE before the root element")
-	}
+// directive reads <!DOCTYPE ...> (with an internal subset in brackets) or
+// another <!...> directive, wherever encoding/xml reads one: to the '>'
+// that closes it, quotes and nested markup skipped.
+func (s *scanState) directive(i int) (int, error) {
 	depth := 0
 	var quote byte
 	for j := i + 2; j < len(s.s); j++ {
@@ -204,16 +203,18 @@ func (s *scanState) doctype(i int) (int, error) {
 			}
 		case c == '"' || c == '\'':
 			quote = c
-		case c == '[':
+		case c == '<' || c == '[':
 			depth++
 		case c == ']':
 			depth--
-		case c == '>' && depth <= 0:
-			s.add(&srcNode{kind: srcDoctype, start: i, end: j + 1})
+		case c == '>' && depth > 0:
+			depth--
+		case c == '>':
+			s.add(&srcNode{kind: srcDirective, start: i, end: j + 1})
 			return j + 1, nil
 		}
 	}
-	return 0, s.fail(i, "a DOCTYPE that is not closed")
+	return 0, s.fail(i, "a <! directive that is not closed")
 }
 
 // name reads an XML name at i and returns its end (i when there is none).
