@@ -184,8 +184,11 @@ type editView struct {
 func (d *Debugger) serveEdit(w http.ResponseWriter, r *http.Request, name string) {
 	var body editRequest
 	if !method(w, r, "POST") || !decodeUpTo(w, r, &body, maxEditBody) ||
-		!need(w, body.Source != nil, `"source" (the file's text to edit) is required`) ||
-		!need(w, len(*body.Source) <= maxEditSource, fmt.Sprintf(`"source" is longer than %d bytes`, maxEditSource)) {
+		!need(w, body.Source != nil, `"source" (the file's text to edit) is required`) {
+		return
+	}
+	if len(*body.Source) > maxEditSource {
+		writeError(w, errorf(http.StatusRequestEntityTooLarge, `"source" is longer than %d bytes: the editor takes files of at most that`, maxEditSource))
 		return
 	}
 	d.call(w, r, func(*request) (any, error) {
@@ -508,11 +511,14 @@ func (d *Debugger) reloadView(rep *game.ReloadReport) map[string]any {
 			kept = append(kept, id)
 		}
 	}
-	warnings := rep.Warnings
-	if warnings == nil {
-		warnings = []string{}
+	nonNil := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
 	}
-	return map[string]any{"summary": rep.Summary(), "step": rep.Step, "kept": kept, "restarted": restarted, "warnings": warnings, "plugins": rep.Plugins}
+	return map[string]any{"summary": rep.Summary(), "step": rep.Step, "kept": kept, "restarted": restarted,
+		"warnings": nonNil(rep.Warnings), "plugins": nonNil(rep.Plugins)}
 }
 
 func countErrors(ps []problemView) int {

@@ -133,28 +133,39 @@ function shownTree() {
 }
 
 async function openEditor(name) {
-  if (ed.tree && ed.tree !== name && !closeEditor()) return;
+  if (ed.tree && ed.tree !== name) { closeEditor(() => openEditor(name)); return; }
   const info = await edApi('GET', '/api/trees/' + encodeURIComponent(name));
   if (info.status !== 200) { toast(info.data.error || 'no tree ' + name, true); return; }
   ed.tree = name;
   ed.info = info.data;
   ed.tabs = [];
   ed.sel = null;
+  ed.view = 'tree';
+  $('#edresult').hidden = true;
+  $('#ednew').hidden = true;
   document.body.classList.add('editing');
   $('#editor').hidden = false;
   await openFile(info.data.file);
 }
 
-function closeEditor() {
+// closeEditor goes back to the live view (after asking, when there are
+// unsaved changes), then calls then.
+function closeEditor(then) {
+  const close = () => {
+    ed.tree = null;
+    ed.tabs = [];
+    ed.cur = null;
+    document.body.classList.remove('editing');
+    $('#editor').hidden = true;
+    if (location.hash.includes('edit')) history.replaceState(null, '', location.hash.replace(/&?edit(=[^&]*)?/, ''));
+    if (typeof then === 'function') then();
+  };
   const dirty = ed.tabs.filter(isDirty);
-  if (dirty.length && !confirm(`Close the editor and lose the unsaved changes of ${dirty.map((t) => t.file).join(', ')}?`)) return false;
-  ed.tree = null;
-  ed.tabs = [];
-  ed.cur = null;
-  document.body.classList.remove('editing');
-  $('#editor').hidden = true;
-  if (location.hash.includes('edit')) history.replaceState(null, '', location.hash.replace(/&?edit(=[^&]*)?/, ''));
-  return true;
+  if (!dirty.length) { close(); return; }
+  $('#confirmtext').textContent = `Close the editor? The changes to ${dirty.map((t) => t.file).join(', ')} are not saved.`;
+  $('#confirmyes').textContent = 'Close and lose them';
+  ui.pending = close;
+  $('#confirm').hidden = false;
 }
 
 // openFile opens a file of the tree in its own tab (or shows its tab).
@@ -305,7 +316,13 @@ function renderProblems() {
 
 // --- saving ---
 
-async function save() {
+// save writes the current file (or the file including a new one) and
+// applies it; at an earlier step of time travel, after the page asked.
+function save() {
+  confirmDiscard('Save', saveNow);
+}
+
+async function saveNow() {
   const tab = ed.cur.isNew ? includer(ed.cur) : ed.cur;
   if (!tab) { toast(`${ed.cur.file} is new: save the file whose <subtree> includes it`, true); return; }
   const news = newTabs();
@@ -466,7 +483,7 @@ function buildEditor() {
   <ul id="edproblems"></ul>
   <div id="edcomplete" hidden role="listbox"></div>`;
   $('main').append(box);
-  $('#edclose').onclick = closeEditor;
+  $('#edclose').onclick = () => closeEditor();
   $('#edsave').onclick = save;
   $('#edundo').onclick = () => undoRedo('undo', 'redo');
   $('#edredo').onclick = () => undoRedo('redo', 'undo');
@@ -663,9 +680,14 @@ function paletteClick(it) {
       }
       break;
     }
-    case 'condition': case 'declared': {
-      const name = it.kind === 'declared' ? prompt(`Condition (${it.name}: ${it.doc})`, it.name) : it.name;
-      if (name) edit([{ op: 'conditions', rule: r.label, conditions: [...r.conditions, name] }]);
+    case 'condition':
+      edit([{ op: 'conditions', rule: r.label, conditions: [...r.conditions, it.name] }], r.label);
+      break;
+    case 'declared': { // a form (T.lessThan): the name is the designer's to finish
+      const i = $('#ednewcond');
+      i.value = it.name.replace(/^VARIABLE$/, '');
+      i.focus();
+      showComplete(i);
       break;
     }
     case 'scorer':
