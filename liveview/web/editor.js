@@ -194,12 +194,15 @@ const isDirty = (t) => t.isNew || t.source !== t.saved;
 
 // edit sends operations on the current tab's source; the server's text
 // and outline become the tab's new state (undo goes back to the old one).
+// select is the label of the rule to select then (null: none), or a
+// function of the new outline that returns it.
 async function edit(ops, select) {
   const tab = ed.cur;
-  const r = await edApi('POST', `/api/trees/${encodeURIComponent(ed.tree)}/edit`, { file: tab.file, source: tab.source, ops });
+  const r = await edApi('POST', `/api/trees/${encodeURIComponent(ed.tree)}/edit`, { file: tab.file, source: tab.source, ops, new: newTabs() });
   if (r.status !== 200) { toast(r.data.error || 'the edit failed', true); return false; }
   if (!r.data.changed) return true;
   setSource(tab, r.data.source, r.data.outline, r.data.outlineError);
+  if (typeof select === 'function') select = r.data.outline ? select(r.data.outline) : null;
   if (select !== undefined) ed.sel = select;
   renderEditor();
   return true;
@@ -431,14 +434,18 @@ async function createSubtree() {
   const rel = relativePath(main.file, file);
   const r = main.outline ? main.outline.rules.find((x) => x.label === ed.sel) : null;
   const parent = r && holdsRules(r.tag) ? r.label : (r && r.parent >= 0 ? main.outline.rules[r.parent].label : (main.outline.top.length ? main.outline.rules[main.outline.top[0]].label : ''));
-  ed.cur = main;
-  if (!await edit([{ op: 'insert', parent, xml: `<subtree id=".${id}">${rel}</subtree>` }])) return;
   const source = `<?xml version="1.0" encoding="UTF-8"?>\n<behaviorTree>\n${TEMPLATES[tpl](id).replace(/^/gm, '  ')}\n</behaviorTree>\n`;
   const o = await edApi('POST', `/api/trees/${encodeURIComponent(ed.tree)}/edit`, { file, source, ops: [] });
   if (o.status !== 200) { toast(o.data.error, true); return; }
   const tab = { file, source, saved: '', version: null, outline: o.data.outline, outlineError: o.data.outlineError || '', encoding: 'UTF-8',
     undo: [], redo: [], problems: [], isNew: true };
   ed.tabs.push(tab);
+  ed.cur = main;
+  if (!await edit([{ op: 'insert', parent, xml: `<subtree id=".${id}">${rel}</subtree>` }], inserted(parent))) {
+    ed.tabs.splice(ed.tabs.indexOf(tab), 1);
+    renderEditor();
+    return;
+  }
   $('#ednew').hidden = true;
   showTab(tab);
 }
@@ -553,6 +560,17 @@ function renderTree() {
   appendRules(kids, o, o.top, '');
   root.append(kids);
   box.replaceChildren(root);
+}
+
+// inserted finds, in a new outline, the rule an insert put at index (or
+// last) among parent's rules.
+function inserted(parent, index) {
+  return (o) => {
+    const p = parent === '' ? null : o.rules.find((r) => r.label === parent);
+    const list = p ? p.children : o.top;
+    const i = list[index === undefined || index >= list.length ? list.length - 1 : index];
+    return i === undefined ? null : o.rules[i].label;
+  };
 }
 
 function appendRules(box, o, list, parent) {
@@ -672,11 +690,11 @@ function paletteClick(it) {
   switch (it.kind) {
     case 'rule': case 'action': {
       const o = ed.cur.outline;
-      if (holdsRules(r.tag)) edit([{ op: 'insert', parent: r.label, xml: it.xml() }]);
+      if (holdsRules(r.tag)) edit([{ op: 'insert', parent: r.label, xml: it.xml() }], inserted(r.label));
       else {
         const p = r.parent >= 0 ? o.rules[r.parent] : null;
-        const sibs = p ? p.children : o.top;
-        edit([{ op: 'insert', parent: p ? p.label : '', index: sibs.indexOf(r.index) + 1, xml: it.xml() }]);
+        const at = (p ? p.children : o.top).indexOf(r.index) + 1;
+        edit([{ op: 'insert', parent: p ? p.label : '', index: at, xml: it.xml() }], inserted(p ? p.label : '', at));
       }
       break;
     }
@@ -746,7 +764,7 @@ function dragEnd() {
   if (!d.zone) return;
   const parent = d.zone.dataset.parent;
   let index = Number(d.zone.dataset.index);
-  if (d.payload.xml) { edit([{ op: 'insert', parent, index, xml: d.payload.xml }]); return; }
+  if (d.payload.xml) { edit([{ op: 'insert', parent, index, xml: d.payload.xml }], inserted(parent, index)); return; }
   const o = ed.cur.outline;
   const r = o.rules.find((x) => x.label === d.payload.move);
   const p = r.parent >= 0 ? o.rules[r.parent].label : '';
