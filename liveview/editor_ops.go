@@ -230,6 +230,16 @@ func (e *opEditor) parent(label *string) (*srcNode, error) {
 	return p, nil
 }
 
+// ruleValue resolves "rule" and reads "value" (ops that set a value).
+func (e *opEditor) ruleValue(op *editOp) (*srcNode, *string, error) {
+	n, err := e.rule(op.Rule)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := e.value(op)
+	return n, v, err
+}
+
 // value reads "value": a string, or nil for null; absent is an error.
 func (e *opEditor) value(op *editOp) (*string, error) {
 	if len(op.Value) == 0 {
@@ -274,11 +284,7 @@ func named(names ...string) func(*srcNode) bool {
 // --- attributes ---
 
 func (e *opEditor) opAttr(op *editOp) error {
-	n, err := e.rule(op.Rule)
-	if err != nil {
-		return err
-	}
-	v, err := e.value(op)
+	n, v, err := e.ruleValue(op)
 	if err != nil {
 		return err
 	}
@@ -334,11 +340,7 @@ func (e *opEditor) removeAttr(n *srcNode, a *srcAttr) {
 // --- parameters ---
 
 func (e *opEditor) opParam(op *editOp) error {
-	n, err := e.rule(op.Rule)
-	if err != nil {
-		return err
-	}
-	v, err := e.value(op)
+	n, v, err := e.ruleValue(op)
 	if err != nil {
 		return err
 	}
@@ -552,11 +554,7 @@ func (e *opEditor) opTag(op *editOp) error {
 
 // opText sets the text of a rule whose tag holds text (a subtree's path).
 func (e *opEditor) opText(op *editOp) error {
-	n, err := e.rule(op.Rule)
-	if err != nil {
-		return err
-	}
-	v, err := e.value(op)
+	n, v, err := e.ruleValue(op)
 	if err != nil {
 		return err
 	}

@@ -1,18 +1,15 @@
 package tests
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -60,36 +57,23 @@ func exampleCopy(t *testing.T) string {
 func startEdited(t *testing.T, args ...string) *editedGame {
 	t.Helper()
 	g := &editedGame{dir: exampleCopy(t)}
-	g.cmd = command(append([]string{"run", "-debug", "127.0.0.1:0", "-edit", "-quiet", "-config", filepath.Join(g.dir, "config.toml")}, args...)...)
-	out, err := g.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.cmd.Stderr = os.Stderr
-	if err := g.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		g.cmd.Process.Kill()
-		g.cmd.Wait()
-	})
-	found := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`live view at (http://\S+)`)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case g.url = <-found:
-	case <-time.After(3 * time.Minute): // the first run builds the nav plugin
-		t.Fatal("btrun did not say where the live view is")
-	}
+	g.url, g.cmd = startLive(t, append([]string{"run", "-debug", "127.0.0.1:0", "-edit", "-quiet", "-config", filepath.Join(g.dir, "config.toml")}, args...)...)
 	return g
+}
+
+// waitExit waits for btrun to exit after what (asked at asked), and says
+// how long it took.
+func (g *editedGame) waitExit(t *testing.T, exited <-chan time.Time, asked time.Time, what string) {
+	t.Helper()
+	select {
+	case at := <-exited:
+		t.Logf("btrun exited %v after %s", at.Sub(asked).Round(time.Millisecond), what)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("btrun still runs 30 s after %s", what)
+	}
+	if code := g.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("btrun exited with %d", code)
+	}
 }
 
 // runStep runs actions within a minute; when they fail, it says what the
@@ -377,16 +361,7 @@ func TestEditor_inABrowser(t *testing.T) {
 			return nil
 		}),
 		chromedp.Click(`#confirmyes`, chromedp.ByQuery))
-	asked := time.Now()
-	select {
-	case at := <-ended:
-		t.Logf("btrun exited %v after the page's Quit", at.Sub(asked).Round(time.Millisecond))
-	case <-time.After(30 * time.Second):
-		t.Fatal("btrun still runs 30 s after the page's Quit")
-	}
-	if code := g.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("btrun exited with %d", code)
-	}
+	g.waitExit(t, ended, time.Now(), "the page's Quit")
 }
 
 // TestEditor_linksAndFit: #agent=ID and #tree=NAME open the page on an

@@ -73,13 +73,5 @@ func TestEdit_quitEndsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	select {
-	case at := <-exited:
-		t.Logf("btrun exited %v after POST /api/quit", at.Sub(asked).Round(time.Millisecond))
-	case <-time.After(30 * time.Second):
-		t.Fatal("btrun still runs 30 s after POST /api/quit")
-	}
-	if code := g.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("exit code %d", code)
-	}
+	g.waitExit(t, exited, asked, "POST /api/quit")
 }
