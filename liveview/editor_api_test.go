@@ -435,7 +435,7 @@ func TestEditorAPI_refused(t *testing.T) {
 			rec := httptest.NewRecorder()
 			h.d.Handler().ServeHTTP(rec, req)
 			if rec.Code != tc.code {
-				t.Errorf("%d %s", rec.Code, rec.Body)
+				t.Errorf("%d %.300s", rec.Code, rec.Body)
 			}
 		})
 	}
