@@ -201,16 +201,24 @@ func lintProblem(t *runtime.Tree, l Lint) TreeProblem {
 func (g *Game) WriteTreeFile(file string, data []byte, create bool) error {
 	path := g.treePath(file)
 	confine, _ := newConfinement(g.cfg)
+	dir := filepath.Dir(path)
+	existing := dir // the folder, or the closest one above it that exists
+	for {
+		if _, err := os.Stat(existing); err == nil || filepath.Dir(existing) == existing {
+			break
+		}
+		existing = filepath.Dir(existing)
+	}
+	if err := confine.check(existing); err != nil {
+		return fmt.Errorf("game: writing %s: %w", file, err)
+	}
 	if create {
 		if _, err := os.Lstat(path); err == nil {
 			return fmt.Errorf("game: %s exists already: %w", file, fs.ErrExist)
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("game: writing %s: %w", file, err)
 		}
-	}
-	if err := confine.check(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("game: writing %s: %w", file, err)
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
