@@ -431,25 +431,6 @@ func (d *srcDoc) pos(off int) (line, col int) {
 	return line, utf8.RuneCountInString(d.text[start:off]) + 1
 }
 
-// offsetOf is the byte offset of a line and column, or -1.
-func (d *srcDoc) offsetOf(line, col int) int {
-	if line < 1 || line > len(d.lines) || col < 1 {
-		return -1
-	}
-	i := d.lines[line-1]
-	if line == 1 {
-		i = d.bom
-	}
-	for c := 1; c < col; c++ {
-		if i >= len(d.text) {
-			return -1
-		}
-		_, size := utf8.DecodeRuneInString(d.text[i:])
-		i += size
-	}
-	return i
-}
-
 // attr returns an element's attribute by name.
 func (n *srcNode) attr(name string) (*srcAttr, bool) {
 	for i := range n.attrs {
