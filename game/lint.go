@@ -38,25 +38,11 @@ func (l Lint) String() string { return l.Pos + ": " + l.Msg }
 // schedule's.
 func (g *Game) Lints() []Lint {
 	var out []Lint
-	var strs map[string]bool
-	if g.lua != nil {
-		strs = g.lua.engine.StringConstants()
-	}
-	signals := g.knownSignals()
+	strs := g.stringConstants()
+	signals := g.knownSignals("", nil)
 	for _, tc := range g.cfg.Trees {
-		b := g.trees[tc.Name]
-		if b == nil {
-			continue
-		}
-		t := b.Tree
-		for i := range t.Rules {
-			r := &t.Rules[i]
-			out = append(out, lintRule(g.reg, t, int32(i), strs)...)
-			if r.Kind == runtime.KindAction && r.Action == "bt.signal.send" {
-				if name, ok := r.Params.Get("signal.name"); ok && !signals[name] {
-					out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: bt.signal.send sends %s", r.Label, unknownSignal(name, signals))})
-				}
-			}
+		if b := g.trees[tc.Name]; b != nil {
+			out = append(out, g.treeLints(b.Tree, signals, strs)...)
 		}
 	}
 	out = append(out, g.lintScripts(signals)...)
@@ -64,6 +50,30 @@ func (g *Game) Lints() []Lint {
 		if !signals[sc.Signal] {
 			out = append(out, Lint{fmt.Sprintf("%s:%d", g.cfg.Path, newKeyFinder(g.cfgText()).lineIn(i, "signals", "signal")),
 				fmt.Sprintf("signals[%d] schedules %s", i, unknownSignal(sc.Signal, signals))})
+		}
+	}
+	return out
+}
+
+// stringConstants are the strings the scripts write (a Lua action that
+// declares no parameters may read any of them); nil without scripts.
+func (g *Game) stringConstants() map[string]bool {
+	if g.lua == nil {
+		return nil
+	}
+	return g.lua.engine.StringConstants()
+}
+
+// treeLints runs the checks of one tree's rules, in rule order.
+func (g *Game) treeLints(t *runtime.Tree, signals, strs map[string]bool) []Lint {
+	var out []Lint
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		out = append(out, lintRule(g.reg, t, int32(i), strs)...)
+		if r.Kind == runtime.KindAction && r.Action == "bt.signal.send" {
+			if name, ok := r.Params.Get("signal.name"); ok && !signals[name] {
+				out = append(out, Lint{r.Pos.String(), fmt.Sprintf("rule %s: bt.signal.send sends %s", r.Label, unknownSignal(name, signals))})
+			}
 		}
 	}
 	return out
@@ -213,20 +223,29 @@ func readers(r *runtime.Rule) string {
 }
 
 // knownSignals are the signals some tree declares (signal lines and
-// setOnSignal) or waits for with bt.signal.wait.
-func (g *Game) knownSignals() map[string]bool {
+// setOnSignal) or waits for with bt.signal.wait; with tree set, tree
+// stands for the game's tree of that name (a version being edited).
+func (g *Game) knownSignals(name string, tree *runtime.Tree) map[string]bool {
 	known := map[string]bool{}
-	for _, b := range g.trees {
-		for _, s := range b.Tree.Signals {
+	add := func(t *runtime.Tree) {
+		for _, s := range t.Signals {
 			known[s.Name] = true
 		}
-		for _, r := range b.Tree.Rules {
+		for _, r := range t.Rules {
 			if r.Kind == runtime.KindAction && r.Action == "bt.signal.wait" {
 				if name, ok := r.Params.Get("signal.name"); ok {
 					known[name] = true
 				}
 			}
 		}
+	}
+	for n, b := range g.trees {
+		if tree == nil || n != name {
+			add(b.Tree)
+		}
+	}
+	if tree != nil {
+		add(tree)
 	}
 	return known
 }

@@ -284,6 +284,10 @@ func restartedIDs(rs []Restart) string {
 	return strings.Join(ids, ", ")
 }
 
+// Summary is the reload's line, as btrun prints it: what changed, who kept
+// their place, who restarted and why, which plugins restarted.
+func (r *ReloadReport) Summary() string { return r.summary() }
+
 // summary is the reload's line: what changed, who kept their place, which
 // plugins restarted.
 func (r *ReloadReport) summary() string {

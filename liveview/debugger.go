@@ -33,6 +33,11 @@ type Options struct {
 	// reload): the page shows a reload button and POST /api/reload calls
 	// it between steps. It returns a summary for people.
 	Reload func() (summary string, err error)
+	// Edit makes the page an editor of the game's tree files (`btrun run
+	// -debug ADDR -edit`): the editor's endpoints answer, and a save writes
+	// a tree file and reloads the game. Without it they answer 403 and
+	// nothing is written.
+	Edit bool
 	// Host is the host name the server was asked to listen on, when it is
 	// a name rather than an address: requests naming it in their Host
 	// header are accepted (besides IP addresses and localhost).

@@ -33,6 +33,20 @@
 //   - A panic in a request is recovered on the game's goroutine and
 //     answered 500: no request can end the game.
 //
+// # Editing
+//
+// With Options.Edit (`btrun run -debug ADDR -edit`) the page edits the
+// game's tree files too (editor_*.go, web/editor.js). The server reads a
+// file's text with its own scanner, which keeps every node's byte offsets
+// (editor_source.go), and makes each edit operation a byte-range
+// replacement of the edited element's text (editor_ops.go,
+// editor_place.go): whatever an operation does not touch stays byte for
+// byte. Checks and saves go through the game (game.Game.CheckTree,
+// WriteTreeFile, Reload), on the game's goroutine like every request; a
+// save reloads the game between two steps. The editor's handlers are its
+// own (editor_http.go); what it offers comes from runtime.FormatTags and
+// the registry (editor_palette.go).
+//
 // # Time travel
 //
 // The debugger keeps snapshots of the whole game (game.SaveState) every

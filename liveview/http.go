@@ -113,6 +113,9 @@ func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
 		}
 		seg = append(seg, u)
 	}
+	if d.routeEditor(w, r, seg) { // editor_http.go
+		return
+	}
 	n := len(seg)
 	switch {
 	case n == 1 && seg[0] == "status":
@@ -255,12 +258,15 @@ func need(w http.ResponseWriter, ok bool, msg string) bool {
 
 // decode reads a JSON object body into v (an empty body leaves v as it
 // is); unknown fields, trailing data and bodies over maxBody are errors.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+func decode(w http.ResponseWriter, r *http.Request, v any) bool { return decodeUpTo(w, r, v, maxBody) }
+
+// decodeUpTo is decode for bodies of at most limit bytes.
+func decodeUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeError(w, errorf(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", maxBody))
+			writeError(w, errorf(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", limit))
 		} else {
 			writeError(w, errorf(http.StatusBadRequest, "reading the body: %v", err))
 		}

@@ -48,7 +48,16 @@ func chromium(t *testing.T) string {
 // page's address; the process ends with the test.
 func liveView(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := command(append([]string{"run", "-debug", "127.0.0.1:0", "-quiet"}, args...)...)
+	url, _ := startLive(t, append([]string{"run", "-debug", "127.0.0.1:0", "-quiet"}, args...)...)
+	return url
+}
+
+// startLive starts btrun with args (which serve the live view) and returns
+// the page's address, once btrun said it, and the process, which ends with
+// the test.
+func startLive(t *testing.T, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := command(args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +83,11 @@ func liveView(t *testing.T, args ...string) string {
 	}()
 	select {
 	case url := <-found:
-		return url
+		return url, cmd
 	case <-time.After(3 * time.Minute): // the first run builds the nav plugin
 		t.Fatal("btrun did not say where the live view is")
 	}
-	return ""
+	return "", nil
 }
 
 // browser starts headless Chromium with a fresh profile and the flags that

@@ -315,18 +315,7 @@ func TestWatch_changedPluginIsRebuilt(t *testing.T) {
 // trace is byte for byte the trace of a run without the reload.
 func TestWatch_touchedFileLeavesTheTraceAsItWas(t *testing.T) {
 	t.Parallel()
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	copyDir(t, filepath.Join(repo, "scripts"), filepath.Join(dir, "scripts"))
-	cfg, err := os.ReadFile(filepath.Join(repo, "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	nav := `path = "` + filepath.ToSlash(filepath.Join(repo, "plugins", "nav")) + `"`
-	writeFiles(t, dir, map[string]string{"config.toml": strings.Replace(string(cfg), `path = "plugins/nav"`, nav, 1)})
+	dir := exampleCopy(t) // editor_browser_test.go
 	w := startWatched(t, dir)
 	w.waitTraceStep(5)
 	now := time.Now()

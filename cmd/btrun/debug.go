@@ -12,10 +12,23 @@ import (
 	"github.com/btrun/btrun/liveview"
 )
 
-// startDebug serves the live view of g on addr (`btrun run -debug ADDR`,
-// docs/debug.md) and attaches it to the game; with addr "" it does
-// nothing. The returned stop ends it after the run.
-func startDebug(g *game.Game, addr string, paused bool, people io.Writer, interrupted <-chan struct{}) (stop func(), err error) {
+// debugOptions are the live view's flags of `btrun run`.
+type debugOptions struct {
+	addr   string // -debug
+	paused bool   // -paused
+	edit   bool   // -edit
+}
+
+// shutdownWait is how long the server waits, after the run, for requests
+// in progress to finish before it closes their connections: the run ends
+// within a second of the page's Quit whatever a browser holds open.
+const shutdownWait = 500 * time.Millisecond
+
+// startDebug serves the live view of g on opts.addr (`btrun run -debug
+// ADDR`, docs/debug.md) and attaches it to the game; with no address it
+// does nothing. The returned stop ends it after the run.
+func startDebug(g *game.Game, opts debugOptions, people io.Writer, interrupted <-chan struct{}) (stop func(), err error) {
+	addr := opts.addr
 	if addr == "" {
 		return func() {}, nil
 	}
@@ -26,7 +39,7 @@ func startDebug(g *game.Game, addr string, paused bool, people io.Writer, interr
 	host, _, _ := net.SplitHostPort(addr)
 	// The page's reload button reloads every tree, script and plugin, as
 	// -watch does for the files that changed.
-	d := liveview.New(g, liveview.Options{Paused: paused, Host: host, Reload: g.ReloadAll})
+	d := liveview.New(g, liveview.Options{Paused: opts.paused, Host: host, Reload: g.ReloadAll, Edit: opts.edit})
 	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	g.AttachDebugger(d)
@@ -39,15 +52,20 @@ func startDebug(g *game.Game, addr string, paused bool, people io.Writer, interr
 		}
 	}()
 	fmt.Fprintf(people, "btrun: live view at %s (Ctrl-C or the page's Quit button ends the run)\n", liveURL(ln.Addr()))
+	if opts.edit {
+		fmt.Fprintln(people, "btrun: -edit: the page edits the tree files; saving writes the file and reloads the game")
+	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		fmt.Fprintf(people, "btrun: warning: the live view listens on %s, not only on this machine: whoever reaches it can pause and change the game (use 127.0.0.1)\n", ln.Addr())
 	}
 	return func() {
 		close(ended)
 		d.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 		defer cancel()
-		srv.Shutdown(ctx)
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
 	}, nil
 }
 

@@ -25,9 +25,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	realtime := fs.Bool("realtime", false, "run no faster than one step every dt seconds of wall time (default: the config's run.realtime)")
 	debug := fs.String("debug", "", "serve the live view on this address (for example 127.0.0.1:7070; docs/debug.md)")
 	paused := fs.Bool("paused", false, "with -debug: start paused, before the first step")
+	edit := fs.Bool("edit", false, "with -debug: the page edits the tree files too (saving writes a file and reloads the game)")
 	workers := fs.Int("workers", 1, "threads to spread the agents over, 0 for one per CPU core (default: the config's run.workers)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused]]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -50,6 +51,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *paused && *debug == "" {
 		fmt.Fprintln(stderr, "btrun run: -paused needs -debug ADDR (it starts the live view paused)")
+		fs.Usage()
+		return exitUsage
+	}
+	if *edit && *debug == "" {
+		fmt.Fprintln(stderr, "btrun run: -edit needs -debug ADDR (the live view's page is the editor)")
 		fs.Usage()
 		return exitUsage
 	}
@@ -121,7 +127,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if stepsSet {
 		n = *steps
 	}
-	stopDebug, err := startDebug(g, *debug, *paused, people, in.stop)
+	stopDebug, err := startDebug(g, debugOptions{addr: *debug, paused: *paused, edit: *edit}, people, in.stop)
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		g.Close()

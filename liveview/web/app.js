@@ -20,6 +20,7 @@ const ui = {
   trees: new Map(),    // tree name -> {tree, view} (the drawing, built once)
   shown: null,         // the tree drawing on screen
   filter: '',
+  treeOnly: null,      // the tree shown without an agent (#tree=NAME)
   open: new Set(['agent', 'memory', 'state']), // expanded value paths
   zoom: 1,
   es: null,
@@ -85,9 +86,13 @@ function onEnd() {
 function onUpdate(u) {
   ui.status = u.status;
   ui.agents = u.agents || [];
-  if (!ui.selected && ui.agents.length) {
-    select(pickFromHash() || ui.agents[0].id);
-    return;
+  if (!ui.selected && !ui.treeOnly && ui.agents.length) {
+    const tree = hashParam('tree');
+    if (!tree || !ui.status.trees.includes(tree)) {
+      select(pickFromHash() || ui.agents[0].id);
+      return;
+    }
+    showTreeOnly(tree);
   }
   if (u.agent && u.agent.id === ui.selected) ui.agent = u.agent;
   renderStatus();
@@ -96,15 +101,37 @@ function onUpdate(u) {
   followBreakpoint();
 }
 
+// hashParam reads a link's #agent=ID or #tree=NAME (several join with &).
+function hashParam(key) {
+  for (const part of location.hash.slice(1).split('&')) {
+    const k = part.indexOf('=');
+    if (k > 0 && part.slice(0, k) === key) return decodeURIComponent(part.slice(k + 1));
+  }
+  return null;
+}
+
 function pickFromHash() {
-  const m = location.hash.match(/agent=([^&]+)/);
-  if (!m) return null;
-  const id = decodeURIComponent(m[1]);
-  return ui.agents.some((a) => a.id === id) ? id : null;
+  const id = hashParam('agent');
+  return id !== null && ui.agents.some((a) => a.id === id) ? id : null;
+}
+
+// showTreeOnly shows a tree without an agent (a #tree=NAME link): its rules,
+// no state; picking an agent shows that agent.
+async function showTreeOnly(name) {
+  ui.treeOnly = name;
+  ui.selected = null;
+  ui.agent = null;
+  const entry = await ensureTree(name);
+  if (ui.treeOnly !== name) return;
+  show(entry.view);
+  for (const n of entry.view.nodes) n.classList.remove('path', 'cursor', 'lanecur', 'isrunning');
+  $('#treetitle').innerHTML = `<b>${esc(name)}</b> <span class="muted">${esc(entry.tree.file)} · ${entry.tree.rules.length} rules · ${entry.tree.agents.length} agents: pick one to see its state</span>`;
+  renderAgents();
 }
 
 async function select(id) {
   if (ui.selected === id && ui.agent) return;
+  ui.treeOnly = null;
   ui.selected = id;
   ui.agent = null;
   history.replaceState(null, '', '#agent=' + encodeURIComponent(id));
@@ -486,10 +513,9 @@ function show(view) {
   if (ui.shown === view) return;
   ui.shown = view;
   $('#canvas').replaceChildren(view.root);
-  if (!view.fitted) { // a tree a little too big is shown whole; a big one at full size
+  if (!view.fitted) {
     view.fitted = true;
-    const wrap = $('#canvaswrap');
-    view.zoom = Math.min(1, Math.max(0.75, (wrap.clientWidth - 48) / view.layout.width));
+    view.zoom = fitZoom(view);
   }
   ui.zoom = view.zoom;
   applyZoom();
@@ -600,11 +626,20 @@ function applyZoom() {
   }
 }
 
+// fitZoom is the zoom at which a tree fits the view: always its whole
+// width (a deep tree, a parallel's lanes), and its whole height unless that
+// would shrink it below a third (a tall tree then scrolls down); never
+// bigger than full size.
+function fitZoom(v) {
+  const wrap = $('#canvaswrap');
+  const w = (wrap.clientWidth - 48) / v.layout.width, h = (wrap.clientHeight - 48) / v.layout.height;
+  return Math.max(0.05, Math.min(1, w, Math.max(h, 1 / 3)));
+}
+
 function zoomFit() {
   const v = ui.shown;
   if (!v) return;
-  const wrap = $('#canvaswrap');
-  ui.zoom = Math.max(0.3, Math.min(1.25, (wrap.clientWidth - 48) / v.layout.width, (wrap.clientHeight - 48) / v.layout.height));
+  ui.zoom = fitZoom(v);
   applyZoom();
 }
 
@@ -965,7 +1000,7 @@ function wire() {
     confirmDiscard('Jump', () => act('POST', `/api/agents/${encodeURIComponent(id)}/jump`, { rule }));
   };
   $('#zoomin').onclick = () => { ui.zoom = Math.min(2, ui.zoom * 1.2); applyZoom(); };
-  $('#zoomout').onclick = () => { ui.zoom = Math.max(0.25, ui.zoom / 1.2); applyZoom(); };
+  $('#zoomout').onclick = () => { ui.zoom = Math.max(0.05, ui.zoom / 1.2); applyZoom(); };
   $('#zoomfit').onclick = zoomFit;
   document.addEventListener('keydown', (e) => {
     if (e.target.closest('input, select, textarea') || e.ctrlKey || e.metaKey || e.altKey) return;
@@ -979,6 +1014,11 @@ function wire() {
       case '0': zoomFit(); break;
       case 'Escape': closeMenu(); $('#confirmno').click(); break;
     }
+  });
+  window.addEventListener('hashchange', () => {
+    const tree = hashParam('tree'), agent = pickFromHash();
+    if (agent && agent !== ui.selected) select(agent);
+    else if (!agent && tree && tree !== ui.treeOnly && ui.status && ui.status.trees.includes(tree)) showTreeOnly(tree);
   });
 }
 

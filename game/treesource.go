@@ -1,0 +1,238 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/btrun/btrun/internal/readfile"
+	"github.com/btrun/btrun/runtime"
+)
+
+// The game's tree files as an editor sees them (the live view's editor,
+// `btrun run -debug ADDR -edit`): which files make a tree, a tree loaded
+// and checked with some of its files replaced by text not written yet, and
+// a file written in place. Files are named as labels and positions name
+// them: by their path relative to the config's folder, with forward
+// slashes. A check does what a reload would do to the tree: load it, bind
+// it against the game's registry with the config's strictness, and run
+// `btrun validate`'s lints on it.
+
+// ErrNoTree marks a tree name the config does not have.
+var ErrNoTree = errors.New("game: no such tree")
+
+// TreeFiles returns the files tree name is loaded from, as of its last
+// load: its main file first, then its subtree files in load order.
+func (g *Game) TreeFiles(name string) ([]string, error) {
+	b := g.trees[name]
+	if b == nil {
+		return nil, fmt.Errorf("%w %q: the config's trees are %s", ErrNoTree, name, strings.Join(g.TreeNames(), ", "))
+	}
+	return slices.Clone(b.Tree.Files), nil
+}
+
+// treePath is the path on disk of a file named relative to the config's
+// folder.
+func (g *Game) treePath(file string) string {
+	p := g.cfg.Abs(filepath.FromSlash(file))
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// ReadTreeFile reads a file named relative to the config's folder, as the
+// loader reads tree files (within [scripts] root when the config confines
+// the game, at most the tree file limit).
+func (g *Game) ReadTreeFile(file string) ([]byte, error) {
+	confine, _ := newConfinement(g.cfg) // checked with the config
+	return confine.reader(readfile.TreeLimit, "tree file")(g.treePath(file))
+}
+
+// LoadTree loads tree name from its files, those named in override (by
+// path relative to the config's folder) replaced by the bytes given.
+func (g *Game) LoadTree(name string, override map[string][]byte) (*runtime.Tree, error) {
+	tc, ok := g.treeConfig(name)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrNoTree, name)
+	}
+	byPath := make(map[string][]byte, len(override))
+	for f, data := range override {
+		byPath[g.treePath(f)] = data
+	}
+	confine, _ := newConfinement(g.cfg)
+	read := confine.reader(readfile.TreeLimit, "tree file")
+	return runtime.LoadFile(g.treePath(tc.File), runtime.LoadOptions{Root: g.cfg.Dir,
+		ReadFile: func(path string) ([]byte, error) {
+			if abs, err := filepath.Abs(path); err == nil {
+				if data, ok := byPath[abs]; ok {
+					return data, nil
+				}
+			}
+			return read(path)
+		}})
+}
+
+// LoadTreeFile loads a file on its own, as a <subtree> would include it
+// (a new subtree file, which no tree includes yet).
+func (g *Game) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
+	confine, _ := newConfinement(g.cfg)
+	return runtime.LoadBytes(g.treePath(file), data, runtime.LoadOptions{Root: g.cfg.Dir, Subtree: true,
+		ReadFile: confine.reader(readfile.TreeLimit, "tree file")})
+}
+
+func (g *Game) treeConfig(name string) (TreeConfig, bool) {
+	for _, tc := range g.cfg.Trees {
+		if tc.Name == name {
+			return tc, true
+		}
+	}
+	return TreeConfig{}, false
+}
+
+// TreeProblem is one problem CheckTree finds: an error (the tree would
+// not load or bind) or a warning (a lint, or a name strict = false lets
+// through).
+type TreeProblem struct {
+	Pos     runtime.Pos
+	Rule    string // the rule's label, when the problem is a rule's
+	Msg     string // without the position and the rule
+	Warning bool
+}
+
+// CheckTree checks tree name as it would be with override (LoadTree):
+// loaded, bound against the game's registry (the scripts and plugins it
+// runs), and linted as `btrun validate` does. It returns the loaded tree
+// (nil when it does not load) and every problem, in the order validate
+// prints them.
+func (g *Game) CheckTree(name string, override map[string][]byte) (*runtime.Tree, []TreeProblem) {
+	t, err := g.LoadTree(name, override)
+	if err != nil {
+		return nil, ProblemsOf(err)
+	}
+	opts := runtime.BindOptions{Lenient: !g.cfg.Run.Strict}
+	if g.lua != nil {
+		opts.Skip = g.lua.unloaded
+	}
+	b, err := runtime.Bind(t, g.reg, opts)
+	if err != nil {
+		return t, ProblemsOf(err)
+	}
+	var out []TreeProblem
+	for _, w := range b.Warnings {
+		for _, p := range ProblemsOf(w) {
+			p.Warning = true
+			out = append(out, p)
+		}
+	}
+	signals := g.knownSignals(name, t)
+	for _, l := range g.treeLints(t, signals, g.stringConstants()) {
+		out = append(out, lintProblem(t, l))
+	}
+	return t, out
+}
+
+// ProblemsOf lists the problems an error holds: each runtime.Error of a
+// load, a bind or a reload at its position (joined and wrapped errors
+// looked into); an error holding none, a problem a line.
+func ProblemsOf(err error) []TreeProblem {
+	var out []TreeProblem
+	var walk func(error)
+	walk = func(err error) {
+		var re *runtime.Error
+		if !errors.As(err, &re) { // nothing with a position inside: its text
+			if err != ErrReload { // the reload's own word, not a problem
+				for _, l := range strings.Split(err.Error(), "\n") {
+					if l != "" {
+						out = append(out, TreeProblem{Msg: l})
+					}
+				}
+			}
+			return
+		}
+		switch e := err.(type) {
+		case *runtime.Error:
+			out = append(out, TreeProblem{Pos: e.Pos, Rule: e.Label, Msg: e.Msg})
+		case interface{ Unwrap() []error }: // an ErrorList, a join
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
+// lintProblem turns a tree's lint (FILE:LINE:COL, "rule LABEL: ...") into
+// a problem at its rule.
+func lintProblem(t *runtime.Tree, l Lint) TreeProblem {
+	p := TreeProblem{Msg: l.Msg, Warning: true, Pos: runtime.Pos{File: l.Pos}}
+	if i := strings.LastIndexByte(l.Pos, ':'); i > 0 {
+		if j := strings.LastIndexByte(l.Pos[:i], ':'); j > 0 {
+			line, err1 := strconv.Atoi(l.Pos[j+1 : i])
+			col, err2 := strconv.Atoi(l.Pos[i+1:])
+			if err1 == nil && err2 == nil {
+				p.Pos = runtime.Pos{File: l.Pos[:j], Line: line, Col: col}
+			}
+		}
+	}
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		if r.Pos == p.Pos && strings.HasPrefix(p.Msg, "rule "+r.Label+" ") || r.Pos == p.Pos && strings.HasPrefix(p.Msg, "rule "+r.Label+":") {
+			p.Rule = r.Label
+			p.Msg = strings.TrimPrefix(p.Msg, "rule "+r.Label+": ")
+			break
+		}
+	}
+	return p
+}
+
+// WriteTreeFile writes data to a file named relative to the config's
+// folder, atomically (a temporary file renamed over it: the file is the
+// old or the new text, never half of one). create says the file must not
+// exist yet.
+func (g *Game) WriteTreeFile(file string, data []byte, create bool) error {
+	path := g.treePath(file)
+	confine, _ := newConfinement(g.cfg)
+	dir := filepath.Dir(path)
+	existing := dir // the folder, or the closest one above it that exists
+	for {
+		if _, err := os.Stat(existing); err == nil || filepath.Dir(existing) == existing {
+			break
+		}
+		existing = filepath.Dir(existing)
+	}
+	if err := confine.check(existing); err != nil {
+		return fmt.Errorf("game: writing %s: %w", file, err)
+	}
+	if create {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("game: %s exists already: %w", file, fs.ErrExist)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("game: writing %s: %w", file, err)
+		}
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return fmt.Errorf("game: writing %s: %w", file, err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // the temporary file was its writer's only
+		return fmt.Errorf("game: writing %s: %w", file, err)
+	}
+	return nil
+}
+
+// RemoveTreeFile removes a file WriteTreeFile created, when what followed
+// failed.
+func (g *Game) RemoveTreeFile(file string) error { return os.Remove(g.treePath(file)) }

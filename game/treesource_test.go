@@ -1,0 +1,114 @@
+package game
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The tree files as an editor sees them: a tree checked with a file
+// replaced (load, bind, lints, as validate), and files written in place,
+// within [scripts] root.
+
+func openTreeGame(t *testing.T, files map[string]string) (*Game, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := LoadConfig(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Quiet: true, Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g, dir
+}
+
+const treeGameConfig = "[scripts]\nroot = \"mod\"\n\n[[trees]]\nname = \"t\"\nfile = \"mod/t.xml\"\n\n[[agents]]\ntree = \"t\"\n"
+
+func TestCheckTree_asValidate(t *testing.T) {
+	g, _ := openTreeGame(t, map[string]string{
+		"config.toml": treeGameConfig,
+		"mod/t.xml":   "<behaviorTree>\n  <sequence id=\"s\">\n    <subtree>sub.xml</subtree>\n  </sequence>\n</behaviorTree>\n",
+		"mod/sub.xml": "<behaviorTree>\n  <action id=\"w\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n</behaviorTree>\n",
+	})
+	files, err := g.TreeFiles("t")
+	if err != nil || !reflect.DeepEqual(files, []string{"mod/t.xml", "mod/sub.xml"}) {
+		t.Errorf("files %v %v", files, err)
+	}
+	if _, err := g.TreeFiles("nope"); !errors.Is(err, ErrNoTree) {
+		t.Errorf("an unknown tree: %v", err)
+	}
+	// The subtree file replaced: an unknown action (an error at its rule)
+	// and an unread parameter (a lint, a warning).
+	tree, ps := g.CheckTree("t", map[string][]byte{"mod/sub.xml": []byte(
+		"<behaviorTree>\n  <action name=\"bt.wiat\"/>\n  <action name=\"bt.wait\" id=\"w\"><parameter name=\"wait.seconds\">1</parameter><parameter name=\"wait.secs\">2</parameter></action>\n</behaviorTree>\n")})
+	if tree == nil || len(ps) != 1 || ps[0].Warning || ps[0].Pos.String() != "mod/sub.xml:2:3" || ps[0].Rule != "action@mod/sub.xml:2:3" ||
+		!strings.HasPrefix(ps[0].Msg, `unknown action "bt.wiat"`) {
+		t.Errorf("bind: %+v", ps)
+	}
+	_, ps = g.CheckTree("t", map[string][]byte{"mod/sub.xml": []byte(
+		"<behaviorTree>\n  <action name=\"bt.wait\" id=\"w\"><parameter name=\"wait.seconds\">1</parameter><parameter name=\"wait.secs\">2</parameter></action>\n</behaviorTree>\n")})
+	if len(ps) != 1 || !ps[0].Warning || ps[0].Rule != "w" || !strings.Contains(ps[0].Msg, `parameter "wait.secs" is read by nothing`) || strings.HasPrefix(ps[0].Msg, "rule ") {
+		t.Errorf("lint: %+v", ps)
+	}
+	// A load error: no tree, the problem at its position.
+	tree, ps = g.CheckTree("t", map[string][]byte{"mod/t.xml": []byte("<behaviorTree>\n  <sequence loop=\"often\"/>\n</behaviorTree>")})
+	if tree != nil || len(ps) != 1 || ps[0].Pos.String() != "mod/t.xml:2:3" {
+		t.Errorf("load: %+v", ps)
+	}
+	// The files on disk are what the game loaded.
+	if _, ps := g.CheckTree("t", nil); len(ps) != 0 {
+		t.Errorf("as it is: %+v", ps)
+	}
+}
+
+func TestWriteTreeFile_inPlaceAndConfined(t *testing.T) {
+	g, dir := openTreeGame(t, map[string]string{
+		"config.toml": treeGameConfig,
+		"mod/t.xml":   "<behaviorTree><success id=\"s\"/></behaviorTree>",
+	})
+	path := filepath.Join(dir, "mod", "t.xml")
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.WriteTreeFile("mod/t.xml", []byte("<behaviorTree/>"), false); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "<behaviorTree/>" {
+		t.Errorf("the file holds %q", data)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+		t.Errorf("the file's mode became %v", fi.Mode().Perm())
+	}
+	if err := g.WriteTreeFile("mod/t.xml", nil, true); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("creating a file that exists: %v", err)
+	}
+	if err := g.WriteTreeFile("mod/new/n.xml", []byte("<behaviorTree/>"), true); err != nil {
+		t.Errorf("a new file in a new folder: %v", err)
+	}
+	err := g.WriteTreeFile("other/x.xml", []byte("<behaviorTree/>"), true)
+	if err == nil || !strings.Contains(err.Error(), "it lies outside the game's folder mod ([scripts] root)") {
+		t.Errorf("outside the root: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "other")); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a refused file left a folder behind")
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "mod", ".t.xml.tmp-*"))
+	if len(matches) > 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}

@@ -1,0 +1,539 @@
+package liveview
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/runtime"
+)
+
+// The editor's API (`btrun run -debug ADDR -edit`; docs/debug.md,
+// "Editing"): a tree file's source, edit operations applied to it by the
+// server, checks of a candidate source as `btrun validate` does, and saving
+// it, which writes the file and hot-reloads the game. Like every request,
+// these run on the game's goroutine between steps (queue.go): a check binds
+// against the registry the game runs with, and a save reloads between two
+// steps. Without Options.Edit every one of them is refused (403): the
+// server then writes nothing.
+
+const (
+	// maxEditBody bounds an editor request's body (a source and its
+	// operations, as JSON).
+	maxEditBody = 16 << 20
+	// maxEditSource bounds the source of one file the editor takes.
+	maxEditSource = 8 << 20
+)
+
+// routeEditor serves the editor's endpoints; false when the path is not
+// one of them.
+func (d *Debugger) routeEditor(w http.ResponseWriter, r *http.Request, seg []string) bool {
+	n := len(seg)
+	var serve func()
+	switch {
+	case n == 1 && seg[0] == "palette":
+		serve = func() {
+			if method(w, r, "GET") {
+				d.call(w, r, func(*request) (any, error) { return d.paletteView(), nil })
+			}
+		}
+	case n == 1 && seg[0] == "check":
+		serve = func() { d.serveCheck(w, r) }
+	case n == 3 && seg[0] == "trees" && seg[2] == "source":
+		serve = func() {
+			switch r.Method {
+			case http.MethodGet, http.MethodHead:
+				d.serveSource(w, r, seg[1])
+			case http.MethodPut:
+				d.serveSave(w, r, seg[1])
+			default:
+				methodNotAllowed(w, r, "GET, PUT")
+			}
+		}
+	case n == 3 && seg[0] == "trees" && seg[2] == "edit":
+		serve = func() { d.serveEdit(w, r, seg[1]) }
+	default:
+		return false
+	}
+	if err := d.editorRefusal(r); err != nil {
+		writeError(w, err)
+		return true
+	}
+	serve()
+	return true
+}
+
+// editorRefusal says why an editor request is refused (403), or nil. It
+// applies the live view's own host and origin checks (http.go) to every
+// editor request, reads included: a file's source is not for other sites.
+func (d *Debugger) editorRefusal(r *http.Request) error {
+	if !d.opts.Edit {
+		return errorf(http.StatusForbidden, "this run does not edit its trees: start it with btrun run -debug ADDR -edit")
+	}
+	if !d.hostAllowed(r.Host) || !sameOrigin(r) {
+		return errorf(http.StatusForbidden, "editor request refused: Host %q, Origin %q: the editor answers the live view's own page only", r.Host, r.Header.Get("Origin"))
+	}
+	return nil
+}
+
+// sourceView is GET .../source's answer.
+type sourceView struct {
+	Tree     string   `json:"tree"`
+	File     string   `json:"file"`
+	Files    []string `json:"files"` // the tree's files, main first
+	Source   string   `json:"source"`
+	Version  string   `json:"version"`
+	Encoding string   `json:"encoding"`
+	Outline  *outline `json:"outline"`
+	// OutlineError says why there is no outline (the source is not well
+	// formed); the source can then be edited as text only.
+	OutlineError string `json:"outlineError,omitempty"`
+}
+
+// versionOf is a file's version: it changes whenever its bytes do.
+func versionOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// treeFiles returns the files of tree name (404 when there is none).
+func (d *Debugger) treeFiles(name string) ([]string, error) {
+	files, err := d.g.TreeFiles(name)
+	if err != nil {
+		return nil, &apiError{code: http.StatusNotFound, msg: err.Error(), extra: map[string]any{"trees": d.g.TreeNames()}}
+	}
+	return files, nil
+}
+
+func (d *Debugger) serveSource(w http.ResponseWriter, r *http.Request, name string) {
+	file := r.URL.Query().Get("file")
+	d.call(w, r, func(*request) (any, error) {
+		files, err := d.treeFiles(name)
+		if err != nil {
+			return nil, err
+		}
+		if file == "" {
+			file = files[0]
+		}
+		if !slices.Contains(files, file) {
+			return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("%s is not a file of tree %s", file, name), extra: map[string]any{"files": files}}
+		}
+		raw, err := d.g.ReadTreeFile(file)
+		if err != nil {
+			return nil, errorf(http.StatusUnprocessableEntity, "%v", err)
+		}
+		if len(raw) > maxEditSource {
+			return nil, errorf(http.StatusRequestEntityTooLarge, "%s is %d bytes: the editor takes files of at most %d bytes", file, len(raw), maxEditSource)
+		}
+		text, err := runtime.DecodeSource(file, raw)
+		if err != nil {
+			return nil, errorf(http.StatusUnprocessableEntity, "%v", err)
+		}
+		v := sourceView{Tree: name, File: file, Files: files, Source: text, Version: versionOf(raw)}
+		v.Outline, v.Encoding, v.OutlineError = outlineOf(file, text)
+		return v, nil
+	})
+}
+
+// outlineOf reads text's outline, or says why it cannot.
+func outlineOf(file, text string) (*outline, string, string) {
+	enc := "UTF-8"
+	if e, err := runtime.SourceEncoding(file, text); err == nil {
+		enc = e.Name()
+	}
+	o, err := readSource(file, text)
+	if err != nil {
+		return nil, enc, err.Error()
+	}
+	return o, enc, ""
+}
+
+// fileSource is a file and its text, in a request.
+type fileSource struct {
+	File   string `json:"file"`
+	Source string `json:"source"`
+}
+
+// editRequest is POST .../edit's body.
+type editRequest struct {
+	File   string            `json:"file"`
+	Source *string           `json:"source"`
+	Ops    []json.RawMessage `json:"ops"`
+	// New are new subtree files (not written yet) the tree may include: a
+	// result is loaded with them.
+	New []fileSource `json:"new"`
+}
+
+// editView is POST .../edit's answer.
+type editView struct {
+	Source       string   `json:"source"`
+	Changed      bool     `json:"changed"`
+	Outline      *outline `json:"outline"`
+	OutlineError string   `json:"outlineError,omitempty"`
+}
+
+func (d *Debugger) serveEdit(w http.ResponseWriter, r *http.Request, name string) {
+	var body editRequest
+	if !method(w, r, "POST") || !decodeUpTo(w, r, &body, maxEditBody) ||
+		!need(w, body.Source != nil, `"source" (the file's text to edit) is required`) {
+		return
+	}
+	if len(*body.Source) > maxEditSource {
+		writeError(w, errorf(http.StatusRequestEntityTooLarge, `"source" is longer than %d bytes: the editor takes files of at most that`, maxEditSource))
+		return
+	}
+	d.call(w, r, func(*request) (any, error) {
+		file, err := d.editableFile(name, body.File)
+		if err != nil {
+			return nil, err
+		}
+		news := map[string][]byte{}
+		for _, f := range body.New {
+			if err := d.newFileProblem(f.File); err != nil {
+				return nil, errorf(http.StatusForbidden, "new file %s: %v", f.File, err)
+			}
+			if data, err := runtime.EncodeSource(f.File, f.Source); err == nil {
+				news[f.File] = data
+			}
+		}
+		text, err := applyOps(file, *body.Source, body.Ops, d.loader(name, file, news))
+		if err != nil {
+			var oe *opError
+			if errors.As(err, &oe) {
+				return nil, &apiError{code: http.StatusUnprocessableEntity, msg: err.Error(), extra: map[string]any{"op": oe.index}}
+			}
+			return nil, err
+		}
+		v := editView{Source: text, Changed: text != *body.Source}
+		v.Outline, _, v.OutlineError = outlineOf(file, text)
+		return v, nil
+	})
+}
+
+// editableFile checks a file named in a request: a file of tree name, or a
+// new file (one that does not exist yet, inside the config's folder, ending
+// in .xml) that a save may create along with the file including it.
+func (d *Debugger) editableFile(name, file string) (string, error) {
+	files, err := d.treeFiles(name)
+	if err != nil {
+		return "", err
+	}
+	if file == "" {
+		return files[0], nil
+	}
+	if slices.Contains(files, file) {
+		return file, nil
+	}
+	if err := d.newFileProblem(file); err != nil {
+		return "", &apiError{code: http.StatusForbidden, msg: fmt.Sprintf("%s: %v", file, err), extra: map[string]any{"files": files}}
+	}
+	return file, nil
+}
+
+// newFileProblem says why file cannot be a new tree file, or nil.
+func (d *Debugger) newFileProblem(file string) error {
+	switch {
+	case !fs.ValidPath(file) || strings.Contains(file, `\`):
+		return errors.New("a file is named by its path relative to the config's folder, with forward slashes, inside that folder")
+	case path.Ext(file) != ".xml":
+		return errors.New("a tree file's name ends in .xml")
+	}
+	if _, err := d.g.ReadTreeFile(file); !errors.Is(err, fs.ErrNotExist) {
+		return errors.New("it is not a file of the tree (the files a save writes are the tree's main file, its subtree files, and new subtree files it includes)")
+	}
+	return nil
+}
+
+// loader returns how applyOps learns whether a text of file loads: tree
+// name loaded with it in place of the file, and the new files news; a new
+// file, loaded on its own as a subtree file.
+func (d *Debugger) loader(name, file string, news map[string][]byte) func(string) error {
+	return func(text string) error {
+		data, err := runtime.EncodeSource(file, text)
+		if err != nil {
+			return err
+		}
+		if files, _ := d.g.TreeFiles(name); !slices.Contains(files, file) {
+			_, err = d.g.LoadTreeFile(file, data)
+			return err
+		}
+		override := map[string][]byte{file: data}
+		for f, data := range news {
+			override[f] = data
+		}
+		_, err = d.g.LoadTree(name, override)
+		return err
+	}
+}
+
+// checkRequest is POST /api/check's body.
+type checkRequest struct {
+	Tree   string       `json:"tree"`
+	File   string       `json:"file"`
+	Source *string      `json:"source"`
+	New    []fileSource `json:"new"`
+}
+
+// problemView is one problem of a check.
+type problemView struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Rule     string `json:"rule"`
+	Message  string `json:"message"`
+	Severity string `json:"severity"` // "error" or "warning"
+}
+
+func (d *Debugger) serveCheck(w http.ResponseWriter, r *http.Request) {
+	var body checkRequest
+	if !method(w, r, "POST") || !decodeUpTo(w, r, &body, maxEditBody) ||
+		!need(w, body.Tree != "", `"tree" (the tree's name) is required`) ||
+		!need(w, body.Source != nil, `"source" (the file's text to check) is required`) {
+		return
+	}
+	d.call(w, r, func(*request) (any, error) {
+		override, problems, err := d.candidate(body.Tree, body.File, *body.Source, body.New)
+		if err != nil {
+			return nil, err
+		}
+		if len(problems) == 0 {
+			_, problems = d.checkTree(body.Tree, override)
+		}
+		return map[string]any{"problems": problems}, nil
+	})
+}
+
+// candidate makes the files of a check or a save: the file with its text
+// and the new files, encoded. Text that cannot be encoded is a problem.
+func (d *Debugger) candidate(tree, file, source string, news []fileSource) (map[string][]byte, []problemView, error) {
+	file, err := d.editableFile(tree, file)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := append([]fileSource{{File: file, Source: source}}, news...)
+	override := map[string][]byte{}
+	var problems []problemView
+	for i, f := range files {
+		if i > 0 {
+			if err := d.newFileProblem(f.File); err != nil {
+				return nil, nil, errorf(http.StatusForbidden, "new file %s: %v", f.File, err)
+			}
+		}
+		if len(f.Source) > maxEditSource {
+			return nil, nil, errorf(http.StatusRequestEntityTooLarge, "the source of %s is longer than %d bytes", f.File, maxEditSource)
+		}
+		data, err := runtime.EncodeSource(f.File, f.Source)
+		if err != nil {
+			problems = append(problems, problemsView(map[string]string{f.File: f.Source}, problemsOfError(err, f.File))...)
+			continue
+		}
+		override[f.File] = data
+	}
+	return override, problems, nil
+}
+
+// checkTree checks tree name with override and returns its problems, each
+// at its rule (a label found from the position when the problem has none).
+func (d *Debugger) checkTree(name string, override map[string][]byte) (*runtime.Tree, []problemView) {
+	t, ps := d.g.CheckTree(name, override)
+	out := []problemView{}
+	texts := map[string]string{}
+	for f, data := range override {
+		if text, err := runtime.DecodeSource(f, data); err == nil {
+			texts[f] = text
+		}
+	}
+	return t, append(out, problemsView(texts, ps)...)
+}
+
+// problemsOfError lists an error's problems (in file when it names none).
+func problemsOfError(err error, file string) []game.TreeProblem {
+	ps := game.ProblemsOf(err)
+	for i := range ps {
+		if ps[i].Pos.File == "" {
+			ps[i].Pos.File = file
+		}
+	}
+	return ps
+}
+
+// problemsView turns problems into the API's shape. texts holds the
+// sources of files being edited: their outlines name the rule at a
+// problem's position when the problem names none.
+func problemsView(texts map[string]string, ps []game.TreeProblem) []problemView {
+	outlines := map[string]*outline{}
+	out := make([]problemView, len(ps))
+	for i, p := range ps {
+		v := problemView{File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col, Rule: p.Rule, Message: p.Msg, Severity: "error"}
+		if p.Warning {
+			v.Severity = "warning"
+		}
+		if text, ok := texts[v.File]; ok && v.Rule == "" && v.Line > 0 {
+			o, seen := outlines[v.File]
+			if !seen {
+				o, _ = readSource(v.File, text)
+				outlines[v.File] = o
+			}
+			if k := o.ruleAt(v.Line, v.Col); o != nil && k >= 0 {
+				v.Rule = o.Rules[k].Label
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// saveRequest is PUT .../source's body.
+type saveRequest struct {
+	File    string       `json:"file"`
+	Source  *string      `json:"source"`
+	Version *string      `json:"version"`
+	New     []fileSource `json:"new"`
+}
+
+func (d *Debugger) serveSave(w http.ResponseWriter, r *http.Request, name string) {
+	var body saveRequest
+	if !decodeUpTo(w, r, &body, maxEditBody) ||
+		!need(w, body.Source != nil, `"source" (the file's new text) is required`) ||
+		!need(w, body.Version != nil, `"version" (the version the text was made from, as GET .../source gave it) is required`) {
+		return
+	}
+	d.call(w, r, func(*request) (any, error) { return d.save(name, body) })
+}
+
+// save writes a file (and new subtree files it includes) and reloads the
+// game; see serveSave. Everything is checked before anything is written,
+// and a reload that fails puts the files back as they were.
+func (d *Debugger) save(name string, body saveRequest) (any, error) {
+	files, err := d.treeFiles(name)
+	if err != nil {
+		return nil, err
+	}
+	file := body.File
+	if file == "" {
+		file = files[0]
+	}
+	if !slices.Contains(files, file) {
+		return nil, &apiError{code: http.StatusForbidden, msg: fmt.Sprintf("%s is not a file of tree %s: only the files of the game's trees can be written", file, name),
+			extra: map[string]any{"files": files}}
+	}
+	old, err := d.g.ReadTreeFile(file)
+	if err != nil {
+		return nil, errorf(http.StatusConflict, "%s cannot be read any more: %v", file, err)
+	}
+	if v := versionOf(old); v != *body.Version {
+		return nil, &apiError{code: http.StatusConflict, msg: fmt.Sprintf("%s changed on disk since it was opened (version %s, now %s): reload it, then make the changes again", file, *body.Version, v),
+			extra: map[string]any{"version": v}}
+	}
+	override, problems, err := d.candidate(name, file, *body.Source, body.New)
+	if err != nil {
+		return nil, err
+	}
+	var tree *runtime.Tree
+	if len(problems) == 0 {
+		tree, problems = d.checkTree(name, override)
+	}
+	if n := countErrors(problems); n > 0 {
+		return nil, &apiError{code: http.StatusUnprocessableEntity, msg: fmt.Sprintf("not saved: the tree would not load or bind (%d %s); %s is unchanged", n, plural(n, "problem"), file),
+			extra: map[string]any{"problems": problems}}
+	}
+	for _, f := range body.New {
+		if !slices.Contains(tree.Files, f.File) {
+			return nil, errorf(http.StatusForbidden, "new file %s is not included by tree %s: a new file is saved with the file whose <subtree> includes it", f.File, name)
+		}
+	}
+	if bytes.Equal(override[file], old) && len(body.New) == 0 {
+		return map[string]any{"file": file, "version": versionOf(old), "unchanged": true}, nil
+	}
+	discarded, err := d.tl.branch(d)
+	if err != nil {
+		return nil, err
+	}
+	written, err := d.write(file, override, body.New)
+	undo := func() {
+		d.g.WriteTreeFile(file, old, false)
+		for _, f := range written {
+			d.g.RemoveTreeFile(f)
+		}
+	}
+	if err != nil {
+		undo()
+		return nil, errorf(http.StatusInternalServerError, "not saved: %v", err)
+	}
+	changed := append([]string{file}, written...)
+	rep, err := d.g.Reload(game.ReloadOptions{Changed: changed})
+	if err != nil {
+		undo()
+		return nil, &apiError{code: http.StatusUnprocessableEntity, msg: fmt.Sprintf("not applied, and %s is back as it was: %v", file, err),
+			extra: map[string]any{"problems": problemsView(map[string]string{file: *body.Source}, problemsOfError(err, file))}}
+	}
+	v := map[string]any{"file": file, "version": versionOf(override[file]), "written": changed, "reload": d.reloadView(rep)}
+	if discarded[0] != 0 {
+		v["discarded"] = discarded[:]
+	}
+	return v, nil
+}
+
+// write writes the new files, then the file; it returns the new files
+// written.
+func (d *Debugger) write(file string, data map[string][]byte, news []fileSource) ([]string, error) {
+	var written []string
+	for _, f := range news {
+		if err := d.g.WriteTreeFile(f.File, data[f.File], true); err != nil {
+			return written, err
+		}
+		written = append(written, f.File)
+	}
+	return written, d.g.WriteTreeFile(file, data[file], false)
+}
+
+// reloadView is what a save's reload did: who kept their place and who
+// restarted at the root, and why.
+func (d *Debugger) reloadView(rep *game.ReloadReport) map[string]any {
+	restarted := []map[string]string{}
+	gone := map[string]bool{}
+	for _, r := range rep.Restarted {
+		gone[r.Agent] = true
+		restarted = append(restarted, map[string]string{"agent": r.Agent, "rule": r.Rule.Label, "why": r.Rule.String()})
+	}
+	kept := []string{}
+	for _, r := range d.agents {
+		if id := r.a.ID(); !gone[id] {
+			kept = append(kept, id)
+		}
+	}
+	nonNil := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
+	return map[string]any{"summary": rep.Summary(), "step": rep.Step, "kept": kept, "restarted": restarted,
+		"warnings": nonNil(rep.Warnings), "plugins": nonNil(rep.Plugins)}
+}
+
+func countErrors(ps []problemView) int {
+	n := 0
+	for _, p := range ps {
+		if p.Severity == "error" {
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -1,0 +1,243 @@
+package liveview
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// The outline: what the editor page draws of a tree file's text, read
+// from the scan (editor_source.go): its rules in document order with
+// their labels, attributes, parameters and conditions, and its
+// declarations. Which tags are rules, which hold rules, and where each
+// declaration goes come from runtime.FormatTags, the description of the
+// format that the loader, docs/reference.md and the XSD share: a tag or
+// attribute added there shows here with no change to the editor.
+
+// formatIndex is runtime.FormatTags, indexed.
+type formatIndex struct {
+	specs   []runtime.TagSpec
+	tag     map[string]*runtime.TagSpec
+	rule    map[string]bool   // rule tags
+	list    map[string]bool   // rule tags that hold rules
+	detail  map[string]bool   // parameter, condition, conditionMode
+	blockOf map[string]string // declaration tag -> its block's tag
+	block   map[string]bool
+}
+
+var tagFormat = sync.OnceValue(func() *formatIndex {
+	f := &formatIndex{specs: runtime.FormatTags(), tag: map[string]*runtime.TagSpec{}, rule: map[string]bool{},
+		list: map[string]bool{}, detail: map[string]bool{}, blockOf: map[string]string{}, block: map[string]bool{}}
+	for i := range f.specs {
+		s := &f.specs[i]
+		f.tag[s.Tag] = s
+		switch s.Kind {
+		case "rule":
+			f.rule[s.Tag] = true
+		case "detail":
+			f.detail[s.Tag] = true
+		case "block":
+			f.block[s.Tag] = true
+			for _, in := range s.Inside {
+				f.blockOf[in] = s.Tag
+			}
+		}
+	}
+	for i := range f.specs {
+		s := &f.specs[i]
+		if f.rule[s.Tag] && slices.ContainsFunc(s.Inside, func(t string) bool { return f.rule[t] }) {
+			f.list[s.Tag] = true
+		}
+	}
+	return f
+})
+
+// takes reports whether tag takes attribute name.
+func (f *formatIndex) takes(tag, name string) bool {
+	s := f.tag[tag]
+	return s != nil && slices.ContainsFunc(s.Attrs, func(a runtime.AttrSpec) bool { return a.Name == name })
+}
+
+// attrNames lists the attributes tag takes.
+func (f *formatIndex) attrNames(tag string) string {
+	s := f.tag[tag]
+	if s == nil || len(s.Attrs) == 0 {
+		return "none"
+	}
+	names := make([]string, len(s.Attrs))
+	for i, a := range s.Attrs {
+		names[i] = a.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// outline is the editor's view of a file (GET .../source, POST .../edit).
+type outline struct {
+	File     string        `json:"file"`
+	Encoding string        `json:"encoding"`
+	Line     int           `json:"line"` // the <behaviorTree> element
+	Col      int           `json:"col"`
+	Rules    []outlineRule `json:"rules"`
+	Top      []int         `json:"top"` // the file's top-level rules
+	Decls    []outlineDecl `json:"decls"`
+
+	doc    *srcDoc
+	enc    runtime.TextEncoding
+	nodes  []*srcNode       // per rule
+	labels map[string][]int // label -> rules
+}
+
+// outlineRule is one rule of a file, in document order.
+type outlineRule struct {
+	Index      int         `json:"index"`
+	Tag        string      `json:"tag"`
+	ID         string      `json:"id,omitempty"` // the full id, as the file makes it (without a including subtree's prefix)
+	Label      string      `json:"label"`
+	Line       int         `json:"line"`
+	Col        int         `json:"col"`
+	Parent     int         `json:"parent"` // -1 at the file's top level
+	Children   []int       `json:"children"`
+	Depth      int         `json:"depth"`
+	Attrs      [][2]string `json:"attrs"`      // as written, in their order
+	Params     [][2]string `json:"params"`     // as written, in their order
+	Conditions []string    `json:"conditions"` // as written, "!" included
+	Mode       string      `json:"mode,omitempty"`
+	Text       string      `json:"text,omitempty"` // a subtree's path
+	Other      []string    `json:"other,omitempty"`
+}
+
+// outlineDecl is one declaration line (<variable>, <signal>, ...).
+type outlineDecl struct {
+	Tag   string      `json:"tag"`
+	Block string      `json:"block"` // the block it is in (<variables>, ...)
+	Attrs [][2]string `json:"attrs"`
+	Line  int         `json:"line"`
+	Col   int         `json:"col"`
+}
+
+// newOutline reads the rules and declarations of a scanned file.
+func newOutline(d *srcDoc, file string, enc runtime.TextEncoding) *outline {
+	o := &outline{File: file, Encoding: enc.Name(), Rules: []outlineRule{}, Top: []int{}, Decls: []outlineDecl{},
+		doc: d, enc: enc, labels: map[string][]int{}}
+	o.Line, o.Col = d.pos(d.root.start)
+	f := tagFormat()
+	for _, c := range d.root.elements() {
+		switch {
+		case f.rule[c.name]:
+			o.Top = append(o.Top, o.addRule(c, -1, 0, ""))
+		case f.block[c.name]:
+			for _, dl := range c.elements() {
+				line, col := d.pos(dl.start)
+				o.Decls = append(o.Decls, outlineDecl{Tag: dl.name, Block: c.name, Attrs: o.attrsOf(dl), Line: line, Col: col})
+			}
+		}
+	}
+	return o
+}
+
+func (o *outline) attrsOf(n *srcNode) [][2]string {
+	out := make([][2]string, len(n.attrs))
+	for i := range n.attrs {
+		out[i] = [2]string{n.attrs[i].name, o.doc.attrValue(&n.attrs[i])}
+	}
+	return out
+}
+
+// addRule adds rule element n and its rules; dot is the full id of the
+// closest enclosing rule that holds rules and has an id (the id rules).
+func (o *outline) addRule(n *srcNode, parent, depth int, dot string) int {
+	d, f := o.doc, tagFormat()
+	i := len(o.Rules)
+	line, col := d.pos(n.start)
+	r := outlineRule{Index: i, Tag: n.name, Line: line, Col: col, Parent: parent, Depth: depth, Attrs: o.attrsOf(n),
+		Children: []int{}, Params: [][2]string{}, Conditions: []string{}}
+	if a, ok := n.attr("id"); ok {
+		r.ID = d.attrValue(a)
+		if strings.HasPrefix(r.ID, ".") {
+			r.ID = dot + r.ID
+		}
+		r.Label = r.ID
+	} else {
+		r.Label = positionLabel(n.name, o.File, line, col)
+	}
+	if spec := f.tag[n.name]; spec != nil && spec.Text != "" {
+		r.Text = d.textOf(n)
+	}
+	o.Rules = append(o.Rules, r)
+	o.nodes = append(o.nodes, n)
+	o.labels[r.Label] = append(o.labels[r.Label], i)
+	inner := dot
+	if r.ID != "" && f.list[n.name] {
+		inner = r.ID
+	}
+	for _, c := range n.elements() {
+		switch {
+		case c.name == "parameter":
+			name := ""
+			if a, ok := c.attr("name"); ok {
+				name = d.attrValue(a)
+			}
+			o.Rules[i].Params = append(o.Rules[i].Params, [2]string{name, d.textOf(c)})
+		case c.name == "condition":
+			o.Rules[i].Conditions = append(o.Rules[i].Conditions, d.textOf(c))
+		case c.name == "conditionMode":
+			o.Rules[i].Mode = d.textOf(c)
+		case f.rule[c.name]:
+			k := o.addRule(c, i, depth+1, inner)
+			o.Rules[i].Children = append(o.Rules[i].Children, k)
+		default:
+			o.Rules[i].Other = append(o.Rules[i].Other, c.name)
+		}
+	}
+	return i
+}
+
+// positionLabel is TAG@FILE:LINE:COL, the label of a rule without an id.
+func positionLabel(tag, file string, line, col int) string {
+	return tag + "@" + file + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+}
+
+// find resolves a rule given by its label: its full id, or TAG@FILE:LINE:COL
+// (which names any rule, with an id or not).
+func (o *outline) find(label string) (int, error) {
+	switch rs := o.labels[label]; {
+	case len(rs) == 1:
+		return rs[0], nil
+	case len(rs) > 1:
+		var at []string
+		for _, r := range rs {
+			at = append(at, fmt.Sprintf("line %d", o.Rules[r].Line))
+		}
+		return 0, fmt.Errorf("%q names %d rules (%s): name one by TAG@FILE:LINE:COL", label, len(rs), strings.Join(at, ", "))
+	}
+	if at := strings.LastIndexByte(label, '@'); at > 0 {
+		parts := strings.Split(label[at+1:], ":")
+		if len(parts) >= 3 {
+			line, err1 := strconv.Atoi(parts[len(parts)-2])
+			col, err2 := strconv.Atoi(parts[len(parts)-1])
+			file := strings.Join(parts[:len(parts)-2], ":")
+			if err1 == nil && err2 == nil && file == o.File {
+				for i, r := range o.Rules {
+					if r.Line == line && r.Col == col && r.Tag == label[:at] {
+						return i, nil
+					}
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("no rule %q in %s (a rule is named by its full id, or by TAG@FILE:LINE:COL)", label, o.File)
+}
+
+// ruleAt returns the rule whose start tag is at line:col, or -1.
+func (o *outline) ruleAt(line, col int) int {
+	for i, r := range o.Rules {
+		if r.Line == line && r.Col == col {
+			return i
+		}
+	}
+	return -1
+}
