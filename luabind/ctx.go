@@ -87,6 +87,11 @@ type AgentData struct {
 	state      reusedState
 	laneStates []reusedState
 	usesState  bool
+
+	// game is the game's own data for the agent, which ctx.agent then is
+	// (gameUD) instead of the data table; nil for most agents (gamedata.go).
+	game   runtime.AgentData
+	gameUD *lua.LUserData
 }
 
 // reusedState is the ctx.state table of one context (the agent's own, or a
@@ -229,7 +234,9 @@ func (st *AgentData) Ctx() *lua.LUserData { return st.ud }
 // Memory is ctx.memory.
 func (st *AgentData) Memory() *lua.LTable { return st.memory }
 
-// Table is ctx.agent: the game's data for this agent.
+// Table is ctx.agent: the game's data for this agent. When the game
+// attached its own data (AttachData), ctx.agent is that (AgentValue) and
+// this table stays empty.
 func (st *AgentData) Table() *lua.LTable { return st.data }
 
 // State is ctx.state of the agent's current rule (during a call in a
@@ -244,6 +251,9 @@ func (st *AgentData) State() *lua.LTable {
 // float64, strings as string, booleans as bool; a missing field, or one that
 // holds a table, function or userdata, reports false.
 func (st *AgentData) GetField(name string) (any, bool) {
+	if st.game != nil {
+		return st.gameField(name)
+	}
 	switch v := st.data.RawGetString(name).(type) {
 	case lua.LNumber:
 		return float64(v), true
@@ -284,6 +294,18 @@ func (st *AgentData) SetField(name string, v any) error {
 	default:
 		return fmt.Errorf("luabind: agent field %q: cannot store a %T; fields hold float64, string, bool or nil", name, v)
 	}
+	if st.game != nil {
+		var gv any
+		switch x := lv.(type) {
+		case lua.LNumber:
+			gv = float64(x)
+		case lua.LString:
+			gv = string(x)
+		case lua.LBool:
+			gv = bool(x)
+		}
+		return st.setGameField(name, gv)
+	}
 	st.data.RawSetString(name, lv)
 	return nil
 }
@@ -292,6 +314,10 @@ func (st *AgentData) SetField(name string, v any) error {
 // number: GetField without boxing the float64 in an interface (the plugin
 // host reads fields this way).
 func (st *AgentData) NumberField(name string) (float64, bool) {
+	if st.game != nil {
+		v := st.game.Field(name)
+		return v.Num, v.Kind == runtime.NumberValue
+	}
 	n, ok := st.data.RawGetString(name).(lua.LNumber)
 	return float64(n), ok
 }
@@ -299,6 +325,9 @@ func (st *AgentData) NumberField(name string) (float64, bool) {
 // SetNumberField sets the top-level field name of ctx.agent to a number
 // without an allocation.
 func (st *AgentData) SetNumberField(name string, v float64) error {
+	if st.game != nil {
+		return st.game.SetField(name, runtime.Number(v))
+	}
 	st.data.RawSetString(name, st.e.nums.box(v))
 	return nil
 }
@@ -312,7 +341,7 @@ func (st *AgentData) sync() {
 		v.holder = st
 		v.methods.Metatable = st.own
 		if v.agentRead {
-			v.t.RawSetString("agent", st.data)
+			v.t.RawSetString("agent", st.AgentValue())
 		}
 	}
 	if x := a.Time(); x != v.time {
@@ -416,8 +445,8 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	if key == "agent" {
 		v := &e.ctxKit.view
 		v.agentRead = true
-		v.t.RawSetString("agent", st.data)
-		L.Push(st.data)
+		v.t.RawSetString("agent", st.AgentValue())
+		L.Push(st.AgentValue())
 		return 1
 	}
 	t := e.reuseState(st, st.agent.Lane())

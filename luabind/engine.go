@@ -99,7 +99,8 @@ type Engine struct {
 	params    map[paramsKey]*lua.LUserData
 	inline    map[string]*lua.FunctionProto
 
-	closed bool
+	closed   bool
+	gameMeta *lua.LTable // the metatable of game data userdata (gamedata.go), made on first use
 	save   saveTables // the tables of the save under way
 
 	laneBuf []runtime.Lane // scratch of saving and restoring lanes' ctx.state (lanestate.go)
