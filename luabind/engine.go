@@ -101,7 +101,7 @@ type Engine struct {
 
 	closed   bool
 	gameMeta *lua.LTable // the metatable of game data userdata (gamedata.go), made on first use
-	save   saveTables // the tables of the save under way
+	save     saveTables  // the tables of the save under way
 
 	laneBuf []runtime.Lane // scratch of saving and restoring lanes' ctx.state (lanestate.go)
 }

@@ -22,7 +22,9 @@ func (c *counter) SetField(name string, v Value) error {
 	return nil
 }
 
-func (c *counter) MarshalBinary() ([]byte, error) { return []byte(strconv.FormatFloat(c.n, 'g', -1, 64)), nil }
+func (c *counter) MarshalBinary() ([]byte, error) {
+	return []byte(strconv.FormatFloat(c.n, 'g', -1, 64)), nil
+}
 func (c *counter) UnmarshalBinary(b []byte) error {
 	n, err := strconv.ParseFloat(string(b), 64)
 	c.n = n
