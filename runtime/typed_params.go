@@ -154,6 +154,8 @@ func DeclareParams[P any]() (*ParamSet[P], error) {
 				continue
 			}
 			pf.spec.Default = def
+		} else if !pf.spec.Required {
+			pf.spec.Default = zeroText[pf.spec.Kind] // what the field holds when the rule gives none
 		}
 		s.fields = append(s.fields, pf)
 		s.specs = append(s.specs, pf.spec)
@@ -163,6 +165,9 @@ func DeclareParams[P any]() (*ParamSet[P], error) {
 	}
 	return s, nil
 }
+
+// zeroText is the zero value of each kind, as a tree would write it.
+var zeroText = map[ParamKind]string{ParamNumber: "0", ParamInteger: "0", ParamDuration: "0s", ParamBool: "false", ParamString: ""}
 
 // kindOf is the parameter kind of a field's type; integers also give their
 // size and sign.

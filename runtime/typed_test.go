@@ -133,7 +133,7 @@ func TestTypedAction_declarationsFeedTheRegistry(t *testing.T) {
 		}
 		names = append(names, s)
 	}
-	want := "walk.speed number =1.5, walk.steps integer required, walk.pause duration =250ms, walk.run boolean, walk.target string =home, walk.small integer"
+	want := "walk.speed number =1.5, walk.steps integer required, walk.pause duration =250ms, walk.run boolean =false, walk.target string =home, walk.small integer =0"
 	if got := strings.Join(names, ", "); got != want {
 		t.Errorf("declared %s\nwant     %s", got, want)
 	}
@@ -369,4 +369,22 @@ func FuzzTypedStateDecode(f *testing.F) {
 			t.Fatalf("re-decoded %+v (%v), want %+v", s2, err, s)
 		}
 	})
+}
+
+func TestTypedAction_declarationsWriteTheReference(t *testing.T) {
+	d, err := TypedAction[walkParams, walkState]{Name: "walk", Doc: "walks `walk.steps` steps",
+		Run: func(*Agent, *walkParams, *walkState) (Status, error) { return Success, nil }}.Def()
+	must(t, err)
+	var b strings.Builder
+	must(t, WriteActionsMarkdown(&b, []ActionDef{d}))
+	want := "### `walk`\n\nWalks `walk.steps` steps.\n\n| parameter | value | default | meaning |\n|---|---|---|---|\n" +
+		"| `walk.speed` | number | `1.5` | metres per second |\n" +
+		"| `walk.steps` | integer | required | how many steps |\n" +
+		"| `walk.pause` | duration | `250ms` |  |\n" +
+		"| `walk.run` | boolean | `false` |  |\n" +
+		"| `walk.target` | string | `home` |  |\n" +
+		"| `walk.small` | integer | `0` |  |\n\n"
+	if b.String() != want {
+		t.Errorf("reference:\n%s\nwant:\n%s", b.String(), want)
+	}
 }
