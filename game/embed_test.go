@@ -91,19 +91,19 @@ func (u *unit) SetField(name string, v runtime.Value) error {
 func (u *unit) MarshalBinary() ([]byte, error) { return json.Marshal(u) }
 func (u *unit) UnmarshalBinary(b []byte) error { return json.Unmarshal(b, u) }
 
-type patrolParams struct {
+type guardPatrolParams struct {
 	Legs int `param:"patrol.legs,required" doc:"legs walked before the patrol succeeds"`
 }
 
-type patrolState struct{ Leg int }
+type guardPatrolState struct{ Leg int }
 
 // registerGuard registers the game's Go action: patrol walks legs, one a
 // call, on the unit's data.
 func registerGuard(registered *int) func(*runtime.Registry) error {
 	return func(reg *runtime.Registry) error {
 		*registered++
-		return runtime.TypedAction[patrolParams, patrolState]{Name: "patrol", Doc: "walks its legs",
-			Run: func(a *runtime.Agent, p *patrolParams, s *patrolState) (runtime.Status, error) {
+		return runtime.TypedAction[guardPatrolParams, guardPatrolState]{Name: "patrol", Doc: "walks its legs",
+			Run: func(a *runtime.Agent, p *guardPatrolParams, s *guardPatrolState) (runtime.Status, error) {
 				if u, ok := a.Data().(*unit); ok { // an agent added without data has none
 					u.X++
 					u.Legs++
