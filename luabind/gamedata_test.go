@@ -174,3 +174,49 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzRestoreGameData feeds host Values of any shape to CheckHost and
+// RestoreHost of an agent whose ctx.agent is the game's own data: no
+// panic, and what passes the check restores.
+func FuzzRestoreGameData(f *testing.F) {
+	str := func(s string) runtime.Value { return runtime.String(s) }
+	tbl := func(fs ...runtime.Field) runtime.Value { return runtime.Value{Kind: runtime.TableValue, Table: fs} }
+	good := tbl(runtime.Field{Key: str("data"), Val: tbl(runtime.Field{Key: str("go"), Val: str(`{"X":1}`)})},
+		runtime.Field{Key: str("memory"), Val: tbl()})
+	encode := func(v runtime.Value) []byte {
+		enc := runtime.NewEncoder()
+		for _, s := range dataStrings {
+			enc.String(s) // fix the string table's order
+		}
+		body := len(enc.Bytes())
+		enc.Value(v)
+		return enc.Bytes()[body:]
+	}
+	f.Add(encode(good))
+	f.Add(encode(tbl(runtime.Field{Key: str("data"), Val: tbl()}, runtime.Field{Key: str("memory"), Val: tbl()})))
+	f.Add(encode(tbl(runtime.Field{Key: str("data"), Val: tbl(runtime.Field{Key: str("go"), Val: runtime.Number(1)})},
+		runtime.Field{Key: str("agent"), Val: tbl()}, runtime.Field{Key: str("memory"), Val: tbl()})))
+	ff, _ := streamFixture(&testing.T{}, 0)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := runtime.NewDecoder(data, dataStrings)
+		d.SkipValue()
+		if d.Done() != nil {
+			return
+		}
+		a := ff.tree.NewAgent("unit", nil)
+		u := &unit{}
+		if err := ff.e.AttachData(a, u); err != nil {
+			t.Fatal(err)
+		}
+		defer ff.e.Detach(a)
+		if err := ff.e.CheckHost(a, runtime.NewDecoder(data, dataStrings)); err != nil {
+			return
+		}
+		if err := ff.e.RestoreHost(a, runtime.NewDecoder(data, dataStrings)); err != nil && !strings.Contains(err.Error(), "restoring its game data") {
+			t.Fatalf("RestoreHost after CheckHost passed: %v", err)
+		}
+	})
+}
+
+// dataStrings is the string table of FuzzRestoreGameData's inputs.
+var dataStrings = []string{"data", "go", "agent", "memory", "state", `{"X":1}`, "x"}
