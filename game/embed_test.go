@@ -242,6 +242,9 @@ func TestEmbed_addRemoveAndSignalSameForAnyWorkers(t *testing.T) {
 		if _, err := e.g.AddAgent("guard-4", "guard", e.unit("guard-4")); err != nil {
 			t.Fatal(err)
 		}
+		if x := e.units["guard-4"].X; x != 1 {
+			t.Errorf("guard-4's x = %v when it is added, want 1: the world's spawn sets it", x)
+		}
 		if _, err := e.g.AddAgent("guard-5", "guard", nil); err != nil { // a Lua table for ctx.agent
 			t.Fatal(err)
 		}
