@@ -252,7 +252,7 @@ func (st *AgentData) State() *lua.LTable {
 // holds a table, function or userdata, reports false.
 func (st *AgentData) GetField(name string) (any, bool) {
 	if st.game != nil {
-		return st.gameField(name)
+		return st.game.Field(name).Scalar()
 	}
 	switch v := st.data.RawGetString(name).(type) {
 	case lua.LNumber:
@@ -269,42 +269,21 @@ func (st *AgentData) GetField(name string) (any, bool) {
 // Go integer or float32, stored as a number), string or bool; nil deletes
 // the field. Other types are an error.
 func (st *AgentData) SetField(name string, v any) error {
-	var lv lua.LValue
-	switch v := v.(type) {
-	case nil:
-		lv = lua.LNil
-	case float64:
-		lv = lua.LNumber(v)
-	case float32:
-		lv = lua.LNumber(v)
-	case int:
-		lv = lua.LNumber(v)
-	case int32:
-		lv = lua.LNumber(v)
-	case int64:
-		lv = lua.LNumber(v)
-	case uint32:
-		lv = lua.LNumber(v)
-	case uint64:
-		lv = lua.LNumber(v)
-	case string:
-		lv = lua.LString(v)
-	case bool:
-		lv = lua.LBool(v)
-	default:
+	rv, ok := runtime.ScalarValue(v)
+	if !ok {
 		return fmt.Errorf("luabind: agent field %q: cannot store a %T; fields hold float64, string, bool or nil", name, v)
 	}
 	if st.game != nil {
-		var gv any
-		switch x := lv.(type) {
-		case lua.LNumber:
-			gv = float64(x)
-		case lua.LString:
-			gv = string(x)
-		case lua.LBool:
-			gv = bool(x)
-		}
-		return st.setGameField(name, gv)
+		return st.game.SetField(name, rv)
+	}
+	var lv lua.LValue = lua.LNil
+	switch rv.Kind {
+	case runtime.NumberValue:
+		lv = lua.LNumber(rv.Num)
+	case runtime.StringValue:
+		lv = lua.LString(rv.Str)
+	case runtime.BoolValue:
+		lv = lua.LBool(rv.Bool)
 	}
 	st.data.RawSetString(name, lv)
 	return nil

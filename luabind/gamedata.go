@@ -1,8 +1,6 @@
 package luabind
 
 import (
-	"fmt"
-
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -131,36 +129,4 @@ func (e *Engine) dataNewIndex(L *lua.LState) int {
 		L.RaiseError("ctx.agent.%s: %v", string(name), err)
 	}
 	return 0
-}
-
-// The plugin host's field access (GetField, SetField, NumberField), on the
-// game's data.
-
-func (st *AgentData) gameField(name string) (any, bool) {
-	v := st.game.Field(name)
-	switch v.Kind {
-	case runtime.NumberValue:
-		return v.Num, true
-	case runtime.StringValue:
-		return v.Str, true
-	case runtime.BoolValue:
-		return v.Bool, true
-	}
-	return nil, false
-}
-
-func (st *AgentData) setGameField(name string, x any) error {
-	var v runtime.Value
-	switch x := x.(type) {
-	case nil:
-	case float64:
-		v = runtime.Number(x)
-	case string:
-		v = runtime.String(x)
-	case bool:
-		v = runtime.Bool(x)
-	default:
-		return fmt.Errorf("luabind: agent field %q: cannot store a %T; fields hold float64, string, bool or nil", name, x)
-	}
-	return st.game.SetField(name, v)
 }

@@ -147,3 +147,47 @@ func dataOf(a *Agent, v Value) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("%w: agent %s: the save holds no game data (AgentData) for it", ErrCorrupt, a.ID())
 }
+
+// Scalar is v as a Go value when it is a number (float64), a string or a
+// boolean; false for nil and tables. (The plugin host and the Lua binding
+// hand fields to code that takes Go values this way.)
+func (v Value) Scalar() (any, bool) {
+	switch v.Kind {
+	case NumberValue:
+		return v.Num, true
+	case StringValue:
+		return v.Str, true
+	case BoolValue:
+		return v.Bool, true
+	}
+	return nil, false
+}
+
+// ScalarValue is the Value of a Go number (any integer or float type, as
+// a number), string or boolean; nil is the nil Value. Other types report
+// false.
+func ScalarValue(x any) (Value, bool) {
+	switch x := x.(type) {
+	case nil:
+		return Value{}, true
+	case float64:
+		return Number(x), true
+	case float32:
+		return Number(float64(x)), true
+	case int:
+		return Number(float64(x)), true
+	case int32:
+		return Number(float64(x)), true
+	case int64:
+		return Number(float64(x)), true
+	case uint32:
+		return Number(float64(x)), true
+	case uint64:
+		return Number(float64(x)), true
+	case string:
+		return String(x), true
+	case bool:
+		return Bool(x), true
+	}
+	return Value{}, false
+}

@@ -154,21 +154,12 @@ type TypedCondition[P any] struct {
 
 // Def makes the condition's definition (see TypedAction.Def).
 func (x TypedCondition[P]) Def() (ConditionDef, error) {
-	if x.Test == nil {
-		return ConditionDef{}, fmt.Errorf("%w: condition %q has no Test function", ErrParamDecl, x.Name)
-	}
-	params, err := DeclareParams[P]()
+	specs, bind, err := bindParams("condition", x.Name, "Test", x.Test == nil,
+		func(p *P) Condition { return typedCondition[P]{test: x.Test, p: p} })
 	if err != nil {
-		return ConditionDef{}, fmt.Errorf("condition %q: %w", x.Name, err)
+		return ConditionDef{}, err
 	}
-	return ConditionDef{Name: x.Name, Origin: Origin{Kind: "go"}, Doc: x.Doc, Params: params.Specs(),
-		Bind: func(s *Site) (Condition, error) {
-			p, err := params.Parse(s, x.Name)
-			if err != nil {
-				return nil, err
-			}
-			return typedCondition[P]{test: x.Test, p: p}, nil
-		}}, nil
+	return ConditionDef{Name: x.Name, Origin: Origin{Kind: "go"}, Doc: x.Doc, Params: specs, Bind: bind}, nil
 }
 
 // Register adds the condition to r.
@@ -196,21 +187,12 @@ type TypedScorer[P any] struct {
 
 // Def makes the scorer's definition (see TypedAction.Def).
 func (x TypedScorer[P]) Def() (ScorerDef, error) {
-	if x.Score == nil {
-		return ScorerDef{}, fmt.Errorf("%w: scorer %q has no Score function", ErrParamDecl, x.Name)
-	}
-	params, err := DeclareParams[P]()
+	_, bind, err := bindParams("scorer", x.Name, "Score", x.Score == nil,
+		func(p *P) Scorer { return typedScorer[P]{score: x.Score, p: p} })
 	if err != nil {
-		return ScorerDef{}, fmt.Errorf("scorer %q: %w", x.Name, err)
+		return ScorerDef{}, err
 	}
-	return ScorerDef{Name: x.Name, Origin: Origin{Kind: "go"},
-		Bind: func(s *Site) (Scorer, error) {
-			p, err := params.Parse(s, x.Name)
-			if err != nil {
-				return nil, err
-			}
-			return typedScorer[P]{score: x.Score, p: p}, nil
-		}}, nil
+	return ScorerDef{Name: x.Name, Origin: Origin{Kind: "go"}, Bind: bind}, nil
 }
 
 // Register adds the scorer to r.
@@ -228,3 +210,24 @@ type typedScorer[P any] struct {
 }
 
 func (c typedScorer[P]) Score(a *Agent, _ Params) (float64, error) { return c.score(a, c.p) }
+
+// bindParams declares the parameters P of a typed condition or scorer
+// named name, and makes its Bind: the rule's parameters parsed, then made
+// into the bound value. missing reports that the function fn is nil.
+func bindParams[P, T any](kind, name, fn string, missing bool, make func(p *P) T) ([]ParamSpec, func(*Site) (T, error), error) {
+	if missing {
+		return nil, nil, fmt.Errorf("%w: %s %q has no %s function", ErrParamDecl, kind, name, fn)
+	}
+	params, err := DeclareParams[P]()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %q: %w", kind, name, err)
+	}
+	return params.Specs(), func(s *Site) (T, error) {
+		p, err := params.Parse(s, name)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return make(p), nil
+	}, nil
+}

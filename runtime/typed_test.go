@@ -388,3 +388,38 @@ func TestTypedAction_declarationsWriteTheReference(t *testing.T) {
 		t.Errorf("reference:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+type urgeParams struct {
+	Weight float64 `param:"urge.weight" default:"1"`
+}
+
+func TestTypedScorer_readsTheScoredChildsParameters(t *testing.T) {
+	reg := NewRegistry()
+	must(t, TypedScorer[urgeParams]{Name: "urge",
+		Score: func(a *Agent, p *urgeParams) (float64, error) { return p.Weight, nil }}.Register(reg))
+	var ran []string
+	must(t, reg.RegisterAction("mark", ActionFunc(func(a *Agent, _ Params) (Status, error) {
+		ran = append(ran, a.Label())
+		return Success, nil
+	})))
+	b, err := bindTyped(t, `<behaviorTree><choice id="pick" order="score">
+  <action id=".low" name="mark"><parameter name="choice.score">urge</parameter><parameter name="urge.weight">0.5</parameter></action>
+  <action id=".high" name="mark"><parameter name="choice.score">urge</parameter><parameter name="urge.weight">3</parameter></action>
+</choice></behaviorTree>`, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.NewAgent("a", nil).Step(0.1)
+	if strings.Join(ran, " ") != "pick.high" {
+		t.Errorf("ran %v, want the child scored 3 first (and only)", ran)
+	}
+	_, err = bindTyped(t, `<behaviorTree><choice id="pick" order="score">
+  <action id=".low" name="mark"><parameter name="choice.score">urge</parameter><parameter name="urge.weight">heavy</parameter></action>
+</choice></behaviorTree>`, reg)
+	if err == nil || !strings.Contains(err.Error(), `urge: parameter "urge.weight" = "heavy" is not a number`) {
+		t.Errorf("a bad weight: %v", err)
+	}
+	if _, err := (TypedScorer[urgeParams]{Name: "x"}).Def(); !errors.Is(err, ErrParamDecl) {
+		t.Errorf("a scorer without Score: %v", err)
+	}
+}

@@ -81,30 +81,14 @@ func readData(d runtime.AgentData, names []string, out []sdk.Value) []sdk.Value 
 // user data is that data itself (a game without scripts).
 type dataAccess struct{ d runtime.AgentData }
 
-func (x dataAccess) GetField(name string) (any, bool) {
-	switch v := x.d.Field(name); v.Kind {
-	case runtime.NumberValue:
-		return v.Num, true
-	case runtime.StringValue:
-		return v.Str, true
-	case runtime.BoolValue:
-		return v.Bool, true
-	}
-	return nil, false
-}
+func (x dataAccess) GetField(name string) (any, bool) { return x.d.Field(name).Scalar() }
 
 func (x dataAccess) SetField(name string, v any) error {
-	switch v := v.(type) {
-	case nil:
-		return x.d.SetField(name, runtime.Value{})
-	case float64:
-		return x.d.SetField(name, runtime.Number(v))
-	case string:
-		return x.d.SetField(name, runtime.String(v))
-	case bool:
-		return x.d.SetField(name, runtime.Bool(v))
+	rv, ok := runtime.ScalarValue(v)
+	if !ok {
+		return fmt.Errorf("host: field %q: cannot store a %T", name, v)
 	}
-	return fmt.Errorf("host: field %q: cannot store a %T", name, v)
+	return x.d.SetField(name, rv)
 }
 
 func toValue(x any) sdk.Value {
