@@ -480,3 +480,113 @@ func TestEmbed_reloadFromGoWithNewSources(t *testing.T) {
 		})
 	}
 }
+
+// mover is a unit the nav plugin moves: it reads x and y and writes x, y
+// and heading.
+type mover struct{ X, Y, Heading float64 }
+
+func (m *mover) Field(name string) runtime.Value {
+	switch name {
+	case "x":
+		return runtime.Number(m.X)
+	case "y":
+		return runtime.Number(m.Y)
+	}
+	return runtime.Value{}
+}
+
+func (m *mover) SetField(name string, v runtime.Value) error {
+	switch name {
+	case "x":
+		m.X = v.Num
+	case "y":
+		m.Y = v.Num
+	case "heading":
+		m.Heading = v.Num
+	default:
+		return fmt.Errorf("mover: no field %s", name)
+	}
+	return nil
+}
+
+func (m *mover) MarshalBinary() ([]byte, error) { return json.Marshal(m) }
+func (m *mover) UnmarshalBinary(b []byte) error { return json.Unmarshal(b, m) }
+
+// TestEmbed_aPluginMovesTheGamesOwnUnitsOnAnyWorkers: the nav plugin reads
+// and writes the program's units (no Lua table at all: a game without
+// scripts), batched over the agents of two workers as of one; the units
+// end where they end on one worker, and a save holds them.
+func TestEmbed_aPluginMovesTheGamesOwnUnitsOnAnyWorkers(t *testing.T) {
+	run := func(workers int) (string, []*mover, []byte) {
+		cfg := game.NewConfig("..") // the plugin's path is relative to the repository
+		cfg.Run.Workers = workers
+		cfg.Trees = []game.TreeConfig{{Name: "walker", File: "walker.xml"}}
+		cfg.Plugins = []game.PluginConfig{{Name: "nav", Path: "plugins/nav"}}
+		files := fstest.MapFS{"walker.xml": {Data: []byte(`<behaviorTree>
+  <action id="go" name="nav.moveTo"><parameter name="nav.target">20,15</parameter><parameter name="nav.speed">3</parameter></action>
+</behaviorTree>`)}}
+		var units []*mover
+		var trace bytes.Buffer
+		g, err := game.Open(cfg, game.Options{Files: files, TraceTo: &trace, Stdout: io.Discard, Stderr: io.Discard})
+		must(t, err)
+		defer g.Close()
+		must(t, g.OpenTrace())
+		must(t, g.Start())
+		for i := range 6 {
+			m := &mover{X: 2 + float64(i), Y: 2}
+			units = append(units, m)
+			if _, err := g.AddAgent(fmt.Sprintf("walker-%d", i+1), "walker", m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 12 {
+			if _, err := g.Advance(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(t, g.FlushTrace())
+		save, err := g.SaveState()
+		must(t, err)
+		return trace.String(), units, save
+	}
+	trace1, units1, save1 := run(1)
+	trace2, units2, save2 := run(2)
+	if trace1 != trace2 || !bytes.Equal(save1, save2) {
+		t.Errorf("one worker and two differ:\n%s\n---\n%s", trace1, trace2)
+	}
+	for i, m := range units1 {
+		if *m != *units2[i] {
+			t.Errorf("walker-%d: %+v on one worker, %+v on two", i+1, *m, *units2[i])
+		}
+		if m.X <= 2+float64(i) || m.Y <= 2 || m.Heading == 0 {
+			t.Errorf("walker-%d did not move towards (20, 15): %+v", i+1, *m)
+		}
+	}
+	if !bytes.Contains(save1, []byte(`"X":`)) {
+		t.Errorf("the save does not hold the units' own bytes")
+	}
+}
+
+// TestEmbed_lintsKnowTheGoActionsDeclarations: a parameter that no reader
+// of its rule declares (a typo of a typed Go action's parameter) is a
+// warning, as for the built-ins; the declared ones are not.
+func TestEmbed_lintsKnowTheGoActionsDeclarations(t *testing.T) {
+	files := guardFiles()
+	files["ai/guard.xml"] = &fstest.MapFile{Data: []byte(strings.Replace(guardTree,
+		`<parameter name="patrol.legs">3</parameter>`, `<parameter name="patrol.legs">3</parameter><parameter name="patrol.lgs">4</parameter>`, 1))}
+	cfg := game.NewConfig("")
+	cfg.Scripts.Paths = []string{"ai"}
+	cfg.Trees = []game.TreeConfig{{Name: "guard", File: "ai/guard.xml"}}
+	g, err := game.Open(cfg, game.Options{Files: files, Register: registerGuard(new(int)), Stdout: io.Discard})
+	must(t, err)
+	defer g.Close()
+	var lints []string
+	for _, l := range g.Lints() {
+		lints = append(lints, l.String())
+	}
+	all := strings.Join(lints, "\n")
+	want := `ai/guard.xml:13:5: rule patrol: parameter "patrol.lgs" is read by nothing: not by action "patrol" (they read patrol.legs); did you mean "patrol.legs"?`
+	if all != want {
+		t.Errorf("lints:\n%s\nwant a warning about patrol.lgs alone", all)
+	}
+}
