@@ -62,7 +62,7 @@ func TestEmbedExample_runsAndChecksItself(t *testing.T) {
 	if err != nil {
 		t.Fatalf("examples/embed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"live view: 200 OK, agents guard-1, guard-2", "reloaded, 3 guards kept their place", "the same game, byte for byte"} {
+	for _, want := range []string{"live view: 200 OK, trees guard", "reloaded, 3 guards kept their place", "the same game, byte for byte"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}

@@ -229,15 +229,11 @@ func run(out io.Writer, s settings) error {
 	savePath := filepath.Join(dir, "courtyard.save")
 	const saveAt = 60
 	var yardAt60 Courtyard // the program's own save: where the last alarm was
-	var asked chan string
+	// A browser asks the live view for the game's trees; the view answers
+	// between two of the loop's steps (Advance serves its requests).
+	asked := make(chan string, 1)
+	go func() { asked <- ask(base + "/bt/api/trees") }()
 	for f := 1; f <= s.frames; f++ {
-		if f == 10 { // the live view answers while the program's loop runs
-			asked = make(chan string, 1)
-			go func() { asked <- ask(base + "/bt/api/agents") }()
-		}
-		if f == 20 {
-			fmt.Fprintln(out, "live view:", <-asked)
-		}
 		if err := c.frame(out, f); err != nil {
 			return err
 		}
@@ -285,29 +281,42 @@ func run(out io.Writer, s settings) error {
 		u := c.yard.Units[id]
 		fmt.Fprintf(out, "%s at (%.2f, %.2f)\n", id, u.X, u.Y)
 	}
-	return nil
+	// The browser's answer came during the run, unless the machine is so
+	// busy that its request is still on its way: the game goes on until it
+	// is answered (the view times a request out after 10 s).
+	for f := s.frames + 1; f <= s.frames+60000; f++ {
+		select {
+		case answer := <-asked:
+			fmt.Fprintln(out, "live view:", answer)
+			return nil
+		default:
+		}
+		if err := c.frame(io.Discard, f); err != nil {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return errors.New("the live view never answered")
 }
 
-// ask is what a browser asks the live view: the agents, as JSON.
+// ask is what a browser asks the live view: the game's trees, as JSON.
 func ask(url string) string {
 	resp, err := http.Get(url)
 	if err != nil {
 		return err.Error()
 	}
 	defer resp.Body.Close()
-	var v struct {
-		Agents []struct {
-			ID string `json:"id"`
-		} `json:"agents"`
+	var trees []struct {
+		Name string `json:"name"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		return err.Error()
+	if err := json.NewDecoder(resp.Body).Decode(&trees); err != nil {
+		return resp.Status + ": " + err.Error()
 	}
-	ids := make([]string, len(v.Agents))
-	for i, a := range v.Agents {
-		ids[i] = a.ID
+	names := make([]string, len(trees))
+	for i, t := range trees {
+		names[i] = t.Name
 	}
-	return fmt.Sprintf("%s, agents %s", resp.Status, strings.Join(ids, ", "))
+	return fmt.Sprintf("%s, trees %s", resp.Status, strings.Join(names, ", "))
 }
 
 // serveForever runs the courtyard at real time until Ctrl-C (or for frames

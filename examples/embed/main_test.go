@@ -18,7 +18,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	for _, want := range []string{
-		"live view: 200 OK, agents guard-1, guard-2",
+		"live view: 200 OK, trees guard",
 		"frame 30: guard-3 joins",
 		"t=3.00 guard-3 (start) -> guard.patrol",
 		"guard.patrol -> guard.search",
