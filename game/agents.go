@@ -21,14 +21,51 @@ import (
 // wait until the step is over.
 var ErrBusy = errors.New("game: busy stepping")
 
-// listAgent appends an agent's bookkeeping, without its runtime agent (the
-// loadout makes that).
-func (g *Game) listAgent(id, tree string, data runtime.AgentData) *gameAgent {
-	ga := &gameAgent{idx: int32(len(g.agents)), id: id, tree: tree, data: data}
+// listAgent appends an agent's bookkeeping, its runtime agent made already
+// or by the next load (Open).
+func (g *Game) listAgent(id string, tree int32, data runtime.AgentData) *gameAgent {
+	ga := &gameAgent{idx: int32(len(g.agents)), tree: tree}
 	g.agents = append(g.agents, ga)
 	g.doing = append(g.doing, "")
 	g.byID[id] = ga
+	g.setData(ga, data)
 	return ga
+}
+
+// agentID is an agent's id: its runtime agent's, or the one Open listed
+// it with.
+func (g *Game) agentID(ga *gameAgent) string {
+	if ga.a != nil {
+		return ga.a.ID()
+	}
+	return g.opening[ga.idx]
+}
+
+// treeName is the config's name of an agent's tree.
+func (g *Game) treeName(ga *gameAgent) string { return g.cfg.Trees[ga.tree].Name }
+
+// treeIndex is the place of a tree in the config's [[trees]].
+func (g *Game) treeIndex(name string) (int32, bool) {
+	for i, tc := range g.cfg.Trees {
+		if tc.Name == name {
+			return int32(i), true
+		}
+	}
+	return -1, false
+}
+
+// setData keeps the game's own data of an agent (nil: none). Agents
+// without data cost the game nothing for it: the map is made for the
+// first that has some.
+func (g *Game) setData(ga *gameAgent, d runtime.AgentData) {
+	switch {
+	case d != nil && g.data == nil:
+		g.data = map[*gameAgent]runtime.AgentData{ga: d}
+	case d != nil:
+		g.data[ga] = d
+	default:
+		delete(g.data, ga)
+	}
 }
 
 // agentData is the game's own data for an agent it makes, from
@@ -60,7 +97,7 @@ func (l *loadout) attachData(g *Game) {
 		return
 	}
 	for i, a := range l.agents {
-		if d := g.agents[i].data; d != nil {
+		if d := g.data[g.agents[i]]; d != nil {
 			a.SetUserData(d)
 		}
 	}
@@ -110,8 +147,9 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 			k = j
 		}
 	}
-	ga := &gameAgent{id: id, tree: tree, data: data}
-	if err := g.makeAgent(ga, k); err != nil {
+	ti, _ := g.treeIndex(tree)
+	ga := &gameAgent{tree: ti}
+	if err := g.makeAgent(ga, id, data, k); err != nil {
 		return nil, fmt.Errorf("game: adding agent %s: %w", id, err)
 	}
 	ga.idx = int32(len(g.agents))
@@ -119,6 +157,7 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 	g.doing = append(g.doing, "")
 	g.byID[id] = ga
 	g.byPtr[ga.a] = ga
+	g.setData(ga, data)
 	if g.workers != nil {
 		g.workerOf = append(g.workerOf, int32(k))
 		g.workers[k].agents++
@@ -182,21 +221,23 @@ func (g *Game) removeAgent(ga *gameAgent) {
 	for j := i; j < len(g.agents); j++ {
 		g.agents[j].idx = int32(j)
 	}
-	delete(g.byID, ga.id)
+	delete(g.byID, ga.a.ID())
 	delete(g.byPtr, ga.a)
+	g.setData(ga, nil)
 	g.activeStale = true
 }
 
 // tableAgent adds an agent to the world's game table's lists (gameTable).
 func (g *Game) tableAgent(ids, agents, trees *lua.LTable, ga *gameAgent) {
-	ids.Append(lua.LString(ga.id))
+	id := ga.a.ID()
+	ids.Append(lua.LString(id))
 	// In a run whose agents may step on several threads, agents' tables
 	// live in their own Lua states: the world reaches agents through
 	// signals and game.shared instead.
 	if d, err := g.lua.engine.Data(ga.a); err == nil && !g.contract {
-		agents.RawSetString(ga.id, d.AgentValue())
+		agents.RawSetString(id, d.AgentValue())
 	}
-	trees.RawSetString(ga.id, lua.LString(ga.tree))
+	trees.RawSetString(id, lua.LString(g.treeName(ga)))
 }
 
 // worldAdd adds an agent to the world's game table.
@@ -241,7 +282,7 @@ func (g *Game) worldRemove(ga *gameAgent) {
 	t := g.lua.game
 	if ids, ok := t.RawGetString("ids").(*lua.LTable); ok {
 		for i := 1; i <= ids.Len(); i++ {
-			if ids.RawGetInt(i) == lua.LString(ga.id) {
+			if ids.RawGetInt(i) == lua.LString(ga.a.ID()) {
 				removeAt(ids, i)
 				break
 			}
@@ -249,7 +290,7 @@ func (g *Game) worldRemove(ga *gameAgent) {
 	}
 	for _, name := range []string{"agents", "trees"} {
 		if m, ok := t.RawGetString(name).(*lua.LTable); ok {
-			m.RawSetString(ga.id, lua.LNil)
+			m.RawSetString(ga.a.ID(), lua.LNil)
 		}
 	}
 }

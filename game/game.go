@@ -125,6 +125,10 @@ type Game struct {
 
 	step      uint64 // steps done
 	stepping  bool   // RunStep is under way: the agents' list must not change (agents.go)
+	// The game's own data of agents that have some (agents.go), and the ids
+	// of the agents Open lists before their runtime agents exist.
+	data    map[*gameAgent]runtime.AgentData
+	opening []string
 	delivered []bool // schedule entries delivered
 	outbox    []routed
 	from      string // the sender of the signals being delivered, for the trace
@@ -210,8 +214,10 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	g.contract = cfg.Run.Workers != 1 || workers != 1
 	g.openWorkers(resolveWorkers(workers, agents), counts)
 	for _, ac := range cfg.Agents {
+		tree, _ := g.treeIndex(ac.Tree) // checked with the config
 		for _, id := range ac.IDs() {
-			g.listAgent(id, ac.Tree, g.agentData(id, ac.Tree))
+			g.opening = append(g.opening, id)
+			g.listAgent(id, tree, g.agentData(id, ac.Tree))
 		}
 	}
 	l, err := g.load(false, nil)
@@ -219,6 +225,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		return nil, err
 	}
 	g.use(l)
+	g.opening = nil
 	return g, nil
 }
 

@@ -23,6 +23,7 @@ type agentSet struct {
 	list     []*gameAgent // in the save's order: the game's own, and new ones (added)
 	workerOf []int32      // each one's worker, with workers
 	added    []*gameAgent
+	data     []runtime.AgentData // the added ones' data
 	done     bool
 }
 
@@ -32,7 +33,7 @@ func (g *Game) hasAgents(ids []string) bool {
 		return false
 	}
 	for i, ga := range g.agents {
-		if ga.id != ids[i] {
+		if ga.a.ID() != ids[i] {
 			return false
 		}
 	}
@@ -52,9 +53,9 @@ func (g *Game) planAgentSet(d *runtime.Decoder, ids []string) (*agentSet, error)
 	if len(ids) > MaxAgents {
 		return nil, fmt.Errorf("%w: the save holds %d agents; a game has at most %d", runtime.ErrCorrupt, len(ids), MaxAgents)
 	}
-	byFile := map[string]string{}
+	byFile := map[string]int32{}
 	for _, name := range g.TreeNames() {
-		byFile[g.trees[name].Tree.File] = name
+		byFile[g.trees[name].Tree.File], _ = g.treeIndex(name)
 	}
 	s := &agentSet{g: g}
 	counts := make([]int, max(len(g.workers), 1))
@@ -85,13 +86,15 @@ func (g *Game) planAgentSet(d *runtime.Decoder, ids []string) (*agentSet, error)
 			}
 		}
 		counts[k]++
-		ga := &gameAgent{id: id, tree: tree, data: g.agentData(id, tree)}
-		if err := g.makeAgent(ga, k); err != nil {
+		ga := &gameAgent{tree: tree}
+		data := g.agentData(id, g.treeName(ga))
+		if err := g.makeAgent(ga, id, data, k); err != nil {
 			s.abort()
 			return nil, err
 		}
 		s.list = append(s.list, ga)
 		s.added = append(s.added, ga)
+		s.data = append(s.data, data)
 		if g.workers != nil {
 			s.workerOf = append(s.workerOf, int32(k))
 		}
@@ -101,7 +104,7 @@ func (g *Game) planAgentSet(d *runtime.Decoder, ids []string) (*agentSet, error)
 
 // makeAgent makes ga's runtime agent on worker k, attached to that
 // worker's Lua state (or given its data), not yet one of the game's.
-func (g *Game) makeAgent(ga *gameAgent, k int) error {
+func (g *Game) makeAgent(ga *gameAgent, id string, data runtime.AgentData, k int) error {
 	trees, env, scripts := g.trees, g.env, g.lua
 	if g.workers != nil {
 		env = g.workers[k].env
@@ -109,12 +112,12 @@ func (g *Game) makeAgent(ga *gameAgent, k int) error {
 			trees, scripts = g.extra[k-1].trees, g.extra[k-1].lua
 		}
 	}
-	ga.a = trees[ga.tree].NewAgent(ga.id, env)
+	ga.a = trees[g.treeName(ga)].NewAgent(id, env)
 	switch {
 	case scripts != nil:
-		return scripts.engine.AttachData(ga.a, ga.data)
-	case ga.data != nil:
-		ga.a.SetUserData(ga.data)
+		return scripts.engine.AttachData(ga.a, data)
+	case data != nil:
+		ga.a.SetUserData(data)
 	}
 	return nil
 }
@@ -174,14 +177,18 @@ func (s *agentSet) commit() error {
 				e.Detach(ga.a)
 			}
 			delete(g.byPtr, ga.a)
-			delete(g.byID, ga.id)
+			delete(g.byID, ga.a.ID())
+			g.setData(ga, nil)
 		}
+	}
+	for i, ga := range s.added {
+		g.setData(ga, s.data[i])
 	}
 	g.agents = s.list
 	g.doing = make([]string, len(s.list))
 	for i, ga := range s.list {
 		ga.idx = int32(i)
-		g.byID[ga.id] = ga
+		g.byID[ga.a.ID()] = ga
 		g.byPtr[ga.a] = ga
 	}
 	if g.workers != nil {

@@ -91,7 +91,7 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	running := g.env.Gates
 	g.setGates(l.gates)
 	for i, ga := range g.agents {
-		l.agents = append(l.agents, l.treesFor(g, i)[ga.tree].NewAgent(ga.id, g.workerEnv(i)))
+		l.agents = append(l.agents, l.treesFor(g, i)[g.treeName(ga)].NewAgent(g.agentID(ga), g.workerEnv(i)))
 	}
 	g.setGates(running)
 	if err := l.attachScripts(g); err != nil {

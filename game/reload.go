@@ -116,7 +116,7 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 		return nil, err
 	}
 	old := g.current()
-	maps := ruleMaps(g.agents, old, next)
+	maps := g.ruleMaps(old, next)
 	var lost []int
 	for i, ga := range g.agents {
 		if gone, ok := maps[i].Unplaced(ga.a, next.agents[i]); ok {
@@ -191,14 +191,15 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 
 // ruleMaps maps each agent's tree in old onto its new version in next, by
 // agent (agents of one tree share the map).
-func ruleMaps(agents []*gameAgent, old, next *loadout) []*runtime.RuleMap {
+func (g *Game) ruleMaps(old, next *loadout) []*runtime.RuleMap {
 	byTree := map[string]*runtime.RuleMap{}
 	var out []*runtime.RuleMap
-	for _, ga := range agents {
-		m := byTree[ga.tree]
+	for _, ga := range g.agents {
+		name := g.treeName(ga)
+		m := byTree[name]
 		if m == nil {
-			m = runtime.MapRules(old.trees[ga.tree].Tree, next.trees[ga.tree].Tree)
-			byTree[ga.tree] = m
+			m = runtime.MapRules(old.trees[name].Tree, next.trees[name].Tree)
+			byTree[name] = m
 		}
 		out = append(out, m)
 	}

@@ -92,7 +92,7 @@ func (l *loadout) attachScripts(g *Game) error {
 		}
 	}
 	for i, a := range l.agents {
-		if err := l.luaFor(g, i).engine.AttachData(a, g.agents[i].data); err != nil {
+		if err := l.luaFor(g, i).engine.AttachData(a, g.data[g.agents[i]]); err != nil {
 			return err
 		}
 	}
