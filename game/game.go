@@ -123,12 +123,12 @@ type Game struct {
 	saveEnc   *runtime.Encoder   // reused by every save
 	loadPlan  runtime.AgentsPlan // reused by every load: its arrays are allocated once
 
-	step      uint64 // steps done
-	stepping  bool   // RunStep is under way: the agents' list must not change (agents.go)
+	step     uint64 // steps done
+	stepping bool   // RunStep is under way: the agents' list must not change (agents.go)
 	// The game's own data of agents that have some (agents.go), and the ids
 	// of the agents Open lists before their runtime agents exist.
-	data    map[*gameAgent]runtime.AgentData
-	opening []string
+	data      map[*gameAgent]runtime.AgentData
+	opening   []string
 	delivered []bool // schedule entries delivered
 	outbox    []routed
 	from      string // the sender of the signals being delivered, for the trace
