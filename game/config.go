@@ -28,6 +28,8 @@ type Config struct {
 
 	Path string `toml:"-"` // the config file as given
 	Dir  string `toml:"-"` // its folder: every path in the config is relative to it
+
+	checked bool `toml:"-"` // read by ParseConfig, which checked it; Open checks the others (config_go.go)
 }
 
 // RunConfig is [run].
@@ -176,6 +178,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	if err := d.probs.err(); err != nil {
 		return nil, err
 	}
+	cfg.checked = true
 	return &cfg, nil
 }
 

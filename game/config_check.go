@@ -1,8 +1,8 @@
 package game
 
 import (
+	"io/fs"
 	"math"
-	"os"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -82,20 +82,23 @@ func (d *decoder) check(cfg *Config) {
 		add(line("scripts", "root"), "scripts.root = %q: %v", cfg.Scripts.Root, err)
 	}
 	outside := func(p string) string {
+		if d.files != nil {
+			return "" // the game's sources are in an fs.FS: nothing outside it can be named
+		}
 		if err := confine.check(cfg.Abs(p)); err != nil {
 			return ": " + err.Error()
 		}
 		return ""
 	}
 	for i, p := range cfg.Scripts.Paths {
-		if fi, err := os.Stat(cfg.Abs(p)); err != nil || !fi.IsDir() {
+		if fi, err := statSource(cfg, d.files, p); err != nil || !fi.IsDir() {
 			add(line("scripts", "paths"), "scripts.paths[%d] = %q: no such folder (paths are relative to the config's folder)", i, p)
 		} else if o := outside(p); o != "" {
 			add(line("scripts", "paths"), "scripts.paths[%d] = %q%s", i, p, o)
 		}
 	}
 	if w := cfg.Scripts.World; w != "" {
-		if _, err := os.Stat(cfg.Abs(w)); err != nil {
+		if _, err := statSource(cfg, d.files, w); err != nil {
 			add(line("scripts", "world"), "scripts.world = %q: no such file", w)
 		} else if o := outside(w); o != "" {
 			add(line("scripts", "world"), "scripts.world = %q%s", w, o)
@@ -105,7 +108,7 @@ func (d *decoder) check(cfg *Config) {
 		if t.File == "" {
 			continue
 		}
-		if _, err := os.Stat(cfg.Abs(t.File)); err == nil {
+		if _, err := statSource(cfg, d.files, t.File); err == nil {
 			if o := outside(t.File); o != "" {
 				add(nth(i, "trees", "file"), "trees[%d] (%s): file %q%s", i, t.Name, t.File, o)
 			}
@@ -114,8 +117,8 @@ func (d *decoder) check(cfg *Config) {
 	if len(cfg.Trees) == 0 && !d.bad["trees"] {
 		add(0, "no [[trees]]: a game needs at least one tree")
 	}
-	d.checkNamed(cfg, "trees", "tree", "file", maxTrees, len(cfg.Trees), func(i int) (string, string) { return cfg.Trees[i].Name, cfg.Trees[i].File })
-	d.checkNamed(cfg, "plugins", "plugin", "path", maxPlugins, len(cfg.Plugins), func(i int) (string, string) { return cfg.Plugins[i].Name, cfg.Plugins[i].Path })
+	d.checkNamed(cfg, "trees", "tree", "file", maxTrees, len(cfg.Trees), func(i int) (string, string) { return cfg.Trees[i].Name, cfg.Trees[i].File }, d.files)
+	d.checkNamed(cfg, "plugins", "plugin", "path", maxPlugins, len(cfg.Plugins), func(i int) (string, string) { return cfg.Plugins[i].Name, cfg.Plugins[i].Path }, nil)
 	ids := d.checkAgents(cfg)
 	if len(cfg.Signals) > MaxScheduled {
 		add(line("signals"), "%d [[signals]] entries: a schedule holds at most %d", len(cfg.Signals), MaxScheduled)
@@ -140,7 +143,7 @@ func (d *decoder) check(cfg *Config) {
 
 // checkNamed checks [[trees]] or [[plugins]]: a unique name and a path
 // that exists.
-func (d *decoder) checkNamed(cfg *Config, table, kind, pathKey string, limit, n int, entry func(int) (name, path string)) {
+func (d *decoder) checkNamed(cfg *Config, table, kind, pathKey string, limit, n int, entry func(int) (name, path string), files fs.FS) {
 	nth := func(i int, key string) int { return d.src.lineIn(i, table, key) }
 	if n > limit {
 		d.probs.add(d.src.line(toml.Key{table}), "%d [[%s]] entries: a game has at most %d", n, table, limit)
@@ -162,7 +165,7 @@ func (d *decoder) checkNamed(cfg *Config, table, kind, pathKey string, limit, n 
 		case path == "":
 			d.probs.add(nth(i, pathKey), "%s[%d] (%s): %s is missing", table, i, name, pathKey)
 		default:
-			if _, err := os.Stat(cfg.Abs(path)); err != nil {
+			if _, err := statSource(cfg, files, path); err != nil {
 				d.probs.add(nth(i, pathKey), "%s[%d] (%s): %s %q: no such file", table, i, name, pathKey, path)
 			}
 		}
@@ -199,7 +202,7 @@ func (d *decoder) checkAgents(cfg *Config) map[string]bool {
 			total += a.Count
 		}
 	}
-	if len(cfg.Agents) == 0 && !d.bad["agents"] {
+	if len(cfg.Agents) == 0 && !d.bad["agents"] && !d.goConfig {
 		d.probs.add(0, "no [[agents]]: a game needs at least one agent")
 	}
 	if total > MaxAgents {

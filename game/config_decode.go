@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"reflect"
 	"slices"
@@ -27,6 +28,10 @@ type decoder struct {
 	probs problems
 	src   *keyFinder
 	bad   map[string]bool // "table[i].key" or "table.key" of values that did not convert
+	// A Config made in Go (config_go.go): its sources may be in files, and
+	// it may have no agents (the program adds them).
+	files    fs.FS
+	goConfig bool
 }
 
 // knownKeys lists the keys of each table, from the Config struct's tags ("":

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -40,6 +41,38 @@ type Options struct {
 	// Workers, when not nil, overrides run.workers: the number of threads
 	// the agents are spread over (0: one per CPU core).
 	Workers *int
+
+	// What a Go program that embeds the game gives it (docs/embedding.md).
+
+	// Files, when set, is where the config's tree files, script folders and
+	// world script are read from: an embed.FS, an fstest.MapFS of sources
+	// held in memory, an os.DirFS. The config's paths are then paths in
+	// Files (slash-separated, relative). Nil reads them from disk, relative
+	// to the config's folder. Plugins, saves and the trace are always files.
+	Files fs.FS
+	// Register, when set, registers the game's Go actions, conditions and
+	// scorers (runtime.TypedAction and the like). It is called for every
+	// registry the game fills: at Open, once per worker, and again at each
+	// hot reload, each time before the trees are bound. What it registers
+	// is shared by the workers: it must be safe to call from several
+	// goroutines at once, for different agents.
+	Register func(reg *runtime.Registry) error
+	// AgentData, when set, gives each agent the game's own data as it is
+	// made (the config's agents at Open, the agents Load adds): Lua's
+	// ctx.agent, plugins' agent fields and Agent.Data are then that data.
+	// It may return nil for an agent that keeps a Lua table.
+	AgentData func(id, tree string) runtime.AgentData
+	// TraceTo, when set, receives the trace (JSON Lines) instead of the file
+	// Trace or the config's [trace] names; OpenTrace starts it.
+	TraceTo io.Writer
+	// AgentsFromSave makes Load and RestoreState take the game's agents
+	// from the save, for a game that adds and removes agents: agents the
+	// save holds and the game lacks are added (running the tree the save
+	// names, with their data from AgentData), agents the game has and the
+	// save lacks are removed, and the order becomes the save's. Without
+	// it, a save must hold the game's agents in the game's order (a
+	// `btrun run -load` config's).
+	AgentsFromSave bool
 }
 
 // ErrStopped is what Run returns when Options.Stop ended it early: the steps
@@ -90,7 +123,12 @@ type Game struct {
 	saveEnc   *runtime.Encoder   // reused by every save
 	loadPlan  runtime.AgentsPlan // reused by every load: its arrays are allocated once
 
-	step      uint64 // steps done
+	step     uint64 // steps done
+	stepping bool   // RunStep is under way: the agents' list must not change (agents.go)
+	// The game's own data of agents that have some (agents.go), and the ids
+	// of the agents Open lists before their runtime agents exist.
+	data      map[*gameAgent]runtime.AgentData
+	opening   []string
 	delivered []bool // schedule entries delivered
 	outbox    []routed
 	from      string // the sender of the signals being delivered, for the trace
@@ -137,6 +175,9 @@ type routed struct {
 // Open loads everything a config names, binds it and creates the agents.
 // Every problem found is reported (ErrorList or joined errors).
 func Open(cfg *Config, opts Options) (*Game, error) {
+	if err := cfg.checkGo(opts.Files); err != nil {
+		return nil, err
+	}
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
@@ -172,19 +213,19 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// -workers override other than 1 asks for them.
 	g.contract = cfg.Run.Workers != 1 || workers != 1
 	g.openWorkers(resolveWorkers(workers, agents), counts)
+	for _, ac := range cfg.Agents {
+		tree, _ := g.treeIndex(ac.Tree) // checked with the config
+		for _, id := range ac.IDs() {
+			g.opening = append(g.opening, id)
+			g.listAgent(id, tree, g.agentData(id, ac.Tree))
+		}
+	}
 	l, err := g.load(false, nil)
 	if err != nil {
 		return nil, err
 	}
-	for _, ac := range cfg.Agents {
-		for _, id := range ac.IDs() {
-			ga := &gameAgent{idx: int32(len(g.agents))}
-			g.agents = append(g.agents, ga)
-			g.doing = append(g.doing, "")
-			g.byID[id] = ga
-		}
-	}
 	g.use(l)
+	g.opening = nil
 	return g, nil
 }
 
@@ -193,10 +234,9 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 	out := map[string]*runtime.Tree{}
 	var errs []error
-	confine, _ := newConfinement(g.cfg) // checked with the config
 	for _, tc := range g.cfg.Trees {
-		t, err := runtime.LoadFile(g.cfg.Abs(tc.File), runtime.LoadOptions{Root: g.cfg.Dir,
-			ReadFile: confine.reader(readfile.TreeLimit, "tree file")})
+		t, err := runtime.LoadFile(g.src(tc.File), runtime.LoadOptions{Root: g.srcRoot(),
+			ReadFile: g.reader(readfile.TreeLimit, "tree file")})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -209,6 +249,11 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 // OpenTrace opens the trace the options or the config name. A trace that
 // cannot be written is a runtime failure, not a config problem.
 func (g *Game) OpenTrace() error {
+	if g.opts.TraceTo != nil {
+		g.env.Observer, g.env.Changes = g, g
+		g.trace = NewTraceWriter(g.opts.TraceTo)
+		return nil
+	}
 	path := g.opts.Trace
 	if path == "" {
 		path = g.cfg.Trace.File
@@ -388,6 +433,8 @@ func (g *Game) WriteSummary() { g.last.write(g.out.w) }
 // scheduled signals due, every active agent's step in config order, then the
 // signals agents sent each other. It returns the number of agent-steps.
 func (g *Game) RunStep() (int, error) {
+	g.stepping = true
+	defer func() { g.stepping = false }()
 	g.step++
 	s := g.step
 	t := g.Time(s)

@@ -46,6 +46,9 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if err := g.registerGo(l.reg); err != nil {
+		errs = append(errs, err)
+	}
 	if err := g.registerPlugins(l, reload, rebuild); err != nil {
 		errs = append(errs, err)
 		if errors.Is(err, ErrPluginStart) { // binding without the plugin's names would only add noise
@@ -87,17 +90,15 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	// (a reload's agents must not join the gates the game still steps with).
 	running := g.env.Gates
 	g.setGates(l.gates)
-	for _, ac := range cfg.Agents {
-		for _, id := range ac.IDs() {
-			i := len(l.agents)
-			l.agents = append(l.agents, l.treesFor(g, i)[ac.Tree].NewAgent(id, g.workerEnv(i)))
-		}
+	for i, ga := range g.agents {
+		l.agents = append(l.agents, l.treesFor(g, i)[g.treeName(ga)].NewAgent(g.agentID(ga), g.workerEnv(i)))
 	}
 	g.setGates(running)
 	if err := l.attachScripts(g); err != nil {
 		l.close()
 		return nil, err
 	}
+	l.attachData(g)
 	return l, nil
 }
 

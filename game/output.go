@@ -185,6 +185,7 @@ func (s *summary) write(w io.Writer) {
 // gameAgent is one agent of the game with what the loop keeps about it.
 type gameAgent struct {
 	idx      int32 // its place in config order
+	tree     int32 // its tree: an index into the config's [[trees]]
 	a        *runtime.Agent
 	stopped  bool
 	failures int

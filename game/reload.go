@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -44,6 +45,11 @@ type ReloadOptions struct {
 	// restart with it (a Go package whose sources did not change keeps its
 	// process; an executable is started again).
 	Plugins []string
+	// Files, when set, replaces Options.Files: the reload reads the trees
+	// and scripts from it (a game whose sources are in memory gives their
+	// new version this way), and so do later reloads. On a reload that is
+	// not applied, the game keeps its files.
+	Files fs.FS
 }
 
 // ReloadReport says what a reload did.
@@ -91,14 +97,26 @@ func (g *Game) Reload(opts ReloadOptions) (*ReloadReport, error) {
 	return rep, nil
 }
 
-func (g *Game) reload(opts ReloadOptions) (*ReloadReport, error) {
-	rep := &ReloadReport{Step: g.step, Changed: opts.Changed}
+func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
+	if err := g.notStepping("reload"); err != nil {
+		return nil, err
+	}
+	if opts.Files != nil {
+		kept := g.opts.Files
+		g.opts.Files = opts.Files
+		defer func() {
+			if err != nil {
+				g.opts.Files = kept
+			}
+		}()
+	}
+	rep = &ReloadReport{Step: g.step, Changed: opts.Changed}
 	next, err := g.load(true, opts.Plugins)
 	if err != nil {
 		return nil, err
 	}
 	old := g.current()
-	maps := ruleMaps(g.cfg, old, next)
+	maps := g.ruleMaps(old, next)
 	var lost []int
 	for i, ga := range g.agents {
 		if gone, ok := maps[i].Unplaced(ga.a, next.agents[i]); ok {
@@ -173,18 +191,17 @@ func (g *Game) reload(opts ReloadOptions) (*ReloadReport, error) {
 
 // ruleMaps maps each agent's tree in old onto its new version in next, by
 // agent (agents of one tree share the map).
-func ruleMaps(cfg *Config, old, next *loadout) []*runtime.RuleMap {
+func (g *Game) ruleMaps(old, next *loadout) []*runtime.RuleMap {
 	byTree := map[string]*runtime.RuleMap{}
 	var out []*runtime.RuleMap
-	for _, ac := range cfg.Agents {
-		m := byTree[ac.Tree]
+	for _, ga := range g.agents {
+		name := g.treeName(ga)
+		m := byTree[name]
 		if m == nil {
-			m = runtime.MapRules(old.trees[ac.Tree].Tree, next.trees[ac.Tree].Tree)
-			byTree[ac.Tree] = m
+			m = runtime.MapRules(old.trees[name].Tree, next.trees[name].Tree)
+			byTree[name] = m
 		}
-		for range ac.IDs() {
-			out = append(out, m)
-		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -74,7 +74,8 @@ func (g *Game) encodeSave() ([]byte, error) {
 		e.Uvarint(uint64(ga.errors))
 		e.String(g.doing[ga.idx])
 	}
-	if err := runtime.EncodeAgents(e, g.Agents(), g.hostState()); err != nil {
+	agents := g.Agents()
+	if err := runtime.EncodeAgents(e, agents, g.hostStateOf(agents)); err != nil {
 		return nil, err
 	}
 	return runtime.WriteContainer(SaveMagic, SaveVersion, e), nil
@@ -200,10 +201,13 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 		doing            string
 	}
 	books := make([]bookkeeping, 0, nAgents)
+	var ids []string // with Options.AgentsFromSave: the save's agents
 	for i := range nAgents {
 		id := d.String()
 		b := bookkeeping{stopped: d.Bool(), failures: int(d.Uvarint()), errors: int(d.Uvarint()), doing: d.String()}
-		if d.Err() == nil && (i >= len(g.agents) || g.agents[i].a.ID() != id) {
+		if g.opts.AgentsFromSave {
+			ids = append(ids, id)
+		} else if d.Err() == nil && (i >= len(g.agents) || g.agents[i].a.ID() != id) {
 			return nil, fmt.Errorf("%w: the save's agent %d is %q, which this config does not have in that place: the save is of another game", runtime.ErrUnknownID, i+1, id)
 		}
 		books = append(books, b)
@@ -211,10 +215,20 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
+	agents := g.Agents()
+	var set *agentSet // the agents the save makes the game's (load_agents.go); nil when they are the game's
+	if g.opts.AgentsFromSave && !g.hasAgents(ids) {
+		peek := *d
+		if set, err = g.planAgentSet(&peek, ids); err != nil {
+			return nil, err
+		}
+		defer set.abort() // a no-op once committed
+		agents = set.agents()
+	}
 	switch {
 	case step > MaxSteps:
 		return nil, fmt.Errorf("%w: the save is at step %d, beyond step %d, the last a run can reach", runtime.ErrCorrupt, step, uint64(MaxSteps))
-	case nAgents != len(g.agents):
+	case nAgents != len(agents):
 		return nil, fmt.Errorf("%w: the save holds %d agents, the config has %d: the save is of another game", runtime.ErrUnknownID, nAgents, len(g.agents))
 	case nSched != len(g.delivered):
 		return nil, fmt.Errorf("%w: the save has %d scheduled signals, the config %d: the save is of another game", runtime.ErrUnknownID, nSched, len(g.delivered))
@@ -222,7 +236,7 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 		return nil, fmt.Errorf("the save was made with run.dt = %v, the config has %v; a run continues only with the same dt", dt, g.cfg.Run.Dt)
 	}
 	plan := &g.loadPlan
-	if err := plan.Plan(d, g.Agents(), g.hostState()); err != nil {
+	if err := plan.Plan(d, agents, g.hostStateOf(agents)); err != nil {
 		return nil, err
 	}
 	if err := d.Done(); err != nil {
@@ -234,6 +248,9 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	// Everything checked: apply.
 	warnings = append(warnings, plan.Warnings()...)
 	var errs []error
+	if set != nil {
+		errs = append(errs, set.commit())
+	}
 	if err := plan.Apply(); err != nil {
 		errs = append(errs, err)
 	}

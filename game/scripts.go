@@ -33,14 +33,13 @@ func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, erro
 	}
 	paths := make([]string, len(c.Scripts.Paths))
 	for i, p := range c.Scripts.Paths {
-		paths[i] = c.Abs(p)
+		paths[i] = g.src(p)
 	}
 	var print io.Writer = quietable{g} // -quiet prints only the summary: Lua's print too
 	if out != nil {
 		print = out
 	}
-	confine, _ := newConfinement(c) // checked with the config
-	e, err := luabind.New(luabind.Options{Paths: paths, Root: c.Dir, Seed: g.seed(), ReadFile: confine.reader(readfile.ScriptLimit, "script"),
+	e, err := luabind.New(luabind.Options{Paths: paths, Root: g.srcRoot(), FS: g.opts.Files, Seed: g.seed(), ReadFile: g.reader(readfile.ScriptLimit, "script"),
 		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
 	if err != nil {
 		return nil, err
@@ -56,7 +55,7 @@ func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, erro
 		errs = append(errs, err)
 	}
 	if c.Scripts.World != "" {
-		w, err := e.LoadWorld(c.Abs(c.Scripts.World))
+		w, err := e.LoadWorld(g.src(c.Scripts.World))
 		if err != nil && !errors.Is(err, luabind.ErrNotLoaded) { // else Load reported why
 			errs = append(errs, err)
 		}
@@ -93,7 +92,7 @@ func (l *loadout) attachScripts(g *Game) error {
 		}
 	}
 	for i, a := range l.agents {
-		if err := l.luaFor(g, i).engine.Attach(a); err != nil {
+		if err := l.luaFor(g, i).engine.AttachData(a, g.data[g.agents[i]]); err != nil {
 			return err
 		}
 	}
@@ -181,18 +180,8 @@ func (g *Game) gameTable() *lua.LTable {
 	ids := L.NewTable()
 	agents := L.NewTable()
 	trees := L.NewTable()
-	for _, ac := range g.cfg.Agents {
-		for _, id := range ac.IDs() {
-			ga := g.byID[id]
-			ids.Append(lua.LString(id))
-			// In a run whose agents may step on several threads, agents'
-			// tables live in their own Lua states: the world reaches
-			// agents through signals and game.shared instead.
-			if d, err := g.lua.engine.Data(ga.a); err == nil && !g.contract {
-				agents.RawSetString(id, d.Table())
-			}
-			trees.RawSetString(id, lua.LString(ac.Tree))
-		}
+	for _, ga := range g.agents {
+		g.tableAgent(ids, agents, trees, ga)
 	}
 	t.RawSetString("ids", ids)
 	t.RawSetString("agents", agents)

@@ -141,7 +141,8 @@ func appendLanes(b []byte, rules []runtime.Rule, lanes []runtime.Lane, i int) ([
 }
 
 // Signal writes the line of a signal the agent received; from is who sent
-// it: an agent's id (the agent itself included), "schedule" or "world".
+// it: an agent's id (the agent itself included), "schedule", "world",
+// "debugger" or "game" (GoSender).
 func (t *TraceWriter) Signal(step uint64, time float64, agent, signal, from string) error {
 	b := t.head(step, time, agent)
 	b = append(b, `,"signal":`...)

@@ -37,7 +37,7 @@ var TraceLines = []TraceLine{
 	)},
 	{Kind: "a signal the agent received", Keys: append(head[:3:3],
 		TraceKey{Key: "signal", Type: "string", Doc: "the signal's name (declared or not)"},
-		TraceKey{Key: "from", Type: "string", Doc: "who sent it: `schedule` (the config's [[signals]]), `world` (game.signal), `debugger` (sent from the live view, `btrun run -debug`), or an agent's id (the agent itself for ctx:signal, bt.signal.send to self, a plugin's Signal, or its own share of `all`)"},
+		TraceKey{Key: "from", Type: "string", Doc: "who sent it: `schedule` (the config's [[signals]]), `world` (game.signal), `debugger` (sent from the live view, `btrun run -debug`), `game` (sent by a Go program that embeds the game, `Game.Signal`), or an agent's id (the agent itself for ctx:signal, bt.signal.send to self, a plugin's Signal, or its own share of `all`)"},
 	)},
 	{Kind: "a variable that changed", Keys: append(head[:3:3],
 		TraceKey{Key: "var", Type: "string", Doc: "the variable's name"},

@@ -34,6 +34,9 @@ type sources struct {
 // changed between two steps (Reload); config.toml itself is not watched (a
 // change of the config needs a new run). The watcher stops with Close.
 func (g *Game) Watch() error {
+	if g.opts.Files != nil {
+		return fmt.Errorf("game: the game's sources are an fs.FS (Options.Files), which cannot be watched: call Reload when they change")
+	}
 	src := g.sources()
 	sw := &sourceWatch{}
 	sw.sources.Store(src)

@@ -155,6 +155,9 @@ func (g *Game) loadWorkers(l *loadout, loaded map[string]*runtime.Tree) []error 
 		if err := g.registerWorkerPlugins(l, wl.reg); err != nil {
 			return append(errs, err)
 		}
+		if err := g.registerGo(wl.reg); err != nil { // worker 0's registry reported it already
+			return append(errs, err)
+		}
 		w := g.workers[k]
 		if g.opts.Timing {
 			if w.times == nil {

@@ -42,6 +42,12 @@ type Options struct {
 	// a name rather than an address: requests naming it in their Host
 	// header are accepted (besides IP addresses and localhost).
 	Host string
+	// Embedded is for a game a Go program steps from its own loop
+	// (game.Game.Advance) rather than with game.Game.Run: the debugger
+	// never waits nor paces the steps (the program's loop owns time);
+	// while the page holds the game paused, Advance runs no step and the
+	// program's loop goes on; requests are served at each Advance.
+	Embedded bool
 }
 
 const (
@@ -208,6 +214,44 @@ func (d *Debugger) Between(end uint64) bool {
 		d.idle()
 	}
 }
+
+// MayStep is game.StepGate, for a game stepped by a program's own loop
+// (Options.Embedded): it runs the queued requests and says whether the next
+// step runs now, without waiting, as Between does when it does not wait.
+func (d *Debugger) MayStep() (step, quit bool) {
+	d.end = game.MaxSteps
+	now := d.g.Step()
+	switch {
+	case !d.started:
+		d.started = true
+		d.tl.start(d, now)
+		d.dirty = true
+	case now != d.seen:
+		d.arrived(now)
+	}
+	d.drain()
+	if d.quit || d.quitAsked.Load() {
+		d.finish()
+		return false, true
+	}
+	now = d.g.Step()
+	switch {
+	case d.stepsLeft > 0:
+		d.stepsLeft--
+	case d.paused:
+		if !d.flushed {
+			d.flushed = true
+			d.g.FlushTrace()
+		}
+		d.publishIfDue()
+		return false, false
+	}
+	d.publishIfDue()
+	d.leave(now)
+	return true, false
+}
+
+var _ game.StepGate = (*Debugger)(nil)
 
 // arrived is what happens when a step has run: the timeline grows, and a
 // breakpoint hit or the end of requested steps pauses the game.

@@ -80,7 +80,7 @@ func (d *Debugger) statusView() statusView {
 		Live: s == d.tl.head, Paused: d.paused, AtEnd: s >= d.end, Trace: g.TraceKind(),
 		Reload: d.opts.Reload != nil, Agents: len(d.agents), Trees: g.TreeNames(),
 		Breakpoints: []breakpointView{}}
-	if !d.started { // before the first step: Run has not said where it ends yet
+	if !d.started || d.opts.Embedded { // before the first step Run has not said where it ends; a program's loop has no end
 		v.End = 0
 	}
 	if d.speed <= 0 {

@@ -87,6 +87,11 @@ type AgentData struct {
 	state      reusedState
 	laneStates []reusedState
 	usesState  bool
+
+	// game is the game's own data for the agent, which ctx.agent then is
+	// (gameUD) instead of the data table; nil for most agents (gamedata.go).
+	game   runtime.AgentData
+	gameUD *lua.LUserData
 }
 
 // reusedState is the ctx.state table of one context (the agent's own, or a
@@ -229,7 +234,9 @@ func (st *AgentData) Ctx() *lua.LUserData { return st.ud }
 // Memory is ctx.memory.
 func (st *AgentData) Memory() *lua.LTable { return st.memory }
 
-// Table is ctx.agent: the game's data for this agent.
+// Table is ctx.agent: the game's data for this agent. When the game
+// attached its own data (AttachData), ctx.agent is that (AgentValue) and
+// this table stays empty.
 func (st *AgentData) Table() *lua.LTable { return st.data }
 
 // State is ctx.state of the agent's current rule (during a call in a
@@ -244,6 +251,9 @@ func (st *AgentData) State() *lua.LTable {
 // float64, strings as string, booleans as bool; a missing field, or one that
 // holds a table, function or userdata, reports false.
 func (st *AgentData) GetField(name string) (any, bool) {
+	if st.game != nil {
+		return st.game.Field(name).Scalar()
+	}
 	switch v := st.data.RawGetString(name).(type) {
 	case lua.LNumber:
 		return float64(v), true
@@ -259,30 +269,21 @@ func (st *AgentData) GetField(name string) (any, bool) {
 // Go integer or float32, stored as a number), string or bool; nil deletes
 // the field. Other types are an error.
 func (st *AgentData) SetField(name string, v any) error {
-	var lv lua.LValue
-	switch v := v.(type) {
-	case nil:
-		lv = lua.LNil
-	case float64:
-		lv = lua.LNumber(v)
-	case float32:
-		lv = lua.LNumber(v)
-	case int:
-		lv = lua.LNumber(v)
-	case int32:
-		lv = lua.LNumber(v)
-	case int64:
-		lv = lua.LNumber(v)
-	case uint32:
-		lv = lua.LNumber(v)
-	case uint64:
-		lv = lua.LNumber(v)
-	case string:
-		lv = lua.LString(v)
-	case bool:
-		lv = lua.LBool(v)
-	default:
+	rv, ok := runtime.ScalarValue(v)
+	if !ok {
 		return fmt.Errorf("luabind: agent field %q: cannot store a %T; fields hold float64, string, bool or nil", name, v)
+	}
+	if st.game != nil {
+		return st.game.SetField(name, rv)
+	}
+	var lv lua.LValue = lua.LNil
+	switch rv.Kind {
+	case runtime.NumberValue:
+		lv = lua.LNumber(rv.Num)
+	case runtime.StringValue:
+		lv = lua.LString(rv.Str)
+	case runtime.BoolValue:
+		lv = lua.LBool(rv.Bool)
 	}
 	st.data.RawSetString(name, lv)
 	return nil
@@ -292,6 +293,10 @@ func (st *AgentData) SetField(name string, v any) error {
 // number: GetField without boxing the float64 in an interface (the plugin
 // host reads fields this way).
 func (st *AgentData) NumberField(name string) (float64, bool) {
+	if st.game != nil {
+		v := st.game.Field(name)
+		return v.Num, v.Kind == runtime.NumberValue
+	}
 	n, ok := st.data.RawGetString(name).(lua.LNumber)
 	return float64(n), ok
 }
@@ -299,6 +304,9 @@ func (st *AgentData) NumberField(name string) (float64, bool) {
 // SetNumberField sets the top-level field name of ctx.agent to a number
 // without an allocation.
 func (st *AgentData) SetNumberField(name string, v float64) error {
+	if st.game != nil {
+		return st.game.SetField(name, runtime.Number(v))
+	}
 	st.data.RawSetString(name, st.e.nums.box(v))
 	return nil
 }
@@ -312,7 +320,7 @@ func (st *AgentData) sync() {
 		v.holder = st
 		v.methods.Metatable = st.own
 		if v.agentRead {
-			v.t.RawSetString("agent", st.data)
+			v.t.RawSetString("agent", st.AgentValue())
 		}
 	}
 	if x := a.Time(); x != v.time {
@@ -416,8 +424,8 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	if key == "agent" {
 		v := &e.ctxKit.view
 		v.agentRead = true
-		v.t.RawSetString("agent", st.data)
-		L.Push(st.data)
+		v.t.RawSetString("agent", st.AgentValue())
+		L.Push(st.AgentValue())
 		return 1
 	}
 	t := e.reuseState(st, st.agent.Lane())

@@ -3,6 +3,7 @@ package luabind
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"time"
@@ -38,6 +39,11 @@ type Options struct {
 	// regular file of at most 16 MB. A game can refuse files outside a
 	// folder through it (btrun's [scripts] root).
 	ReadFile func(path string) ([]byte, error)
+	// FS, when set, holds the scripts: Paths are folders in it and the
+	// world module a file in it (slash-separated paths, as fs.FS names
+	// them), and ReadFile, when nil, reads from it. An embed.FS or an
+	// fstest.MapFS gives a game its scripts without files on disk.
+	FS fs.FS
 	// MemoryLimit is the memory budget of the Lua state in bytes (see
 	// memory.go for how it is measured); 0 means DefaultMemoryLimit. No
 	// string may be longer than an eighth of it.
@@ -46,8 +52,11 @@ type Options struct {
 
 // readScript reads a script file through Options.ReadFile.
 func (e *Engine) readScript(path string) ([]byte, error) {
-	if e.opts.ReadFile != nil {
+	switch {
+	case e.opts.ReadFile != nil:
 		return e.opts.ReadFile(path)
+	case e.opts.FS != nil:
+		return readfile.ReadFS(e.opts.FS, path, readfile.ScriptLimit, "script")
 	}
 	return readfile.Read(path, readfile.ScriptLimit, "script")
 }
@@ -99,8 +108,9 @@ type Engine struct {
 	params    map[paramsKey]*lua.LUserData
 	inline    map[string]*lua.FunctionProto
 
-	closed bool
-	save   saveTables // the tables of the save under way
+	closed   bool
+	gameMeta *lua.LTable // the metatable of game data userdata (gamedata.go), made on first use
+	save     saveTables  // the tables of the save under way
 
 	laneBuf []runtime.Lane // scratch of saving and restoring lanes' ctx.state (lanestate.go)
 }
@@ -109,7 +119,7 @@ type Engine struct {
 // Load scripts. It checks that the script folders exist.
 func New(opts Options) (*Engine, error) {
 	for _, p := range opts.Paths {
-		fi, err := os.Stat(p)
+		fi, err := opts.stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("luabind: script folder: %w", err)
 		}

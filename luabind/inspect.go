@@ -23,6 +23,7 @@ import (
 //	                               "more": N when N entries were cut
 //	{"cycle": true}                a table met again inside itself
 //	{"lua": "function"}            a value of another type (function, userdata, thread, channel)
+//	{"go": "..."}                  ctx.agent when it is the game's own data (AttachData)
 
 // InspectMaxString is the length beyond which Inspect cuts strings.
 const InspectMaxString = 1000
@@ -53,7 +54,11 @@ func (e *Engine) InspectAgent(a *runtime.Agent, budget int) (agent, memory, stat
 		budget = 2000
 	}
 	in := inspector{left: budget, open: map[*lua.LTable]bool{}}
-	agent = in.value(st.data, 0)
+	if st.game != nil {
+		agent = map[string]any{"go": "the game's own data (AgentData)"} // its fields are the game's to list
+	} else {
+		agent = in.value(st.data, 0)
+	}
 	memory = in.value(st.memory, 0)
 	if s := st.State(); s != nil {
 		state = in.value(s, 0)

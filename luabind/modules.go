@@ -3,7 +3,6 @@ package luabind
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -69,23 +68,13 @@ func (e *Engine) Load() error {
 	var errs runtime.ErrorList
 	add := func(se *ScriptError) { errs = append(errs, &runtime.Error{Msg: se.Error(), Err: se}) }
 	for _, dir := range e.opts.Paths {
-		var files []string
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(p, ".lua") && !strings.HasSuffix(p, ".d.lua") {
-				files = append(files, p)
-			}
-			return nil
-		})
+		files, err := e.scriptFiles(dir) // files.go: on disk, or in Options.FS
 		if err != nil {
 			add(&ScriptError{File: e.display(dir), Msg: err.Error(), Err: ErrModule})
 			continue
 		}
 		for _, p := range files {
-			rel, _ := filepath.Rel(dir, p)
-			name := strings.ReplaceAll(filepath.ToSlash(strings.TrimSuffix(rel, ".lua")), "/", ".")
+			name := moduleName(dir, p)
 			m := &module{name: name, file: e.display(p), path: p}
 			if old, ok := e.modules.byName[name]; ok {
 				add(&ScriptError{File: m.file, Msg: fmt.Sprintf("module %q is also %s; module names must be unique across the script folders", name, old.file), Err: ErrDuplicate})

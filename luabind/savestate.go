@@ -99,7 +99,15 @@ func (e *Engine) EncodeHost(enc *runtime.Encoder, a *runtime.Agent) error {
 		n = 3
 	}
 	m := enc.BeginTable()
-	if !w.entry("agent", st.data) || !w.entry("memory", st.memory) || state != nil && !w.entry("state", state) {
+	if st.game != nil { // the game's own data (gamedata.go): its bytes, not a table
+		enc.ValueString("data")
+		if err := runtime.EncodeData(enc, a, st.game); err != nil {
+			return err
+		}
+	} else if !w.entry("agent", st.data) {
+		return e.save.explain(e, w.owner)
+	}
+	if !w.entry("memory", st.memory) || state != nil && !w.entry("state", state) {
 		return e.save.explain(e, w.owner)
 	}
 	if lanes, ok := e.encodeLanes(&w, a); !ok {
@@ -120,7 +128,11 @@ type hostRoot struct {
 // hostRoots are an agent's saved tables, by path, in the order they are
 // saved (for error messages).
 func (e *Engine) hostRoots(st *AgentData) []hostRoot {
-	return e.laneRoots(st, []hostRoot{{"agent", st.data}, {"memory", st.memory}, {"state", st.State()}})
+	agent := st.data
+	if st.game != nil {
+		agent = nil // saved by the game (MarshalBinary), never a path of an error
+	}
+	return e.laneRoots(st, []hostRoot{{"agent", agent}, {"memory", st.memory}, {"state", st.State()}})
 }
 
 // EncodeSave calls the world's save() and writes what it returns as one
@@ -360,29 +372,44 @@ func (e *Engine) CheckHost(a *runtime.Agent, d *runtime.Decoder) error {
 	if _, err := e.agentData(a); err != nil {
 		return err
 	}
-	if err := checkHost(d); err != nil {
+	data, err := checkHost(d)
+	if err != nil {
 		return fmt.Errorf("%w: agent %s: %w", runtime.ErrCorrupt, a.ID(), err)
+	}
+	switch st, _ := e.agentData(a); {
+	case data && st.game == nil:
+		return fmt.Errorf("%w: agent %s: the save holds the game's own data for it (AgentData), and its ctx.agent is a Lua table", runtime.ErrCorrupt, a.ID())
+	case !data && st.game != nil:
+		return fmt.Errorf("%w: agent %s: the save holds a Lua table as its ctx.agent, and the game gives it data of its own (AgentData)", runtime.ErrCorrupt, a.ID())
 	}
 	return nil
 }
 
-// checkHost reads a host Value: a table of the tables agent and memory,
-// and maybe state.
-func checkHost(d *runtime.Decoder) error {
+// checkHost reads a host Value: a table of the tables agent (or data, the
+// game's own data) and memory, and maybe state and lanes. It reports
+// whether the agent's data is the game's.
+func checkHost(d *runtime.Decoder) (data bool, err error) {
 	v, n := d.ValueHead()
 	if v.Kind != runtime.TableValue {
-		return fmt.Errorf("the saved Lua state is not a table")
+		return false, fmt.Errorf("the saved Lua state is not a table")
 	}
 	var agent, memory bool
 	for range n {
 		name, m, err := hostEntry(d)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if name == "lanes" {
+		switch name {
+		case "lanes":
 			if err := checkLanes(d, m); err != nil {
-				return err
+				return false, err
 			}
+			continue
+		case "data":
+			if _, err := dataBytes(d, m); err != nil {
+				return false, err
+			}
+			data = true
 			continue
 		}
 		for range 2 * m {
@@ -391,20 +418,35 @@ func checkHost(d *runtime.Decoder) error {
 		agent = agent || name == "agent"
 		memory = memory || name == "memory"
 	}
-	if !agent {
-		return fmt.Errorf("the saved Lua state has no agent table")
+	switch {
+	case agent == data:
+		return false, fmt.Errorf("the saved Lua state has %s", map[bool]string{true: "both an agent table and the game's data", false: "no agent table"}[agent])
+	case !memory:
+		return false, fmt.Errorf("the saved Lua state has no memory table")
 	}
-	if !memory {
-		return fmt.Errorf("the saved Lua state has no memory table")
+	return data, d.Err()
+}
+
+// dataBytes reads the entries of a saved data table, {go = BYTES}.
+func dataBytes(d *runtime.Decoder, m int) ([]byte, error) {
+	if m != 1 {
+		return nil, fmt.Errorf("the saved game data is not one entry")
 	}
-	return d.Err()
+	if k, ok := d.StringNext(); !ok || k != "go" {
+		return nil, fmt.Errorf("the saved game data has no entry go")
+	}
+	b, ok := d.StringNext()
+	if !ok {
+		return nil, fmt.Errorf("the saved game data is not a string of bytes")
+	}
+	return []byte(b), nil
 }
 
 // hostEntry reads an entry of a host Value up to the start of its table:
 // the name (agent, memory, state or lanes) and the table's entry count.
 func hostEntry(d *runtime.Decoder) (string, int, error) {
 	name, ok := d.StringNext()
-	if !ok || (name != "agent" && name != "memory" && name != "state" && name != "lanes") {
+	if !ok || (name != "agent" && name != "memory" && name != "state" && name != "lanes" && name != "data") {
 		if !ok {
 			k, _ := d.ValueHead()
 			return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(k))
@@ -450,6 +492,14 @@ func (e *Engine) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
 		switch name {
 		case "agent":
 			e.refill(st.data, d, m)
+		case "data": // CheckHost made sure the agent has the game's data
+			b, err := dataBytes(d, m)
+			if err != nil {
+				return corrupt(err)
+			}
+			if err := st.game.UnmarshalBinary(b); err != nil {
+				return fmt.Errorf("luabind: agent %s: restoring its game data: %w", a.ID(), err)
+			}
 		case "memory":
 			e.refill(st.memory, d, m)
 		case "state":

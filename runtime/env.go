@@ -47,6 +47,9 @@ type Env struct {
 	// spy, set by tests, sees every rule that becomes active (entered) and
 	// every rule that is left.
 	spy func(a *Agent, r int32, entered bool)
+	// typed is the scratch of typed actions' rule state, one per state
+	// type (typed_state.go): decoded into before a call, encoded from after.
+	typed []typedScratch
 }
 
 // RuleRun is one rule run in a step and its result. A list rule that moved

@@ -146,3 +146,62 @@ func ExampleAgent_Lanes() {
 	//   lane 2 of attack.aim: at attack.aim.track, running
 	//   lane 3 of attack.aim: at attack.aim.steady, failure
 }
+
+// ExampleTypedAction registers a Go action whose parameters are declared by
+// a struct (parsed once, when the tree is bound) and whose per-rule state
+// the runtime keeps and saves: a patrol that walks `patrol.legs` legs at
+// `patrol.speed`, counting them in its state.
+func ExampleTypedAction() {
+	type patrolParams struct {
+		Speed float64 `param:"patrol.speed" default:"1" doc:"metres per second"`
+		Legs  int     `param:"patrol.legs,required" doc:"legs to walk before it succeeds"`
+	}
+	type patrolState struct {
+		Leg      int
+		Distance float64
+	}
+	reg := runtime.NewRegistry()
+	err := runtime.TypedAction[patrolParams, patrolState]{
+		Name: "patrol",
+		Doc:  "walks legs of a patrol",
+		Run: func(a *runtime.Agent, p *patrolParams, s *patrolState) (runtime.Status, error) {
+			s.Leg++
+			s.Distance += p.Speed * a.Dt()
+			fmt.Printf("leg %d of %d, %.1f m\n", s.Leg, p.Legs, s.Distance)
+			if s.Leg < p.Legs {
+				return runtime.Running, nil
+			}
+			return runtime.Success, nil
+		},
+	}.Register(reg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tree, _ := runtime.LoadBytes("guard.xml", []byte(`<behaviorTree>
+  <action id="patrol" name="patrol">
+    <parameter name="patrol.legs">3</parameter><parameter name="patrol.speed">2</parameter>
+  </action>
+</behaviorTree>`), runtime.LoadOptions{})
+	bound, err := runtime.Bind(tree, reg, runtime.BindOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := bound.NewAgent("guard-1", nil)
+	for range 3 {
+		a.Step(0.5)
+	}
+
+	// A parameter of the wrong type is a bind error at the rule's position.
+	bad, _ := runtime.LoadBytes("bad.xml", []byte(`<behaviorTree>
+  <action id="patrol" name="patrol"><parameter name="patrol.legs">many</parameter></action>
+</behaviorTree>`), runtime.LoadOptions{})
+	_, err = runtime.Bind(bad, reg, runtime.BindOptions{})
+	fmt.Println(err)
+	// Output:
+	// leg 1 of 3, 1.0 m
+	// leg 2 of 3, 2.0 m
+	// leg 3 of 3, 3.0 m
+	// bad.xml:2:3: rule patrol: patrol: parameter "patrol.legs" = "many" is not an integer
+}

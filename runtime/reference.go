@@ -25,6 +25,10 @@ type ParamSpec struct {
 	Required bool
 	Default  string // the value when it is not given ("" with Required)
 	Doc      string
+	// Kind is the value's type when binding checks it (typed parameters,
+	// typed_params.go: Type is then Kind's name); ParamAny when the reader
+	// parses the value itself.
+	Kind ParamKind
 }
 
 // ConditionForm is a condition name made from a declaration of the tree.

@@ -44,6 +44,12 @@ func Read(path string, limit int64, what string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readChecked(f, path, limit, what)
+}
+
+// readChecked reads an open file after checking it is a regular file of at
+// most limit bytes.
+func readChecked(f fs.File, path string, limit int64, what string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -141,4 +147,16 @@ func Size(n int64) string {
 		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// ReadFS is Read for a file of a file system given as an fs.FS (an
+// embed.FS, in-memory sources): the same checks, on the FS's name (a
+// slash-separated path inside it).
+func ReadFS(fsys fs.FS, name string, limit int64, what string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readChecked(f, name, limit, what)
 }

@@ -95,17 +95,13 @@ func Markdown(w io.Writer) error {
 	p("## Built-in actions\n\n")
 	p("Built-in names start with `bt.`; scripts and plugins cannot register such names. ")
 	p("A parameter marked required is a bind error when missing, and a value that does not parse is a bind error at the rule.\n\n")
+	var actions []runtime.ActionDef
 	for _, d := range reg.Actions() {
-		if d.Origin.Kind != "builtin" {
-			continue
+		if d.Origin.Kind == "builtin" {
+			actions = append(actions, d)
 		}
-		p("### `%s`\n\n%s.", d.Name, capital(d.Doc))
-		if d.Instant {
-			p(" Never returns running.")
-		}
-		p("\n\n")
-		params(&b, d.Params)
 	}
+	runtime.WriteActionsMarkdown(&b, actions)
 
 	p("## Conditions\n\n")
 	p("A condition name is resolved when the tree is bound, in this order: a declared variable, a timestamp condition, ")
@@ -114,13 +110,13 @@ func Markdown(w io.Writer) error {
 		p("### `%s`\n\n%s.\n\n", f.Name, capital(f.Doc))
 		params(&b, f.Params)
 	}
+	var conds []runtime.ConditionDef
 	for _, d := range reg.Conditions() {
-		if d.Origin.Kind != "builtin" {
-			continue
+		if d.Origin.Kind == "builtin" {
+			conds = append(conds, d)
 		}
-		p("### `%s` (condition)\n\n%s.\n\n", d.Name, capital(d.Doc))
-		params(&b, d.Params)
 	}
+	runtime.WriteConditionsMarkdown(&b, conds)
 
 	p("## Parameters every rule may have\n\n")
 	if len(runtime.RuleParams) == 0 {
@@ -171,21 +167,7 @@ func Markdown(w io.Writer) error {
 	return err
 }
 
-func params(b *strings.Builder, ps []runtime.ParamSpec) {
-	if len(ps) == 0 {
-		b.WriteString("No parameters.\n\n")
-		return
-	}
-	b.WriteString("| parameter | value | default | meaning |\n|---|---|---|---|\n")
-	for _, p := range ps {
-		def := "`" + p.Default + "`"
-		if p.Required {
-			def = "required"
-		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", p.Name, p.Type, def, p.Doc)
-	}
-	b.WriteString("\n")
-}
+func params(b *strings.Builder, ps []runtime.ParamSpec) { runtime.WriteParamsMarkdown(b, ps) }
 
 // plain writes a bound without an exponent (9007199254740992, 0.000001).
 func plain(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

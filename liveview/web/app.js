@@ -40,7 +40,9 @@ async function api(method, path, body) {
     opts.headers['Content-Type'] = 'application/json';
     opts.body = JSON.stringify(body);
   }
-  const resp = await fetch(path, opts);
+  // Relative to the page, so that the view works where a program mounts
+  // it (http.StripPrefix on its own server), not only at the root.
+  const resp = await fetch(path.startsWith('/') ? '.' + path : path, opts);
   let data = null;
   try { data = await resp.json(); } catch (e) { /* an empty answer */ }
   if (!resp.ok) throw new Error((data && data.error) || `${method} ${path}: ${resp.status}`);
@@ -68,7 +70,7 @@ function connect() {
   if (ui.es) ui.es.close();
   if (ui.ended) return;
   const q = ui.selected ? '?agent=' + encodeURIComponent(ui.selected) : '';
-  const es = new EventSource('/api/events' + q);
+  const es = new EventSource('./api/events' + q);
   ui.es = es;
   es.addEventListener('update', (e) => onUpdate(JSON.parse(e.data)));
   es.addEventListener('end', () => { es.close(); onEnd(); });

@@ -10,9 +10,11 @@ import (
 // FieldAccess is how the host reads and writes the agent fields a plugin
 // declares (docs/plugins.md, "Agent fields"). The host looks for it on the
 // agent's user data (runtime.Agent.UserData); the Lua binding's agent
-// table implements it. Values are float64, string or bool; SetField with
-// nil deletes the field. When the user data does not implement it, every
-// field is absent and writes are dropped.
+// table implements it (on the game's own data when the game attached
+// some). Values are float64, string or bool; SetField with nil deletes the
+// field. When the user data does not implement it, the host uses the
+// game's data (runtime.Agent.Data) if the agent has some; else every field
+// is absent and writes are dropped.
 type FieldAccess interface {
 	GetField(name string) (any, bool)
 	SetField(name string, v any) error
@@ -34,6 +36,11 @@ func readFields(a *runtime.Agent, names []string, out []sdk.Value) []sdk.Value {
 		return out
 	}
 	fa, _ := a.UserData().(FieldAccess)
+	if fa == nil {
+		if d := a.Data(); d != nil {
+			return readData(d, names, out)
+		}
+	}
 	nf, _ := fa.(NumberFields)
 	for _, n := range names {
 		var v sdk.Value
@@ -51,6 +58,37 @@ func readFields(a *runtime.Agent, names []string, out []sdk.Value) []sdk.Value {
 		out = append(out, v)
 	}
 	return out
+}
+
+// readData appends the named fields of a game's own agent data.
+func readData(d runtime.AgentData, names []string, out []sdk.Value) []sdk.Value {
+	for _, n := range names {
+		var v sdk.Value
+		switch x := d.Field(n); x.Kind {
+		case runtime.NumberValue:
+			v = sdk.Value{Kind: sdk.ValueNumber, Num: x.Num}
+		case runtime.StringValue:
+			v = sdk.Value{Kind: sdk.ValueString, Str: x.Str}
+		case runtime.BoolValue:
+			v = sdk.Value{Kind: sdk.ValueBool, Bool: x.Bool}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// dataAccess is FieldAccess on a game's own agent data, for agents whose
+// user data is that data itself (a game without scripts).
+type dataAccess struct{ d runtime.AgentData }
+
+func (x dataAccess) GetField(name string) (any, bool) { return x.d.Field(name).Scalar() }
+
+func (x dataAccess) SetField(name string, v any) error {
+	rv, ok := runtime.ScalarValue(v)
+	if !ok {
+		return fmt.Errorf("host: field %q: cannot store a %T", name, v)
+	}
+	return x.d.SetField(name, rv)
 }
 
 func toValue(x any) sdk.Value {
@@ -77,6 +115,11 @@ func toValue(x any) sdk.Value {
 func (s *site) apply(a *runtime.Agent, rep *sdk.Reply, action bool) error {
 	if len(rep.Writes) > 0 {
 		fa, _ := a.UserData().(FieldAccess)
+		if fa == nil {
+			if d := a.Data(); d != nil {
+				fa = dataAccess{d}
+			}
+		}
 		nf, _ := fa.(NumberFields)
 		for i, w := range rep.Writes {
 			if i >= len(s.writes) || w.Kind == sdk.ValueUnset || fa == nil {

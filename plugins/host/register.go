@@ -77,7 +77,7 @@ func paramSpecs(ps []sdk.ParamInfo) []runtime.ParamSpec {
 	}
 	out := make([]runtime.ParamSpec, len(ps))
 	for i, p := range ps {
-		out[i] = runtime.ParamSpec(p)
+		out[i] = runtime.ParamSpec{Name: p.Name, Type: p.Type, Required: p.Required, Default: p.Default, Doc: p.Doc}
 	}
 	return out
 }

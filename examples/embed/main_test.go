@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestRun runs the program as `go run .` does: it checks itself (the game
+// restored from its save ends as the original, byte for byte) and reports
+// what happened. Being in its own module, it also shows that everything it
+// uses is public.
+func TestRun(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(&out, settings{frames: 120, dir: t.TempDir()}); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{
+		"live view: 200 OK, trees guard",
+		"frame 30: guard-3 joins",
+		"t=3.00 guard-3 (start) -> guard.patrol",
+		"guard.patrol -> guard.search",
+		"caught the thief",
+		"frame 80: reloaded, 3 guards kept their place",
+		"frame 100: guard-2 leaves",
+		"the same game, byte for byte",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the run's output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestOpen_aWrongParameterIsAnErrorAtItsPosition: the Go actions' typed
+// parameters are checked when the tree is bound.
+func TestOpen_aWrongParameterIsAnErrorAtItsPosition(t *testing.T) {
+	files := fstest.MapFS{}
+	for _, name := range []string{"ai/guard.xml", "ai/guard.lua"} {
+		data, err := sources.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = &fstest.MapFile{Data: data}
+	}
+	files["ai/guard.xml"].Data = bytes.Replace(files["ai/guard.xml"].Data,
+		[]byte(`<parameter name="patrol.speed">1</parameter>`), []byte(`<parameter name="patrol.speed">fast</parameter>`), 1)
+	c, err := open(io.Discard, nil, files)
+	if err == nil {
+		c.g.Close()
+		t.Fatal("a patrol.speed of fast opened")
+	}
+	want := `ai/guard.xml:28:5: rule guard.patrol: patrol: parameter "patrol.speed" = "fast" is not a number`
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error:\n%v\nwant it to hold:\n%s", err, want)
+	}
+}
