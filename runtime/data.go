@@ -41,10 +41,15 @@ var ErrData = errors.New("runtime: signal data cannot be sent")
 
 // CheckData reports whether v can be sent as a signal's data, with an
 // error (wrapping ErrData) that names the offending part by its path, such
-// as data.pos.x. It reads v without changing or copying it.
+// as data.pos.x. It reads v without changing or copying it, and allocates
+// nothing unless it fails.
 func CheckData(v Value) error {
+	switch v.Kind {
+	case NilValue, BoolValue, NumberValue:
+		return nil // the common cases, at once
+	}
 	c := dataChecker{}
-	c.value(v, 0, "data")
+	c.value(v, 0)
 	if c.err == nil && c.size > MaxDataSize {
 		c.err = fmt.Errorf("%w: %d bytes once encoded; signal data may take at most %d (%d KiB)", ErrData, c.size, MaxDataSize, MaxDataSize>>10)
 	}
@@ -54,19 +59,23 @@ func CheckData(v Value) error {
 type dataChecker struct {
 	size int
 	err  error
+	keys [MaxDataDepth + 1]Value // the keys down to the value being checked
 }
 
-func (c *dataChecker) fail(path, format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("%w: %s: %s", ErrData, path, fmt.Sprintf(format, args...))
-	}
-}
-
-func (c *dataChecker) value(v Value, depth int, path string) {
+// fail records the first error, at the path of the first depth keys.
+func (c *dataChecker) fail(depth int, format string, args ...any) {
 	if c.err != nil {
 		return
 	}
-	if c.size > MaxDataSize { // stop walking: it is too big whatever follows
+	path := "data"
+	for _, k := range c.keys[:depth] {
+		path = DataPath(path, k)
+	}
+	c.err = fmt.Errorf("%w: %s: %s", ErrData, path, fmt.Sprintf(format, args...))
+}
+
+func (c *dataChecker) value(v Value, depth int) {
+	if c.err != nil || c.size > MaxDataSize { // too big: it is, whatever follows
 		return
 	}
 	c.size += dataScalarSize(v)
@@ -75,30 +84,33 @@ func (c *dataChecker) value(v Value, depth int, path string) {
 		return
 	case TableValue:
 	default:
-		c.fail(path, "value of unknown kind %d", v.Kind)
+		c.fail(depth, "value of unknown kind %d", v.Kind)
 		return
 	}
 	if depth >= MaxDataDepth {
-		c.fail(path, "tables nested more than %d deep", MaxDataDepth)
+		c.fail(depth, "tables nested more than %d deep", MaxDataDepth)
 		return
+	}
+	var seen map[dataKey]bool // keys of a big table (a small one is searched)
+	if len(v.Table) > 16 {
+		seen = make(map[dataKey]bool, len(v.Table))
 	}
 	for i, f := range v.Table {
 		if err := DataKeyError(f.Key); err != "" {
-			c.fail(path, "%s", err)
+			c.fail(depth, "%s", err)
 			return
 		}
-		for _, g := range v.Table[:i] {
-			if sameKey(g.Key, f.Key) {
-				c.fail(path, "key %s appears twice", KeyText(f.Key))
-				return
-			}
+		if repeated(v.Table[:i], f.Key, seen) {
+			c.fail(depth, "key %s appears twice", KeyText(f.Key))
+			return
 		}
+		c.keys[depth] = f.Key
 		if f.Val.Kind == NilValue {
-			c.fail(DataPath(path, f.Key), "a table entry cannot hold nil")
+			c.fail(depth+1, "a table entry cannot hold nil")
 			return
 		}
 		c.size += dataScalarSize(f.Key)
-		c.value(f.Val, depth+1, DataPath(path, f.Key))
+		c.value(f.Val, depth+1)
 	}
 }
 
@@ -115,6 +127,32 @@ func DataKeyError(k Value) string {
 		return fmt.Sprintf("key %s is not an integer; keys are strings or integers", KeyText(k))
 	}
 	return fmt.Sprintf("a %s key; keys are strings or integers", kindName(k.Kind))
+}
+
+// repeated reports whether key k is among the keys before it: in seen (which
+// it adds k to) when there is one, else in before.
+func repeated(before []Field, k Value, seen map[dataKey]bool) bool {
+	if seen != nil {
+		dk := dataKey{k.Kind, k.Num, k.Str}
+		if seen[dk] {
+			return true
+		}
+		seen[dk] = true
+		return false
+	}
+	for _, g := range before {
+		if sameKey(g.Key, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// dataKey is a key of data (a number or a string) as a map key.
+type dataKey struct {
+	kind ValueKind
+	num  float64
+	str  string
 }
 
 func sameKey(a, b Value) bool {
