@@ -108,6 +108,9 @@ func (g *Game) deliver(ga *gameAgent, signal string, data runtime.Value, from st
 	if ga == nil || ga.stopped {
 		return
 	}
+	if !g.silent {
+		g.out.signal(t, ga.a.ID(), signal) // before what its handlers log
+	}
 	g.from = from
 	err := ga.a.SignalDataAt(signal, data, t)
 	g.from = ""
@@ -117,7 +120,6 @@ func (g *Game) deliver(ga *gameAgent, signal string, data runtime.Value, from st
 	if g.silent {
 		return
 	}
-	g.out.signal(t, ga.a.ID(), signal)
 	g.writeChanges(ga, s, t)
 }
 

@@ -397,7 +397,7 @@ func (a *Agent) receive(name string, data Value, t float64) error {
 		a.observeSignal(name, data)
 		a.record(name, data, t)
 	}
-	return a.owe(name, data)
+	return a.owe(name, data, t)
 }
 
 func (a *Agent) signalSlot(i int32, data Value, t float64) {

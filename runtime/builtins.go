@@ -136,7 +136,7 @@ func bindSignalSend(s *Site) (Action, error) {
 func (x *signalSendAction) Run(a *Agent, _ Params) (Status, error) {
 	if x.to == "self" || x.to == a.id {
 		a.signalSlot(x.slot, Value{}, a.time)
-		return Success, a.owe(x.name, Value{})
+		return Success, a.owe(x.name, Value{}, a.time)
 	}
 	if err := a.Send(x.to, x.name, Value{}); err != nil {
 		return 0, err

@@ -22,7 +22,10 @@ import (
 //
 // When handlers are called: a signal delivered between steps (Signal,
 // SignalAt and the data forms, from the game, the world, another agent)
-// calls them at once. A signal the agent receives during its own step (it
+// calls them at once; one delivered ahead of the agent's time (SignalAt at
+// the time of the step about to run: a game's scheduled and world signals)
+// calls them at that time: they see the time its timestamps take, and its
+// stimulus 0 seconds old. A signal the agent receives during its own step (it
 // signalled itself, or a plugin's reply did) applies its effects at once
 // but owes the handler call, which RunHandlers makes once the step has
 // ended: calling into a running action's handler in the middle of a step
@@ -56,10 +59,12 @@ type ruleHandler struct {
 	signals []string
 }
 
-// pendingSignal is a signal whose handlers are still to be called.
+// pendingSignal is a signal whose handlers are still to be called, and the
+// time it was delivered at.
 type pendingSignal struct {
 	name string
 	data Value
+	at   float64
 }
 
 // handledMark marks a rule word that holds a handler's result for the
@@ -109,14 +114,15 @@ func (b *BoundTree) Handles(i int32) []string {
 	return b.handlers[i].signals
 }
 
-// owe queues the handler calls of a signal the agent received, and calls
-// them at once when the agent is between steps and no handler is running.
-func (a *Agent) owe(name string, data Value) error {
+// owe queues the handler calls of a signal the agent received at time t,
+// and calls them at once when the agent is between steps and no handler is
+// running.
+func (a *Agent) owe(name string, data Value, t float64) error {
 	if a.bound.handlers == nil {
 		return nil
 	}
 	s := a.stimState()
-	s.pending = append(s.pending, pendingSignal{name, data})
+	s.pending = append(s.pending, pendingSignal{name, data, t})
 	if a.phase != phaseIdle || s.handling {
 		return nil
 	}
@@ -149,7 +155,13 @@ func (a *Agent) RunHandlers() error {
 	var err error
 	for i := 0; i < len(s.pending) && err == nil; i++ {
 		p := s.pending[i]
+		// A signal delivered at the start of a step (scheduled, from the
+		// world), before the step advanced the agent's clock, has its
+		// handlers called at that step's time, as its timestamps are set.
+		now := a.time
+		a.time = max(now, p.at)
 		err = a.dispatch(s, p.name, p.data, &calls)
+		a.time = now
 	}
 	clear(s.pending)
 	s.pending = s.pending[:0]

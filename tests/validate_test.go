@@ -156,12 +156,12 @@ func TestValidate_lintsNameEachMistake(t *testing.T) {
 		"warning: ai/guard.xml:10:5: rule action@ai/guard.xml:10:5 has no id, but action \"bt.wait\" can return running: saving the game while it is the current rule fails; give it an id\n",
 		`warning: ai/guard.xml:5:5: rule chase: parameter "chase.sped" is read by nothing: not by action "chase", condition "Alert" (they read chase.speed); did you mean "chase.speed"?` + "\n",
 		"warning: ai/guard.xml:9:5: rule look: lua.run holds no Lua statement (only blanks and comments): the rule does nothing\n",
-		`warning: ai/guard.xml:11:5: rule tell: bt.signal.send sends signal "OnIntrudr", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: ai/guard.xml:11:5: rule tell: bt.signal.send sends signal "OnIntrudr", which no tree declares or waits for, no handler handles and no script reads: it has no effect; did you mean "OnIntruder"?` + "\n",
 		`warning: ai/guard.xml:12:5: rule idle: parameter "idle.mood" is read by nothing: not by action "idle"` + "\n",
-		`warning: ai/chase.lua:6: ctx:send sends signal "OnIntrudr", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: ai/chase.lua:6: ctx:send sends signal "OnIntrudr", which no tree declares or waits for, no handler handles and no script reads: it has no effect; did you mean "OnIntruder"?` + "\n",
 		`warning: ai/chase.lua:7: ctx:setVar("Alret"): no tree declares a variable "Alret", so the call fails whenever it runs; did you mean "Alert"?` + "\n",
 		`warning: ai/chase.lua:8: ctx:gateSlot("dor"): no tree declares a gate "dor", so the call fails whenever it runs; did you mean "door"?` + "\n",
-		`warning: config.toml:11: signals[0] schedules signal "OnIntrudor", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: config.toml:11: signals[0] schedules signal "OnIntrudor", which no tree declares or waits for, no handler handles and no script reads: it has no effect; did you mean "OnIntruder"?` + "\n",
 		"config.toml: ok, with 10 warnings\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
