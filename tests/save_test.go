@@ -44,6 +44,10 @@ var saveConfigs = []struct {
 	// order, the grenade's cooldown running, a rendezvous half met (the
 	// waiter's latch), takes refused, releases by errors and aborts.
 	{"gates", fixture("gates"), 60, everyStep(59)},
+	// Signals with data, stimuli and handlers, cut after every step:
+	// stimuli mid-expiry, handlers' results pending in running actions
+	// (of lanes too), a handler's error.
+	{"signals", fixture("signals"), 80, everyStep(79)},
 }
 
 // everyStep is the cuts 1..n.
