@@ -27,7 +27,7 @@ var workersGames = []struct {
 	{"parallel", fixturePath("parallel"), 0, 48},
 	{"interrupt", fixturePath("interrupt"), 0, 60},
 	{"failing", fixturePath("failing"), 0, 20},
-	{"crashy", fixturePath("crashy"), 6, 20}, // a plugin that crashes mid-batch and sends signals for agents
+	{"crashy", fixturePath("crashy"), 6, 20},   // a plugin that crashes mid-batch and sends signals for agents
 	{"signals", fixturePath("signals"), 0, 80}, // data between agents, stimuli, handlers (of lanes' actions too)
 	{"example", "../config.toml", 40, 150},
 }

@@ -34,8 +34,8 @@ var literalArgs = map[string]struct {
 	":signal": {"signal", 0}, ":send": {"signal", 1},
 	":var": {"variable", 0}, ":setVar": {"variable", 0},
 	":stamp": {"timestamp", 0}, ":clearStamp": {"timestamp", 0}, ":since": {"timestamp", 0},
-	":gateSlot":    {"gate", 0},
-	":stimulus":    {"stimulus", 0}, ":forget": {"stimulus", 0},
+	":gateSlot": {"gate", 0},
+	":stimulus": {"stimulus", 0}, ":forget": {"stimulus", 0},
 	"bt.broadcast": {"signal", 0}, "game.signal": {"signal", 1},
 }
 
