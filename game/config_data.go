@@ -2,7 +2,6 @@ package game
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -41,7 +40,7 @@ func tomlData(v any, depth int, path string) (runtime.Value, error) {
 	case string:
 		return runtime.Value{Kind: runtime.StringValue, Str: x}, nil
 	case int64:
-		if math.Abs(float64(x)) > 1<<53 {
+		if x > 1<<53 || x < -(1<<53) {
 			return runtime.Value{}, fmt.Errorf("%s: %d is beyond 2^53, where numbers stop being exact", path, x)
 		}
 		return runtime.Value{Kind: runtime.NumberValue, Num: float64(x)}, nil

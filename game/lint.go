@@ -126,24 +126,26 @@ func (g *Game) heardSignals(declared map[string]bool) map[string]bool {
 // stimuli scripts read, for signals no agent can receive.
 func (g *Game) lintHandlers(declared map[string]bool) []Lint {
 	var heard map[string]bool
-	never := func(name string) (string, bool) {
+	// never says, for a signal no agent can receive, what the finding is
+	// about and a likely name it was meant to be.
+	never := func(name string) (string, string, bool) {
 		if heard == nil {
 			heard = g.heardSignals(declared)
 		}
 		if heard[name] {
-			return "", false
+			return "", "", false
 		}
-		msg := fmt.Sprintf("signal %q, which no tree declares or waits for and nothing sends", name)
+		hint := ""
 		if s := runtime.Suggest(name, keys(heard)); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
+			hint = fmt.Sprintf("; did you mean %q?", s)
 		}
-		return msg, true
+		return fmt.Sprintf("signal %q, which no tree declares or waits for and nothing sends", name), hint, true
 	}
 	var out []Lint
 	for _, d := range g.reg.Actions() {
 		for _, name := range d.Handles {
-			if msg, ok := never(name); ok {
-				out = append(out, Lint{d.Origin.Where, fmt.Sprintf("action %q has a handler for %s: it never runs", d.Name, msg)})
+			if what, hint, ok := never(name); ok {
+				out = append(out, Lint{d.Origin.Where, fmt.Sprintf("action %q has a handler for %s: it never runs%s", d.Name, what, hint)})
 			}
 		}
 	}
@@ -152,8 +154,8 @@ func (g *Game) lintHandlers(declared map[string]bool) []Lint {
 			if l.Kind != "stimulus" {
 				continue
 			}
-			if msg, ok := never(l.Name); ok {
-				out = append(out, Lint{fmt.Sprintf("%s:%d", l.File, l.Line), fmt.Sprintf("%s reads the stimulus of %s: the agent never holds one", l.Call, msg)})
+			if what, hint, ok := never(l.Name); ok {
+				out = append(out, Lint{fmt.Sprintf("%s:%d", l.File, l.Line), fmt.Sprintf("%s reads the stimulus of %s: the agent never holds one%s", l.Call, what, hint)})
 			}
 		}
 	}
