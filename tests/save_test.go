@@ -334,3 +334,36 @@ func TestWorkers_theTraceAndSaveOfTheBinaryDoNotDependOnWorkers(t *testing.T) {
 		t.Error("saved with 3 workers at step 60 and continued with 1: the save at step 120 differs from a straight run's")
 	}
 }
+
+// TestSave_version4SavesStillLoad: testdata/saves/gates-v4.save was
+// written by the btrun before save format version 5 (the gates fixture
+// after 30 steps: holders mid-hold, a cooldown running, agents that had
+// received signals, which version 4 did not keep as stimuli). It loads,
+// and the run continues as the golden trace says.
+func TestSave_version4SavesStillLoad(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "old.save")
+	data, err := os.ReadFile(filepath.Join("testdata", "saves", "gates-v4.save"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[8] != 4 {
+		t.Fatalf("the fixture is format version %d, want 4", data[8])
+	}
+	os.WriteFile(save, data, 0o644)
+	r := mustRun(t, "run", "-config", fixture("gates"), "-quiet", "-steps", "30", "-trace", "-", "-load", save)
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "gates.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(golden), "\n") {
+		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
+		if n, err := strconv.Atoi(num); err == nil && n > 30 {
+			want = append(want, l)
+		}
+	}
+	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("continued from a version 4 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
+	}
+}
