@@ -358,11 +358,11 @@ func (a *Agent) stampSlot(name string) (int32, error) {
 
 // Signal delivers a signal without data to the agent now, at its current
 // time (SignalDataAt).
-func (a *Agent) Signal(name string) error { return a.receive(name, Value{}, a.time) }
+func (a *Agent) Signal(name string) error { return a.receive(name, &noData, a.time) }
 
 // SignalAt is Signal with the time that timestamps set by the signal take
 // (SignalDataAt).
-func (a *Agent) SignalAt(name string, t float64) error { return a.receive(name, Value{}, t) }
+func (a *Agent) SignalAt(name string, t float64) error { return a.receive(name, &noData, t) }
 
 // SignalData delivers a signal with data now, at the agent's current time
 // (SignalDataAt).
@@ -386,24 +386,30 @@ func (a *Agent) SignalDataAt(name string, data Value, t float64) error {
 	if err := CheckData(data); err != nil {
 		return fmt.Errorf("runtime: agent %s: signal %q: %w", a.id, name, err)
 	}
-	return a.receive(name, data, t)
+	return a.receive(name, &data, t)
 }
 
-// receive delivers a signal whose data has been checked.
-func (a *Agent) receive(name string, data Value, t float64) error {
+// receive delivers a signal whose data has been checked (and is not
+// changed: it is copied into the stimulus).
+func (a *Agent) receive(name string, data *Value, t float64) error {
 	if i, ok := a.bound.signalIdx[name]; ok {
 		a.signalSlot(i, data, t)
 	} else {
 		a.observeSignal(name, data)
 		a.record(name, data, t)
 	}
+	if a.bound.handlers == nil {
+		return nil
+	}
 	return a.owe(name, data, t)
 }
 
-func (a *Agent) signalSlot(i int32, data Value, t float64) {
+func (a *Agent) signalSlot(i int32, data *Value, t float64) {
 	b := a.bound
 	s := &b.signals[i]
-	a.observeSignal(s.name, data)
+	if a.env.Changes != nil {
+		a.observeSignal(s.name, data)
+	}
 	for _, set := range s.sets {
 		a.SetVarAt(set.Var, set.Value)
 	}
@@ -413,18 +419,18 @@ func (a *Agent) signalSlot(i int32, data Value, t float64) {
 	seq := a.slab[b.seqIndex] + 1
 	a.slab[b.seqIndex] = seq
 	a.slab[b.signalBase+int(i)] = seq
-	a.record(s.name, data, t)
+	a.recordSlot(i, s.name, data, t)
 }
 
 // observeSignal tells Env.Changes (if any) of a signal received, with its
 // data when it sees data (SignalDataObserver).
-func (a *Agent) observeSignal(name string, data Value) {
+func (a *Agent) observeSignal(name string, data *Value) {
 	c := a.env.Changes
 	if c == nil {
 		return
 	}
 	if d, ok := c.(SignalDataObserver); ok {
-		d.SignalReceivedData(a, name, data)
+		d.SignalReceivedData(a, name, *data)
 		return
 	}
 	c.SignalReceived(a, name)
@@ -447,10 +453,10 @@ func (a *Agent) Send(to, signal string, data Value) error {
 		return fmt.Errorf("runtime: agent %s cannot send %q to %q: %w", a.id, signal, to, err)
 	}
 	if to == "self" || to == a.id {
-		return a.receive(signal, data, a.time)
+		return a.receive(signal, &data, a.time)
 	}
 	if to == "all" {
-		if err := a.receive(signal, data, a.time); err != nil {
+		if err := a.receive(signal, &data, a.time); err != nil {
 			return err
 		}
 		if a.env.Router == nil {

@@ -256,7 +256,7 @@ func (b *BoundTree) bindCondition(reg *Registry, rule int32, c *Cond) (boundCond
 		if c.Name[dot+1:] == "held" {
 			if s, ok := t.SignalIndex(c.Name[:dot]); ok {
 				bc.kind = condCall
-				bc.cond = &heldCond{name: t.Signals[s].Name, expires: t.Signals[s].Expires}
+				bc.cond = &heldCond{slot: b.signalIdx[t.Signals[s].Name], expires: t.Signals[s].Expires}
 				return bc, nil
 			}
 		}

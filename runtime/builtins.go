@@ -135,8 +135,8 @@ func bindSignalSend(s *Site) (Action, error) {
 
 func (x *signalSendAction) Run(a *Agent, _ Params) (Status, error) {
 	if x.to == "self" || x.to == a.id {
-		a.signalSlot(x.slot, Value{}, a.time)
-		return Success, a.owe(x.name, Value{}, a.time)
+		a.signalSlot(x.slot, &noData, a.time)
+		return Success, a.owe(x.name, &noData, a.time)
 	}
 	if err := a.Send(x.to, x.name, Value{}); err != nil {
 		return 0, err

@@ -117,12 +117,12 @@ func (b *BoundTree) Handles(i int32) []string {
 // owe queues the handler calls of a signal the agent received at time t,
 // and calls them at once when the agent is between steps and no handler is
 // running.
-func (a *Agent) owe(name string, data Value, t float64) error {
+func (a *Agent) owe(name string, data *Value, t float64) error {
 	if a.bound.handlers == nil {
 		return nil
 	}
 	s := a.stimState()
-	s.pending = append(s.pending, pendingSignal{name, data, t})
+	s.pending = append(s.pending, pendingSignal{name, *data, t})
 	if a.phase != phaseIdle || s.handling {
 		return nil
 	}
