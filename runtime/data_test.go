@@ -99,3 +99,25 @@ func TestSortData_putsIntegersThenStrings(t *testing.T) {
 		t.Errorf("sorted: %s", got)
 	}
 }
+
+// TestSignalData_refusedFromGo: Go senders get the same checks; nothing is
+// delivered or routed.
+func TestSignalData_refusedFromGo(t *testing.T) {
+	h := newHarness(t, heldTree, nil)
+	rec := &routeRecorder{}
+	h.env.Router = rec
+	bad := nested(MaxDataDepth + 1)
+	if err := h.agent.SignalData("Hurt", bad); !errors.Is(err, ErrData) || !strings.Contains(err.Error(), `agent a1: signal "Hurt": runtime: signal data cannot be sent: data.a`) {
+		t.Errorf("SignalData: %v", err)
+	}
+	if err := h.agent.Send("all", "Hurt", bad); !errors.Is(err, ErrData) {
+		t.Errorf("Send: %v", err)
+	}
+	if h.agent.Held("Hurt") || len(rec.routed) > 0 {
+		t.Error("refused data was delivered")
+	}
+	h.must(h.agent.Send("b2", "Hurt", numv(4)))
+	if got := strings.Join(rec.routed, " "); got != "a1->b2:Hurt=4" {
+		t.Errorf("routed %s", got)
+	}
+}
