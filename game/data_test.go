@@ -134,22 +134,7 @@ function world.tick(game)
   game.signal("t-1", "FromWorld", {onHit = function() end})
 end
 return world`
-	cfg, err := LoadConfig(writeGame(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace, people bytes.Buffer
-	g, err := Open(cfg, Options{Trace: "-", Stdout: &trace, Stderr: &people})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g, trace, people := openTraced(t, files)
 	if err := g.Run(1); err != nil {
 		t.Fatal(err)
 	}
@@ -206,21 +191,7 @@ func TestHandler_errorIsTheAgentsError(t *testing.T) {
 			files[k] = v
 		}
 		files["config.toml"] = strings.Replace(files["config.toml"], "%s", policy, 1)
-		cfg, err := LoadConfig(writeGame(t, files))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var trace, people bytes.Buffer
-		g, err := Open(cfg, Options{Trace: "-", Stdout: &trace, Stderr: &people})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := g.OpenTrace(); err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Start(); err != nil {
-			t.Fatal(err)
-		}
+		g, trace, people := openTraced(t, files)
 		if err := g.Run(5); err != nil {
 			t.Fatal(err)
 		}
@@ -244,6 +215,28 @@ func TestHandler_errorIsTheAgentsError(t *testing.T) {
 				t.Errorf("stop: errors %d, stopped %v:\n%s", ga.errors, ga.stopped, out)
 			}
 		}
-		g.Close()
 	}
+}
+
+// openTraced writes a game's files, opens it with its trace and output in
+// buffers, and starts it; it is closed with the test.
+func openTraced(t *testing.T, files map[string]string) (*Game, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cfg, err := LoadConfig(writeGame(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace, people bytes.Buffer
+	g, err := Open(cfg, Options{Trace: "-", Stdout: &trace, Stderr: &people})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	if err := g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return g, &trace, &people
 }
