@@ -22,13 +22,23 @@ local bt = {}
 
 ---The long form of an action: start before the first run each time the
 ---cursor arrives at the rule, cancel when the rule is left while running;
+---on gives signal handlers, by signal name, called when the agent receives
+---the signal while the action runs (return bt.SUCCESS or bt.FAILURE to
+---finish the action at the next step without calling run; nil to go on;
+---data is the signal's data, nil when it carried none);
 ---params lists the rule parameters it reads (names, or name = description),
 ---so that `btrun validate` can warn about a parameter nothing reads.
 ---@class bt.ActionSpec
 ---@field start? fun(ctx: bt.Ctx, params: bt.Params)
 ---@field run fun(ctx: bt.Ctx, params: bt.Params): bt.Status
 ---@field cancel? fun(ctx: bt.Ctx, params: bt.Params)
+---@field on? table<string, fun(ctx: bt.Ctx, params: bt.Params, data: bt.Data|nil): bt.Status?>
 ---@field params? table<integer|string, string>
+
+---What a signal carries: nil, a boolean, a number, a string, or a table of
+---those with string or integer keys (at most 16 tables deep, 64 KiB once
+---encoded). Each receiver reads its own copy.
+---@alias bt.Data boolean|number|string|table
 
 ---The long form of a condition.
 ---@class bt.ConditionSpec
@@ -54,9 +64,11 @@ function bt.condition(name, test) end
 ---@param score fun(ctx: bt.Ctx, params: bt.Params): number
 function bt.scorer(name, score) end
 
----Sends a signal from the running agent to every agent, itself included.
+---Sends a signal, with data, from the running agent to every agent, itself
+---included. Data that cannot be sent is an error at this line.
 ---@param name string
-function bt.broadcast(name) end
+---@param data? bt.Data
+function bt.broadcast(name, data) end
 
 ---Like math.random (which is the same function): called for an agent, from
 ---the agent's own generator; otherwise (the world's init and tick) from the
@@ -87,14 +99,31 @@ local Ctx = {}
 ---@param id string
 function Ctx:jump(id) end
 
----Delivers a signal to this agent now.
+---Delivers a signal, with data, to this agent now.
 ---@param name string
-function Ctx:signal(name) end
+---@param data? bt.Data
+function Ctx:signal(name, data) end
 
----Sends a signal to another agent (or "self", or "all").
+---Sends a signal, with data, to another agent (or "self", or "all"). Data
+---that cannot be sent is an error at this line.
 ---@param agentId string
 ---@param name string
-function Ctx:send(agentId, name) end
+---@param data? bt.Data
+function Ctx:send(agentId, name, data) end
+
+---The agent's stimulus of a signal: the data of the last such signal it
+---received (true when it carried none; a table is a copy of its own) and
+---its age in seconds; nil when it holds none (never received, forgotten,
+---or expired).
+---@param name string
+---@return bt.Data? data
+---@return number? age
+function Ctx:stimulus(name) end
+
+---Drops the agent's stimulus of a signal; true when it held one.
+---@param name string
+---@return boolean
+function Ctx:forget(name) end
 
 ---A declared variable's value.
 ---@param name string
@@ -168,7 +197,7 @@ function Params:string(name, default) end
 ---@field ids string[] agent ids, in config order
 ---@field agents table<string, bt.AgentData> each agent's ctx.agent
 ---@field trees table<string, string> each agent's tree name
----@field signal fun(to: string, name: string) sends a signal now (to: an id or "all")
+---@field signal fun(to: string, name: string, data?: bt.Data) sends a signal, with data, now (to: an id or "all")
 ---@field log fun(...) writes a line to the run's output
 
 ---The world script's module: every hook is optional.

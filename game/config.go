@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/btrun/btrun/internal/readfile"
+	"github.com/btrun/btrun/runtime"
 )
 
 // Config is a game config, decoded strictly (config_decode.go): every key
@@ -78,6 +79,8 @@ type SignalConfig struct {
 	At     float64  `toml:"at"`
 	Signal string   `toml:"signal"`
 	To     []string `toml:"to"`
+	// Data is what the signal carries (config_data.go); NilValue: nothing.
+	Data runtime.Value `toml:"data"`
 }
 
 // TraceConfig is [trace].

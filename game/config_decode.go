@@ -146,6 +146,8 @@ func store(f reflect.Value, v any) string {
 		return duration(f.Addr().Interface().(*Duration), v)
 	case sizeType:
 		return size(f.Addr().Interface().(*Size), v)
+	case dataType:
+		return storeData(f, v)
 	}
 	switch f.Kind() {
 	case reflect.String:

@@ -61,6 +61,7 @@ var configDocs = map[string]KeyDoc{
 	"signals.at":              {Doc: "game time in seconds; delivered at the first step whose time is at or after it", Required: true, Min: num(0)},
 	"signals.signal":          {Doc: "the signal's name", Required: true},
 	"signals.to":              {Doc: "agent ids, or `[\"all\"]`", Required: true},
+	"signals.data":            {Doc: "what the signal carries (the receivers' stimulus, their handlers' `data`): a number, a string, a boolean, an array, or a table such as `{ who = \"grunt-2\", x = 4 }`, nested at most 16 deep and at most 64 KiB once encoded"},
 	"trace.file":              {Doc: "write the JSON Lines trace here; `-` for standard output; empty for none", Path: true},
 	"save.file":               {Doc: "save the run here at its end (and every `every` steps); empty for none", Path: true},
 	"save.every":              {Doc: "also save every this many steps; 0 only at the end", Min: num(0), Max: num(MaxSteps)},
@@ -110,6 +111,8 @@ func tomlType(t reflect.Type) string {
 		return "duration"
 	case sizeType:
 		return "size"
+	case dataType:
+		return "signal data"
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64:

@@ -81,6 +81,8 @@ func (g *Game) debugChanges(ga *gameAgent) {
 			k = VarChanged
 		case 't':
 			k = StampChanged
+		case 'e':
+			continue // a handler's error: the output and the trace report it
 		}
 		g.debug.Changed(ga.a, Change{Kind: k, Name: c.name, Value: c.value, From: c.from})
 	}
@@ -135,7 +137,7 @@ func (g *Game) SendSignal(agent, signal string) error {
 	if err != nil {
 		return err
 	}
-	g.deliver(ga, signal, DebuggerSender, g.step, g.Time(g.step))
+	g.deliver(ga, signal, runtime.Value{}, DebuggerSender, g.step, g.Time(g.step))
 	return nil
 }
 

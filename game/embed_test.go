@@ -304,7 +304,7 @@ func TestEmbed_refusals(t *testing.T) {
 		"bad data key": g.Signal("guard-1", "Alarm", runtime.Value{Kind: runtime.TableValue,
 			Table: []runtime.Field{{Key: runtime.Bool(true), Val: runtime.Number(1)}}}),
 		"deep data":      g.Signal("guard-1", "Alarm", nested(17)),
-		"data too big":   g.Signal("guard-1", "Alarm", runtime.String(strings.Repeat("x", game.MaxSignalDataSize+1))),
+		"data too big":   g.Signal("guard-1", "Alarm", runtime.String(strings.Repeat("x", runtime.MaxDataSize+1))),
 		"watch an fs.FS": g.Watch(),
 	} {
 		if err == nil {

@@ -131,7 +131,9 @@ type Game struct {
 	opening   []string
 	delivered []bool // schedule entries delivered
 	outbox    []routed
-	from      string // the sender of the signals being delivered, for the trace
+	sending   []routed // the outbox being delivered (deliverSent)
+	handlers  bool     // an active agent's tree has signal handlers (listActive)
+	from      string   // the sender of the signals being delivered, for the trace
 	warnings  []string
 	last      summary
 	errTexts  errorTexts // errtext.go
@@ -170,6 +172,7 @@ type routed struct {
 	from   *gameAgent
 	to     string // an agent id or "all"
 	signal string
+	data   runtime.Value
 }
 
 // Open loads everything a config names, binds it and creates the agents.
@@ -444,21 +447,7 @@ func (g *Game) RunStep() (int, error) {
 	}
 	g.tickWorld(s, t)
 	g.phases.mark(phaseTick)
-	for i, sc := range g.cfg.Signals {
-		if g.delivered[i] || sc.At > t+1e-9 {
-			continue
-		}
-		g.delivered[i] = true
-		for _, to := range sc.To {
-			if to == "all" {
-				for _, ga := range g.agents {
-					g.deliver(ga, sc.Signal, "schedule", s, t)
-				}
-			} else {
-				g.deliver(g.byID[to], sc.Signal, "schedule", s, t)
-			}
-		}
-	}
+	g.deliverSchedule(s, t) // signals.go
 	g.phases.mark(phaseSchedule)
 	n := g.stepAgents(t)
 	g.phases.mark(phaseAgents)
@@ -466,19 +455,8 @@ func (g *Game) RunStep() (int, error) {
 		return n, err
 	}
 	g.phases.mark(phaseReport)
-	out := g.outbox
-	g.outbox = g.outbox[:0]
-	for _, r := range out {
-		from := r.from.a.ID()
-		if r.to == "all" {
-			for _, ga := range g.agents {
-				if ga != r.from {
-					g.deliver(ga, r.signal, from, s, t)
-				}
-			}
-		} else {
-			g.deliver(g.byID[r.to], r.signal, from, s, t)
-		}
+	if err := g.deliverSent(s, t); err != nil { // signals.go: owed handlers, then the signals agents sent
+		return n, err
 	}
 	g.phases.mark(phaseDelivery)
 	return n, nil
@@ -523,23 +501,6 @@ func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	return nil
 }
 
-// deliver hands a signal from a sender (an agent's id, "schedule" or
-// "world") to an agent at time t; the trace gets its line and the changes
-// it made at once.
-func (g *Game) deliver(ga *gameAgent, signal, from string, s uint64, t float64) {
-	if ga == nil || ga.stopped {
-		return
-	}
-	g.from = from
-	ga.a.SignalAt(signal, t)
-	g.from = ""
-	if g.silent {
-		return
-	}
-	g.out.signal(t, ga.a.ID(), signal)
-	g.writeChanges(ga, s, t)
-}
-
 // StepDone is the runtime.Observer: it keeps the rules run in the step.
 func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
 	ga := g.byPtr[a]
@@ -547,33 +508,6 @@ func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Sta
 	if g.debug != nil {
 		g.debug.Stepped(a, runs, st, err)
 	}
-}
-
-// Route is the runtime.Router: signals to other agents wait until every
-// agent has stepped. An agent sends at most MaxSignalsPerStep of them per
-// step (signals.go).
-func (g *Game) Route(from *runtime.Agent, to, signal string) error {
-	ga, err := g.checkRoute(from, to, signal)
-	if err != nil {
-		return err
-	}
-	g.outbox = append(g.outbox, routed{from: ga, to: to, signal: signal})
-	return nil
-}
-
-// checkRoute checks a signal an agent sends to others and counts it
-// (signals.go); it returns the sender's bookkeeping.
-func (g *Game) checkRoute(from *runtime.Agent, to, signal string) (*gameAgent, error) {
-	if to != "all" {
-		if _, ok := g.byID[to]; !ok {
-			return nil, fmt.Errorf("game: no agent %q to send %q to", to, signal)
-		}
-	}
-	ga := g.byPtr[from]
-	if err := g.countSent(ga, to, signal); err != nil {
-		return nil, err
-	}
-	return ga, nil
 }
 
 // Log is the runtime.Logger: bt.log and ctx:log lines go to the output.

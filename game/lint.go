@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -23,6 +24,10 @@ import (
 //     schedule) that no tree declares or waits for: it has no effect;
 //   - a variable or timestamp a script names literally that no tree
 //     declares: the call fails whenever it runs;
+//   - a signal handler (an action's on = {...}, a Go SignalHandler) or a
+//     script's ctx:stimulus / ctx:forget for a signal that no tree
+//     declares or waits for and nothing sends: it never runs, or never
+//     finds a stimulus;
 //   - inline Lua (bt.lua) whose code has no statement.
 
 // Lint is one finding of Lints.
@@ -39,7 +44,8 @@ func (l Lint) String() string { return l.Pos + ": " + l.Msg }
 func (g *Game) Lints() []Lint {
 	var out []Lint
 	strs := g.stringConstants()
-	signals := g.knownSignals("", nil)
+	declared := g.knownSignals("", nil)
+	signals := g.listenedSignals(declared)
 	for _, tc := range g.cfg.Trees {
 		if b := g.trees[tc.Name]; b != nil {
 			out = append(out, g.treeLints(b.Tree, signals, strs)...)
@@ -50,6 +56,93 @@ func (g *Game) Lints() []Lint {
 		if !signals[sc.Signal] {
 			out = append(out, Lint{fmt.Sprintf("%s:%d", g.cfg.Path, newKeyFinder(g.cfgText()).lineIn(i, "signals", "signal")),
 				fmt.Sprintf("signals[%d] schedules %s", i, unknownSignal(sc.Signal, signals))})
+		}
+	}
+	return append(out, g.lintHandlers(declared)...)
+}
+
+// listenedSignals are the signals something reacts to: those trees declare
+// or wait for, those an action has a handler for, and those a script reads
+// the stimulus of (with a literal name).
+func (g *Game) listenedSignals(declared map[string]bool) map[string]bool {
+	out := maps.Clone(declared)
+	for _, d := range g.reg.Actions() {
+		for _, name := range d.Handles {
+			out[name] = true
+		}
+	}
+	if g.lua != nil {
+		for _, l := range g.lua.engine.Literals() {
+			if l.Kind == "stimulus" {
+				out[l.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// heardSignals are the signals an agent can receive: those trees declare or
+// wait for, and those something sends (a script with a literal name, a
+// bt.signal.send, the schedule).
+func (g *Game) heardSignals(declared map[string]bool) map[string]bool {
+	heard := maps.Clone(declared)
+	for _, b := range g.trees {
+		for _, r := range b.Tree.Rules {
+			if r.Kind == runtime.KindAction && r.Action == "bt.signal.send" {
+				if name, ok := r.Params.Get("signal.name"); ok {
+					heard[name] = true
+				}
+			}
+		}
+	}
+	for _, sc := range g.cfg.Signals {
+		heard[sc.Signal] = true
+	}
+	if g.lua != nil {
+		for _, l := range g.lua.engine.Literals() {
+			if l.Kind == "signal" {
+				heard[l.Name] = true
+			}
+		}
+	}
+	return heard
+}
+
+// lintHandlers reports the signal handlers of registered actions, and the
+// stimuli scripts read, for signals no agent can receive.
+func (g *Game) lintHandlers(declared map[string]bool) []Lint {
+	var heard map[string]bool
+	// never says, for a signal no agent can receive, what the finding is
+	// about and a likely name it was meant to be.
+	never := func(name string) (string, string, bool) {
+		if heard == nil {
+			heard = g.heardSignals(declared)
+		}
+		if heard[name] {
+			return "", "", false
+		}
+		hint := ""
+		if s := runtime.Suggest(name, keys(heard)); s != "" {
+			hint = fmt.Sprintf("; did you mean %q?", s)
+		}
+		return fmt.Sprintf("signal %q, which no tree declares or waits for and nothing sends", name), hint, true
+	}
+	var out []Lint
+	for _, d := range g.reg.Actions() {
+		for _, name := range d.Handles {
+			if what, hint, ok := never(name); ok {
+				out = append(out, Lint{d.Origin.Where, fmt.Sprintf("action %q has a handler for %s: it never runs%s", d.Name, what, hint)})
+			}
+		}
+	}
+	if g.lua != nil {
+		for _, l := range g.lua.engine.Literals() {
+			if l.Kind != "stimulus" {
+				continue
+			}
+			if what, hint, ok := never(l.Name); ok {
+				out = append(out, Lint{fmt.Sprintf("%s:%d", l.File, l.Line), fmt.Sprintf("%s reads the stimulus of %s: the agent never holds one%s", l.Call, what, hint)})
+			}
 		}
 	}
 	return out
@@ -251,7 +344,7 @@ func (g *Game) knownSignals(name string, tree *runtime.Tree) map[string]bool {
 }
 
 func unknownSignal(name string, known map[string]bool) string {
-	msg := fmt.Sprintf("signal %q, which no tree declares or waits for: it has no effect", name)
+	msg := fmt.Sprintf("signal %q, which no tree declares or waits for, no handler handles and no script reads: it has no effect", name)
 	if s := runtime.Suggest(name, keys(known)); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}

@@ -127,6 +127,7 @@ func TestReload_withoutChangeLeavesTheTraceAsItWas(t *testing.T) {
 		{"interrupt", fixture("interrupt"), 0, 60, []int{3, 17, 31}},
 		{"parallel", fixture("parallel"), 0, 48, everyStep(47)},
 		{"gates", fixture("gates"), 0, 60, everyStep(59)},
+		{"signals", fixture("signals"), 0, 80, everyStep(79)}, // stimuli, handlers' pending results
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			straight := openSession(t, tc.config, tc.scale)

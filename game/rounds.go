@@ -67,11 +67,13 @@ func (g *Game) listActive() {
 	g.active = g.active[:0]
 	g.activeGA = g.activeGA[:0]
 	g.activeIdx = g.activeIdx[:0]
+	g.handlers = false
 	for _, ga := range g.agents {
 		if !ga.stopped {
 			g.active = append(g.active, ga.a)
 			g.activeGA = append(g.activeGA, ga)
 			g.activeIdx = append(g.activeIdx, ga.idx)
+			g.handlers = g.handlers || ga.a.Tree().HasHandlers()
 		}
 	}
 	if g.workers != nil {

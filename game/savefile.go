@@ -17,12 +17,15 @@ import (
 // The save file of a run (docs/saves.md describes it field by field).
 // Version 2 added each agent's generator, timeout clocks, cooldowns and
 // choice orders; version 3 the lanes of parallels; version 4 gates (the
-// rules that hold them, and the state of the gates the agents share).
-// Versions 1, 2 and 3 still load (for version 1 the agents' generators
-// start fresh, and the saved generator becomes the world's).
+// rules that hold them, and the state of the gates the agents share);
+// version 5 each agent's stimuli (the last data and arrival time of each
+// signal it holds). Versions 1 to 4 still load (for version 1 the agents'
+// generators start fresh, and the saved generator becomes the world's).
+// The version is runtime.AgentsVersion's: the agents' snapshots in the body
+// are read by the runtime's decoder at the file's version.
 const (
 	SaveMagic   = "BTRUNSAV"
-	SaveVersion = 4
+	SaveVersion = runtime.AgentsVersion
 )
 
 // ErrSave and ErrLoad mark a save or a load that failed: the run cannot go

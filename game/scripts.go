@@ -172,7 +172,7 @@ func (g *Game) extraScripts() []*scripts {
 //	game.ids                                    agent ids in config order
 //	game.agents[id]                             each agent's ctx.agent table
 //	game.trees[id]                              each agent's tree name
-//	game.signal(to, name)                       send a signal now (to = id or "all")
+//	game.signal(to, name [, data])              send a signal now (to = id or "all")
 //	game.log(...)                               write to the run's output
 func (g *Game) gameTable() *lua.LTable {
 	L := g.lua.engine.State()
@@ -198,7 +198,7 @@ func (g *Game) updateGameTable(s uint64, t float64) {
 	g.lua.game.RawSetString("time", lua.LNumber(t))
 }
 
-// luaSignal is game.signal(to, name) (or game:signal(to, name)).
+// luaSignal is game.signal(to, name [, data]) (or game:signal(...)).
 func (g *Game) luaSignal(L *lua.LState) int {
 	base := 1
 	if L.Get(1) == g.lua.game {
@@ -206,11 +206,18 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	}
 	to := L.CheckString(base)
 	name := L.CheckString(base + 1)
+	var data runtime.Value
+	if L.GetTop() >= base+2 {
+		var err error
+		if data, err = luabind.DataOf(L.Get(base + 2)); err != nil {
+			L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())
+		}
+	}
 	s := g.step
 	t := g.Time(s)
 	if to == "all" {
 		for _, ga := range g.agents {
-			g.deliver(ga, name, "world", s, t)
+			g.deliver(ga, name, data, "world", s, t)
 		}
 		return 0
 	}
@@ -218,7 +225,7 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	if !ok {
 		L.ArgError(base, fmt.Sprintf("no agent %q", to))
 	}
-	g.deliver(ga, name, "world", s, t)
+	g.deliver(ga, name, data, "world", s, t)
 	return 0
 }
 

@@ -1,6 +1,11 @@
 package game
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/btrun/btrun/runtime"
+)
 
 // MaxSignalsPerStep bounds the signals one agent sends to other agents in
 // one step, of which at most MaxBroadcastsPerStep go to "all". Every such
@@ -35,4 +40,134 @@ func (g *Game) countSent(ga *gameAgent, to, signal string) error {
 		}
 	}
 	return nil
+}
+
+// deliverSchedule delivers the scheduled signals due at step s (time t), in
+// schedule order, before the agents step.
+func (g *Game) deliverSchedule(s uint64, t float64) {
+	for i, sc := range g.cfg.Signals {
+		if g.delivered[i] || sc.At > t+1e-9 {
+			continue
+		}
+		g.delivered[i] = true
+		for _, to := range sc.To {
+			if to == "all" {
+				for _, ga := range g.agents {
+					g.deliver(ga, sc.Signal, sc.Data, "schedule", s, t)
+				}
+			} else {
+				g.deliver(g.byID[to], sc.Signal, sc.Data, "schedule", s, t)
+			}
+		}
+	}
+}
+
+// deliverSent ends step s once every agent has stepped: the handlers the
+// agents owe for signals they sent themselves during their steps are
+// called (in config order), then the signals agents sent each other are
+// delivered in the order sent. Signals that handlers send to others join
+// the end of that queue and are delivered in this step too (each agent
+// sends at most MaxSignalsPerStep a step, so the queue ends).
+func (g *Game) deliverSent(s uint64, t float64) error {
+	if g.handlers {
+		for _, ga := range g.activeGA {
+			if ga.stopped || !ga.a.HandlersOwed() {
+				continue
+			}
+			if err := ga.a.RunHandlers(); err != nil {
+				g.handlerFailed(ga, err, s, t)
+			}
+			g.writeChanges(ga, s, t)
+		}
+	}
+	for len(g.outbox) > 0 {
+		out := g.outbox
+		g.outbox, g.sending = g.sending[:0], out
+		for _, r := range out {
+			from := r.from.a.ID()
+			if r.to == "all" {
+				for _, ga := range g.agents {
+					if ga != r.from {
+						g.deliver(ga, r.signal, r.data, from, s, t)
+					}
+				}
+			} else {
+				g.deliver(g.byID[r.to], r.signal, r.data, from, s, t)
+			}
+		}
+		clear(out)
+	}
+	return nil
+}
+
+// deliver hands a signal with its data from a sender (an agent's id,
+// "schedule", "world" or "debugger") to an agent at time t; the trace gets
+// its line and the changes it made at once. An error of a handler the
+// signal called is the agent's (handlerFailed).
+func (g *Game) deliver(ga *gameAgent, signal string, data runtime.Value, from string, s uint64, t float64) {
+	if ga == nil || ga.stopped {
+		return
+	}
+	if !g.silent {
+		g.out.signal(t, ga.a.ID(), signal) // before what its handlers log
+	}
+	g.from = from
+	err := ga.a.SignalDataAt(signal, data, t)
+	g.from = ""
+	if err != nil {
+		g.handlerFailed(ga, err, s, t)
+	}
+	if g.silent {
+		return
+	}
+	g.writeChanges(ga, s, t)
+}
+
+// handlerFailed reports an error of a signal handler (the runtime has
+// reset the agent, as after an error of its step) and applies the failure
+// policy: the trace's line for it comes after the signal's.
+func (g *Game) handlerFailed(ga *gameAgent, err error, s uint64, t float64) {
+	err = g.errTexts.bounded(err)
+	ga.errors++
+	label := ""
+	var re *runtime.Error
+	if errors.As(err, &re) {
+		label = re.Label
+	}
+	g.noteChange(ga.a, change{kind: 'e', name: label, err: err})
+	policy := "restarts"
+	if g.cfg.Run.OnFailure == "stop" {
+		policy = "stopped"
+		ga.stopped = true
+		g.activeStale = true
+	}
+	g.out.errored(t, ga.a.ID(), err, policy)
+	g.doing[ga.idx] = ""
+}
+
+// Route is the runtime.Router: signals to other agents wait until every
+// agent has stepped. An agent sends at most MaxSignalsPerStep of them per
+// step.
+func (g *Game) Route(from *runtime.Agent, to, signal string, data runtime.Value) error {
+	ga, err := g.checkRoute(from, to, signal)
+	if err != nil {
+		return err
+	}
+	g.outbox = append(g.outbox, routed{from: ga, to: to, signal: signal, data: data})
+	return nil
+}
+
+// checkRoute checks a signal an agent sends to others and counts it; it
+// returns the sender's bookkeeping.
+func (g *Game) checkRoute(from *runtime.Agent, to, signal string) (*gameAgent, error) {
+	if to != "all" {
+		if _, ok := g.byID[to]; !ok {
+			return nil, fmt.Errorf("game: no agent %q to send %q to", to, signal)
+		}
+	}
+	ga := g.byPtr[from]
+	if err := g.countSent(ga, to, signal); err != nil {
+		return nil, err
+	}
+	return ga, nil
 }

@@ -80,6 +80,26 @@ func (x *timedAction) Cancel(a *runtime.Agent, p runtime.Params) error {
 	return nil
 }
 
+// HandledSignals and HandleSignal pass an action's signal handlers
+// through (runtime.SignalHandler); a handler's time counts as the action's.
+func (x *timedAction) HandledSignals() []string {
+	if h, ok := x.inner.(runtime.SignalHandler); ok {
+		return h.HandledSignals()
+	}
+	return nil
+}
+
+func (x *timedAction) HandleSignal(a *runtime.Agent, p runtime.Params, signal string, data runtime.Value) (runtime.Status, error) {
+	h, ok := x.inner.(runtime.SignalHandler)
+	if !ok {
+		return 0, nil
+	}
+	start := time.Now()
+	st, err := h.HandleSignal(a, p, signal, data)
+	x.t.total += time.Since(start)
+	return st, err
+}
+
 // addPlugins adds what plugin calls cost between two host.CallTimes
 // snapshots. A plugin action's own Run only queues its call (about a
 // microsecond); its time is its share of the round trip it travelled in,

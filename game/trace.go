@@ -142,13 +142,30 @@ func appendLanes(b []byte, rules []runtime.Rule, lanes []runtime.Lane, i int) ([
 
 // Signal writes the line of a signal the agent received; from is who sent
 // it: an agent's id (the agent itself included), "schedule", "world",
-// "debugger" or "game" (GoSender).
-func (t *TraceWriter) Signal(step uint64, time float64, agent, signal, from string) error {
+// "debugger" or "game" (GoSender). A signal that carried data adds "data"
+// (AppendData).
+func (t *TraceWriter) Signal(step uint64, time float64, agent, signal, from string, data runtime.Value) error {
 	b := t.head(step, time, agent)
 	b = append(b, `,"signal":`...)
 	b = appendString(b, signal)
 	b = append(b, `,"from":`...)
 	b = appendString(b, from)
+	if data.Kind != runtime.NilValue {
+		b = append(b, `,"data":`...)
+		b = AppendData(b, data)
+	}
+	return t.end(b)
+}
+
+// HandlerError writes the line of a signal handler's error: the handler of
+// the action at rule (a label) failed while the signal on the line before
+// was delivered, and the agent was reset.
+func (t *TraceWriter) HandlerError(step uint64, time float64, agent, rule string, err error) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"handler":`...)
+	b = appendString(b, rule)
+	b = append(b, `,"error":`...)
+	b = appendString(b, err.Error())
 	return t.end(b)
 }
 
@@ -244,4 +261,68 @@ func appendString(b []byte, s string) []byte {
 		i += size
 	}
 	return append(b, '"')
+}
+
+// AppendData appends signal data as JSON: null, true, 4, "text"; a table
+// whose keys are 1, 2, ... n as an array, any other as an object (integer
+// keys written as their decimal text), in the Value's order (the canonical
+// one for data from scripts and configs: integers, then strings). JSON has
+// no infinities and no NaN: such a number is written {"number":"inf"}
+// ("-inf", "nan"), as the live view shows Lua numbers.
+func AppendData(b []byte, v runtime.Value) []byte {
+	switch v.Kind {
+	case runtime.BoolValue:
+		return strconv.AppendBool(b, v.Bool)
+	case runtime.NumberValue:
+		switch {
+		case math.IsNaN(v.Num):
+			return append(b, `{"number":"nan"}`...)
+		case math.IsInf(v.Num, 1):
+			return append(b, `{"number":"inf"}`...)
+		case math.IsInf(v.Num, -1):
+			return append(b, `{"number":"-inf"}`...)
+		}
+		return strconv.AppendFloat(b, v.Num, 'g', -1, 64)
+	case runtime.StringValue:
+		return appendString(b, v.Str)
+	case runtime.TableValue:
+		if isSequence(v.Table) {
+			b = append(b, '[')
+			for i, f := range v.Table {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = AppendData(b, f.Val)
+			}
+			return append(b, ']')
+		}
+		b = append(b, '{')
+		for i, f := range v.Table {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if f.Key.Kind == runtime.StringValue {
+				b = appendString(b, f.Key.Str)
+			} else {
+				b = append(b, '"')
+				b = strconv.AppendFloat(b, f.Key.Num, 'f', -1, 64)
+				b = append(b, '"')
+			}
+			b = append(b, ':')
+			b = AppendData(b, f.Val)
+		}
+		return append(b, '}')
+	}
+	return append(b, "null"...)
+}
+
+// isSequence reports whether a table's keys are 1, 2, ... n in order (n >=
+// 1): an array in JSON.
+func isSequence(t []runtime.Field) bool {
+	for i, f := range t {
+		if f.Key.Kind != runtime.NumberValue || f.Key.Num != float64(i+1) {
+			return false
+		}
+	}
+	return len(t) > 0
 }

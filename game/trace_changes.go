@@ -16,20 +16,28 @@ import (
 
 // change is one signal received or variable or timestamp changed.
 type change struct {
-	kind  byte   // 's' signal, 'v' variable, 't' timestamp
-	name  string // the signal, variable or timestamp
-	value bool   // the variable's value; whether the timestamp is set
-	from  string // signals: who sent it
+	kind  byte          // 's' signal, 'v' variable, 't' timestamp, 'e' a signal handler's error
+	name  string        // the signal, variable or timestamp; the rule of the handler
+	value bool          // the variable's value; whether the timestamp is set
+	from  string        // signals: who sent it
+	data  runtime.Value // signals: what it carried
+	err   error         // 'e'
 }
 
 // SignalReceived is the runtime.ChangeObserver: the sender is the delivery
 // under way (deliver), or else the agent itself, sending during its step.
 func (g *Game) SignalReceived(a *runtime.Agent, signal string) {
+	g.SignalReceivedData(a, signal, runtime.Value{})
+}
+
+// SignalReceivedData is the runtime.SignalDataObserver: SignalReceived
+// with the signal's data, which the trace shows.
+func (g *Game) SignalReceivedData(a *runtime.Agent, signal string, data runtime.Value) {
 	from := g.from
 	if from == "" {
 		from = a.ID()
 	}
-	g.noteChange(a, change{kind: 's', name: signal, from: from})
+	g.noteChange(a, change{kind: 's', name: signal, from: from, data: data})
 }
 
 // VarChanged is the runtime.ChangeObserver.
@@ -65,7 +73,9 @@ func (g *Game) writeChanges(ga *gameAgent, s uint64, t float64) error {
 		var err error
 		switch c.kind {
 		case 's':
-			err = g.trace.Signal(s, t, id, c.name, c.from)
+			err = g.trace.Signal(s, t, id, c.name, c.from, c.data)
+		case 'e':
+			err = g.trace.HandlerError(s, t, id, c.name, c.err)
 		case 'v':
 			err = g.trace.Var(s, t, id, c.name, c.value)
 		default:
@@ -79,4 +89,7 @@ func (g *Game) writeChanges(ga *gameAgent, s uint64, t float64) error {
 	return nil
 }
 
-var _ runtime.ChangeObserver = (*Game)(nil)
+var (
+	_ runtime.ChangeObserver     = (*Game)(nil)
+	_ runtime.SignalDataObserver = (*Game)(nil)
+)

@@ -172,6 +172,7 @@ func TestTraceLines_declareEveryKey(t *testing.T) {
 		runTrace(t, filepath.Join(fixtures, "failing", "config.toml"), 4) +
 		runTrace(t, filepath.Join(fixtures, "parallel", "config.toml"), 20) +
 		runTrace(t, filepath.Join(fixtures, "gates", "config.toml"), 8) +
+		runTrace(t, filepath.Join(fixtures, "signals", "config.toml"), 80) +
 		restartTrace(t)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(trace), "\n") {
@@ -201,7 +202,7 @@ func TestTraceLines_declareEveryKey(t *testing.T) {
 			t.Errorf("no line of kind %q was written", tl.Kind)
 		}
 	}
-	for _, key := range []string{`"error":`, `"interrupt":`, `"lanes":["patrol.walk",["patrol.scan.left","patrol.scan.right"]]`,
+	for _, key := range []string{`"error":`, `"interrupt":`, `"data":{"by":"sniper","damage":12.5,"from":[10,-3]}`, `"lanes":["patrol.walk",["patrol.scan.left","patrol.scan.right"]]`,
 		`"gates":[["meet","take"]]`, `"gates":[["meet","release"]]`} {
 		if !strings.Contains(trace, key) {
 			t.Errorf("the optional key %s never occurred", key)

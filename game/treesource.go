@@ -130,7 +130,7 @@ func (g *Game) CheckTree(name string, override map[string][]byte) (*runtime.Tree
 			out = append(out, p)
 		}
 	}
-	signals := g.knownSignals(name, t)
+	signals := g.listenedSignals(g.knownSignals(name, t))
 	for _, l := range g.treeLints(t, signals, g.stringConstants()) {
 		out = append(out, lintProblem(t, l))
 	}

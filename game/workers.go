@@ -284,16 +284,16 @@ func (roundEnd) Continue(*runtime.Agent) (runtime.Status, error, bool) { return 
 
 // Route is the runtime.Router of a worker's agents: Game.Route, kept with
 // the sender's place until the round ends.
-func (w *worker) Route(from *runtime.Agent, to, signal string) error {
+func (w *worker) Route(from *runtime.Agent, to, signal string, data runtime.Value) error {
 	g := w.g
 	if !g.parallel {
-		return g.Route(from, to, signal)
+		return g.Route(from, to, signal, data)
 	}
 	ga, err := g.checkRoute(from, to, signal)
 	if err != nil {
 		return err
 	}
-	w.outbox = append(w.outbox, tagged{idx: ga.idx, r: routed{from: ga, to: to, signal: signal}})
+	w.outbox = append(w.outbox, tagged{idx: ga.idx, r: routed{from: ga, to: to, signal: signal, data: data}})
 	return nil
 }
 

@@ -15,7 +15,7 @@ import (
 
 // workersGames are the configs the workers tests run: fixtures with
 // signals (alarm), gates, parallels, interruptions, failures, a crashing
-// plugin, and the
+// plugin, signals with data, stimuli and handlers, and the
 // example game (a world script with shared data, the nav plugin's batched
 // calls, gates, Lua actions), scaled up so that every worker has agents.
 var workersGames = []struct {
@@ -27,7 +27,8 @@ var workersGames = []struct {
 	{"parallel", fixturePath("parallel"), 0, 48},
 	{"interrupt", fixturePath("interrupt"), 0, 60},
 	{"failing", fixturePath("failing"), 0, 20},
-	{"crashy", fixturePath("crashy"), 6, 20}, // a plugin that crashes mid-batch and sends signals for agents
+	{"crashy", fixturePath("crashy"), 6, 20},   // a plugin that crashes mid-batch and sends signals for agents
+	{"signals", fixturePath("signals"), 0, 80}, // data between agents, stimuli, handlers (of lanes' actions too)
 	{"example", "../config.toml", 40, 150},
 }
 

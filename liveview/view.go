@@ -180,6 +180,7 @@ type agentView struct {
 	Results   []resultView   `json:"results"`
 	Vars      []varView      `json:"vars"`
 	Stamps    []stampView    `json:"stamps"`
+	Stimuli   []stimulusView `json:"stimuli"` // the stimuli it holds (stimuli.go)
 	Clocks    []clockView    `json:"clocks"`
 	Cooldowns []coolView     `json:"cooldowns"`
 	Orders    []orderView    `json:"orders"`
@@ -302,6 +303,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	for k, vd := range t.Vars {
 		v.Vars = append(v.Vars, varView{Name: vd.Name, Value: a.VarAt(int32(k))})
 	}
+	v.Stimuli = stimulusViews(a)
 	for k, sd := range t.Stamps {
 		sv := stampView{Name: sd.Name}
 		if at, set := a.StampAt(int32(k)); set {
@@ -397,9 +399,10 @@ type stampDecl struct {
 }
 
 type signalDecl struct {
-	Name   string   `json:"name"`
-	Sets   []string `json:"sets"`   // "Var = value"
-	Stamps []string `json:"stamps"` // timestamps it sets
+	Name    string   `json:"name"`
+	Sets    []string `json:"sets"`              // "Var = value"
+	Stamps  []string `json:"stamps"`            // timestamps it sets
+	Expires float64  `json:"expires,omitempty"` // seconds its stimulus is held; 0: until replaced or forgotten
 }
 
 func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
@@ -462,7 +465,7 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		v.Stamps = append(v.Stamps, stampDecl{Name: sd.Name, SetOnSignal: sd.SetOnSignal, ExclusiveTo: sd.ExclusiveTo})
 	}
 	for _, sd := range t.Signals {
-		s := signalDecl{Name: sd.Name, Sets: []string{}, Stamps: []string{}}
+		s := signalDecl{Name: sd.Name, Sets: []string{}, Stamps: []string{}, Expires: sd.Expires}
 		for _, set := range sd.Sets {
 			s.Sets = append(s.Sets, t.Vars[set.Var].Name+" = "+boolText(set.Value))
 		}

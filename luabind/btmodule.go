@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -22,6 +23,11 @@ type actionDef struct {
 	where              string // "FILE:LINE" of the bt.action call
 	run, start, cancel *lua.LFunction
 	params             []runtime.ParamSpec // the long form's params = {...}; nil when not given
+	// The long form's on = {Signal = fn, ...}: handlers called when the
+	// agent receives the signal while the action runs (handlers.go), and
+	// their signals sorted by name.
+	on      map[string]*lua.LFunction
+	onNames []string
 }
 
 // conditionDef is a condition a script registered with bt.condition.
@@ -87,12 +93,15 @@ func (e *Engine) luaAction(L *lua.LState) int {
 			case "params":
 				def.params = declaredParams(L, "bt.action "+quote(name), val)
 				return
+			case "on":
+				def.on, def.onNames = signalHandlers(L, "bt.action "+quote(name), val)
+				return
 			case "start", "run", "cancel":
 				if !isFn {
 					L.ArgError(2, "bt.action "+quote(name)+": "+string(ks)+" must be a function, not a "+val.Type().String())
 				}
 			default:
-				L.ArgError(2, "bt.action "+quote(name)+": unknown key "+quote(lua.LVAsString(k))+"; the long form has start, run, cancel and params")
+				L.ArgError(2, "bt.action "+quote(name)+": unknown key "+quote(lua.LVAsString(k))+"; the long form has start, run, cancel, on and params")
 			}
 			switch ks {
 			case "start":
@@ -107,7 +116,7 @@ func (e *Engine) luaAction(L *lua.LState) int {
 			L.ArgError(2, "bt.action "+quote(name)+": the long form needs a run function")
 		}
 	default:
-		L.ArgError(2, "a function, or a table {start = fn, run = fn, cancel = fn, params = {...}}")
+		L.ArgError(2, "a function, or a table {start = fn, run = fn, cancel = fn, on = {...}, params = {...}}")
 	}
 	if old, ok := e.actions[name]; ok {
 		L.RaiseError("action %q is already registered at %s", name, old.where)
@@ -115,6 +124,31 @@ func (e *Engine) luaAction(L *lua.LState) int {
 	e.actions[name] = def
 	e.defOrder = append(e.defOrder, def)
 	return 0
+}
+
+// signalHandlers reads a long form's on = {Signal = function(ctx, params,
+// data) ... end, ...}: the handlers, by signal name, and the names sorted.
+func signalHandlers(L *lua.LState, what string, v lua.LValue) (map[string]*lua.LFunction, []string) {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		L.ArgError(2, what+": on must be a table of signal handlers {Signal = function(ctx, params, data) ... end}, not a "+v.Type().String())
+	}
+	on := map[string]*lua.LFunction{}
+	var names []string
+	t.ForEach(func(k, val lua.LValue) {
+		name, ok := k.(lua.LString)
+		if !ok || name == "" {
+			L.ArgError(2, what+": on is keyed by signal names (strings), not a "+k.Type().String())
+		}
+		fn, ok := val.(*lua.LFunction)
+		if !ok {
+			L.ArgError(2, what+": on["+quote(string(name))+"] must be a function(ctx, params, data), not a "+val.Type().String())
+		}
+		on[string(name)] = fn
+		names = append(names, string(name))
+	})
+	sort.Strings(names)
+	return on, names
 }
 
 // luaCondition is bt.condition(name, fn) and bt.condition(name, {test =
@@ -206,14 +240,15 @@ func (e *Engine) luaScorer(L *lua.LState) int {
 	return 0
 }
 
-// luaBroadcast is bt.broadcast(name): the running agent sends the signal to
-// every agent, itself included (Agent.Send("all", name)).
+// luaBroadcast is bt.broadcast(name [, data]): the running agent sends the
+// signal to every agent, itself included (Agent.Send("all", name, data)).
 func (e *Engine) luaBroadcast(L *lua.LState) int {
 	name := L.CheckString(1)
 	if e.cur == nil {
 		L.RaiseError("bt.broadcast(%q): no agent is running; call it from an action, a condition or spawn", name)
 	}
-	if err := e.cur.agent.Send("all", name); err != nil {
+	data := dataArg(L, 2, fmt.Sprintf("bt.broadcast(%q, data)", name))
+	if err := e.cur.agent.Send("all", name, data); err != nil {
 		L.RaiseError("bt.broadcast(%q): %s", name, err.Error())
 	}
 	return 0

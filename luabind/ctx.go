@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -373,6 +374,7 @@ func (k *ctxKit) init(e *Engine) {
 		"var": e.ctxVar, "setVar": e.ctxSetVar,
 		"stamp": e.ctxStamp, "clearStamp": e.ctxClearStamp, "since": e.ctxSince,
 		"log": e.ctxLog, "gateSlot": e.ctxGateSlot,
+		"stimulus": e.ctxStimulus, "forget": e.ctxForget,
 	} {
 		methods.RawSetString(name, L.NewFunction(fn))
 	}
@@ -406,7 +408,7 @@ func (k *ctxKit) init(e *Engine) {
 	k.meta.RawSetString("__metatable", lua.LString("ctx"))
 }
 
-const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent, and the methods jump, signal, send, var, setVar, stamp, clearStamp, since, gateSlot, log"
+const ctxNames = "id, tree, rule, time, dt, step, firstRun, state, memory, agent, and the methods jump, signal, send, var, setVar, stamp, clearStamp, since, stimulus, forget, gateSlot, log"
 
 // ctxMissing is the end of the ctx look-up chain: ctx.agent at its first
 // read (from then on sync keeps it in the view), ctx.state at an agent's
@@ -512,24 +514,63 @@ func (e *Engine) ctxJump(L *lua.LState) int {
 	st := checkCtx(L, "jump")
 	id := L.CheckString(2)
 	if err := st.agent.Jump(id); err != nil {
-		L.RaiseError("ctx:jump(%q): the tree has no rule with that id", id)
+		if errors.Is(err, runtime.ErrUnknownID) {
+			L.RaiseError("ctx:jump(%q): the tree has no rule with that id", id)
+		}
+		L.RaiseError("ctx:jump(%q): %s", id, err.Error())
 	}
 	return 0
 }
 
+// ctxSignal is ctx:signal(name [, data]): the agent sends itself a signal,
+// applied at once.
 func (e *Engine) ctxSignal(L *lua.LState) int {
 	st := checkCtx(L, "signal")
-	st.agent.Signal(L.CheckString(2))
+	name := L.CheckString(2)
+	data := dataArg(L, 3, fmt.Sprintf("ctx:signal(%q, data)", name))
+	if err := st.agent.Send("self", name, data); err != nil {
+		L.RaiseError("ctx:signal(%q): %s", name, err.Error())
+	}
 	return 0
 }
 
+// ctxSend is ctx:send(to, name [, data]).
 func (e *Engine) ctxSend(L *lua.LState) int {
 	st := checkCtx(L, "send")
 	to, name := L.CheckString(2), L.CheckString(3)
-	if err := st.agent.Send(to, name); err != nil {
+	data := dataArg(L, 4, fmt.Sprintf("ctx:send(%q, %q, data)", to, name))
+	if err := st.agent.Send(to, name, data); err != nil {
 		L.RaiseError("ctx:send(%q, %q): %s", to, name, err.Error())
 	}
 	return 0
+}
+
+// ctxStimulus is ctx:stimulus(name): the data of the last signal name the
+// agent received (true when it carried none; a table is a copy of its
+// own) and its age in seconds, or nil when the agent holds none.
+func (e *Engine) ctxStimulus(L *lua.LState) int {
+	st := checkCtx(L, "stimulus")
+	name := L.CheckString(2)
+	data, age, ok := st.agent.Stimulus(name)
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	if data.Kind == runtime.NilValue {
+		L.Push(lua.LTrue)
+	} else {
+		L.Push(e.dataValue(data))
+	}
+	L.Push(e.nums.box(age))
+	return 2
+}
+
+// ctxForget is ctx:forget(name): the agent drops its stimulus of the
+// signal; true when it held one.
+func (e *Engine) ctxForget(L *lua.LState) int {
+	st := checkCtx(L, "forget")
+	L.Push(lua.LBool(st.agent.Forget(L.CheckString(2))))
+	return 1
 }
 
 func (e *Engine) ctxVar(L *lua.LState) int {

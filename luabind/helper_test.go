@@ -33,8 +33,12 @@ func (l *logSink) Log(a *runtime.Agent, label, msg string) {
 
 type router struct{ sent []string }
 
-func (r *router) Route(from *runtime.Agent, to, signal string) error {
-	r.sent = append(r.sent, from.ID()+"->"+to+":"+signal)
+func (r *router) Route(from *runtime.Agent, to, signal string, data runtime.Value) error {
+	s := from.ID() + "->" + to + ":" + signal
+	if data.Kind != runtime.NilValue {
+		s += "=" + runtime.DataText(data, 500)
+	}
+	r.sent = append(r.sent, s)
 	return nil
 }
 

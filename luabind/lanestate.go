@@ -13,8 +13,8 @@ import (
 // them under "lanes": a table whose key k is the lane's position (from 1)
 // in runtime.Agent.Lanes, which lists the lanes in the order the runtime
 // saves and restores them, and whose value is that lane's ctx.state. Lanes
-// whose rule has no ctx.state are left out, and so is the entry when no
-// lane has one.
+// whose rule has no ctx.state, or an empty one, are left out, and so is the
+// entry when no lane has one.
 
 // encodeLanes writes the "lanes" entry of an agent's host table, if any
 // running lane has a ctx.state: written reports whether it did, ok whether
@@ -25,8 +25,8 @@ func (e *Engine) encodeLanes(w *saveWriter, a *runtime.Agent) (written, ok bool)
 	n := 0
 	for k, l := range e.laneBuf {
 		t, _ := a.LaneRuleValue(l.Slot).(*lua.LTable)
-		if t == nil || l.Status != runtime.Running {
-			continue
+		if blank(t) || l.Status != runtime.Running {
+			continue // an empty ctx.state is not saved (EncodeHost)
 		}
 		if n == 0 {
 			w.enc.ValueString("lanes")
@@ -52,7 +52,7 @@ func (e *Engine) laneRoots(st *AgentData, roots []hostRoot) []hostRoot {
 		return roots
 	}
 	for k, l := range a.Lanes(nil) {
-		if t, _ := a.LaneRuleValue(l.Slot).(*lua.LTable); t != nil && l.Status == runtime.Running {
+		if t, _ := a.LaneRuleValue(l.Slot).(*lua.LTable); !blank(t) && l.Status == runtime.Running {
 			roots = append(roots, hostRoot{"lanes[" + strconv.Itoa(k+1) + "]", t})
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // Literal is a name a script passes as a string literal to a call that
 // names a signal, variable, timestamp or gate.
 type Literal struct {
-	Kind string // "signal", "variable", "timestamp" or "gate"
+	Kind string // "signal" (sent), "stimulus" (a received signal read or forgotten), "variable", "timestamp" or "gate"
 	Name string
 	Call string // as written: "ctx:setVar", "bt.broadcast", "game.signal"
 	File string // the script's display path
@@ -34,14 +34,16 @@ var literalArgs = map[string]struct {
 	":signal": {"signal", 0}, ":send": {"signal", 1},
 	":var": {"variable", 0}, ":setVar": {"variable", 0},
 	":stamp": {"timestamp", 0}, ":clearStamp": {"timestamp", 0}, ":since": {"timestamp", 0},
-	":gateSlot":    {"gate", 0},
+	":gateSlot": {"gate", 0},
+	":stimulus": {"stimulus", 0}, ":forget": {"stimulus", 0},
 	"bt.broadcast": {"signal", 0}, "game.signal": {"signal", 1},
 }
 
 // Literals lists the names the loaded scripts pass as string literals to
 // ctx:signal, ctx:send, ctx:var, ctx:setVar, ctx:stamp, ctx:clearStamp,
-// ctx:since, ctx:gateSlot (whatever ctx is called), bt.broadcast and
-// game.signal, in file and line order. Call it after Load.
+// ctx:since, ctx:gateSlot, ctx:stimulus, ctx:forget (whatever ctx is
+// called), bt.broadcast and game.signal, in file and line order. Call it
+// after Load.
 func (e *Engine) Literals() []Literal {
 	var out []Literal
 	for _, m := range e.modules.order {

@@ -127,7 +127,7 @@ func TestRegister_luaAgainstGoNamesBothOrigins(t *testing.T) {
 func TestLoad_badRegistrations(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{`bt.action("", function() end)`, "bad argument #1"},
-		{`bt.action("x", 5)`, "a function, or a table {start = fn, run = fn, cancel = fn, params = {...}}"},
+		{`bt.action("x", 5)`, "a function, or a table {start = fn, run = fn, cancel = fn, on = {...}, params = {...}}"},
 		{`bt.action("x", {start = function() end})`, `bt.action "x": the long form needs a run function`},
 		{`bt.action("x", {run = function() end, canel = function() end})`, `unknown key "canel"`},
 		{`bt.action("x", {run = 1})`, `run must be a function, not a number`},

@@ -30,7 +30,7 @@ func (e *Engine) Register(reg *runtime.Registry) error {
 		}
 		switch d := d.(type) {
 		case *actionDef:
-			add(reg.AddAction(runtime.ActionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindAction(d), Params: d.params}))
+			add(reg.AddAction(runtime.ActionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindAction(d), Params: d.params, Handles: d.onNames}))
 		case *conditionDef:
 			add(reg.AddCondition(runtime.ConditionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindCondition(d), Params: d.params}))
 		case *scorerDef:
@@ -128,6 +128,39 @@ func (b *luaAction) Run(a *runtime.Agent, _ runtime.Params) (runtime.Status, err
 		"an action returns bt.SUCCESS, bt.FAILURE or bt.RUNNING")
 }
 
+// HandledSignals is runtime.SignalHandler: the signals of the long form's
+// on = {...} (none for other actions, which then have no handler).
+func (b *luaAction) HandledSignals() []string { return b.def.onNames }
+
+// HandleSignal is runtime.SignalHandler: the long form's handler for the
+// signal, called as fn(ctx, params, data) (data is nil when the signal
+// carried none, else the receiver's own copy). It returns bt.SUCCESS or
+// bt.FAILURE to finish the action, nil or bt.RUNNING to let it go on.
+func (b *luaAction) HandleSignal(a *runtime.Agent, _ runtime.Params, signal string, data runtime.Value) (runtime.Status, error) {
+	fn := b.def.on[signal]
+	if fn == nil {
+		return 0, nil
+	}
+	st, err := b.e.agentData(a)
+	if err != nil {
+		return 0, err
+	}
+	ret, err := b.e.callAgentWith(fn, st, b.params, b.e.dataValue(data))
+	if err != nil {
+		return 0, err
+	}
+	switch ret {
+	case lua.LNil, statusRunning:
+		return 0, nil
+	case statusSuccess:
+		return runtime.Success, nil
+	case statusFailure:
+		return runtime.Failure, nil
+	}
+	return 0, badResult(fn, fmt.Sprintf("the %s handler of action %q", signal, b.def.name), ret,
+		"a handler returns bt.SUCCESS or bt.FAILURE to finish its action, or nothing (or bt.RUNNING) to let it go on")
+}
+
 // luaLifecycle is a long-form Lua action: start and cancel may be nil.
 type luaLifecycle struct{ luaAction }
 
@@ -202,6 +235,16 @@ func (c *luaScorer) Score(a *runtime.Agent, _ runtime.Params) (float64, error) {
 // callAgent is the hot path: fn(ctx, params) for one agent, protected and
 // bounded, with ctx brought up to date first. It allocates nothing.
 func (e *Engine) callAgent(fn *lua.LFunction, st *AgentData, params *lua.LUserData, nret int) (lua.LValue, error) {
+	return e.callAgentArgs(fn, st, params, nret, nil)
+}
+
+// callAgentWith is callAgent with one more argument and one result: a
+// signal handler's fn(ctx, params, data).
+func (e *Engine) callAgentWith(fn *lua.LFunction, st *AgentData, params *lua.LUserData, arg lua.LValue) (lua.LValue, error) {
+	return e.callAgentArgs(fn, st, params, 1, arg)
+}
+
+func (e *Engine) callAgentArgs(fn *lua.LFunction, st *AgentData, params *lua.LUserData, nret int, arg lua.LValue) (lua.LValue, error) {
 	if e.closed {
 		return lua.LNil, ErrClosed
 	}
@@ -211,10 +254,15 @@ func (e *Engine) callAgent(fn *lua.LFunction, st *AgentData, params *lua.LUserDa
 	L.Push(fn)
 	L.Push(st.ud)
 	L.Push(params)
+	nargs := 2
+	if arg != nil {
+		L.Push(arg)
+		nargs = 3
+	}
 	prev := e.cur
 	e.cur = st
 	e.guard.enter()
-	err := L.PCall(2, nret, nil)
+	err := L.PCall(nargs, nret, nil)
 	stopped := e.guard.leave()
 	e.cur = prev
 	if err != nil {

@@ -94,6 +94,14 @@ func (e *Engine) EncodeHost(enc *runtime.Encoder, a *runtime.Agent) error {
 	}
 	w := e.save.begin(e, enc, saveOwner{agent: a})
 	state := st.State()
+	if blank(state) {
+		// An empty ctx.state is not saved: it is what a restored agent's
+		// first use of ctx.state gives too, and whether the agent's table
+		// was handed out already (it is, at each call, once the agent's
+		// scripts used ctx.state, which a restore does not tell) must not
+		// change the save.
+		state = nil
+	}
 	n := 2
 	if state != nil {
 		n = 3
@@ -119,6 +127,17 @@ func (e *Engine) EncodeHost(enc *runtime.Encoder, a *runtime.Agent) error {
 	return nil
 }
 
+// blank reports whether t is nil or holds nothing, not even the place of a
+// removed key.
+func blank(t *lua.LTable) bool {
+	if t == nil {
+		return true
+	}
+	it := iterateAll(t)
+	k, _ := it.next()
+	return k == lua.LNil
+}
+
 // hostRoot is one of an agent's saved tables and its path.
 type hostRoot struct {
 	name string
@@ -132,7 +151,11 @@ func (e *Engine) hostRoots(st *AgentData) []hostRoot {
 	if st.game != nil {
 		agent = nil // saved by the game (MarshalBinary), never a path of an error
 	}
-	return e.laneRoots(st, []hostRoot{{"agent", agent}, {"memory", st.memory}, {"state", st.State()}})
+	state := st.State()
+	if blank(state) {
+		state = nil // not saved (EncodeHost)
+	}
+	return e.laneRoots(st, []hostRoot{{"agent", agent}, {"memory", st.memory}, {"state", state}})
 }
 
 // EncodeSave calls the world's save() and writes what it returns as one

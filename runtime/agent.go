@@ -60,10 +60,12 @@ type agentExt struct {
 	// Parallel lanes (lanes.go), once the agent entered a parallel.
 	lanes *laneState
 
-	// Gates (gate_agent.go), for agents of trees that declare gates. (The
-	// fields above are ordered so that this one fits in the 160 bytes the
-	// extension took before gates: agents of other trees pay nothing.)
+	// Gates (gate_agent.go), for agents of trees that declare gates.
 	gates *agentGates
+
+	// Stimuli and the signal handlers owed (stimuli.go, handlers.go), once
+	// the agent received a signal.
+	stim *stimState
 }
 
 type phase uint8
@@ -354,28 +356,59 @@ func (a *Agent) stampSlot(name string) (int32, error) {
 
 // --- signals ---
 
-// Signal delivers a signal to the agent now, at its current time: it sets
-// the variables and timestamps the tree's declarations tie to the signal and
-// is seen by a current bt.signal.wait for it. A signal nothing in the tree
-// names has no effect.
-func (a *Agent) Signal(name string) { a.SignalAt(name, a.time) }
+// Signal delivers a signal without data to the agent now, at its current
+// time (SignalDataAt).
+func (a *Agent) Signal(name string) error { return a.receive(name, &noData, a.time) }
 
-// SignalAt is Signal with the time that timestamps set by the signal take. A
-// game loop that delivers signals before the step that advances the agent
-// to time t passes t.
-func (a *Agent) SignalAt(name string, t float64) {
-	if i, ok := a.bound.signalIdx[name]; ok {
-		a.signalSlot(i, t)
-	} else if c := a.env.Changes; c != nil {
-		c.SignalReceived(a, name)
-	}
+// SignalAt is Signal with the time that timestamps set by the signal take
+// (SignalDataAt).
+func (a *Agent) SignalAt(name string, t float64) error { return a.receive(name, &noData, t) }
+
+// SignalData delivers a signal with data now, at the agent's current time
+// (SignalDataAt).
+func (a *Agent) SignalData(name string, data Value) error {
+	return a.SignalDataAt(name, data, a.time)
 }
 
-func (a *Agent) signalSlot(i int32, t float64) {
+// SignalDataAt delivers a signal carrying data (NilValue: none) to the
+// agent: it sets the variables and timestamps the tree's declarations tie
+// to the signal (timestamps to time t), is seen by a current
+// bt.signal.wait for it, becomes the agent's stimulus for the signal (its
+// data and arrival time t, stimuli.go), and calls the handlers of running
+// actions for it (handlers.go). A game loop that delivers signals before
+// the step that advances the agent to time t passes t.
+//
+// Data that CheckData refuses is an error and nothing is delivered. The
+// agent keeps data as it is (a table's entries are shared, not copied):
+// do not change it afterwards. An error of a handler resets the agent and
+// is returned; the signal's effects stay.
+func (a *Agent) SignalDataAt(name string, data Value, t float64) error {
+	if err := CheckData(data); err != nil {
+		return fmt.Errorf("runtime: agent %s: signal %q: %w", a.id, name, err)
+	}
+	return a.receive(name, &data, t)
+}
+
+// receive delivers a signal whose data has been checked (and is not
+// changed: it is copied into the stimulus).
+func (a *Agent) receive(name string, data *Value, t float64) error {
+	if i, ok := a.bound.signalIdx[name]; ok {
+		a.signalSlot(i, data, t)
+	} else {
+		a.observeSignal(name, data)
+		a.record(name, data, t)
+	}
+	if a.bound.handlers == nil {
+		return nil
+	}
+	return a.owe(name, data, t)
+}
+
+func (a *Agent) signalSlot(i int32, data *Value, t float64) {
 	b := a.bound
 	s := &b.signals[i]
-	if c := a.env.Changes; c != nil {
-		c.SignalReceived(a, s.name)
+	if a.env.Changes != nil {
+		a.observeSignal(s.name, data)
 	}
 	for _, set := range s.sets {
 		a.SetVarAt(set.Var, set.Value)
@@ -386,25 +419,53 @@ func (a *Agent) signalSlot(i int32, t float64) {
 	seq := a.slab[b.seqIndex] + 1
 	a.slab[b.seqIndex] = seq
 	a.slab[b.signalBase+int(i)] = seq
+	a.recordSlot(i, s.name, data, t)
 }
 
-// Send sends a signal from this agent: "self" (or the agent's own id)
-// applies it at once; "all" applies it to this agent at once and hands it to
-// the Router for every other agent; any other id goes to the Router.
-func (a *Agent) Send(to, signal string) error {
+// observeSignal tells Env.Changes (if any) of a signal received, with its
+// data when it sees data (SignalDataObserver).
+func (a *Agent) observeSignal(name string, data *Value) {
+	c := a.env.Changes
+	if c == nil {
+		return
+	}
+	if d, ok := c.(SignalDataObserver); ok {
+		d.SignalReceivedData(a, name, *data)
+		return
+	}
+	c.SignalReceived(a, name)
+}
+
+// SignalDataObserver is implemented by a ChangeObserver that wants the data
+// of the signals it sees: SignalReceivedData is called instead of
+// SignalReceived (data is NilValue for a signal that carried none).
+type SignalDataObserver interface {
+	SignalReceivedData(a *Agent, signal string, data Value)
+}
+
+// Send sends a signal from this agent, with data (NilValue: none): "self"
+// (or the agent's own id) applies it at once; "all" applies it to this
+// agent at once and hands it to the Router for every other agent; any
+// other id goes to the Router. Data that CheckData refuses is an error and
+// nothing is sent.
+func (a *Agent) Send(to, signal string, data Value) error {
+	if err := CheckData(data); err != nil {
+		return fmt.Errorf("runtime: agent %s cannot send %q to %q: %w", a.id, signal, to, err)
+	}
 	if to == "self" || to == a.id {
-		a.Signal(signal)
-		return nil
+		return a.receive(signal, &data, a.time)
 	}
 	if to == "all" {
-		a.Signal(signal)
+		if err := a.receive(signal, &data, a.time); err != nil {
+			return err
+		}
 		if a.env.Router == nil {
 			return nil
 		}
 	} else if a.env.Router == nil {
 		return fmt.Errorf("runtime: agent %s cannot send %q to %q: the agent has no Router to reach other agents", a.id, signal, to)
 	}
-	return a.env.Router.Route(a, to, signal)
+	return a.env.Router.Route(a, to, signal, data)
 }
 
 // --- moving the cursor from outside ---
@@ -426,6 +487,9 @@ func (a *Agent) Jump(id string) error {
 func (a *Agent) JumpTo(i int32) error {
 	if i < 0 || int(i) >= len(a.bound.rules) {
 		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to rule index %d: out of range", i), Err: ErrUnknownID}
+	}
+	if a.handling() {
+		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %s from a signal handler; a handler returns success or failure to finish its action, or sets a variable the tree watches", a.bound.Tree.Rules[i].Label), Err: ErrBusy}
 	}
 	if a.phase != phaseIdle {
 		a.jump = i

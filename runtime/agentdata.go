@@ -58,9 +58,9 @@ func String(s string) Value { return Value{Kind: StringValue, Str: s} }
 // Bool is a boolean Value.
 func Bool(b bool) Value { return Value{Kind: BoolValue, Bool: b} }
 
-// dataKey is the one entry of the saved data table: the bytes
+// agentDataKey is the one entry of the saved data table: the bytes
 // MarshalBinary returned.
-const dataKey = "go"
+const agentDataKey = "go"
 
 // EncodeData writes a game's agent data as the table {go = BYTES}, which a
 // host saves as the entry "data" of its state (where luabind saves
@@ -71,7 +71,7 @@ func EncodeData(e *Encoder, a *Agent, d AgentData) error {
 		return fmt.Errorf("runtime: agent %s: saving its game data: %w", a.ID(), err)
 	}
 	m := e.BeginTable()
-	e.ValueString(dataKey)
+	e.ValueString(agentDataKey)
 	e.ValueString(string(b))
 	e.EndTable(m, 1)
 	return nil
@@ -84,7 +84,7 @@ func IsDataTable(v Value) ([]byte, bool) {
 		return nil, false
 	}
 	f := v.Table[0]
-	if f.Key.Kind != StringValue || f.Key.Str != dataKey || f.Val.Kind != StringValue {
+	if f.Key.Kind != StringValue || f.Key.Str != agentDataKey || f.Val.Kind != StringValue {
 		return nil, false
 	}
 	return []byte(f.Val.Str), true

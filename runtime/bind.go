@@ -35,6 +35,9 @@ type BoundTree struct {
 	signals   []boundSignal
 	signalIdx map[string]int32
 	stamps    []boundStamp
+	// handlers are the signal handlers of the actions bound to rules, by
+	// rule (handlers.go); nil for a tree whose actions have none.
+	handlers []ruleHandler
 
 	// Layout of an agent's slab: variable bit words, then timestamps (float64
 	// bits, NaN when unset), then one "last seen" mark per signal slot, then
@@ -115,9 +118,10 @@ type boundCond struct {
 }
 
 type boundSignal struct {
-	name   string
-	sets   []SignalSet
-	stamps []int32
+	name    string
+	sets    []SignalSet
+	stamps  []int32
+	expires float64 // seconds a stimulus of the signal is held (stimuli.go); 0: until replaced or forgotten
 }
 
 type boundStamp struct {
@@ -133,7 +137,7 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals)), gateCount: -1}
 	for _, s := range t.Signals {
 		b.signalIdx[s.Name] = int32(len(b.signals))
-		b.signals = append(b.signals, boundSignal{name: s.Name, sets: s.Sets, stamps: s.Stamps})
+		b.signals = append(b.signals, boundSignal{name: s.Name, sets: s.Sets, stamps: s.Stamps, expires: s.Expires})
 	}
 	for _, s := range t.Stamps {
 		b.stamps = append(b.stamps, boundStamp{exclusive: s.Exclusive})
@@ -217,9 +221,9 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 				continue
 			}
 		}
-		br.action = act
 		br.starter, _ = act.(Starter)
 		br.canceler, _ = act.(Canceler)
+		br.action = b.bindHandler(int32(i), act)
 	}
 	b.layout()
 	b.bindFeatures(reg, opts, add, warn)
@@ -231,7 +235,8 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 }
 
 // bindCondition resolves a condition name in this order: a declared
-// variable, a timestamp or gate condition, a built-in or registered one.
+// variable, a timestamp, gate or signal condition, a built-in or registered
+// one.
 func (b *BoundTree) bindCondition(reg *Registry, rule int32, c *Cond) (boundCond, error) {
 	t := b.Tree
 	bc := boundCond{negate: c.Negate, src: c}
@@ -245,6 +250,13 @@ func (b *BoundTree) bindCondition(reg *Registry, rule int32, c *Cond) (boundCond
 			case "open", "full":
 				bc.kind = condCall
 				bc.cond = &gateCond{slot: g, full: c.Name[dot+1:] == "full"}
+				return bc, nil
+			}
+		}
+		if c.Name[dot+1:] == "held" {
+			if s, ok := t.SignalIndex(c.Name[:dot]); ok {
+				bc.kind = condCall
+				bc.cond = &heldCond{slot: b.signalIdx[t.Signals[s].Name], expires: t.Signals[s].Expires}
 				return bc, nil
 			}
 		}
@@ -341,7 +353,7 @@ func unknownMsg(kind, name string, known []string) string {
 	case "scorer":
 		msg = fmt.Sprintf("unknown scorer %q (parameter %s): not registered by a script, a plugin or Go", name, ParamChoiceScore)
 	case "condition":
-		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a gate condition (G.open, G.full), a built-in, nor registered by a script or plugin", name)
+		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a gate condition (G.open, G.full), a signal condition (S.held), a built-in, nor registered by a script or plugin", name)
 	}
 	if s := suggest(name, known); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
@@ -370,6 +382,9 @@ func (b *BoundTree) conditionNames(reg *Registry) []string {
 	}
 	for _, g := range b.Tree.Gates {
 		out = append(out, g.Name+".open", g.Name+".full")
+	}
+	for _, s := range b.Tree.Signals {
+		out = append(out, s.Name+".held")
 	}
 	return out
 }

@@ -36,6 +36,9 @@ func builtinActions() []ActionDef {
 			Doc: "sends `signal.name`, then success; to itself it applies at once, to others after every agent has stepped",
 			Params: []ParamSpec{signalName, {Name: "signal.to", Type: "agent id, self or all", Default: "self",
 				Doc: "the receiver: `self`, another agent's id, or `all` (every agent, this one included)"}}},
+		{Name: "bt.stimulus.forget", Bind: bindForget, Instant: true,
+			Doc:    "the agent forgets its stimulus of `signal.name` (the data and time of the last such signal it received), then success; the signal need not be declared",
+			Params: []ParamSpec{signalName}},
 		{Name: "bt.variable.set", Bind: bindVariableSet, Instant: true,
 			Doc: "sets a declared variable, then success",
 			Params: []ParamSpec{
@@ -132,10 +135,10 @@ func bindSignalSend(s *Site) (Action, error) {
 
 func (x *signalSendAction) Run(a *Agent, _ Params) (Status, error) {
 	if x.to == "self" || x.to == a.id {
-		a.signalSlot(x.slot, a.time)
-		return Success, nil
+		a.signalSlot(x.slot, &noData, a.time)
+		return Success, a.owe(x.name, &noData, a.time)
 	}
-	if err := a.Send(x.to, x.name); err != nil {
+	if err := a.Send(x.to, x.name, Value{}); err != nil {
 		return 0, err
 	}
 	return Success, nil

@@ -9,8 +9,12 @@ import (
 
 type routeRecorder struct{ routed []string }
 
-func (r *routeRecorder) Route(from *Agent, to, signal string) error {
-	r.routed = append(r.routed, from.ID()+"->"+to+":"+signal)
+func (r *routeRecorder) Route(from *Agent, to, signal string, data Value) error {
+	s := from.ID() + "->" + to + ":" + signal
+	if data.Kind != NilValue {
+		s += "=" + DataText(data, 200)
+	}
+	r.routed = append(r.routed, s)
 	return nil
 }
 

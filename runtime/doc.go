@@ -31,8 +31,16 @@
 // choice orders get slab words for them too: when each rule with a timeout
 // became active, when each rule with a cooldown was last left, each ordered
 // choice's order. An agent that entered a parallel has its lanes in the
-// extension too. Saving an agent means writing those fields; nothing lives
-// in the tree.
+// extension too, and one that received a signal its stimuli: per signal
+// name, the data it carried and when it arrived (stimuli.go; signals carry
+// data, a Value checked by CheckData, data.go). Saving an agent means
+// writing those fields; nothing lives in the tree.
+//
+// An action may also handle signals while it runs (SignalHandler,
+// handlers.go): a handler's result waits in the rule word, and the action
+// bound to the rule gives it back at the next run, so the step loops know
+// nothing of handlers. A game loop calls Agent.RunHandlers after a step for
+// the signals an agent sent itself during it.
 //
 // # How a step works
 //

@@ -76,10 +76,12 @@ const arrival = flagFirstRun
 
 // Router delivers a signal sent by an agent to others. to is another agent's
 // id or "all" (every agent but the sender, which applies the signal to itself
-// at once). When to reach them is the router's choice; btrun delivers after
-// every agent has stepped.
+// at once). data is the signal's data (NilValue: none), checked
+// (CheckData); it is immutable, so the router may hand the same Value to
+// every receiver. When to reach them is the router's choice; btrun delivers
+// after every agent has stepped.
 type Router interface {
-	Route(from *Agent, to, signal string) error
+	Route(from *Agent, to, signal string, data Value) error
 }
 
 // Observer sees each step that ended (not paused): every rule run in it,

@@ -105,7 +105,7 @@ func ExampleBind_unknownNames() {
 	fmt.Println(err)
 	// Output:
 	// typo.xml:3:3: rule action@typo.xml:3:3: unknown action "wandr": not a built-in, nor registered by a script or plugin; did you mean "wander"?
-	// typo.xml:4:26: rule action@typo.xml:4:3: unknown condition "playerNerby": not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a gate condition (G.open, G.full), a built-in, nor registered by a script or plugin; did you mean "playerNearby"?
+	// typo.xml:4:26: rule action@typo.xml:4:3: unknown condition "playerNerby": not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a gate condition (G.open, G.full), a signal condition (S.held), a built-in, nor registered by a script or plugin; did you mean "playerNearby"?
 	// typo.xml:4:3: rule action@typo.xml:4:3: bt.wait: needs parameter "wait.seconds" (seconds)
 }
 

@@ -51,6 +51,7 @@ var attrDocs = map[string]AttrSpec{
 	"signal name":           {Type: "name", Required: true, Doc: "the signal's name"},
 	"signal variable":       {Type: "name", Doc: "a declared variable the signal sets (with `value`)"},
 	"signal value":          {Type: "boolean", Doc: "what the signal sets the variable to; required with `variable`"},
+	"signal expires":        {Type: "seconds > 0", Doc: "an agent holds the signal's stimulus (its last data and arrival time, condition `S.held`) until the first step whose time is at least arrival + expires; without it, until the signal arrives again or the agent forgets it"},
 	"timestamp name":        {Type: "name", Required: true, Doc: "the timestamp's name"},
 	"timestamp setOnSignal": {Type: "name", Doc: "a signal that sets the timestamp to the agent's time when received"},
 	"timestamp exclusiveTo": {Type: "name", Doc: "another declared timestamp: setting either clears the other"},

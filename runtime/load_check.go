@@ -52,6 +52,7 @@ type varLine struct {
 type signalLine struct {
 	name, variable string
 	value          bool
+	expires        float64 // seconds; 0 when the line does not say
 	pos            Pos
 }
 
@@ -123,7 +124,7 @@ var (
 	leafAttrs      = join([]string{"id"}, interruptAttrs)
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default"}
-	signalAttrs    = []string{"name", "variable", "value"}
+	signalAttrs    = []string{"name", "variable", "value", "expires"}
 	stampAttrs     = []string{"name", "setOnSignal", "exclusiveTo"}
 	gateAttrs      = []string{"name", "users", "cooldown"}
 )
@@ -196,6 +197,7 @@ func (c *checker) checkFile(root *elem) []item {
 					c.errorf(e.pos, `<signal> has a value but no variable; expected variable="NAME" with value=, or neither`)
 				}
 				s.value = c.boolAttr(e, v, 2, false)
+				s.expires = c.secondsAttr(e, v, 3, "an agent holds the signal's stimulus that long after it arrived")
 				items = append(items, item{signal: s})
 			})
 		case "timestamps":

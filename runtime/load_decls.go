@@ -68,6 +68,16 @@ func (l *loader) declare(f *treeFile, it item) {
 			return
 		}
 		si := l.signalDecl(s.name, s.pos)
+		if s.expires > 0 {
+			sig := &t.Signals[si]
+			switch {
+			case sig.Expires == 0:
+				sig.Expires, sig.ExpiresPos = s.expires, s.pos
+			case sig.Expires != s.expires:
+				l.errorf(s.pos, "signal %q declared again with expires=\"%s\" (declared at %s with expires=\"%s\"); a signal's stimulus expires after one time",
+					s.name, formatSeconds(s.expires), sig.ExpiresPos, formatSeconds(sig.Expires))
+			}
+		}
 		if s.variable == "" {
 			return
 		}
@@ -197,6 +207,7 @@ func (l *loader) finishDecls() {
 			t.Signals[si].Stamps = append(t.Signals[si].Stamps, int32(i))
 		}
 	}
+	l.checkHeld()
 	for i := range t.Stamps {
 		s := &t.Stamps[i]
 		if s.ExclusiveTo == "" {
@@ -229,4 +240,37 @@ func addExclusive(s *StampDecl, j int32) {
 // gateSettings writes a gate's settings as its declaration would.
 func gateSettings(users int, cooldown float64) string {
 	return fmt.Sprintf("users=\"%d\" cooldown=\"%s\"", users, formatSeconds(cooldown))
+}
+
+// checkHeld reports the conditions S.held (a signal S holds a stimulus,
+// stimuli.go) whose name a reader could take for something else: S is also
+// a timestamp's or a gate's name (a timestamp or a gate "held"?), or a
+// variable is named S.held itself (the variable would win). A signal may
+// share its name with a variable, as is usual (<signal name="Alarm"
+// variable="Alarm" .../>): Alarm and Alarm.held cannot be confused.
+func (l *loader) checkHeld() {
+	t := l.tree
+	for i := range t.Rules {
+		for _, c := range t.Rules[i].Conds {
+			sig, ok := strings.CutSuffix(c.Name, ".held")
+			if !ok {
+				continue
+			}
+			if _, ok := l.signalIdx[sig]; !ok {
+				continue
+			}
+			what := ""
+			if j, ok := l.stampIdx[sig]; ok {
+				what = fmt.Sprintf("timestamp %q (declared at %s)", sig, t.Stamps[j].Pos)
+			} else if j, ok := l.gateIdx[sig]; ok {
+				what = fmt.Sprintf("gate %q (declared at %s)", sig, t.Gates[j].Pos)
+			} else if j, ok := l.varIdx[c.Name]; ok {
+				what = fmt.Sprintf("variable %q (declared at %s)", c.Name, t.Vars[j].Pos)
+			} else {
+				continue
+			}
+			l.errorf(c.Pos, "condition %q: %s is also the %s; a signal whose stimulus a tree tests with .held needs a name no timestamp or gate has, and no variable may be named %q",
+				c.Name, sig, what, c.Name)
+		}
+	}
 }

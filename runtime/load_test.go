@@ -513,11 +513,11 @@ func TestLoad_declarations(t *testing.T) {
 		t.Errorf("vars %+v", tree.Vars)
 	}
 	wantSignals := []SignalDecl{
-		{"OnEnemySeen", Pos{"main.xml", 3, 5}, []SignalSet{{0, true, Pos{"main.xml", 3, 5}}}, []int32{1}},
-		{"OnNoTarget", Pos{"main.xml", 4, 5}, []SignalSet{{0, false, Pos{"main.xml", 4, 5}}, {1, false, Pos{"main.xml", 5, 5}}}, []int32{0}},
-		{"OnPing", Pos{"main.xml", 6, 5}, nil, nil},
-		{"OnFood", Pos{"sub.xml", 8, 5}, []SignalSet{{2, false, Pos{"sub.xml", 8, 5}}}, nil},
-		{"OnNoise", Pos{"main.xml", 16, 5}, nil, []int32{2}},
+		{"OnEnemySeen", Pos{"main.xml", 3, 5}, []SignalSet{{0, true, Pos{"main.xml", 3, 5}}}, []int32{1}, 0, Pos{}},
+		{"OnNoTarget", Pos{"main.xml", 4, 5}, []SignalSet{{0, false, Pos{"main.xml", 4, 5}}, {1, false, Pos{"main.xml", 5, 5}}}, []int32{0}, 0, Pos{}},
+		{"OnPing", Pos{"main.xml", 6, 5}, nil, nil, 0, Pos{}},
+		{"OnFood", Pos{"sub.xml", 8, 5}, []SignalSet{{2, false, Pos{"sub.xml", 8, 5}}}, nil, 0, Pos{}},
+		{"OnNoise", Pos{"main.xml", 16, 5}, nil, []int32{2}, 0, Pos{}},
 	}
 	if !reflect.DeepEqual(tree.Signals, wantSignals) {
 		t.Errorf("signals:\n%+v\nwant:\n%+v", tree.Signals, wantSignals)

@@ -154,6 +154,9 @@ func (t *Tree) formatSignal(b *strings.Builder, s *SignalDecl) {
 	if len(s.Stamps) > 0 {
 		fmt.Fprintf(b, "  stamps %s", t.stampNames(s.Stamps))
 	}
+	if s.Expires > 0 {
+		fmt.Fprintf(b, "  expires %ss", formatSeconds(s.Expires))
+	}
 	fmt.Fprintf(b, "  (%s)\n", s.Pos)
 }
 

@@ -39,8 +39,8 @@ type ConditionForm struct {
 }
 
 // DeclaredConditions are the conditions a tree's declarations make (in the
-// order names resolve: variables, then timestamp and gate conditions,
-// before built-in and registered conditions).
+// order names resolve: variables, then timestamp, gate and signal
+// conditions, before built-in and registered conditions).
 var DeclaredConditions = []ConditionForm{
 	{Name: "VARIABLE", Doc: "a declared variable's name: true when the variable is true"},
 	{Name: "T.set", Doc: "timestamp T has a value (it was set and not cleared since)"},
@@ -53,6 +53,7 @@ var DeclaredConditions = []ConditionForm{
 		}},
 	{Name: "G.open", Doc: "gate G could be taken now: it has fewer holders than its `users` and is not cooling down (as of the last round's end)"},
 	{Name: "G.full", Doc: "gate G has as many holders as its `users` (as of the last round's end)"},
+	{Name: "S.held", Doc: "the agent holds a stimulus of declared signal S: it received S (with or without data) and has not forgotten it (`bt.stimulus.forget`, `ctx:forget`), and S's `expires` has not run out"},
 }
 
 // RuleParams are the parameters the runtime itself reads on any rule,

@@ -145,6 +145,10 @@ type ActionDef struct {
 	Doc     string
 	Params  []ParamSpec
 	Instant bool
+	// Handles lists the signals the action has handlers for (SignalHandler),
+	// for `btrun validate`'s lint of handlers no tree's signal reaches.
+	// AddAction fills it from an Action that is a SignalHandler.
+	Handles []string
 }
 
 // ConditionDef is a registered condition; as ActionDef.
@@ -191,6 +195,9 @@ func (r *Registry) AddAction(d ActionDef) error {
 	}
 	if old, ok := r.actions[d.Name]; ok {
 		return fmt.Errorf("%w: action %q from %s is already registered from %s", ErrDuplicate, d.Name, d.Origin, old.Origin)
+	}
+	if h, ok := d.Action.(SignalHandler); ok && d.Handles == nil {
+		d.Handles = h.HandledSignals()
 	}
 	r.actions[d.Name] = &d
 	return nil

@@ -39,8 +39,8 @@ func TestRegistry_wrapActionsDecoratesEveryAction(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("wrapper called %d times", calls)
 	}
-	if len(r.Actions()) != 10 {
-		t.Errorf("%d actions after wrapping, want the 9 built-ins and go", len(r.Actions()))
+	if len(r.Actions()) != 11 {
+		t.Errorf("%d actions after wrapping, want the 10 built-ins and go", len(r.Actions()))
 	}
 }
 

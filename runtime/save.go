@@ -29,11 +29,12 @@ type HostState interface {
 // AgentsMagic and AgentsVersion frame the data SaveAgents writes. Version 2
 // added each agent's generator, timeout clocks, cooldowns and choice orders;
 // version 3 the lanes of parallels; version 4 gates (the rules that hold
-// them, and after the agents the state of the gates they share). Versions
-// 1, 2 and 3 still load (RestoreAgents converts them).
+// them, and after the agents the state of the gates they share); version 5
+// each agent's stimuli (the last data and arrival time of each signal it
+// holds). Versions 1 to 4 still load (RestoreAgents converts them).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 4
+	AgentsVersion = 5
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as

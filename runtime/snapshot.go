@@ -46,6 +46,10 @@ type Snapshot struct {
 	// agent that shares it (SaveAgents).
 	Holds []RuleHold
 
+	// Stimuli (format version 5): the stimuli the agent holds, sorted by
+	// signal name (stimuli.go).
+	Stimuli []Stimulus
+
 	freshRand bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
 	carry     *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
 }
@@ -111,6 +115,9 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 	if a.phase != phaseIdle {
 		return &Error{Agent: a.id, Msg: "cannot save while a step is in progress or paused", Err: ErrBusy}
 	}
+	if a.HandlersOwed() {
+		return &Error{Agent: a.id, Msg: "cannot save while signal handlers are owed (call RunHandlers after the step)", Err: ErrBusy}
+	}
 	t := a.bound.Tree
 	r := &t.Rules[a.cursor]
 	if r.ID == "" && !carry {
@@ -123,8 +130,10 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		Active: a.flags&flagActive != 0, Rand: a.randState(),
 		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
+		Stimuli: s.Stimuli[:0],
 	}
 	a.snapshotFeatures(s)
+	a.snapshotStimuli(s)
 	if a.lanesRun() {
 		var err error
 		if s.Lanes, err = a.snapshotLanes(a.cursor, carry); err != nil {
@@ -171,6 +180,7 @@ type RestorePlan struct {
 	slab                      []uint64
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
+	stimuli                   []Stimulus    // the stimuli to put back (stimuli.go)
 	// paths are the active paths, the agent's own and its running lanes',
 	// while planning; planRestore reuses the array it finds here (a
 	// restore of many agents plans them all through one).
@@ -332,6 +342,9 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 			return &Error{Agent: a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("signal mark %d of %q is past the signal count %d", m.Mark, m.Name, s.SignalSeq)}
 		}
 		p.slab[b.signalBase+int(i)] = m.Mark
+	}
+	if err := p.planStimuli(s); err != nil {
+		return err
 	}
 	return p.planFeatures(s)
 }
@@ -501,6 +514,7 @@ func (p *RestorePlan) Apply() error {
 		a.SetRuleBytes(p.ruleBytes)
 	}
 	p.applyLanes()
+	p.applyStimuli()
 	a.rehold()
 	return err
 }
@@ -587,6 +601,7 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 		e.Uvarint(uint64(h.Index))
 		e.String(h.Gate)
 	}
+	e.stimuli(s.Stimuli)
 }
 
 // Snapshot reads a snapshot.
@@ -603,7 +618,8 @@ func (d *Decoder) Snapshot() Snapshot {
 // that all agents' share one array, else into their own.
 func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
-		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0]}
+		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
+		Stimuli: s.Stimuli[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -685,5 +701,8 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 		for range n {
 			s.Holds = append(s.Holds, RuleHold{Rule: d.String(), Index: d.index(), Gate: d.String()})
 		}
+	}
+	if d.Version >= 5 {
+		s.Stimuli = d.stimuli(s.Stimuli)
 	}
 }

@@ -254,6 +254,11 @@ type SignalDecl struct {
 	Pos    Pos         // first line that names the signal
 	Sets   []SignalSet // variables the signal sets, in declaration order
 	Stamps []int32     // timestamps (indices into Tree.Stamps) whose setOnSignal is this signal
+	// Expires is how long an agent holds the signal's stimulus, in seconds
+	// (expires="S" on a <signal> line); 0 when no line says: until the
+	// signal arrives again or the agent forgets it.
+	Expires    float64
+	ExpiresPos Pos // the line that gave expires
 }
 
 // StampDecl declares a timestamp.

@@ -331,3 +331,39 @@ func TestLiveView_inABrowser(t *testing.T) {
 func waitCursor(i int) chromedp.Action {
 	return chromedp.WaitVisible(fmt.Sprintf(`.node.cursor[data-rule="%d"]`, i), chromedp.ByQuery)
 }
+
+// TestLiveView_showsStimuli: on the signals fixture, the chosen agent's
+// card lists the stimuli it holds, with their data, age and time left.
+func TestLiveView_showsStimuli(t *testing.T) {
+	ctx := browser(t)
+	url := liveView(t, "-config", fixture("signals"), "-paused")
+	resp, err := http.Post(url+"api/step", "application/json", strings.NewReader(`{"steps":21}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := chromedp.Run(ctx,
+		chromedp.EmulateViewport(1600, 1000),
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(`#agents li[data-id="medic-1"]`, chromedp.ByQuery),
+		waitText("#stepno", "step 21 / 80"),
+		chromedp.Click(`#agents li[data-id="medic-1"]`, chromedp.ByQuery),
+		waitText("#treetitle", "medic-1"),
+		waitText("#stimuli", "Attacked"),
+		waitText("#stimuli", "Attacked\n0.25 s ago · expires in 1.25 s"),
+		waitText("#stimuli", `{"by":"sniper","damage":12.5,"from":[10,-3]}`),
+		chromedp.Click(`#agents li[data-id="grunt-1"]`, chromedp.ByQuery),
+		waitText("#treetitle", "grunt-1"),
+		waitText("#stimuli", "Status"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if path := os.Getenv("BTRUN_STIMULI_SHOT"); path != "" { // a picture of the page, to look at
+		var png []byte
+		if err := chromedp.Run(ctx, chromedp.Click(`#agents li[data-id="medic-1"]`, chromedp.ByQuery), waitText("#treetitle", "medic-1"),
+			chromedp.Sleep(300*time.Millisecond), chromedp.CaptureScreenshot(&png)); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(path, png, 0o644)
+	}
+}

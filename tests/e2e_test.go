@@ -95,9 +95,10 @@ func TestGolden_fixtureTraces(t *testing.T) {
 		"interrupt": {"-config", fixture("interrupt")},
 		"parallel":  {"-config", fixture("parallel")},
 		"gates":     {"-config", fixture("gates")},
+		"signals":   {"-config", fixture("signals")},
 		"example":   {"-config", "../config.toml", "-steps", "300"},
 	}
-	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "gates", "example"} {
+	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "gates", "signals", "example"} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, "", append(append([]string{"run"}, configs[name]...), "-trace", "-", "-quiet")...)
 			if r.code != 0 {

@@ -44,6 +44,10 @@ var saveConfigs = []struct {
 	// order, the grenade's cooldown running, a rendezvous half met (the
 	// waiter's latch), takes refused, releases by errors and aborts.
 	{"gates", fixture("gates"), 60, everyStep(59)},
+	// Signals with data, stimuli and handlers, cut after every step:
+	// stimuli mid-expiry, handlers' results pending in running actions
+	// (of lanes too), a handler's error.
+	{"signals", fixture("signals"), 80, everyStep(79)},
 }
 
 // everyStep is the cuts 1..n.
@@ -148,7 +152,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 		{"truncated", cfg, "", "checksum mismatch"},
 		{"corrupted", cfg, "", "checksum mismatch"},
 		{"wrong-format", cfg, "", `not a btrun save file`},
-		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 4"},
+		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 5"},
 		{"foreign", cfg, foreign, "the save is of another game"},
 		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
 		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},
@@ -206,31 +210,7 @@ func TestSave_crashBetweenWriteAndRenameKeepsTheOldSave(t *testing.T) {
 // after 17 steps: lanes and nested lanes mid-run, each with its state). It
 // loads, and the run continues as the golden trace says.
 func TestSave_version3SavesStillLoad(t *testing.T) {
-	dir := t.TempDir()
-	save := filepath.Join(dir, "old.save")
-	data, err := os.ReadFile(filepath.Join("testdata", "saves", "parallel-v3.save"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data[8] != 3 {
-		t.Fatalf("the fixture is format version %d, want 3", data[8])
-	}
-	os.WriteFile(save, data, 0o644)
-	r := mustRun(t, "run", "-config", fixture("parallel"), "-quiet", "-steps", "31", "-trace", "-", "-load", save)
-	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "parallel.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, l := range strings.Split(string(golden), "\n") {
-		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
-		if n, err := strconv.Atoi(num); err == nil && n > 17 {
-			want = append(want, l)
-		}
-	}
-	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
-		t.Errorf("continued from a version 3 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
-	}
+	oldSaveContinues(t, "parallel-v3.save", 3, "parallel", 17, 31)
 }
 
 // TestSave_version2SavesStillLoad: testdata/saves/interrupt-v2.save was
@@ -238,62 +218,14 @@ func TestSave_version3SavesStillLoad(t *testing.T) {
 // after 13 steps: timeout clocks, cooldowns, choice orders and the agents'
 // generators). It loads, and the run continues as the golden trace says.
 func TestSave_version2SavesStillLoad(t *testing.T) {
-	dir := t.TempDir()
-	save := filepath.Join(dir, "old.save")
-	data, err := os.ReadFile(filepath.Join("testdata", "saves", "interrupt-v2.save"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data[8] != 2 {
-		t.Fatalf("the fixture is format version %d, want 2", data[8])
-	}
-	os.WriteFile(save, data, 0o644)
-	r := mustRun(t, "run", "-config", fixture("interrupt"), "-quiet", "-steps", "27", "-trace", "-", "-load", save)
-	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "interrupt.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, l := range strings.Split(string(golden), "\n") {
-		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
-		if n, err := strconv.Atoi(num); err == nil && n > 13 {
-			want = append(want, l)
-		}
-	}
-	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
-		t.Errorf("continued from a version 2 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
-	}
+	oldSaveContinues(t, "interrupt-v2.save", 2, "interrupt", 13, 27)
 }
 
 // TestSave_version1SavesStillLoad: testdata/saves/alarm-v1.save was written
 // by the btrun before save format version 2 (the alarm fixture after 9
 // steps). It loads, and the run continues as the golden trace says.
 func TestSave_version1SavesStillLoad(t *testing.T) {
-	dir := t.TempDir()
-	save := filepath.Join(dir, "old.save")
-	data, err := os.ReadFile(filepath.Join("testdata", "saves", "alarm-v1.save"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data[8] != 1 {
-		t.Fatalf("the fixture is format version %d, want 1", data[8])
-	}
-	os.WriteFile(save, data, 0o644)
-	r := mustRun(t, "run", "-config", fixture("alarm"), "-quiet", "-steps", "21", "-trace", "-", "-load", save)
-	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "alarm.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, l := range strings.Split(string(golden), "\n") {
-		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
-		if n, err := strconv.Atoi(num); err == nil && n > 9 {
-			want = append(want, l)
-		}
-	}
-	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
-		t.Errorf("continued from a version 1 save:\n%s", firstDifference(got, strings.Join(want, "\n")))
-	}
+	oldSaveContinues(t, "alarm-v1.save", 1, "alarm", 9, 21)
 }
 
 // TestWorkers_theTraceAndSaveOfTheBinaryDoNotDependOnWorkers: `btrun run
@@ -328,5 +260,46 @@ func TestWorkers_theTraceAndSaveOfTheBinaryDoNotDependOnWorkers(t *testing.T) {
 	got, _ := os.ReadFile(end)
 	if !bytes.Equal(got, wantSave) {
 		t.Error("saved with 3 workers at step 60 and continued with 1: the save at step 120 differs from a straight run's")
+	}
+}
+
+// TestSave_version4SavesStillLoad: testdata/saves/gates-v4.save was
+// written by the btrun before save format version 5 (the gates fixture
+// after 30 steps: holders mid-hold, a cooldown running, agents that had
+// received signals, which version 4 did not keep as stimuli). It loads,
+// and the run continues as the golden trace says.
+func TestSave_version4SavesStillLoad(t *testing.T) {
+	oldSaveContinues(t, "gates-v4.save", 4, "gates", 30, 30)
+}
+
+// oldSaveContinues loads testdata/saves/NAME, a save of format version
+// (written by an older btrun after step cut of the fixture), continues it
+// for steps steps, and checks that the run goes on as the fixture's golden
+// trace says.
+func oldSaveContinues(t *testing.T, name string, version byte, fix string, cut, steps int) {
+	t.Helper()
+	save := filepath.Join(t.TempDir(), "old.save")
+	data, err := os.ReadFile(filepath.Join("testdata", "saves", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[8] != version {
+		t.Fatalf("the fixture is format version %d, want %d", data[8], version)
+	}
+	os.WriteFile(save, data, 0o644)
+	r := mustRun(t, "run", "-config", fixture(fix), "-quiet", "-steps", strconv.Itoa(steps), "-trace", "-", "-load", save)
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", fix+".trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(golden), "\n") {
+		num, _, _ := strings.Cut(strings.TrimPrefix(l, `{"step":`), ",")
+		if n, err := strconv.Atoi(num); err == nil && n > cut {
+			want = append(want, l)
+		}
+	}
+	if got := strings.TrimSuffix(r.stdout, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("continued from a version %d save:\n%s", version, firstDifference(got, strings.Join(want, "\n")))
 	}
 }

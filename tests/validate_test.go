@@ -156,12 +156,12 @@ func TestValidate_lintsNameEachMistake(t *testing.T) {
 		"warning: ai/guard.xml:10:5: rule action@ai/guard.xml:10:5 has no id, but action \"bt.wait\" can return running: saving the game while it is the current rule fails; give it an id\n",
 		`warning: ai/guard.xml:5:5: rule chase: parameter "chase.sped" is read by nothing: not by action "chase", condition "Alert" (they read chase.speed); did you mean "chase.speed"?` + "\n",
 		"warning: ai/guard.xml:9:5: rule look: lua.run holds no Lua statement (only blanks and comments): the rule does nothing\n",
-		`warning: ai/guard.xml:11:5: rule tell: bt.signal.send sends signal "OnIntrudr", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: ai/guard.xml:11:5: rule tell: bt.signal.send sends signal "OnIntrudr", which no tree declares or waits for, no handler handles and no script reads: it has no effect; did you mean "OnIntruder"?` + "\n",
 		`warning: ai/guard.xml:12:5: rule idle: parameter "idle.mood" is read by nothing: not by action "idle"` + "\n",
-		`warning: ai/chase.lua:6: ctx:send sends signal "OnIntrudr", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: ai/chase.lua:6: ctx:send sends signal "OnIntrudr", which no tree declares or waits for, no handler handles and no script reads: it has no effect; did you mean "OnIntruder"?` + "\n",
 		`warning: ai/chase.lua:7: ctx:setVar("Alret"): no tree declares a variable "Alret", so the call fails whenever it runs; did you mean "Alert"?` + "\n",
 		`warning: ai/chase.lua:8: ctx:gateSlot("dor"): no tree declares a gate "dor", so the call fails whenever it runs; did you mean "door"?` + "\n",
-		`warning: config.toml:11: signals[0] schedules signal "OnIntrudor", which no tree declares or waits for: it has no effect; did you mean "OnIntruder"?` + "\n",
+		`warning: config.toml:11: signals[0] schedules signal "OnIntrudor", which no tree declares or waits for, no handler handles and no script reads: it has no effect; did you mean "OnIntruder"?` + "\n",
 		"config.toml: ok, with 10 warnings\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -262,5 +262,50 @@ func TestValidate_treeAloneRunsTheLintsThatNeedNoScripts(t *testing.T) {
 	}
 	if r = run(t, dir, "validate", "-strict", "-tree", "t.xml"); r.code != 2 || !strings.Contains(r.stderr, "t.xml: 3 warnings, errors with -strict") {
 		t.Errorf("-strict: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestValidate_handlersAndStimuliOfSignalsNobodySends: a signal handler,
+// and a script's ctx:stimulus or ctx:forget, for a signal that no tree
+// declares or waits for and nothing sends is a warning with "did you mean";
+// an S.held of a signal no tree declares is an unknown condition.
+func TestValidate_handlersAndStimuliOfSignalsNobodySends(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"config.toml": "[scripts]\npaths = [\"ai\"]\n[[trees]]\nname = \"medic\"\nfile = \"ai/medic.xml\"\n[[agents]]\ntree = \"medic\"\n",
+		"ai/medic.xml": `<behaviorTree>
+  <signals><signal name="NeedHeal" expires="4"/><signal name="Attacked"/></signals>
+  <action id="go" name="goTo"><condition>NeedHeal.held</condition></action>
+</behaviorTree>`,
+		"ai/medic.lua": `local bt = require("bt")
+bt.action("goTo", {
+  run = function(ctx)
+    local call = ctx:stimulus("NeedHeal")
+    local old = ctx:stimulus("NeedHeel")
+    ctx:forget("Atacked")
+    ctx:send("medic-1", "Shout")
+    return bt.RUNNING
+  end,
+  on = { Attackd = function(ctx) return bt.FAILURE end, Shout = function(ctx) end },
+})
+`,
+	}
+	writeFiles(t, dir, files)
+	r := run(t, dir, "validate")
+	for _, want := range []string{
+		`warning: ai/medic.lua:5: ctx:stimulus reads the stimulus of signal "NeedHeel", which no tree declares or waits for and nothing sends: the agent never holds one; did you mean "NeedHeal"?` + "\n",
+		`warning: ai/medic.lua:6: ctx:forget reads the stimulus of signal "Atacked", which no tree declares or waits for and nothing sends: the agent never holds one; did you mean "Attacked"?` + "\n",
+		`warning: ai/medic.lua:2: action "goTo" has a handler for signal "Attackd", which no tree declares or waits for and nothing sends: it never runs; did you mean "Attacked"?` + "\n",
+		"config.toml: ok, with 3 warnings\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+	files["ai/medic.xml"] = strings.Replace(files["ai/medic.xml"], "NeedHeal.held", "NeedHeel.held", 1)
+	writeFiles(t, dir, files)
+	r = run(t, dir, "validate")
+	if want := `ai/medic.xml:3:31: rule go: unknown condition "NeedHeel.held": not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a gate condition (G.open, G.full), a signal condition (S.held), a built-in, nor registered by a script or plugin; did you mean "NeedHeal.held"?`; r.code != 2 || !strings.Contains(r.stderr+r.stdout, want) {
+		t.Errorf("exit %d, want 2 and %s:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }

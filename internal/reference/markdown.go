@@ -104,8 +104,8 @@ func Markdown(w io.Writer) error {
 	runtime.WriteActionsMarkdown(&b, actions)
 
 	p("## Conditions\n\n")
-	p("A condition name is resolved when the tree is bound, in this order: a declared variable, a timestamp condition, ")
-	p("a built-in condition, then a condition a script or plugin registers. T stands for a declared timestamp's name.\n\n")
+	p("A condition name is resolved when the tree is bound, in this order: a declared variable, a timestamp, gate or signal condition, ")
+	p("a built-in condition, then a condition a script or plugin registers. T stands for a declared timestamp's name, G for a gate's, S for a signal's.\n\n")
 	for _, f := range runtime.DeclaredConditions {
 		p("### `%s`\n\n%s.\n\n", f.Name, capital(f.Doc))
 		params(&b, f.Params)

@@ -3,6 +3,7 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -160,7 +161,8 @@ func TestConfigSchema_acceptsEveryConfigAndRefusesBrokenOnes(t *testing.T) {
 // validate checks v against the subset of JSON Schema draft 4 the config
 // schema uses (type, properties, additionalProperties: false, required,
 // items, minItems, enum, minimum, maximum, exclusiveMinimum, pattern,
-// minLength) and returns the problems found.
+// minLength; a type that is a list of types) and returns the problems
+// found.
 func validate(s map[string]any, v any, at string) []string {
 	name := at
 	if name == "" {
@@ -168,6 +170,17 @@ func validate(s map[string]any, v any, at string) []string {
 	}
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, name+": "+fmt.Sprintf(format, args...)) }
+	if types, ok := s["type"].([]any); ok { // one of several types (signal data)
+		for _, one := range types {
+			alt := maps.Clone(s)
+			alt["type"] = one
+			if len(validate(alt, v, at)) == 0 {
+				return nil
+			}
+		}
+		bad("%s, not one of %v", kind(v), types)
+		return errs
+	}
 	switch want := s["type"]; want {
 	case "object":
 		m, ok := v.(map[string]any)

@@ -674,6 +674,7 @@ function renderAgent() {
 
   renderKV($('#vars'), a.vars.map((v) => [v.name, boolPill(v.value)]), 'No variables declared.');
   renderKV($('#stamps'), a.stamps.map((s) => [s.name, s.set ? `set at ${fmtTime(s.time)} (${fmtTime(s.since)} ago)` : 'unset']), 'No timestamps declared.');
+  renderStimuli(a);
   const rules = ui.trees.get(a.tree).tree.rules;
   const timers = [];
   for (const c of a.clocks) timers.push([c.label, `timeout ${c.timeout}s: active since ${fmtTime(c.since)}, ${c.left.toFixed(2)} s left`]);
@@ -722,6 +723,29 @@ function renderHeld(a) {
   const gs = a.gates || [];
   $('#held-card').hidden = !gs.length && !(ui.status && ui.status.gates && ui.status.gates.length);
   renderKV($('#held'), gs.map((g) => [g.name, `#${g.slot} · ` + g.rules.map((l) => l.slice(l.lastIndexOf('.') + 1)).join(', ')]), 'Holds no gate.');
+}
+
+// renderStimuli lists the stimuli the agent holds: each signal with its
+// age (and, for a signal declared with expires, how long it is still
+// held), and below it the data it carried, as the trace writes it.
+function renderStimuli(a) {
+  const box = $('#stimuli');
+  const ss = a.stimuli || [];
+  const key = JSON.stringify(ss);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  if (!ss.length) { box.replaceChildren(el('div', 'empty', 'Holds no stimulus: no signal received, or all forgotten or expired.')); return; }
+  box.replaceChildren(...ss.map((s) => {
+    const d = el('div', 'stim');
+    const head = el('div', 'head');
+    let when = `${fmtTime(s.age)} ago`;
+    if (s.left !== undefined) when += ` · expires in ${fmtTime(s.left)}`;
+    head.append(el('b', '', s.signal), el('span', 'muted', when));
+    let data = s.data === null ? '(no data)' : JSON.stringify(s.data);
+    if (data.length > 300) data = data.slice(0, 300) + '…';
+    d.append(head, el('div', 'data', data));
+    return d;
+  }));
 }
 
 function shortName(r) {

@@ -103,7 +103,9 @@ const attrOf = (attrs, name) => { const a = attrs.find((x) => x[0] === name); re
 // --- talking to the server ---
 
 async function edApi(method, path, body) {
-  const resp = await fetch(path, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  // Relative to the page, as app.js's api(): the view may be mounted under a
+  // prefix of a program's own server.
+  const resp = await fetch(path.startsWith('/') ? '.' + path : path, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   let data = null;
   try { data = await resp.json(); } catch (e) { /* empty */ }
   return { status: resp.status, data: data || {} };

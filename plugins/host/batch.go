@@ -21,6 +21,7 @@ type round struct {
 	batch   sdk.Batch
 	sites   []*site // host side of batch.Sites
 	fields  []sdk.Value
+	stimuli []sdk.Stimulus // the calls' stimuli (data.go)
 	replies []sdk.Reply
 	errs    []error // per call: the round trip failed
 }
@@ -30,6 +31,8 @@ func (r *round) reset() {
 	clear(r.sites)
 	r.sites = r.sites[:0]
 	r.fields = r.fields[:0]
+	clear(r.stimuli)
+	r.stimuli = r.stimuli[:0]
 }
 
 // enqueue adds the agent's call to its plugin's queue and returns
@@ -38,11 +41,15 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 	p, set := s.p, s.p.set
 	var early [8]sdk.Value
 	var read []sdk.Value
+	var stimuli []sdk.Stimulus
 	if set.concurrent {
 		// The agent's fields are read before the set's lock is taken: the
 		// reads walk the agent's tables (its own, on this goroutine), and
 		// workers that queued calls at once waited for each other's reads.
 		read = s.readFields(a, early[:0])
+		if len(s.stimuli) > 0 && kind == sdk.KindAction {
+			stimuli = s.readStimuli(a, nil)
+		}
 		set.mu.Lock()
 		defer set.mu.Unlock()
 	}
@@ -65,6 +72,17 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 		// The agent's bytes stay untouched until its reply is applied, after
 		// the batch has been sent: no copy needed.
 		req.State = a.RuleBytes()
+		if len(s.stimuli) > 0 {
+			at := len(q.stimuli)
+			if set.concurrent {
+				q.stimuli = append(q.stimuli, stimuli...)
+			} else {
+				q.stimuli = s.readStimuli(a, q.stimuli)
+			}
+			if len(q.stimuli) > at {
+				req.Stimuli = q.stimuli[at:len(q.stimuli):len(q.stimuli)]
+			}
+		}
 	}
 	q.batch.Calls = append(q.batch.Calls, req)
 	set.queued = append(set.queued, ticket{a: a, p: p, i: int32(len(q.batch.Calls) - 1)})

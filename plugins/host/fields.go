@@ -149,7 +149,11 @@ func (s *site) apply(a *runtime.Agent, rep *sdk.Reply, action bool) error {
 			if to == "" {
 				to = "self"
 			}
-			what, err = fmt.Sprintf("reply cannot send signal %q to %q", e.Name, to), a.Send(to, e.Name)
+			what = fmt.Sprintf("reply cannot send signal %q to %q", e.Name, to)
+			var data runtime.Value
+			if data, err = dataFromSDK(e.Data); err == nil {
+				err = a.Send(to, e.Name, data)
+			}
 		case sdk.EffectSetVar:
 			what, err = fmt.Sprintf("reply cannot set variable %q", e.Name), a.SetVar(e.Name, e.Flag)
 		case sdk.EffectSetStamp:

@@ -271,6 +271,32 @@ func testPlugin() *sdk.Plugin {
 			{Name: "test.fail", Run: func(c *sdk.Call) (sdk.Status, error) {
 				return 0, fmt.Errorf("the path is blocked")
 			}},
+			// test.relay waits for the agent's Order; then it sends the
+			// agent itself an Echo of the order's data and age, and passes
+			// the order on to relay.to with a hop count.
+			{Name: "test.relay", Stimuli: []string{"Order", "Never"}, Run: func(c *sdk.Call) (sdk.Status, error) {
+				order, age, ok := c.Stimulus("Order")
+				if !ok {
+					return sdk.Running, nil
+				}
+				if _, _, ok := c.Stimulus("Never"); ok {
+					return 0, fmt.Errorf("the agent holds Never")
+				}
+				x, _ := order.Field("x")
+				if err := c.SendData("self", "Echo", map[string]any{"x": x, "age": age, "all": order}); err != nil {
+					return 0, err
+				}
+				return sdk.Success, c.SendData(c.Params.String("relay.to", "self"), "Relay", []any{"hop", 1, true})
+			}},
+			// test.deep sends data nested deeper than a signal may carry.
+			{Name: "test.deep", Run: func(c *sdk.Call) (sdk.Status, error) {
+				d := sdk.Data{Kind: sdk.DataNumber, Num: 1}
+				for range 20 {
+					d = sdk.Data{Kind: sdk.DataTable, Table: []sdk.DataEntry{{Key: sdk.Data{Kind: sdk.DataString, Str: "a"}, Value: d}}}
+				}
+				c.Send("self", "Plain")
+				return sdk.Success, c.SendData("self", "Deep", d)
+			}},
 			{Name: "test.cancellable", Writes: []string{"cancelled"},
 				Run: func(c *sdk.Call) (sdk.Status, error) { return sdk.Running, nil },
 				Cancel: func(c *sdk.Call) error {

@@ -33,6 +33,7 @@ func (s *Set) register(reg *runtime.Registry, desc func(*plugin) *sdk.Descriptio
 					if err != nil {
 						return nil, err
 					}
+					s.stimuli = info.Stimuli
 					b := &boundAction{site: s}
 					if info.HasCancel {
 						return &cancelAction{boundAction: b}, nil
@@ -91,6 +92,9 @@ type site struct {
 	reads  []string
 	writes []string
 	gates  []gateRead // reserved fields of reads that carry the agent's gates (gates.go)
+	// stimuli are the signals whose stimuli an action's calls carry
+	// (sdk.Action.Stimuli, data.go).
+	stimuli []string
 	// Batch bookkeeping (stepping goroutine): Set.flushes + 1 when the
 	// site was last added to its plugin's queue, and its index there.
 	epoch uint64
@@ -137,7 +141,7 @@ type cancelAction struct{ *boundAction }
 
 func (c *cancelAction) Cancel(a *runtime.Agent, _ runtime.Params) error {
 	req := sdk.Request{Kind: sdk.KindCancel, Agent: a.ID(), FirstRun: a.FirstRun(), Time: a.Time(), Dt: a.Dt(),
-		State: a.RuleBytes(), Fields: c.readFields(a, nil)}
+		State: a.RuleBytes(), Fields: c.readFields(a, nil), Stimuli: c.readStimuli(a, nil)}
 	var rep *sdk.Reply
 	c.p.set.roundTrips.Add(1)
 	c.p.set.calls.Add(1)

@@ -35,6 +35,7 @@ type Call struct {
 	outBuf, fieldsBuf []Value
 	effects           []Effect
 	jump              string
+	stimuli           []Stimulus // the declared stimuli the agent holds (actions)
 }
 
 // State returns the state bytes this action returned last time for this
@@ -189,6 +190,33 @@ func (c *Call) Signal(name string) { c.Send("self", name) }
 // Send sends a signal to another agent ("self", an agent id, or "all").
 func (c *Call) Send(to, name string) {
 	c.effects = append(c.effects, Effect{Kind: EffectSignal, Name: name, To: to})
+}
+
+// SendData sends a signal carrying data (DataOf converts it: a map, a
+// slice, a number, a string, a Data...) to "self", an agent id or "all".
+// Data DataOf cannot convert is an error, and nothing is sent; data the
+// host refuses (more than 64 KiB once encoded) fails the call there.
+func (c *Call) SendData(to, name string, data any) error {
+	d, err := DataOf(data)
+	if err != nil {
+		return fmt.Errorf("sdk: %s %q: signal %q: %w", c.kindWord(), c.Name, name, err)
+	}
+	c.effects = append(c.effects, Effect{Kind: EffectSignal, Name: name, To: to, Data: d})
+	return nil
+}
+
+// Stimulus returns the agent's stimulus of a signal the action declares in
+// Action.Stimuli: the data of the last such signal it received (Kind
+// DataNil when it carried none) and its age in seconds; ok is false when
+// the agent holds none (it never received one, forgot it, or it expired)
+// or the action does not declare the signal.
+func (c *Call) Stimulus(signal string) (data Data, age float64, ok bool) {
+	for _, s := range c.stimuli {
+		if s.Signal == signal {
+			return s.Data, s.Age, true
+		}
+	}
+	return Data{}, 0, false
 }
 
 // SetVar sets a declared variable of the agent's tree.

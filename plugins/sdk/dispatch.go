@@ -118,7 +118,7 @@ func (d *dispatcher) runRange(b *Batch, out []Reply, lo, hi int) {
 func (d *dispatcher) run(c *Call, site *Site, req *Request, r *Reply) {
 	*c = Call{Agent: req.Agent, Rule: site.Rule, Name: site.Name, FirstRun: req.FirstRun,
 		Time: req.Time, Dt: req.Dt, Params: Params(site.Params), kind: req.Kind, state: req.State, fields: req.Fields,
-		outBuf: c.outBuf, fieldsBuf: c.fieldsBuf}
+		stimuli: req.Stimuli, outBuf: c.outBuf, fieldsBuf: c.fieldsBuf}
 	defer func() {
 		if p := recover(); p != nil {
 			*r = Reply{Err: fmt.Sprintf("%s %q panicked: %v", c.kindWord(), site.Name, p)}

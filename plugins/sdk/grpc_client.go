@@ -29,7 +29,7 @@ func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
 	d := &Description{Plugin: r.Plugin, SDKVersion: r.SdkVersion}
 	for _, a := range r.Actions {
 		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel,
-			Doc: a.Doc, Params: paramsFromPB(a.Params, a.ParamsDeclared)})
+			Doc: a.Doc, Params: paramsFromPB(a.Params, a.ParamsDeclared), Stimuli: a.Stimuli})
 	}
 	for _, x := range r.Conditions {
 		d.Conditions = append(d.Conditions, ConditionInfo{Name: x.Name, Reads: x.Reads, Doc: x.Doc, Params: paramsFromPB(x.Params, x.ParamsDeclared)})
@@ -128,6 +128,7 @@ func requestToPB(r *Request, c *pb.Call, vals []pb.Value) []pb.Value {
 	c.Time = r.Time
 	c.Dt = r.Dt
 	c.State = r.State
+	c.Stimuli = stimuliToPB(r.Stimuli)
 	if len(r.Fields) > 0 {
 		if vals == nil {
 			vals = make([]pb.Value, 0, len(r.Fields))
@@ -155,7 +156,7 @@ func replyFromPB(r *pb.Reply, out *Reply) {
 	if len(r.Effects) > 0 {
 		out.Effects = make([]Effect, len(r.Effects))
 		for i, e := range r.Effects {
-			out.Effects[i] = Effect{Kind: EffectKind(e.Kind), Name: e.Name, To: e.To, Flag: e.Flag}
+			out.Effects[i] = Effect{Kind: EffectKind(e.Kind), Name: e.Name, To: e.To, Flag: e.Flag, Data: dataFromPB(e.Data, 0)}
 		}
 	}
 }

@@ -27,7 +27,7 @@ func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.D
 	out := &pb.DescribeReply{Plugin: d.Plugin, SdkVersion: d.SDKVersion}
 	for _, a := range d.Actions {
 		out.Actions = append(out.Actions, &pb.ActionDecl{Name: a.Name, Reads: a.Reads, Writes: a.Writes, HasStart: a.HasStart, HasCancel: a.HasCancel,
-			Doc: a.Doc, Params: paramsToPB(a.Params), ParamsDeclared: a.Params != nil})
+			Doc: a.Doc, Params: paramsToPB(a.Params), ParamsDeclared: a.Params != nil, Stimuli: a.Stimuli})
 	}
 	for _, c := range d.Conditions {
 		out.Conditions = append(out.Conditions, &pb.ConditionDecl{Name: c.Name, Reads: c.Reads, Doc: c.Doc,
@@ -212,7 +212,7 @@ func siteFromPB(s *pb.Site) Site {
 // slab has room, so a batch shares one allocation.
 func requestFromPB(c *pb.Call, r *Request, slab []Value) []Value {
 	*r = Request{Kind: CallKind(c.GetKind()), Site: c.GetSite(), Agent: c.GetAgent(), FirstRun: c.GetFirstRun(),
-		Time: c.GetTime(), Dt: c.GetDt(), State: c.GetState()}
+		Time: c.GetTime(), Dt: c.GetDt(), State: c.GetState(), Stimuli: stimuliFromPB(c.GetStimuli())}
 	if fs := c.GetFields(); len(fs) > 0 {
 		start := len(slab)
 		for _, f := range fs {
@@ -242,7 +242,7 @@ func replyToPB(r *Reply, out *pb.Reply) {
 	if len(r.Effects) > 0 {
 		out.Effects = make([]*pb.Effect, len(r.Effects))
 		for i, e := range r.Effects {
-			out.Effects[i] = &pb.Effect{Kind: pb.EffectKind(e.Kind), Name: e.Name, To: e.To, Flag: e.Flag}
+			out.Effects[i] = &pb.Effect{Kind: pb.EffectKind(e.Kind), Name: e.Name, To: e.To, Flag: e.Flag, Data: dataToPB(&e.Data)}
 		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 const ProtocolVersion = 1
 
 // Version is the SDK's version, reported by Describe. 0.2.0 added scorers,
-// a compatible extension of protocol version 1 (see plugin.proto).
-const Version = "0.2.0"
+// 0.3.0 signal data (Call.SendData, Action.Stimuli, Call.Stimulus):
+// compatible extensions of protocol version 1 (see plugin.proto).
+const Version = "0.3.0"
 
 // PluginKey is the name of btrun's service in the go-plugin plugin set.
 const PluginKey = "btrun"
@@ -78,6 +79,7 @@ type ActionInfo struct {
 	HasCancel bool
 	Doc       string
 	Params    []ParamInfo // nil: not declared
+	Stimuli   []string    // signals whose stimuli each call carries, in order
 }
 
 // ConditionInfo declares one condition on the wire.
@@ -162,8 +164,9 @@ type Request struct {
 	FirstRun bool
 	Time     float64
 	Dt       float64
-	State    []byte  // the state bytes returned last time for this rule
-	Fields   []Value // the declared reads, in declaration order
+	State    []byte     // the state bytes returned last time for this rule
+	Fields   []Value    // the declared reads, in declaration order
+	Stimuli  []Stimulus // actions: the agent's stimuli of ActionInfo.Stimuli it holds, in that order
 }
 
 // Batch is many calls in one round trip. Calls of many agents at one rule
@@ -204,7 +207,7 @@ func (s Status) String() string {
 type EffectKind uint8
 
 const (
-	EffectSignal     EffectKind = iota + 1 // send signal Name to To ("" is the agent itself)
+	EffectSignal     EffectKind = iota + 1 // send signal Name to To ("" is the agent itself), carrying Data
 	EffectSetVar                           // set variable Name to Flag
 	EffectSetStamp                         // set timestamp Name to the agent's time
 	EffectClearStamp                       // unset timestamp Name
@@ -217,6 +220,7 @@ type Effect struct {
 	Name string
 	To   string
 	Flag bool
+	Data Data // EffectSignal: what the signal carries
 }
 
 // Reply is the answer to one call. When Err is set the call failed and

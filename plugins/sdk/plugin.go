@@ -46,6 +46,11 @@ type Action struct {
 	// possible); NoParams declares that it reads none.
 	Doc    string
 	Params []ParamInfo
+
+	// Stimuli names the signals whose stimuli (the data of the last such
+	// signal the agent received, and its age) each call of the action
+	// carries: Call.Stimulus reads them. Only declared ones travel.
+	Stimuli []string
 }
 
 // Condition declares one condition. Test may read fields and parameters; it
@@ -112,7 +117,8 @@ func (p *Plugin) validate() error {
 		if a.Run == nil {
 			errs = append(errs, fmt.Errorf("%w: action %q has no Run function", ErrInvalidPlugin, a.Name))
 		}
-		errs = append(errs, uniqueFields("action", a.Name, "Reads", a.Reads), uniqueFields("action", a.Name, "Writes", a.Writes))
+		errs = append(errs, uniqueFields("action", a.Name, "Reads", a.Reads), uniqueFields("action", a.Name, "Writes", a.Writes),
+			uniqueFields("action", a.Name, "Stimuli", a.Stimuli))
 	}
 	seen = map[string]bool{}
 	for i, c := range p.Conditions {
@@ -161,7 +167,7 @@ func (p *Plugin) describe() *Description {
 	d := &Description{Plugin: p.Name, SDKVersion: Version}
 	for _, a := range p.Actions {
 		d.Actions = append(d.Actions, ActionInfo{Name: a.Name, Reads: a.Reads, Writes: a.Writes,
-			HasStart: a.Start != nil, HasCancel: a.Cancel != nil, Doc: a.Doc, Params: a.Params})
+			HasStart: a.Start != nil, HasCancel: a.Cancel != nil, Doc: a.Doc, Params: a.Params, Stimuli: a.Stimuli})
 	}
 	for _, c := range p.Conditions {
 		d.Conditions = append(d.Conditions, ConditionInfo{Name: c.Name, Reads: c.Reads, Doc: c.Doc, Params: c.Params})

@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"errors"
+	"fmt"
 	goruntime "runtime"
 	"strings"
 	"sync/atomic"
@@ -260,5 +261,93 @@ func TestBatch_slowCallsShareTheCoresFromFewCalls(t *testing.T) {
 				t.Fatalf("at most %d calls ran at once, want split = %v", most.Load(), c.wantSplit)
 			}
 		})
+	}
+}
+
+func TestDataOf_convertsGoValues(t *testing.T) {
+	d, err := DataOf(map[string]any{"who": "grunt-2", "pos": []float64{3, 4}, "hot": true, "n": uint8(7), "k": map[int]string{2: "b", 1: "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(d.Any()); got != "map[hot:true k:[a b] n:7 pos:[3 4] who:grunt-2]" {
+		t.Errorf("Any() = %s", got)
+	}
+	if pos, ok := d.Field("pos"); !ok {
+		t.Error("no pos")
+	} else if y, ok := pos.Index(2); !ok || y.Num != 4 {
+		t.Errorf("pos[2] = %+v", y)
+	}
+	if d.Table[0].Key.Str != "hot" || d.Table[4].Key.Str != "who" {
+		t.Errorf("keys are not sorted: %+v", d.Table)
+	}
+	for _, bad := range []any{func() {}, map[bool]int{true: 1}, map[float64]int{1.5: 1}, make(chan int)} {
+		if _, err := DataOf(bad); err == nil {
+			t.Errorf("DataOf(%T) converted", bad)
+		}
+	}
+	var deep any = 1
+	for range 17 {
+		deep = []any{deep}
+	}
+	if _, err := DataOf(deep); err == nil || !strings.Contains(err.Error(), "more than 16 deep") {
+		t.Errorf("17 deep: %v", err)
+	}
+}
+
+func TestTester_stimuliAndSendData(t *testing.T) {
+	p := &Plugin{Name: "t", Actions: []Action{{Name: "heal", Stimuli: []string{"Hurt"},
+		Run: func(c *Call) (Status, error) {
+			hurt, age, ok := c.Stimulus("Hurt")
+			if !ok {
+				return Running, nil
+			}
+			by, _ := hurt.Field("by")
+			return Success, c.SendData(by.Str, "Thanks", map[string]any{"age": age})
+		}}}}
+	tt, err := NewTester(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := NewTestAgent("medic-1", nil)
+	if st, _ := tt.Run(ag, "heal", nil, 0.1); st != Running {
+		t.Fatalf("without a stimulus: %v", st)
+	}
+	by, _ := DataOf(map[string]any{"by": "grunt-2"})
+	ag.Stimuli = map[string]Stimulus{"Hurt": {Data: by, Age: 0.5}}
+	if st, err := tt.Run(ag, "heal", nil, 0.1); st != Success || err != nil {
+		t.Fatalf("with a stimulus: %v %v", st, err)
+	}
+	e := ag.Effects[len(ag.Effects)-1]
+	if e.Kind != EffectSignal || e.To != "grunt-2" || e.Name != "Thanks" || fmt.Sprint(e.Data.Any()) != "map[age:0.5]" {
+		t.Errorf("effect %+v", e)
+	}
+	if err := tt.d.p.validate(); err != nil {
+		t.Fatal(err)
+	}
+	p.Actions[0].Stimuli = []string{"Hurt", "Hurt"}
+	if err := p.validate(); err == nil || !strings.Contains(err.Error(), `Stimuli lists "Hurt" twice or empty`) {
+		t.Errorf("validate: %v", err)
+	}
+}
+
+// TestWire_deepDataIsRefused: data nested deeper than the decoder allows is
+// an error, not a stack overflow.
+func TestWire_deepDataIsRefused(t *testing.T) {
+	d := Data{Kind: DataNumber, Num: 1}
+	for range maxWireDataDepth + 5 {
+		d = Data{Kind: DataTable, Table: []DataEntry{{Key: Data{Kind: DataNumber, Num: 1}, Value: d}}}
+	}
+	data, err := encodeReplies([]Reply{{Status: Success, Effects: []Effect{{Kind: EffectSignal, Name: "x", Data: d}}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reps batchReplies
+	if err := reps.unmarshal(data); err == nil {
+		t.Error("data nested too deep was read")
+	}
+	shallow, _ := DataOf([]any{[]any{1.5}})
+	data, _ = encodeReplies([]Reply{{Status: Success, Effects: []Effect{{Kind: EffectSignal, Name: "x", Data: shallow}}}}, 0)
+	if err := reps.unmarshal(data); err != nil || fmt.Sprint(reps.out[0].Effects[0].Data.Any()) != "[[1.5]]" {
+		t.Errorf("shallow data: %v %+v", err, reps.out)
 	}
 }

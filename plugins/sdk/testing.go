@@ -44,6 +44,10 @@ type TestAgent struct {
 	FirstRun bool           // the cursor has just arrived at the rule
 	Effects  []Effect       // every effect received, in order
 	Jumps    []string       // every jump asked for, in order
+	// Stimuli are the signals the agent holds, by name, as the runtime
+	// keeps them: an action's calls carry those it declares
+	// (Action.Stimuli). Effects do not change them.
+	Stimuli map[string]Stimulus
 }
 
 // NewTestAgent returns an agent whose cursor has just arrived at a rule.
@@ -105,7 +109,7 @@ func (t *Tester) Cancel(a *TestAgent, action string, params map[string]string) e
 }
 
 func (t *Tester) call(a *TestAgent, kind CallKind, name string, params map[string]string, dt float64) (*Reply, error) {
-	var reads, writes []string
+	var reads, writes, stimuli []string
 	switch kind {
 	case KindCondition:
 		c, ok := t.d.conditions[name]
@@ -124,7 +128,7 @@ func (t *Tester) call(a *TestAgent, kind CallKind, name string, params map[strin
 		if !ok {
 			return nil, fmt.Errorf("%w: no action %q", ErrUnknownName, name)
 		}
-		reads, writes = ac.Reads, ac.Writes
+		reads, writes, stimuli = ac.Reads, ac.Writes, ac.Stimuli
 	}
 	site := Site{Name: name, Rule: "test." + name}
 	for k, v := range params {
@@ -138,6 +142,12 @@ func (t *Tester) call(a *TestAgent, kind CallKind, name string, params map[strin
 			v = Value{}
 		}
 		req.Fields = append(req.Fields, v)
+	}
+	for _, name := range stimuli {
+		if st, ok := a.Stimuli[name]; ok && kind == KindAction {
+			st.Signal = name
+			req.Stimuli = append(req.Stimuli, st)
+		}
 	}
 	r, err := t.d.Call(context.Background(), &site, &req)
 	if err != nil {

@@ -28,11 +28,14 @@ const (
 	fBatchSites, fBatchCalls                                                                                               = 1, 2
 	fSiteName, fSiteRule, fSiteParams                                                                                      = 1, 2, 3
 	fParamName, fParamValue                                                                                                = 1, 2
-	fCallKind, fCallSite, fCallAgent, fCallFirstRun, fCallTime, fCallDt, fCallState, fCallFields                           = 1, 2, 3, 4, 5, 6, 7, 8
+	fCallKind, fCallSite, fCallAgent, fCallFirstRun, fCallTime, fCallDt, fCallState, fCallFields, fCallStimuli             = 1, 2, 3, 4, 5, 6, 7, 8, 9
 	fValueKind, fValueNumber, fValueText, fValueFlag                                                                       = 1, 2, 3, 4
 	fBatchReplyReplies                                                                                                     = 1
 	fReplyStatus, fReplyOK, fReplyStateSet, fReplyState, fReplyWrites, fReplyEffects, fReplyJump, fReplyError, fReplyScore = 1, 2, 3, 4, 5, 6, 7, 8, 9
-	fEffectKind, fEffectName, fEffectTo, fEffectFlag                                                                       = 1, 2, 3, 4
+	fEffectKind, fEffectName, fEffectTo, fEffectFlag, fEffectData                                                          = 1, 2, 3, 4, 5
+	fDataKind, fDataFlag, fDataNumber, fDataText, fDataEntries                                                             = 1, 2, 3, 4, 5
+	fDataEntryKey, fDataEntryValue                                                                                         = 1, 2
+	fStimulusSignal, fStimulusData, fStimulusAge                                                                           = 1, 2, 3
 )
 
 // The errors protobuf gives for the same faults.
@@ -145,6 +148,29 @@ func (e *encoder) value(f protowire.Number, v *Value) {
 	e.end(m)
 }
 
+// data writes a Data message in field f; nothing for the zero Data (no
+// data: protobuf leaves out a nil message).
+func (e *encoder) data(f protowire.Number, d *Data) {
+	if d.Kind == DataNil && !d.Bool && math.Float64bits(d.Num) == 0 && d.Str == "" && d.Table == nil {
+		return
+	}
+	m := e.begin(f)
+	e.varint(fDataKind, uint64(d.Kind))
+	e.bool(fDataFlag, d.Bool)
+	e.double(fDataNumber, d.Num)
+	if len(d.Str) > 0 { // bytes: a script's strings need not be UTF-8
+		e.buf = protowire.AppendTag(e.buf, fDataText, protowire.BytesType)
+		e.buf = protowire.AppendString(e.buf, d.Str)
+	}
+	for i := range d.Table {
+		em := e.begin(fDataEntries)
+		e.data(fDataEntryKey, &d.Table[i].Key)
+		e.data(fDataEntryValue, &d.Table[i].Value)
+		e.end(em)
+	}
+	e.end(m)
+}
+
 // batchRequest encodes a Batch as the message Batch.
 type batchRequest struct {
 	b    *Batch
@@ -180,6 +206,14 @@ func (r *batchRequest) marshal() ([]byte, error) {
 		for j := range c.Fields {
 			e.value(fCallFields, &c.Fields[j])
 		}
+		for j := range c.Stimuli {
+			st := &c.Stimuli[j]
+			sm := e.begin(fCallStimuli)
+			e.string(fStimulusSignal, st.Signal)
+			e.data(fStimulusData, &st.Data)
+			e.double(fStimulusAge, st.Age)
+			e.end(sm)
+		}
 		e.end(m)
 	}
 	r.size = len(e.buf)
@@ -205,6 +239,7 @@ func encodeReplies(replies []Reply, sizeHint int) ([]byte, error) {
 			e.string(fEffectName, x.Name)
 			e.string(fEffectTo, x.To)
 			e.bool(fEffectFlag, x.Flag)
+			e.data(fEffectData, &x.Data)
 			e.end(em)
 		}
 		e.string(fReplyJump, r.Jump)
@@ -318,6 +353,54 @@ func (d *decoder) value(reuseStr string) Value {
 	return v
 }
 
+// data reads a Data message, nested at most maxWireDataDepth deep (a
+// deeper message is an error: protobuf's own limit is 100).
+func (d *decoder) data(depth int) Data {
+	var x Data
+	m := d.sub()
+	if depth > maxWireDataDepth {
+		if d.err == nil {
+			d.err = errWireDecode
+		}
+		return x
+	}
+	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+		switch {
+		case num == fDataKind && typ == protowire.VarintType:
+			x.Kind = DataKind(m.varint())
+		case num == fDataFlag && typ == protowire.VarintType:
+			x.Bool = m.varint() != 0
+		case num == fDataNumber && typ == protowire.Fixed64Type:
+			x.Num = m.double()
+		case num == fDataText && typ == protowire.BytesType:
+			x.Str = string(m.bytes())
+		case num == fDataEntries && typ == protowire.BytesType:
+			var de DataEntry
+			em := m.sub()
+			for num, typ, ok := em.next(); ok; num, typ, ok = em.next() {
+				switch {
+				case num == fDataEntryKey && typ == protowire.BytesType:
+					de.Key = em.data(depth + 1)
+				case num == fDataEntryValue && typ == protowire.BytesType:
+					de.Value = em.data(depth + 1)
+				default:
+					em.skip(num, typ)
+				}
+			}
+			if m.err == nil {
+				m.err = em.err
+			}
+			x.Table = append(x.Table, de)
+		default:
+			m.skip(num, typ)
+		}
+	}
+	if d.err == nil {
+		d.err = m.err
+	}
+	return x
+}
+
 // batchReplies decodes a BatchReply into out, reusing its storage: every
 // reply's Writes and Effects are cut from two arrays kept from round to
 // round. State bytes and strings are copied (the agent keeps them, and gRPC
@@ -395,6 +478,8 @@ func readEffect(d *decoder) Effect {
 			x.To = m.string("")
 		case num == fEffectFlag && typ == protowire.VarintType:
 			x.Flag = m.varint() != 0
+		case num == fEffectData && typ == protowire.BytesType:
+			x.Data = m.data(0)
 		default:
 			m.skip(num, typ)
 		}
@@ -480,6 +565,8 @@ func (in *batchIn) readCall(m *decoder, c *Request, oldAgent string, states []by
 			}
 		case num == fCallFields && typ == protowire.BytesType:
 			in.fields = append(in.fields, m.value(""))
+		case num == fCallStimuli && typ == protowire.BytesType:
+			c.Stimuli = append(c.Stimuli, readStimulus(m))
 		default:
 			m.skip(num, typ)
 		}
@@ -488,6 +575,28 @@ func (in *batchIn) readCall(m *decoder, c *Request, oldAgent string, states []by
 		c.Fields = in.fields[start:len(in.fields):len(in.fields)]
 	}
 	return states
+}
+
+// readStimulus reads a Stimulus message.
+func readStimulus(d *decoder) Stimulus {
+	var s Stimulus
+	m := d.sub()
+	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+		switch {
+		case num == fStimulusSignal && typ == protowire.BytesType:
+			s.Signal = m.string("")
+		case num == fStimulusData && typ == protowire.BytesType:
+			s.Data = m.data(0)
+		case num == fStimulusAge && typ == protowire.Fixed64Type:
+			s.Age = m.double()
+		default:
+			m.skip(num, typ)
+		}
+	}
+	if d.err == nil {
+		d.err = m.err
+	}
+	return s
 }
 
 // readSite reads a Site, keeping old's strings where they are the same.

@@ -50,6 +50,29 @@ func fillRandom(m protoreflect.Message, r *rand.Rand, depth int) {
 	}
 }
 
+// dropEmptyData clears every Data message of m that holds nothing: the
+// SDK's Data has no "present but empty" (an empty Data is no data), so the
+// hand-written codec, like the converters of the generated code, writes
+// none for it.
+func dropEmptyData(m protoreflect.Message) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		if fd.IsList() {
+			for i := range v.List().Len() {
+				dropEmptyData(v.List().Get(i).Message())
+			}
+			return true
+		}
+		dropEmptyData(v.Message())
+		if fd.Message().Name() == "Data" && proto.Size(v.Message().Interface()) == 0 {
+			m.Clear(fd)
+		}
+		return true
+	})
+}
+
 var wireTexts = []string{"", "a1", "root.count", "ünï", "with \"quotes\"", "a much longer string than the others, past a hundred and twenty-seven bytes so that its message needs a two-byte length..............."}
 
 func randomScalar(fd protoreflect.FieldDescriptor, r *rand.Rand) protoreflect.Value {
@@ -85,6 +108,7 @@ func TestWire_batchesRoundTripEveryField(t *testing.T) {
 	for i := range 300 {
 		in := &pb.Batch{}
 		fillRandom(in.ProtoReflect(), r, 0)
+		dropEmptyData(in.ProtoReflect())
 		data, err := proto.Marshal(in)
 		if err != nil {
 			t.Fatal(err)
@@ -104,6 +128,7 @@ func TestWire_batchesRoundTripEveryField(t *testing.T) {
 
 		rep := &pb.BatchReply{}
 		fillRandom(rep.ProtoReflect(), r, 0)
+		dropEmptyData(rep.ProtoReflect())
 		data, err = proto.Marshal(rep)
 		if err != nil {
 			t.Fatal(err)

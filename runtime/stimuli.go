@@ -1,0 +1,338 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Stimuli (Spore's stimuli, CryEngine's signal arguments): for each signal
+// name, the last data the agent received with it and the agent time it
+// arrived. Every signal the agent receives records one, with or without
+// data, declared or not: "the agent heard Hurt 2 seconds ago, from
+// grunt-2" is what a tree asks (condition Hurt.held) and a script reads
+// (ctx:stimulus). A <signal> declaration may give expires="S": the
+// stimulus is then held until the first step whose time is at least
+// arrival + S.
+//
+// Stimuli live in the agent's extension, allocated at the first signal the
+// agent receives; an agent that receives none pays nothing, and the step
+// never looks at them (S.held is a condition like any other, and expiry is
+// decided when a stimulus is read: at a time t a stimulus is held when
+// t < arrival + expires). The signals the tree knows by name (its
+// declarations, and the names its bt.signal.wait and bt.signal.send rules
+// use) have a slot each, bound with the tree: their stimuli are kept by
+// slot, so that receiving one, or testing S.held, looks up no name. Other
+// signals' stimuli are kept in a list sorted by name. Recording one again
+// overwrites it in place: a signal received again and again allocates
+// nothing.
+//
+// What a save writes, a live view shows and a plugin call carries is
+// sorted by name, however the signals came.
+
+// MaxStimuli bounds the stimuli an agent holds for signals its tree does
+// not name (beside one per signal it names): a script that sends itself a
+// new signal name every step cannot make it hold more. When a new name
+// arrives and MaxStimuli are held, the one that arrived longest ago (the
+// first by name among equals) is dropped.
+const MaxStimuli = 256
+
+// Stimulus is a signal the agent holds: its name, its data (NilValue when
+// the signal carried none) and the agent time it arrived.
+type Stimulus struct {
+	Signal string
+	Data   Value
+	At     float64
+}
+
+// stimState is an agent's stimuli and the handler calls it owes
+// (handlers.go).
+type stimState struct {
+	// slots holds the stimuli of the signals the tree names, by their
+	// slot (BoundTree.signals), Signal "" where none is held; list the
+	// others, sorted by Signal. Either may hold expired ones until they
+	// are read or replaced.
+	slots []Stimulus
+	list  []Stimulus
+
+	// Handlers (handlers.go): the signals whose handlers are still to be
+	// called, in the order received, and whether they are being called.
+	pending  []pendingSignal
+	handling bool
+	lanes    []Lane // scratch for the lanes' cursors
+}
+
+// noData is the data of a signal that carries none.
+var noData Value
+
+func (a *Agent) stimState() *stimState {
+	x := a.extra()
+	if x.stim == nil {
+		x.stim = &stimState{}
+	}
+	return x.stim
+}
+
+// stimuli is the agent's stimState, or nil when it never received a
+// signal.
+func (a *Agent) stimuli() *stimState {
+	if a.ext == nil {
+		return nil
+	}
+	return a.ext.stim
+}
+
+// find returns where name is in the list, or where it would go.
+func (s *stimState) find(name string) (int, bool) {
+	return slices.BinarySearchFunc(s.list, name, func(x Stimulus, n string) int { return strings.Compare(x.Signal, n) })
+}
+
+// gone reports whether a stimulus that arrived at time at, for a signal
+// kept expires seconds, has expired at the agent's time: the first step
+// whose time is at least at + expires drops it.
+func (a *Agent) gone(at, expires float64) bool { return expires > 0 && a.time >= at+expires }
+
+// recordSlot keeps the data of the signal in slot i (named name) as its
+// stimulus, arrived at time t.
+func (a *Agent) recordSlot(i int32, name string, data *Value, t float64) {
+	if x := a.ext; x != nil && x.stim != nil && x.stim.slots != nil {
+		st := &x.stim.slots[i]
+		st.Signal, st.Data, st.At = name, *data, t
+		return
+	}
+	a.recordSlotNew(i, name, data, t)
+}
+
+// recordSlotNew is recordSlot for an agent whose slots are not made yet.
+//
+//go:noinline
+func (a *Agent) recordSlotNew(i int32, name string, data *Value, t float64) {
+	s := a.stimState()
+	if s.slots == nil {
+		s.slots = make([]Stimulus, len(a.bound.signals))
+	}
+	s.slots[i] = Stimulus{Signal: name, Data: *data, At: t}
+}
+
+// record keeps the data of a signal the tree does not name as its
+// stimulus, arrived at time t.
+func (a *Agent) record(name string, data *Value, t float64) {
+	s := a.stimState()
+	if len(s.list) <= 8 { // a few names: a look along the list is quicker than a search
+		for i := range s.list {
+			if s.list[i].Signal == name {
+				s.list[i].Data, s.list[i].At = *data, t
+				return
+			}
+		}
+	}
+	i, ok := s.find(name)
+	if ok {
+		s.list[i].Data, s.list[i].At = *data, t
+		return
+	}
+	if len(s.list) >= MaxStimuli {
+		a.evictStimulus(s)
+		i, _ = s.find(name)
+	}
+	s.list = slices.Insert(s.list, i, Stimulus{Signal: name, Data: *data, At: t})
+}
+
+// evictStimulus makes room in the list for a new stimulus: the one that
+// arrived longest ago goes (the list's signals do not expire).
+func (a *Agent) evictStimulus(s *stimState) {
+	old := 0
+	for i, x := range s.list {
+		if x.At < s.list[old].At {
+			old = i
+		}
+	}
+	s.list = slices.Delete(s.list, old, old+1)
+}
+
+// held finds the agent's stimulus of a signal: its place, and whether it
+// is held (not expired) at the agent's time.
+func (a *Agent) held(name string) (*Stimulus, bool) {
+	s := a.stimuli()
+	if s == nil {
+		return nil, false
+	}
+	b := a.bound
+	if i, ok := b.signalIdx[name]; ok {
+		if s.slots == nil || s.slots[i].Signal == "" {
+			return nil, false
+		}
+		x := &s.slots[i]
+		return x, !a.gone(x.At, b.signals[i].expires)
+	}
+	i, ok := s.find(name)
+	if !ok {
+		return nil, false
+	}
+	return &s.list[i], true // signals the tree does not name never expire
+}
+
+// Stimulus returns the data of the stimulus the agent holds for a signal
+// (NilValue when the signal carried none) and its age: the agent's time
+// minus the time it arrived, never below 0 (a signal delivered at the start
+// of a step, before the step advanced the agent's time, is 0 seconds old).
+// ok is false when the agent holds none: it never received the signal, it
+// forgot it, or it expired.
+func (a *Agent) Stimulus(name string) (data Value, age float64, ok bool) {
+	x, held := a.held(name)
+	if !held {
+		return Value{}, 0, false
+	}
+	return x.Data, max(0, a.time-x.At), true
+}
+
+// Held reports whether the agent holds a stimulus for the signal.
+func (a *Agent) Held(name string) bool {
+	_, held := a.held(name)
+	return held
+}
+
+// Forget drops the agent's stimulus for a signal and reports whether it
+// held one.
+func (a *Agent) Forget(name string) bool {
+	x, held := a.held(name)
+	if x == nil {
+		return false
+	}
+	if i, ok := a.bound.signalIdx[name]; ok {
+		a.ext.stim.slots[i] = Stimulus{}
+	} else {
+		s := a.ext.stim
+		i, _ := s.find(name)
+		s.list = slices.Delete(s.list, i, i+1)
+	}
+	return held
+}
+
+// Stimuli appends the stimuli the agent holds to dst, sorted by signal
+// name, and returns it. Their Data are the agent's: read them, do not
+// change them.
+func (a *Agent) Stimuli(dst []Stimulus) []Stimulus {
+	s := a.stimuli()
+	if s == nil {
+		return dst
+	}
+	start := len(dst)
+	for i := range s.slots {
+		if x := &s.slots[i]; x.Signal != "" && !a.gone(x.At, a.bound.signals[i].expires) {
+			dst = append(dst, *x)
+		}
+	}
+	dst = append(dst, s.list...)
+	slices.SortFunc(dst[start:], func(x, y Stimulus) int { return strings.Compare(x.Signal, y.Signal) })
+	return dst
+}
+
+// heldCond is the condition S.held of signal slot S: the agent holds a
+// stimulus of it. expires is S's, resolved when the tree was bound.
+type heldCond struct {
+	slot    int32
+	expires float64
+}
+
+func (c *heldCond) Test(a *Agent, _ Params) (bool, error) {
+	if a.ext == nil || a.ext.stim == nil || a.ext.stim.slots == nil {
+		return false, nil
+	}
+	x := &a.ext.stim.slots[c.slot]
+	return x.Signal != "" && !a.gone(x.At, c.expires), nil
+}
+
+// forgetAction is bt.stimulus.forget: the agent forgets signal.name.
+type forgetAction struct{ name string }
+
+func bindForget(s *Site) (Action, error) {
+	name, err := stringParam(s.Params, "signal.name")
+	if err != nil {
+		return nil, s.Errorf("bt.stimulus.forget: %v", err)
+	}
+	return &forgetAction{name}, nil
+}
+
+func (x *forgetAction) Run(a *Agent, _ Params) (Status, error) {
+	a.Forget(x.name)
+	return Success, nil
+}
+
+// --- saves ---
+
+// snapshotStimuli saves the stimuli the agent holds, sorted by name.
+func (a *Agent) snapshotStimuli(s *Snapshot) { s.Stimuli = a.Stimuli(s.Stimuli) }
+
+// planStimuli checks the saved stimuli and keeps a copy for Apply (the
+// snapshot's list is reused for the next agent of a restore).
+func (p *RestorePlan) planStimuli(s *Snapshot) error {
+	p.stimuli = nil
+	if len(s.Stimuli) == 0 {
+		return nil
+	}
+	if len(s.Stimuli) > MaxStimuli+len(p.a.bound.signals) {
+		return &Error{Agent: p.a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("%d stimuli; an agent of tree %s holds at most %d", len(s.Stimuli), p.a.bound.Tree.File, MaxStimuli+len(p.a.bound.signals))}
+	}
+	for i, x := range s.Stimuli {
+		switch {
+		case i > 0 && s.Stimuli[i-1].Signal >= x.Signal:
+			return &Error{Agent: p.a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("stimuli out of order or repeated at %q", x.Signal)}
+		case math.IsNaN(x.At) || math.IsInf(x.At, 0):
+			return &Error{Agent: p.a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("stimulus %q arrived at %v", x.Signal, x.At)}
+		}
+		if err := CheckData(x.Data); err != nil {
+			return &Error{Agent: p.a.id, Err: fmt.Errorf("%w: %w", ErrCorrupt, err), Msg: fmt.Sprintf("stimulus %q: %v", x.Signal, err)}
+		}
+	}
+	p.stimuli = slices.Clone(s.Stimuli)
+	return nil
+}
+
+// applyStimuli gives the agent the planned stimuli (none when the save had
+// none) and forgets handler calls it still owed.
+func (p *RestorePlan) applyStimuli() {
+	a := p.a
+	if len(p.stimuli) == 0 && a.stimuli() == nil {
+		return
+	}
+	s := a.stimState()
+	clear(s.slots)
+	clear(s.list)
+	s.list = s.list[:0]
+	for i := range p.stimuli {
+		x := &p.stimuli[i]
+		if k, ok := a.bound.signalIdx[x.Signal]; ok {
+			a.recordSlot(k, x.Signal, &x.Data, x.At)
+		} else {
+			s.list = append(s.list, *x) // sorted already
+		}
+	}
+	clear(s.pending)
+	s.pending = s.pending[:0]
+}
+
+// stimuli writes the saved stimuli (format version 5).
+func (e *Encoder) stimuli(list []Stimulus) {
+	e.Uvarint(uint64(len(list)))
+	for _, x := range list {
+		e.String(x.Signal)
+		e.Float(x.At)
+		e.Value(x.Data)
+	}
+}
+
+// stimuli reads what Encoder.stimuli wrote into dst.
+func (d *Decoder) stimuli(dst []Stimulus) []Stimulus {
+	n := d.Count(3)
+	for range n {
+		x := Stimulus{Signal: d.String(), At: d.Float()}
+		x.Data = d.Value()
+		if d.err != nil {
+			return dst
+		}
+		dst = append(dst, x)
+	}
+	return dst
+}
