@@ -62,6 +62,12 @@ func (e *Engine) InspectAgent(a *runtime.Agent, budget int) (agent, memory, stat
 	memory = in.value(st.memory, 0)
 	if s := st.State(); s != nil {
 		state = in.value(s, 0)
+	} else {
+		// ctx.state is a table for the rule the agent is at, empty until a
+		// script writes to it; the agent is handed its table when its scripts
+		// first read it (a restored agent later than the original), which is
+		// no difference to show.
+		state = map[string]any{"table": [][2]any{}}
 	}
 	return agent, memory, state
 }
