@@ -75,7 +75,7 @@ type Engine struct {
 	out   io.Writer
 
 	bt *lua.LTable
-	// Read-only tables (readonly.go): empty until Freeze or SetShared.
+	// Read-only tables (readonly.go): none until Freeze or SetShared.
 	frozen    frozenSet
 	frozenFns frozenFns
 	modules   moduleIndex
@@ -145,6 +145,7 @@ func New(opts Options) (*Engine, error) {
 	e.ctxKit.init(e)
 	e.paramsKit.init(e)
 	e.openStringLimits()
+	e.seeThrough() // after every library function it replaces is in place
 	e.guard.start(e, opts.CallTimeout, opts.MemoryLimit)
 	return e, nil
 }
