@@ -40,8 +40,14 @@ type Options struct {
 	ReadFile func(path string) ([]byte, error)
 	// MemoryLimit is the memory budget of the Lua state in bytes (see
 	// memory.go for how it is measured); 0 means DefaultMemoryLimit. No
-	// string may be longer than an eighth of it.
+	// string may be longer than an eighth of it, compiling a script may
+	// not take more, and the compiled code of all scripts may not keep
+	// more (compile.go).
 	MemoryLimit int64
+	// Code is where compiled scripts are kept and found: engines given
+	// the same cache compile each source once (a game's workers, its hot
+	// reloads). nil: the engine compiles its own.
+	Code *CodeCache
 }
 
 // readScript reads a script file through Options.ReadFile.
