@@ -91,8 +91,8 @@ func TestLoad_theGamesTreesTogetherHoldAtMostMaxGameRules(t *testing.T) {
 		fmt.Fprintf(&rules, "<success id=\"r%d\"/>", i)
 	}
 	files := map[string]string{
-		"big.xml":   "<behaviorTree><sequence id=\"root\">" + rules.String() + "</sequence></behaviorTree>", // 401 rules
-		"other.xml": "<behaviorTree><sequence id=\"root\">" + rules.String() + "</sequence></behaviorTree>",
+		"big.xml":    "<behaviorTree><sequence id=\"root\">" + rules.String() + "</sequence></behaviorTree>", // 401 rules
+		"other.xml":  "<behaviorTree><sequence id=\"root\">" + rules.String() + "</sequence></behaviorTree>",
 		"broken.xml": "<behaviorTree><actoin/></behaviorTree>",
 		"config.toml": "[run]\nsteps = 1\n" +
 			"[[trees]]\nname = \"one\"\nfile = \"big.xml\"\n[[trees]]\nname = \"two\"\nfile = \"big.xml\"\n" +
