@@ -110,116 +110,38 @@ func splitTables(name string, chunk []ast.Stmt) ([]ast.Stmt, error) {
 	if !sp.found {
 		return chunk, nil
 	}
-	prelude := &ast.LocalAssignStmt{Names: []string{fillLocal}, Exprs: []ast.Expr{&ast.IdentExpr{Value: fillGlobal}}}
-	prelude.SetLine(1)
-	prelude.SetLastLine(1)
-	return append([]ast.Stmt{prelude}, chunk...), nil
+	return withLocal(chunk, fillLocal, fillGlobal), nil
 }
 
 func (sp *tableSplitter) stmts(list []ast.Stmt) {
 	for _, s := range list {
-		sp.stmt(s)
+		eachPart(s, func(e *ast.Expr) { *e, _ = sp.expr(*e) }, sp.stmts)
 	}
-}
-
-func (sp *tableSplitter) stmt(s ast.Stmt) {
-	switch s := s.(type) {
-	case *ast.AssignStmt:
-		sp.exprs(s.Lhs)
-		sp.exprs(s.Rhs)
-	case *ast.LocalAssignStmt:
-		sp.exprs(s.Exprs)
-	case *ast.FuncCallStmt:
-		s.Expr, _ = sp.expr(s.Expr)
-	case *ast.DoBlockStmt:
-		sp.stmts(s.Stmts)
-	case *ast.WhileStmt:
-		s.Condition, _ = sp.expr(s.Condition)
-		sp.stmts(s.Stmts)
-	case *ast.RepeatStmt:
-		sp.stmts(s.Stmts)
-		s.Condition, _ = sp.expr(s.Condition)
-	case *ast.IfStmt:
-		s.Condition, _ = sp.expr(s.Condition)
-		sp.stmts(s.Then)
-		sp.stmts(s.Else)
-	case *ast.NumberForStmt:
-		s.Init, _ = sp.expr(s.Init)
-		s.Limit, _ = sp.expr(s.Limit)
-		s.Step, _ = sp.expr(s.Step)
-		sp.stmts(s.Stmts)
-	case *ast.GenericForStmt:
-		sp.exprs(s.Exprs)
-		sp.stmts(s.Stmts)
-	case *ast.FuncDefStmt:
-		if s.Name != nil {
-			s.Name.Func, _ = sp.expr(s.Name.Func)
-			s.Name.Receiver, _ = sp.expr(s.Name.Receiver)
-		}
-		sp.stmts(s.Func.Stmts)
-	case *ast.ReturnStmt:
-		sp.exprs(s.Exprs)
-	}
-}
-
-func (sp *tableSplitter) exprs(list []ast.Expr) exprCost {
-	var c exprCost
-	for i, e := range list {
-		var d exprCost
-		list[i], d = sp.expr(e)
-		c = c.add(d)
-	}
-	return c
 }
 
 // expr rewrites the big constructors inside e and returns what e's own
 // code costs (a function's body costs its own function, not e's).
 func (sp *tableSplitter) expr(e ast.Expr) (ast.Expr, exprCost) {
-	var c, d exprCost
+	var c exprCost
 	switch x := e.(type) {
 	case nil:
-		return nil, c
 	case *ast.StringExpr, *ast.NumberExpr, *ast.IdentExpr:
 		c.uses = 1
 	case *ast.Comma3Expr:
 		c.vararg = true
-	case *ast.AttrGetExpr:
-		x.Object, c = sp.expr(x.Object)
-		x.Key, d = sp.expr(x.Key)
-		c = c.add(d)
 	case *ast.TableExpr:
 		return sp.table(x)
-	case *ast.FuncCallExpr:
-		x.Func, c = sp.expr(x.Func)
-		x.Receiver, d = sp.expr(x.Receiver)
-		c = c.add(d).add(sp.exprs(x.Args))
-		if x.Method != "" {
-			c.uses++
-		}
-	case *ast.LogicalOpExpr:
-		x.Lhs, c = sp.expr(x.Lhs)
-		x.Rhs, d = sp.expr(x.Rhs)
-		c = c.add(d)
-	case *ast.RelationalOpExpr:
-		x.Lhs, c = sp.expr(x.Lhs)
-		x.Rhs, d = sp.expr(x.Rhs)
-		c = c.add(d)
-	case *ast.StringConcatOpExpr:
-		x.Lhs, c = sp.expr(x.Lhs)
-		x.Rhs, d = sp.expr(x.Rhs)
-		c = c.add(d)
-	case *ast.ArithmeticOpExpr:
-		x.Lhs, c = sp.expr(x.Lhs)
-		x.Rhs, d = sp.expr(x.Rhs)
-		c = c.add(d)
-	case *ast.UnaryMinusOpExpr:
-		x.Expr, c = sp.expr(x.Expr)
-	case *ast.UnaryNotOpExpr:
-		x.Expr, c = sp.expr(x.Expr)
-	case *ast.UnaryLenOpExpr:
-		x.Expr, c = sp.expr(x.Expr)
 	case *ast.FunctionExpr:
 		sp.stmts(x.Stmts)
+	default:
+		eachChild(e, func(part *ast.Expr) {
+			var d exprCost
+			*part, d = sp.expr(*part)
+			c = c.add(d)
+		})
+		if call, ok := e.(*ast.FuncCallExpr); ok && call.Method != "" {
+			c.uses++
+		}
 	}
 	return e, c
 }
@@ -447,48 +369,18 @@ func isMultiValue(f *ast.Field) bool {
 // when they are globals (an estimate from above).
 func ownConstants(e ast.Expr, out *[]any) {
 	switch x := e.(type) {
-	case nil:
+	case nil, *ast.FunctionExpr:
 	case *ast.StringExpr:
 		*out = append(*out, x.Value)
 	case *ast.NumberExpr:
 		*out = append(*out, x.Value) // as written: 1 and 1.0 count twice, which errs on the safe side
 	case *ast.IdentExpr:
 		*out = append(*out, x.Value)
-	case *ast.AttrGetExpr:
-		ownConstants(x.Object, out)
-		ownConstants(x.Key, out)
-	case *ast.TableExpr:
-		for _, f := range x.Fields {
-			ownConstants(f.Key, out)
-			ownConstants(f.Value, out)
+	default:
+		eachChild(e, func(part *ast.Expr) { ownConstants(*part, out) })
+		if call, ok := e.(*ast.FuncCallExpr); ok && call.Method != "" {
+			*out = append(*out, call.Method)
 		}
-	case *ast.FuncCallExpr:
-		ownConstants(x.Func, out)
-		ownConstants(x.Receiver, out)
-		if x.Method != "" {
-			*out = append(*out, x.Method)
-		}
-		for _, a := range x.Args {
-			ownConstants(a, out)
-		}
-	case *ast.LogicalOpExpr:
-		ownConstants(x.Lhs, out)
-		ownConstants(x.Rhs, out)
-	case *ast.RelationalOpExpr:
-		ownConstants(x.Lhs, out)
-		ownConstants(x.Rhs, out)
-	case *ast.StringConcatOpExpr:
-		ownConstants(x.Lhs, out)
-		ownConstants(x.Rhs, out)
-	case *ast.ArithmeticOpExpr:
-		ownConstants(x.Lhs, out)
-		ownConstants(x.Rhs, out)
-	case *ast.UnaryMinusOpExpr:
-		ownConstants(x.Expr, out)
-	case *ast.UnaryNotOpExpr:
-		ownConstants(x.Expr, out)
-	case *ast.UnaryLenOpExpr:
-		ownConstants(x.Expr, out)
 	}
 }
 

@@ -220,14 +220,8 @@ func (c *costCounter) expr(e ast.Expr) {
 		if c.locals[x.Value] == 0 {
 			c.use(x.Value, x.Line())
 		}
-	case *ast.AttrGetExpr:
-		c.expr(x.Object)
-		c.expr(x.Key)
-	case *ast.TableExpr:
-		for _, f := range x.Fields {
-			c.expr(f.Key)
-			c.expr(f.Value)
-		}
+	case *ast.FunctionExpr:
+		c.function(x.Line(), x.ParList.Names, func() { c.block(x.Stmts) })
 	case *ast.FuncCallExpr:
 		c.expr(x.Func)
 		c.expr(x.Receiver)
@@ -235,25 +229,7 @@ func (c *costCounter) expr(e ast.Expr) {
 			c.use(x.Method, x.Line())
 		}
 		c.exprs(x.Args)
-	case *ast.LogicalOpExpr:
-		c.expr(x.Lhs)
-		c.expr(x.Rhs)
-	case *ast.RelationalOpExpr:
-		c.expr(x.Lhs)
-		c.expr(x.Rhs)
-	case *ast.StringConcatOpExpr:
-		c.expr(x.Lhs)
-		c.expr(x.Rhs)
-	case *ast.ArithmeticOpExpr:
-		c.expr(x.Lhs)
-		c.expr(x.Rhs)
-	case *ast.UnaryMinusOpExpr:
-		c.expr(x.Expr)
-	case *ast.UnaryNotOpExpr:
-		c.expr(x.Expr)
-	case *ast.UnaryLenOpExpr:
-		c.expr(x.Expr)
-	case *ast.FunctionExpr:
-		c.function(x.Line(), x.ParList.Names, func() { c.block(x.Stmts) })
+	default:
+		eachChild(e, func(part *ast.Expr) { c.expr(*part) })
 	}
 }

@@ -201,11 +201,7 @@ func (e *Engine) metatableFns(g *lua.LTable) {
 	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
 		L.CheckTable(1)
 		e.refuseFrozen(L, L.Get(1), "setmetatable")
-		if mt, ok := L.Get(2).(*lua.LTable); ok {
-			if f := e.frozen.of[mt]; f != nil {
-				L.Replace(2, f.hidden)
-			}
-		}
+		L.Replace(2, e.asMetatable(L.Get(2)))
 		return set.GFunction(L)
 	}))
 }
@@ -370,11 +366,7 @@ func (e *Engine) hideFrozenMetatables() {
 				continue
 			}
 			seen[unsafe.Pointer(v)] = true
-			if mt, ok := v.Metatable.(*lua.LTable); ok {
-				if f := e.frozen.of[mt]; f != nil {
-					v.Metatable = f.hidden
-				}
-			}
+			v.Metatable = e.asMetatable(v.Metatable)
 			add(v.Metatable)
 			it := iterate(v)
 			for k, val := it.next(); k != lua.LNil; k, val = it.next() {
@@ -397,15 +389,22 @@ func (e *Engine) hideFrozenMetatables() {
 				continue
 			}
 			seen[unsafe.Pointer(v)] = true
-			if mt, ok := v.Metatable.(*lua.LTable); ok {
-				if f := e.frozen.of[mt]; f != nil {
-					v.Metatable = f.hidden
-				}
-			}
+			v.Metatable = e.asMetatable(v.Metatable)
 			add(v.Metatable)
 			add(v.Env)
 		}
 	}
+}
+
+// asMetatable is what stands in a metatable's place for mt: its hidden
+// table when mt is frozen, else mt.
+func (e *Engine) asMetatable(mt lua.LValue) lua.LValue {
+	if t, ok := mt.(*lua.LTable); ok {
+		if f := e.frozen.of[t]; f != nil {
+			return f.hidden
+		}
+	}
+	return mt
 }
 
 // frozenName names a frozen table for errors: the module or bt.shared it
