@@ -51,6 +51,7 @@ type frozenSet struct {
 	of       map[*lua.LTable]*frozenTable // by frozen table
 	byHidden map[*lua.LTable]*lua.LTable  // hidden table -> its frozen table
 	shared   []*lua.LTable                // the tables of the last SetShared, forgotten at the next
+	copies   map[*lua.LTable]*lua.LTable  // SetShared's scratch: the copy of each table met
 }
 
 // frozenTable is what the engine keeps of a frozen table.
@@ -480,7 +481,11 @@ func (e *Engine) SetShared(v lua.LValue) error {
 		e.bt.RawSetString("shared", lua.LNil)
 		return nil
 	}
-	c, err := e.copyShared(v, "shared", 0, map[*lua.LTable]*lua.LTable{})
+	if e.frozen.copies == nil {
+		e.frozen.copies = map[*lua.LTable]*lua.LTable{}
+	}
+	c, err := e.copyShared(v, "shared", 0, e.frozen.copies)
+	clear(e.frozen.copies)
 	if err != nil {
 		return err
 	}
