@@ -9,7 +9,7 @@ import "github.com/yuin/gopher-lua/ast"
 // expression in its place.
 
 // eachChild calls f with a pointer to each expression directly inside e,
-// in the order the compiler evaluates them; the body of a function e is
+// in the order the compiler evaluates them. When e is a function, its body
 // is not inside it (it compiles as a function of its own). A missing part
 // (a call's receiver, a positional field's key) is a pointer to nil.
 func eachChild(e ast.Expr, f func(*ast.Expr)) {
