@@ -17,6 +17,9 @@ const (
 	MaxAgents = 1_000_000
 	// MaxScheduled bounds the [[signals]] entries.
 	MaxScheduled = 1_000_000
+	// MaxGameRules bounds the rules of a game's trees together, each
+	// [[trees]] entry counted (one tree file holds at most as many).
+	MaxGameRules = 1_000_000
 	// MaxSteps bounds step numbers (run.steps, a save's step, and the two
 	// together): up to 2^53 a step number and its time are exact in a
 	// float64, which is what Lua and the trace see.
@@ -40,6 +43,9 @@ const (
 	maxTrees   = 10_000
 	maxPlugins = 100
 )
+
+// maxGameRules is MaxGameRules, lower in tests.
+var maxGameRules = MaxGameRules
 
 // check checks the decoded values against their limits and each other.
 // Keys whose value did not decode (d.bad) are reported once, there.

@@ -96,6 +96,7 @@ type Game struct {
 	out       printer
 	times     *actionTimes
 	lua       *scripts
+	code      compiledScripts // shared by the workers' Lua states and reloads (scripts.go)
 	plugins   *host.Set
 
 	active   []*runtime.Agent // the agents that step (not stopped), config order (listActive)
@@ -233,16 +234,39 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 }
 
 // loadTrees loads every [[trees]] file; labels and positions are relative
-// to the config's folder.
+// to the config's folder. A file several entries name is loaded once (each
+// entry gets a Tree of its own over the same rules, for the name its
+// agents see), and the trees together hold at most MaxGameRules rules.
+// Loading stops at the tree that passes it, so that what a config makes
+// the game load stays bounded whatever it names.
 func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 	out := map[string]*runtime.Tree{}
 	var errs []error
-	for _, tc := range g.cfg.Trees {
-		t, err := runtime.LoadFile(g.src(tc.File), runtime.LoadOptions{Root: g.srcRoot(),
-			ReadFile: g.reader(readfile.TreeLimit, "tree file")})
-		if err != nil {
-			errs = append(errs, err)
+	byFile := map[string]*runtime.Tree{}
+	rules := 0
+	for i, tc := range g.cfg.Trees {
+		path := g.src(tc.File)
+		t, again := byFile[path]
+		if !again {
+			var err error
+			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(),
+				ReadFile: g.reader(readfile.TreeLimit, "tree file")})
+			byFile[path] = t
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if t == nil {
 			continue
+		}
+		if again {
+			own := *t
+			t = &own
+		}
+		if rules += len(t.Rules); rules > maxGameRules {
+			errs = append(errs, fmt.Errorf("%s: trees[%d] (%s): the game's trees hold %d rules with this one; a game holds at most %d rules, every [[trees]] entry counted (an entry naming the same file as another counts again: it is bound again)",
+				t.File, i, tc.Name, rules, maxGameRules))
+			break
 		}
 		out[tc.Name] = t
 	}

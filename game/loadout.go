@@ -34,6 +34,10 @@ type loadout struct {
 // build changed. Every problem found is reported (ErrorList or joined
 // errors); on error, what the load started is stopped.
 func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
+	// What this load compiled is what the next one can reuse: every
+	// worker's Lua state shares the compiled scripts, and a reload
+	// compiles only the scripts that changed.
+	defer g.sweepCode()
 	cfg := g.cfg
 	l := &loadout{reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{}}
 	loaded, errs := g.loadTrees()
@@ -192,5 +196,12 @@ func (g *Game) setGates(gates *runtime.Gates) {
 	g.env.Gates = gates
 	for _, w := range g.workers {
 		w.env.Gates = gates
+	}
+}
+
+// sweepCode forgets the compiled scripts the last load did not use.
+func (g *Game) sweepCode() {
+	if g.code.cache != nil {
+		g.code.cache.Sweep()
 	}
 }

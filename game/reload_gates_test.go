@@ -9,7 +9,7 @@ import (
 )
 
 // postGame: two of three guards take the post (users 2) and hold it for
-// ever (waiting for 9 holders); the third is refused and idles.
+// ever (waiting for a signal no one sends); the third is refused and idles.
 var postGame = map[string]string{
 	"config.toml": `[run]
 steps = 100
@@ -28,7 +28,7 @@ count = 3
   </gates>
   <choice id="root">
     <sequence id="guard" gate="post">
-      <action id=".stand" name="bt.gate.wait"><parameter name="gate.name">post</parameter><parameter name="gate.users">9</parameter></action>
+      <action id=".stand" name="bt.signal.wait"><parameter name="signal.name">never</parameter></action>
     </sequence>
     <action id="idle" name="bt.wait"><parameter name="wait.seconds">1000</parameter></action>
   </choice>
@@ -99,7 +99,7 @@ func TestReload_carriesGates(t *testing.T) {
     <gate name="post" users="2" cooldown="1"/>
     <gate name="horn"/>
   </gates>`, ``, ` gate="post"`, ``,
-				`name="bt.gate.wait"><parameter name="gate.name">post</parameter><parameter name="gate.users">9</parameter>`,
+				`name="bt.signal.wait"><parameter name="signal.name">never</parameter>`,
 				`name="bt.wait"><parameter name="wait.seconds">1000</parameter>`).Replace(s)
 		}, 2, "none", "none", nil}, // the guards' rule calls another action: they restart, their gate released first
 	} {

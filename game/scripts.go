@@ -21,6 +21,10 @@ type scripts struct {
 	shared bool        // game.shared was published as bt.shared
 }
 
+// compiledScripts keeps the game's compiled scripts: every worker's Lua
+// state compiles each source once, and a reload only the ones that changed.
+type compiledScripts struct{ cache *luabind.CodeCache }
+
 // openScripts loads every script of the config's folders and registers
 // their actions and conditions in reg. It returns the scripts even when
 // some failed to load (their names are known: see unloaded), nil for a
@@ -39,8 +43,11 @@ func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, erro
 	if out != nil {
 		print = out
 	}
+	if g.code.cache == nil {
+		g.code.cache = luabind.NewCodeCache()
+	}
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: g.srcRoot(), FS: g.opts.Files, Seed: g.seed(), ReadFile: g.reader(readfile.ScriptLimit, "script"),
-		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print})
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print, Code: g.code.cache})
 	if err != nil {
 		return nil, err
 	}

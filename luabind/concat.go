@@ -42,101 +42,38 @@ func rewriteConcat(chunk []ast.Stmt) ([]ast.Stmt, bool) {
 	if !r.found {
 		return chunk, false
 	}
-	prelude := &ast.LocalAssignStmt{Names: []string{concatLocal}, Exprs: []ast.Expr{&ast.IdentExpr{Value: concatGlobal}}}
+	return withLocal(chunk, concatLocal, concatGlobal), true
+}
+
+// withLocal is chunk after a first statement that reads the global named
+// global into the local named local: how a chunk keeps one of the engine's
+// functions (names that are not identifiers, which scripts cannot name).
+func withLocal(chunk []ast.Stmt, local, global string) []ast.Stmt {
+	prelude := &ast.LocalAssignStmt{Names: []string{local}, Exprs: []ast.Expr{&ast.IdentExpr{Value: global}}}
 	prelude.SetLine(1)
 	prelude.SetLastLine(1)
-	return append([]ast.Stmt{prelude}, chunk...), true
+	return append([]ast.Stmt{prelude}, chunk...)
 }
 
 type concatRewriter struct{ found bool }
 
 func (r *concatRewriter) stmts(list []ast.Stmt) {
 	for _, s := range list {
-		r.stmt(s)
+		eachPart(s, r.rewrite, r.stmts)
 	}
 }
 
-func (r *concatRewriter) stmt(s ast.Stmt) {
-	switch s := s.(type) {
-	case *ast.AssignStmt:
-		r.exprs(s.Lhs)
-		r.exprs(s.Rhs)
-	case *ast.LocalAssignStmt:
-		r.exprs(s.Exprs)
-	case *ast.FuncCallStmt:
-		s.Expr = r.expr(s.Expr)
-	case *ast.DoBlockStmt:
-		r.stmts(s.Stmts)
-	case *ast.WhileStmt:
-		s.Condition = r.expr(s.Condition)
-		r.stmts(s.Stmts)
-	case *ast.RepeatStmt:
-		r.stmts(s.Stmts)
-		s.Condition = r.expr(s.Condition)
-	case *ast.IfStmt:
-		s.Condition = r.expr(s.Condition)
-		r.stmts(s.Then)
-		r.stmts(s.Else)
-	case *ast.NumberForStmt:
-		s.Init = r.expr(s.Init)
-		s.Limit = r.expr(s.Limit)
-		s.Step = r.expr(s.Step)
-		r.stmts(s.Stmts)
-	case *ast.GenericForStmt:
-		r.exprs(s.Exprs)
-		r.stmts(s.Stmts)
-	case *ast.FuncDefStmt:
-		if s.Name != nil {
-			s.Name.Func = r.expr(s.Name.Func)
-			s.Name.Receiver = r.expr(s.Name.Receiver)
-		}
-		r.stmts(s.Func.Stmts)
-	case *ast.ReturnStmt:
-		r.exprs(s.Exprs)
-	}
-}
-
-func (r *concatRewriter) exprs(list []ast.Expr) {
-	for i, e := range list {
-		list[i] = r.expr(e)
-	}
-}
+// rewrite puts the rewritten expression in *e's place.
+func (r *concatRewriter) rewrite(e *ast.Expr) { *e = r.expr(*e) }
 
 func (r *concatRewriter) expr(e ast.Expr) ast.Expr {
 	switch e := e.(type) {
-	case nil:
-		return nil
 	case *ast.StringConcatOpExpr:
 		return r.concat(e)
-	case *ast.AttrGetExpr:
-		e.Object = r.expr(e.Object)
-		e.Key = r.expr(e.Key)
-	case *ast.TableExpr:
-		for _, f := range e.Fields {
-			f.Key = r.expr(f.Key)
-			f.Value = r.expr(f.Value)
-		}
-	case *ast.FuncCallExpr:
-		e.Func = r.expr(e.Func)
-		e.Receiver = r.expr(e.Receiver)
-		r.exprs(e.Args)
-	case *ast.LogicalOpExpr:
-		e.Lhs = r.expr(e.Lhs)
-		e.Rhs = r.expr(e.Rhs)
-	case *ast.RelationalOpExpr:
-		e.Lhs = r.expr(e.Lhs)
-		e.Rhs = r.expr(e.Rhs)
-	case *ast.ArithmeticOpExpr:
-		e.Lhs = r.expr(e.Lhs)
-		e.Rhs = r.expr(e.Rhs)
-	case *ast.UnaryMinusOpExpr:
-		e.Expr = r.expr(e.Expr)
-	case *ast.UnaryNotOpExpr:
-		e.Expr = r.expr(e.Expr)
-	case *ast.UnaryLenOpExpr:
-		e.Expr = r.expr(e.Expr)
 	case *ast.FunctionExpr:
 		r.stmts(e.Stmts)
+	default:
+		eachChild(e, r.rewrite)
 	}
 	return e
 }

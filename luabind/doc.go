@@ -38,7 +38,21 @@
 // when the heap grows), no string may pass an eighth of it (stringlib.go,
 // concat.go), pattern matching checks the timeout as it goes (pattern.go),
 // and sources are checked before they are parsed so that no chunk can
-// overflow the parser's stack (precheck.go).
+// overflow the parser's stack (precheck.go), nor take the compiler time
+// that grows faster than its size or memory over the budget (compile.go,
+// bigtables.go, compilecost.go).
+//
+// # Compiled code
+//
+// A CodeCache given to several engines (Options.Code) compiles each
+// source once for all of them: gopher-lua shares a compiled chunk between
+// states, read-only. A game gives one to every worker's engine and to its
+// hot reloads.
+//
+// # Several engines, one game
+//
+// Freeze makes the module tables read-only (readonly.go), so that agents
+// spread over several engines share nothing mutable through them.
 //
 // # Random numbers
 //

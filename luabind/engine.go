@@ -46,8 +46,14 @@ type Options struct {
 	FS fs.FS
 	// MemoryLimit is the memory budget of the Lua state in bytes (see
 	// memory.go for how it is measured); 0 means DefaultMemoryLimit. No
-	// string may be longer than an eighth of it.
+	// string may be longer than an eighth of it, compiling a script may
+	// not take more, and the compiled code of all scripts may not keep
+	// more (compile.go).
 	MemoryLimit int64
+	// Code is where compiled scripts are kept and found: engines given
+	// the same cache compile each source once (a game's workers, its hot
+	// reloads). nil: the engine compiles its own.
+	Code *CodeCache
 }
 
 // readScript reads a script file through Options.ReadFile.
@@ -84,7 +90,7 @@ type Engine struct {
 	out   io.Writer
 
 	bt *lua.LTable
-	// Read-only tables (readonly.go): empty until Freeze or SetShared.
+	// Read-only tables (readonly.go): none until Freeze or SetShared.
 	frozen    frozenSet
 	frozenFns frozenFns
 	modules   moduleIndex
@@ -155,6 +161,7 @@ func New(opts Options) (*Engine, error) {
 	e.ctxKit.init(e)
 	e.paramsKit.init(e)
 	e.openStringLimits()
+	e.seeThrough() // after every library function it replaces is in place
 	e.guard.start(e, opts.CallTimeout, opts.MemoryLimit)
 	return e, nil
 }

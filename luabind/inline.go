@@ -58,7 +58,7 @@ func (e *Engine) inlineProto(s *runtime.Site, param, prefix, suffix string) (*lu
 	if p, ok := e.inline[src]; ok {
 		return p, nil
 	}
-	p, err := compile(param, src)
+	c, err := e.compileSource(param, []byte(src))
 	if err != nil {
 		var se *ScriptError
 		if errors.As(err, &se) {
@@ -72,8 +72,8 @@ func (e *Engine) inlineProto(s *runtime.Site, param, prefix, suffix string) (*lu
 		}
 		return nil, s.Errorf("%s: %v", InlineName, err)
 	}
-	e.inline[src] = p
-	return p, nil
+	e.inline[src] = c.proto
+	return c.proto, nil
 }
 
 func (e *Engine) bindInlineAction(s *runtime.Site) (runtime.Action, error) {

@@ -47,3 +47,24 @@ func TestInspect_showsEveryValueWithinItsBudget(t *testing.T) {
 		t.Errorf("nil: %v", got)
 	}
 }
+
+// TestInspectAgent_showsAFrozenTableByItsEntries: a module table kept in
+// ctx.memory shows what it holds, frozen or not (readonly.go).
+func TestInspectAgent_showsAFrozenTableByItsEntries(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"cfg.lua": `return {posts = {{x = 1}}}`,
+		"act.lua": `local cfg = require("cfg")
+bt.action("keep", function(ctx) ctx.memory.posts = cfg.posts return bt.SUCCESS end)`,
+	})
+	f.e.Freeze()
+	f.bind(tree(`<action id='a' name='keep'/>`))
+	a := f.agent("x")
+	if got := step(t, a); got != "success" {
+		t.Fatal(got)
+	}
+	_, memory, _ := f.e.InspectAgent(a, 0)
+	data, _ := json.Marshal(memory)
+	if want := `{"table":[["posts",{"table":[[1,{"table":[["x",1]]}]]}]]}`; string(data) != want {
+		t.Errorf("memory: %s, want %s", data, want)
+	}
+}

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -47,34 +48,41 @@ var literalArgs = map[string]struct {
 func (e *Engine) Literals() []Literal {
 	var out []Literal
 	for _, m := range e.modules.order {
-		src, err := e.readScript(m.path)
-		if err != nil {
-			continue
-		}
-		chunk, err := parse.Parse(strings.NewReader(string(src)), m.file)
-		if err != nil {
-			continue
-		}
-		walkAST(reflect.ValueOf(chunk), func(c *ast.FuncCallExpr) {
-			call, key := "", ""
-			if c.Receiver != nil {
-				key = ":" + c.Method
-				call = exprName(c.Receiver) + key
-			} else if g, ok := c.Func.(*ast.AttrGetExpr); ok {
-				if k, ok := g.Key.(*ast.StringExpr); ok {
-					call = exprName(g.Object) + "." + k.Value
-					key = call
-				}
-			}
-			spec, ok := literalArgs[key]
-			if !ok || spec.arg >= len(c.Args) {
-				return
-			}
-			if s, ok := c.Args[spec.arg].(*ast.StringExpr); ok {
-				out = append(out, Literal{Kind: spec.kind, Name: s.Value, Call: call, File: m.file, Line: c.Line()})
-			}
-		})
+		out = append(out, m.literals...)
 	}
+	return out
+}
+
+// literalCall finds, in a source, what could be a call Literals reports:
+// a source without one (a script of data) is not walked.
+var literalCall = regexp.MustCompile(`:\s*(signal|send|var|setVar|stamp|clearStamp|since|gateSlot)\b|\b(bt|game)\s*\.\s*(broadcast|signal)\b`)
+
+// literalsOf is what Literals reports of one parsed source (file is its
+// display path), in line order; it is read when the source is compiled.
+func literalsOf(file, src string, chunk []ast.Stmt) []Literal {
+	if !literalCall.MatchString(src) {
+		return nil
+	}
+	var out []Literal
+	walkAST(reflect.ValueOf(chunk), func(c *ast.FuncCallExpr) {
+		call, key := "", ""
+		if c.Receiver != nil {
+			key = ":" + c.Method
+			call = exprName(c.Receiver) + key
+		} else if g, ok := c.Func.(*ast.AttrGetExpr); ok {
+			if k, ok := g.Key.(*ast.StringExpr); ok {
+				call = exprName(g.Object) + "." + k.Value
+				key = call
+			}
+		}
+		spec, ok := literalArgs[key]
+		if !ok || spec.arg >= len(c.Args) {
+			return
+		}
+		if s, ok := c.Args[spec.arg].(*ast.StringExpr); ok {
+			out = append(out, Literal{Kind: spec.kind, Name: s.Value, Call: call, File: file, Line: c.Line()})
+		}
+	})
 	return out
 }
 

@@ -12,7 +12,8 @@ import (
 // replaces the one- and two-argument functions with versions that box
 // through its number slab (numbox.go), and math.max and math.min with
 // versions that return the winning argument itself. Results are the same
-// computations as gopher-lua's, bit for bit.
+// computations as gopher-lua's, bit for bit. math.huge is infinity, as in
+// Lua 5.1.
 
 var mathUnary = map[string]func(float64) float64{
 	"abs": math.Abs, "acos": math.Acos, "asin": math.Asin, "atan": math.Atan,
@@ -29,6 +30,10 @@ var mathBinary = map[string]func(float64, float64) float64{
 
 func (e *Engine) openFastMath(t *lua.LTable) {
 	L := e.L
+	// Lua 5.1's math.huge is HUGE_VAL, infinity (math.huge == 1/0);
+	// gopher-lua's is the largest finite number, which a check for finite
+	// numbers (a scorer's result) would let through.
+	t.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	for name, f := range mathUnary {
 		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			L.Push(e.nums.box(f(float64(L.CheckNumber(1)))))

@@ -134,7 +134,7 @@ func (m *memoryBudget) walk() bool {
 	live, _ := liveHeap()
 	w := walker{limit: m.limit, seen: map[unsafe.Pointer]struct{}{}}
 	m.pending.Store(false)
-	m.e.memoryRoots(&w)
+	m.e.memoryRoots(w.add)
 	w.run()
 	m.used.Store(w.total)
 	m.baseline.Store(live)
@@ -174,40 +174,29 @@ func (e *Engine) MeasureMemory() int64 {
 	return e.guard.mem.used.Load()
 }
 
-// memoryRoots adds everything the state can reach to the walk.
-func (e *Engine) memoryRoots(w *walker) {
+// memoryRoots gives add everything the state can reach.
+func (e *Engine) memoryRoots(add func(lua.LValue)) {
+	e.stateRoots(add)
 	L := e.L
-	w.add(L.G.Registry)
-	w.add(L.G.Global)
-	w.add(L.Env)
-	w.add(L.GetMetatable(lua.LString("")))
-	if e.bt != nil {
-		w.add(e.bt)
-	}
-	for _, m := range e.modules.order {
-		if m.value != nil {
-			w.add(m.value)
-		}
-	}
 	for st := range e.attached {
-		w.add(st.ud)
-		w.add(st.own)
-		w.add(st.memory)
-		w.add(st.data)
+		add(st.ud)
+		add(st.own)
+		add(st.memory)
+		add(st.data)
 		if st.state.t != nil {
-			w.add(st.state.t)
+			add(st.state.t)
 		}
 		for _, rs := range st.laneStates { // the lanes' ctx.state (lanestate.go)
 			if rs.t != nil {
-				w.add(rs.t)
+				add(rs.t)
 			}
 		}
 		if v, ok := st.agent.RuleValue().(lua.LValue); ok {
-			w.add(v)
+			add(v)
 		}
 	}
 	for _, ud := range e.params {
-		w.add(ud)
+		add(ud)
 	}
 	// The registers of the running functions: locals and temporaries.
 	for level := 0; ; level++ {
@@ -220,7 +209,25 @@ func (e *Engine) memoryRoots(w *walker) {
 			if name == "" {
 				break
 			}
-			w.add(v)
+			add(v)
+		}
+	}
+}
+
+// stateRoots gives add what the state reaches without its agents: the
+// registry, the globals, the bt module and the modules' values.
+func (e *Engine) stateRoots(add func(lua.LValue)) {
+	L := e.L
+	add(L.G.Registry)
+	add(L.G.Global)
+	add(L.Env)
+	add(L.GetMetatable(lua.LString("")))
+	if e.bt != nil {
+		add(e.bt)
+	}
+	for _, m := range e.modules.order {
+		if m.value != nil {
+			add(m.value)
 		}
 	}
 }

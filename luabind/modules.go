@@ -10,18 +10,18 @@ import (
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
 )
 
 // module is one script file: its module name (its path inside its folder,
 // without .lua, with dots for slashes), display path and compiled chunk.
 type module struct {
-	name  string
-	file  string // display path
-	path  string // path on disk
-	proto *lua.FunctionProto
-	state modState
-	value lua.LValue
+	name     string
+	file     string // display path
+	path     string // path on disk
+	proto    *lua.FunctionProto
+	literals []Literal // the names its source passes as literals (literals.go)
+	state    modState
+	value    lua.LValue
 }
 
 type modState uint8
@@ -67,6 +67,7 @@ func (e *Engine) Load() error {
 	e.modules.unloaded = map[string]string{}
 	var errs runtime.ErrorList
 	add := func(se *ScriptError) { errs = append(errs, &runtime.Error{Msg: se.Error(), Err: se}) }
+	var code int64 // what the compiled scripts keep, within the memory budget
 	for _, dir := range e.opts.Paths {
 		files, err := e.scriptFiles(dir) // files.go: on disk, or in Options.FS
 		if err != nil {
@@ -85,7 +86,11 @@ func (e *Engine) Load() error {
 				add(&ScriptError{File: m.file, Msg: "cannot read the script: " + readfile.Reason(err), Err: ErrModule})
 				continue
 			}
-			proto, err := compile(m.file, string(src))
+			c, err := e.compileSource(m.file, src)
+			if err == nil && code+c.size > e.limits.memory {
+				err = &ScriptError{File: m.file, Line: 1, Msg: fmt.Sprintf("the compiled code of the scripts would take about %s with this one, over the Lua memory budget of %s (run.lua_memory); "+
+					"keep less code and data in scripts, or raise the budget", megabytes(code+c.size), readfile.Size(e.limits.memory)), Err: ErrMemory}
+			}
 			if err != nil {
 				var se *ScriptError
 				errors.As(err, &se)
@@ -95,7 +100,8 @@ func (e *Engine) Load() error {
 				e.modules.noteUnloaded(m.file, src)
 				continue
 			}
-			m.proto = proto
+			code += c.size
+			m.proto, m.literals = c.proto, c.literals
 			e.modules.byName[name] = m
 			e.modules.order = append(e.modules.order, m)
 		}
@@ -141,43 +147,6 @@ func (e *Engine) display(p string) string {
 		}
 	}
 	return filepath.ToSlash(filepath.Clean(p))
-}
-
-// compile checks (precheck.go), parses and compiles a chunk; a syntax
-// error is a *ScriptError with the line and column.
-func compile(name, src string) (*lua.FunctionProto, error) {
-	if err := precheck(name, src); err != nil {
-		return nil, err
-	}
-	chunk, err := parse.Parse(strings.NewReader(src), name)
-	if err == nil {
-		chunk, _ = rewriteConcat(chunk)
-	}
-	if err != nil {
-		se := &ScriptError{File: name, Msg: err.Error(), Err: ErrSyntax}
-		var pe *parse.Error
-		if errors.As(err, &pe) {
-			se.Line, se.Col = pe.Pos.Line, pe.Pos.Column
-			se.Msg = pe.Message
-			if pe.Pos.Line == parse.EOF {
-				se.Line, se.Col = strings.Count(src, "\n")+1, 0
-				se.Msg += " at the end of the file"
-			} else if pe.Token != "" {
-				se.Msg += fmt.Sprintf(" near '%s'", pe.Token)
-			}
-		}
-		return nil, se
-	}
-	proto, err := lua.Compile(chunk, name)
-	if err != nil {
-		se := &ScriptError{File: name, Msg: err.Error(), Err: ErrSyntax}
-		var ce *lua.CompileError
-		if errors.As(err, &ce) {
-			se.Line, se.Msg = ce.Line, ce.Message
-		}
-		return nil, se
-	}
-	return proto, nil
 }
 
 // require runs a module's chunk once and returns its value, protected and

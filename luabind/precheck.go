@@ -22,6 +22,9 @@ import "fmt"
 //     the elseif branches of one if, at most maxChain each;
 //   - size: at most maxSource bytes (scripts are read with the same limit).
 //
+// It also counts the tokens, from which compile.go estimates the memory
+// parsing and compiling will take.
+//
 // The pass does not judge anything else: code it lets through that is not
 // Lua is reported by the parser as before. Its errors are syntax errors
 // with the file, line and column of the token that went too far.
@@ -32,13 +35,15 @@ const (
 	maxSource  = 16 << 20
 )
 
-// precheck returns nil or a *ScriptError (ErrSyntax) for src.
-func precheck(name, src string) error {
+// precheck returns the number of tokens of src, or a *ScriptError
+// (ErrSyntax).
+func precheck(name, src string) (int64, error) {
 	if len(src) > maxSource {
-		return &ScriptError{File: name, Line: 1, Msg: fmt.Sprintf("the code is %d bytes long; a chunk of Lua may be at most %d MB", len(src), maxSource>>20), Err: ErrSyntax}
+		return 0, &ScriptError{File: name, Line: 1, Msg: fmt.Sprintf("the code is %d bytes long; a chunk of Lua may be at most %d MB", len(src), maxSource>>20), Err: ErrSyntax}
 	}
 	p := prechecker{src: src, line: 1}
-	return p.run(name)
+	err := p.run(name)
+	return p.tokens, err
 }
 
 // token kinds the pre-check tells apart.
@@ -75,11 +80,12 @@ type block struct {
 }
 
 type prechecker struct {
-	src   string
-	off   int
-	line  int
-	stack []block
-	top   block // the chunk's level
+	src    string
+	off    int
+	line   int
+	stack  []block
+	top    block // the chunk's level
+	tokens int64 // read so far
 }
 
 func (p *prechecker) cur() *block {
@@ -275,6 +281,7 @@ func (p *prechecker) next(name string) (token, error) {
 				p.off++
 			}
 		default:
+			p.tokens++
 			return p.token(name), nil
 		}
 	}

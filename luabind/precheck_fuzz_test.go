@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzPrecheck: for any source, the pre-check and then gopher-lua's parser
-// and compiler (with the ".." rewrite) end quickly, without a panic or a
+// and compiler (with the rewrites of big constructors and "..", and the
+// count of the compiler's searches) end quickly, without a panic or a
 // stack overflow (a fatal error the fuzzer reports as a crash), and every
 // error is a syntax error with a position.
 func FuzzPrecheck(f *testing.F) {
@@ -36,6 +37,11 @@ func FuzzPrecheck(f *testing.F) {
 		"for i = 1, 10 do while true do break end end",
 		"f{a = 1}'s' \"t\" [[u]] (1)(2)[3]:m()",
 		"local a, b = 0x1e+1, 1e-3 .. 2",
+		// Big constructors (bigtables.go): split, or refused.
+		"return {" + strings.Repeat(`"s", 1, x, {k = 2}, `, 300) + "f(), ...}",
+		"local t = {" + strings.Repeat("1, ", 50) + "k = f(), " + strings.Repeat("'v', ", 300) + "[g()] = 1}",
+		"return function(...) return {" + strings.Repeat("a.b, ", 60) + "..., k = 1} end",
+		"return {" + strings.Repeat("k = 'v', ", 300) + strings.Repeat("{}, ", 5000) + "}",
 	} {
 		f.Add(s)
 	}

@@ -44,6 +44,7 @@ func (e *Engine) openSandbox() {
 	L.SetGlobal("print", L.NewFunction(e.luaPrint))
 	L.SetGlobal("require", L.NewFunction(e.luaRequire))
 	L.SetGlobal(concatGlobal, L.NewFunction(e.luaConcat))
+	L.SetGlobal(fillGlobal, L.NewFunction(e.luaFill))
 	math := L.GetGlobal("math").(*lua.LTable)
 	math.RawSetString("random", L.NewFunction(e.luaRandom))
 	math.RawSetString("randomseed", L.NewFunction(e.luaRandomSeed))

@@ -75,3 +75,12 @@ func TestSandbox_fastMathMatchesGopherLua(t *testing.T) {
 		t.Errorf("engine math differs from gopher-lua's:\n got  %s\n want %s", got, want)
 	}
 }
+
+// TestMath_hugeIsInfinityAsInLua51: math.huge is HUGE_VAL, greater than
+// every number, as in Lua 5.1 (gopher-lua's own is the largest finite one).
+func TestMath_hugeIsInfinityAsInLua51(t *testing.T) {
+	f := newFixture(t, map[string]string{})
+	f.do(`assert(math.huge == 1/0 and -math.huge == -1/0)
+assert(math.huge > 1.7976931348623157e308 and math.huge - 1 == math.huge)
+assert(math.min(5, math.huge) == 5 and math.max(-math.huge, -5) == -5)`)
+}

@@ -17,6 +17,8 @@ const scorerLua = `
 	end)
 	bt.scorer("word", function(ctx, params) return "high" end)
 	bt.scorer("broken", function(ctx, params) return 0 / 0 end)
+	bt.scorer("huge", function(ctx, params) return math.huge end)
+	bt.scorer("tiny", function(ctx, params) return -math.huge end)
 	bt.action("try", function(ctx, params) tried[#tried + 1] = ctx.rule return bt.FAILURE end)
 	tried = {}
 	function take()
@@ -58,6 +60,8 @@ func TestScorer_badScoresAreErrorsOfTheStep(t *testing.T) {
 	for _, c := range []struct{ scorer, want string }{
 		{"word", `rule root.x: scorer "word": s.lua:7: scorer "word" (defined here) returned string "high"; a scorer returns a number`},
 		{"broken", `rule root.x: scorer "broken": returned NaN; a scorer returns a finite number`},
+		{"huge", `rule root.x: scorer "huge": returned +Inf; a scorer returns a finite number`},
+		{"tiny", `rule root.x: scorer "tiny": returned -Inf; a scorer returns a finite number`},
 	} {
 		f := newFixture(t, map[string]string{"s.lua": scorerLua})
 		f.bind(tree(`<choice id='root' order='score'><action id='.x' name='try'><parameter name='choice.score'>` + c.scorer + `</parameter></action></choice>`))

@@ -61,7 +61,7 @@ func builtinActions() []ActionDef {
 			Doc: "running until the gate `gate.name` has at least `gate.users` holders (as of the last round's end; for an agent holding it: had them since it took it), then success: a rendezvous, where the agents that took a gate wait for each other",
 			Params: []ParamSpec{
 				{Name: "gate.name", Type: "gate name", Required: true, Doc: "a gate the tree declares"},
-				{Name: "gate.users", Type: "count >= 1", Default: "the gate's users", Doc: "how many holders to wait for"},
+				{Name: "gate.users", Type: "count >= 1", Default: "the gate's users", Doc: "how many holders to wait for: at most the gate's users (a bind error above, since the wait would never end)"},
 			}},
 		{Name: "bt.log", Bind: bindLog, Instant: true,
 			Doc:    "writes `log.message` to the agent's log (with its id, time and the rule's label), then success",
@@ -281,6 +281,12 @@ func bindGateWait(s *Site) (Action, error) {
 			return nil, s.Errorf("bt.gate.wait: parameter %q = %q is not a count >= 1", "gate.users", v)
 		}
 		users = int(n)
+		// The gate never has more holders than its users: such a wait
+		// would never end.
+		if max := s.Tree.Gates[slot].Users; users > max {
+			return nil, s.Errorf("bt.gate.wait: parameter %q = %q waits for more holders than gate %q lets in at once (users=\"%d\"): it would wait for ever; expected a count from 1 to %d",
+				"gate.users", v, name, max, max)
+		}
 	}
 	return &gateWaitAction{slot, users}, nil
 }

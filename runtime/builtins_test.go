@@ -133,9 +133,14 @@ func TestBuiltin_bindErrors(t *testing.T) {
 		{"bt.timestamp.clear", param("timestamp.name", "Nope"), `bt.timestamp.clear: no timestamp "Nope" is declared`},
 		{"bt.timestamp.wait", param("timestamp.name", "Gone"), `bt.timestamp.wait: needs parameter "timestamp.moreThan" (seconds)`},
 		{"bt.log", "", `bt.log: needs parameter "log.message"`},
+		{"bt.gate.wait", param("gate.name", "nope"), `bt.gate.wait: no gate "nope" is declared`},
+		{"bt.gate.wait", param("gate.name", "pair") + param("gate.users", "0"), `bt.gate.wait: parameter "gate.users" = "0" is not a count >= 1`},
+		// More holders than the gate lets in at once: it would wait for ever.
+		{"bt.gate.wait", param("gate.name", "pair") + param("gate.users", "3"),
+			`bt.gate.wait: parameter "gate.users" = "3" waits for more holders than gate "pair" lets in at once (users="2"): it would wait for ever; expected a count from 1 to 2`},
 	}
 	for _, c := range cases {
-		tree, err := LoadBytes("test.xml", []byte(bt(guardDecls+`<action id="root" name="`+c.action+`">`+c.params+`</action>`)), LoadOptions{})
+		tree, err := LoadBytes("test.xml", []byte(bt(guardDecls+`<gates><gate name="pair" users="2"/></gates><action id="root" name="`+c.action+`">`+c.params+`</action>`)), LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -455,6 +455,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		for _, ch := range n.children {
 			c.checkWeight(ch)
 		}
+		c.checkWeightSum(n)
 	case OrderScore:
 		for _, ch := range n.children {
 			c.checkScore(ch)
@@ -551,6 +552,33 @@ func (c *checker) checkWeight(n *node) {
 	if _, err := parseWeight(s); err != nil {
 		c.errorf(*n.weightPos, "parameter %s = %q on <%s> is not a weight; expected a finite number >= 0 "+
 			"(the larger a child's weight, the likelier it is tried early; 1 when not given)", ParamChoiceWeight, s, n.tag)
+	}
+}
+
+// checkWeightSum checks that the weights of a weighted choice's children
+// add up to a finite number, summed in document order as the draw sums
+// them: an infinite total would make every draw land on the last child
+// with a weight (u = float() × +Inf is +Inf, or NaN for a float of 0).
+// Any children's sum is then finite too (a sum of fewer of them, in the
+// same order, rounds to no more).
+func (c *checker) checkWeightSum(n *node) {
+	sum := 0.0
+	for _, ch := range n.children {
+		s, ok := ch.params.Get(ParamChoiceWeight)
+		if !ok {
+			sum++
+			continue
+		}
+		w, err := parseWeight(s)
+		if err != nil {
+			return // reported by checkWeight
+		}
+		if sum += w; math.IsInf(sum, 1) {
+			c.errorf(*ch.weightPos, "parameter %s = %q on <%s> makes the weights of its <%s>'s children add up to more than %g; "+
+				"the sum of a weighted choice's weights must be finite: scale them down (only their ratios matter)",
+				ParamChoiceWeight, s, ch.tag, n.tag, math.MaxFloat64)
+			return
+		}
 	}
 }
 

@@ -419,6 +419,11 @@ func TestOrder_frequencies(t *testing.T) {
 		{"weighted 1:2:3:0", failingChoice("weighted", 4, func(i int) string {
 			return fmt.Sprintf(`<parameter name="choice.weight">%d</parameter>`, []int{1, 2, 3, 0}[i])
 		}), []float64{1. / 6, 2. / 6, 3. / 6, 0}, 0.015},
+		// The largest weights whose sum is finite (a larger sum is a load
+		// error) draw in proportion too.
+		{"weighted 5e307:5e307:5e307", failingChoice("weighted", 3, func(i int) string {
+			return `<parameter name="choice.weight">5e307</parameter>`
+		}), []float64{1. / 3, 1. / 3, 1. / 3}, 0.015},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

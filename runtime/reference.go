@@ -63,7 +63,7 @@ var RuleParams = []ParamSpec{
 	{Name: "log.start", Type: "string", Doc: "written to the agent's log when the rule becomes active"},
 	{Name: "log.success", Type: "string", Doc: "written to the agent's log when the rule finishes with success"},
 	{Name: "log.failure", Type: "string", Doc: "written to the agent's log when the rule finishes with failure (an abort or a timeout included)"},
-	{Name: "choice.weight", Type: "number >= 0", Default: "1", Doc: "on a child of a `weighted` choice: its weight in the weighted random order (weight 0: tried last, in document order)"},
+	{Name: "choice.weight", Type: "number >= 0", Default: "1", Doc: "on a child of a `weighted` choice: its weight in the weighted random order (weight 0: tried last, in document order); the weights of one choice's children must add up to a finite number"},
 	{Name: "choice.score", Type: "number or scorer name", Default: "0", Doc: "on a child of a `score` choice: its score, a number or the name of a scorer; children scoring 0 or less are not tried"},
 }
 

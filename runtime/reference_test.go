@@ -35,7 +35,7 @@ func sampleValue(t *testing.T, typ string) string {
 
 func bindBuiltin(action string, params map[string]string) error {
 	var b strings.Builder
-	b.WriteString(`<behaviorTree><variables><variable name="V"/></variables><timestamps><timestamp name="T"/></timestamps><gates><gate name="G"/></gates>`)
+	b.WriteString(`<behaviorTree><variables><variable name="V"/></variables><timestamps><timestamp name="T"/></timestamps><gates><gate name="G" users="2"/></gates>`)
 	fmt.Fprintf(&b, `<action id="root" name="%s">`, action)
 	for n, v := range params {
 		fmt.Fprintf(&b, `<parameter name="%s">%s</parameter>`, n, v)

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,5 +102,81 @@ func TestPluginNew_refusesBadNamesAndFolders(t *testing.T) {
 	}
 	if r := run(t, dir, "plugin", "new", "ok"); r.code != 2 || !strings.Contains(r.stderr, "cannot find the btrun source folder") {
 		t.Errorf("outside the source without -btrun: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// TestPluginNew_quotesAFolderWithASpace: a btrun source folder whose path
+// has a space is written to go.mod as a quoted path, and the plugin's
+// tests pass against it.
+func TestPluginNew_quotesAFolderWithASpace(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaced := filepath.Join(t.TempDir(), "my games", "btrun")
+	if err := os.MkdirAll(filepath.Dir(spaced), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(repo, spaced); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	outside := t.TempDir()
+	r := run(t, outside, "plugin", "new", "-btrun", spaced, "sight")
+	if r.code != 0 {
+		t.Fatalf("plugin new: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	gomod, _ := os.ReadFile(filepath.Join(outside, "sight", "go.mod"))
+	if want := "replace github.com/btrun/btrun => \"" + filepath.ToSlash(spaced) + "\"\n"; !strings.Contains(string(gomod), want) {
+		t.Errorf("go.mod lacks %q:\n%s", want, gomod)
+	}
+	test := exec.Command("go", "test", "./...")
+	test.Dir = filepath.Join(outside, "sight")
+	if out, err := test.CombinedOutput(); err != nil {
+		t.Fatalf("go test in the new plugin: %v\n%s", err, out)
+	}
+}
+
+// TestPluginNew_refusesAModulePathThatIsNotOne: -module must be a module
+// path; a newline cannot add lines to go.mod. Nothing is written.
+func TestPluginNew_refusesAModulePathThatIsNotOne(t *testing.T) {
+	repo, _ := filepath.Abs("..")
+	for _, c := range []struct{ module, why string }{
+		{"example.com/x\nreplace github.com/evil/x => ../evil", `it holds '\n'`},
+		{"example.com/my plugin", `it holds ' '`},
+		{"example.com//x", "it has an empty element"},
+		{"/x", "it has an empty element"},
+		{"example.com/.x", `its element ".x" starts or ends with a dot`},
+		{`example.com/"x"`, `it holds '"'`},
+	} {
+		dir := t.TempDir()
+		r := run(t, dir, "plugin", "new", "-btrun", repo, "-module", c.module, "sight")
+		want := fmt.Sprintf("btrun plugin new: -module %q is not a Go module path: %s", c.module, c.why)
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("-module %q: exit %d\n%s\nwant exit 2 and %q", c.module, r.code, r.stderr, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "sight")); err == nil {
+			t.Errorf("-module %q: the plugin's folder was written", c.module)
+		}
+	}
+}
+
+// TestPluginNew_withoutGoSaysToInstallIt: with no go command on the PATH,
+// the advice is to install Go, not to wait for the network.
+func TestPluginNew_withoutGoSaysToInstallIt(t *testing.T) {
+	repo, _ := filepath.Abs("..")
+	dir := t.TempDir()
+	cmd := command("plugin", "new", "-btrun", repo, "sight")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit %v\n%s", err, out)
+	}
+	if want := "but there is no go command to complete its go.mod"; !strings.Contains(string(out), want) || strings.Contains(string(out), "proxy is reachable") {
+		t.Errorf("output:\n%s\nwant it to contain %q", out, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/btrun/btrun/internal/readfile"
 )
@@ -80,6 +83,10 @@ func runPluginNew(args []string, stdout, stderr io.Writer) int {
 	if *module == "" {
 		*module = "example.com/" + name
 	}
+	if err := checkModulePath(*module); err != nil {
+		fmt.Fprintf(stderr, "btrun plugin new: -module %q is not a Go module path: %v\n", *module, err)
+		return exitUsage
+	}
 	src := *btrunDir
 	if src == "" {
 		src = findBtrunSource()
@@ -106,7 +113,13 @@ func runPluginNew(args []string, stdout, stderr io.Writer) int {
 	tidy := exec.Command("go", "mod", "tidy")
 	tidy.Dir = dir
 	if out, err := tidy.CombinedOutput(); err != nil {
-		fmt.Fprintf(stderr, "btrun plugin new: wrote %s, but go mod tidy failed there (%v):\n%s\nRun it yourself once the module cache or proxy is reachable.\n", dir, err, indent(string(out)))
+		if errors.Is(err, exec.ErrNotFound) {
+			fmt.Fprintf(stderr, "btrun plugin new: wrote %s, but there is no go command to complete its go.mod (%v): install Go (a plugin is a Go program), then run go mod tidy in %s\n", dir, err, dir)
+		} else {
+			fmt.Fprintf(stderr, "btrun plugin new: wrote %s, but go mod tidy failed there (%v):\n%s\n"+
+				"go mod tidy takes btrun's dependencies from the module cache (building btrun puts them there) or the module proxy; "+
+				"once the problem above is mended, run go mod tidy in %s\n", dir, err, indent(string(out)), dir)
+		}
 		return exitRuntime
 	}
 	abs, _ := filepath.Abs(dir)
@@ -150,6 +163,51 @@ func isBtrunSource(dir string) bool {
 	return err == nil && regexp.MustCompile(`(?m)^module\s+github\.com/btrun/btrun\s*$`).Match(data)
 }
 
+// checkModulePath checks a module path the way the go command does for an
+// import path: elements separated by single slashes, each of ASCII letters,
+// digits and - . _ ~, none empty, none starting or ending with a dot. It
+// keeps go.mod one module line, whatever -module holds.
+func checkModulePath(p string) error {
+	if p == "" {
+		return errors.New("it is empty")
+	}
+	for _, elem := range strings.Split(p, "/") {
+		switch {
+		case elem == "":
+			return errors.New("it has an empty element (a slash at an end, or two slashes in a row)")
+		case elem[0] == '.' || elem[len(elem)-1] == '.':
+			return fmt.Errorf("its element %q starts or ends with a dot", elem)
+		}
+		for _, r := range elem {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~", r)) {
+				return fmt.Errorf("it holds %q; a module path holds ASCII letters, digits and - . _ ~ in elements separated by /", r)
+			}
+		}
+	}
+	return nil
+}
+
+// goModQuote writes a path as a go.mod token: as it is when it can be,
+// else quoted as a Go string (a space, a quote, a bracket, a comment's
+// start or a character that does not print would end or break the token).
+func goModQuote(s string) string {
+	need := s == "" || strings.Contains(s, "//") || strings.Contains(s, "/*")
+	for _, r := range s {
+		switch {
+		case strings.ContainsRune(" \"'`", r):
+			need = true
+		case strings.ContainsRune("()[]{},", r) && len(s) > 1:
+			need = true
+		case !unicode.IsPrint(r):
+			need = true
+		}
+	}
+	if need {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 // writePlugin writes the module's files from the templates below.
 func writePlugin(dir, name, module, src string) error {
 	goVersion := "1.22"
@@ -158,7 +216,7 @@ func writePlugin(dir, name, module, src string) error {
 			goVersion = string(m[1])
 		}
 	}
-	v := map[string]string{"Name": name, "Module": module, "Src": filepath.ToSlash(src), "Go": goVersion,
+	v := map[string]string{"Name": name, "Module": module, "Src": filepath.ToSlash(src), "ModSrc": goModQuote(filepath.ToSlash(src)), "Go": goVersion,
 		"Title": strings.ToUpper(name[:1]) + name[1:]}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -188,7 +246,7 @@ require github.com/btrun/btrun v0.0.0-00010101000000-000000000000
 
 // btrun's module is not published: build against its source folder. Point
 // this at your btrun checkout if it moves.
-replace github.com/btrun/btrun => [[.Src]]
+replace github.com/btrun/btrun => [[.ModSrc]]
 `},
 	{"main.go", `// Command [[.Name]] is a btrun plugin: btrun starts it and calls its
 // actions and conditions over gRPC. See README.md.
