@@ -498,7 +498,9 @@ func (a *Agent) cancelRunning() error {
 	}
 	r := &a.bound.rules[a.cursor]
 	if r.kind == KindParallel {
-		return a.cancelLanes(a.cursor)
+		err := a.cancelLanes(a.cursor)
+		a.ext.lanes.runs[a.bound.feats[a.cursor].par].at = -1 // left without finishing: a run under way ends
+		return err
 	}
 	a.flags &^= flagActionRunning
 	if r.canceler == nil {

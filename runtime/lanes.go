@@ -173,10 +173,17 @@ type laneState struct {
 
 // parRun is where a parallel's run stands.
 type parRun struct {
-	live    bool  // active: its lanes are started
-	arrived bool  // the run under way entered it and started no lane (its conditions failed), until the run is recorded
-	from    int32 // the lane whose turn ended last in the current run; -1 when the run begins
+	live bool  // active: its lanes are started
+	from int32 // the lane whose turn ended last in the current run; -1 when the run begins
+	// at is the index in the step's runs of the run under way, recorded
+	// (and counted against the run-away limit) when it began, before any
+	// of its lanes ran; the loop gives it its result when the run ends
+	// (parallelRan). -1 when no run is under way.
+	at int32
 }
+
+// idleRun is a parallel's parRun when it is not active.
+var idleRun = parRun{from: -1, at: -1}
 
 // laneCtx is a context's state while it is not the one being run: what
 // switchTo swaps with the agent's fields. status is the lane's own (it is
@@ -209,7 +216,7 @@ func (a *Agent) laneState() *laneState {
 		L := a.bound.lanes
 		x.lanes = &laneState{cur: -1, lanes: make([]laneCtx, len(L.slots)), runs: make([]parRun, L.pars)}
 		for i := range x.lanes.runs {
-			x.lanes.runs[i].from = -1
+			x.lanes.runs[i] = idleRun
 		}
 	}
 	return x.lanes
@@ -265,9 +272,11 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	f := &a.bound.feats[r]
 	ls := a.laneState()
 	run := &ls.runs[f.par]
+	if run.at < 0 {
+		a.beginParallelRun(r, run)
+	}
 	switch {
 	case !run.live: // entered
-		run.arrived = true
 		ok, err := a.checkConds(r, rule)
 		if err != nil {
 			return 0, err
@@ -280,9 +289,6 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 		}
 		a.jump = -1 // a jump to the parallel being entered changes nothing
 		a.startLanes(f)
-		// Its entry, recorded before its lanes' runs (as a list rule's
-		// entry is before its child's): it moved the cursor into its lanes.
-		a.env.runs = append(a.env.runs, RuleRun{r, statusMoved, arrival})
 	case run.from >= 0: // a lane's turn ended: the counts decide
 		if st, done := a.counts(f); done {
 			err := a.cancelLanes(r)
@@ -292,20 +298,48 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	return a.nextLane(f, run)
 }
 
-// parallelBegan is RuleRun.began for the run of parallel r being recorded:
-// an arrival when it entered it without starting its lanes (its conditions
-// failed, or asked for a jump); an entry that starts them is recorded on
-// its own, before the lanes' runs (runParallel), and the parallel's later
-// runs are not arrivals, although it keeps actionFirstRun while its lanes
-// run.
-func (a *Agent) parallelBegan(r int32) agentFlags {
-	run := &a.ext.lanes.runs[a.bound.feats[r].par]
-	arrived := run.arrived
-	run.arrived = false
-	if arrived {
-		return arrival
+// beginParallelRun counts and records the run of parallel r that begins
+// (entered, or resuming its lanes), before any of its lanes runs, as a
+// sequence's run is before its child's: the labels a run-away error lists
+// are then exactly the runs it counted. The run is recorded as Moved (what
+// it stays if a jump takes the cursor away before it ends) and gets its
+// result when it ends (parallelRan). An entry is an arrival; the later
+// runs are not, although the parallel keeps actionFirstRun while its
+// lanes run.
+func (a *Agent) beginParallelRun(r int32, run *parRun) {
+	a.count++
+	began := agentFlags(0)
+	if !run.live {
+		began = arrival
 	}
-	return 0
+	run.at = int32(len(a.env.runs))
+	a.env.runs = append(a.env.runs, RuleRun{r, statusMoved, began})
+}
+
+// parallelRan records the end of parallel r's run with its result st
+// (after doNotFail): in the record made when it began, or, for a parallel
+// that its arrival checks refused (it never began), as a run of its own.
+func (a *Agent) parallelRan(r int32, st Status, began agentFlags) {
+	if a.ext != nil && a.ext.lanes != nil {
+		if run := &a.ext.lanes.runs[a.bound.feats[r].par]; run.at >= 0 {
+			a.env.runs[run.at].Status = st
+			run.at = -1
+			return
+		}
+	}
+	a.count++
+	a.env.runs = append(a.env.runs, RuleRun{r, st, began})
+}
+
+// endParallelRuns forgets the runs under way of an agent whose step ended
+// with an error.
+func (a *Agent) endParallelRuns() {
+	if a.ext == nil || a.ext.lanes == nil {
+		return
+	}
+	for i := range a.ext.lanes.runs {
+		a.ext.lanes.runs[i].at = -1
+	}
 }
 
 // startLanes starts every lane of the parallel that is the cursor of the
@@ -317,8 +351,9 @@ func (a *Agent) startLanes(f *ruleFeat) {
 		l.cursor, l.flags, l.childRes, l.status, l.ruleWord, l.ruleValue = child, flagFirstRun, 0, laneRunning, 0, nil
 		l.ruleBytes = l.ruleBytes[:0]
 	}
-	ls.runs[f.par] = parRun{live: true, from: -1}
-	a.flags |= flagActionRunning // leaving the parallel cancels its lanes (cancelRunning)
+	ls.runs[f.par].live, ls.runs[f.par].from = true, -1 // a run under way goes on (at)
+	// Leaving the parallel cancels its lanes (cancelRunning).
+	a.flags |= flagActionRunning
 }
 
 // nextLane gives the turn to the next running lane after the one whose turn
@@ -413,7 +448,7 @@ func (a *Agent) cancelLanes(p int32) error {
 		}
 		ls.lanes[s].status = laneIdle
 	}
-	ls.runs[f.par] = parRun{from: -1}
+	ls.runs[f.par].live, ls.runs[f.par].from = false, -1
 	a.flags &^= flagActionRunning
 	return errors.Join(errs...)
 }

@@ -243,7 +243,7 @@ func (p *RestorePlan) applyLanes() {
 		ls.lanes[i].status = laneIdle
 	}
 	for i := range ls.runs {
-		ls.runs[i] = parRun{from: -1}
+		ls.runs[i] = idleRun
 	}
 	for _, pl := range p.lanes {
 		l := &ls.lanes[pl.slot]

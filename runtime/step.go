@@ -392,6 +392,7 @@ func (a *Agent) finish(st Status) (Status, error) {
 // is never left half-updated; the failure policy decides what comes next).
 func (a *Agent) abort(err error) (Status, error) {
 	a.toMain() // a lane may have been running: the agent's own context is reset
+	a.endParallelRuns()
 	a.phase = phaseIdle
 	a.jump, a.condIdx = -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered

@@ -53,9 +53,6 @@ func (a *Agent) loopTracked() (Status, error) {
 			fromActive = a.flags&flagActive != 0
 			wasActive = fromActive || a.flags&flagBubbling != 0
 			st, err = a.runRule(r, rule)
-			if rule.kind == KindParallel && err == nil { // its lanes ran between its entry and this run
-				began = a.parallelBegan(r)
-			}
 		}
 		if err != nil {
 			if err == errSwitched { // a lane's turn begins or ends (lanes.go)
@@ -63,12 +60,16 @@ func (a *Agent) loopTracked() (Status, error) {
 			}
 			return a.stopped(err)
 		}
-		a.count++
 		raw := st
 		if st == Failure && rule.doNotFail {
 			st = Success
 		}
-		a.env.runs = append(a.env.runs, RuleRun{r, st, began})
+		if rule.kind == KindParallel { // counted and recorded when it began, before its lanes ran
+			a.parallelRan(r, st, began)
+		} else {
+			a.count++
+			a.env.runs = append(a.env.runs, RuleRun{r, st, began})
+		}
 		if st != statusMoved {
 			a.last = st
 		}
