@@ -180,6 +180,11 @@ type parRun struct {
 	// of its lanes ran; the loop gives it its result when the run ends
 	// (parallelRan). -1 when no run is under way.
 	at int32
+	// n counts its lanes by status (running, done with success, done with
+	// failure; the idle count means nothing): kept as lanes change
+	// (setLaneStatus), so that checking the thresholds after each lane's
+	// turn costs the same however many lanes there are.
+	n [4]int32
 }
 
 // idleRun is a parallel's parRun when it is not active.
@@ -351,7 +356,9 @@ func (a *Agent) startLanes(f *ruleFeat) {
 		l.cursor, l.flags, l.childRes, l.status, l.ruleWord, l.ruleValue = child, flagFirstRun, 0, laneRunning, 0, nil
 		l.ruleBytes = l.ruleBytes[:0]
 	}
-	ls.runs[f.par].live, ls.runs[f.par].from = true, -1 // a run under way goes on (at)
+	run := &ls.runs[f.par]
+	run.live, run.from = true, -1 // a run under way goes on (at)
+	run.n = [4]int32{laneRunning: int32(len(f.kids))}
 	// Leaving the parallel cancels its lanes (cancelRunning).
 	a.flags |= flagActionRunning
 }
@@ -379,27 +386,30 @@ func (a *Agent) nextLane(f *ruleFeat, run *parRun) (Status, error) {
 // counts checks a parallel's thresholds after a lane's turn. Lanes that
 // have not had a turn yet count as running.
 func (a *Agent) counts(f *ruleFeat) (Status, bool) {
-	lanes := a.ext.lanes.lanes[f.laneBase : f.laneBase+int32(len(f.kids))]
-	var succeeded, failed, running int32
-	for i := range lanes {
-		switch lanes[i].status {
-		case laneSucceeded:
-			succeeded++
-		case laneFailed:
-			failed++
-		case laneRunning:
-			running++
-		}
-	}
+	n := &a.ext.lanes.runs[f.par].n
 	switch {
-	case succeeded >= f.needSuccess:
+	case n[laneSucceeded] >= f.needSuccess:
 		return Success, true
-	case failed >= f.needFailure:
+	case n[laneFailed] >= f.needFailure:
 		return Failure, true
-	case running == 0:
+	case n[laneRunning] == 0:
 		return Failure, true
 	}
 	return 0, false
+}
+
+// setLaneStatus sets the status of the lane in slot s, keeping its
+// parallel's counts of lanes by status.
+func (a *Agent) setLaneStatus(s int32, st laneStatus) {
+	ls := a.ext.lanes
+	l := &ls.lanes[s]
+	if l.status == st {
+		return
+	}
+	n := &ls.runs[a.bound.lanes.slots[s].parIx].n
+	n[l.status]--
+	n[st]++
+	l.status = st
 }
 
 // laneDone ends the turn of the lane being run, whose child finished with
@@ -414,7 +424,7 @@ func (a *Agent) laneDone() {
 	}
 	a.arrive(a.cursor)
 	a.flags &^= flagBubbling
-	ls.lanes[s].status = st
+	a.setLaneStatus(s, st)
 	a.switchTo(a.bound.lanes.owner(s))
 }
 
@@ -448,7 +458,8 @@ func (a *Agent) cancelLanes(p int32) error {
 		}
 		ls.lanes[s].status = laneIdle
 	}
-	ls.runs[f.par].live, ls.runs[f.par].from = false, -1
+	run := &ls.runs[f.par]
+	run.live, run.from, run.n = false, -1, [4]int32{}
 	a.flags &^= flagActionRunning
 	return errors.Join(errs...)
 }

@@ -58,7 +58,7 @@ func (a *Agent) jumpAcross(from int32, fromActive bool, target int32) error {
 		err := a.cancelRunning()
 		a.moveTo(a.cursor, a.flags&flagActive != 0, target)
 		if dst >= 0 {
-			a.ext.lanes.lanes[dst].status = laneRunning
+			a.setLaneStatus(dst, laneRunning) // a lane that was done runs again
 		}
 		return err
 	default:

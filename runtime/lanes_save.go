@@ -250,7 +250,9 @@ func (p *RestorePlan) applyLanes() {
 		buf := l.ruleBytes[:0]
 		*l = pl.ctx
 		l.ruleBytes = append(buf, pl.ctx.ruleBytes...)
-		ls.runs[a.bound.lanes.slots[pl.slot].parIx].live = true
+		run := &ls.runs[a.bound.lanes.slots[pl.slot].parIx]
+		run.live = true
+		run.n[l.status]++
 	}
 }
 
