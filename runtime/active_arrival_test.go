@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn: a rule the
+// cursor arrived at (here x, the target of a jump) becomes active only
+// when its first run lets it in. Until then an error reset, an abort, a
+// jump away or a cancelled lane leaves nothing of it: no cooldown starts
+// (x, cooldown 10, is not refused when it comes back), no log is written;
+// and its timeout clock starts at that first run.
+func TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn(t *testing.T) {
+	logged := func(name string) string {
+		return `<parameter name="log.start">` + name + ` starts</parameter><parameter name="log.success">` + name +
+			` won</parameter><parameter name="log.failure">` + name + ` lost</parameter>`
+	}
+	watched := bt(`<choice id="root">
+  <sequence id="s" abort="self"><condition>w</condition>
+    <action id="a" name="act"/>
+    <action id="x" name="act" cooldown="10">` + logged("x") + `</action>
+  </sequence>
+  <action id="b" name="ok"/>
+</choice>`)
+	type event struct {
+		before int // before this step (from 1)
+		do     func(h *harness)
+	}
+	jump := func(id string) func(h *harness) { return func(h *harness) { h.must(h.agent.Jump(id)) } }
+	cases := []struct {
+		name   string
+		xml    string
+		conds  map[string]bool
+		script map[string][]Status
+		events []event
+		want   []string
+	}{
+		{name: "an error reset before its first run",
+			xml: watched, conds: map[string]bool{"w": true}, script: map[string][]Status{"a": {R}, "x": {R}},
+			events: []event{
+				{2, jump("x")},
+				{2, func(h *harness) { h.hook["?w"] = func(*Agent) error { return errors.New("boom") } }},
+				{3, func(h *harness) { delete(h.hook, "?w") }},
+				{4, jump("x")},
+			},
+			want: []string{
+				"running a: ?w a:start a",
+				`error root: ?w | condition "w": boom`, // x was not active: nothing is left of it
+				"running a: ?w a:start a",
+				"running x: ?w log(x: x starts) x:start x", // not refused: no cooldown ran
+			}},
+		{name: "an abort before its first run",
+			xml: watched, conds: map[string]bool{"w": true}, script: map[string][]Status{"a": {R}, "x": {R}},
+			events: []event{
+				{2, jump("x")},
+				{2, func(h *harness) { h.conds["w"] = false }},
+				{3, func(h *harness) { h.conds["w"] = true }},
+				{4, jump("x")},
+			},
+			want: []string{
+				"running a: ?w a:start a",
+				"success root: ?w b [abort s]", // s is left; x was not active: no log.failure
+				"running a: ?w a:start a",
+				"running x: ?w log(x: x starts) x:start x",
+			}},
+		{name: "a jump away before its first run",
+			xml: watched, conds: map[string]bool{"w": true}, script: map[string][]Status{"a": {R}, "x": {R}},
+			events: []event{
+				{2, jump("x")},
+				{2, jump("a")},
+				{3, jump("x")},
+			},
+			want: []string{
+				"running a: ?w a:start a",
+				"running a: ?w a:start a",
+				"running x: ?w log(x: x starts) x:start x",
+			}},
+		{name: "a lane cancelled before its first turn",
+			xml: bt(`<sequence id="root"><parallel id="p" success="1" failure="all">
+  <action id="q" name="ok"><condition>c</condition></action>
+  <action id="x" name="act" cooldown="10">` + logged("x") + `</action>
+</parallel></sequence>`),
+			conds: map[string]bool{"c": true}, script: map[string][]Status{"x": {R}},
+			events: []event{{2, func(h *harness) { h.conds["c"] = false }}},
+			want: []string{
+				"success root: ?c q", // q's lane succeeds first: x's lane is cancelled before its turn
+				"running p{q=failure x}: ?c log(x: x starts) x:start x", // not refused
+			}},
+		{name: "its timeout clock starts at its first run",
+			xml: bt(`<choice id="root">
+  <sequence id="s"><action id="a" name="act"/><action id="x" name="act" timeout="2"/></sequence>
+  <action id="b" name="ok"/>
+</choice>`),
+			script: map[string][]Status{"a": {R}, "x": {R}},
+			events: []event{{1, func(h *harness) {
+				h.hook["a"] = func(a *Agent) error { delete(h.hook, "a"); return a.Jump("x") } // at t=1, returning running
+			}}},
+			want: []string{
+				"running x: a:start a a:cancel",        // t=1: a returned running: cancelled; x runs at the next step
+				"running x: x:start x",                 // t=2: x's first run: its clock starts
+				"running x: x",                         // t=3: 1 s
+				"success root: x:cancel b [timeout x]", // t=4: 2 s
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, c.xml, c.conds)
+			for k, v := range c.script {
+				h.script[k] = v
+			}
+			got := make([]string, len(c.want))
+			for i := range got {
+				for _, e := range c.events {
+					if e.before == i+1 {
+						e.do(h)
+					}
+				}
+				got[i] = h.step()
+			}
+			expectSteps(t, got, c.want)
+		})
+	}
+}
