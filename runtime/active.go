@@ -162,7 +162,14 @@ func (a *Agent) leaveUpTo(stop int32) {
 func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 	b := a.bound
 	if b.feats == nil {
+		// Nothing to leave or to activate: target is an arrival, unless it
+		// is active already (a strict ancestor of from), which keeps its
+		// activation.
+		keep := target != from && b.within(from, target)
 		a.arrive(target)
+		if keep {
+			a.flags |= flagActive
+		}
 		return
 	}
 	rules := b.rules
@@ -193,7 +200,12 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 			a.documentOrder(f)
 		}
 		if rules[x].kind == KindParallel {
-			a.startLanesToward(x, target) // a parallel started again from one of its lanes
+			// A parallel started again from one of its lanes, or whose
+			// entry asked for a jump into them: it is the context's
+			// cursor and stays active (its entry's discarded result left
+			// the cursor on it as an arrival).
+			a.flags |= flagActive
+			a.startLanesToward(x, target)
 		}
 	}
 	// The rules between x and target become active, outermost first.

@@ -122,3 +122,28 @@ func TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn(t *testing.T) {
 		})
 	}
 }
+
+// TestActive_aParallelWhoseEntryJumpsIntoItsLanesStaysActive: a parallel
+// whose conditions fail when it is entered, but which asked for a jump
+// into one of its lanes, is not left: the jump discards the failure and
+// starts its lanes. It stays active, and is not let in a second time when
+// it runs its lanes (it does not log its start again, nor take its gate
+// again: a second hold would never be released); leaving it later (here
+// an error's reset) starts its cooldown. Found by FuzzStep.
+func TestActive_aParallelWhoseEntryJumpsIntoItsLanesStaysActive(t *testing.T) {
+	h := newHarness(t, bt(`<parallel id="p" cooldown="5"><parameter name="log.start">p starts</parameter><condition>c</condition>
+  <action id="a" name="act"/>
+  <sequence id="s"><action id="b" name="act"/><action id="x" name="act"/></sequence>
+</parallel>`), map[string]bool{"c": false})
+	h.script["a"], h.script["x"] = []Status{R}, []Status{R}
+	h.hook["?c"] = func(a *Agent) error { delete(h.hook, "?c"); return a.Jump("x") }
+	expectSteps(t, h.steps(1), []string{"running p{a x}: log(p: p starts) ?c a:start a x:start x"})
+	if !h.agent.CursorActive() {
+		t.Fatal("the parallel runs its lanes but is not active")
+	}
+	h.hook["x"] = func(*Agent) error { return errors.New("boom") }
+	expectSteps(t, h.steps(2), []string{
+		`error p: a x a:cancel x:cancel | action "act": boom`,
+		"failure p: ", // refused: its cooldown started when the error left it
+	})
+}

@@ -144,6 +144,9 @@ func (a *Agent) loopLean(count int) (Status, error) {
 			r = hot[r].parent
 		}
 		h := &hot[r]
+		if began&(flagBubbling|flagActive) == 0 {
+			a.flags |= flagActive // r's first run lets it in: nothing refuses a rule without features
+		}
 		var st Status
 		var err error
 		switch h.kind {
@@ -241,6 +244,9 @@ func (a *Agent) loopLean(count int) (Status, error) {
 			env.runs = runs[:count]
 			return a.stopped(err)
 		}
+		if st == Success || st == Failure {
+			a.flags &^= flagActive // r finished (the cursor is r, or arrived elsewhere)
+		}
 		if st == Failure && h.bits&hotDoNotFail != 0 {
 			st = Success
 		}
@@ -258,7 +264,7 @@ func (a *Agent) loopLean(count int) (Status, error) {
 					env.runs = runs[:count]
 					return a.abort(err)
 				}
-				a.arrive(target)
+				a.moveTo(a.cursor, a.flags&flagActive != 0, target)
 				a.flags &^= flagBubbling
 				if st != Running {
 					st = statusMoved

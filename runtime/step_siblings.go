@@ -155,6 +155,7 @@ func (a *Agent) runSiblings(t float64, r int32, count int) (Status, error, int) 
 	a.count = uint16(count)
 	for {
 		ok := true
+		a.flags |= flagActive // let in (a rule without features is never refused) before its conditions
 		switch h.conds {
 		case condOneFunc:
 			v, err := h.test(a, h.params)
@@ -361,7 +362,7 @@ func (a *Agent) siblingJumped(r int32, st Status, count int) Status {
 		return 0
 	}
 	a.flags &^= flagActionRunning // cancelRunning, for an action without Cancel
-	a.arrive(target)
+	a.moveTo(r, true, target)
 	a.flags &^= flagBubbling
 	if st == Running {
 		a.leanEnded(count)
