@@ -64,9 +64,12 @@ type BoundTree struct {
 	gateCount int
 	holdBase  int
 
-	// hot is the compact copy of rules that trees without features step
-	// on (step_lean.go); nil for other trees.
+	// hot is the compact copy of the rules that the loops step
+	// (step_hot.go).
 	hot []hotRule
+	// begins is set when a step has work before its cursor runs: the
+	// gates' step (gated) or the checks at its start (watch) (beginStep).
+	begins bool
 }
 
 // Unresolved is a name that Lenient binding left unbound.

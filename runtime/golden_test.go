@@ -60,14 +60,24 @@ func TestLoop_trackedStepsPlainTreesAsLoopDoes(t *testing.T) {
 	}
 }
 
-// trackAll gives a bound tree an empty feature table: it then steps in
-// loopTracked although no rule uses a feature.
+// trackAll makes a bound tree step on the generic loop alone, letting in
+// and leaving every rule through active.go as a rule with features is
+// (every hook bit set; a tree without features gets an empty feature
+// table), and never on the fast path: the slowest way through the same
+// decisions, which the tests compare the others with.
 func trackAll(b *BoundTree) {
-	b.hot = nil // as for a tree with features: loopTracked steps it
-	b.feats = make([]ruleFeat, len(b.rules))
-	for i := range b.feats {
-		b.feats[i].timeSlot, b.feats[i].coolSlot, b.feats[i].orderSlot = -1, -1, -1
-		b.feats[i].gate, b.feats[i].holdBit = -1, -1
+	if b.feats == nil {
+		b.feats = make([]ruleFeat, len(b.rules))
+		for i := range b.feats {
+			f := &b.feats[i]
+			f.timeSlot, f.coolSlot, f.orderSlot = -1, -1, -1
+			f.gate, f.holdBit = -1, -1
+			f.lane, f.par, f.laneBase = -1, -1, -1
+		}
+	}
+	for i := range b.hot {
+		b.hot[i].hooks = hookLetIn | hookLeave
+		b.hot[i].bits &^= hotFast
 	}
 }
 

@@ -269,7 +269,7 @@ func (a *Agent) lanesRun() bool {
 // top of this file), or, called as the parent of a lane's child that
 // finished, ends that lane's turn. errSwitched tells the loop that it now
 // runs another context.
-func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
+func (a *Agent) runParallel(r int32, h *hotRule) (Status, error) {
 	if a.flags&flagBubbling != 0 {
 		a.laneDone()
 		return 0, errSwitched
@@ -282,12 +282,12 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	}
 	switch {
 	case !run.live: // entered
-		ok, err := a.checkConds(r, rule)
+		ok, err := a.listEnters(r, h)
 		if err != nil {
 			return 0, err
 		}
 		if !ok {
-			return a.finishList(r, rule, Failure), nil
+			return a.listGoes(r, -1, Failure), nil
 		}
 		if a.jump >= 0 && a.jump != r {
 			return statusMoved, nil // a condition asked for a jump: it wins, no lane starts
@@ -297,7 +297,7 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	case run.from >= 0: // a lane's turn ended: the counts decide
 		if st, done := a.counts(f); done {
 			err := a.cancelLanes(r)
-			return a.finishList(r, rule, st), err
+			return a.listGoes(r, -1, st), err
 		}
 	}
 	return a.nextLane(f, run)
@@ -469,7 +469,7 @@ func (a *Agent) cancelLane(s int32) error {
 	back := a.curCtx()
 	a.switchTo(s)
 	err := a.cancelRunning()
-	a.leaveUpTo(a.bound.lanes.slots[s].par)
+	a.leaveUpTo(a.bound.lanes.slots[s].par, leftCancel)
 	a.arrive(a.bound.lanes.slots[s].child)
 	a.flags &^= flagBubbling
 	a.switchTo(back)

@@ -471,7 +471,7 @@ func (p *RestorePlan) Apply() error {
 	a := p.a
 	a.toMain()
 	err := a.cancelRunning() // a parallel's lanes included
-	a.leaveAll()             // the state it had is replaced: its active rules are left
+	a.leaveAll(leftReset)    // the state it had is replaced: its active rules are left
 	a.flushGates()           // and the gates they held released at once
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)

@@ -118,7 +118,7 @@ func actionAnswer(v uint64) (Status, error) {
 
 func (s *fuzzScript) act(a *Agent, name string, remote bool) (Status, error) {
 	l := s.of(a)
-	fmt.Fprintf(&l.log, "%s@%s first=%v active=%v lane=%d", name, a.Label(), a.FirstRun(), a.CursorActive(), a.Lane())
+	fmt.Fprintf(&l.log, "%s@%s first=%v lane=%d", name, a.Label(), a.FirstRun(), a.Lane())
 	if remote && !s.sync {
 		l.pending = name
 		return 0, ErrPending
@@ -140,7 +140,7 @@ func condAnswer(v uint64) (bool, error) {
 
 func (s *fuzzScript) cond(a *Agent, name string, remote bool) (bool, error) {
 	l := s.of(a)
-	fmt.Fprintf(&l.log, "%s@%s active=%v", name, a.Label(), a.CursorActive())
+	fmt.Fprintf(&l.log, "%s@%s", name, a.Label())
 	if remote && !s.sync {
 		l.pending = name
 		return false, ErrPending
@@ -440,8 +440,4 @@ func TestStep_randomTreesAgree(t *testing.T) {
 }
 
 // forceGenericLoop makes a bound tree step on the generic loop alone.
-func forceGenericLoop(b *BoundTree) {
-	if b.feats == nil {
-		trackAll(b)
-	}
-}
+func forceGenericLoop(b *BoundTree) { trackAll(b) }
