@@ -80,20 +80,23 @@ func (a *Agent) letIn(r int32, h *hotRule) bool {
 
 // ruleFinished leaves rule r (h is hot[r]), which was let in and finished
 // with res, Success or Failure before doNotFail: the one place where a
-// rule that ran finishes, on every loop. The cursor, when it is r, is no
+// rule that ran finishes, on every loop. The cursor, which is r, is no
 // longer active. To add an attribute that acts when a rule finishes (a
 // retry after a failure), change this.
 func (a *Agent) ruleFinished(r int32, h *hotRule, res Status) {
 	if h.hooks&hookLeave != 0 {
-		how := leftSuccess
-		if res == Failure {
-			how = leftFailure
-		}
-		a.leave(r, res, how)
+		a.leaveFinished(r, res)
 	}
-	if r == a.cursor {
-		a.flags &^= flagActive
+	a.flags &^= flagActive // the cursor is r: a list that finished went back to it
+}
+
+// leaveFinished leaves rule r, which finished with res.
+func (a *Agent) leaveFinished(r int32, res Status) {
+	how := leftSuccess
+	if res == Failure {
+		how = leftFailure
 	}
+	a.leave(r, res, how)
 }
 
 // admit runs the arrival checks of rule r, at its first run after the cursor

@@ -48,8 +48,8 @@ type BoundTree struct {
 
 	// feats is per rule what abort, timeout, cooldown, log parameters and
 	// choice orders need (features.go); nil for a tree that uses none of
-	// them, which then steps exactly as Drag[en]gine's trees do. watch is
-	// set when the start-of-step checks have anything to check.
+	// them. watch is set when the start-of-step checks have anything to
+	// check.
 	feats      []ruleFeat
 	watch      bool
 	featLabels map[string][]int32 // rules with a timeout, cooldown or order, and lanes' children, by label (restore)

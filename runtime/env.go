@@ -27,10 +27,11 @@ type Env struct {
 	// agents are created.
 	Gates *Gates
 
-	// runs are the rules run in the current step, kept longer than the
-	// run-away limit so that recording a run seldom grows it (the fast
-	// path writes its runs out only where they are read, and then only
-	// their rules: sibRuns).
+	// runs holds the rules run in the current step, runs[:count] (the
+	// agent's), kept as long as its capacity and longer than the run-away
+	// limit so that recording a run (Agent.record) seldom grows it (the
+	// fast path writes its runs out only where they are read, and then
+	// only their rules: sibRuns).
 	runs []RuleRun
 	// runLimit is the run-away limit runs was sized for and runsFor the
 	// RunawayLimit it was taken from, plus one: a step sizes runs again
@@ -120,19 +121,26 @@ func (e *Env) sizeRuns() {
 	if n := e.runLimit + 1; cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}
+	e.runs = e.runs[:cap(e.runs)]
 }
 
 // growRuns makes room in runs for at least n runs, as sizeRuns does but
-// leaving the limit as it is: a quiet step writes its runs out only where
-// it needs them (sibRuns), and runs of lanes that returned running can
-// pass the limit.
+// leaving the limit as it is (the runs of lanes that returned running can
+// pass it), and returns runs.
 //
 //go:noinline
-func (e *Env) growRuns(n int) {
+func (e *Env) growRuns(n int) []RuleRun {
 	n = max(n, e.runLimit+1)
 	if cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}
+	e.runs = e.runs[:cap(e.runs)]
+	return e.runs
+}
+
+// setRuns makes saved the runs of the step so far (a step that resumes).
+func (e *Env) setRuns(saved []RuleRun) {
+	copy(e.growRuns(len(saved)), saved)
 }
 
 func (e *Env) log(a *Agent, label, msg string) {

@@ -184,7 +184,7 @@ func (a *Agent) checkCall(r int32) (ok bool, st Status, err error, done bool) {
 	case err == errPaused:
 		a.phase = phaseWaitCheck
 		x := a.extra()
-		x.runs = append(x.runs[:0], a.env.runs...)
+		x.runs = append(x.runs[:0], a.runsSoFar()...)
 		return false, Paused, nil, true
 	case err != nil:
 		a.phase = phaseStep

@@ -312,13 +312,12 @@ func (a *Agent) runParallel(r int32, h *hotRule) (Status, error) {
 // runs are not, although the parallel keeps actionFirstRun while its
 // lanes run.
 func (a *Agent) beginParallelRun(r int32, run *parRun) {
-	a.count++
 	began := agentFlags(0)
 	if !run.live {
 		began = arrival
 	}
-	run.at = int32(len(a.env.runs))
-	a.env.runs = append(a.env.runs, RuleRun{r, statusMoved, began})
+	run.at = int32(a.count)
+	a.record(r, statusMoved, began)
 }
 
 // parallelRan records the end of parallel r's run with its result st
@@ -332,8 +331,7 @@ func (a *Agent) parallelRan(r int32, st Status, began agentFlags) {
 			return
 		}
 	}
-	a.count++
-	a.env.runs = append(a.env.runs, RuleRun{r, st, began})
+	a.record(r, st, began)
 }
 
 // endParallelRuns forgets the runs under way of an agent whose step ended

@@ -74,7 +74,7 @@ func (a *Agent) CompleteCondition(ok bool, err error) (Status, error) {
 
 func (a *Agent) resume() {
 	a.phase = phaseStep
-	a.env.runs = append(a.env.runs[:0], a.ext.runs...)
+	a.env.setRuns(a.ext.runs)
 }
 
 // stopped ends the loop on an error from a run: errPaused pauses the step
@@ -82,7 +82,7 @@ func (a *Agent) resume() {
 func (a *Agent) stopped(err error) (Status, error) {
 	if err == errPaused {
 		x := a.extra()
-		x.runs = append(x.runs[:0], a.env.runs...)
+		x.runs = append(x.runs[:0], a.runsSoFar()...)
 		return Paused, nil
 	}
 	return a.abort(err)
@@ -94,7 +94,7 @@ func (a *Agent) finish(st Status) (Status, error) {
 	flags := a.flags
 	a.flags = flags &^ (flagBubbling | flagQuiet) // between steps an agent is neither
 	if o := a.env.Observer; o != nil && flags&flagQuiet == 0 {
-		o.StepDone(a, a.env.runs, st, nil)
+		o.StepDone(a, a.runsSoFar(), st, nil)
 	}
 	return st, nil
 }
@@ -117,7 +117,7 @@ func (a *Agent) abort(err error) (Status, error) {
 	a.arrive(Root)
 	a.last = Errored
 	if o := a.env.Observer; o != nil && a.flags&flagQuiet == 0 {
-		o.StepDone(a, a.env.runs, Errored, err)
+		o.StepDone(a, a.runsSoFar(), Errored, err)
 	}
 	a.flags &^= flagQuiet
 	return Errored, err
@@ -140,8 +140,8 @@ func (a *Agent) ruleError(r int32, c *Cond, what string, err error) error {
 
 func (a *Agent) runawayError(r int32) error {
 	rules := a.bound.Tree.Rules
-	labels := make([]string, len(a.env.runs))
-	for i, run := range a.env.runs {
+	labels := make([]string, a.count)
+	for i, run := range a.runsSoFar() {
 		labels[i] = rules[run.Rule].Label
 	}
 	msg := fmt.Sprintf("run-away step: %d rules run without one returning running (limit %d): %s",

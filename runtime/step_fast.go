@@ -268,7 +268,6 @@ func (a *Agent) loopFrom(quiet bool) (Status, error) {
 		a.flags |= flagQuiet // nothing will see the step's runs but a run-away's message
 	}
 	a.count = 0
-	a.env.runs = a.env.runs[:0]
 	a.phase = phaseStart // the loop runs what comes before the cursor first
 	return a.loop()
 }
@@ -317,7 +316,7 @@ func (a *Agent) sibStopped(err error) (Status, error) {
 }
 
 // sibRuns writes out the runs the fast path made from run env.segFrom up to
-// run to that the tree implies, and cuts env.runs there: from rule
+// run to that the tree implies: from rule
 // env.segRule (a choice entered there runs, then its first child), each
 // child and then its parent choice moving on to the child after it. That
 // is the order of the fast path' runs between its start or a loop back to a
@@ -329,10 +328,10 @@ func (a *Agent) sibStopped(err error) (Status, error) {
 func (a *Agent) sibRuns(to int) {
 	env := a.env
 	from, r := env.segFrom, env.segRule
-	if cap(env.runs) < to {
-		env.growRuns(to)
+	runs := env.runs // only the rules: nothing sees the runs of a quiet step but a run-away's message
+	if len(runs) < to {
+		runs = env.growRuns(to)
 	}
-	runs := env.runs[:to] // only the rules: nothing sees the runs of a quiet step but a run-away's message
 	hot := a.bound.hot
 	if from < to && hot[r].kind == KindChoice {
 		runs[from].Rule = r
@@ -349,7 +348,6 @@ func (a *Agent) sibRuns(to int) {
 		from++
 		r = hot[r].next
 	}
-	env.runs = runs
 }
 
 // siblingJumped applies a jump asked for during the run of the cursor,

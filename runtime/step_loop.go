@@ -22,21 +22,23 @@ package runtime
 // A step begins in stepTo (step_fast.go), which runs its beginning on the
 // fast path when it can and hands the rest to the loop.
 func (a *Agent) loop() (Status, error) {
+	b := a.bound
 	if a.phase == phaseStart {
 		a.phase = phaseStep
-		if st, err, done := a.beginStep(); done {
-			return st, err
+		if b.begins {
+			if st, err, done := a.beginStep(); done {
+				return st, err
+			}
 		}
 	}
-	b := a.bound
-	hot := b.hot
 	limit := a.env.limit()
 	for {
-		r, began := a.cursor, a.flags
+		cur, began := a.cursor, a.flags
+		r := cur
 		if began&flagBubbling != 0 {
-			r = hot[r].parent
+			r = b.hotAt(cur).parent
 		}
-		h := &hot[r]
+		h := b.hotAt(r)
 		var st Status
 		// active: r is active during its run: the cursor's parent (a
 		// child's result bubbles to it), or the cursor, let in.
@@ -48,13 +50,65 @@ func (a *Agent) loop() (Status, error) {
 			st = Failure // refused by its cooldown or gate: nothing is evaluated or called
 		} else {
 			active = true
-		}
-		// Where the cursor was and whether it was active before r ran: what
-		// a jump leaves.
-		from, fromActive := a.cursor, a.flags&flagActive != 0
-		if active {
 			var err error
-			st, err = a.runRule(r, h)
+			switch h.kind { // the rule's run (runRule's kinds: step_rules.go)
+			case KindAction:
+				// The answer CompleteAction delivered; else its conditions
+				// (an action that was running and whose conditions fail
+				// is cancelled), then its action.
+				if a.flags&flagActionAnswered != 0 {
+					a.flags &^= flagActionAnswered
+					st, err = a.actionResult(r, a.childRes)
+					break
+				}
+				ok := true
+				if h.conds != condNone { // testConds
+					if ok, err = a.testSomeConds(r, h); err != nil {
+						break
+					}
+				}
+				switch {
+				case !ok:
+					st = Failure
+					if a.flags&flagActionRunning != 0 {
+						err = a.cancelRunning()
+					}
+				case h.run != nil: // an ActionFunc: no Start, no Cancel
+					if st, err = h.run(a, h.params); err != nil {
+						err = a.actionFailed(r, err)
+						break
+					}
+					st, err = a.actionResult(r, st)
+				default:
+					st, err = a.callAction(r, &b.rules[r])
+				}
+			case KindSequence, KindChoice:
+				if h.conds != condNone {
+					st, err = a.runList(r, h)
+					break
+				}
+				// runList of a list without conditions (testConds would
+				// pass), written out: entered, into its first child (it
+				// fails without); else on after its child.
+				to, res := h.firstChild, Failure
+				if began&flagBubbling != 0 {
+					next := b.hotAt(cur).next
+					m := choiceMove(a.childRes, next >= 0, h.bits)
+					if h.kind == KindSequence {
+						m = sequenceMove(a.childRes, next >= 0, h.bits)
+					}
+					to, res = m.target(next, h.firstChild)
+				}
+				st = a.listGoes(r, to, res)
+			case KindFailure:
+				st = Failure
+			case kindOrderedChoice:
+				st, err = a.runOrderedChoice(r, h)
+			case KindParallel:
+				st, err = a.runParallel(r, h)
+			default:
+				st, err = a.runLeaf(r, h)
+			}
 			if err != nil {
 				if err == errSwitched { // a lane's turn begins or ends (lanes.go)
 					continue
@@ -64,11 +118,16 @@ func (a *Agent) loop() (Status, error) {
 		}
 		raw := st
 		st = notFail(h, st)
-		if h.kind == KindParallel { // counted and recorded when it began, before its lanes ran
-			a.parallelRan(r, st, began)
-		} else {
+		if h.kind != KindParallel { // record, written out
+			n := int(a.count)
+			runs := a.env.runs
+			if n >= len(runs) {
+				runs = a.env.growRuns(n + 1)
+			}
+			runs[n] = RuleRun{r, st, began}
 			a.count++
-			a.env.runs = append(a.env.runs, RuleRun{r, st, began})
+		} else { // counted and recorded when it began, before its lanes ran
+			a.parallelRan(r, st, began)
 		}
 		if st != statusMoved {
 			a.last = st
@@ -76,7 +135,9 @@ func (a *Agent) loop() (Status, error) {
 		jumped := false
 		if a.jump >= 0 {
 			if target, ok := a.takeJump(r); ok {
-				if err := a.jumpNow(from, fromActive, target); err != nil {
+				// What the jump leaves is the path from the cursor before
+				// r ran: r, let in, or the child that finished (not active).
+				if err := a.jumpNow(cur, began&flagBubbling == 0, target); err != nil {
 					return a.abort(err)
 				}
 				a.flags &^= flagBubbling
@@ -86,7 +147,7 @@ func (a *Agent) loop() (Status, error) {
 				}
 			}
 		}
-		if active && !jumped && (raw == Success || raw == Failure) {
+		if raw-Success <= Failure-Success && active && !jumped {
 			a.ruleFinished(r, h, raw) // a jump's discarded result leaves r without finishing it
 		}
 		if st == Running {
@@ -111,6 +172,21 @@ func (a *Agent) loop() (Status, error) {
 		a.flags |= flagBubbling
 	}
 }
+
+// record records the run of rule r, with result st, which began with the
+// context's flags began, and counts it: env.runs[:count] are the runs of
+// the step so far.
+func (a *Agent) record(r int32, st Status, began agentFlags) {
+	n := int(a.count)
+	if n >= len(a.env.runs) {
+		a.env.growRuns(n + 1)
+	}
+	a.env.runs[n] = RuleRun{r, st, began}
+	a.count++
+}
+
+// runsSoFar are the runs of the step so far.
+func (a *Agent) runsSoFar() []RuleRun { return a.env.runs[:a.count] }
 
 // beginStep runs what a step does before its cursor runs, for trees that
 // have any: the gates' step (gate_agent.go), then the checks at the start

@@ -10,8 +10,9 @@ import (
 // step_loop.go, and its fast path, step_fast.go); they differ only in
 // how they get from one run to the next.
 //
-//   - runRule: a rule's run, by kind (runAction, runList, runLeaf;
-//     runOrderedChoice in order.go, runParallel in lanes.go).
+//   - a rule's run, by kind (the loop's switch: an action's run there;
+//     runList, runLeaf; runOrderedChoice in order.go, runParallel in
+//     lanes.go).
 //   - enterList: a list rule entered (the cursor is on it).
 //   - sequenceMove, choiceMove: what a sequence or a choice does after a
 //     child finished; passDone: a pass that finished with success;
@@ -26,25 +27,13 @@ import (
 //   - letIn and ruleFinished (active.go): a rule let in at its first run,
 //     and a let-in rule that finished.
 
-// runRule runs rule r (h is hot[r]) once. It returns Success, Failure,
-// Running or statusMoved, before doNotFail; errPaused when a call is
-// pending, errSwitched when a parallel gives the turn to another context;
-// any other error ends the step.
-func (a *Agent) runRule(r int32, h *hotRule) (Status, error) {
-	switch h.kind {
-	case KindAction:
-		return a.runAction(r, h)
-	case KindSequence, KindChoice:
-		return a.runList(r, h)
-	case KindFailure:
-		return Failure, nil
-	case kindOrderedChoice:
-		return a.runOrderedChoice(r, h)
-	case KindParallel:
-		return a.runParallel(r, h)
-	}
-	return a.runLeaf(r, h)
-}
+// A rule's run (the loop's switch on its kind, step_loop.go) returns
+// Success, Failure, Running or statusMoved, before doNotFail; errPaused
+// when a call is pending, errSwitched when a parallel gives the turn to
+// another context; any other error ends the step. An action's run is
+// written out in the loop (its answer, its conditions, then callAction);
+// the other kinds are here (runList, runLeaf), in order.go
+// (runOrderedChoice) and in lanes.go (runParallel).
 
 // runLeaf runs a success, running or yield rule.
 func (a *Agent) runLeaf(r int32, h *hotRule) (Status, error) {
@@ -68,36 +57,6 @@ func (a *Agent) runLeaf(r int32, h *hotRule) (Status, error) {
 		}
 		return Success, nil
 	}
-}
-
-// runAction runs an action rule: its conditions (an action that was
-// running and whose conditions fail is cancelled), then its action, or the
-// answer CompleteAction delivered.
-func (a *Agent) runAction(r int32, h *hotRule) (Status, error) {
-	if a.flags&flagActionAnswered != 0 {
-		a.flags &^= flagActionAnswered
-		return a.actionResult(r, a.childRes)
-	}
-	ok, err := a.testConds(r, h)
-	if err != nil {
-		return 0, err
-	}
-	if !ok {
-		if a.flags&flagActionRunning != 0 {
-			if err := a.cancelRunning(); err != nil {
-				return 0, err
-			}
-		}
-		return Failure, nil
-	}
-	if h.run != nil { // an ActionFunc: no Start, no Cancel
-		st, err := h.run(a, h.params)
-		if err != nil {
-			return 0, a.actionFailed(r, err)
-		}
-		return a.actionResult(r, st)
-	}
-	return a.callAction(r, &a.bound.rules[r])
 }
 
 // callAction calls rule r's action once its conditions held: Start first
@@ -238,26 +197,32 @@ func (a *Agent) listMoves(r int32, h *hotRule, m listMove, next, first int32) (S
 			m = moveFail
 		}
 	}
+	to, st := m.target(next, first)
+	return a.listGoes(r, to, st), nil
+}
+
+// target is where move m takes a list: to its child next or first, or,
+// when it finishes (-1), its result.
+func (m listMove) target(next, first int32) (int32, Status) {
 	switch m {
 	case moveNext:
-		return a.listGoes(r, next, 0), nil
+		return next, statusMoved
 	case moveFirst:
-		return a.listGoes(r, first, 0), nil
+		return first, statusMoved
 	case moveSucceed:
-		return a.listGoes(r, -1, Success), nil
+		return -1, Success
 	}
-	return a.listGoes(r, -1, Failure), nil
+	return -1, Failure
 }
 
 // listGoes moves the cursor of list rule r to its child to, or, when to
 // is -1, finishes r with st: the cursor goes back to r itself.
 func (a *Agent) listGoes(r, to int32, st Status) Status {
-	if to < 0 {
-		a.arrive(r)
-		return st
+	if to >= 0 {
+		r, st = to, statusMoved
 	}
-	a.arrive(to)
-	return statusMoved
+	a.arrive(r)
+	return st
 }
 
 // listEnters decides whether list rule r, entered (the cursor is r), goes
@@ -297,11 +262,18 @@ func notFail(h *hotRule, st Status) Status {
 // mode. The common shapes (none; one variable; one ConditionFunc) are
 // decided here; the others, and the answer to a paused condition, in
 // checkConds, which evaluates each condition with evalCond. Every
-// condition of a rule a step evaluates goes through here.
+// condition of a rule a step evaluates goes through here (the fast path
+// evaluates the one-condition shapes itself, the same way).
 func (a *Agent) testConds(r int32, h *hotRule) (bool, error) {
-	switch {
-	case h.conds == condNone:
+	if h.conds == condNone {
 		return true, nil
+	}
+	return a.testSomeConds(r, h)
+}
+
+// testSomeConds is testConds for a rule that has conditions.
+func (a *Agent) testSomeConds(r int32, h *hotRule) (bool, error) {
+	switch {
 	case a.flags&flagCondAnswered != 0 || h.conds == condOther:
 	case h.conds == condOneVar:
 		return a.VarAt(h.slot) != h.flip, nil
