@@ -29,9 +29,10 @@ import "unsafe"
 // alone, to the same calls, results and state.
 
 // hotSibling marks a child of a choice without conditions that the fast
-// path runs: an action whose action is an ActionFunc (no Start, no Cancel) with
-// no condition or one ConditionFunc or variable condition, or a success or
-// failure rule without conditions (a choice's usual last child); neither
+// path runs: an action without Start and Cancel (an ActionFunc, a short
+// Lua action, a plugin's action without cancel: hotRule.run) with no
+// condition or one that is a call or a variable, or a success or failure
+// rule without conditions (a choice's usual last child); neither
 // it nor its choice has hooks (step_hot.go), and they are not in a lane.
 // hotEnters marks such a choice whose first child is such a rule:
 // the fast path enters it.
@@ -99,7 +100,7 @@ func inLane(hot []hotRule, r int32) bool {
 // follow while they have the shape it knows:
 //
 //   - a choice entered moves the cursor to its first child;
-//   - the child is let in and runs: its condition, then its ActionFunc,
+//   - the child is let in and runs: its condition, then its action,
 //     or the success or failure rule;
 //   - a jump asked for during its calls is applied;
 //   - after the child failed or succeeded, its parent choice runs on: on

@@ -6,10 +6,11 @@ package runtime
 // tree's own actions and conditions in the common cases:
 //
 //   - a rule with no condition, or one condition that is a variable or a
-//     registered ConditionFunc (called directly, not through the Condition
-//     interface), its negation and the rule's mode folded into one flip
-//     flag at bind time (testConds);
-//   - an action that is a registered ActionFunc (hotRule.run);
+//     call (a ConditionFunc called directly; another condition, such as a
+//     Lua one, through its Test method), its negation and the rule's mode
+//     folded into one flip flag at bind time (testConds);
+//   - an action without Start and Cancel (hotRule.run: an ActionFunc, or
+//     another action's Run method, such as a short Lua action's);
 //   - hooks: what a rule asks beyond Drag[en]gine's stepping when it is let
 //     in and when it is left (its cooldown, gate, timeout clock, log
 //     parameters) is one bit each, so that a rule without any costs a tree
@@ -44,10 +45,11 @@ type hotRule struct {
 	// hooks says what letting the rule in and leaving it do beyond
 	// marking it active (step_hot.go).
 	hooks hookBits
-	// run is the action when it is an ActionFunc (which has no Start or
-	// Cancel); nil: the action is called through callAction.
+	// run is the action when it has no Start and no Cancel (actionRun);
+	// nil: the action is called through callAction.
 	run func(*Agent, Params) (Status, error)
-	// test is the rule's one condition when conds is condOneFunc.
+	// test is the rule's one condition when conds is condOneFunc: a call
+	// (condTest).
 	test   func(*Agent, Params) (bool, error)
 	params Params
 }
@@ -64,7 +66,7 @@ type condShape uint8
 
 const (
 	condNone    condShape = iota // no condition: they hold
-	condOneFunc                  // one ConditionFunc: hotRule.test
+	condOneFunc                  // one condition that is a call: hotRule.test
 	condOneVar                   // one variable: hotRule.slot
 	condOther                    // checkConds
 )
@@ -102,6 +104,27 @@ func (b *BoundTree) ruleHooks(i int) hookBits {
 	return h
 }
 
+// actionRun is what hotRule.run calls for an action without Start and
+// Cancel: the function itself for an ActionFunc, else the action's Run
+// method (a Lua action's, a Go type's), so that the loop and the fast path
+// call it directly.
+func actionRun(act Action) func(*Agent, Params) (Status, error) {
+	if f, ok := act.(ActionFunc); ok {
+		return f
+	}
+	return act.Run
+}
+
+// condTest is what hotRule.test calls for a rule's one condition that is a
+// call: the function itself for a ConditionFunc, else the condition's Test
+// method.
+func condTest(c Condition) func(*Agent, Params) (bool, error) {
+	if f, ok := c.(ConditionFunc); ok {
+		return f
+	}
+	return c.Test
+}
+
 // bindHot makes the compact copy of the rules that the loops step.
 func (b *BoundTree) bindHot() {
 	b.hot = make([]hotRule, len(b.rules))
@@ -124,10 +147,9 @@ func (b *BoundTree) bindHot() {
 			h.conds = condOther
 		default:
 			c := &b.conds[r.condStart]
-			f, isFunc := c.cond.(ConditionFunc)
 			switch {
-			case c.kind == condCall && isFunc && f != nil:
-				h.conds, h.test = condOneFunc, f
+			case c.kind == condCall:
+				h.conds, h.test = condOneFunc, condTest(c.cond)
 			case c.kind == condVar:
 				h.conds, h.slot = condOneVar, c.slot
 			default:
@@ -137,8 +159,8 @@ func (b *BoundTree) bindHot() {
 				h.flip = true
 			}
 		}
-		if f, ok := r.action.(ActionFunc); ok && f != nil {
-			h.run = f
+		if r.action != nil && r.starter == nil && r.canceler == nil {
+			h.run = actionRun(r.action)
 		}
 	}
 	b.begins = b.gated || b.watch
