@@ -84,10 +84,10 @@ func (a *Agent) letIn(r int32, h *hotRule) bool {
 // longer active. To add an attribute that acts when a rule finishes (a
 // retry after a failure), change this.
 func (a *Agent) ruleFinished(r int32, h *hotRule, res Status) {
+	a.flags &^= flagActive // the cursor is r: a list that finished went back to it
 	if h.hooks&hookLeave != 0 {
 		a.leaveFinished(r, res)
 	}
-	a.flags &^= flagActive // the cursor is r: a list that finished went back to it
 }
 
 // leaveFinished leaves rule r, which finished with res.

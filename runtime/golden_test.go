@@ -43,12 +43,12 @@ func TestGolden_seedTreeScripted(t *testing.T) {
 }
 
 // TestLoop_trackedStepsPlainTreesAsLoopDoes: a tree without interruption
-// or choice orders steps in loop; the same tree stepped by loopTracked (as
-// if it used a feature) gives the same trace, so the two loops agree, the
-// waits and jumps of the save tests included.
+// or choice orders steps on rules without hooks; the same tree stepped
+// with every hook and no fast path (trackAll, as if it used a feature)
+// gives the same trace, the waits and jumps of the save tests included.
 func TestLoop_trackedStepsPlainTreesAsLoopDoes(t *testing.T) {
 	if plain, tracked := seedScriptedTrace(t, false), seedScriptedTrace(t, true); plain != tracked {
-		t.Errorf("the seed tree steps differently in loopTracked:\n%s", firstDiff(tracked, plain))
+		t.Errorf("the seed tree steps differently with trackAll:\n%s", firstDiff(tracked, plain))
 	}
 	plain, tracked := &traceObserver{}, &traceObserver{}
 	runWaits(waitsAgents(t, plain), 1, 60)
@@ -56,7 +56,7 @@ func TestLoop_trackedStepsPlainTreesAsLoopDoes(t *testing.T) {
 	trackAll(agents[0].bound)
 	runWaits(agents, 1, 60)
 	if plain.b.String() != tracked.b.String() {
-		t.Errorf("the waits tree steps differently in loopTracked:\n%s", firstDiff(tracked.b.String(), plain.b.String()))
+		t.Errorf("the waits tree steps differently with trackAll:\n%s", firstDiff(tracked.b.String(), plain.b.String()))
 	}
 }
 
@@ -82,7 +82,7 @@ func trackAll(b *BoundTree) {
 }
 
 // seedScriptedTrace is TestGolden_seedTreeScripted's run; tracked steps it
-// in loopTracked.
+// with trackAll.
 func seedScriptedTrace(t *testing.T, tracked bool) string {
 	tree, err := LoadFile("../scripts/ai/dragengine-exampleapp.xml", LoadOptions{Root: ".."})
 	if err != nil {

@@ -23,7 +23,9 @@ import (
 // and resets them now and then. The same game is run in several ways:
 //
 //   - observed (an Observer sees every step) and quiet;
-//   - on the loop the tree's rules choose, and on the generic loop alone;
+//   - as bound (the fast path where a quiet step begins on a rule it
+//     runs, the loop's shortcuts for rules without hooks), without the
+//     fast path, and on the loop alone with every hook set (trackAll);
 //   - saved and restored into fresh agents at a step;
 //   - for a tree without gates, with the later calls answered at once.
 //
@@ -47,13 +49,14 @@ type fuzzWorld struct {
 // fuzzMode is a way of running a game.
 type fuzzMode struct {
 	observed  bool
-	generic   bool // the generic loop only (forceGenericLoop)
+	noFast    bool // no fast path (noFastPath)
+	generic   bool // the loop alone, every hook set (trackAll)
 	sync      bool // the later calls answered at once
 	restoreAt int  // after this step, save every agent and restore into fresh ones; 0: never
 }
 
 func (m fuzzMode) String() string {
-	return fmt.Sprintf("observed=%v generic=%v sync=%v restoreAt=%d", m.observed, m.generic, m.sync, m.restoreAt)
+	return fmt.Sprintf("observed=%v noFast=%v generic=%v sync=%v restoreAt=%d", m.observed, m.noFast, m.generic, m.sync, m.restoreAt)
 }
 
 // fuzzScript is the behaviour of the names a random tree calls: each call
@@ -267,8 +270,11 @@ func newFuzzWorld(tb testing.TB, rt treegen.RandomTree, m fuzzMode, script *fuzz
 	if err != nil {
 		tb.Fatalf("a random tree does not bind: %v\n%s", err, rt.XML)
 	}
+	if m.noFast {
+		noFastPath(b)
+	}
 	if m.generic {
-		forceGenericLoop(b)
+		trackAll(b)
 	}
 	w := &fuzzWorld{tree: b, script: script}
 	w.start(tb, rt, m)
@@ -392,6 +398,7 @@ func checkFuzzGame(tb testing.TB, data []byte) {
 	want := runFuzzGame(tb, rt, ref, seed)
 	modes := []fuzzMode{
 		{},
+		{noFast: true},
 		{observed: true, generic: true},
 		{generic: true},
 		{observed: seed%2 == 0, restoreAt: 1 + int(seed%uint64(rt.Steps))},
@@ -439,5 +446,9 @@ func TestStep_randomTreesAgree(t *testing.T) {
 	}
 }
 
-// forceGenericLoop makes a bound tree step on the generic loop alone.
-func forceGenericLoop(b *BoundTree) { trackAll(b) }
+// noFastPath makes a bound tree's steps never take the fast path.
+func noFastPath(b *BoundTree) {
+	for i := range b.hot {
+		b.hot[i].bits &^= hotFast
+	}
+}
