@@ -23,26 +23,17 @@ func TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn(t *testing.T) {
   </sequence>
   <action id="b" name="ok"/>
 </choice>`)
-	type event struct {
-		before int // before this step (from 1)
-		do     func(h *harness)
-	}
 	jump := func(id string) func(h *harness) { return func(h *harness) { h.must(h.agent.Jump(id)) } }
-	cases := []struct {
-		name   string
-		xml    string
-		conds  map[string]bool
-		script map[string][]Status
-		events []event
-		want   []string
-	}{
+	runStepCases(t, []stepCase{
 		{name: "an error reset before its first run",
 			xml: watched, conds: map[string]bool{"w": true}, script: map[string][]Status{"a": {R}, "x": {R}},
-			events: []event{
-				{2, jump("x")},
-				{2, func(h *harness) { h.hook["?w"] = func(*Agent) error { return errors.New("boom") } }},
-				{3, func(h *harness) { delete(h.hook, "?w") }},
-				{4, jump("x")},
+			before: map[int]func(h *harness){
+				2: func(h *harness) {
+					jump("x")(h)
+					h.hook["?w"] = func(*Agent) error { return errors.New("boom") }
+				},
+				3: func(h *harness) { delete(h.hook, "?w") },
+				4: jump("x"),
 			},
 			want: []string{
 				"running a: ?w a:start a",
@@ -52,12 +43,8 @@ func TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn(t *testing.T) {
 			}},
 		{name: "an abort before its first run",
 			xml: watched, conds: map[string]bool{"w": true}, script: map[string][]Status{"a": {R}, "x": {R}},
-			events: []event{
-				{2, jump("x")},
-				{2, func(h *harness) { h.conds["w"] = false }},
-				{3, func(h *harness) { h.conds["w"] = true }},
-				{4, jump("x")},
-			},
+			changes: map[int]map[string]bool{2: {"w": false}, 3: {"w": true}},
+			before:  map[int]func(h *harness){2: jump("x"), 4: jump("x")},
 			want: []string{
 				"running a: ?w a:start a",
 				"success root: ?w b [abort s]", // s is left; x was not active: no log.failure
@@ -66,10 +53,9 @@ func TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn(t *testing.T) {
 			}},
 		{name: "a jump away before its first run",
 			xml: watched, conds: map[string]bool{"w": true}, script: map[string][]Status{"a": {R}, "x": {R}},
-			events: []event{
-				{2, jump("x")},
-				{2, jump("a")},
-				{3, jump("x")},
+			before: map[int]func(h *harness){
+				2: func(h *harness) { jump("x")(h); jump("a")(h) },
+				3: jump("x"),
 			},
 			want: []string{
 				"running a: ?w a:start a",
@@ -82,7 +68,7 @@ func TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn(t *testing.T) {
   <action id="x" name="act" cooldown="10">` + logged("x") + `</action>
 </parallel></sequence>`),
 			conds: map[string]bool{"c": true}, script: map[string][]Status{"x": {R}},
-			events: []event{{2, func(h *harness) { h.conds["c"] = false }}},
+			changes: map[int]map[string]bool{2: {"c": false}},
 			want: []string{
 				"success root: ?c q", // q's lane succeeds first: x's lane is cancelled before its turn
 				"running p{q=failure x}: ?c log(x: x starts) x:start x", // not refused
@@ -93,34 +79,16 @@ func TestActive_anArrivalIsActiveOnlyOnceItsFirstRunLetsItIn(t *testing.T) {
   <action id="b" name="ok"/>
 </choice>`),
 			script: map[string][]Status{"a": {R}, "x": {R}},
-			events: []event{{1, func(h *harness) {
+			before: map[int]func(h *harness){1: func(h *harness) {
 				h.hook["a"] = func(a *Agent) error { delete(h.hook, "a"); return a.Jump("x") } // at t=1, returning running
-			}}},
+			}},
 			want: []string{
 				"running x: a:start a a:cancel",        // t=1: a returned running: cancelled; x runs at the next step
 				"running x: x:start x",                 // t=2: x's first run: its clock starts
 				"running x: x",                         // t=3: 1 s
 				"success root: x:cancel b [timeout x]", // t=4: 2 s
 			}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t, c.xml, c.conds)
-			for k, v := range c.script {
-				h.script[k] = v
-			}
-			got := make([]string, len(c.want))
-			for i := range got {
-				for _, e := range c.events {
-					if e.before == i+1 {
-						e.do(h)
-					}
-				}
-				got[i] = h.step()
-			}
-			expectSteps(t, got, c.want)
-		})
-	}
+	})
 }
 
 // TestActive_aParallelWhoseEntryJumpsIntoItsLanesStaysActive: a parallel

@@ -115,14 +115,9 @@ func (a *Agent) runChecks() (st Status, err error, done bool) {
 			isCursor := c.depth == cursorAt
 			if c.stage == 0 {
 				if !isCursor && f.abort.WatchesSelf() {
-					ok, st, err, done := a.checkCall(w)
-					if done {
-						return st, err, true
-					}
-					if a.jump >= 0 {
-						if st, err, done, jumped := a.checkJump(); jumped {
-							return st, err, done
-						}
+					ok, st, err, done, end := a.checkRule(w)
+					if end {
+						return st, err, done
 					}
 					if !ok {
 						return a.interruptAbort(w, InterruptAbort)
@@ -151,14 +146,9 @@ func (a *Agent) runChecks() (st Status, err error, done bool) {
 				if !b.feats[s].abort.WatchesLower() || a.wouldRefuse(s) {
 					continue
 				}
-				ok, st, err, done := a.checkCall(s)
-				if done {
-					return st, err, true
-				}
-				if a.jump >= 0 {
-					if st, err, done, jumped := a.checkJump(); jumped {
-						return st, err, done
-					}
+				ok, st, err, done, end := a.checkRule(s)
+				if end {
+					return st, err, done
 				}
 				if ok {
 					return a.interruptPreempt(s)
@@ -172,6 +162,23 @@ func (a *Agent) runChecks() (st Status, err error, done bool) {
 	a.toMain()
 	a.phase = phaseStep
 	return 0, nil, false
+}
+
+// checkRule evaluates rule r's conditions for a check (checkCall) and
+// applies a jump one of them asked for (checkJump). end reports that the
+// walk ends: runChecks returns st, err and done (the step ended or paused;
+// or a jump moved the cursor and the step goes on from it). Else ok is
+// the value of r's conditions.
+func (a *Agent) checkRule(r int32) (ok bool, st Status, err error, done, end bool) {
+	if ok, st, err, done = a.checkCall(r); done {
+		return false, st, err, true, true
+	}
+	if a.jump >= 0 {
+		if st, err, done, jumped := a.checkJump(); jumped {
+			return false, st, err, done, true
+		}
+	}
+	return ok, 0, nil, false, false
 }
 
 // checkCall evaluates rule r's conditions for a check. done reports that the

@@ -68,7 +68,7 @@ type fuzzScript struct {
 }
 
 type fuzzAgentScript struct {
-	rng uint64
+	rng Rand
 	log strings.Builder
 	// pending is the name of the call the agent waits for: its answer
 	// is drawn when the round ends.
@@ -77,14 +77,8 @@ type fuzzAgentScript struct {
 
 func (s *fuzzScript) of(a *Agent) *fuzzAgentScript { return &s.agents[a.UserData().(int)] }
 
-// draw is the next number of the agent's stream (SplitMix64).
-func (s *fuzzAgentScript) draw() uint64 {
-	s.rng += 0x9E3779B97F4A7C15
-	z := s.rng
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+// draw is the next number of the agent's stream.
+func (s *fuzzAgentScript) draw() uint64 { return s.rng.Uint64() }
 
 // sideEffects applies what draw v asks beside a call's result: a jump
 // (1 in 12), a variable flipped (1 in 8).
@@ -314,7 +308,7 @@ type fuzzRecord struct {
 func runFuzzGame(tb testing.TB, rt treegen.RandomTree, m fuzzMode, seed uint64) []fuzzRecord {
 	script := &fuzzScript{sync: m.sync, ids: rt.IDs, agents: make([]fuzzAgentScript, rt.Agents)}
 	for i := range script.agents {
-		script.agents[i].rng = seed + uint64(i)*0x1000
+		script.agents[i].rng = NewRand(seed + uint64(i)*0x1000)
 	}
 	w := newFuzzWorld(tb, rt, m, script)
 	events := rand.New(rand.NewPCG(seed, 99))
