@@ -115,8 +115,9 @@ func (a *Agent) runOrderedChoice(r int32, h *hotRule) (Status, error) {
 // enterOrderedChoice runs choice r, which has an order, as it is entered:
 // its entry (listEnters), then the draw (or the scores), then the cursor
 // moves to the first child of the new order. A choice that does not go
-// into its children draws nothing. A step paused at a scorer comes back
-// here and goes on with the next child's score.
+// into its children draws nothing and forgets its last order. A step
+// paused at a scorer comes back here and goes on with the next child's
+// score.
 func (a *Agent) enterOrderedChoice(r int32, h *hotRule, f *ruleFeat) (Status, error) {
 	if a.ext == nil || a.ext.scoreNext == 0 { // not resuming the scores
 		ok, err := a.listEnters(r, h)
@@ -124,6 +125,10 @@ func (a *Agent) enterOrderedChoice(r int32, h *hotRule, f *ruleFeat) (Status, er
 			return 0, err
 		}
 		if !ok {
+			// It draws nothing, and keeps nothing of an earlier draw: a
+			// jump its conditions asked for below it makes it go on in
+			// document order (moveTo), as a choice a jump made active.
+			a.setOrderLen(f, 0)
 			return a.listGoes(r, -1, Failure), nil
 		}
 	}
