@@ -115,3 +115,22 @@ func TestActive_aParallelWhoseEntryJumpsIntoItsLanesStaysActive(t *testing.T) {
 		"failure p: ", // refused: its cooldown started when the error left it
 	})
 }
+
+// TestActive_aListWhoseEntryJumpsToAnotherLaneIsLeft: a sequence in a
+// lane whose conditions fail when it is entered, but which asked for a jump
+// into another lane of its parallel, is still active when the jump
+// discards its failure: the jump starts the parallel again, cancelling the
+// lane, which leaves the sequence and releases the gate it took. Found by
+// FuzzStep (the gate stayed held by an agent none of whose rules held it).
+func TestActive_aListWhoseEntryJumpsToAnotherLaneIsLeft(t *testing.T) {
+	h := newHarness(t, `<behaviorTree><gates><gate name="g"/></gates><parallel id="p">
+  <sequence id="s" gate="g"><condition>c</condition><action id="a" name="act"/></sequence>
+  <action id="b" name="act"/>
+</parallel></behaviorTree>`, map[string]bool{"c": false})
+	h.script["a"], h.script["b"] = []Status{R}, []Status{R}
+	h.hook["?c"] = func(a *Agent) error { delete(h.hook, "?c"); return a.Jump("b") }
+	h.step()
+	if holds, holders := h.agent.GateHolds(), h.agent.Gates().List()[0].Holders; len(holds) != 0 || len(holders) != 0 {
+		t.Errorf("after the jump: the agent's rules hold %v, the gate's holders are %v; want neither", holds, holders)
+	}
+}

@@ -295,6 +295,10 @@ func (w *fuzzWorld) start(tb testing.TB, rt treegen.RandomTree, m fuzzMode) {
 	w.rounds = Rounds{Resolvers: []Resolver{w.script, w.gates}}
 }
 
+// fuzzAfterStep, when set (while debugging a case), sees the agents after
+// each step.
+var fuzzAfterStep func(step int, agents []*Agent)
+
 // fuzzRecord is what one step of a game did, agent by agent.
 type fuzzRecord struct {
 	outcomes []string
@@ -350,6 +354,9 @@ func runFuzzGame(tb testing.TB, rt treegen.RandomTree, m fuzzMode, seed uint64) 
 		}
 		rec.save = save
 		out = append(out, rec)
+		if fuzzAfterStep != nil {
+			fuzzAfterStep(step, w.agents)
+		}
 		if step == m.restoreAt {
 			w.start(tb, rt, m)
 			if _, err := RestoreAgents(save, w.agents, nil); err != nil {

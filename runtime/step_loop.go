@@ -135,6 +135,12 @@ func (a *Agent) loop() (Status, error) {
 		jumped := false
 		if a.jump >= 0 {
 			if target, ok := a.takeJump(r); ok {
+				// The jump discards r's result: r, back on the cursor as a
+				// list that finished goes, is still active, and is left by
+				// the jump (in its context, or with its lane).
+				if active && a.cursor == r {
+					a.flags |= flagActive
+				}
 				// What the jump leaves is the path from the cursor before
 				// r ran: r, let in, or the child that finished (not active).
 				if err := a.jumpNow(cur, began&flagBubbling == 0, target); err != nil {
