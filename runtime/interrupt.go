@@ -242,6 +242,7 @@ func (a *Agent) interruptAbort(w int32, kind InterruptKind) (Status, error, bool
 	st := notFail(&a.bound.hot[w], Failure)
 	a.last = st
 	if a.bound.rules[w].parent < 0 {
+		a.pastRoot(w, st)
 		st, err := a.finish(st)
 		return st, err, true
 	}

@@ -144,8 +144,11 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 	// and a new segment begins. A step that ends here needs none of them;
 	// every other way out writes them out first.
 	env.segFrom, env.segRule = count, r
-	if h.kind == KindChoice { // entered (it has no hooks: letting it in marks it active, which arriving clears): into its first child
-		a.arrive(h.firstChild)
+	if h.kind == KindChoice {
+		// Entered: into its first child (listEnters: it has one, and no
+		// conditions; it has no hooks, so letting it in only marks it
+		// active, which arriving at its child clears).
+		a.listGoes(r, h.firstChild, 0)
 		count++
 		if count+2 > env.runLimit {
 			return a.sibMoved(count)
@@ -227,7 +230,9 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				st = h.upFailed
 			}
 			if h.up&upRoot != 0 {
-				a.last = st // pastRoot: the cursor is on the root already
+				// Past the root (pastRoot: the cursor is on the root as an
+				// arrival already).
+				a.last = st
 				a.phase = phaseIdle
 				return st, nil
 			}
