@@ -94,8 +94,9 @@ const (
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
 	// flagQuiet: no Observer was set when the step began, so nothing will
 	// see its runs: the fast path keeps only the rules it runs (what a
-	// run-away error lists), and the step's end calls no observer. It is
-	// set for the step by its beginning (stepTo).
+	// run-away error lists), and the step's end calls no observer. Each
+	// step's beginning sets or clears it (stepTo); between steps it means
+	// nothing.
 	flagQuiet
 )
 

@@ -98,9 +98,9 @@
 // some nothing more than a tree without features.
 //
 // One fast path runs the commonest beginning of a step (step_fast.go): a
-// choice without conditions over actions without Start and Cancel (Go
-// functions, short Lua actions, plugin actions without cancel; one simple
-// condition), run in one tight loop through the same decisions, storing
+// choice without conditions over actions with at most one condition (Go
+// functions, Lua and plugin actions, with or without Start and Cancel),
+// run in one tight loop through the same decisions, storing
 // the runs only where something reads them. Whether it runs is decided in
 // one place, fastAt, when the step begins (stepTo): the step is quiet (no
 // Observer), its cursor's rule is one Bind marked (hotFast: markSiblings;

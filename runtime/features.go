@@ -77,8 +77,8 @@ const (
 )
 
 // kindOrderedChoice is the bound kind of a choice with an order (order.go):
-// runRule's switch sends it to runOrderedChoice, so that plain choices pay
-// nothing for orders. It never appears in a Tree.
+// the loop's switch on a rule's kind sends it to runOrderedChoice, so that
+// plain choices pay nothing for orders. It never appears in a Tree.
 const kindOrderedChoice Kind = 100
 
 // usesFeatures reports whether a rule asks for anything of this file.

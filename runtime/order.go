@@ -93,7 +93,7 @@ func (a *Agent) nextInOrder(f *ruleFeat, child int32) int32 {
 }
 
 // runOrderedChoice runs a choice with an order (bound with kind
-// kindOrderedChoice, so that runRule's switch sends it here and plain
+// kindOrderedChoice, so that the loop's switch sends it here and plain
 // choices pay nothing): as a choice, but it enters by drawing an order and
 // moves on along that order instead of the siblings' links.
 func (a *Agent) runOrderedChoice(r int32, h *hotRule) (Status, error) {

@@ -29,8 +29,8 @@ import "unsafe"
 // alone, to the same calls, results and state.
 
 // hotSibling marks a child of a choice without conditions that the fast
-// path runs: an action without Start and Cancel (an ActionFunc, a short
-// Lua action, a plugin's action without cancel: hotRule.run) with no
+// path runs: an action (called directly when it has no Start and Cancel:
+// hotRule.run; else through callAction, as the loop calls it) with no
 // condition or one that is a call or a variable, or a success or failure
 // rule without conditions (a choice's usual last child); neither
 // it nor its choice has hooks (step_hot.go), and they are not in a lane.
@@ -53,7 +53,7 @@ const (
 func markSiblings(hot []hotRule) {
 	for i := range hot {
 		h := &hot[i]
-		action := h.kind == KindAction && h.run != nil && h.conds != condOther
+		action := h.kind == KindAction && h.conds != condOther
 		leaf := (h.kind == KindSuccess || h.kind == KindFailure) && h.conds == condNone
 		if !action && !leaf || h.parent < 0 || h.hooks != 0 {
 			continue
@@ -176,11 +176,8 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 		// Failure after doNotFail (notFail): its conditions failed, or a
 		// failure rule.
 		st := h.failed
-		if h.run == nil { // a success or failure rule
-			if h.kind == KindSuccess {
-				st = Success
-			}
-		} else if ok {
+		switch {
+		case ok && h.run != nil: // an action without Start and Cancel
 			var err error
 			st, err = h.run(a, h.params)
 			if err != nil {
@@ -192,6 +189,19 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				return a.sibStopped(a.badResult(a.cursor, st))
 			}
 			st = notFail(h, st)
+		case h.run != nil:
+			// An action without Start and Cancel whose conditions failed:
+			// it only stops running, which arriving elsewhere, on every way
+			// from here, does (cancelRunning, for an action without Cancel).
+		case h.kind != KindAction: // a success or failure rule
+			if h.kind == KindSuccess {
+				st = Success
+			}
+		default: // another action, or one whose conditions failed
+			var err error
+			if st, err = a.sibAction(h, ok); err != nil {
+				return a.sibStopped(err)
+			}
 		}
 		a.last = st
 		if a.jump >= 0 {
@@ -287,6 +297,25 @@ func (a *Agent) busyError() error {
 // check of the index: the step's first read of its rules.
 func (b *BoundTree) hotAt(r int32) *hotRule {
 	return (*hotRule)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b.hot)), uintptr(r)*unsafe.Sizeof(hotRule{})))
+}
+
+// sibAction runs the action at the cursor (h its hot rule) on the fast
+// path when it is not an action without Start and Cancel whose conditions
+// held: an action whose conditions held is called (callAction: Start on
+// its first run, then Run); one whose conditions failed while it ran is
+// cancelled, as on the loop. It returns the run's result after doNotFail.
+//
+//go:noinline
+func (a *Agent) sibAction(h *hotRule, ok bool) (Status, error) {
+	r := a.cursor
+	if !ok {
+		if a.flags&flagActionRunning != 0 {
+			return h.failed, a.cancelRunning()
+		}
+		return h.failed, nil
+	}
+	st, err := a.callAction(r, &a.bound.rules[r])
+	return notFail(h, st), err
 }
 
 // sibNext is the rule after h in the tree's order, which is h's next

@@ -295,10 +295,11 @@ func TestFastPath_marksChildrenOfPlainChoices(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]hotBits{
-		"c1": hotEnters, "c1.a": hotSibling, "c1.s": hotSibling, "c1.f": hotSibling,
-		// life has Start and Cancel; two conditions, and a success rule
-		// with one, go through the generic loop; so does anything under a
-		// choice with conditions, a sequence, or the root.
+		"c1": hotEnters, "c1.a": hotSibling, "c1.l": hotSibling, "c1.s": hotSibling, "c1.f": hotSibling,
+		// An action with Start and Cancel (life) is run there too (through
+		// callAction); two conditions, and a success rule with one, go
+		// through the loop; so does anything under a choice with
+		// conditions, a sequence, or the root.
 	}
 	for i, h := range b.hot {
 		id := b.Tree.Rules[i].ID

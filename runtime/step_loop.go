@@ -10,7 +10,9 @@ package runtime
 //     finished (flagBubbling). A rule's first run since the cursor arrived
 //     lets it in (letIn: its arrival checks, which may refuse it or pause
 //     the step at the take of a gate); a refused rule fails at once.
-//  3. The rule runs (runRule) and its run is recorded and counted.
+//  3. The rule runs (the switch on its kind: an action's run written out,
+//     the other kinds' in step_rules.go, order.go and lanes.go) and its
+//     run is recorded and counted.
 //  4. A jump asked for during the run moves the cursor (takeJump, jumpNow)
 //     and discards a finished result; else a rule that was let in and
 //     finished is left (ruleFinished).
@@ -51,7 +53,7 @@ func (a *Agent) loop() (Status, error) {
 		} else {
 			active = true
 			var err error
-			switch h.kind { // the rule's run (runRule's kinds: step_rules.go)
+			switch h.kind { // the rule's run
 			case KindAction:
 				// The answer CompleteAction delivered; else its conditions
 				// (an action that was running and whose conditions fail

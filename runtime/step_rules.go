@@ -6,18 +6,20 @@ import (
 )
 
 // The decisions of stepping, each written once: what a rule does when it
-// runs, and what follows. Every loop calls these (the generic loop,
-// step_loop.go, and its fast path, step_fast.go); they differ only in
-// how they get from one run to the next.
+// runs, and what follows. The loop (step_loop.go) and its fast path
+// (step_fast.go) both call these; they differ only in how they get from
+// one run to the next.
 //
 //   - a rule's run, by kind (the loop's switch: an action's run there;
 //     runList, runLeaf; runOrderedChoice in order.go, runParallel in
 //     lanes.go).
-//   - enterList: a list rule entered (the cursor is on it).
+//   - listEnters: whether a list rule entered (the cursor is on it) goes
+//     into its children; enterList, listGoes.
 //   - sequenceMove, choiceMove: what a sequence or a choice does after a
 //     child finished; passDone: a pass that finished with success;
 //     listMoves carries it out.
-//   - actionResult: an action's result applied to the agent's flags.
+//   - resultFlags, actionResult: an action's result applied to the
+//     agent's flags.
 //   - testConds: a rule's conditions (evalCond: one condition).
 //   - notFail: doNotFail.
 //   - takeJump: whether a jump asked for during a call moves the cursor
