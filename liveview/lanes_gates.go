@@ -30,10 +30,12 @@ const (
 // cancelled (its parallel finished, or was left).
 func (d *Debugger) noteLanes(r *agentRec, runs []runtime.RuleRun) {
 	rules := r.a.Tree().Tree.Rules
-	for _, run := range runs {
+	for k, run := range runs {
 		rule := &rules[run.Rule]
 		switch {
-		case rule.Kind == runtime.KindParallel && run.Arrived() && run.Status == runtime.Moved: // its lanes start
+		case rule.Kind == runtime.KindParallel && run.Arrived() && k+1 < len(runs) && rules[runs[k+1].Rule].Parent == run.Rule:
+			// Its lanes start: the run that entered it is followed by its
+			// first lane's.
 			for c := rule.FirstChild; c >= 0; c = rules[c].Next {
 				r.lanes[c] = laneRunning
 			}

@@ -10,24 +10,27 @@ import "math"
 // to that (timeout clocks, cooldowns, log parameters, the lanes of
 // parallels, gates) hooks in here:
 //
-//   - admit(r): the arrival checks of r (its cooldown, then its gate,
-//     which may pause the step: gate_agent.go); r becomes active if they
-//     let it in.
+//   - letIn(r): r's first run since the cursor arrived lets it in: the
+//     arrival checks of r (admit: its cooldown, then its gate, which may
+//     pause the step: gate_agent.go); r becomes active if they let it in.
+//     Every loop calls it, before r's conditions.
 //   - activate(r): r becomes active. Its timeout clock starts and its
 //     log.start is written.
-//   - leave(r, res): r is left: res is Success or Failure when r finished
-//     (aborted included), 0 when the cursor left it without finishing (a
-//     jump, a preemption, a reset, an error, a restore, the agent closed).
-//     Its cooldown starts, its clock stops, and a finished rule writes
-//     log.success or log.failure. A gate it held is released.
-//   - moveTo(from, target): the cursor goes somewhere else than the state
-//     machine's next rule (a jump, a preemption): the rules of the old path
-//     that are not above target are left, innermost first; those above
-//     target that were not active become active, outermost first (a
+//   - ruleFinished(r, res): r, let in, finished with success or failure
+//     (before doNotFail): it is left. Every loop calls it.
+//   - leave(r, res, how): r is left: res is Success or Failure when r
+//     finished (aborted included), 0 when the cursor left it without
+//     finishing; how says which way (leaveHow). Its cooldown starts, its
+//     clock stops, and a finished rule writes log.success or log.failure.
+//     A gate it held is released.
+//   - moveTo(from, target, how): the cursor goes somewhere else than the
+//     state machine's next rule (a jump, a preemption): the rules of the
+//     old path that are not above target are left, innermost first; those
+//     above target that were not active become active, outermost first (a
 //     parallel among them starts its lanes); target is an arrival unless
 //     it was active already.
-//   - leaveAll(): every active rule is left, innermost first (a reset, an
-//     error, a restore, the agent closed).
+//   - leaveAll(how): every active rule is left, innermost first (a reset,
+//     an error, a restore, the agent closed).
 //
 // The invariant that keeps this state small: every strict ancestor of the
 // cursor is active, and flagActive says whether the cursor itself is (it
@@ -39,8 +42,62 @@ import "math"
 // context around it. Rules of a lane that is cancelled are left like any
 // other, innermost first, lane after lane in document order.
 //
-// All of it applies only to trees that use a feature (BoundTree.feats is
-// not nil); other trees never call into this file.
+// A rule's hooks (step_hot.go) say whether letting it in and leaving it do
+// anything beyond the flag: the loops call admit and leave only for rules
+// that have them, so a tree pays for a feature only on the rules that use
+// it.
+
+// leaveHow is the way a rule is left: by finishing, or by one of the
+// events that take the cursor out of it without finishing. Every way of
+// leaving goes through leave with one of these; to act whenever a rule is
+// left (an exit hook), act there.
+type leaveHow uint8
+
+const (
+	leftSuccess leaveHow = iota + 1 // it finished with success
+	leftFailure                     // it finished with failure
+	leftAbort                       // aborted (its watched conditions failed), or left below the aborted rule
+	leftTimeout                     // timed out, or left below the rule that did
+	leftPreempt                     // left below a choice whose watched child took over
+	leftJump                        // left by a jump elsewhere
+	leftCancel                      // its lane was cancelled
+	leftReset                       // an error reset the agent, or Agent.Reset, or a restore replaced its state
+	leftRemove                      // the agent was removed (Agent.Close)
+)
+
+// letIn lets rule r (h is hot[r]) in at its first run since the cursor
+// arrived: r becomes active, unless its arrival checks refuse it (false;
+// with phaseWaitGate, the step waits for the round's end at the take of
+// its gate, and letIn runs again when it resumes). A rule without hooks
+// has none: it only becomes active.
+func (a *Agent) letIn(r int32, h *hotRule) bool {
+	if h.hooks&hookLetIn != 0 {
+		return a.admit(r)
+	}
+	a.flags |= flagActive
+	return true
+}
+
+// ruleFinished leaves rule r (h is hot[r]), which was let in and finished
+// with res, Success or Failure before doNotFail: the one place where a
+// rule that ran finishes, on every loop. The cursor, which is r, is no
+// longer active. To add an attribute that acts when a rule finishes (a
+// retry after a failure), change this.
+func (a *Agent) ruleFinished(r int32, h *hotRule, res Status) {
+	a.flags &^= flagActive // the cursor is r: a list that finished went back to it
+	if h.hooks&hookLeave != 0 {
+		a.leaveFinished(r, res)
+	}
+}
+
+// leaveFinished leaves rule r, which finished with res.
+func (a *Agent) leaveFinished(r int32, res Status) {
+	how := leftSuccess
+	if res == Failure {
+		how = leftFailure
+	}
+	a.leave(r, res, how)
+}
 
 // admit runs the arrival checks of rule r, at its first run after the cursor
 // arrived (r is the cursor and not active): its cooldown, then its gate. A
@@ -99,9 +156,10 @@ func (a *Agent) activate(r int32) {
 	}
 }
 
-// leave marks rule r left at the agent's time; res is the raw result
-// (before doNotFail) of a rule that finished, or 0.
-func (a *Agent) leave(r int32, res Status) {
+// leave marks rule r left at the agent's time, the way how; res is the
+// raw result (before doNotFail) of a rule that finished (an aborted or
+// timed-out one finishes with failure), or 0.
+func (a *Agent) leave(r int32, res Status, how leaveHow) {
 	if a.env.spy != nil {
 		a.env.spy(a, r, false)
 	}
@@ -126,32 +184,32 @@ func (a *Agent) leave(r int32, res Status) {
 	}
 }
 
-// leaveAll leaves every active rule, innermost first. The caller moves the
-// cursor afterwards.
-func (a *Agent) leaveAll() {
-	if a.bound.feats == nil {
-		return
+// leaveAll leaves every active rule, innermost first, the way how. The
+// caller moves the cursor afterwards.
+func (a *Agent) leaveAll(how leaveHow) {
+	if a.bound.feats != nil {
+		a.leaveUpTo(-1, how)
 	}
-	a.leaveUpTo(-1)
 	a.flags &^= flagActive
 }
 
 // leaveUpTo leaves the active rules from the cursor up to, not including,
-// stop (one of its ancestors, or -1 for all), innermost first.
-func (a *Agent) leaveUpTo(stop int32) {
+// stop (one of its ancestors, or -1 for all), innermost first, the way
+// how.
+func (a *Agent) leaveUpTo(stop int32, how leaveHow) {
 	rules := a.bound.rules
 	r := a.cursor
 	if a.flags&flagActive == 0 {
 		r = rules[r].parent
 	}
 	for ; r >= 0 && r != stop; r = rules[r].parent {
-		a.leave(r, 0)
+		a.leave(r, 0, how)
 	}
 }
 
 // moveTo moves the cursor of the context being run from `from` (active or
 // not) to target, outside the state machine's own moves: a jump or a
-// preemption. The running action, if any, must have been cancelled
+// preemption (how). The running action, if any, must have been cancelled
 // already. target is in this context's part of the tree (lanes_jump.go
 // finds the context); the move never leaves it.
 //
@@ -159,10 +217,17 @@ func (a *Agent) leaveUpTo(stop int32) {
 // lanes, target's lane heading for target and the others at their child;
 // the context's cursor is then that parallel (which runs its lanes when it
 // runs next), and target the cursor of its lane.
-func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
+func (a *Agent) moveTo(from int32, fromActive bool, target int32, how leaveHow) {
 	b := a.bound
 	if b.feats == nil {
+		// Nothing to leave or to activate: target is an arrival, unless it
+		// is active already (a strict ancestor of from), which keeps its
+		// activation.
+		keep := target != from && b.within(from, target)
 		a.arrive(target)
+		if keep {
+			a.flags |= flagActive
+		}
 		return
 	}
 	rules := b.rules
@@ -177,7 +242,7 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 		x = rules[from].parent
 	}
 	for x != stop && !b.within(target, x) {
-		a.leave(x, 0)
+		a.leave(x, 0, how)
 		x = rules[x].parent
 	}
 	if x == target {
@@ -193,7 +258,12 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32) {
 			a.documentOrder(f)
 		}
 		if rules[x].kind == KindParallel {
-			a.startLanesToward(x, target) // a parallel started again from one of its lanes
+			// A parallel started again from one of its lanes, or whose
+			// entry asked for a jump into them: it is the context's
+			// cursor and stays active (its entry's discarded result left
+			// the cursor on it as an arrival).
+			a.flags |= flagActive
+			a.startLanesToward(x, target)
 		}
 	}
 	// The rules between x and target become active, outermost first.

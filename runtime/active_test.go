@@ -19,6 +19,7 @@ func TestActive_everyRuleIsLeftOnceAndTheActivePathIsTheCursors(t *testing.T) {
 	active := map[*Agent]map[int32]bool{}
 	var problems []string
 	env := r.agents[0].env
+	trackAll(r.agents[0].bound) // every rule let in and left through admit and leave, which the spy sees
 	env.spy = func(a *Agent, rule int32, entered bool) {
 		set := active[a]
 		if set == nil {

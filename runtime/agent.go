@@ -73,7 +73,7 @@ type phase uint8
 const (
 	phaseIdle       phase = iota // between steps
 	phaseStep                    // inside Step
-	phaseStart                   // inside Step, which has just begun: loopTracked runs the start-of-step checks first
+	phaseStart                   // inside Step, which has just begun: the loop runs what comes before the cursor first (beginStep)
 	phaseWaitCond                // paused at a condition that returned ErrPending
 	phaseWaitAction              // paused at an action that returned ErrPending
 	phaseWaitGate                // paused at the take of a gate, until the round's end (gate_agent.go)
@@ -95,11 +95,10 @@ const (
 	flagActionAnswered // CompleteAction delivered answer
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
 	// flagQuiet: no Observer was set when the step began, so nothing will
-	// see its runs: runSiblings keeps only the rules it runs (what a
-	// run-away error lists), and the step's end calls no observer. A step
-	// that runSiblings began and runs is not marked while it runs there
-	// (it is set where runSiblings hands such a step to loopLean), which
-	// tells runSiblings its own steps from those loopLean hands it.
+	// see its runs: the fast path keeps only the rules it runs (what a
+	// run-away error lists), and the step's end calls no observer. Each
+	// step's beginning sets or clears it (stepTo); between steps it means
+	// nothing.
 	flagQuiet
 )
 
@@ -396,7 +395,7 @@ func (a *Agent) receive(name string, data *Value, t float64) error {
 		a.signalSlot(i, data, t)
 	} else {
 		a.observeSignal(name, data)
-		a.record(name, data, t)
+		a.recordStimulus(name, data, t)
 	}
 	if a.bound.handlers == nil {
 		return nil
@@ -495,16 +494,13 @@ func (a *Agent) JumpTo(i int32) error {
 		a.jump = i
 		return nil
 	}
-	if a.bound.lanes != nil {
-		err := a.jumpBetweenSteps(i)
-		a.flushGates()
-		return err
-	}
-	if i == a.cursor {
+	// Between steps nothing is being run: a jump to the current rule of
+	// the target's context (the cursor, or a lane's) changes nothing.
+	if a.ctxCursor(a.liveCtxOf(i)) == i {
 		return nil
 	}
-	err := a.cancelRunning()
-	a.moveTo(a.cursor, a.flags&flagActive != 0, i)
+	err := a.jumpNow(a.cursor, a.flags&flagActive != 0, i)
+	a.toMain()
 	a.flushGates()
 	return err
 }
@@ -519,7 +515,7 @@ func (a *Agent) Reset() error {
 	}
 	a.toMain()
 	err := a.cancelRunning()
-	a.leaveAll()
+	a.leaveAll(leftReset)
 	a.flushGates() // between steps: the gates are released at once
 	a.arrive(Root)
 	a.phase, a.jump, a.condIdx = phaseIdle, -1, 0
@@ -533,7 +529,7 @@ func (a *Agent) Reset() error {
 func (a *Agent) Close() error {
 	a.toMain()
 	err := a.cancelRunning()
-	a.leaveAll()
+	a.leaveAll(leftRemove)
 	a.flushGates()
 	return err
 }
@@ -562,7 +558,9 @@ func (a *Agent) cancelRunning() error {
 	}
 	r := &a.bound.rules[a.cursor]
 	if r.kind == KindParallel {
-		return a.cancelLanes(a.cursor)
+		err := a.cancelLanes(a.cursor)
+		a.ext.lanes.runs[a.bound.feats[a.cursor].par].at = -1 // left without finishing: a run under way ends
+		return err
 	}
 	a.flags &^= flagActionRunning
 	if r.canceler == nil {

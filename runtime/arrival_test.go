@@ -21,8 +21,9 @@ func (o *arrivals) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
 
 // TestRuleRun_arrivedMarksFirstRunsInEveryLane: a run is marked as an
 // arrival when the cursor of the agent or of a lane had just arrived at
-// the rule: entering a list rule, a parallel (a run of its own, moved,
-// before its lanes' runs; or its failed run when its conditions fail), each
+// the rule: entering a list rule, a parallel (its one run of the step,
+// recorded before its lanes' runs with its result; or its failed run when
+// its conditions fail), each
 // lane's first rule, an action's first run, a `running`
 // rule's first run; not a rule that runs on, nor a parent a result bubbled
 // to. Plain trees (the untracked loop) and trees with features alike.
@@ -42,9 +43,9 @@ func TestRuleRun_arrivedMarksFirstRunsInEveryLane(t *testing.T) {
 		{"lanes", `<behaviorTree><sequence id="root">
 			<parallel id=".p">` + wait(".a", "1") + `<sequence id=".b">` + wait(".x", "0.5") + wait(".y", "0.5") + `</sequence></parallel>
 			<running id=".r" cooldown="1"/></sequence></behaviorTree>`, []string{
-			"*root:moved *root.p:moved *root.p.a:running *root.p.b:moved *root.p.b.x:running root.p:running",
-			"root.p.a:running root.p.b.x:success root.p.b:moved *root.p.b.y:running root.p:running",
-			"root.p.a:success root.p.b.y:success root.p.b:success root.p:success root:moved *root.r:running",
+			"*root:moved *root.p:running *root.p.a:running *root.p.b:moved *root.p.b.x:running",
+			"root.p:running root.p.a:running root.p.b.x:success root.p.b:moved *root.p.b.y:running",
+			"root.p:success root.p.a:success root.p.b.y:success root.p.b:success root:moved *root.r:running",
 			"root.r:running",
 		}},
 		{"parallel refused by its conditions", `<behaviorTree><variables><variable name="No"/></variables><choice id="root">

@@ -51,8 +51,8 @@ type BoundTree struct {
 
 	// feats is per rule what abort, timeout, cooldown, log parameters and
 	// choice orders need (features.go); nil for a tree that uses none of
-	// them, which then steps exactly as Drag[en]gine's trees do. watch is
-	// set when the start-of-step checks have anything to check.
+	// them. watch is set when the start-of-step checks have anything to
+	// check.
 	feats      []ruleFeat
 	watch      bool
 	featLabels map[string][]int32 // rules with a timeout, cooldown or order, and lanes' children, by label (restore)
@@ -67,9 +67,12 @@ type BoundTree struct {
 	gateCount int
 	holdBase  int
 
-	// hot is the compact copy of rules that trees without features step
-	// on (step_lean.go); nil for other trees.
+	// hot is the compact copy of the rules that the loops step
+	// (step_hot.go).
 	hot []hotRule
+	// begins is set when a step has work before its cursor runs: the
+	// gates' step (gated) or the checks at its start (watch) (beginStep).
+	begins bool
 }
 
 // Unresolved is a name that Lenient binding left unbound.

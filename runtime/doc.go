@@ -12,12 +12,13 @@
 // A Tree holds rules in a flat slice in document order, addressed by index,
 // with parent, first-child and next-sibling indices. A BoundTree adds, per
 // rule, the bound action and its hooks, and per condition a resolved kind
-// (variable bit, timestamp test, or call) with its parameters already parsed.
-// Both are never mutated after they are built and are shared by every agent.
-// A tree that uses abort, timeout, cooldown, gates, log parameters, choice
-// orders or parallels also gets a per-rule feature table at bind time
-// (features.go); a tree that uses none of them has none and pays nothing for
-// them.
+// (variable bit, timestamp test, or call) with its parameters already parsed,
+// and a compact copy of the rules the step reads (hotRule). Both are never
+// mutated after they are built and are shared by every agent. A tree that
+// uses abort, timeout, cooldown, gates, log parameters, choice orders or
+// parallels also gets a per-rule feature table at bind time (features.go);
+// a tree that uses none of them has none and pays nothing for them, and a
+// rule that uses none costs nothing either (its hook bits are clear).
 //
 // # What an agent holds
 //
@@ -63,11 +64,95 @@
 // ErrPending pauses the step (Status Paused), and Agent.CompleteAction or
 // Agent.CompleteCondition resumes it where it stopped. The plugin host uses
 // this to collect the calls of many agents and send them as one batch.
+// Agent.PausedAt says what a paused step waits for.
 //
 // Conditions are evaluated in order and short-circuit, only at the points
 // SPEC §2 names: before an action or leaf rule runs, when a list rule is
 // entered, and when a list rule moves on after a child finished. An action
 // whose conditions fail while it is running is cancelled.
+//
+// # The code of a step: one loop, one chooser, decisions written once
+//
+// Every tree steps in one state machine, loop (step_loop.go), which runs
+// the steps above for every rule kind and feature. Each decision of
+// stepping is written once, as a small function the loop calls:
+//
+//   - step_rules.go: a list rule's entry (listEnters, enterList); what a
+//     sequence or a choice does after a child (sequenceMove, choiceMove;
+//     passDone for a pass that finished with success; listMoves carries a
+//     move out, with its conditions checked again); an action's result
+//     applied to the flags (actionResult, resultFlags); a rule's
+//     conditions (testConds, one condition: evalCond); doNotFail
+//     (notFail); whether a jump moves the cursor (takeJump: a jump to the
+//     rule being run changes nothing); the run-away check (runawayAt);
+//     walking past the root (pastRoot). The kinds other than actions run
+//     in runList, runLeaf, runOrderedChoice (order.go) and runParallel
+//     (lanes.go); an action's run is written out in the loop.
+//   - active.go: a rule let in at its first run since the cursor arrived
+//     (letIn: its arrival checks; it becomes active), a let-in rule that
+//     finished (ruleFinished), every way of leaving (leave, with how:
+//     leaveHow), and moves of the cursor that are not the state machine's
+//     own (moveTo: jumps and preemptions; jumpNow in lanes_jump.go applies
+//     a jump, across lanes when the tree has parallels).
+//   - interrupt.go: the checks at the start of a step, one walk for the
+//     agent's path and its lanes' (beginStep runs them, and the gates'
+//     step, before the cursor).
+//
+// What a rule asks beyond Drag[en]gine's stepping when it is let in or left
+// (its cooldown, gate, timeout clock, log parameters) is a hook bit per
+// rule (step_hot.go: ruleHooks), bound with the compact copy of the rules
+// the loop reads (hotRule). The loop calls admit and leave only for rules
+// that have one, so a rule that uses no feature costs a tree that has
+// some nothing more than a tree without features.
+//
+// One fast path runs the commonest beginning of a step (step_fast.go): a
+// choice without conditions over actions with at most one condition (Go
+// functions, Lua and plugin actions, with or without Start and Cancel),
+// run in one tight loop through the same decisions, storing
+// the runs only where something reads them. Whether it runs is decided in
+// one place, fastAt, when the step begins (stepTo): the step is quiet (no
+// Observer), its cursor's rule is one Bind marked (hotFast: markSiblings;
+// rules with hooks, in lanes, or under a choice with conditions or an
+// order are not), and two more runs fit under the run-away limit; where the
+// rules stop having that shape the loop goes on with the step. An Observer
+// sees every run but changes nothing else: FuzzStep holds observed and
+// quiet steps, and the fast path and the loop alone, to the same calls,
+// results and state, on random trees saved and restored at a random step.
+//
+// # To add an attribute that changes stepping
+//
+// Each of the following is one place; a rule that does not use the
+// attribute pays for none of it, and a tree that uses it steps in the same
+// loop:
+//
+//   - something done when a rule is let in (becomes active): give the rule
+//     a hook bit in ruleHooks (step_hot.go) and act in admit (active.go),
+//     which letIn calls for rules with hookLetIn;
+//   - something done when a rule has been let in and its conditions have
+//     passed at its entry (an enter hook; log.start moving there): for list
+//     rules, where listEnters reports true (its callers: enterList,
+//     enterOrderedChoice, runParallel); for an action, in callAction where
+//     Start is called (its first run); for success, running and yield, in
+//     runLeaf on a first run;
+//   - something done when a rule is left, whichever way (an exit hook): a
+//     hookLeave bit, and leave (active.go), which every way of leaving
+//     reaches with its leaveHow (success, failure, abort, timeout, preempt,
+//     jump, cancel, reset, remove), innermost first;
+//   - what a sequence or choice does when a pass finished with success
+//     (counted passes): passDone (step_rules.go), which the loop, ordered
+//     choices and the fast path all decide with;
+//   - what a let-in rule does when it finishes with failure (retries):
+//     ruleFinished (active.go), which the loop calls for every let-in rule
+//     that finished; a rule with such an attribute has a hook bit, so the
+//     fast path (which runs only rules without hooks) leaves it to the loop;
+//   - every condition evaluated (recording why): testConds and evalCond
+//     (step_rules.go). The fast path and testConds decide the one-condition
+//     shapes themselves (one ConditionFunc or variable, its negation and
+//     mode folded in at bind time); a step that records would be treated
+//     as observed (no fast path) and route testConds to checkConds;
+//   - a new kind of rule (a slot running a grafted tree): a case of the
+//     loop's switch and of the bound kinds (Kind), as runOrderedChoice and
+//     runParallel are.
 //
 // # Interruption and choice orders
 //
@@ -76,8 +161,8 @@
 //   - active.go is the one place where rules become active and are left
 //     (timeout clocks, cooldowns, gates, log parameters, parallel lanes),
 //     and where the cursor moves to a rule of another branch (a jump, a
-//     preemption). Every strict ancestor of the
-//     cursor is active; one flag says whether the cursor itself is.
+//     preemption). Every strict ancestor of the cursor is active; one flag
+//     says whether the cursor itself is.
 //   - interrupt.go runs the checks at the start of a step (abort self,
 //     lower and both; timeouts) and applies an abort or a preemption. Its
 //     condition calls pause and resume like any other (phaseWaitCheck).
@@ -117,7 +202,7 @@
 // bytes). The context being run sits in the agent's own fields; lanes.go
 // swaps the others in and out (switchTo), so everything above works in a
 // lane unchanged, and a step can pause at a call in a lane and resume
-// there. The tracked loop gives each running lane a turn in document order
+// there. The loop gives each running lane a turn in document order
 // (errSwitched begins and ends a turn; a lane whose rule returns
 // Running waits instead of ending the step), the parallel checks its
 // success and failure counts after each turn and cancels the lanes still

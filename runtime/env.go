@@ -27,16 +27,17 @@ type Env struct {
 	// agents are created.
 	Gates *Gates
 
-	// runs are the rules run in the current step; loopLean keeps it
-	// longer than the run-away limit so that a run is recorded with no
-	// check of its own (a quiet step keeps only its Rule, and runSiblings
-	// writes its runs out only where they are read: sibRuns).
+	// runs holds the rules run in the current step, runs[:count] (the
+	// agent's), kept as long as its capacity and longer than the run-away
+	// limit so that recording a run (Agent.record) seldom grows it (the
+	// fast path writes its runs out only where they are read, and then
+	// only their rules: sibRuns).
 	runs []RuleRun
 	// runLimit is the run-away limit runs was sized for and runsFor the
-	// RunawayLimit it was taken from: loopLean sizes runs again only when
-	// the setting changed (sizeRuns).
+	// RunawayLimit it was taken from, plus one: a step sizes runs again
+	// only when the setting changed (sizeRuns).
 	runLimit, runsFor int
-	// segFrom and segRule are where runSiblings' runs not yet written
+	// segFrom and segRule are where the fast path's runs not yet written
 	// out begin: the runs from there are the ones the tree implies
 	// (sibRuns).
 	segFrom int
@@ -114,39 +115,37 @@ func (e *Env) limit() uint16 {
 	return uint16(e.RunawayLimit)
 }
 
-// quietReady reports whether the Env is ready for a quiet step from its
-// start: runLimit taken from the run-away limit as it is now, with room for
-// runSiblings (sibFits). (runSiblings stores no run where the step ends;
-// where it does, sibRuns makes runs long enough.)
-func (e *Env) quietReady() bool {
-	return e.runLimit >= 2 && e.RunawayLimit == e.runsFor
-}
-
-// sizeRuns takes the run-away limit from RunawayLimit and makes runs longer
-// than that and than count, the runs a resumed step already made. It is
-// kept out of line, away from the code of every step.
+// sizeRuns takes the run-away limit from RunawayLimit (runsFor records
+// which, plus one, so that an Env never sized differs) and makes runs
+// longer than it. It is kept out of line, away from the code of every
+// step.
 //
 //go:noinline
-func (e *Env) sizeRuns(count int) {
-	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit
-	if n := max(e.runLimit+1, count+1); cap(e.runs) < n {
+func (e *Env) sizeRuns() {
+	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit+1
+	if n := e.runLimit + 1; cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}
 	e.runs = e.runs[:cap(e.runs)]
 }
 
-// growRuns makes runs at least n long, and longer than runLimit, as
-// sizeRuns does but leaving the limit as it is: the end of an observed
-// step, or of one that failed or paused, cut runs to its runs, and a quiet
-// step writes its runs out only where it needs them (sibRuns).
+// growRuns makes room in runs for at least n runs, as sizeRuns does but
+// leaving the limit as it is (the runs of lanes that returned running can
+// pass it), and returns runs.
 //
 //go:noinline
-func (e *Env) growRuns(n int) {
+func (e *Env) growRuns(n int) []RuleRun {
 	n = max(n, e.runLimit+1)
 	if cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}
 	e.runs = e.runs[:cap(e.runs)]
+	return e.runs
+}
+
+// setRuns makes saved the runs of the step so far (a step that resumes).
+func (e *Env) setRuns(saved []RuleRun) {
+	copy(e.growRuns(len(saved)), saved)
 }
 
 func (e *Env) log(a *Agent, label, msg string) {

@@ -9,9 +9,9 @@ import (
 // timeout, cooldown and gate on rules, log parameters, choice orders with
 // their weights and scorers, and parallels (whose lanes hook into the same
 // places: lanes.go). A tree that uses none of it gets no feature table
-// (BoundTree.feats is nil) and no extra slab words, and the step loop skips
-// every feature behind that one nil check: it steps exactly, and as fast,
-// as before.
+// (BoundTree.feats is nil) and no extra slab words; in a tree that does, a
+// rule that uses none has no hook bits (step_hot.go), and the loop skips
+// every feature for it behind one test of them.
 
 // ruleFeat is what one rule of a tree that uses the features needs at run
 // time. Slots are indices into the agent's slab.
@@ -77,8 +77,8 @@ const (
 )
 
 // kindOrderedChoice is the bound kind of a choice with an order (order.go):
-// runRule's switch sends it to runOrderedChoice, so that plain choices pay
-// nothing for orders. It never appears in a Tree.
+// the loop's switch on a rule's kind sends it to runOrderedChoice, so that
+// plain choices pay nothing for orders. It never appears in a Tree.
 const kindOrderedChoice Kind = 100
 
 // usesFeatures reports whether a rule asks for anything of this file.

@@ -277,3 +277,15 @@ func (c *gateCond) Test(a *Agent, _ Params) (bool, error) {
 	}
 	return st.open(a.time), nil
 }
+
+// giveUpTake forgets the take of a gate the agent's step waits for
+// (FailPaused): a take the round granted already is released at the end
+// of the round, as the gate of a rule that took it and was left would be.
+func (a *Agent) giveUpTake() {
+	x := a.ext.gates
+	if x.answer == takeGranted {
+		x.events = append(x.events, GateEvent{Gate: x.want})
+		x.releases = append(x.releases, gateRelease{gate: x.want, step: a.step, time: a.time})
+	}
+	x.answer, x.want = takeNone, -1
+}

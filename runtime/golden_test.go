@@ -43,12 +43,12 @@ func TestGolden_seedTreeScripted(t *testing.T) {
 }
 
 // TestLoop_trackedStepsPlainTreesAsLoopDoes: a tree without interruption
-// or choice orders steps in loop; the same tree stepped by loopTracked (as
-// if it used a feature) gives the same trace, so the two loops agree, the
-// waits and jumps of the save tests included.
+// or choice orders steps on rules without hooks; the same tree stepped
+// with every hook and no fast path (trackAll, as if it used a feature)
+// gives the same trace, the waits and jumps of the save tests included.
 func TestLoop_trackedStepsPlainTreesAsLoopDoes(t *testing.T) {
 	if plain, tracked := seedScriptedTrace(t, false), seedScriptedTrace(t, true); plain != tracked {
-		t.Errorf("the seed tree steps differently in loopTracked:\n%s", firstDiff(tracked, plain))
+		t.Errorf("the seed tree steps differently with trackAll:\n%s", firstDiff(tracked, plain))
 	}
 	plain, tracked := &traceObserver{}, &traceObserver{}
 	runWaits(waitsAgents(t, plain), 1, 60)
@@ -56,23 +56,33 @@ func TestLoop_trackedStepsPlainTreesAsLoopDoes(t *testing.T) {
 	trackAll(agents[0].bound)
 	runWaits(agents, 1, 60)
 	if plain.b.String() != tracked.b.String() {
-		t.Errorf("the waits tree steps differently in loopTracked:\n%s", firstDiff(tracked.b.String(), plain.b.String()))
+		t.Errorf("the waits tree steps differently with trackAll:\n%s", firstDiff(tracked.b.String(), plain.b.String()))
 	}
 }
 
-// trackAll gives a bound tree an empty feature table: it then steps in
-// loopTracked although no rule uses a feature.
+// trackAll makes a bound tree step on the generic loop alone, letting in
+// and leaving every rule through active.go as a rule with features is
+// (every hook bit set; a tree without features gets an empty feature
+// table), and never on the fast path: the slowest way through the same
+// decisions, which the tests compare the others with.
 func trackAll(b *BoundTree) {
-	b.hot = nil // as for a tree with features: loopTracked steps it
-	b.feats = make([]ruleFeat, len(b.rules))
-	for i := range b.feats {
-		b.feats[i].timeSlot, b.feats[i].coolSlot, b.feats[i].orderSlot = -1, -1, -1
-		b.feats[i].gate, b.feats[i].holdBit = -1, -1
+	if b.feats == nil {
+		b.feats = make([]ruleFeat, len(b.rules))
+		for i := range b.feats {
+			f := &b.feats[i]
+			f.timeSlot, f.coolSlot, f.orderSlot = -1, -1, -1
+			f.gate, f.holdBit = -1, -1
+			f.lane, f.par, f.laneBase = -1, -1, -1
+		}
+	}
+	for i := range b.hot {
+		b.hot[i].hooks = hookLetIn | hookLeave
+		b.hot[i].bits &^= hotFast
 	}
 }
 
 // seedScriptedTrace is TestGolden_seedTreeScripted's run; tracked steps it
-// in loopTracked.
+// with trackAll.
 func seedScriptedTrace(t *testing.T, tracked bool) string {
 	tree, err := LoadFile("../scripts/ai/dragengine-exampleapp.xml", LoadOptions{Root: ".."})
 	if err != nil {

@@ -81,93 +81,104 @@ func (a *Agent) beginChecks() bool {
 	return true
 }
 
-// activePath fills the Env's scratch with the rules from the root down to
-// the cursor.
-func (a *Agent) activePath() []int32 {
-	rules := a.bound.rules
-	n := int(a.bound.Tree.Rules[a.cursor].Depth) + 1
-	path := a.env.path[:0]
-	for range n {
-		path = append(path, 0)
-	}
-	for r, i := a.cursor, n-1; i >= 0; r, i = rules[r].parent, i-1 {
-		path[i] = r
-	}
-	a.env.path = path
-	return path
-}
-
 // runChecks runs (or resumes) the checks. done reports that the step ended
 // or paused: st and err are then the step's outcome. Otherwise the step goes
 // on in the loop: from an aborted rule's failure, at a preempting rule, or
-// where it would have without an interrupt. Trees with parallels walk their
-// lanes too (runLaneChecks, interrupt_lanes.go).
+// where it would have without an interrupt.
+//
+// One walk for every tree: after the path from the root to the cursor
+// (to a parallel whose lanes run, which is not the cursor there: its
+// abort="self" is watched), it goes on with each running lane's path
+// below it, depth first, in document order (nextCheckedLane,
+// interrupt_lanes.go). It switches to each lane in turn, so a watched
+// condition sees that lane's rule and state, and a step that pauses at one
+// resumes in that lane (CompleteCondition comes back here). It stops at
+// the first interrupt; an interrupted lane goes on from the interrupt when
+// its turn comes. The loop then starts from the agent's own context
+// (interruptAbort, interruptPreempt and checkJump switch back to it).
 func (a *Agent) runChecks() (st Status, err error, done bool) {
 	b := a.bound
-	if b.lanes != nil {
-		return a.runLaneChecks()
-	}
 	x := a.ext
-	path := a.activePath()
-	last := int32(len(path) - 1)
-	for c := &x.check; c.depth <= last; c.depth, c.stage, c.child = c.depth+1, 0, 0 {
-		w := path[c.depth]
-		f := &b.feats[w]
-		isCursor := c.depth == last
-		if c.stage == 0 {
-			if !isCursor && f.abort.WatchesSelf() {
-				ok, st, err, done := a.checkCall(w)
-				if done {
-					return st, err, true
-				}
-				if a.jump >= 0 {
-					if st, err, done, jumped := a.checkJump(); jumped {
+	for {
+		path := a.lanePath()
+		last := int32(len(path) - 1)
+		// The cursor is not watched as a parent (check 1), nor are the
+		// children before it (check 3); but a parallel whose lanes run is
+		// not the cursor in that sense: its lanes are below it.
+		cursorAt := last
+		if a.lanesRun() {
+			cursorAt = -1
+		}
+		for c := &x.check; c.depth <= last; c.depth, c.stage, c.child = c.depth+1, 0, 0 {
+			w := path[c.depth]
+			f := &b.feats[w]
+			isCursor := c.depth == cursorAt
+			if c.stage == 0 {
+				if !isCursor && f.abort.WatchesSelf() {
+					ok, st, err, done, end := a.checkRule(w)
+					if end {
 						return st, err, done
 					}
+					if !ok {
+						return a.interruptAbort(w, InterruptAbort)
+					}
 				}
-				if !ok {
-					return a.interruptAbort(w, InterruptAbort)
+				c.stage = 1
+			}
+			if c.stage == 1 {
+				if f.timeSlot >= 0 && (!isCursor || a.flags&flagActive != 0) { // a parallel whose lanes run is active
+					since := math.Float64frombits(a.slab[f.timeSlot])
+					if !math.IsNaN(since) && a.time-since >= f.timeout {
+						return a.interruptAbort(w, InterruptTimeout)
+					}
 				}
+				c.stage = 2
 			}
-			c.stage = 1
-		}
-		if c.stage == 1 {
-			if f.timeSlot >= 0 && (!isCursor || a.flags&flagActive != 0) {
-				since := math.Float64frombits(a.slab[f.timeSlot])
-				if !math.IsNaN(since) && a.time-since >= f.timeout {
-					return a.interruptAbort(w, InterruptTimeout)
-				}
-			}
-			c.stage = 2
-		}
-		if isCursor || !f.watchLower {
-			continue
-		}
-		p := path[c.depth+1]
-		for ; ; c.child++ {
-			s := a.orderChild(f, int(c.child))
-			if s < 0 || s == p {
-				break
-			}
-			if !b.feats[s].abort.WatchesLower() || a.wouldRefuse(s) {
+			if isCursor || !f.watchLower { // a parallel watches no children
 				continue
 			}
-			ok, st, err, done := a.checkCall(s)
-			if done {
-				return st, err, true
-			}
-			if a.jump >= 0 {
-				if st, err, done, jumped := a.checkJump(); jumped {
+			p := path[c.depth+1]
+			for ; ; c.child++ {
+				s := a.orderChild(f, int(c.child))
+				if s < 0 || s == p {
+					break
+				}
+				if !b.feats[s].abort.WatchesLower() || a.wouldRefuse(s) {
+					continue
+				}
+				ok, st, err, done, end := a.checkRule(s)
+				if end {
 					return st, err, done
 				}
-			}
-			if ok {
-				return a.interruptPreempt(s)
+				if ok {
+					return a.interruptPreempt(s)
+				}
 			}
 		}
+		if !a.nextCheckedLane() {
+			break
+		}
 	}
+	a.toMain()
 	a.phase = phaseStep
 	return 0, nil, false
+}
+
+// checkRule evaluates rule r's conditions for a check (checkCall) and
+// applies a jump one of them asked for (checkJump). end reports that the
+// walk ends: runChecks returns st, err and done (the step ended or paused;
+// or a jump moved the cursor and the step goes on from it). Else ok is
+// the value of r's conditions.
+func (a *Agent) checkRule(r int32) (ok bool, st Status, err error, done, end bool) {
+	if ok, st, err, done = a.checkCall(r); done {
+		return false, st, err, true, true
+	}
+	if a.jump >= 0 {
+		if st, err, done, jumped := a.checkJump(); jumped {
+			return false, st, err, done, true
+		}
+	}
+	return ok, 0, nil, false, false
 }
 
 // checkCall evaluates rule r's conditions for a check. done reports that the
@@ -180,7 +191,7 @@ func (a *Agent) checkCall(r int32) (ok bool, st Status, err error, done bool) {
 	case err == errPaused:
 		a.phase = phaseWaitCheck
 		x := a.extra()
-		x.runs = append(x.runs[:0], a.env.runs...)
+		x.runs = append(x.runs[:0], a.runsSoFar()...)
 		return false, Paused, nil, true
 	case err != nil:
 		a.phase = phaseStep
@@ -192,28 +203,16 @@ func (a *Agent) checkCall(r int32) (ok bool, st Status, err error, done bool) {
 
 // checkJump applies a jump that a condition asked for during the checks:
 // the walk ends and the step goes on at the target (jumped). A jump to the
-// cursor (of target's context) changes nothing and the walk goes on. done
-// reports that the step ended (a cancel hook failed).
+// rule whose conditions are evaluated changes nothing (takeJump) and the
+// walk goes on. done reports that the step ended (a cancel hook failed).
 func (a *Agent) checkJump() (st Status, err error, done, jumped bool) {
-	target := a.jump
-	a.jump = -1
-	var jerr error
-	if a.bound.lanes != nil {
-		if a.ctxCursor(a.liveCtxOf(target)) == target {
-			return 0, nil, false, false
-		}
-		a.phase = phaseStep
-		jerr = a.jumpAcross(a.cursor, a.flags&flagActive != 0, target)
-	} else {
-		if target == a.cursor {
-			return 0, nil, false, false
-		}
-		a.phase = phaseStep
-		jerr = a.cancelRunning()
-		a.moveTo(a.cursor, a.flags&flagActive != 0, target)
+	target, ok := a.takeJump(a.ext.callRule)
+	if !ok {
+		return 0, nil, false, false
 	}
-	if jerr != nil {
-		st, err := a.abort(jerr)
+	a.phase = phaseStep
+	if err := a.jumpNow(a.cursor, a.flags&flagActive != 0, target); err != nil {
+		st, err := a.abort(err)
 		return st, err, true, true
 	}
 	a.toMain()
@@ -233,12 +232,17 @@ func (a *Agent) interruptAbort(w int32, kind InterruptKind) (Status, error, bool
 		st, err := a.abort(err)
 		return st, err, true
 	}
-	a.leaveUpTo(w)
-	a.leave(w, Failure)
+	how := leftAbort
+	if kind == InterruptTimeout {
+		how = leftTimeout
+	}
+	a.leaveUpTo(w, how)
+	a.leave(w, Failure, how)
 	a.arrive(w)
-	st := a.notFail(&a.bound.rules[w], Failure)
+	st := notFail(&a.bound.hot[w], Failure)
 	a.last = st
 	if a.bound.rules[w].parent < 0 {
+		a.pastRoot(w, st)
 		st, err := a.finish(st)
 		return st, err, true
 	}
@@ -261,7 +265,7 @@ func (a *Agent) interruptPreempt(s int32) (Status, error, bool) {
 		st, err := a.abort(err)
 		return st, err, true
 	}
-	a.moveTo(a.cursor, a.flags&flagActive != 0, s)
+	a.moveTo(a.cursor, a.flags&flagActive != 0, s, leftPreempt)
 	if a.bound.lanes != nil {
 		a.toMain() // a preempted lane goes on from s at its turn
 	}

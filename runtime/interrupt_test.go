@@ -14,7 +14,8 @@ type stepCase struct {
 	xml     string
 	conds   map[string]bool
 	script  map[string][]Status
-	changes map[int]map[string]bool // before step N (from 1): conditions to set
+	changes map[int]map[string]bool  // before step N (from 1): conditions to set
+	before  map[int]func(h *harness) // before step N (from 1), after the changes: anything else (a jump, a hook)
 	want    []string
 }
 
@@ -30,6 +31,9 @@ func runStepCases(t *testing.T, cases []stepCase) {
 			for i := range got {
 				for k, v := range c.changes[i+1] {
 					h.conds[k] = v
+				}
+				if f := c.before[i+1]; f != nil {
+					f(h)
 				}
 				got[i] = h.step()
 			}

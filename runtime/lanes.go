@@ -173,10 +173,22 @@ type laneState struct {
 
 // parRun is where a parallel's run stands.
 type parRun struct {
-	live    bool  // active: its lanes are started
-	arrived bool  // the run under way entered it and started no lane (its conditions failed), until the run is recorded
-	from    int32 // the lane whose turn ended last in the current run; -1 when the run begins
+	live bool  // active: its lanes are started
+	from int32 // the lane whose turn ended last in the current run; -1 when the run begins
+	// at is the index in the step's runs of the run under way, recorded
+	// (and counted against the run-away limit) when it began, before any
+	// of its lanes ran; the loop gives it its result when the run ends
+	// (parallelRan). -1 when no run is under way.
+	at int32
+	// n counts its lanes by status (running, done with success, done with
+	// failure; the idle count means nothing): kept as lanes change
+	// (setLaneStatus), so that checking the thresholds after each lane's
+	// turn costs the same however many lanes there are.
+	n [4]int32
 }
+
+// idleRun is a parallel's parRun when it is not active.
+var idleRun = parRun{from: -1, at: -1}
 
 // laneCtx is a context's state while it is not the one being run: what
 // switchTo swaps with the agent's fields. status is the lane's own (it is
@@ -209,7 +221,7 @@ func (a *Agent) laneState() *laneState {
 		L := a.bound.lanes
 		x.lanes = &laneState{cur: -1, lanes: make([]laneCtx, len(L.slots)), runs: make([]parRun, L.pars)}
 		for i := range x.lanes.runs {
-			x.lanes.runs[i].from = -1
+			x.lanes.runs[i] = idleRun
 		}
 	}
 	return x.lanes
@@ -257,7 +269,7 @@ func (a *Agent) lanesRun() bool {
 // top of this file), or, called as the parent of a lane's child that
 // finished, ends that lane's turn. errSwitched tells the loop that it now
 // runs another context.
-func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
+func (a *Agent) runParallel(r int32, h *hotRule) (Status, error) {
 	if a.flags&flagBubbling != 0 {
 		a.laneDone()
 		return 0, errSwitched
@@ -265,47 +277,72 @@ func (a *Agent) runParallel(r int32, rule *boundRule) (Status, error) {
 	f := &a.bound.feats[r]
 	ls := a.laneState()
 	run := &ls.runs[f.par]
+	if run.at < 0 {
+		a.beginParallelRun(r, run)
+	}
 	switch {
 	case !run.live: // entered
-		run.arrived = true
-		ok, err := a.checkConds(r, rule)
+		ok, err := a.listEnters(r, h)
 		if err != nil {
 			return 0, err
 		}
 		if !ok {
-			return a.finishList(r, rule, Failure), nil
+			return a.listGoes(r, -1, Failure), nil
 		}
 		if a.jump >= 0 && a.jump != r {
 			return statusMoved, nil // a condition asked for a jump: it wins, no lane starts
 		}
 		a.jump = -1 // a jump to the parallel being entered changes nothing
 		a.startLanes(f)
-		// Its entry, recorded before its lanes' runs (as a list rule's
-		// entry is before its child's): it moved the cursor into its lanes.
-		a.env.runs = append(a.env.runs, RuleRun{r, statusMoved, arrival})
 	case run.from >= 0: // a lane's turn ended: the counts decide
 		if st, done := a.counts(f); done {
 			err := a.cancelLanes(r)
-			return a.finishList(r, rule, st), err
+			return a.listGoes(r, -1, st), err
 		}
 	}
 	return a.nextLane(f, run)
 }
 
-// parallelBegan is RuleRun.began for the run of parallel r being recorded:
-// an arrival when it entered it without starting its lanes (its conditions
-// failed, or asked for a jump); an entry that starts them is recorded on
-// its own, before the lanes' runs (runParallel), and the parallel's later
-// runs are not arrivals, although it keeps actionFirstRun while its lanes
-// run.
-func (a *Agent) parallelBegan(r int32) agentFlags {
-	run := &a.ext.lanes.runs[a.bound.feats[r].par]
-	arrived := run.arrived
-	run.arrived = false
-	if arrived {
-		return arrival
+// beginParallelRun counts and records the run of parallel r that begins
+// (entered, or resuming its lanes), before any of its lanes runs, as a
+// sequence's run is before its child's: the labels a run-away error lists
+// are then exactly the runs it counted. The run is recorded as Moved (what
+// it stays if a jump takes the cursor away before it ends) and gets its
+// result when it ends (parallelRan). An entry is an arrival; the later
+// runs are not, although the parallel keeps actionFirstRun while its
+// lanes run.
+func (a *Agent) beginParallelRun(r int32, run *parRun) {
+	began := agentFlags(0)
+	if !run.live {
+		began = arrival
 	}
-	return 0
+	run.at = int32(a.count)
+	a.record(r, statusMoved, began)
+}
+
+// parallelRan records the end of parallel r's run with its result st
+// (after doNotFail): in the record made when it began, or, for a parallel
+// that its arrival checks refused (it never began), as a run of its own.
+func (a *Agent) parallelRan(r int32, st Status, began agentFlags) {
+	if a.ext != nil && a.ext.lanes != nil {
+		if run := &a.ext.lanes.runs[a.bound.feats[r].par]; run.at >= 0 {
+			a.env.runs[run.at].Status = st
+			run.at = -1
+			return
+		}
+	}
+	a.record(r, st, began)
+}
+
+// endParallelRuns forgets the runs under way of an agent whose step ended
+// with an error.
+func (a *Agent) endParallelRuns() {
+	if a.ext == nil || a.ext.lanes == nil {
+		return
+	}
+	for i := range a.ext.lanes.runs {
+		a.ext.lanes.runs[i].at = -1
+	}
 }
 
 // startLanes starts every lane of the parallel that is the cursor of the
@@ -317,8 +354,11 @@ func (a *Agent) startLanes(f *ruleFeat) {
 		l.cursor, l.flags, l.childRes, l.status, l.ruleWord, l.ruleValue = child, flagFirstRun, 0, laneRunning, 0, nil
 		l.ruleBytes = l.ruleBytes[:0]
 	}
-	ls.runs[f.par] = parRun{live: true, from: -1}
-	a.flags |= flagActionRunning // leaving the parallel cancels its lanes (cancelRunning)
+	run := &ls.runs[f.par]
+	run.live, run.from = true, -1 // a run under way goes on (at)
+	run.n = [4]int32{laneRunning: int32(len(f.kids))}
+	// Leaving the parallel cancels its lanes (cancelRunning).
+	a.flags |= flagActionRunning
 }
 
 // nextLane gives the turn to the next running lane after the one whose turn
@@ -344,27 +384,30 @@ func (a *Agent) nextLane(f *ruleFeat, run *parRun) (Status, error) {
 // counts checks a parallel's thresholds after a lane's turn. Lanes that
 // have not had a turn yet count as running.
 func (a *Agent) counts(f *ruleFeat) (Status, bool) {
-	lanes := a.ext.lanes.lanes[f.laneBase : f.laneBase+int32(len(f.kids))]
-	var succeeded, failed, running int32
-	for i := range lanes {
-		switch lanes[i].status {
-		case laneSucceeded:
-			succeeded++
-		case laneFailed:
-			failed++
-		case laneRunning:
-			running++
-		}
-	}
+	n := &a.ext.lanes.runs[f.par].n
 	switch {
-	case succeeded >= f.needSuccess:
+	case n[laneSucceeded] >= f.needSuccess:
 		return Success, true
-	case failed >= f.needFailure:
+	case n[laneFailed] >= f.needFailure:
 		return Failure, true
-	case running == 0:
+	case n[laneRunning] == 0:
 		return Failure, true
 	}
 	return 0, false
+}
+
+// setLaneStatus sets the status of the lane in slot s, keeping its
+// parallel's counts of lanes by status.
+func (a *Agent) setLaneStatus(s int32, st laneStatus) {
+	ls := a.ext.lanes
+	l := &ls.lanes[s]
+	if l.status == st {
+		return
+	}
+	n := &ls.runs[a.bound.lanes.slots[s].parIx].n
+	n[l.status]--
+	n[st]++
+	l.status = st
 }
 
 // laneDone ends the turn of the lane being run, whose child finished with
@@ -379,7 +422,7 @@ func (a *Agent) laneDone() {
 	}
 	a.arrive(a.cursor)
 	a.flags &^= flagBubbling
-	ls.lanes[s].status = st
+	a.setLaneStatus(s, st)
 	a.switchTo(a.bound.lanes.owner(s))
 }
 
@@ -413,7 +456,8 @@ func (a *Agent) cancelLanes(p int32) error {
 		}
 		ls.lanes[s].status = laneIdle
 	}
-	ls.runs[f.par] = parRun{from: -1}
+	run := &ls.runs[f.par]
+	run.live, run.from, run.n = false, -1, [4]int32{}
 	a.flags &^= flagActionRunning
 	return errors.Join(errs...)
 }
@@ -423,7 +467,7 @@ func (a *Agent) cancelLane(s int32) error {
 	back := a.curCtx()
 	a.switchTo(s)
 	err := a.cancelRunning()
-	a.leaveUpTo(a.bound.lanes.slots[s].par)
+	a.leaveUpTo(a.bound.lanes.slots[s].par, leftCancel)
 	a.arrive(a.bound.lanes.slots[s].child)
 	a.flags &^= flagBubbling
 	a.switchTo(back)

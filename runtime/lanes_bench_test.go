@@ -1,6 +1,10 @@
 package runtime
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // twoLaneTree is the benchmark's parallel: an agent walks while it aims;
 // when the walk ends (or fails) the aiming is cancelled, it rests, and it
@@ -88,5 +92,40 @@ func TestParallel_stepDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("a step allocates %v times, want 0", allocs)
+	}
+}
+
+// wideParallel is an agent whose tree is one parallel of n lanes, each an
+// action that keeps running, so that every step gives every lane a turn.
+func wideParallel(tb testing.TB, n int) *Agent {
+	tb.Helper()
+	reg := NewRegistry()
+	reg.RegisterAction("run", ActionFunc(func(a *Agent, p Params) (Status, error) { return Running, nil }))
+	var b strings.Builder
+	b.WriteString(`<behaviorTree><parallel id="p">`)
+	for i := range n {
+		fmt.Fprintf(&b, `<action id="l%d" name="run"/>`, i)
+	}
+	b.WriteString(`</parallel></behaviorTree>`)
+	return bindXML(tb, reg, b.String()).NewAgent("a", &Env{RunawayLimit: MaxRunawayLimit})
+}
+
+// BenchmarkParallel_wide steps an agent whose parallel has 5,000 or 20,000
+// lanes: one op is one step, which gives every lane a turn (running) and
+// checks the parallel's counts after each; ns/lane is the cost of one
+// lane's turn, which must not grow with the number of lanes.
+func BenchmarkParallel_wide(b *testing.B) {
+	for _, n := range []int{5000, 20000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			a := wideParallel(b, n)
+			a.Step(0.1) // enters it: the lanes are allocated
+			b.ResetTimer()
+			for range b.N {
+				if st, err := a.Step(0.1); st != Running || err != nil {
+					b.Fatal(st, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/lane")
+		})
 	}
 }

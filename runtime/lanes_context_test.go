@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -136,8 +138,9 @@ func TestParallel_jumpFromAWatchedConditionInALane(t *testing.T) {
 }
 
 // TestParallel_runawayCountsEveryLane: rules run in lanes count against the
-// agent's one run-away limit; the error resets the agent and cancels its
-// lanes.
+// agent's one run-away limit; the parallel's own run counts when it begins,
+// before its lanes, so the error lists exactly the runs it counted. The
+// error resets the agent and cancels its lanes.
 func TestParallel_runawayCountsEveryLane(t *testing.T) {
 	h := newHarness(t, bt(`<sequence id="root"><parallel id="p">
   <action id="w" name="act"/>
@@ -147,12 +150,73 @@ func TestParallel_runawayCountsEveryLane(t *testing.T) {
 	h.env.RunawayLimit = 20
 	got := h.step()
 	if !strings.HasPrefix(got, "error root: w:start w tick") || !strings.Contains(got, "w:cancel | run-away step: 20 rules run") ||
-		!strings.Contains(got, "limit 20): root, p, w, (spin, tick) x 9") {
+		!strings.Contains(got, "limit 20): root, p, w, spin, (tick, spin) x 8") {
 		t.Errorf("got %s", got)
 	}
 	if lanes := h.agent.Lanes(nil); len(lanes) != 0 {
 		t.Errorf("lanes after the error: %+v", lanes)
 	}
+}
+
+// TestParallel_runawayListsExactlyTheRunsItCounted: with parallels nested k
+// deep around a looping lane, the run-away error fires when the count
+// reaches the limit, whatever k: each parallel's run counts when it begins,
+// so a loop runs no extra rule per parallel, and the labels the message
+// lists are as many as the runs it counts.
+func TestParallel_runawayListsExactlyTheRunsItCounted(t *testing.T) {
+	for k := 1; k <= 4; k++ {
+		for _, limit := range []int{5, 6, 13, 20} {
+			body := `<action id="w" name="run"/><sequence id="spin" loop="true"><action id="tick" name="ok"/></sequence>`
+			for i := k; i >= 1; i-- {
+				body = fmt.Sprintf(`<parallel id="p%d">%s</parallel>`, i, body)
+			}
+			h := newHarness(t, bt(`<sequence id="root">`+body+`</sequence>`), nil)
+			h.env.RunawayLimit = limit
+			got := h.step()
+			m := regexp.MustCompile(`run-away step: (\d+) rules run without one returning running \(limit (\d+)\): (.*)$`).FindStringSubmatch(got)
+			if m == nil {
+				t.Fatalf("k=%d limit=%d: no run-away error: %s", k, limit, got)
+			}
+			labels := expandRuns(m[3])
+			// root, the k parallels, w (which returns running), then spin
+			// and tick in turn: the error fires at the first run that
+			// reaches the limit and does not return running.
+			want := []string{"root"}
+			for i := 1; i <= k; i++ {
+				want = append(want, fmt.Sprintf("p%d", i))
+			}
+			want = append(want, "w")
+			for i := 0; len(want) < limit || want[len(want)-1] == "w"; i++ {
+				want = append(want, [2]string{"spin", "tick"}[i%2])
+			}
+			if m[1] != strconv.Itoa(len(want)) || strings.Join(labels, ", ") != strings.Join(want, ", ") {
+				t.Errorf("k=%d limit=%d: %s rules run, listed %d: %s\nwant %d: %s", k, limit, m[1], len(labels), strings.Join(labels, ", "), len(want), strings.Join(want, ", "))
+			}
+			ticks := strings.Count(strings.Join(h.log, " "), "tick")
+			if wantTicks := strings.Count(strings.Join(want, " "), "tick"); ticks != wantTicks {
+				t.Errorf("k=%d limit=%d: tick ran %d times, want %d", k, limit, ticks, wantTicks)
+			}
+		}
+	}
+}
+
+// expandRuns undoes describeRuns' folding of a repeated cycle.
+func expandRuns(s string) []string {
+	var out []string
+	if i := strings.Index(s, "("); i >= 0 {
+		head := strings.TrimSuffix(strings.TrimSpace(s[:i]), ",")
+		if head != "" {
+			out = strings.Split(head, ", ")
+		}
+		j := strings.Index(s, ") x ")
+		cycle := strings.Split(s[i+1:j], ", ")
+		n, _ := strconv.Atoi(s[j+4:])
+		for range n {
+			out = append(out, cycle...)
+		}
+		return out
+	}
+	return strings.Split(s, ", ")
 }
 
 // TestParallel_saveNeedsIDsOfRunningLanes: a lane that can keep running

@@ -35,7 +35,7 @@ func (a *Agent) jumpNow(from int32, fromActive bool, target int32) error {
 		return a.jumpAcross(from, fromActive, target)
 	}
 	err := a.cancelRunning()
-	a.moveTo(from, fromActive, target)
+	a.moveTo(from, fromActive, target, leftJump)
 	return err
 }
 
@@ -49,16 +49,16 @@ func (a *Agent) jumpAcross(from int32, fromActive bool, target int32) error {
 	switch c := L.common(src, dst); {
 	case dst == src:
 		err := a.cancelRunning()
-		a.moveTo(from, fromActive, target)
+		a.moveTo(from, fromActive, target, leftJump)
 		return err
 	case c == dst || c == src:
 		// Out of the source's lanes into a context around it, or from
 		// outside into a lane below the source.
 		a.switchTo(dst)
 		err := a.cancelRunning()
-		a.moveTo(a.cursor, a.flags&flagActive != 0, target)
+		a.moveTo(a.cursor, a.flags&flagActive != 0, target, leftJump)
 		if dst >= 0 {
-			a.ext.lanes.lanes[dst].status = laneRunning
+			a.setLaneStatus(dst, laneRunning) // a lane that was done runs again
 		}
 		return err
 	default:
@@ -66,21 +66,9 @@ func (a *Agent) jumpAcross(from int32, fromActive bool, target int32) error {
 		// c's cursor: it starts again.
 		a.switchTo(c)
 		err := a.cancelRunning()
-		a.moveTo(a.cursor, true, target)
+		a.moveTo(a.cursor, true, target, leftJump)
 		return err
 	}
-}
-
-// jumpBetweenSteps applies a jump asked between steps (Agent.JumpTo) in a
-// tree with parallels. A jump to the current rule of its context changes
-// nothing.
-func (a *Agent) jumpBetweenSteps(target int32) error {
-	if a.ctxCursor(a.liveCtxOf(target)) == target {
-		return nil
-	}
-	err := a.jumpAcross(a.cursor, a.flags&flagActive != 0, target)
-	a.toMain()
-	return err
 }
 
 // liveCtxOf is the innermost context whose part of the tree holds rule r:

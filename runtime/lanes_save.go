@@ -243,14 +243,16 @@ func (p *RestorePlan) applyLanes() {
 		ls.lanes[i].status = laneIdle
 	}
 	for i := range ls.runs {
-		ls.runs[i] = parRun{from: -1}
+		ls.runs[i] = idleRun
 	}
 	for _, pl := range p.lanes {
 		l := &ls.lanes[pl.slot]
 		buf := l.ruleBytes[:0]
 		*l = pl.ctx
 		l.ruleBytes = append(buf, pl.ctx.ruleBytes...)
-		ls.runs[a.bound.lanes.slots[pl.slot].parIx].live = true
+		run := &ls.runs[a.bound.lanes.slots[pl.slot].parIx]
+		run.live = true
+		run.n[l.status]++
 	}
 }
 

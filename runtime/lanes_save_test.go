@@ -196,6 +196,7 @@ func TestActive_lanesLeaveEveryRuleOnce(t *testing.T) {
 	r := newLanesRun(t, &trace)
 	active := map[*Agent]map[int32]bool{}
 	var problems []string
+	trackAll(r.agents[0].bound) // every rule let in and left through admit and leave, which the spy sees
 	r.agents[0].env.spy = func(a *Agent, rule int32, entered bool) {
 		set := active[a]
 		if set == nil {

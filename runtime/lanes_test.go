@@ -520,3 +520,53 @@ func TestParallel_interruption(t *testing.T) {
 			}},
 	})
 }
+
+// TestParallel_countsFollowLanesThatRunAgain: a jump from Go into a lane
+// that is done makes it run again: it no longer counts as done, so when it
+// is done again the parallel (success="all") still waits for its other
+// lane. The counts the thresholds read are kept as lanes change; after
+// every step they agree with the lanes' statuses.
+func TestParallel_countsFollowLanesThatRunAgain(t *testing.T) {
+	h := newHarness(t, laneJumpTree, map[string]bool{"never": false})
+	h.script["go"], h.script["a"], h.script["b"], h.script["b2"], h.script["c"] = []Status{S}, []Status{S}, []Status{S}, []Status{S}, []Status{R, R, R, S}
+	want := []string{
+		"running p{s=success c}: go:start go a:start a b:start b b2:start b2 c:start c",
+		"running p{s=success c}: b:start b b2:start b2 c", // s ran again (the jump) and is done again: p waits for c
+		"running p{s=success c}: c",
+		"success root: c", // p succeeded after c: main succeeds, and root (a choice) with it
+	}
+	got := make([]string, len(want))
+	for i := range got {
+		if i == 1 {
+			if err := h.agent.Jump("b"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got[i] = h.step()
+		checkLaneCounts(t, h.agent)
+	}
+	expectSteps(t, got, want)
+}
+
+// checkLaneCounts fails t when a parallel's counts of lanes by status
+// differ from its lanes' statuses.
+func checkLaneCounts(t testing.TB, a *Agent) {
+	t.Helper()
+	if a.ext == nil || a.ext.lanes == nil {
+		return
+	}
+	ls := a.ext.lanes
+	for i := range a.bound.feats {
+		f := &a.bound.feats[i]
+		if f.par < 0 || !ls.runs[f.par].live {
+			continue
+		}
+		var n [4]int32
+		for k := range f.kids {
+			n[ls.lanes[f.laneBase+int32(k)].status]++
+		}
+		if got := ls.runs[f.par].n; got[laneRunning] != n[laneRunning] || got[laneSucceeded] != n[laneSucceeded] || got[laneFailed] != n[laneFailed] {
+			t.Errorf("parallel %s counts %v, its lanes %v", a.bound.Tree.Rules[i].Label, got, n)
+		}
+	}
+}

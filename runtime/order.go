@@ -93,50 +93,43 @@ func (a *Agent) nextInOrder(f *ruleFeat, child int32) int32 {
 }
 
 // runOrderedChoice runs a choice with an order (bound with kind
-// kindOrderedChoice, so that runRule's switch sends it here and plain
+// kindOrderedChoice, so that the loop's switch sends it here and plain
 // choices pay nothing): as a choice, but it enters by drawing an order and
 // moves on along that order instead of the siblings' links.
-func (a *Agent) runOrderedChoice(r int32, rule *boundRule) (Status, error) {
+func (a *Agent) runOrderedChoice(r int32, h *hotRule) (Status, error) {
 	f := &a.bound.feats[r]
 	if a.flags&flagBubbling == 0 { // entered: the cursor is r
-		return a.enterOrderedChoice(r, rule, f)
+		return a.enterOrderedChoice(r, h, f)
 	}
-	var next int32 // the cursor is the child that finished
-	if a.childRes == Success {
-		if !rule.loop {
-			return a.finishList(r, rule, Success), nil
-		}
-		next = a.orderChild(f, 0)
-	} else if next = a.nextInOrder(f, a.cursor); next < 0 {
-		return a.finishList(r, rule, Failure), nil
+	next, first := int32(-1), int32(-1) // the cursor is the child that finished
+	if a.childRes != Success {
+		next = a.nextInOrder(f, a.cursor)
 	}
-	ok, err := a.checkConds(r, rule)
-	if err != nil {
-		return 0, err
+	m := choiceMove(a.childRes, next >= 0, h.bits)
+	if m == moveFirst {
+		first = a.orderChild(f, 0)
 	}
-	if !ok {
-		return a.finishList(r, rule, Failure), nil
-	}
-	a.arrive(next)
-	return statusMoved, nil
+	return a.listMoves(r, h, m, next, first)
 }
 
 // enterOrderedChoice runs choice r, which has an order, as it is entered:
-// its conditions, then the draw (or the scores), then the cursor moves to
-// the first child of the new order. A choice whose conditions fail, or that
-// has no children, draws nothing. A step paused at a scorer comes back here
-// and goes on with the next child's score.
-func (a *Agent) enterOrderedChoice(r int32, rule *boundRule, f *ruleFeat) (Status, error) {
+// its entry (listEnters), then the draw (or the scores), then the cursor
+// moves to the first child of the new order. A choice that does not go
+// into its children draws nothing and forgets its last order. A step
+// paused at a scorer comes back here and goes on with the next child's
+// score.
+func (a *Agent) enterOrderedChoice(r int32, h *hotRule, f *ruleFeat) (Status, error) {
 	if a.ext == nil || a.ext.scoreNext == 0 { // not resuming the scores
-		if rule.firstChild < 0 {
-			return a.finishList(r, rule, Failure), nil
-		}
-		ok, err := a.checkConds(r, rule)
+		ok, err := a.listEnters(r, h)
 		if err != nil {
 			return 0, err
 		}
 		if !ok {
-			return a.finishList(r, rule, Failure), nil
+			// It draws nothing, and keeps nothing of an earlier draw: a
+			// jump its conditions asked for below it makes it go on in
+			// document order (moveTo), as a choice a jump made active.
+			a.setOrderLen(f, 0)
+			return a.listGoes(r, -1, Failure), nil
 		}
 	}
 	switch f.order {
@@ -149,12 +142,9 @@ func (a *Agent) enterOrderedChoice(r int32, rule *boundRule, f *ruleFeat) (Statu
 			return 0, err
 		}
 	}
-	first := a.orderChild(f, 0)
-	if first < 0 { // no child scored above 0: as a choice without children
-		return a.finishList(r, rule, Failure), nil
-	}
-	a.arrive(first)
-	return statusMoved, nil
+	// No child scored above 0 (first is -1): it fails as a choice without
+	// children.
+	return a.listGoes(r, a.orderChild(f, 0), Failure), nil
 }
 
 // drawRandom shuffles the children: Fisher–Yates over document order, for

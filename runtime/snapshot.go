@@ -260,7 +260,10 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	b := a.bound
 	t := b.Tree
-	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active, freshRand: s.freshRand,
+	// A cursor that ran since it arrived (FirstRun clear) and has not
+	// finished is active; saves of trees without features made before
+	// every tree marked its cursor active say so only that way.
+	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active || !s.FirstRun, freshRand: s.freshRand,
 		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes,
 		paths: p.paths[:0]}
 	if s.ID != a.id {
@@ -300,7 +303,7 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	if p.paths == nil {
 		p.paths = p.path1[:0]
 	}
-	p.paths = append(p.paths, lanePath{cursor: cursor, active: s.Active, stop: -1})
+	p.paths = append(p.paths, lanePath{cursor: cursor, active: p.active, stop: -1})
 	if kind == KindParallel && s.Running {
 		if err := p.planLanes(s, cursor, s.Lanes, 1); err != nil {
 			return err
@@ -481,7 +484,7 @@ func (p *RestorePlan) Apply() error {
 	a := p.a
 	a.toMain()
 	err := a.cancelRunning() // a parallel's lanes included
-	a.leaveAll()             // the state it had is replaced: its active rules are left
+	a.leaveAll(leftReset)    // the state it had is replaced: its active rules are left
 	a.flushGates()           // and the gates they held released at once
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
@@ -492,7 +495,7 @@ func (p *RestorePlan) Apply() error {
 	if p.running {
 		a.flags |= flagActionRunning
 	}
-	if p.active && a.bound.feats != nil {
+	if p.active {
 		a.flags |= flagActive
 	}
 	rng := p.rand

@@ -115,9 +115,9 @@ func (a *Agent) recordSlotNew(i int32, name string, data *Value, t float64) {
 	s.slots[i] = Stimulus{Signal: name, Data: *data, At: t}
 }
 
-// record keeps the data of a signal the tree does not name as its
+// recordStimulus keeps the data of a signal the tree does not name as its
 // stimulus, arrived at time t.
-func (a *Agent) record(name string, data *Value, t float64) {
+func (a *Agent) recordStimulus(name string, data *Value, t float64) {
 	s := a.stimState()
 	if len(s.list) <= 8 { // a few names: a look along the list is quicker than a search
 		for i := range s.list {

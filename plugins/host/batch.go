@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -221,17 +220,10 @@ func (s *Set) Resume(a *runtime.Agent) (runtime.Status, error) {
 		if queued {
 			return runtime.Paused, newErr(fmt.Sprintf("host: Resume: the call of agent %s has not been sent yet; call Flush first", a.ID()), ErrUsage)
 		}
-		err := newErr(fmt.Sprintf("host: Resume: agent %s is not waiting for a call of these plugins", a.ID()), ErrUsage)
-		if a.Paused() { // do not leave it stuck: fail the call it waits for
-			if st, cerr := a.CompleteAction(0, err); !errors.Is(cerr, runtime.ErrBusy) {
-				return st, cerr
-			}
-			if st, cerr := a.CompleteScore(0, err); !errors.Is(cerr, runtime.ErrBusy) {
-				return st, cerr
-			}
-			return a.CompleteCondition(false, err)
+		if p := a.PausedAt(); p != runtime.PauseNone { // do not leave it stuck: fail what it waits for
+			return a.FailPaused(newErr(fmt.Sprintf("host: Resume: agent %s is paused at %s, not at a call of these plugins", a.ID(), p), ErrUsage))
 		}
-		return runtime.Errored, err
+		return runtime.Errored, newErr(fmt.Sprintf("host: Resume: agent %s is not waiting for a call of these plugins", a.ID()), ErrUsage)
 	}
 	t := s.take(k)
 	if s.concurrent {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -127,5 +128,45 @@ func TestRegister_gateFieldsAreCheckedWhenBound(t *testing.T) {
 	}
 	if r, err := bindGateReads(site, "action", []string{"x", "bt.gate.g.open"}, []string{"x"}); err != nil || len(r) != 1 || r[0].pos != 1 {
 		t.Errorf("a good read: %v %v", r, err)
+	}
+}
+
+// TestResume_freesAnAgentPausedAtAGateTake: Resume of an agent that waits
+// for the take of a gate, not for a call of the set, says what it waits
+// for and frees it: its step ends with that error, it holds nothing, and
+// it steps again; an agent paused at a call of no plugin is failed the
+// same way, and one that is not paused is left as it is.
+func TestResume_freesAnAgentPausedAtAGateTake(t *testing.T) {
+	w := newWorld(t, `<behaviorTree><gates><gate name="g"/></gates>
+<sequence id="root" gate="g"><action id="work" name="test.count"><parameter name="count.n">3</parameter></action></sequence>
+</behaviorTree>`, []Spec{helperSpec("test", "plugin")}, Options{}, 0, nil)
+	gates := runtime.NewGates()
+	if err := gates.Add(w.tree); err != nil {
+		t.Fatal(err)
+	}
+	w.env.Gates = gates
+	a := w.tree.NewAgent("a1", w.env)
+	a.SetUserData(fields{})
+	if st, err := a.Step(0.1); st != runtime.Paused || a.PausedAt() != runtime.PauseGate {
+		t.Fatalf("step: %v %v, paused at %v; want paused at the take of g", st, err, a.PausedAt())
+	}
+	st, err := w.set.Resume(a)
+	if st != runtime.Errored || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "paused at the take of a gate") {
+		t.Fatalf("Resume: %v %v; want an error saying the agent waits for the take of a gate", st, err)
+	}
+	if a.Paused() || a.CursorLabel() != "root" {
+		t.Fatalf("after Resume the agent is paused at %v, cursor %s", a.PausedAt(), a.CursorLabel())
+	}
+	if err := gates.EndRound([]*runtime.Agent{a}); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.GateHoldersAt(0); n != 0 {
+		t.Errorf("gate g has %d holders after the take was given up", n)
+	}
+	if st, err := w.set.Resume(a); st != runtime.Errored || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "not waiting") {
+		t.Errorf("Resume of an agent not paused: %v %v", st, err)
+	}
+	if st, _ := a.Step(0.1); st != runtime.Paused || a.PausedAt() != runtime.PauseGate {
+		t.Errorf("the freed agent's next step: %v, paused at %v; want the take asked again", st, a.PausedAt())
 	}
 }

@@ -48,11 +48,13 @@ func TestBatching_callsInLanesJoinTheRound(t *testing.T) {
 	if batched != unbatched {
 		t.Fatalf("batched and unbatched runs differ:\n%s\n---\n%s", batched, unbatched)
 	}
+	// A parallel's run is recorded once, when it begins, before its
+	// lanes' runs, with its result.
 	want := []string{
-		"t=0.1 a1: root=moved both=moved both.slow=running both.quick=running both.wait=running both=running -> running",
-		"t=0.2 a1: both.slow=running both.quick=success both.wait=running both=running -> running",
-		"t=0.3 a1: both.slow=running both.wait=running both=running -> running",
-		"t=0.4 a1: both.slow=success both.wait=success both=success root=moved rest=success root=moved both=moved both.slow=running both.quick=running both.wait=running both=running -> running",
+		"t=0.1 a1: root=moved both=running both.slow=running both.quick=running both.wait=running -> running",
+		"t=0.2 a1: both=running both.slow=running both.quick=success both.wait=running -> running",
+		"t=0.3 a1: both=running both.slow=running both.wait=running -> running",
+		"t=0.4 a1: both=success both.slow=success both.wait=success root=moved rest=success root=moved both=running both.slow=running both.quick=running both.wait=running -> running",
 	}
 	var a1 []string
 	for _, l := range strings.Split(batched, "\n") {

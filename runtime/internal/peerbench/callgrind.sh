@@ -1,6 +1,8 @@
 #!/bin/sh
 # Counts the instructions of one agent-step of the peer workload with
-# callgrind, in btrun and in the hand-written switch, two ways:
+# callgrind, in btrun, in btrun with the actions and conditions called
+# through the runtime's interfaces as Lua's and plugins' are (-opaque), and
+# in the hand-written switch, two ways:
 #   toggled: only inside main.stepRounds, divided by agents x steps;
 #   subtracted: the whole program minus a setup-only run (-steps 0).
 # Run from the repository's root: sh runtime/internal/peerbench/callgrind.sh [agents] [steps]
@@ -10,19 +12,26 @@ steps=${2:-1000}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/peerbench" ./runtime/internal/peerbench
-# Callgrind aborts on the signals of Go's asynchronous preemption.
-export GODEBUG=asyncpreemptoff=1
+# Callgrind aborts on the signals of Go's asynchronous preemption, and
+# valgrind 3.19 does not know RDTSCP, which Go's runtime uses when a lock
+# is contended (a SIGILL now and then on a busy machine).
+export GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off
 
-# count IMPL STEPS [valgrind options...]: prints the run's instruction count.
+# count IMPL STEPS [valgrind options...]: prints the run's instruction count
+# (IMPL is btrun, btrun-opaque or switch).
 count() {
 	impl=$1 n=$2
 	shift 2
+	flags="-impl $impl"
+	if [ "$impl" = btrun-opaque ]; then
+		flags="-impl btrun -opaque"
+	fi
 	valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" "$@" \
-		"$dir/peerbench" -impl "$impl" -agents "$agents" -steps "$n" 2>&1 >/dev/null |
+		"$dir/peerbench" $flags -agents "$agents" -steps "$n" 2>&1 >/dev/null |
 		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
 
-for impl in btrun switch; do
+for impl in btrun btrun-opaque switch; do
 	toggled=$(count "$impl" "$steps" --toggle-collect=main.stepRounds)
 	full=$(count "$impl" "$steps")
 	setup=$(count "$impl" 0)

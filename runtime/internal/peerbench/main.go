@@ -17,7 +17,10 @@
 // agent-step, as the full 100,000 do to within 0.2%; a few dozen do not. As a cross-check without the toggle, the
 // whole program's count minus that of a setup-only run (-steps 0) gives the
 // same figure within a few instructions; callgrind.sh beside this file runs
-// both ways and prints the figures. With -observe the agents' Env has an
+// both ways and prints the figures. With -opaque the actions and conditions
+// are values of types of their own, called through the runtime's
+// interfaces, as Lua's and plugins' are, which the fast path does not take.
+// With -observe the agents' Env has an
 // Observer (one that counts the rules run), as a game that traces its
 // steps does: those steps record every run in full. GODEBUG=asyncpreemptoff=1 keeps Go's
 // preemption signals away, on which callgrind 3.19 aborts.
@@ -40,21 +43,26 @@ func main() {
 	impl := flag.String("impl", "btrun", "btrun, or switch for the hand-written Go switch")
 	tree := flag.String("tree", "scripts/ai/dragengine-exampleapp.xml", "the example tree")
 	observe := flag.Bool("observe", false, "btrun: step with an Observer that counts the rules run (what a game that traces its steps pays)")
+	opaque := flag.Bool("opaque", false, "btrun: register the actions and conditions as types of their own, called through the Action and Condition interfaces, as Lua's and plugins' are (peerwork.OpaqueRegistry)")
 	flag.Parse()
-	if err := run(*impl, *tree, *agents, *steps, *observe); err != nil {
+	if err := run(*impl, *tree, *agents, *steps, *observe, *opaque); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(impl, tree string, agents, steps int, observe bool) error {
+func run(impl, tree string, agents, steps int, observe, opaque bool) error {
 	var (
 		round func() error
 		calls func() uint64 // action calls so far, all agents
 	)
 	switch impl {
 	case "btrun":
-		b, err := peerwork.Load(tree, peerwork.Registry(nil))
+		reg := peerwork.Registry(nil)
+		if opaque {
+			reg = peerwork.OpaqueRegistry()
+		}
+		b, err := peerwork.Load(tree, reg)
 		if err != nil {
 			return err
 		}

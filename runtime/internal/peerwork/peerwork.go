@@ -71,6 +71,50 @@ func Registry(count *Counts) *runtime.Registry {
 	}
 	reg.RegisterCondition("playerNearby", runtime.ConditionFunc(nearby))
 	reg.RegisterCondition("playerNotNearby", runtime.ConditionFunc(notNearby))
+	return registerActions(reg, count, func(run func(*runtime.Agent, runtime.Params) (runtime.Status, error)) runtime.Action {
+		return runtime.ActionFunc(run)
+	})
+}
+
+// OpaqueRegistry is Registry with the actions and conditions registered as
+// values of types of their own (as Lua's, plugins' and most embedders' are)
+// rather than as ActionFunc and ConditionFunc: the loop calls them through
+// the Action and Condition interfaces, and the fast path does not take
+// them. It measures what a step costs a tree of such actions.
+func OpaqueRegistry() *runtime.Registry {
+	reg := runtime.NewRegistry()
+	reg.RegisterCondition("playerNearby", opaqueCond(func(a *runtime.Agent, _ runtime.Params) (bool, error) {
+		return Nearby(a.UserData().(*Data).T), nil
+	}))
+	reg.RegisterCondition("playerNotNearby", opaqueCond(func(a *runtime.Agent, _ runtime.Params) (bool, error) {
+		return !Nearby(a.UserData().(*Data).T), nil
+	}))
+	return registerActions(reg, nil, func(run func(*runtime.Agent, runtime.Params) (runtime.Status, error)) runtime.Action {
+		return &opaqueAction{run}
+	})
+}
+
+type opaqueAction struct {
+	run func(*runtime.Agent, runtime.Params) (runtime.Status, error)
+}
+
+func (o *opaqueAction) Run(a *runtime.Agent, p runtime.Params) (runtime.Status, error) {
+	return o.run(a, p)
+}
+
+type opaqueCondition struct {
+	test func(*runtime.Agent, runtime.Params) (bool, error)
+}
+
+func (o *opaqueCondition) Test(a *runtime.Agent, p runtime.Params) (bool, error) { return o.test(a, p) }
+
+func opaqueCond(f func(*runtime.Agent, runtime.Params) (bool, error)) runtime.Condition {
+	return &opaqueCondition{f}
+}
+
+// registerActions registers the workload's actions, each made an Action by
+// wrap.
+func registerActions(reg *runtime.Registry, count *Counts, wrap func(func(*runtime.Agent, runtime.Params) (runtime.Status, error)) runtime.Action) *runtime.Registry {
 	for i, name := range Actions {
 		run := func(a *runtime.Agent, _ runtime.Params) (runtime.Status, error) {
 			d, _ := a.UserData().(*Data)
@@ -85,7 +129,7 @@ func Registry(count *Counts) *runtime.Registry {
 				return inner(a, p)
 			}
 		}
-		reg.RegisterAction(name, runtime.ActionFunc(run))
+		reg.RegisterAction(name, wrap(run))
 	}
 	return reg
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// siblingTrees are trees whose choices without conditions runSiblings runs,
-// each beside shapes it hands back to the generic loop.
+// siblingTrees are trees whose choices without conditions the fast path
+// runs, each beside shapes it hands over to the loop.
 var siblingTrees = map[string]string{
 	// Every simple condition shape under each mode, actions that fail,
 	// succeed and run, a toggled variable, and the choice's last child a
@@ -85,7 +85,7 @@ func siblingRegistry(s *leanScript) *Registry {
 }
 
 // siblingAgent is a quiet agent (no Observer) of one of siblingTrees, or
-// the same tree stepped in loopTracked.
+// the same tree stepped on the loop alone with every hook (trackAll).
 func siblingAgent(t *testing.T, body string, tracked bool, limit int) (*Agent, *leanScript) {
 	t.Helper()
 	xml := `<behaviorTree><variables><variable name="V"/></variables>` + body + `</behaviorTree>`
@@ -99,7 +99,7 @@ func siblingAgent(t *testing.T, body string, tracked bool, limit int) (*Agent, *
 		t.Fatal(err)
 	}
 	if b.feats != nil || b.hot == nil {
-		t.Fatal("the tree uses features: it does not step in loopLean")
+		t.Fatal("the tree uses features: its rules have hooks")
 	}
 	fast := 0
 	for _, h := range b.hot {
@@ -108,7 +108,7 @@ func siblingAgent(t *testing.T, body string, tracked bool, limit int) (*Agent, *
 		}
 	}
 	if fast == 0 {
-		t.Fatal("no rule of the tree is one runSiblings runs")
+		t.Fatal("no rule of the tree is one the fast path runs")
 	}
 	if tracked {
 		trackAll(b)
@@ -136,14 +136,15 @@ func stepQuiet(a *Agent, s *leanScript) string {
 		a.flags&flagActionRunning != 0, a.VarAt(v), a.count)
 }
 
-// TestRunSiblings_quietStepsAsLoopTracked: quiet steps (nothing observes)
-// of trees whose choices runSiblings runs call the same actions and
-// conditions in the same order as loopTracked, end with the same results
+// TestFastPath_quietStepsAsLoopTracked: quiet steps (nothing observes)
+// of trees whose choices the fast path runs call the same actions and
+// conditions in the same order as the loop alone with every hook
+// (trackAll), end with the same results
 // and errors (a run-away's message, listing every run, included), and
 // leave the agent in the same state, through jumps, pauses, errors, an
 // invalid status, loops and doNotFail, under run-away limits from the
 // smallest up.
-func TestRunSiblings_quietStepsAsLoopTracked(t *testing.T) {
+func TestFastPath_quietStepsAsLoopTracked(t *testing.T) {
 	for name, body := range siblingTrees {
 		for _, limit := range []int{1, 2, 3, 5, 40} {
 			t.Run(fmt.Sprintf("%s/limit=%d", name, limit), func(t *testing.T) {
@@ -152,7 +153,7 @@ func TestRunSiblings_quietStepsAsLoopTracked(t *testing.T) {
 				for step := 1; step <= 300; step++ {
 					got, want := stepQuiet(lean, leanScript), stepQuiet(tracked, trackedScript)
 					if got != want {
-						t.Fatalf("step %d: a quiet loopLean step and loopTracked differ:\nlean    %s\ntracked %s", step, got, want)
+						t.Fatalf("step %d: a quiet step and trackAll's differ:\nquiet   %s\ntracked %s", step, got, want)
 					}
 				}
 			})
@@ -160,12 +161,12 @@ func TestRunSiblings_quietStepsAsLoopTracked(t *testing.T) {
 	}
 }
 
-// TestRunSiblings_quietAfterObservedSteps: quiet steps that follow
+// TestFastPath_quietAfterObservedSteps: quiet steps that follow
 // observed ones (whose end cuts the Env's buffer of runs to the runs they
-// made) still call what loopTracked calls and list every run of a
-// run-away, runSiblings writing out the runs it did not store on the way
-// only where they are needed.
-func TestRunSiblings_quietAfterObservedSteps(t *testing.T) {
+// made) still call what the loop with every hook calls and list every run
+// of a run-away, the fast path writing out the runs it did not store on
+// the way only where they are needed.
+func TestFastPath_quietAfterObservedSteps(t *testing.T) {
 	for name, body := range siblingTrees {
 		for _, limit := range []int{2, 3, 9, 40} {
 			t.Run(fmt.Sprintf("%s/limit=%d", name, limit), func(t *testing.T) {
@@ -178,7 +179,7 @@ func TestRunSiblings_quietAfterObservedSteps(t *testing.T) {
 					}
 					got, want := stepQuiet(lean, leanScript), stepQuiet(tracked, trackedScript)
 					if got != want {
-						t.Fatalf("step %d: loopLean and loopTracked differ:\nlean    %s\ntracked %s", step, got, want)
+						t.Fatalf("step %d: the tree's own code and trackAll's differ:\nown     %s\ntracked %s", step, got, want)
 					}
 				}
 			})
@@ -186,10 +187,10 @@ func TestRunSiblings_quietAfterObservedSteps(t *testing.T) {
 	}
 }
 
-// TestRunSiblings_quietAndObservedStepAlike: the same agent stepped with
+// TestFastPath_quietAndObservedStepAlike: the same agent stepped with
 // and without an Observer calls the same things and ends in the same
-// state (the observer changes which loop records what, not what runs).
-func TestRunSiblings_quietAndObservedStepAlike(t *testing.T) {
+// state (the observer changes what is recorded, not what runs).
+func TestFastPath_quietAndObservedStepAlike(t *testing.T) {
 	for name, body := range siblingTrees {
 		t.Run(name, func(t *testing.T) {
 			quiet, quietScript := siblingAgent(t, body, false, 40)
@@ -205,10 +206,10 @@ func TestRunSiblings_quietAndObservedStepAlike(t *testing.T) {
 	}
 }
 
-// TestRunSiblings_runawayListsEveryRun: a run-away in runSiblings names
+// TestFastPath_runawayListsEveryRun: a run-away on the fast path names
 // every rule run, in order, folding the cycle, as it does when an Observer
 // records the runs in full.
-func TestRunSiblings_runawayListsEveryRun(t *testing.T) {
+func TestFastPath_runawayListsEveryRun(t *testing.T) {
 	body := `<choice id="root" loop="true"><action id="a" name="no"/><action id="b" name="yes"/></choice>`
 	reg := NewRegistry()
 	reg.RegisterAction("no", ActionFunc(func(*Agent, Params) (Status, error) { return Failure, nil }))
@@ -238,11 +239,11 @@ func TestRunSiblings_runawayListsEveryRun(t *testing.T) {
 	}
 }
 
-// TestRunSiblings_observerSetDuringAQuietStep: an Observer set during a
+// TestFastPath_observerSetDuringAQuietStep: an Observer set during a
 // step that began without one sees the steps that begin after it was set,
 // each with all of its runs; the step during which it was set is not
 // reported to it (its runs were not recorded in full).
-func TestRunSiblings_observerSetDuringAQuietStep(t *testing.T) {
+func TestFastPath_observerSetDuringAQuietStep(t *testing.T) {
 	runs := &leanRuns{}
 	env := &Env{}
 	reg := NewRegistry()
@@ -274,10 +275,10 @@ func TestRunSiblings_observerSetDuringAQuietStep(t *testing.T) {
 	}
 }
 
-// TestRunSiblings_marksChildrenOfPlainChoices: runSiblings runs the plain
+// TestFastPath_marksChildrenOfPlainChoices: the fast path runs the plain
 // actions, success and failure rules under choices without conditions,
 // and enters such choices when their first child is one of those.
-func TestRunSiblings_marksChildrenOfPlainChoices(t *testing.T) {
+func TestFastPath_marksChildrenOfPlainChoices(t *testing.T) {
 	body := `<sequence id="root">
 		<choice id="c1"><action id=".a" name="act"><condition>c</condition></action><action id=".l" name="life"/><success id=".s"/><failure id=".f"/>
 			<action id=".two" name="act"><condition>c</condition><condition>V</condition></action><success id=".cs"><condition>c</condition></success></choice>
@@ -294,24 +295,25 @@ func TestRunSiblings_marksChildrenOfPlainChoices(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]hotBits{
-		"c1": hotEnters, "c1.a": hotSibling, "c1.s": hotSibling, "c1.f": hotSibling,
-		// life has Start and Cancel; two conditions, and a success rule
-		// with one, go through the generic loop; so does anything under a
-		// choice with conditions, a sequence, or the root.
+		"c1": hotEnters, "c1.a": hotSibling, "c1.l": hotSibling, "c1.s": hotSibling, "c1.f": hotSibling,
+		// An action with Start and Cancel (life) is run there too (through
+		// callAction); two conditions, and a success rule with one, go
+		// through the loop; so does anything under a choice with
+		// conditions, a sequence, or the root.
 	}
 	for i, h := range b.hot {
 		id := b.Tree.Rules[i].ID
 		if got := h.bits & hotFast; got != want[id] {
-			t.Errorf("rule %q (%d): runSiblings marks %03b, want %03b", id, i, got, want[id])
+			t.Errorf("rule %q (%d): marked %03b for the fast path, want %03b", id, i, got, want[id])
 		}
 	}
 }
 
-// TestRunSiblings_marksOnlyRulesWhoseNextComesRightAfter: runSiblings
+// TestFastPath_marksOnlyRulesWhoseNextComesRightAfter: the fast path
 // steps from a child to its next sibling, and from a choice to its first
 // child, as to the rule right after it; markSiblings leaves a child whose
-// next sibling, or a choice whose first child, is elsewhere to loopLean.
-func TestRunSiblings_marksOnlyRulesWhoseNextComesRightAfter(t *testing.T) {
+// next sibling, or a choice whose first child, is elsewhere to the loop.
+func TestFastPath_marksOnlyRulesWhoseNextComesRightAfter(t *testing.T) {
 	leaf := func(parent, next int32) hotRule {
 		return hotRule{kind: KindSuccess, parent: parent, firstChild: -1, next: next}
 	}

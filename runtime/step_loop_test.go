@@ -8,7 +8,7 @@ import (
 	"unsafe"
 )
 
-// leanScript is the registry of TestLoopLean_stepsAsLoopTracked: actions
+// leanScript is the registry of TestLoop_rulesWithoutHooksStepAsWithEveryHook: actions
 // and conditions whose results come from one pseudo-random sequence, taken
 // in call order, so that two loops that call the same things in the same
 // order see the same results. Every call is logged.
@@ -74,7 +74,7 @@ type leanRuns struct{ b strings.Builder }
 
 func (o *leanRuns) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
 	for _, r := range runs {
-		if r.Arrived() { // loopLean marks arrivals as loopTracked does
+		if r.Arrived() { // arrivals are marked alike, hooks or not
 			o.b.WriteByte('*')
 		}
 		fmt.Fprintf(&o.b, "%s:%s ", a.Tree().Tree.Label(r.Rule), r.Status)
@@ -82,16 +82,17 @@ func (o *leanRuns) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
 	fmt.Fprintf(&o.b, "=> %s %v\n", st, err)
 }
 
-// TestLoopLean_stepsAsLoopTracked: trees without features step in
-// loopLean; the same trees stepped in loopTracked (as if they used a
-// feature) call the same actions and conditions in the same order, see the
-// same runs and results, and leave the agent in the same state, step after
-// step, through every shape loopLean treats apart: no condition, one
-// ConditionFunc or variable under each mode and negation, several
-// conditions, ActionFunc and Start/Cancel actions, paused actions and
-// conditions, errors, choices and sequences (looping or not, doNotFail)
-// after their children finish, and run-away steps.
-func TestLoopLean_stepsAsLoopTracked(t *testing.T) {
+// TestLoop_rulesWithoutHooksStepAsWithEveryHook: trees without features
+// step on rules without hooks, through the loop's shortcuts; the same
+// trees with every hook set and no fast path (trackAll, as if every rule
+// used a feature) call the same actions and conditions in the same order,
+// see the same runs and results, and leave the agent in the same state,
+// step after step, through every shape the shortcuts treat apart: no
+// condition, one condition call or variable under each mode and negation,
+// several conditions, ActionFunc and Start/Cancel actions, paused actions
+// and conditions, errors, choices and sequences (looping or not,
+// doNotFail) after their children finish, and run-away steps.
+func TestLoop_rulesWithoutHooksStepAsWithEveryHook(t *testing.T) {
 	trees := map[string]string{
 		"modes": `<choice id="root">` +
 			modeActions("c") + modeActions("!c") + modeActions("V") + modeActions("!V") +
@@ -114,7 +115,7 @@ func TestLoopLean_stepsAsLoopTracked(t *testing.T) {
 			for step := 1; step <= 300; step++ {
 				got, want := stepLean(lean, leanLog), stepLean(tracked, trackedLog)
 				if got != want {
-					t.Fatalf("step %d: loopLean and loopTracked differ:\nlean    %s\ntracked %s", step, got, want)
+					t.Fatalf("step %d: the tree's own code and trackAll's differ:\nown     %s\ntracked %s", step, got, want)
 				}
 			}
 		})
@@ -149,7 +150,7 @@ func leanAgent(t *testing.T, body string, tracked bool) (*Agent, leanLogs) {
 		t.Fatal(err)
 	}
 	if b.feats != nil || b.hot == nil {
-		t.Fatal("the tree uses features: it does not step in loopLean")
+		t.Fatal("the tree uses features: its rules have hooks")
 	}
 	if tracked {
 		trackAll(b)
@@ -187,7 +188,7 @@ func TestLoopLean_hotRuleIsOneCacheLine(t *testing.T) {
 
 // TestLoopLean_limitLoweredWhilePaused: a step paused after more runs than
 // the run-away limit it resumes under ends with a run-away error, as in
-// loopTracked, and does not overrun the Env's buffer of runs.
+// with every hook (trackAll), and does not overrun the Env's buffer of runs.
 func TestLoopLean_limitLoweredWhilePaused(t *testing.T) {
 	for _, tracked := range []bool{false, true} {
 		s := &leanScript{seed: 1}

@@ -1,0 +1,269 @@
+package treegen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Random trees, for the fuzz target and the seeded long run that hold
+// btrun's stepping loops to each other: every rule kind, condition modes and
+// negation, doNotFail, loop, abort, timeout, cooldown, log parameters, the
+// choice orders with weights and scorers, parallels with their thresholds,
+// gates and bt.gate.wait, small run-away limits. What the tree calls is
+// named by the exported names below: a test registers them with whatever
+// behaviour it wants (results, jumps, pauses, errors).
+//
+// The tree is read from data, one decision per byte (a byte past the end
+// reads as 0), so that a fuzzer's mutations change the tree a little at a
+// time and any byte string gives a valid tree: every tree Random returns
+// loads and binds with those names registered.
+
+// The names a random tree calls.
+const (
+	// RandAct is an action with Start and Cancel hooks; RandFunc an action
+	// with neither (a plain function); RandRemote one whose calls a test
+	// answers later (a plugin's).
+	RandAct    = "act"
+	RandFunc   = "fn"
+	RandRemote = "remote"
+	// RandCond is a condition; RandRemoteCond one answered later.
+	RandCond       = "c"
+	RandRemoteCond = "cq"
+	// RandScorer is a scorer; RandRemoteScorer one answered later.
+	RandScorer       = "s"
+	RandRemoteScorer = "sq"
+)
+
+// RandVars is the number of boolean variables a random tree declares:
+// V0, V1, ...
+const RandVars = 3
+
+// RandomTree is a random tree and the setting of a game to step it in.
+type RandomTree struct {
+	XML    []byte
+	IDs    []string // every rule's id, in document order (every rule has one)
+	Gates  int      // gates declared: g0, g1, ...
+	Agents int      // agents to step together (1 to 3), sharing the gates
+	Limit  int      // the run-away limit
+	Steps  int      // steps to run
+}
+
+// randGen reads decisions from data.
+type randGen struct {
+	// plain: the tree uses none of the features beyond Drag[en]gine's
+	// stepping (no abort, timeout, cooldown, gate, log parameter, order
+	// or parallel), as most trees do.
+	plain bool
+	data  []byte
+	i     int
+	b     strings.Builder
+	ids   []string
+	gates []randGate
+	rules int
+}
+
+type randGate struct{ users int }
+
+const maxRandRules = 40
+
+func (g *randGen) byte() byte {
+	if g.i >= len(g.data) {
+		return 0
+	}
+	b := g.data[g.i]
+	g.i++
+	return b
+}
+
+// n returns a decision below n.
+func (g *randGen) n(n int) int { return int(g.byte()) % n }
+
+// chance reports a decision that holds k times in 16.
+func (g *randGen) chance(k int) bool { return g.n(16) < k }
+
+// quarter returns a time of q quarter seconds, 1 <= q <= max.
+func (g *randGen) quarter(max int) string {
+	return strconv.FormatFloat(float64(1+g.n(max))*0.25, 'f', -1, 64)
+}
+
+// Random returns the tree data describes.
+func Random(data []byte) RandomTree {
+	g := &randGen{data: data}
+	t := RandomTree{Agents: 1 + g.n(3), Limit: 2 + g.n(40), Steps: 10 + g.n(40)}
+	g.plain = g.chance(6)
+	for range g.n(3) {
+		g.gates = append(g.gates, randGate{users: 1 + g.n(2)})
+	}
+	t.Gates = len(g.gates)
+	g.b.WriteString("<behaviorTree>\n<variables>")
+	for v := range RandVars {
+		fmt.Fprintf(&g.b, `<variable name="V%d"%s/>`, v, map[bool]string{true: ` default="true"`}[v == 0])
+	}
+	g.b.WriteString("</variables>\n")
+	if len(g.gates) > 0 {
+		g.b.WriteString("<gates>")
+		for k, gt := range g.gates {
+			cool := ""
+			if g.chance(6) {
+				cool = ` cooldown="` + g.quarter(4) + `"`
+			}
+			fmt.Fprintf(&g.b, `<gate name="g%d" users="%d"%s/>`, k, gt.users, cool)
+		}
+		g.b.WriteString("</gates>\n")
+	}
+	g.rule(0, "", "")
+	g.b.WriteString("</behaviorTree>\n")
+	t.XML = []byte(g.b.String())
+	t.IDs = g.ids
+	return t
+}
+
+// rule writes one rule at depth; parent is its parent's tag ("" for the
+// root) and order its parent's order (a choice's), which decide what the
+// rule may carry.
+func (g *randGen) rule(depth int, parent, order string) {
+	id := "r" + strconv.Itoa(len(g.ids))
+	g.ids = append(g.ids, id)
+	g.rules++
+	kinds := []string{"action", "action", "action", "sequence", "choice", "choice", "parallel", "success", "failure", "running", "yield"}
+	kind := kinds[g.n(len(kinds))]
+	if g.plain && kind == "parallel" {
+		kind = "choice"
+	}
+	if depth >= 4 || g.rules >= maxRandRules {
+		kind = []string{"action", "success", "failure", "running", "yield"}[g.n(5)]
+	}
+	var attrs, body strings.Builder
+	fmt.Fprintf(&attrs, ` id="%s"`, id)
+	isList := kind == "sequence" || kind == "choice" || kind == "parallel"
+	if (isList || kind == "action") && g.chance(3) {
+		attrs.WriteString(` doNotFail="true"`)
+	}
+	if (kind == "sequence" || kind == "choice") && g.chance(3) {
+		attrs.WriteString(` loop="true"`)
+	}
+	// Conditions and their mode.
+	conds := 0
+	if kind != "failure" && g.chance(7) {
+		conds = 1 + g.n(3)
+	}
+	if g.plain && (kind == "choice" || conds > 1 && g.chance(8)) {
+		conds = g.n(2) // plain trees: mostly choices without conditions, leaves with one
+	}
+	for range conds {
+		neg := ""
+		if g.chance(5) {
+			neg = "!"
+		}
+		var name string
+		switch c := g.n(8); {
+		case c < 3:
+			name = "V" + strconv.Itoa(g.n(RandVars))
+		case c < 5:
+			name = RandCond
+		case c < 6:
+			name = RandRemoteCond
+		case len(g.gates) > 0:
+			name = fmt.Sprintf("g%d.%s", g.n(len(g.gates)), []string{"open", "full"}[g.n(2)])
+		default:
+			name = RandCond
+		}
+		fmt.Fprintf(&body, "<condition>%s%s</condition>", neg, name)
+	}
+	if conds > 0 && g.chance(8) {
+		fmt.Fprintf(&body, "<conditionMode>%s</conditionMode>", []string{"allTrue", "anyTrue", "anyFalse", "allFalse"}[g.n(4)])
+	}
+	// Interruption and time.
+	if g.plain {
+		// none
+	} else if conds > 0 && g.chance(6) {
+		modes := []string{"self"}
+		if parent == "choice" {
+			modes = append(modes, "lower", "both")
+		}
+		fmt.Fprintf(&attrs, ` abort="%s"`, modes[g.n(len(modes))])
+	}
+	if !g.plain && g.chance(2) {
+		fmt.Fprintf(&attrs, ` timeout="%s"`, g.quarter(8))
+	}
+	if !g.plain && g.chance(2) {
+		fmt.Fprintf(&attrs, ` cooldown="%s"`, g.quarter(6))
+	}
+	if !g.plain && len(g.gates) > 0 && g.chance(3) {
+		fmt.Fprintf(&attrs, ` gate="g%d"`, g.n(len(g.gates)))
+	}
+	if !g.plain && g.chance(1) {
+		for _, p := range []string{"log.start", "log.success", "log.failure"} {
+			fmt.Fprintf(&body, `<parameter name="%s">%s %s</parameter>`, p, id, p[4:])
+		}
+	}
+	// What its parent's order reads.
+	switch order {
+	case "weighted":
+		if g.chance(12) {
+			fmt.Fprintf(&body, `<parameter name="choice.weight">%d</parameter>`, g.n(4))
+		}
+	case "score":
+		switch g.n(4) {
+		case 0:
+			fmt.Fprintf(&body, `<parameter name="choice.score">%d</parameter>`, g.n(4)-1)
+		case 1:
+			fmt.Fprintf(&body, `<parameter name="choice.score">%s</parameter>`, RandScorer)
+		case 2:
+			fmt.Fprintf(&body, `<parameter name="choice.score">%s</parameter>`, RandRemoteScorer)
+		}
+	}
+	tag := kind
+	childOrder := ""
+	switch kind {
+	case "action":
+		names := []string{RandAct, RandAct, RandFunc, RandFunc, RandRemote, "bt.gate.wait"}
+		if g.plain {
+			names = []string{RandFunc, RandFunc, RandFunc, RandAct, RandRemote}
+		}
+		name := names[g.n(len(names))]
+		if name == "bt.gate.wait" {
+			if len(g.gates) == 0 {
+				name = RandFunc
+			} else {
+				k := g.n(len(g.gates))
+				fmt.Fprintf(&body, `<parameter name="gate.name">g%d</parameter>`, k)
+				if g.gates[k].users > 1 && g.chance(8) {
+					fmt.Fprintf(&body, `<parameter name="gate.users">%d</parameter>`, 1+g.n(g.gates[k].users))
+				}
+			}
+		}
+		fmt.Fprintf(&attrs, ` name="%s"`, name)
+	case "choice":
+		if !g.plain && g.chance(6) {
+			childOrder = []string{"random", "weighted", "score"}[g.n(3)]
+			fmt.Fprintf(&attrs, ` order="%s"`, childOrder)
+		}
+	}
+	if !isList {
+		fmt.Fprintf(&g.b, "<%s%s>%s</%s>\n", tag, attrs.String(), body.String(), tag)
+		return
+	}
+	n := 1 + g.n(4)
+	if kind != "parallel" && g.chance(1) {
+		n = 0 // a list without children fails
+	}
+	if kind == "parallel" {
+		th := func() string {
+			switch g.n(4) {
+			case 0:
+				return "all"
+			case 1:
+				return "any"
+			}
+			return strconv.Itoa(1 + g.n(n))
+		}
+		fmt.Fprintf(&attrs, ` success="%s" failure="%s"`, th(), th())
+	}
+	fmt.Fprintf(&g.b, "<%s%s>%s\n", tag, attrs.String(), body.String())
+	for range n {
+		g.rule(depth+1, kind, childOrder)
+	}
+	fmt.Fprintf(&g.b, "</%s>\n", tag)
+}

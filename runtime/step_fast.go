@@ -1,0 +1,412 @@
+package runtime
+
+import "unsafe"
+
+// How a step begins, and its fast path. Every step begins in stepTo, which
+// is also where the step chooses its code: there is one state machine
+// (loop, step_loop.go), whose decisions are written once (step_rules.go,
+// active.go), and one fast path for the commonest beginning of a step,
+// here, which calls the same decisions. The choice is made once per step,
+// at its beginning (fastAt), from what Bind decided per rule (hotFast,
+// markSiblings) and what the step is (quiet, room under the run-away
+// limit); a step that leaves the fast path goes on in the loop to its end.
+//
+// The commonest shape of a tree is a choice without conditions over
+// actions that each have at most one simple condition (the Drag[en]gine
+// example's root: try each behaviour in turn, the first that does not
+// fail wins). The fast path runs such an action and, while it fails, the
+// choice's move to the next child and that child, in one tight loop,
+// without going round the generic loop for each run. It makes the same
+// calls through the same decisions as the loop (resultFlags, notFail,
+// takeJump and jumpNow, choiceMove, runawayAt); what it saves is the
+// dispatch: it reads each next rule as the one after the last in memory,
+// and it does not store the runs as it goes. It runs in quiet steps only
+// (no Observer when the step began): every run is counted as the loop
+// counts it, and only the rules run are kept, written out only where
+// something reads them (sibRuns), which is all the run-away limit and the
+// run-away message need. Whether an Observer is set changes nothing else:
+// FuzzStep holds observed and quiet steps, and the fast path and the loop
+// alone, to the same calls, results and state.
+
+// hotSibling marks a child of a choice without conditions that the fast
+// path runs: an action (called directly when it has no Start and Cancel:
+// hotRule.run; else through callAction, as the loop calls it) with no
+// condition or one that is a call or a variable, or a success or failure
+// rule without conditions (a choice's usual last child); neither
+// it nor its choice has hooks (step_hot.go), and they are not in a lane.
+// hotEnters marks such a choice whose first child is such a rule:
+// the fast path enters it.
+const (
+	hotSibling hotBits = 1 << 2
+	hotEnters  hotBits = 1 << 3
+	hotFast            = hotSibling | hotEnters
+	// upRoot, in hotRule.up: the parent is the root.
+	upRoot hotBits = 1 << 4
+)
+
+// markSiblings sets hotSibling and hotEnters on the rules of hot that
+// the fast path runs, and gives each such child what the fast path reads of
+// its parent (hotRule.up, upFailed). A tree whose steps have work before
+// their cursor runs (b.begins: gates, checks at the start of a step) begin
+// every step in the loop, which does that work: Bind marks none of its
+// rules.
+func markSiblings(hot []hotRule) {
+	for i := range hot {
+		h := &hot[i]
+		action := h.kind == KindAction && h.conds != condOther
+		leaf := (h.kind == KindSuccess || h.kind == KindFailure) && h.conds == condNone
+		if !action && !leaf || h.parent < 0 || h.hooks != 0 {
+			continue
+		}
+		// the fast path steps from a child to the next one, and from a
+		// choice to its first child, as to the rule after it (sibNext):
+		// in the tree's order a leaf's next sibling and a list's first
+		// child come right after it. A rule for which that would not hold
+		// is left to the generic loop.
+		if h.next >= 0 && h.next != int32(i)+1 {
+			continue
+		}
+		p := &hot[h.parent]
+		if p.kind != KindChoice || p.conds != condNone || p.hooks != 0 || inLane(hot, h.parent) {
+			continue
+		}
+		h.bits |= hotSibling
+		h.up, h.upFailed = p.bits&hotLoop, p.failed
+		if p.parent < 0 {
+			h.up |= upRoot
+		}
+		if p.firstChild == int32(i) && h.parent == int32(i)-1 {
+			p.bits |= hotEnters
+		}
+	}
+}
+
+// inLane reports whether rule r is in a parallel's lane: a rule that
+// returns running there ends its lane's turn, not the step.
+func inLane(hot []hotRule, r int32) bool {
+	for r = hot[r].parent; r >= 0; r = hot[r].parent {
+		if hot[r].kind == KindParallel {
+			return true
+		}
+	}
+	return false
+}
+
+// stepTo begins a step at time t and runs it until it ends or pauses. A
+// step whose tree has work before its cursor runs (gates, the checks at
+// the start of a step), or whose cursor is not a rule the fast path runs,
+// goes to the loop at once. Else, from the cursor (a choice arrived at, or
+// a child arrived at or running on), the fast path runs the runs that
+// follow while they have the shape it knows:
+//
+//   - a choice entered moves the cursor to its first child;
+//   - the child is let in and runs: its condition, then its action,
+//     or the success or failure rule;
+//   - a jump asked for during its calls is applied;
+//   - after the child failed or succeeded, its parent choice runs on: on
+//     to the next child, or back to its first when it loops, or it
+//     finishes (failure past its last child; success).
+//
+// It begins with room for at least two more runs under the run-away limit
+// (fastAt), and runs a child only while that holds, so that the child's
+// run and its parent's need no check of the limit between them. Where the
+// runs stop having that shape (a move to a rule it does not run or has no
+// room for, or a choice that finished below the root, whose parent runs
+// next), it writes the runs so far out and the loop goes on with the step
+// (sibMoved).
+func (a *Agent) stepTo(t float64) (Status, error) {
+	if a.phase != phaseIdle {
+		return Errored, a.busyError()
+	}
+	a.dt = t - a.time
+	a.time = t
+	a.step++
+	env := a.env
+	if env.runsFor != env.RunawayLimit+1 {
+		env.sizeRuns()
+	}
+	if env.Observer != nil {
+		return a.loopFrom(false)
+	}
+	// Nothing will see the step's runs. (Between steps an agent is not
+	// bubbling: every way a step ends clears it.)
+	a.flags |= flagQuiet
+	r := a.cursor
+	h := a.bound.hotAt(r)
+	if !a.fastAt(h) { // (a tree with work before its cursor has no rule marked: markSiblings)
+		return a.loopFrom(true)
+	}
+	a.phase = phaseStep
+	count := 0
+	// The runs are not stored as they happen: from (env.segFrom,
+	// env.segRule) on they are the ones the tree implies (sibRuns), up to
+	// a loop back to a choice's first child, where they are written out
+	// and a new segment begins. A step that ends here needs none of them;
+	// every other way out writes them out first.
+	env.segFrom, env.segRule = count, r
+	if h.kind == KindChoice {
+		// Entered: into its first child (listEnters: it has one, and no
+		// conditions; it has no hooks, so letting it in only marks it
+		// active, which arriving at its child clears).
+		a.listGoes(r, h.firstChild, 0)
+		count++
+		if count+2 > env.runLimit {
+			return a.sibMoved(count)
+		}
+		h = sibNext(h)
+	}
+	a.count = uint16(count)
+	for {
+		// letIn: the rule has no hooks, so nothing refuses it and letting it
+		// in only marks it active, which matters only if it is still the
+		// cursor after its run: when its action returns running
+		// (resultFlags), or a jump moves the cursor from it (jumpNow's
+		// fromActive).
+		ok := true
+		switch h.conds {
+		case condOneFunc:
+			v, err := h.test(a, h.params)
+			if err != nil {
+				return a.sibStopped(a.condFailed(a.cursor, 0, err))
+			}
+			ok = v != h.flip
+		case condOneVar:
+			ok = a.VarAt(h.slot) != h.flip
+		}
+		// Failure after doNotFail (notFail): its conditions failed, or a
+		// failure rule.
+		st := h.failed
+		switch {
+		case ok && h.run != nil: // an action without Start and Cancel
+			var err error
+			st, err = h.run(a, h.params)
+			if err != nil {
+				return a.sibStopped(a.actionFailed(a.cursor, err))
+			}
+			flags, ok := resultFlags(a.flags, st) // actionResult
+			a.flags = flags
+			if !ok {
+				return a.sibStopped(a.badResult(a.cursor, st))
+			}
+			st = notFail(h, st)
+		case h.run != nil:
+			// An action without Start and Cancel whose conditions failed:
+			// it only stops running, which arriving elsewhere, on every way
+			// from here, does (cancelRunning, for an action without Cancel).
+		case h.kind != KindAction: // a success or failure rule
+			if h.kind == KindSuccess {
+				st = Success
+			}
+		default: // another action, or one whose conditions failed
+			var err error
+			if st, err = a.sibAction(h, ok); err != nil {
+				return a.sibStopped(err)
+			}
+		}
+		a.last = st
+		if a.jump >= 0 {
+			if st, err, jumped := a.siblingJumped(st); jumped {
+				return st, err
+			}
+		}
+		if st == Running {
+			a.count++
+			a.phase = phaseIdle // the step ended
+			return Running, nil
+		}
+		// The child finished: it is left (ruleFinished: it has no hooks,
+		// and the cursor arrives elsewhere on every way from here). Its
+		// parent, a choice without conditions, runs on (choiceMove).
+		env := a.env
+		count := int(a.count) + 2 // the child's run and its parent's
+		var next *hotRule
+		switch choiceMove(st, h.next >= 0, h.up) {
+		case moveNext:
+			r, next = h.next, sibNext(h)
+		case moveFirst: // a loop back: the runs so far are written out
+			a.sibRuns(count)
+			r = a.bound.hot[h.parent].firstChild
+			env.segFrom, env.segRule = count, r
+			next = &a.bound.hot[r]
+		default: // the choice finishes
+			a.arrive(h.parent)
+			a.count = uint16(count)
+			if a.runawayAt(uint16(env.runLimit)) {
+				// The cursor is on the parent: abort puts it on the root,
+				// and nothing is called in between.
+				return a.sibRunaway(count, h.parent)
+			}
+			if st != Success {
+				st = h.upFailed
+			}
+			if h.up&upRoot != 0 {
+				// Past the root (pastRoot: the cursor is on the root as an
+				// arrival already).
+				a.last = st
+				a.phase = phaseIdle
+				return st, nil
+			}
+			a.last = st
+			a.childRes = st // the choice finished: its parent runs next
+			a.flags |= flagBubbling
+			return a.sibMoved(count)
+		}
+		a.count = uint16(count)
+		if count+2 > env.runLimit { // no room for another child and its parent
+			if a.runawayAt(uint16(env.runLimit)) {
+				// A run-away (the cursor not yet moved on: abort puts it
+				// on the root, and nothing is called in between).
+				return a.sibRunaway(count, h.parent)
+			}
+			a.arrive(r)
+			return a.sibMoved(count)
+		}
+		a.arrive(r)
+		h = next
+		if h.bits&hotSibling == 0 {
+			return a.sibMoved(count)
+		}
+	}
+}
+
+// fastAt is the chooser: whether a step runs on the fast path from rule h
+// (the cursor's), at its beginning: the step is quiet (nothing will see
+// its runs), the rule is one the fast path runs (hotFast, decided at bind
+// time), and two more runs fit under the run-away limit.
+func (a *Agent) fastAt(h *hotRule) bool {
+	return a.flags&flagQuiet != 0 && h.bits&hotFast != 0 && 2 <= a.env.runLimit
+}
+
+// loopFrom begins a step in the loop, quiet or not.
+func (a *Agent) loopFrom(quiet bool) (Status, error) {
+	a.flags &^= flagBubbling | flagQuiet
+	if quiet {
+		a.flags |= flagQuiet // nothing will see the step's runs but a run-away's message
+	}
+	a.count = 0
+	a.phase = phaseStart // the loop runs what comes before the cursor first
+	return a.loop()
+}
+
+// busyError is stepTo's error for an agent whose step is paused.
+func (a *Agent) busyError() error {
+	return &Error{Agent: a.id, Msg: "cannot step: the previous step is paused at a call", Err: ErrBusy}
+}
+
+// hotAt is &b.hot[r] for r a rule of the tree (the cursor), without the
+// check of the index: the step's first read of its rules.
+func (b *BoundTree) hotAt(r int32) *hotRule {
+	return (*hotRule)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b.hot)), uintptr(r)*unsafe.Sizeof(hotRule{})))
+}
+
+// sibAction runs the action at the cursor (h its hot rule) on the fast
+// path when it is not an action without Start and Cancel whose conditions
+// held: an action whose conditions held is called (callAction: Start on
+// its first run, then Run); one whose conditions failed while it ran is
+// cancelled, as on the loop. It returns the run's result after doNotFail.
+//
+//go:noinline
+func (a *Agent) sibAction(h *hotRule, ok bool) (Status, error) {
+	r := a.cursor
+	if !ok {
+		if a.flags&flagActionRunning != 0 {
+			return h.failed, a.cancelRunning()
+		}
+		return h.failed, nil
+	}
+	st, err := a.callAction(r, &a.bound.rules[r])
+	return notFail(h, st), err
+}
+
+// sibNext is the rule after h in the tree's order, which is h's next
+// sibling when h is a leaf (an action, a success or failure rule) and its
+// first child when h is a list: markSiblings marks only rules for which
+// that holds, so that the fast path steps to them without indexing the rules
+// again.
+func sibNext(h *hotRule) *hotRule {
+	return (*hotRule)(unsafe.Add(unsafe.Pointer(h), unsafe.Sizeof(hotRule{})))
+}
+
+// sibMoved hands the step over to the loop after count runs, the runs
+// written out.
+func (a *Agent) sibMoved(count int) (Status, error) {
+	a.sibRuns(count)
+	a.count = uint16(count)
+	return a.loop()
+}
+
+// sibRunaway ends the step with the run-away error of rule r after count
+// runs, the runs written out.
+func (a *Agent) sibRunaway(count int, r int32) (Status, error) {
+	a.count = uint16(count)
+	a.sibRuns(count)
+	return a.abort(a.runawayError(r))
+}
+
+// sibStopped ends the fast path on err (errPaused at a pending call: the
+// step pauses) after the runs counted (a.count), the runs written out.
+func (a *Agent) sibStopped(err error) (Status, error) {
+	a.sibRuns(int(a.count))
+	return a.stopped(err)
+}
+
+// sibRuns writes out the runs the fast path made from run env.segFrom up to
+// run to that the tree implies: from rule
+// env.segRule (a choice entered there runs, then its first child), each
+// child and then its parent choice moving on to the child after it. That
+// is the order of the fast path' runs between its start or a loop back to a
+// choice's first child and the next, so the run-away message and the rest
+// of a step that the generic loop goes on with see every run, while a step
+// that ends in the fast path stores none.
+//
+//go:noinline
+func (a *Agent) sibRuns(to int) {
+	env := a.env
+	from, r := env.segFrom, env.segRule
+	runs := env.runs // only the rules: nothing sees the runs of a quiet step but a run-away's message
+	if len(runs) < to {
+		runs = env.growRuns(to)
+	}
+	hot := a.bound.hot
+	if from < to && hot[r].kind == KindChoice {
+		runs[from].Rule = r
+		from++
+		r = hot[r].firstChild
+	}
+	for from < to {
+		runs[from].Rule = r
+		from++
+		if from == to {
+			break
+		}
+		runs[from].Rule = hot[r].parent
+		from++
+		r = hot[r].next
+	}
+}
+
+// siblingJumped applies a jump asked for during the run of the cursor,
+// which ended with st, as the loop does after any run (takeJump, jumpNow).
+// jumped is false when the jump was to the cursor itself: nothing changes.
+// Else the step ended (with Running, the cursor's action having returned
+// running: the target runs at the next step), or the loop goes on from
+// the target, or the step ends with the error of a cancel hook.
+func (a *Agent) siblingJumped(st Status) (Status, error, bool) {
+	r := a.cursor
+	target, ok := a.takeJump(r)
+	if !ok {
+		return 0, nil, false
+	}
+	a.count++ // the cursor's run
+	if err := a.jumpNow(r, true, target); err != nil {
+		st, err := a.sibStopped(err)
+		return st, err, true
+	}
+	a.flags &^= flagBubbling
+	if st == Running {
+		a.phase = phaseIdle // the step ended
+		return Running, nil, true
+	}
+	st, err := a.sibMoved(int(a.count))
+	return st, err, true
+}
