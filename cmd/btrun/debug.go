@@ -39,7 +39,7 @@ func startDebug(g *game.Game, addr string, paused bool, people io.Writer, interr
 		}
 	}()
 	fmt.Fprintf(people, "btrun: live view at %s (Ctrl-C or the page's Quit button ends the run)\n", liveURL(ln.Addr()))
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !loopbackOnly(ln.Addr()) {
 		fmt.Fprintf(people, "btrun: warning: the live view listens on %s, not only on this machine: whoever reaches it can pause and change the game (use 127.0.0.1)\n", ln.Addr())
 	}
 	return func() {
@@ -49,6 +49,14 @@ func startDebug(g *game.Game, addr string, paused bool, people io.Writer, interr
 		defer cancel()
 		srv.Shutdown(ctx)
 	}, nil
+}
+
+// loopbackOnly reports whether a listener is reachable from this machine
+// only: what it listens on, not the name it was given (localhost is a
+// name, and it listens on a loopback address).
+func loopbackOnly(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // liveURL is the page's address; an unspecified IP (":7070") is shown as
