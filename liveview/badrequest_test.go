@@ -182,7 +182,9 @@ func TestAPI_panicInARequestIsAnswered(t *testing.T) {
 }
 
 // FuzzAPI sends arbitrary requests: none may panic, hang or fail the game;
-// every /api answer is JSON, and an error is an object with "error".
+// every /api answer is JSON, and an error is an object with "error". A
+// hang is what a request still unanswered after a minute is: a guard that
+// a busy machine does not reach, not a measure of speed.
 func FuzzAPI(f *testing.F) {
 	for _, tc := range badRequests {
 		f.Add(tc.method, tc.path, tc.body)
@@ -196,7 +198,7 @@ func FuzzAPI(f *testing.F) {
 	f.Add("POST", "/api/agents/guard-1/jump", `{"rule":"guard.idle.rest"}`)
 	f.Add("POST", "/api/agents/guard-2/signal", `{"signal":"Alarm"}`)
 	f.Add("POST", "/api/speed", `{"speed":"fast"}`)
-	h := start(f, guards, 100000, Options{Paused: true, Fast: true, Timeout: 5 * time.Second})
+	h := start(f, guards, 100000, Options{Paused: true, Fast: true, Timeout: time.Minute})
 	f.Fuzz(func(t *testing.T, method, path, body string) {
 		h.t = t
 		if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "/api/events") || strings.HasPrefix(path, "/api/quit") ||
@@ -207,15 +209,11 @@ func FuzzAPI(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		t0 := time.Now()
 		resp, err := h.srv.Client().Do(req.WithContext(ctx))
 		if err != nil {
-			t.Fatalf("%s %q: %v", method, path, err)
-		}
-		if d := time.Since(t0); d > 3*time.Second {
-			t.Fatalf("%s %q %q: took %v", method, path, body, d)
+			t.Fatalf("%s %q %q: %v", method, path, body, err)
 		}
 		defer resp.Body.Close()
 		var v any
