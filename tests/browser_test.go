@@ -167,6 +167,29 @@ func waitText(sel, want string) chromedp.Action {
 	})
 }
 
+// waitStep waits until the game has run step n (the game runs at real
+// time: however long a loaded machine takes for it).
+func waitStep(url string, n int) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		for {
+			var st apiStatus
+			resp, err := http.Get(url + "api/status")
+			if err == nil {
+				err = json.NewDecoder(resp.Body).Decode(&st)
+				resp.Body.Close()
+			}
+			if err == nil && st.Step >= n {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("the game never reached step %d (at %d, %v): %w", n, st.Step, err, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+}
+
 // cursorRule is the rule index the page highlights as the current rule.
 func cursorRule(ctx context.Context, t *testing.T) int {
 	t.Helper()
@@ -226,7 +249,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 	run("see the current rule", waitCursor(a.Cursor))
 
 	run("resume", chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "running at 1× real time"))
-	run("pause", chromedp.Sleep(300*time.Millisecond), chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "paused"))
+	run("pause", waitStep(url, 2), chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "paused"))
 	var st apiStatus
 	getJSON(t, url+"api/status", &st)
 	if !st.Paused || st.Step < 2 {
