@@ -17,7 +17,7 @@ func TestAPI_pauseStopsAStepRequest(t *testing.T) {
 		stepped <- v
 	}()
 	// Wait until the game runs the request's steps (a hang guard, no verdict).
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) {
 		running := false
 		h.onGame(func() { running = h.d.stepsLeft > 0 })
 		if running {
@@ -34,7 +34,7 @@ func TestAPI_pauseStopsAStepRequest(t *testing.T) {
 	var s map[string]any
 	select {
 	case s = <-stepped:
-	case <-time.After(60 * time.Second): // a hang guard: the request ran on
+	case <-time.After(2 * time.Minute): // a hang guard: the request ran on
 		t.Fatal("the step request was not answered when the game paused")
 	}
 	at := p["step"].(float64)

@@ -80,7 +80,7 @@ func startWith(t testing.TB, config string, steps int, opts Options, setup func(
 			if err != nil {
 				t.Error(err)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(2 * time.Minute): // a hang guard
 			t.Error("the run did not end after quit")
 		}
 		h.d.Close()
@@ -147,7 +147,7 @@ func (h *harness) agent(id string) agentView {
 // set) and returns the status.
 func (h *harness) waitPaused(reason string) map[string]any {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a hang guard
 	for time.Now().Before(deadline) {
 		st := h.ok("GET", "/api/status", "")
 		if st["paused"] == true {
@@ -169,7 +169,7 @@ func (h *harness) onGame(f func()) {
 	h.d.queue <- req
 	select {
 	case <-req.reply:
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard
 		h.t.Fatal("the game did not run the function")
 	}
 }
@@ -295,7 +295,7 @@ func (f *fakeClock) Advance(d time.Duration) {
 // hang guard, not a verdict on time) and fails if it went past it.
 func (h *harness) waitStep(want uint64) map[string]any {
 	h.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		st := h.ok("GET", "/api/status", "")
 		switch s := uint64(st["step"].(float64)); {

@@ -19,8 +19,13 @@ import (
 
 // Hostile input and runaway scripts, through the real binary: each case
 // used to crash, hang or exhaust the machine. Each must end with a clear
-// error (with its position where it has one), within the time bound, and
-// no panic.
+// error (with its position where it has one), without hanging, and no
+// panic.
+
+// hangGuard is how long a case may run before it counts as hung: minutes,
+// which a busy machine does not reach (what a case costs is measured by
+// btrun bench and the benchmarks, never judged here).
+const hangGuard = 5 * time.Minute
 
 // runWithin runs btrun with args in dir and fails the test if it has not
 // ended within d (it is killed then).
@@ -128,7 +133,7 @@ func TestHostile_files(t *testing.T) {
 		{"save over a folder", []string{"run", "-config", cfg, "-save", dir, "-quiet"}, 1, "it is a folder, not a regular file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := runWithin(t, 30*time.Second, dir, c.args...)
+			r := runWithin(t, hangGuard, dir, c.args...)
 			if r.code != c.code || !strings.Contains(r.stderr, c.want) {
 				t.Errorf("exit %d (want %d); stderr:\n%.1000s\nwant it to contain %q", r.code, c.code, r.stderr, c.want)
 			}
@@ -150,7 +155,7 @@ func TestHostile_staleSaveTemporariesAreRemoved(t *testing.T) {
 	for _, s := range stale {
 		os.WriteFile(filepath.Join(dir, s), []byte("half a save"), 0o644)
 	}
-	r := runWithin(t, 60*time.Second, dir, "run", "-config", "config.toml", "-save", "run.save", "-quiet")
+	r := runWithin(t, hangGuard, dir, "run", "-config", "config.toml", "-save", "run.save", "-quiet")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -207,7 +212,7 @@ func TestHostile_config(t *testing.T) {
 			if c.args != nil {
 				cmd = c.args[0]
 			}
-			r := runWithin(t, 90*time.Second, dir, cmd, "-config", c.config)
+			r := runWithin(t, hangGuard, dir, cmd, "-config", c.config)
 			if r.code != 2 {
 				t.Errorf("exit %d, want 2", r.code)
 			}
@@ -218,7 +223,7 @@ func TestHostile_config(t *testing.T) {
 			}
 		})
 	}
-	r := runWithin(t, 30*time.Second, dir, "bench", "-config", "config.toml", "-agents", "1000000000")
+	r := runWithin(t, hangGuard, dir, "bench", "-config", "config.toml", "-agents", "1000000000")
 	if r.code != 2 || !strings.Contains(r.stderr, "-agents is at most 1000000") {
 		t.Errorf("bench -agents 1000000000: exit %d: %s", r.code, r.stderr)
 	}
@@ -237,7 +242,7 @@ func TestHostile_luaSources(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := hostileGame(t, "rep.lua", 1, "")
 			os.WriteFile(filepath.Join(filepath.Dir(cfg), "ai", "act.lua"), []byte(c.src), 0o644)
-			r := runWithin(t, 60*time.Second, "", "validate", "-config", cfg)
+			r := runWithin(t, hangGuard, "", "validate", "-config", cfg)
 			if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 				t.Errorf("exit %d; stderr:\n%.1000s\nwant %q", r.code, r.stderr, c.want)
 			}
@@ -261,7 +266,7 @@ func TestHostile_runawayScripts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := hostileGame(t, c.script, c.agents, c.runKeys)
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
-			r := runWithin(t, 120*time.Second, "", "run", "-config", cfg, "-trace", trace, "-quiet")
+			r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace, "-quiet")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
 			}
@@ -284,7 +289,7 @@ func TestHostile_broadcastsAreBounded(t *testing.T) {
 	cfg := hostileGame(t, "broadcast.lua", 1000, "steps = 2")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	start := time.Now()
-	r := runWithin(t, 60*time.Second, "", "run", "-config", cfg, "-trace", trace, "-quiet")
+	r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace, "-quiet")
 	t.Logf("took %v", time.Since(start))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
@@ -303,7 +308,7 @@ func TestHostile_broadcastsAreBounded(t *testing.T) {
 func TestHostile_directSignalsAreBounded(t *testing.T) {
 	cfg := hostileGame(t, "chatter.lua", 3, "steps = 2")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	r := runWithin(t, 60*time.Second, "", "run", "-config", cfg, "-trace", trace, "-quiet")
+	r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace, "-quiet")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
 	}
@@ -321,7 +326,7 @@ func TestHostile_directSignalsAreBounded(t *testing.T) {
 func TestHostile_longErrorTextsAreCut(t *testing.T) {
 	cfg := hostileGame(t, "shout.lua", 1, "steps = 20")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	r := runWithin(t, 60*time.Second, "", "run", "-config", cfg, "-trace", trace)
+	r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
 	}
@@ -388,7 +393,7 @@ func TestHostile_signalsStopARunCleanly(t *testing.T) {
 			var last struct{ Step int }
 			json.Unmarshal([]byte(lines[len(lines)-1]), &last)
 			// The save holds the last step traced: a run from it goes on at the next.
-			r := runWithin(t, 60*time.Second, "", "run", "-config", "../config.toml", "-load", save, "-steps", "1", "-trace", "-", "-quiet")
+			r := runWithin(t, hangGuard, "", "run", "-config", "../config.toml", "-load", save, "-steps", "1", "-trace", "-", "-quiet")
 			if r.code != 0 || !strings.HasPrefix(r.stdout, `{"step":`+strconv.Itoa(last.Step+1)+",") {
 				t.Errorf("continuing from the save: exit %d, %.200s (the trace ended at step %d)\n%s", r.code, r.stdout, last.Step, r.stderr)
 			}
