@@ -75,7 +75,7 @@ func liveView(t *testing.T, args ...string) string {
 	select {
 	case url := <-found:
 		return url
-	case <-time.After(3 * time.Minute): // the first run builds the nav plugin
+	case <-time.After(10 * time.Minute): // a hang guard: the first run builds the nav plugin
 		t.Fatal("btrun did not say where the live view is")
 	}
 	return ""
@@ -106,7 +106,7 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelT := context.WithTimeout(ctx, 10*time.Minute) // a hang guard
 	t.Cleanup(func() {
 		cancelT()
 		cancelC()
