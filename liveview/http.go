@@ -72,7 +72,7 @@ func serveFile(w http.ResponseWriter, r *http.Request) {
 
 // checkRequest is the live view's guard against other sites, for every
 // handler (the page's files, the API, and any handler added beside them):
-// it returns the 403 to answer, or nil.
+// it returns the 403 to answer (for writeError), or nil.
 //
 //   - The Host header must name this machine: an IP address, localhost, or
 //     hostName (the name the view was asked to listen on, "" none), with
@@ -86,7 +86,7 @@ func serveFile(w http.ResponseWriter, r *http.Request) {
 //     another site's page (another port of the same host included) cannot
 //     command the game; reads from other origins are left to the browser's
 //     same-origin policy.
-func checkRequest(r *http.Request, hostName string) *apiError {
+func checkRequest(r *http.Request, hostName string) error {
 	if !hostAllowed(r.Host, hostName) {
 		return errorf(http.StatusForbidden, "host %q is not allowed: the live view answers requests to an IP address, localhost or the name it was started with", r.Host)
 	}

@@ -61,6 +61,19 @@ func liveView(t *testing.T, args ...string) string {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
+	select {
+	case url := <-liveViewURL(out):
+		return url
+	case <-time.After(10 * time.Minute): // a hang guard: the first run builds the nav plugin
+		t.Fatal("btrun did not say where the live view is")
+	}
+	return ""
+}
+
+// liveViewURL reads btrun's output for people until it says where the
+// live view is, and delivers that address; it reads the rest of the output
+// to its end (so that btrun never blocks writing it).
+func liveViewURL(out io.Reader) <-chan string {
 	found := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`live view at (http://\S+)`)
@@ -68,17 +81,12 @@ func liveView(t *testing.T, args ...string) string {
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
+				break
 			}
 		}
 		io.Copy(io.Discard, out)
 	}()
-	select {
-	case url := <-found:
-		return url
-	case <-time.After(10 * time.Minute): // a hang guard: the first run builds the nav plugin
-		t.Fatal("btrun did not say where the live view is")
-	}
-	return ""
+	return found
 }
 
 // browser starts headless Chromium with a fresh profile and the flags that

@@ -1,11 +1,9 @@
 package tests
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -43,18 +41,7 @@ func runDebugToQuit(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	found := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`live view at (http://\S+)`)
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-				break
-			}
-		}
-		io.Copy(io.Discard, pr)
-	}()
+	found := liveViewURL(pr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait(); pw.Close() }()
 	select {
