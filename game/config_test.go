@@ -205,8 +205,8 @@ func TestConfig_manyBadEntriesAreFastAndCapped(t *testing.T) {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("still collecting problems after 60 s")
+	case <-time.After(2 * time.Minute): // a hang guard
+		t.Fatal("still collecting problems after 2 minutes")
 	}
 	if err == nil {
 		t.Fatal("no error")

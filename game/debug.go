@@ -154,7 +154,7 @@ func (g *Game) JumpAgent(agent, id string) error {
 		return fmt.Errorf("game: agent %s: its tree has no rule with id %q", agent, id)
 	}
 	err = ga.a.Jump(id)
-	g.out.line(g.Time(g.step), agent, "jump -> "+id+" (debugger)")
+	g.out.line(g.Time(g.step), agent, "jump -> "+printable(id)+" (debugger)")
 	return err
 }
 

@@ -3,8 +3,10 @@ package game
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/btrun/btrun/runtime"
 )
@@ -24,6 +26,7 @@ type printer struct {
 	repeats   map[string]*repeat // the last error of each source, to fold repeats (output_fold.go)
 	started   time.Time
 	lastDrawn time.Time
+	clock     func() time.Time // time.Now; tests set their own
 }
 
 // progressAfter and progressEvery keep short runs quiet and long ones calm.
@@ -38,6 +41,9 @@ func (p *printer) tick(done, total int) {
 		return
 	}
 	now := time.Now()
+	if p.clock != nil {
+		now = p.clock()
+	}
 	if p.started.IsZero() {
 		p.started = now
 	}
@@ -105,7 +111,18 @@ func (p *printer) signal(t float64, agent, signal string) {
 	if p.quiet {
 		return
 	}
-	p.line(t, agent, "<- signal "+signal)
+	p.line(t, agent, "<- signal "+printable(signal))
+}
+
+// printable shows a name with its control characters escaped (a carriage
+// return as \r, an escape as \x1b), so that a name cannot move the
+// terminal's cursor or start an escape sequence.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 func (p *printer) failed(t float64, agent, policy string) {

@@ -400,11 +400,12 @@ func testWatch(t *testing.T, mode string) {
 	s.waitOutput("reload: ai/sub.xml: 2 agents kept their place")
 }
 
-// waitOutput runs steps until the output holds text (up to a minute: the
-// watcher waits for editors to finish saving).
+// waitOutput runs steps until the output holds text (a hang guard of five
+// minutes: the watcher waits for editors to finish saving, and a busy
+// machine takes its time).
 func (s *session) waitOutput(text string) {
 	s.t.Helper()
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		s.run(1)
 		if strings.Contains(s.people.String(), text) {
 			return

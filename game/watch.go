@@ -190,9 +190,13 @@ func (s *sources) plugin(p string) string {
 	return ""
 }
 
-// reloadChanged reloads what changed, if the watcher saw changes.
+// reloadChanged reloads what changed, if the watcher saw changes, and
+// says when a watched folder was lost (removed, renamed) or is watched
+// again.
 func (g *Game) reloadChanged() {
 	select {
+	case n := <-g.watcher.w.Notices():
+		g.out.notice(n.Text(displayPath(g.cfg, n.Path)))
 	case batch := <-g.watcher.w.Changes():
 		src := g.watcher.sources.Load()
 		var opts ReloadOptions

@@ -134,67 +134,93 @@ func checkResults(t *testing.T, a agentView, tree treeView, want map[string]resu
 }
 
 // TestAPI_pauseStepResume: a running game pauses between steps, steps one
-// step or several, resumes, and pauses at the run's end.
+// step or several, resumes, and pauses at the run's end, where resume and
+// step are refused.
 func TestAPI_pauseStepResume(t *testing.T) {
-	h := start(t, guards, 120, Options{Fast: true})
+	// A run too long to end while the test runs: the pause lands first.
+	h := start(t, guards, 1<<40, Options{Fast: true})
 	st := h.ok("POST", "/api/pause", "")
-	if st["paused"] != true {
+	if st["paused"] != true || st["reason"].(map[string]any)["kind"] != "pause" {
 		t.Fatalf("pause: %v", st)
 	}
 	at := uint64(st["step"].(float64))
 	if st2 := h.ok("GET", "/api/status", ""); uint64(st2["step"].(float64)) != at {
 		t.Fatalf("the game went on while paused: %v then %v", at, st2["step"])
 	}
-	if at >= 120 {
-		t.Skip("the game ran to its end before the pause")
-	}
 	st = h.ok("POST", "/api/step", "")
 	if got := uint64(st["step"].(float64)); got != at+1 || st["paused"] != true || st["reason"].(map[string]any)["kind"] != "step" {
 		t.Fatalf("step from %d: %v", at, st)
 	}
-	n := min(5, 120-at-1)
-	st = h.ok("POST", "/api/step", fmt.Sprintf(`{"steps":%d}`, n))
-	if got := uint64(st["step"].(float64)); got != at+1+n {
-		t.Fatalf("step %d: at %d", n, got)
+	st = h.ok("POST", "/api/step", `{"steps":5}`)
+	if got := uint64(st["step"].(float64)); got != at+6 {
+		t.Fatalf("5 steps from %d: at %d", at+1, got)
 	}
-	h.ok("POST", "/api/resume", "{}")
-	st = h.waitPaused("end")
+
+	// The end of a run: resumed 20 steps before it, the game pauses there.
+	e := start(t, guards, 120, Options{Paused: true, Fast: true})
+	e.ok("POST", "/api/step", `{"steps":100}`)
+	e.ok("POST", "/api/resume", "{}")
+	st = e.waitPaused("end")
 	if st["step"].(float64) != 120 || st["atEnd"] != true {
 		t.Fatalf("at the end: %v", st)
 	}
-	if code, v := h.do("POST", "/api/resume", ""); code != http.StatusConflict {
+	if code, v := e.do("POST", "/api/resume", ""); code != http.StatusConflict {
 		t.Errorf("resume at the end: %d %v", code, v)
 	}
-	if code, v := h.do("POST", "/api/step", ""); code != http.StatusConflict {
+	if code, v := e.do("POST", "/api/step", ""); code != http.StatusConflict {
 		t.Errorf("step at the end: %d %v", code, v)
 	}
-	h.ok("POST", "/api/quit", "")
-	if err := <-h.done; err != nil {
+	e.ok("POST", "/api/quit", "")
+	if err := <-e.done; err != nil {
 		t.Fatal(err)
 	}
-	h.done <- nil
-	if h.g.Step() != 120 {
-		t.Errorf("the run ended at step %d", h.g.Step())
+	e.done <- nil
+	if e.g.Step() != 120 {
+		t.Errorf("the run ended at step %d", e.g.Step())
 	}
 }
 
-// TestAPI_speed: real time paces the steps by dt; fast does not; bad
-// speeds are refused.
+// TestAPI_speed: at real time the steps are paced by dt on the wall clock
+// (here a clock of the test's own), a multiple of real time paces them
+// that much faster, the slowest speed too; fast does not pace at all.
 func TestAPI_speed(t *testing.T) {
-	h := start(t, guards, 100000, Options{Paused: true})
-	h.ok("POST", "/api/speed", `{"speed": 4}`) // dt 0.25 s: 16 steps a second
+	clk := newFakeClock()
+	h := startWith(t, guards, 100000, Options{Paused: true}, func(d *Debugger) { d.pace.clock = clk })
+	h.ok("POST", "/api/speed", `{"speed": 4}`) // dt 0.25 s: a step every 62.5 ms
 	h.ok("POST", "/api/resume", "")
-	time.Sleep(500 * time.Millisecond)
-	st := h.ok("POST", "/api/pause", "")
-	if s := st["step"].(float64); s < 4 || s > 12 {
-		t.Errorf("at 4 × real time with dt 0.25, 0.5 s ran %v steps; want about 8", s)
+	if st := h.ok("GET", "/api/status", ""); st["step"] != 0.0 || st["paused"] != false {
+		t.Fatalf("no time has passed: %v", st)
 	}
+	for i := range 8 {
+		clk.Advance(62500 * time.Microsecond)
+		h.waitStep(uint64(i + 1)) // and not beyond
+	}
+	clk.Advance(62 * time.Millisecond) // not quite the next step's time
+	if st := h.ok("POST", "/api/pause", ""); st["step"] != 8.0 || st["speed"] != 4.0 {
+		t.Fatalf("at 4 × real time with dt 0.25 s, 0.562 s ran %v steps (speed %v); want 8", st["step"], st["speed"])
+	}
+
+	h.ok("POST", "/api/speed", `{"speed": 0.01}`) // the slowest: a step every 25 s
+	h.ok("POST", "/api/resume", "")
+	clk.Advance(24900 * time.Millisecond)
+	if st := h.ok("GET", "/api/status", ""); st["step"] != 8.0 {
+		t.Fatalf("at 0.01 × real time, 24.9 s ran a step: %v", st["step"])
+	}
+	clk.Advance(100 * time.Millisecond)
+	h.waitStep(9)
+	h.ok("POST", "/api/pause", "")
+
 	h.ok("POST", "/api/speed", `{"speed": "fast"}`)
 	h.ok("POST", "/api/resume", "")
-	time.Sleep(200 * time.Millisecond)
-	st = h.ok("POST", "/api/pause", "")
-	if s := st["step"].(float64); s < 100 || st["speed"] != "fast" {
-		t.Errorf("fast: %v steps in 0.2 s (speed %v)", s, st["speed"])
+	deadline := time.Now().Add(2 * time.Minute) // a hang guard: the clock stands still
+	for h.ok("GET", "/api/status", "")["step"].(float64) < 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("fast: the game does not run without the clock moving")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if st := h.ok("POST", "/api/pause", ""); st["speed"] != "fast" {
+		t.Errorf("speed %v", st["speed"])
 	}
 }
 
@@ -461,7 +487,7 @@ func TestDebugger_quitFromAnotherGoroutine(t *testing.T) {
 	select {
 	case err := <-h.done:
 		h.done <- err
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard
 		t.Fatal("the run did not end")
 	}
 	if h.g.Step() != 5 {

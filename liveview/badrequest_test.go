@@ -32,12 +32,16 @@ var badRequests = []struct {
 	{"tooManySteps", "POST", "/api/step", `{"steps":99999999}`, 422, "from 1 to"},
 	{"stepsAsText", "POST", "/api/step", `{"steps":"two"}`, 400, "not the JSON object"},
 	{"noSpeed", "POST", "/api/speed", `{}`, 400, `"speed" is required`},
-	{"negativeSpeed", "POST", "/api/speed", `{"speed":-1}`, 422, "above 0"},
-	{"zeroSpeed", "POST", "/api/speed", `{"speed":0}`, 422, "above 0"},
-	{"hugeSpeed", "POST", "/api/speed", `{"speed":1e308}`, 422, "at most 1000"},
+	{"nullSpeed", "POST", "/api/speed", `{"speed":null}`, 400, `"speed" is required`},
+	{"negativeSpeed", "POST", "/api/speed", `{"speed":-1}`, 422, "from 0.01 to 1000"},
+	{"zeroSpeed", "POST", "/api/speed", `{"speed":0}`, 422, "from 0.01 to 1000"},
+	{"tinySpeed", "POST", "/api/speed", `{"speed":1e-300}`, 422, "from 0.01 to 1000"},
+	{"belowTheSlowest", "POST", "/api/speed", `{"speed":0.009}`, 422, "from 0.01 to 1000"},
+	{"hugeSpeed", "POST", "/api/speed", `{"speed":1e308}`, 422, "from 0.01 to 1000"},
 	{"unknownSpeed", "POST", "/api/speed", `{"speed":"slow"}`, 422, `expected "fast"`},
 	{"speedAsList", "POST", "/api/speed", `{"speed":[1]}`, 400, "a number or"},
 	{"breakpointWithoutRule", "POST", "/api/breakpoints", `{"tree":"guard"}`, 400, `"rule" is required`},
+	{"breakpointNullRule", "POST", "/api/breakpoints", `{"tree":"guard","rule":null}`, 400, `"rule" is required`},
 	{"breakpointWithoutTree", "POST", "/api/breakpoints", `{"rule":"guard"}`, 400, `"tree" or "agent"`},
 	{"breakpointUnknownRule", "POST", "/api/breakpoints", `{"tree":"guard","rule":"guard.nope"}`, 404, "no rule with id or label"},
 	{"breakpointIndexOutOfRange", "POST", "/api/breakpoints", `{"tree":"guard","rule":999}`, 422, "out of range"},
@@ -53,6 +57,12 @@ var badRequests = []struct {
 	{"signalEmptyName", "POST", "/api/agents/guard-1/signal", `{"signal":""}`, 400, `"signal"`},
 	{"signalNameAsNumber", "POST", "/api/agents/guard-1/signal", `{"signal":5}`, 400, "not the JSON object"},
 	{"signalLongName", "POST", "/api/agents/guard-1/signal", `{"signal":"` + strings.Repeat("x", 300) + `"}`, 422, "at most 200"},
+	{"signalWithCarriageReturn", "POST", "/api/agents/guard-1/signal", `{"signal":"Alarm\rbtrun: all clear"}`, 400, "control characters"},
+	{"signalWithEscape", "POST", "/api/agents/guard-1/signal", `{"signal":"\u001b[2JAlarm"}`, 400, "control characters"},
+	{"signalWithNewline", "POST", "/api/agents/guard-1/signal", `{"signal":"Alarm\nt=9.00 guard-2 fake line"}`, 400, "control characters"},
+	{"signalWithTab", "POST", "/api/agents/guard-1/signal", `{"signal":"Al\tarm"}`, 400, "control characters"},
+	{"signalWithNUL", "POST", "/api/agents/guard-1/signal", `{"signal":"Alarm\u0000"}`, 400, "control characters"},
+	{"signalWithC1Control", "POST", "/api/agents/guard-1/signal", `{"signal":"Alarm\u009b2J"}`, 400, "control characters"},
 	{"signalUnknownAgent", "POST", "/api/agents/nobody/signal", `{"signal":"Alarm"}`, 404, "no agent"},
 	{"jumpWithoutRule", "POST", "/api/agents/guard-1/jump", `{}`, 400, `"rule"`},
 	{"travelWithoutStep", "POST", "/api/travel", `{}`, 400, `"step"`},
@@ -172,7 +182,9 @@ func TestAPI_panicInARequestIsAnswered(t *testing.T) {
 }
 
 // FuzzAPI sends arbitrary requests: none may panic, hang or fail the game;
-// every /api answer is JSON, and an error is an object with "error".
+// every /api answer is JSON, and an error is an object with "error". A
+// hang is what a request still unanswered after a minute is: a guard that
+// a busy machine does not reach, not a measure of speed.
 func FuzzAPI(f *testing.F) {
 	for _, tc := range badRequests {
 		f.Add(tc.method, tc.path, tc.body)
@@ -186,7 +198,7 @@ func FuzzAPI(f *testing.F) {
 	f.Add("POST", "/api/agents/guard-1/jump", `{"rule":"guard.idle.rest"}`)
 	f.Add("POST", "/api/agents/guard-2/signal", `{"signal":"Alarm"}`)
 	f.Add("POST", "/api/speed", `{"speed":"fast"}`)
-	h := start(f, guards, 100000, Options{Paused: true, Fast: true, Timeout: 5 * time.Second})
+	h := start(f, guards, 100000, Options{Paused: true, Fast: true, Timeout: time.Minute})
 	f.Fuzz(func(t *testing.T, method, path, body string) {
 		h.t = t
 		if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "/api/events") || strings.HasPrefix(path, "/api/quit") ||
@@ -197,15 +209,11 @@ func FuzzAPI(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		t0 := time.Now()
 		resp, err := h.srv.Client().Do(req.WithContext(ctx))
 		if err != nil {
-			t.Fatalf("%s %q: %v", method, path, err)
-		}
-		if d := time.Since(t0); d > 3*time.Second {
-			t.Fatalf("%s %q %q: took %v", method, path, body, d)
+			t.Fatalf("%s %q %q: %v", method, path, body, err)
 		}
 		defer resp.Body.Close()
 		var v any

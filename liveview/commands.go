@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"strings"
+	"unicode"
 
 	"github.com/btrun/btrun/runtime"
 )
@@ -90,8 +90,10 @@ func (d *Debugger) answer(discarded [2]uint64) withDiscarded {
 	return v
 }
 
+// cmdPause pauses a running game, and stops the steps a step request is
+// running (that request is answered now, with the step reached).
 func (d *Debugger) cmdPause(*request) (any, error) {
-	if !d.paused {
+	if !d.paused || d.stepsLeft > 0 {
 		d.pauseFor(reason{kind: "pause"})
 	}
 	return d.answer([2]uint64{}), nil
@@ -130,7 +132,7 @@ func (d *Debugger) cmdStep(req *request, n int) (any, error) {
 	return nil, errDeferred
 }
 
-// parseSpeed reads "fast" or a number in (0, 1000].
+// parseSpeed reads "fast", "real" or a number from minSpeed to maxSpeed.
 func parseSpeed(raw json.RawMessage) (float64, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -146,8 +148,8 @@ func parseSpeed(raw json.RawMessage) (float64, error) {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return 0, errorf(http.StatusBadRequest, `"speed" must be a number or "fast", not %s`, raw)
 	}
-	if !(f > 0 && f <= 1000) {
-		return 0, errorf(http.StatusUnprocessableEntity, `"speed" must be above 0 and at most 1000 (1 is real time), not %v`, f)
+	if !(f >= minSpeed && f <= maxSpeed) {
+		return 0, errorf(http.StatusUnprocessableEntity, `"speed" must be from %v to %v (1 is real time), or "fast", not %v`, minSpeed, maxSpeed, f)
 	}
 	return f, nil
 }
@@ -204,6 +206,9 @@ func (d *Debugger) cmdAddBreakpoint(req bpRequest) (any, error) {
 
 // findRule resolves a rule given as its index, its id or its label.
 func findRule(t *runtime.Tree, raw json.RawMessage) (int32, error) {
+	if isNull(raw) { // json.Unmarshal takes null as "leave it as it is": index 0
+		return 0, errorf(http.StatusBadRequest, `"rule" must be a rule's id or label (a string) or its index (a number), not null`)
+	}
 	var idx float64
 	if json.Unmarshal(raw, &idx) == nil {
 		if idx != math.Trunc(idx) || idx < 0 || idx >= float64(len(t.Rules)) {
@@ -245,8 +250,8 @@ func (d *Debugger) cmdSignal(agent, signal string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(signal) > 200 || strings.ContainsAny(signal, "\x00\n") {
-		return nil, errorf(http.StatusUnprocessableEntity, "a signal's name is at most 200 bytes on one line")
+	if err := checkSignalName(signal); err != nil {
+		return nil, err
 	}
 	if d.g.AgentInfos()[i].Stopped {
 		return nil, errorf(http.StatusConflict, "agent %s is stopped (on_failure = \"stop\"): it takes no more signals", agent)
@@ -255,10 +260,14 @@ func (d *Debugger) cmdSignal(agent, signal string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := command{pos: d.g.Step(), agent: d.agents[i].a.ID(), name: signal}
+	if err := d.tl.room(d, c); err != nil {
+		return nil, err
+	}
 	if err := d.g.SendSignal(agent, signal); err != nil {
 		return nil, errorf(http.StatusConflict, "%v", err)
 	}
-	d.tl.record(command{pos: d.g.Step(), agent: agent, name: signal})
+	d.tl.record(c)
 	return d.answer(discarded), nil
 }
 
@@ -291,8 +300,12 @@ func (d *Debugger) cmdJump(agent, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := command{pos: d.g.Step(), jump: true, agent: d.agents[i].a.ID(), name: id}
+	if err := d.tl.room(d, c); err != nil {
+		return nil, err
+	}
 	jerr := d.jumpAgent(agent, id)
-	d.tl.record(command{pos: d.g.Step(), jump: true, agent: agent, name: id})
+	d.tl.record(c)
 	v := d.answer(discarded)
 	if jerr != nil { // the cursor moved all the same
 		v.Warning = jerr.Error()
@@ -329,7 +342,11 @@ func (d *Debugger) cmdReload(*request) (any, error) {
 	}
 	summary, err := d.opts.Reload() // the game calls Reloaded, which reindexes
 	if err != nil {
-		return nil, &apiError{code: http.StatusUnprocessableEntity, msg: err.Error(), extra: map[string]any{"discarded": discarded}}
+		e := &apiError{code: http.StatusUnprocessableEntity, msg: err.Error()}
+		if discarded[0] != 0 {
+			e.extra = map[string]any{"discarded": discarded[:]}
+		}
+		return nil, e
 	}
 	return map[string]any{"summary": summary, "status": d.answer(discarded)}, nil
 }
@@ -369,3 +386,25 @@ func (d *Debugger) cmdQuit(*request) (any, error) {
 	d.quit = true
 	return map[string]any{"quitting": true}, nil
 }
+
+// maxSignalName bounds a signal's name sent from the API.
+const maxSignalName = 200
+
+// checkSignalName refuses names that the output for people could not show
+// as they are: control characters (a carriage return, an escape sequence
+// would reach the terminal) and names over maxSignalName bytes.
+func checkSignalName(name string) error {
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return errorf(http.StatusBadRequest, "a signal's name may not hold control characters (%q)", name)
+		}
+	}
+	if len(name) > maxSignalName {
+		return errorf(http.StatusUnprocessableEntity, "a signal's name is at most %d bytes", maxSignalName)
+	}
+	return nil
+}
+
+// isNull reports whether a JSON value is null: for the API, a field given
+// as null is a field not given.
+func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }

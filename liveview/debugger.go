@@ -53,11 +53,8 @@ type Options struct {
 const (
 	defaultEvery     = 20
 	defaultBudget    = 64 << 20
-	defaultEvents    = 200
-	eventsAllAgents  = 200000
 	defaultTimeout   = 10 * time.Second
 	publishEvery     = 100 * time.Millisecond
-	maxBehind        = 250 * time.Millisecond // real time: a game further behind does not try to catch up
 	queueLen         = 64
 	maxSubscribers   = 32
 	maxStepsPerAsk   = 1000000
@@ -95,13 +92,12 @@ type Debugger struct {
 	flushed   bool // the trace was flushed since the game paused
 	dirty     bool // something changed since the last update was published
 	published time.Time
-	timer     *time.Timer
 
 	agents    []*agentRec
 	byPtr     map[*runtime.Agent]int
 	byID      map[string]int
-	world     events // the world script's game.log lines
-	eventCap  int
+	world     events      // the world script's game.log lines
+	eventCap  eventLimits // what each agent's events may keep (record.go)
 	replaying bool
 	laneBuf   []runtime.Lane                  // scratch for Agent.Lanes
 	waits     map[*runtime.BoundTree][]string // per tree, the gate each bt.gate.wait rule waits for (lanes_gates.go)
@@ -140,6 +136,7 @@ func New(g *game.Game, opts Options) *Debugger {
 		d.reason = reason{kind: "start"}
 	}
 	d.tl = timeline{every: opts.SnapshotEvery, budget: opts.Budget}
+	d.pace.clock = &wallClock{}
 	d.index()
 	return d
 }
@@ -147,13 +144,7 @@ func New(g *game.Game, opts Options) *Debugger {
 // index builds the agent records (again after a reload).
 func (d *Debugger) index() {
 	infos := d.g.AgentInfos()
-	d.eventCap = d.opts.Events
-	if d.eventCap <= 0 {
-		d.eventCap = defaultEvents
-		if n := len(infos); n > 0 && n*d.eventCap > eventsAllAgents {
-			d.eventCap = max(eventsAllAgents/n, 10)
-		}
-	}
+	d.eventCap = limitsFor(len(infos), d.opts.Events)
 	old := d.byID
 	oldRecs := d.agents
 	d.waits = nil
@@ -202,9 +193,9 @@ func (d *Debugger) Between(end uint64) bool {
 			return true
 		}
 		if step < end && !d.paused {
-			if wait := d.pace.wait(step, d.g.Dt(), d.speed); wait > 0 {
+			if due, wait := d.pace.due(step, d.g.Dt(), d.speed); wait {
 				d.publishIfDue()
-				d.sleep(wait)
+				d.sleepUntil(due)
 				continue
 			}
 			d.publishIfDue()
@@ -292,26 +283,16 @@ func (d *Debugger) idle() {
 	}
 }
 
-// sleep waits up to wait for a request (real-time pacing).
-func (d *Debugger) sleep(wait time.Duration) {
-	if d.timer == nil {
-		d.timer = time.NewTimer(wait)
-	} else {
-		d.timer.Reset(wait)
-	}
+// sleepUntil waits for a request until the time due (real-time pacing).
+func (d *Debugger) sleepUntil(due time.Time) {
+	c, stop := d.pace.clock.until(due)
+	defer stop()
 	select {
 	case req := <-d.queue:
 		d.exec(req)
 	case <-d.wake:
 		d.publish()
-	case <-d.timer.C:
-		return
-	}
-	if !d.timer.Stop() {
-		select {
-		case <-d.timer.C:
-		default:
-		}
+	case <-c:
 	}
 }
 
@@ -379,32 +360,6 @@ func (d *Debugger) Close() {
 }
 
 var errEnded = &apiError{code: 503, msg: "the run has ended"}
-
-// pacer paces steps at real time: step s+1 is due dt/speed after step s,
-// counted from the moment pacing (re)started.
-type pacer struct {
-	base     time.Time
-	baseStep uint64
-}
-
-func (p *pacer) reset(step uint64) { p.base, p.baseStep = time.Now(), step }
-
-// wait is how long the next step has to wait; 0 when it is due.
-func (p *pacer) wait(step uint64, dt, speed float64) time.Duration {
-	if speed <= 0 {
-		return 0
-	}
-	if step < p.baseStep {
-		p.reset(step)
-	}
-	due := p.base.Add(time.Duration(float64(step+1-p.baseStep) * dt / speed * float64(time.Second)))
-	w := time.Until(due)
-	if w < -maxBehind { // far behind (a slow step, a pause): start counting afresh
-		p.reset(step)
-		return 0
-	}
-	return max(w, 0)
-}
 
 // errDeferred is a request's answer that comes later (a step request is
 // answered when its steps are done).

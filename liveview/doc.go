@@ -57,4 +57,19 @@
 // trace or the output). Resuming, stepping or changing the game from an
 // earlier step discards the steps after it: the snapshots, the journal,
 // the recorded events, and the trace file's lines (cut back to that step).
+//
+// # Memory
+//
+// Everything the debugger keeps is bounded: snapshots and the journal by
+// Options.Budget (a step with many commands gets a snapshot of its own,
+// and the journal takes at most half the budget, timeline.go); events by
+// count per agent and by bytes across all agents, with long texts cut
+// (record.go); breakpoints, queued requests and streams by count.
+//
+// # Other sites
+//
+// Every handler checks its request with checkRequest (http.go): a Host
+// that names this machine, and for any method but GET and HEAD an Origin,
+// when sent, that is exactly the view's own. Handlers added to the package
+// call it too.
 package liveview

@@ -79,8 +79,13 @@ func (d *Debugger) editorRefusal(r *http.Request) error {
 	if !d.opts.Edit {
 		return errorf(http.StatusForbidden, "this run does not edit its trees: start it with btrun run -debug ADDR -edit")
 	}
-	if !d.hostAllowed(r.Host) || !sameOrigin(r) {
-		return errorf(http.StatusForbidden, "editor request refused: Host %q, Origin %q: the editor answers the live view's own page only", r.Host, r.Header.Get("Origin"))
+	if err := checkRequest(r, d.opts.Host); err != nil {
+		return err
+	}
+	// Reads too: a tree's source is not for another site's page, so an
+	// Origin on a GET must be the live view's own as well.
+	if o, ok := r.Header["Origin"]; ok && (len(o) != 1 || !sameOrigin(o[0], r)) {
+		return errorf(http.StatusForbidden, "editor request refused (Origin %q): the editor answers the live view's own page only (%s)", strings.Join(o, ", "), ownOrigin(r))
 	}
 	return nil
 }
@@ -275,8 +280,8 @@ func (d *Debugger) loader(name, file string, news map[string][]byte) func(string
 	}
 }
 
-// checkRequest is POST /api/check's body.
-type checkRequest struct {
+// checkBody is POST /api/check's body.
+type checkBody struct {
 	Tree   string       `json:"tree"`
 	File   string       `json:"file"`
 	Source *string      `json:"source"`
@@ -294,7 +299,7 @@ type problemView struct {
 }
 
 func (d *Debugger) serveCheck(w http.ResponseWriter, r *http.Request) {
-	var body checkRequest
+	var body checkBody
 	if !method(w, r, "POST") || !decodeUpTo(w, r, &body, maxEditBody) ||
 		!need(w, body.Tree != "", `"tree" (the tree's name) is required`) ||
 		!need(w, body.Source != nil, `"source" (the file's text to check) is required`) {

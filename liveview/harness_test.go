@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,9 +55,19 @@ func openGame(t testing.TB, config, trace string) *game.Game {
 // start runs config for steps steps under a debugger with opts.
 func start(t testing.TB, config string, steps int, opts Options) *harness {
 	t.Helper()
+	return startWith(t, config, steps, opts, nil)
+}
+
+// startWith is start, with setup called on the debugger before the game
+// runs (to give it a clock of the test's own, for instance).
+func startWith(t testing.TB, config string, steps int, opts Options, setup func(*Debugger)) *harness {
+	t.Helper()
 	h := &harness{t: t, trace: filepath.Join(t.TempDir(), "trace.jsonl"), done: make(chan error, 1)}
 	h.g = openGame(t, config, h.trace)
 	h.d = New(h.g, opts)
+	if setup != nil {
+		setup(h.d)
+	}
 	h.g.AttachDebugger(h.d)
 	h.srv = httptest.NewServer(h.d.Handler())
 	go func() { h.done <- h.g.Run(steps) }()
@@ -69,7 +80,7 @@ func start(t testing.TB, config string, steps int, opts Options) *harness {
 			if err != nil {
 				t.Error(err)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(2 * time.Minute): // a hang guard
 			t.Error("the run did not end after quit")
 		}
 		h.d.Close()
@@ -136,7 +147,7 @@ func (h *harness) agent(id string) agentView {
 // set) and returns the status.
 func (h *harness) waitPaused(reason string) map[string]any {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a hang guard
 	for time.Now().Before(deadline) {
 		st := h.ok("GET", "/api/status", "")
 		if st["paused"] == true {
@@ -158,7 +169,7 @@ func (h *harness) onGame(f func()) {
 	h.d.queue <- req
 	select {
 	case <-req.reply:
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard
 		h.t.Fatal("the game did not run the function")
 	}
 }
@@ -225,4 +236,77 @@ func straight(t testing.TB, config string, steps int) ([]byte, [][]byte) {
 		t.Fatal(err)
 	}
 	return data, states
+}
+
+// fakeClock is a clock that moves only when the test says (Advance): real-
+// time pacing then runs the steps it lets through and no other, however
+// busy the machine is.
+type fakeClock struct {
+	mu     sync.Mutex
+	t      time.Time
+	timers map[*fakeTimer]bool
+}
+
+type fakeTimer struct {
+	at time.Time
+	c  chan time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), timers: map[*fakeTimer]bool{}}
+}
+
+func (f *fakeClock) now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+func (f *fakeClock) until(at time.Time) (<-chan time.Time, func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ft := &fakeTimer{at: at, c: make(chan time.Time, 1)}
+	if !at.After(f.t) {
+		ft.c <- f.t
+	} else {
+		f.timers[ft] = true
+	}
+	return ft.c, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.timers, ft)
+	}
+}
+
+// Advance moves the clock on by d and fires the timers then due.
+func (f *fakeClock) Advance(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t = f.t.Add(d)
+	for ft := range f.timers {
+		if !ft.at.After(f.t) {
+			ft.c <- f.t
+			delete(f.timers, ft)
+		}
+	}
+}
+
+// waitStep polls the status until the game is at step want (a wait with a
+// hang guard, not a verdict on time) and fails if it went past it.
+func (h *harness) waitStep(want uint64) map[string]any {
+	h.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		st := h.ok("GET", "/api/status", "")
+		switch s := uint64(st["step"].(float64)); {
+		case s == want:
+			return st
+		case s > want:
+			h.t.Fatalf("the game is at step %d, past %d", s, want)
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the game did not reach step %d: %v", want, st)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -31,8 +31,8 @@ const maxBody = 64 << 10
 // Handler serves the page and the API.
 func (d *Debugger) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !d.hostAllowed(r.Host) {
-			writeError(w, errorf(http.StatusForbidden, "host %q is not allowed: the live view answers requests to an IP address, localhost or the name it was started with", r.Host))
+		if err := checkRequest(r, d.opts.Host); err != nil {
+			writeError(w, err)
 			return
 		}
 		if !strings.HasPrefix(r.URL.Path, "/api/") {
@@ -41,10 +41,6 @@ func (d *Debugger) Handler() http.Handler {
 				return
 			}
 			serveFile(w, r)
-			return
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r) {
-			writeError(w, errorf(http.StatusForbidden, "cross-origin request refused (Origin %q): the live view accepts commands from its own page and from tools that send no Origin", r.Header.Get("Origin")))
 			return
 		}
 		d.route(w, r)
@@ -74,12 +70,44 @@ func serveFile(w http.ResponseWriter, r *http.Request) {
 	w.Write(data)
 }
 
-// hostAllowed guards against DNS rebinding: a page of another site whose
-// name was made to resolve to this machine sends its own name as Host.
-func (d *Debugger) hostAllowed(host string) bool {
-	h, _, err := net.SplitHostPort(host)
+// checkRequest is the live view's guard against other sites, for every
+// handler (the page's files, the API, and any handler added beside them):
+// it returns the 403 to answer (for writeError), or nil.
+//
+//   - The Host header must name this machine: an IP address, localhost, or
+//     hostName (the name the view was asked to listen on, "" none), with
+//     at most a numeric port. A page of another site whose name was made to
+//     resolve to this machine (DNS rebinding) sends its own name.
+//   - A request that can change something (every method but GET and HEAD)
+//     must come from the live view's own page or from a tool: its Origin
+//     header, when it has one, must be exactly this server's origin,
+//     scheme, host and port ("http://127.0.0.1:7070" for a server reached
+//     as 127.0.0.1:7070). Browsers send Origin with every such request, so
+//     another site's page (another port of the same host included) cannot
+//     command the game; reads from other origins are left to the browser's
+//     same-origin policy.
+func checkRequest(r *http.Request, hostName string) error {
+	if !hostAllowed(r.Host, hostName) {
+		return errorf(http.StatusForbidden, "host %q is not allowed: the live view answers requests to an IP address, localhost or the name it was started with", r.Host)
+	}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return nil
+	}
+	if o, ok := r.Header["Origin"]; ok && (len(o) != 1 || !sameOrigin(o[0], r)) {
+		return errorf(http.StatusForbidden, "cross-origin request refused (Origin %q): the live view accepts commands from its own page (%s) and from tools that send no Origin", strings.Join(o, ", "), ownOrigin(r))
+	}
+	return nil
+}
+
+// hostAllowed reports whether a Host header names this machine (see
+// checkRequest).
+func hostAllowed(host, hostName string) bool {
+	h, port, err := net.SplitHostPort(host)
 	if err != nil {
-		h = host
+		h, port = host, ""
+	}
+	if strings.Trim(port, "0123456789") != "" {
+		return false
 	}
 	h = strings.Trim(h, "[]")
 	switch {
@@ -88,18 +116,40 @@ func (d *Debugger) hostAllowed(host string) bool {
 	case net.ParseIP(h) != nil, strings.EqualFold(h, "localhost"):
 		return true
 	}
-	return d.opts.Host != "" && strings.EqualFold(h, d.opts.Host)
+	return hostName != "" && strings.EqualFold(h, hostName)
 }
 
-// sameOrigin reports whether a command comes from the live view's own page
-// (or from a tool, which sends no Origin).
-func sameOrigin(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
+// ownOrigin is the origin of the server a request was sent to, as a
+// browser writes it: scheme://host[:port], without a default port.
+func ownOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
 	}
-	u, err := url.Parse(o)
-	return err == nil && u.Host == r.Host
+	return scheme + "://" + strings.ToLower(withoutDefaultPort(scheme, r.Host))
+}
+
+// sameOrigin reports whether an Origin header is exactly the origin of the
+// server r was sent to: the same scheme, host and port, and nothing else.
+func sameOrigin(origin string, r *http.Request) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return scheme+"://"+strings.ToLower(withoutDefaultPort(scheme, u.Host)) == ownOrigin(r)
+}
+
+// withoutDefaultPort drops a port that is the scheme's default, as
+// browsers do in origins ("localhost:80" is "localhost" for http).
+func withoutDefaultPort(scheme, host string) string {
+	if h, port, err := net.SplitHostPort(host); err == nil && (scheme == "http" && port == "80" || scheme == "https" && port == "443") {
+		if strings.Contains(h, ":") {
+			return "[" + h + "]"
+		}
+		return h
+	}
+	return host
 }
 
 // route dispatches /api/... requests.
@@ -187,7 +237,7 @@ func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Speed json.RawMessage `json:"speed"`
 		}
-		if method(w, r, "POST") && decode(w, r, &body) && need(w, body.Speed != nil, `"speed" is required: a number (1 is real time, 2 twice as fast) or "fast"`) {
+		if method(w, r, "POST") && decode(w, r, &body) && need(w, !isNull(body.Speed), `"speed" is required: a number (1 is real time, 2 twice as fast) or "fast"`) {
 			speed, err := parseSpeed(body.Speed)
 			if err != nil {
 				writeError(w, err)
@@ -201,7 +251,7 @@ func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
 			d.call(w, r, func(*request) (any, error) { return d.statusView().Breakpoints, nil })
 		case http.MethodPost:
 			var body bpRequest
-			if decode(w, r, &body) && need(w, body.Rule != nil, `"rule" is required: the rule's id or label, or its index in the tree`) &&
+			if decode(w, r, &body) && need(w, !isNull(body.Rule), `"rule" is required: the rule's id or label, or its index in the tree`) &&
 				need(w, body.Tree != "" || body.Agent != "", `"tree" or "agent" is required: the tree the rule is in, or the one agent to stop`) {
 				d.call(w, r, func(*request) (any, error) { return d.cmdAddBreakpoint(body) })
 			}

@@ -334,7 +334,7 @@ func (d *Debugger) cmdGates(*request) (any, error) {
 }
 
 // noteGates records the takes and releases of a live step as events.
-func noteGates(r *agentRec, step uint64, eventCap int) {
+func noteGates(r *agentRec, step uint64, eventCap eventLimits) {
 	evs := r.a.GateEvents()
 	if len(evs) == 0 {
 		return

@@ -1,6 +1,9 @@
 package liveview
 
 import (
+	"fmt"
+	"unicode/utf8"
+
 	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/runtime"
 )
@@ -78,7 +81,7 @@ func (d *Debugger) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.
 	r.status, r.stepped, r.err = st, step, ""
 	r.intr, _ = a.LastInterrupt()
 	if err != nil {
-		r.err = err.Error()
+		r.err = cutText(err.Error(), maxErrorText)
 	}
 	if !d.replaying {
 		d.noteStep(i, r, runs, st, step)
@@ -229,21 +232,95 @@ var eventNames = [...]string{"", "transition", "finished", "error", "interrupt",
 
 func (k eventKind) String() string { return eventNames[k] }
 
-// events are an agent's recent events in step order: at most twice the
-// cap, cut back to the cap when full.
-type events struct {
-	list []event
-	cut  bool // older events were dropped
+// What the events may keep. Everything the live view keeps is bounded:
+// an event's text is cut (a script may log a megabyte a step), and the
+// events of all agents together hold at most about eventBytes (when the
+// game has so many agents that their share is small, each keeps at least
+// its latest event, with its text cut to fit the share).
+const (
+	defaultEvents   = 200      // events kept per agent
+	eventsAllAgents = 200000   // events kept by all agents together
+	minEvents       = 10       // events an agent keeps however many agents there are
+	eventBytes      = 32 << 20 // what all agents' events take together
+	maxEventText    = 1000     // bytes of an event's text kept (a log line, an error)
+	minEventText    = 64       // bytes of an event's text kept however many agents there are
+	maxErrorText    = 4000     // bytes of an agent's last error kept
+	eventOverhead   = 64       // what an event takes beside its text: the struct, the slice's share
+	eventCutMarker  = " [... %d more bytes]"
+)
+
+// eventLimits bound one agent's events (and the world's).
+type eventLimits struct {
+	count int   // events kept: at most twice that many, cut back to it when full
+	bytes int64 // what they may take, texts included
+	text  int   // bytes of one event's text
 }
 
-func (e *events) add(limit int, ev event) {
-	if len(e.list) >= 2*limit {
-		n := copy(e.list, e.list[len(e.list)-limit:])
-		clear(e.list[n:])
-		e.list = e.list[:n]
-		e.cut = true
+// limitsFor is the share of each of n agents (and the world), with count
+// events per agent (0: the default).
+func limitsFor(n, count int) eventLimits {
+	if count <= 0 {
+		count = defaultEvents
+		if n > 0 && n*count > eventsAllAgents {
+			count = max(eventsAllAgents/n, minEvents)
+		}
+	}
+	share := int64(eventBytes / (n + 1))
+	return eventLimits{count: count, bytes: share, text: int(max(min(share/2-eventOverhead, maxEventText), minEventText))}
+}
+
+// cutText keeps the first n bytes of s (a whole UTF-8 sequence at the end)
+// and says how many more there were. The result is a copy: it does not
+// keep a long text alive.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	k := n
+	for k > 0 && k > n-utf8.UTFMax && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k] + fmt.Sprintf(eventCutMarker, len(s)-k)
+}
+
+// events are an agent's recent events in step order: at most twice the
+// count limit and within the byte limit, cut back when full.
+type events struct {
+	list  []event
+	bytes int64 // what list takes (event.size)
+	cut   bool  // older events were dropped
+}
+
+func (e *event) size() int64 { return eventOverhead + int64(len(e.text)+len(e.label)) }
+
+func (e *events) add(lim eventLimits, ev event) {
+	ev.text = cutText(ev.text, lim.text)
+	size := ev.size()
+	if len(e.list) >= 2*lim.count || e.bytes+size > lim.bytes {
+		e.keepLast(lim.count, lim.bytes/2)
 	}
 	e.list = append(e.list, ev)
+	e.bytes += size
+}
+
+// keepLast drops the oldest events until at most n are left, taking at
+// most b bytes.
+func (e *events) keepLast(n int, b int64) {
+	drop := max(len(e.list)-n, 0)
+	for _, ev := range e.list[:drop] {
+		e.bytes -= ev.size()
+	}
+	for drop < len(e.list) && e.bytes > b {
+		e.bytes -= e.list[drop].size()
+		drop++
+	}
+	if drop == 0 {
+		return
+	}
+	k := copy(e.list, e.list[drop:])
+	clear(e.list[k:])
+	e.list = e.list[:k]
+	e.cut = true
 }
 
 // upTo returns the last n events at or before step, and whether older ones
@@ -262,6 +339,7 @@ func (e *events) discardAfter(step uint64) {
 	end := len(e.list)
 	for end > 0 && e.list[end-1].step > step {
 		end--
+		e.bytes -= e.list[end].size()
 	}
 	clear(e.list[end:])
 	e.list = e.list[:end]

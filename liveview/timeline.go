@@ -28,6 +28,13 @@ import (
 // most this many snapshot intervals.
 const maxGapFactor = 64
 
+// maxJournalAt bounds the commands journaled at one position (signals and
+// jumps sent while the game is paused): at that many, a snapshot is taken
+// there, which holds their effect, and they leave the journal. The journal
+// as a whole takes at most half the budget; past that (when snapshots
+// cannot be taken), commands are refused.
+const maxJournalAt = 1000
+
 type timeline struct {
 	every  int
 	budget int64
@@ -35,7 +42,9 @@ type timeline struct {
 	snaps   []snapshot // by step
 	bytes   int64      // what snaps, offsets and journal take
 	journal []command  // by position
+	jbytes  int64      // what journal takes (part of bytes)
 	first   uint64     // where the timeline starts
+	reload  bool       // it starts at a reload (reset), not at the run's start
 	head    uint64     // the furthest position of this timeline
 	offBase uint64     // offsets[i] is the trace's size when position offBase+i was left
 	offsets []int64
@@ -92,11 +101,11 @@ func (t *timeline) left(d *Debugger, step uint64) {
 }
 
 // snapshot saves the game at position step (replacing a snapshot there).
-func (t *timeline) snapshot(d *Debugger, step uint64) {
+func (t *timeline) snapshot(d *Debugger, step uint64) error {
 	data, err := d.g.SaveState()
 	if err != nil {
 		t.err = fmt.Sprintf("step %d: %v", step, err)
-		return
+		return err
 	}
 	s := snapshot{step: step, game: data, recs: make([]recState, len(d.agents))}
 	s.size = int64(len(data))
@@ -111,6 +120,7 @@ func (t *timeline) snapshot(d *Debugger, step uint64) {
 	t.snaps = append(t.snaps, s)
 	t.bytes += s.size
 	t.trim()
+	return nil
 }
 
 // trim keeps the timeline within its budget (see the comment at the top).
@@ -149,10 +159,20 @@ func (t *timeline) forgetBefore(step uint64) {
 	}
 	j := 0
 	for j < len(t.journal) && t.journal[j].pos < step {
-		t.bytes -= t.journal[j].size()
 		j++
 	}
-	t.journal = append(t.journal[:0], t.journal[j:]...)
+	t.cutJournal(0, j)
+}
+
+// cutJournal removes the journal's entries i to j.
+func (t *timeline) cutJournal(i, j int) {
+	for _, c := range t.journal[i:j] {
+		t.bytes -= c.size()
+		t.jbytes -= c.size()
+	}
+	n := copy(t.journal[i:], t.journal[j:])
+	clear(t.journal[i+n:])
+	t.journal = t.journal[:i+n]
 }
 
 // oldest is the earliest position that can be shown.
@@ -163,10 +183,36 @@ func (t *timeline) oldest() (uint64, bool) {
 	return t.snaps[0].step, true
 }
 
-// record adds a command applied at position pos to the journal.
+// room makes room in the journal for a command about to be applied at the
+// current position (the head: commands branch first), or says why there
+// is none (see maxJournalAt).
+func (t *timeline) room(d *Debugger, c command) error {
+	pos := d.g.Step()
+	at := 0
+	for i := len(t.journal) - 1; i >= 0 && t.journal[i].pos == pos && at < maxJournalAt; i-- {
+		at++
+	}
+	if at >= maxJournalAt && t.snapshot(d, pos) == nil {
+		i := len(t.journal)
+		for i > 0 && t.journal[i-1].pos == pos {
+			i--
+		}
+		t.cutJournal(i, len(t.journal)) // the snapshot holds them
+	}
+	if t.jbytes+c.size() > t.budget/2 {
+		return &apiError{code: http.StatusConflict, msg: fmt.Sprintf(
+			"the live view keeps no more signals and jumps (%d kB of commands since the last snapshot that could be taken: %s); step or resume the game first",
+			t.jbytes>>10, t.err)}
+	}
+	return nil
+}
+
+// record adds a command applied at position c.pos to the journal.
 func (t *timeline) record(c command) {
 	t.journal = append(t.journal, c)
 	t.bytes += c.size()
+	t.jbytes += c.size()
+	t.trim()
 }
 
 // travel shows position to: the game is put in the state it had there.
@@ -182,6 +228,11 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 			extra: map[string]any{"head": t.head}}
 	case !ok:
 		return &apiError{code: http.StatusConflict, msg: "time travel is not available: no snapshot could be taken (" + t.err + ")"}
+	case to < t.first && t.reload:
+		return &apiError{code: http.StatusUnprocessableEntity,
+			msg: fmt.Sprintf("step %d is before the reload at step %d: time travel starts again at each reload (the earlier steps ran the old trees and scripts); the earliest step the live view can show is %d",
+				to, t.first, oldest),
+			extra: map[string]any{"oldest": oldest}}
 	case to < oldest:
 		return &apiError{code: http.StatusUnprocessableEntity,
 			msg:   fmt.Sprintf("step %d is no longer kept: the earliest step the live view can show is %d (snapshots are thinned to stay within %d MB)", to, oldest, t.budget>>20),
@@ -255,9 +306,8 @@ func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
 	j := len(t.journal)
 	for j > 0 && t.journal[j-1].pos > s {
 		j--
-		t.bytes -= t.journal[j].size()
 	}
-	t.journal = t.journal[:j]
+	t.cutJournal(j, len(t.journal))
 	for _, r := range d.agents {
 		r.events.discardAfter(s)
 	}
@@ -289,6 +339,6 @@ func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
 // reset starts the timeline afresh at the current position (after a
 // reload: older snapshots hold trees that are gone).
 func (t *timeline) reset(d *Debugger) {
-	*t = timeline{every: t.every, budget: t.budget}
+	*t = timeline{every: t.every, budget: t.budget, reload: true}
 	t.start(d, d.g.Step())
 }

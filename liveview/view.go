@@ -102,7 +102,7 @@ func (d *Debugger) statusView() statusView {
 	if o, ok := t.oldest(); ok {
 		v.TimeTravel.Oldest = &o
 	}
-	ev, _ := d.world.upTo(s, d.eventCap)
+	ev, _ := d.world.upTo(s, d.eventCap.count)
 	v.World = d.eventViews(ev)
 	v.Gates = d.gateViews()
 	return v
@@ -337,7 +337,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	if b := a.RuleBytes(); len(b) > 0 {
 		v.Extra["plugin state"] = fmt.Sprintf("%d bytes", len(b))
 	}
-	evs, cut := r.events.upTo(step, d.eventCap)
+	evs, cut := r.events.upTo(step, d.eventCap.count)
 	v.Events, v.EventsCut = d.eventViews(evs), cut
 	return v
 }

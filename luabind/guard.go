@@ -192,9 +192,9 @@ func (g *guard) watch() {
 	plan := planWatch(g.timeout)
 	tick := time.NewTicker(plan.period)
 	defer tick.Stop()
-	var last uint64
-	same, ticks := 0, 0
-	cpu, _ := cpuTime()
+	ticks := 0
+	o := overrun{plan: plan}
+	o.cpu, _ = cpuTime()
 	_, cycles := liveHeap()
 	for {
 		select {
@@ -212,26 +212,45 @@ func (g *guard) watch() {
 		if plan.stopAfter == 0 {
 			continue
 		}
-		now, ok := cpuTime()
-		busy := !ok || now-cpu >= plan.period/2
-		cpu = now
-		if s&1 == 0 || s != last {
-			last, same = s, 0
-			continue
-		}
-		if !busy {
-			continue
-		}
-		if same++; same == plan.stopAfter {
+		if now, ok := cpuTime(); o.tick(s, now, ok) {
 			// The call that was running at the first of these ticks is
 			// still running: stop it. (If it ended in the nanoseconds
 			// since the Load and another began, the new one is stopped
 			// instead; that needs the old one to have run the whole
 			// timeout, which is an error already.)
 			g.ctx.stop(stopTimeout)
-			same = 0
 		}
 	}
+}
+
+// overrun is the watchdog's decision, tick by tick, that a call has run
+// too long: the same call (an odd sequence number) seen at plan.stopAfter
+// busy ticks in a row. It reads no clock: the watchdog gives it the
+// sequence number and the process's CPU time at each tick.
+type overrun struct {
+	plan watchPlan
+	last uint64        // the sequence number at the last tick
+	same int           // busy ticks in a row of the call last seen
+	cpu  time.Duration // the process's CPU time at the last tick
+}
+
+// tick takes the sequence number and the process's CPU time (ok: known)
+// at a tick and reports whether the call running must be stopped.
+func (o *overrun) tick(seq uint64, cpu time.Duration, ok bool) bool {
+	busy := !ok || cpu-o.cpu >= o.plan.period/2
+	o.cpu = cpu
+	if seq&1 == 0 || seq != o.last {
+		o.last, o.same = seq, 0
+		return false
+	}
+	if !busy {
+		return false
+	}
+	if o.same++; o.same == o.plan.stopAfter {
+		o.same = 0
+		return true
+	}
+	return false
 }
 
 // enter marks the start of a call into Lua.

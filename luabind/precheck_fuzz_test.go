@@ -54,8 +54,8 @@ func FuzzPrecheck(f *testing.F) {
 		var err error
 		select {
 		case err = <-done:
-		case <-time.After(2 * time.Second):
-			t.Fatalf("compiling %d bytes takes over 2 s", len(src))
+		case <-time.After(time.Minute): // a hang guard; the cost is the benchmarks' to measure
+			t.Fatalf("compiling %d bytes is stuck (over a minute)", len(src))
 		}
 		if err == nil {
 			return

@@ -12,7 +12,9 @@ import (
 )
 
 // within runs f and fails the test if it does not return in d: the cases
-// below used to hang or exhaust memory.
+// below used to hang or exhaust memory. d is a hang guard, minutes, that a
+// busy machine does not reach: what a case costs is measured by benchmarks,
+// never judged here.
 func within(t *testing.T, d time.Duration, f func()) {
 	t.Helper()
 	done := make(chan struct{})
@@ -62,7 +64,7 @@ func TestLoad_hostileFilesAreCleanErrors(t *testing.T) {
 			"big.xml:2:1: ", "cannot read subtree file huge.xml: larger than 32 MB, the limit for a tree file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			within(t, 10*time.Second, func() {
+			within(t, 2*time.Minute, func() {
 				_, err := LoadFile(tc.file, LoadOptions{Root: dir})
 				if err == nil || !strings.HasPrefix(err.Error(), tc.start) || !strings.Contains(err.Error(), tc.reason) || strings.Contains(err.Error(), "\n") {
 					t.Errorf("got  %v\nwant %s...%s", err, tc.start, tc.reason)
@@ -88,7 +90,7 @@ func TestLoad_idBytesAreBounded(t *testing.T) {
 			b.WriteString("</sequence>")
 		}
 		b.WriteString("</behaviorTree>")
-		within(t, 20*time.Second, func() {
+		within(t, 2*time.Minute, func() {
 			_, err := loadMem(t, map[string]string{"main.xml": b.String()})
 			want := "main.xml:514:1: id .a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a... (written .a) is 1026 bytes long"
 			if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "\n") != 0 {
@@ -109,7 +111,7 @@ func TestLoad_idBytesAreBounded(t *testing.T) {
 			main.WriteString("<subtree id='t" + itoa(i) + "'>sub.xml</subtree>\n")
 		}
 		main.WriteString("</sequence></behaviorTree>")
-		within(t, 30*time.Second, func() {
+		within(t, 2*time.Minute, func() {
 			_, err := loadMem(t, map[string]string{"main.xml": main.String(), "sub.xml": sub.String()})
 			want := "sub.xml:1:"
 			if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "the tree's ids and labels add up to more than 64 MB") {

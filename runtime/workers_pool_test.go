@@ -2,24 +2,19 @@ package runtime
 
 import (
 	"fmt"
-	goruntime "runtime"
 	"testing"
 	"time"
 )
 
-// settledGoroutines is the number of goroutines once it has not changed
-// for 50 ms (runners of earlier tests end in their own time).
-func settledGoroutines() int {
-	n, since := goruntime.NumGoroutine(), time.Now()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-		if m := goruntime.NumGoroutine(); m != n {
-			n, since = m, time.Now()
-		} else if time.Since(since) > 50*time.Millisecond {
-			break
+// runnersOf are w's runners that have been started.
+func runnersOf(w *Workers) []*runner {
+	var out []*runner
+	for _, r := range w.pool.runners {
+		if r != nil && r.exited != nil {
+			out = append(out, r)
 		}
 	}
-	return n
+	return out
 }
 
 // runnersAlive counts w's runners whose goroutine runs.
@@ -37,17 +32,20 @@ func runnersAlive(w *Workers) int {
 	return n
 }
 
-// goroutinesBackTo waits up to a few seconds for the number of goroutines
-// to fall to want or below, and reports how many there are.
-func goroutinesBackTo(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n := goruntime.NumGoroutine()
-		if n <= want || time.Now().After(deadline) {
-			return n
+// returned reports whether the goroutine each runner started last has
+// returned (its exited channel is closed once it has).
+func returned(rs []*runner) bool {
+	for _, r := range rs {
+		r.mu.Lock()
+		exited := r.exited
+		r.mu.Unlock()
+		select {
+		case <-exited:
+		default:
+			return false
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
+	return true
 }
 
 // TestWorkers_runnersWatchingSleepingOrStartedAgainStepAlike steps the
@@ -86,33 +84,52 @@ func TestWorkers_runnersWatchingSleepingOrStartedAgainStepAlike(t *testing.T) {
 	}
 }
 
+// TestWorkers_closeEndsTheWorkerGoroutines: Close returns once every
+// runner's goroutine has returned; a closed Workers steps again on runners
+// of its own, which the next Close ends too.
 func TestWorkers_closeEndsTheWorkerGoroutines(t *testing.T) {
-	before := settledGoroutines()
 	w := newWorkersWorld(t, 4, 12)
 	w.step(t, 0.1)
 	if n := runnersAlive(w.w); n != 3 {
 		t.Fatalf("%d runners after a step on 4 workers, want 3", n)
 	}
+	rs := runnersOf(w.w)
 	w.w.Close()
-	if n := goroutinesBackTo(before); n > before {
-		t.Fatalf("%d goroutines after Close, want %d", n, before)
+	if len(rs) != 3 || !returned(rs) {
+		t.Fatalf("Close returned before the goroutines of its %d runners did", len(rs))
 	}
 	// A closed Workers steps again, on runners of its own.
 	w.step(t, 0.2)
+	rs = runnersOf(w.w)
+	if len(rs) != 3 || returned(rs) {
+		t.Fatalf("after Close, a step started %d runners (returned: %v), want 3 running", len(rs), returned(rs))
+	}
 	w.w.Close()
-	if n := goroutinesBackTo(before); n > before {
-		t.Fatalf("%d goroutines after the second Close, want %d", n, before)
+	if !returned(rs) {
+		t.Fatal("the second Close returned before the runners' goroutines did")
 	}
 }
 
+// TestWorkers_runnersOfAWorkersLeftAloneEndByThemselves: runners with no
+// round to run for their idle time end their goroutines by themselves.
 func TestWorkers_runnersOfAWorkersLeftAloneEndByThemselves(t *testing.T) {
-	before := settledGoroutines()
 	w := newWorkersWorld(t, 3, 9)
+	defer w.w.Close()
 	w.w.Spin = time.Microsecond
 	w.w.pool.idle = 10 * time.Millisecond
 	w.step(t, 0.1)
-	if n := goroutinesBackTo(before); n > before {
-		t.Fatalf("%d goroutines a while after the last round, want %d", n, before)
+	rs := runnersOf(w.w)
+	if len(rs) != 2 {
+		t.Fatalf("%d runners after a step on 3 workers, want 2", len(rs))
+	}
+	// Wait for them to end (a hang guard: they end 10 ms after the round).
+	for deadline := time.Now().Add(time.Minute); !returned(rs); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d runners still run a minute after the last round", runnersAlive(w.w))
+		}
+	}
+	if n := runnersAlive(w.w); n != 0 {
+		t.Errorf("%d runners count as alive after their goroutines returned", n)
 	}
 }
 

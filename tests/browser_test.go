@@ -70,6 +70,19 @@ func startLive(t *testing.T, args ...string) (string, *exec.Cmd) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
+	select {
+	case url := <-liveViewURL(out):
+		return url, cmd
+	case <-time.After(10 * time.Minute): // a hang guard: the first run builds the nav plugin
+		t.Fatal("btrun did not say where the live view is")
+	}
+	return "", nil
+}
+
+// liveViewURL reads btrun's output for people until it says where the
+// live view is, and delivers that address; it reads the rest of the output
+// to its end (so that btrun never blocks writing it).
+func liveViewURL(out io.Reader) <-chan string {
 	found := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`live view at (http://\S+)`)
@@ -77,17 +90,12 @@ func startLive(t *testing.T, args ...string) (string, *exec.Cmd) {
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
+				break
 			}
 		}
 		io.Copy(io.Discard, out)
 	}()
-	select {
-	case url := <-found:
-		return url, cmd
-	case <-time.After(3 * time.Minute): // the first run builds the nav plugin
-		t.Fatal("btrun did not say where the live view is")
-	}
-	return "", nil
+	return found
 }
 
 // browser starts headless Chromium with a fresh profile and the flags that
@@ -115,7 +123,7 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelT := context.WithTimeout(ctx, 10*time.Minute) // a hang guard
 	t.Cleanup(func() {
 		cancelT()
 		cancelC()
@@ -171,6 +179,29 @@ func waitText(sel, want string) chromedp.Action {
 			case <-ctx.Done():
 				return fmt.Errorf("%s never read %q (last %q): %w", sel, want, got, ctx.Err())
 			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+}
+
+// waitStep waits until the game has run step n (the game runs at real
+// time: however long a loaded machine takes for it).
+func waitStep(url string, n int) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		for {
+			var st apiStatus
+			resp, err := http.Get(url + "api/status")
+			if err == nil {
+				err = json.NewDecoder(resp.Body).Decode(&st)
+				resp.Body.Close()
+			}
+			if err == nil && st.Step >= n {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("the game never reached step %d (at %d, %v): %w", n, st.Step, err, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
 			}
 		}
 	})
@@ -235,7 +266,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 	run("see the current rule", waitCursor(a.Cursor))
 
 	run("resume", chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "running at 1× real time"))
-	run("pause", chromedp.Sleep(300*time.Millisecond), chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "paused"))
+	run("pause", waitStep(url, 2), chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "paused"))
 	var st apiStatus
 	getJSON(t, url+"api/status", &st)
 	if !st.Paused || st.Step < 2 {

@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +19,15 @@ import (
 
 // Hostile input and runaway scripts, through the real binary: each case
 // used to crash, hang or exhaust the machine. Each must end with a clear
-// error (with its position where it has one), within the time bound, and
-// no panic.
+// error (with its position where it has one), without hanging, and no
+// panic.
+
+// hangGuard is how long a case may run before it counts as hung: a quarter
+// of an hour, which a busy machine does not reach (a million bad signals
+// take 10 s of CPU; at a load of 20 on 2 cores that was over 5 minutes).
+// What a case costs is measured by btrun bench and the benchmarks, never
+// judged here.
+const hangGuard = 15 * time.Minute
 
 // runWithin runs btrun with args in dir and fails the test if it has not
 // ended within d (it is killed then).
@@ -126,7 +135,7 @@ func TestHostile_files(t *testing.T) {
 		{"save over a folder", []string{"run", "-config", cfg, "-save", dir, "-quiet"}, 1, "it is a folder, not a regular file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := runWithin(t, 30*time.Second, dir, c.args...)
+			r := runWithin(t, hangGuard, dir, c.args...)
 			if r.code != c.code || !strings.Contains(r.stderr, c.want) {
 				t.Errorf("exit %d (want %d); stderr:\n%.1000s\nwant it to contain %q", r.code, c.code, r.stderr, c.want)
 			}
@@ -148,7 +157,7 @@ func TestHostile_staleSaveTemporariesAreRemoved(t *testing.T) {
 	for _, s := range stale {
 		os.WriteFile(filepath.Join(dir, s), []byte("half a save"), 0o644)
 	}
-	r := runWithin(t, 60*time.Second, dir, "run", "-config", "config.toml", "-save", "run.save", "-quiet")
+	r := runWithin(t, hangGuard, dir, "run", "-config", "config.toml", "-save", "run.save", "-quiet")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -205,7 +214,7 @@ func TestHostile_config(t *testing.T) {
 			if c.args != nil {
 				cmd = c.args[0]
 			}
-			r := runWithin(t, 90*time.Second, dir, cmd, "-config", c.config)
+			r := runWithin(t, hangGuard, dir, cmd, "-config", c.config)
 			if r.code != 2 {
 				t.Errorf("exit %d, want 2", r.code)
 			}
@@ -216,7 +225,7 @@ func TestHostile_config(t *testing.T) {
 			}
 		})
 	}
-	r := runWithin(t, 30*time.Second, dir, "bench", "-config", "config.toml", "-agents", "1000000000")
+	r := runWithin(t, hangGuard, dir, "bench", "-config", "config.toml", "-agents", "1000000000")
 	if r.code != 2 || !strings.Contains(r.stderr, "-agents is at most 1000000") {
 		t.Errorf("bench -agents 1000000000: exit %d: %s", r.code, r.stderr)
 	}
@@ -235,7 +244,7 @@ func TestHostile_luaSources(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := hostileGame(t, "rep.lua", 1, "")
 			os.WriteFile(filepath.Join(filepath.Dir(cfg), "ai", "act.lua"), []byte(c.src), 0o644)
-			r := runWithin(t, 60*time.Second, "", "validate", "-config", cfg)
+			r := runWithin(t, hangGuard, "", "validate", "-config", cfg)
 			if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 				t.Errorf("exit %d; stderr:\n%.1000s\nwant %q", r.code, r.stderr, c.want)
 			}
@@ -259,7 +268,7 @@ func TestHostile_runawayScripts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := hostileGame(t, c.script, c.agents, c.runKeys)
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
-			r := runWithin(t, 120*time.Second, "", "run", "-config", cfg, "-trace", trace, "-quiet")
+			r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace, "-quiet")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
 			}
@@ -282,7 +291,7 @@ func TestHostile_broadcastsAreBounded(t *testing.T) {
 	cfg := hostileGame(t, "broadcast.lua", 1000, "steps = 2")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	start := time.Now()
-	r := runWithin(t, 60*time.Second, "", "run", "-config", cfg, "-trace", trace, "-quiet")
+	r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace, "-quiet")
 	t.Logf("took %v", time.Since(start))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
@@ -301,7 +310,7 @@ func TestHostile_broadcastsAreBounded(t *testing.T) {
 func TestHostile_directSignalsAreBounded(t *testing.T) {
 	cfg := hostileGame(t, "chatter.lua", 3, "steps = 2")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	r := runWithin(t, 60*time.Second, "", "run", "-config", cfg, "-trace", trace, "-quiet")
+	r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace, "-quiet")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
 	}
@@ -319,7 +328,7 @@ func TestHostile_directSignalsAreBounded(t *testing.T) {
 func TestHostile_longErrorTextsAreCut(t *testing.T) {
 	cfg := hostileGame(t, "shout.lua", 1, "steps = 20")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	r := runWithin(t, 60*time.Second, "", "run", "-config", cfg, "-trace", trace)
+	r := runWithin(t, hangGuard, "", "run", "-config", cfg, "-trace", trace)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %.2000s", r.code, r.stderr)
 	}
@@ -354,12 +363,12 @@ func TestHostile_signalsStopARunCleanly(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cmd.Process.Kill()
-			for deadline := time.Now().Add(60 * time.Second); ; {
+			for deadline := time.Now().Add(2 * time.Minute); ; { // a hang guard
 				if fi, err := os.Stat(trace); err == nil && fi.Size() > 200_000 {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatal("no trace after 60 s")
+					t.Fatal("no trace after 2 minutes")
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -368,8 +377,8 @@ func TestHostile_signalsStopARunCleanly(t *testing.T) {
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
-			case <-time.After(30 * time.Second):
-				t.Fatal("still running 30 s after the signal")
+			case <-time.After(2 * time.Minute): // a hang guard: the step in progress takes milliseconds
+				t.Fatal("still running 2 minutes after the signal")
 			}
 			if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, 128+int(sig), errOut.String())
@@ -386,7 +395,7 @@ func TestHostile_signalsStopARunCleanly(t *testing.T) {
 			var last struct{ Step int }
 			json.Unmarshal([]byte(lines[len(lines)-1]), &last)
 			// The save holds the last step traced: a run from it goes on at the next.
-			r := runWithin(t, 60*time.Second, "", "run", "-config", "../config.toml", "-load", save, "-steps", "1", "-trace", "-", "-quiet")
+			r := runWithin(t, hangGuard, "", "run", "-config", "../config.toml", "-load", save, "-steps", "1", "-trace", "-", "-quiet")
 			if r.code != 0 || !strings.HasPrefix(r.stdout, `{"step":`+strconv.Itoa(last.Step+1)+",") {
 				t.Errorf("continuing from the save: exit %d, %.200s (the trace ended at step %d)\n%s", r.code, r.stdout, last.Step, r.stderr)
 			}
@@ -395,30 +404,83 @@ func TestHostile_signalsStopARunCleanly(t *testing.T) {
 }
 
 // TestHostile_secondSignalStopsAtOnce: a second signal does not wait for
-// the step in progress.
+// the step in progress. The step here lasts an hour (its call timeout): the
+// test waits until the step has begun (the script says so), sends the first
+// signal, waits until btrun says it will stop after the step, sends the
+// second; btrun must then exit, which it could not do by finishing the
+// step. The minute allowed for that is a hang guard, not a measure.
 func TestHostile_secondSignalStopsAtOnce(t *testing.T) {
 	dir := t.TempDir()
-	cfg := hostileGame(t, "backtrack.lua", 1, "steps = 1000000\nlua_call_timeout = \"2s\"")
-	cmd := command("run", "-config", cfg, "-save", filepath.Join(dir, "run.save"), "-quiet")
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
+	cfg := hostileGame(t, "stall.lua", 1, "steps = 1000000\nlua_call_timeout = \"1h\"")
+	cmd := command("run", "-config", cfg, "-save", filepath.Join(dir, "run.save"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	time.Sleep(500 * time.Millisecond) // inside a step: each takes 2 s
-	cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(100 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGTERM)
-	start := time.Now()
-	cmd.Wait()
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("exited %v after the second signal", took)
+	outLines, errLines := lines(stdout), lines(stderr)
+	var errText strings.Builder
+	waitLine := func(from <-chan string, text string, keep *strings.Builder) {
+		t.Helper()
+		timeout := time.After(2 * time.Minute) // a hang guard
+		for {
+			select {
+			case l, ok := <-from:
+				if !ok {
+					t.Fatalf("the output ended before %q; stderr:\n%s", text, errText.String())
+				}
+				if keep != nil {
+					keep.WriteString(l + "\n")
+				}
+				if strings.Contains(l, text) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no %q within the hang guard; stderr:\n%s", text, errText.String())
+			}
+		}
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(errOut.String(), "again: stopping now") {
-		t.Errorf("exit %d; stderr:\n%s", code, errOut.String())
+	waitLine(outLines, "stalling in step 1", nil)
+	cmd.Process.Signal(syscall.SIGTERM)
+	waitLine(errLines, "stopping after the step in progress", &errText)
+	cmd.Process.Signal(syscall.SIGTERM)
+	go func() {
+		for l := range errLines {
+			errText.WriteString(l + "\n")
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // the step in progress would take an hour
+		t.Fatal("still running a minute after the second signal")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(errText.String(), "again: stopping now") {
+		t.Errorf("exit %d; stderr:\n%s", code, errText.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "run.save")); err == nil {
 		t.Errorf("a save was written after the second signal")
 	}
+}
+
+// lines delivers what r says, line by line, until it ends.
+func lines(r io.Reader) <-chan string {
+	out := make(chan string, 64)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			out <- sc.Text()
+		}
+	}()
+	return out
 }

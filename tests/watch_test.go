@@ -3,11 +3,13 @@ package tests
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +90,33 @@ func (w *watched) waitFor(pattern string) []string {
 			}
 		case <-deadline:
 			w.t.Fatalf("no line matched %q within %v:\n%s", pattern, patience, strings.Join(w.seen, "\n"))
+		}
+	}
+}
+
+// waitForAll reads the output until each pattern has matched a line, in
+// any order.
+func (w *watched) waitForAll(patterns ...string) {
+	w.t.Helper()
+	left := map[string]*regexp.Regexp{}
+	for _, p := range patterns {
+		left[p] = regexp.MustCompile(p)
+	}
+	deadline := time.After(patience)
+	for len(left) > 0 {
+		select {
+		case l, ok := <-w.lines:
+			if !ok {
+				w.t.Fatalf("the game ended before lines matched %q:\n%s", slices.Collect(maps.Keys(left)), strings.Join(w.seen, "\n"))
+			}
+			w.seen = append(w.seen, l)
+			for p, re := range left {
+				if re.MatchString(l) {
+					delete(left, p)
+				}
+			}
+		case <-deadline:
+			w.t.Fatalf("no lines matched %q within %v:\n%s", slices.Collect(maps.Keys(left)), patience, strings.Join(w.seen, "\n"))
 		}
 	}
 }
@@ -220,6 +249,55 @@ func TestWatch_brokenTreeIsReportedAndFixingItApplies(t *testing.T) {
 	w.waitFor(`^t=\S+ reload: ai/c\.xml: 1 agent kept its place$`)
 	if m, _ := strconv.Atoi(w.waitFor(`^t=\S+ c-1 log root\.count: v1 n=(\d+)$`)[1]); m <= n {
 		t.Errorf("memory restarted: n=%d after n=%d", m, n)
+	}
+}
+
+// TestWatch_lostFolderIsWatchedAgain: the game's folder renamed away and
+// back, or deleted and made again (as a git checkout does), is said lost,
+// then watched again; its files are reloaded, and a later edit is reloaded
+// as before.
+func TestWatch_lostFolderIsWatchedAgain(t *testing.T) {
+	for _, how := range []string{"renamedAwayAndBack", "deletedAndMadeAgain"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, counterGame)
+			w := startWatched(t, dir)
+			w.waitFor(`^t=\S+ c-1 log root\.count: v1 n=2$`)
+			ai := filepath.Join(dir, "ai")
+			switch how {
+			case "renamedAwayAndBack":
+				if err := os.Rename(ai, ai+".away"); err != nil {
+					t.Fatal(err)
+				}
+				w.waitFor(`^btrun: watch: ai was removed or renamed; watching for it to come back$`)
+				if err := os.Rename(ai+".away", ai); err != nil {
+					t.Fatal(err)
+				}
+			case "deletedAndMadeAgain":
+				if err := os.RemoveAll(ai); err != nil {
+					t.Fatal(err)
+				}
+				// The files gone do not reload; the folder is made again
+				// after that reload, which watches what is there.
+				w.waitForAll(`^btrun: watch: ai was removed or renamed; watching for it to come back$`,
+					`^t=\S+ reload: ai/c\.xml, ai/count\.lua: not applied; the game goes on unchanged:$`)
+				writeFiles(t, dir, counterGame)
+			}
+			// The files reloaded and the watch back, in either order (a
+			// batch with the files made again may come before the notice,
+			// or the files in two batches, as they are made).
+			w.waitForAll(`^btrun: watch: ai is there again; watching it again$`,
+				`^t=\S+ reload: ai/(c\.xml|count\.lua|c\.xml, ai/count\.lua): 1 agent kept its place$`)
+			// An edit now may still be seen by the look at every file of
+			// the folder back; once it is reloaded, the next edit is the
+			// live watch's alone.
+			w.edit("ai/count.lua", strings.Replace(counterGame["ai/count.lua"], "v1", "v2", 1))
+			w.waitFor(`^t=\S+ c-1 log root\.count: v2 n=\d+$`)
+			w.edit("ai/count.lua", strings.Replace(counterGame["ai/count.lua"], "v1", "v3", 1))
+			w.waitFor(`^t=\S+ reload: ai/count\.lua: 1 agent kept its place$`)
+			w.waitFor(`^t=\S+ c-1 log root\.count: v3 n=\d+$`)
+		})
 	}
 }
 

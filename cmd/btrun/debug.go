@@ -55,7 +55,7 @@ func startDebug(g *game.Game, opts debugOptions, people io.Writer, interrupted <
 	if opts.edit {
 		fmt.Fprintln(people, "btrun: -edit: the page edits the tree files; saving writes the file and reloads the game")
 	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !loopbackOnly(ln.Addr()) {
 		fmt.Fprintf(people, "btrun: warning: the live view listens on %s, not only on this machine: whoever reaches it can pause and change the game (use 127.0.0.1)\n", ln.Addr())
 	}
 	return func() {
@@ -67,6 +67,14 @@ func startDebug(g *game.Game, opts debugOptions, people io.Writer, interrupted <
 			srv.Close()
 		}
 	}, nil
+}
+
+// loopbackOnly reports whether a listener is reachable from this machine
+// only: what it listens on, not the name it was given (localhost is a
+// name, and it listens on a loopback address).
+func loopbackOnly(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // liveURL is the page's address; an unspecified IP (":7070") is shown as

@@ -13,6 +13,14 @@
 // ReadDirectoryChangesW) are used where they work; where they do not (no
 // support, or a limit on watches reached), the watched paths are polled.
 //
+// A notification watch is on a folder, and it ends when that folder is
+// removed or renamed: a `git checkout` that deletes and recreates a
+// folder, an editor or a script that moves it away and back. A watched
+// folder (or the folder of a watched file) whose watch ended is lost: the
+// Watcher says so on Notices, looks for it at every poll interval, and once
+// it is there again watches it again, says so, and reports every watched
+// file in it as changed (any of them may have changed meanwhile).
+//
 // A Watcher's methods are safe for concurrent use; batches come on the
 // Changes channel, which the game loop reads between steps.
 package watch
@@ -67,8 +75,11 @@ type Watcher struct {
 	mode  string
 	state map[string]fileState // poll mode: what each file looked like at the last scan
 
-	events chan string // changed paths, from notifications or polling
-	closed bool
+	events  chan string     // changed paths, from notifications or polling
+	retry   chan struct{}   // look for lost anchors now
+	lost    map[string]bool // notify mode: anchors whose watch ended (see the package comment)
+	notices chan Notice
+	closed  bool
 }
 
 // fileState is what polling compares.
@@ -88,7 +99,7 @@ func New(paths []string, opts Options) (*Watcher, error) {
 		opts.MaxDelay = max(2*time.Second, opts.Debounce)
 	}
 	w := &Watcher{opts: opts, changes: make(chan []string), done: make(chan struct{}), events: make(chan string, 64),
-		files: map[string]bool{}}
+		files: map[string]bool{}, lost: map[string]bool{}, notices: make(chan Notice, noticesLen), retry: make(chan struct{}, 1)}
 	if opts.Poll <= 0 {
 		if fsw, err := fsnotify.NewWatcher(); err == nil {
 			w.fsw, w.mode = fsw, "notify"
@@ -115,6 +126,45 @@ func New(paths []string, opts Options) (*Watcher, error) {
 // once an editor's save is over.
 func (w *Watcher) Changes() <-chan []string { return w.changes }
 
+// Notices delivers what people should know about the watch: a watched
+// folder lost (removed or renamed) and watched again. It keeps the latest
+// few when nobody reads it.
+func (w *Watcher) Notices() <-chan Notice { return w.notices }
+
+// A Notice says that a watched folder (or the folder of a watched file)
+// was lost, removed or renamed away, or that it is there again and watched
+// again.
+type Notice struct {
+	Path string // the folder, a clean absolute path
+	Lost bool   // lost; else watched again
+}
+
+// Text is the notice for people, with the folder named as given.
+func (n Notice) Text(name string) string {
+	if n.Lost {
+		return "watch: " + name + " was removed or renamed; watching for it to come back"
+	}
+	return "watch: " + name + " is there again; watching it again"
+}
+
+// noticesLen is how many notices wait to be read.
+const noticesLen = 16
+
+// notice hands a notice to Notices, dropping the oldest when it is full.
+func (w *Watcher) notice(n Notice) {
+	for {
+		select {
+		case w.notices <- n:
+			return
+		default:
+		}
+		select {
+		case <-w.notices:
+		default:
+		}
+	}
+}
+
 // Mode says how changes are seen: "notify" (the system's notifications) or
 // "poll".
 func (w *Watcher) Mode() string {
@@ -135,7 +185,10 @@ func (w *Watcher) Set(paths []string) error {
 		if err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
-		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		// A watched folder that is not there now (deleted by a checkout
+		// that makes it again) stays a folder: a file would not see what
+		// is made in it.
+		if fi, err := os.Stat(abs); err == nil && fi.IsDir() || err != nil && slices.Contains(w.dirs, abs) {
 			dirs = append(dirs, abs)
 		} else {
 			files[abs] = true
@@ -165,19 +218,97 @@ func (w *Watcher) Set(paths []string) error {
 	return nil
 }
 
-// addNotify adds a notification watch on every folder: the folder of each
-// file, and each watched folder with its subfolders. w.mu is held.
+// addNotify adds a notification watch on every anchor: the folder of each
+// file, and each watched folder with its subfolders. An anchor that is not
+// there is lost (looked for later). w.mu is held.
 func (w *Watcher) addNotify() error {
 	var errs []error
-	for f := range w.files {
-		if err := w.fsw.Add(filepath.Dir(f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	lost := w.lost
+	w.lost = map[string]bool{}
+	for a := range w.anchors() {
+		if lost[a] { // still lost: reestablish says when it is back
+			w.lost[a] = true
+			continue
+		}
+		if err := w.addAnchor(a); errors.Is(err, fs.ErrNotExist) {
+			w.lost[a] = true
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	for _, d := range w.dirs {
-		errs = append(errs, w.addTree(d))
-	}
 	return errors.Join(errs...)
+}
+
+// anchors are the folders a notification watch must be on: the folder of
+// each watched file, and each watched folder (its subfolders are added
+// with it). w.mu is held.
+func (w *Watcher) anchors() map[string]bool {
+	out := map[string]bool{}
+	for f := range w.files {
+		out[filepath.Dir(f)] = true
+	}
+	for _, d := range w.dirs {
+		out[d] = true
+	}
+	return out
+}
+
+// addAnchor watches an anchor: a watched folder with its subfolders, or
+// the folder of watched files. w.mu is held.
+func (w *Watcher) addAnchor(a string) error {
+	if slices.Contains(w.dirs, a) {
+		if _, err := os.Stat(a); err != nil {
+			return err
+		}
+		return w.addTree(a)
+	}
+	return w.fsw.Add(a)
+}
+
+// anchorGone notes that a notification named an anchor as removed or
+// renamed away: its watch has ended (the system ends it, and fsnotify
+// forgets it), so it is lost until it is watched again.
+func (w *Watcher) anchorGone(p string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || !w.anchors()[p] || w.lost[p] {
+		return
+	}
+	w.lost[p] = true
+	w.notice(Notice{Path: p, Lost: true})
+}
+
+// reestablish watches again the lost anchors that are there again, and
+// returns the watched files in them: each may have changed while it was
+// not watched.
+func (w *Watcher) reestablish() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fsw == nil || len(w.lost) == 0 {
+		return nil
+	}
+	var changed []string
+	for a := range w.lost {
+		if fi, err := os.Stat(a); err != nil || !fi.IsDir() || w.addAnchor(a) != nil {
+			continue
+		}
+		delete(w.lost, a)
+		w.notice(Notice{Path: a})
+		for f := range w.files {
+			if filepath.Dir(f) == a {
+				changed = append(changed, f)
+			}
+		}
+		if slices.Contains(w.dirs, a) {
+			filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					changed = append(changed, p)
+				}
+				return nil
+			})
+		}
+	}
+	return changed
 }
 
 // addTree watches a folder and its subfolders. w.mu is held.
@@ -212,6 +343,10 @@ func (w *Watcher) forward() {
 				return
 			}
 			if ev.Has(fsnotify.Create) {
+				if w.isLost(ev.Name) { // a lost folder is back
+					w.poke()
+					continue
+				}
 				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() && w.under(ev.Name) {
 					// A new folder: watch it, and report what was created
 					// in it before the watch was in place.
@@ -228,6 +363,10 @@ func (w *Watcher) forward() {
 					})
 					continue
 				}
+			}
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				w.anchorGone(ev.Name)
+				w.poke()
 			}
 			w.send(ev.Name)
 		case _, ok := <-fsw.Errors:
@@ -256,6 +395,22 @@ func mapKeys(m map[string]bool) func(func(string) bool) {
 				return
 			}
 		}
+	}
+}
+
+// isLost reports whether p is a lost anchor (reestablish watches it).
+func (w *Watcher) isLost(p string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lost[p]
+}
+
+// poke asks the loop to look for lost anchors now rather than at its next
+// poll: a folder renamed away and back is there again at once.
+func (w *Watcher) poke() {
+	select {
+	case w.retry <- struct{}{}:
+	default:
 	}
 }
 
@@ -314,45 +469,50 @@ func ignored(p string) bool {
 // loop gathers changed paths into batches and hands them out.
 func (w *Watcher) loop() {
 	defer w.wg.Done()
-	pending := map[string]bool{}
-	var first time.Time
+	b := batcher{debounce: w.opts.Debounce, maxDelay: w.opts.MaxDelay, pending: map[string]bool{}}
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
 	poll := w.opts.Poll
 	if poll <= 0 {
 		poll = defaultPoll
 	}
-	ticker := time.NewTicker(poll) // scans only while polling (notifications may fail over to it)
+	ticker := time.NewTicker(poll) // scans only while polling (notifications may fail over to it), and looks for lost folders
 	defer ticker.Stop()
-	ready := false
-	add := func(p string) {
-		if !w.counts(p) {
-			return
+	ready := false // the batch is ready: it is offered, and changes join it until it is taken
+	wake := func() {
+		if due, ok := b.due(); ok && !ready {
+			quiet.Reset(max(0, time.Until(due)))
 		}
-		now := time.Now()
-		if len(pending) == 0 {
-			first = now
+	}
+	add := func(paths ...string) {
+		for _, p := range paths {
+			if w.counts(p) {
+				b.add(p, time.Now())
+			}
 		}
-		pending[p] = true
-		if !ready {
-			quiet.Reset(min(w.opts.Debounce, max(0, first.Add(w.opts.MaxDelay).Sub(now))))
-		}
+		wake()
 	}
 	for {
 		var out chan []string
 		var batch []string
 		if ready {
 			out = w.changes
-			batch = slices.Sorted(mapKeys(pending))
+			batch = b.sorted()
 		}
 		select {
 		case p := <-w.events:
 			add(p)
-		case <-quiet.C:
-			ready = len(pending) > 0
+		case now := <-quiet.C:
+			if due, ok := b.due(); ok && !now.Before(due) {
+				ready = true
+			} else {
+				wake()
+			}
 		case out <- batch:
-			clear(pending)
+			b.clear()
 			ready = false
+		case <-w.retry:
+			add(w.reestablish()...)
 		case <-ticker.C:
 			w.mu.Lock()
 			var changed []string
@@ -362,14 +522,49 @@ func (w *Watcher) loop() {
 				w.state = next
 			}
 			w.mu.Unlock()
-			for _, p := range changed {
-				add(p)
-			}
+			add(append(changed, w.reestablish()...)...)
 		case <-w.done:
 			return
 		}
 	}
 }
+
+// batcher gathers changed paths into a batch and says when it is ready:
+// once no change came for debounce, or maxDelay after its first change
+// while changes keep coming (one save is one batch, and a file written
+// continuously is still reported). It reads no clock: the loop passes the
+// time of each change, and the tests pass theirs.
+type batcher struct {
+	debounce, maxDelay time.Duration
+	pending            map[string]bool
+	first, last        time.Time // of the pending batch's first and last change
+}
+
+func (b *batcher) add(p string, now time.Time) {
+	if len(b.pending) == 0 {
+		b.first = now
+	}
+	b.pending[p] = true
+	b.last = now
+}
+
+// due is when the pending batch is ready; false when nothing is pending.
+func (b *batcher) due() (time.Time, bool) {
+	if len(b.pending) == 0 {
+		return time.Time{}, false
+	}
+	due := b.last.Add(b.debounce)
+	if limit := b.first.Add(b.maxDelay); limit.Before(due) {
+		due = limit
+	}
+	return due, true
+}
+
+// sorted is the pending batch, sorted.
+func (b *batcher) sorted() []string { return slices.Sorted(mapKeys(b.pending)) }
+
+// clear starts a new batch.
+func (b *batcher) clear() { clear(b.pending) }
 
 // scan records the state of every watched file. w.mu is held.
 func (w *Watcher) scan() map[string]fileState {

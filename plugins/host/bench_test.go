@@ -150,7 +150,7 @@ func TestBatched_allocatesPerRoundNotPerCall(t *testing.T) {
 
 func testBatchedAllocations(t *testing.T, concurrent bool) {
 	const n = 2000
-	w := benchWorld(t, `<behaviorTree><action id="root" name="test.move"/></behaviorTree>`, n, Options{CallTimeout: 10 * time.Second})
+	w := benchWorld(t, `<behaviorTree><action id="root" name="test.move"/></behaviorTree>`, n, Options{CallTimeout: time.Minute}) // a hang guard
 	w.set.SetConcurrent(concurrent)
 	out := make([]Outcome, n)
 	step := func() {

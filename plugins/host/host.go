@@ -59,6 +59,11 @@ type Options struct {
 	// order) instead of one batch per plugin. The rounds are the same, so
 	// the trace is the same; it exists to show that, and to measure.
 	Unbatched bool
+
+	// callTimeouts overrides CallTimeout for the plugins it names (tests:
+	// a plugin that hangs times out while the others have all the time a
+	// loaded machine needs).
+	callTimeouts map[string]time.Duration
 }
 
 func (o *Options) defaults() {

@@ -116,8 +116,16 @@ func sameDeclarations(a, b *sdk.Description) bool {
 // watch waits for the instance's process to exit and, unless the exit was
 // asked for, marks the plugin down and schedules a restart.
 func (p *plugin) watch(inst *instance) {
-	inst.watch(p.set.opts.CallTimeout)
+	inst.watch(p.callTimeout())
 	p.down(inst, "its process exited ("+inst.exitStatus()+")")
+}
+
+// callTimeout bounds a round trip to this plugin (Options.CallTimeout).
+func (p *plugin) callTimeout() time.Duration {
+	if d, ok := p.set.opts.callTimeouts[p.spec.Name]; ok {
+		return d
+	}
+	return p.set.opts.CallTimeout
 }
 
 // current returns the running instance, or the error a call fails with.
@@ -141,7 +149,7 @@ func (p *plugin) do(f func(ctx context.Context, svc sdk.Service) error) error {
 	if err != nil {
 		return err
 	}
-	timeout := p.set.opts.CallTimeout
+	timeout := p.callTimeout()
 	inst.callStart.Store(time.Now().UnixNano())
 	err = f(inst.ctx, inst.svc)
 	inst.callStart.Store(0)

@@ -11,10 +11,10 @@ import (
 	"github.com/btrun/btrun/runtime"
 )
 
-// waitDead waits up to 5 s for a process to exit.
+// waitDead waits for a process to exit (up to a minute: a hang guard).
 func waitDead(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if !alive(pid) {
 			return
 		}

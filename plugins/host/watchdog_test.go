@@ -13,7 +13,7 @@ import (
 
 // TestWatchdog_pluginExitsWhenHostIsKilled starts a helper host process
 // that runs a plugin, kills the host with SIGKILL (no chance to clean up),
-// and checks that the plugin process is gone within 2 s.
+// and checks that the plugin process goes.
 func TestWatchdog_pluginExitsWhenHostIsKilled(t *testing.T) {
 	killHostAndWatchPlugin(t, "host")
 }
@@ -50,13 +50,18 @@ func killHostAndWatchPlugin(t *testing.T, mode string, env ...string) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
+	// The plugin goes at once (its lifeline pipe closes, or the kernel's
+	// parent-death signal comes), or at its next look at its parent's pid
+	// (every 250 ms). The bound is a hang guard a busy machine does not
+	// reach, not a measure: a plugin that outlives its host lives on for
+	// good.
+	const guard = time.Minute
 	killed := time.Now()
 	for alive(pid) {
-		if time.Since(killed) > 2*time.Second {
+		if time.Since(killed) > guard {
 			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("plugin %d still running 2 s after its host was killed", pid)
+			t.Fatalf("plugin %d still running %v after its host was killed", pid, guard)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Logf("plugin exited %v after its host was killed", time.Since(killed).Round(time.Millisecond))
 }

@@ -19,14 +19,16 @@ type dispatcher struct {
 	actions    map[string]*Action
 	conditions map[string]*Condition
 	scorers    map[string]*Scorer
-	callNs     atomic.Int64 // perCall
+	callNs     atomic.Int64     // perCall
+	clock      func() time.Time // time.Now; a test's own clock gives the calls a known cost
 }
 
 func newDispatcher(p *Plugin) (*dispatcher, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	d := &dispatcher{p: p, desc: p.describe(), actions: map[string]*Action{}, conditions: map[string]*Condition{}, scorers: map[string]*Scorer{}}
+	d := &dispatcher{p: p, desc: p.describe(), actions: map[string]*Action{}, conditions: map[string]*Condition{}, scorers: map[string]*Scorer{},
+		clock: time.Now}
 	for i := range p.Actions {
 		d.actions[p.Actions[i].Name] = &p.Actions[i]
 	}
@@ -95,10 +97,10 @@ func (d *dispatcher) perCall() time.Duration { return time.Duration(d.callNs.Loa
 
 // timedRange is runRange, measuring the time a call takes for perCall.
 func (d *dispatcher) timedRange(b *Batch, out []Reply, lo, hi int) {
-	start := time.Now()
+	start := d.clock()
 	d.runRange(b, out, lo, hi)
 	if hi > lo {
-		d.callNs.Store(int64(time.Since(start)) / int64(hi-lo))
+		d.callNs.Store(int64(d.clock().Sub(start)) / int64(hi-lo))
 	}
 }
 

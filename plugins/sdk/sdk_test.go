@@ -6,6 +6,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -210,7 +211,10 @@ func TestBatch_repliesInOrder(t *testing.T) {
 // TestBatch_slowCallsShareTheCoresFromFewCalls: a batch of 64 calls that
 // take 50 µs each (3.2 ms in all) runs on several goroutines once a batch
 // has measured them, and 64 calls that take nothing stay on one: whether a
-// batch is split depends on its work, not only on its size.
+// batch is split depends on its work, not only on its size. The calls'
+// cost is what a clock of the test's own says (each slow call moves it on
+// by 50 µs), and a split batch shows by a call that waits for another to
+// run beside it, so no verdict depends on the machine's speed or load.
 func TestBatch_slowCallsShareTheCoresFromFewCalls(t *testing.T) {
 	if goruntime.GOMAXPROCS(0) < 2 {
 		t.Skip("one core: batches are never split")
@@ -221,20 +225,27 @@ func TestBatch_slowCallsShareTheCoresFromFewCalls(t *testing.T) {
 		wantSplit bool
 	}{{"slow", 50 * time.Microsecond, true}, {"instant", 0, false}} {
 		t.Run(c.name, func(t *testing.T) {
+			var clock atomic.Int64 // ns
 			var inFlight, most atomic.Int32
 			var measured, waited atomic.Bool
+			beside := make(chan struct{}) // closed once two calls run at once
+			var besideOnce sync.Once
 			p := &Plugin{Name: "t", Actions: []Action{{Name: "work", Run: func(*Call) (Status, error) {
 				n := inFlight.Add(1)
 				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 				}
-				for start := time.Now(); time.Since(start) < c.cost; {
+				if n >= 2 {
+					besideOnce.Do(func() { close(beside) })
 				}
-				// Once calls are measured, one call waits (a while at most)
-				// for another to run beside it, so that a split batch shows
-				// even when the machine is busy.
+				clock.Add(int64(c.cost))
+				// Once calls are measured, one slow call waits for another
+				// to run beside it: in a split batch one does, however
+				// busy the machine; in a batch run on one goroutine none
+				// can (the guard only ends the wait of a failing test).
 				if measured.Load() && c.cost > 0 && !waited.Swap(true) {
-					for start := time.Now(); most.Load() < 2 && time.Since(start) < 2*time.Second; {
-						time.Sleep(time.Millisecond)
+					select {
+					case <-beside:
+					case <-time.After(time.Minute):
 					}
 				}
 				inFlight.Add(-1)
@@ -244,6 +255,7 @@ func TestBatch_slowCallsShareTheCoresFromFewCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			d.clock = func() time.Time { return time.Unix(0, clock.Load()) }
 			b := &Batch{Sites: []Site{{Name: "work", Rule: "r"}}}
 			for range 64 {
 				b.Calls = append(b.Calls, Request{Kind: KindAction, Agent: "a"})
@@ -253,6 +265,9 @@ func TestBatch_slowCallsShareTheCoresFromFewCalls(t *testing.T) {
 					t.Fatal(err)
 				}
 				if i == 0 {
+					if got := d.perCall(); got != c.cost {
+						t.Fatalf("measured %v a call, want %v", got, c.cost)
+					}
 					most.Store(0)
 					measured.Store(true)
 				}
