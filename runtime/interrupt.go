@@ -143,7 +143,11 @@ func (a *Agent) runChecks() (st Status, err error, done bool) {
 				if s < 0 || s == p {
 					break
 				}
-				if !b.feats[s].abort.WatchesLower() || a.wouldRefuse(s) {
+				// A child whose check paused at a condition call is checked
+				// on when the answer comes, even if the round's end (its
+				// gates decided) would now refuse it: the answer is its
+				// condition's, and must not be left for another's.
+				if !b.feats[s].abort.WatchesLower() || a.flags&flagCondAnswered == 0 && a.wouldRefuse(s) {
 					continue
 				}
 				ok, st, err, done, end := a.checkRule(s)
