@@ -129,15 +129,20 @@ func (g *Game) TreeNames() []string {
 // Dt is the game time of one step, in seconds.
 func (g *Game) Dt() float64 { return g.cfg.Run.Dt }
 
-// SendSignal delivers a signal to an agent now, between steps, at the
-// game's current step and time, from the sender "debugger": the trace and
-// the output show it like any other signal.
-func (g *Game) SendSignal(agent, signal string) error {
+// SendSignal delivers a signal with its data (the zero Value: none) to an
+// agent now, between steps, at the game's current step and time, from the
+// sender "debugger": the trace and the output show it like any other
+// signal. Data that runtime.CheckData refuses is an error and nothing is
+// delivered; the agent keeps data as it is, so do not change it afterwards.
+func (g *Game) SendSignal(agent, signal string, data runtime.Value) error {
 	ga, err := g.debugAgent(agent)
 	if err != nil {
 		return err
 	}
-	g.deliver(ga, signal, runtime.Value{}, DebuggerSender, g.step, g.Time(g.step))
+	if err := runtime.CheckData(data); err != nil {
+		return fmt.Errorf("game: signal %q to %s: %w", signal, agent, err)
+	}
+	g.deliver(ga, signal, data, DebuggerSender, g.step, g.Time(g.step))
 	return nil
 }
 

@@ -237,7 +237,7 @@ func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string
 		return nil
 	}
 	read := map[string]bool{}
-	var known []string
+	var known, families []string // families: the part of a Family name before its placeholder
 	readsScripts := false
 	take := func(ps []runtime.ParamSpec, origin runtime.Origin) bool {
 		if ps == nil {
@@ -250,6 +250,9 @@ func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string
 		for _, p := range ps {
 			read[p.Name] = true
 			known = append(known, p.Name)
+			if p.Family {
+				families = append(families, p.Name[:strings.LastIndexByte(p.Name, '.')+1])
+			}
 		}
 		return true
 	}
@@ -276,7 +279,7 @@ func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string
 	}
 	var out []Lint
 	for _, p := range r.Params {
-		if read[p.Name] || readsScripts && strs[p.Name] {
+		if read[p.Name] || readsScripts && strs[p.Name] || hasAnyPrefix(p.Name, families) {
 			continue
 		}
 		cands := append(known[:len(known):len(known)], ruleReads...)
@@ -404,4 +407,14 @@ func keys(m map[string]bool) []string {
 func (g *Game) cfgText() string {
 	data, _ := readfile.Read(g.cfg.Path, readfile.ConfigLimit, "config")
 	return string(data)
+}
+
+// hasAnyPrefix reports whether s begins with one of prefixes.
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

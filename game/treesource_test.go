@@ -112,3 +112,18 @@ func TestWriteTreeFile_inPlaceAndConfined(t *testing.T) {
 		t.Errorf("temporary files left: %v", matches)
 	}
 }
+
+// TestCheckTree_signalDataParametersAreRead: bt.signal.send reads every
+// signal.data.KEY parameter; a misspelt family is still unread.
+func TestCheckTree_signalDataParametersAreRead(t *testing.T) {
+	g, _ := openTreeGame(t, map[string]string{
+		"config.toml": treeGameConfig,
+		"mod/t.xml":   "<behaviorTree>\n  <action id=\"s\" name=\"bt.signal.send\"><parameter name=\"signal.name\">Hurt</parameter></action>\n</behaviorTree>\n",
+		"mod/sub.xml": "<behaviorTree/>\n",
+	})
+	_, ps := g.CheckTree("t", map[string][]byte{"mod/t.xml": []byte("<behaviorTree><signals><signal name=\"Hurt\"/></signals>\n  <action id=\"s\" name=\"bt.signal.send\"><parameter name=\"signal.name\">Hurt</parameter>" +
+		"<parameter name=\"signal.data.hp\">3</parameter><parameter name=\"signal.data.at.x\">1</parameter><parameter name=\"signal.dat.who\">me</parameter></action>\n</behaviorTree>\n")})
+	if len(ps) != 1 || !strings.Contains(ps[0].Msg, `parameter "signal.dat.who" is read by nothing`) || !strings.Contains(ps[0].Msg, `did you mean "signal.data.KEY"?`) {
+		t.Errorf("lints: %+v", ps)
+	}
+}

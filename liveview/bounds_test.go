@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 // shout is a game whose agents and world log a different megabyte-long
@@ -131,7 +133,7 @@ func TestBounds_journalStaysWithinTheBudget(t *testing.T) {
 	send := func(n int) {
 		h.onGame(func() {
 			for i := range n {
-				if _, err := h.d.cmdSignal("guard-1", fmt.Sprintf("Ping%d", i%7)); err != nil {
+				if _, err := h.d.cmdSignal("guard-1", fmt.Sprintf("Ping%d", i%7), runtime.Value{}); err != nil {
 					t.Fatalf("signal %d: %v", i, err)
 				}
 				if i%1000 == 0 {

@@ -245,7 +245,7 @@ func (d *Debugger) cmdDeleteBreakpoint(id string) (any, error) {
 	return nil, errorf(http.StatusNotFound, "no breakpoint %d", n)
 }
 
-func (d *Debugger) cmdSignal(agent, signal string) (any, error) {
+func (d *Debugger) cmdSignal(agent, signal string, data runtime.Value) (any, error) {
 	i, err := d.agentIndex(agent)
 	if err != nil {
 		return nil, err
@@ -260,11 +260,11 @@ func (d *Debugger) cmdSignal(agent, signal string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := command{pos: d.g.Step(), agent: d.agents[i].a.ID(), name: signal}
+	c := command{pos: d.g.Step(), agent: d.agents[i].a.ID(), name: signal, data: data}
 	if err := d.tl.room(d, c); err != nil {
 		return nil, err
 	}
-	if err := d.g.SendSignal(agent, signal); err != nil {
+	if err := d.g.SendSignal(agent, signal, data); err != nil {
 		return nil, errorf(http.StatusConflict, "%v", err)
 	}
 	d.tl.record(c)

@@ -182,11 +182,18 @@ func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
 		}
 	case n == 3 && seg[0] == "agents" && seg[2] == "signal":
 		var body struct {
-			Signal *string `json:"signal"`
+			Signal *string          `json:"signal"`
+			Data   *json.RawMessage `json:"data"`
 		}
-		if method(w, r, "POST") && decode(w, r, &body) && need(w, body.Signal != nil && *body.Signal != "", `"signal" (the signal's name) is required`) {
-			d.call(w, r, func(*request) (any, error) { return d.cmdSignal(seg[1], *body.Signal) })
+		if !method(w, r, "POST") || !decode(w, r, &body) || !need(w, body.Signal != nil && *body.Signal != "", `"signal" (the signal's name) is required`) {
+			return
 		}
+		data, err := dataFromJSON(body.Data)
+		if err != nil {
+			writeError(w, errorf(http.StatusUnprocessableEntity, `"data": %v`, err))
+			return
+		}
+		d.call(w, r, func(*request) (any, error) { return d.cmdSignal(seg[1], *body.Signal, data) })
 	case n == 3 && seg[0] == "agents" && seg[2] == "jump":
 		var body struct {
 			Rule *string `json:"rule"`

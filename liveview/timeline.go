@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/runtime"
 )
 
 // Time travel (see doc.go). A position is the moment between two steps:
@@ -63,10 +64,17 @@ type command struct {
 	pos   uint64
 	jump  bool // else a signal
 	agent string
-	name  string // the signal, or the rule id jumped to
+	name  string        // the signal, or the rule id jumped to
+	data  runtime.Value // a signal's data (never changed once recorded)
 }
 
-func (c command) size() int64 { return 48 + int64(len(c.agent)+len(c.name)) }
+func (c command) size() int64 {
+	n := 48 + int64(len(c.agent)+len(c.name))
+	if c.data.Kind != runtime.NilValue {
+		n += int64(runtime.DataSize(c.data))
+	}
+	return n
+}
 
 // start begins the timeline at the run's first position.
 func (t *timeline) start(d *Debugger, step uint64) {
@@ -283,7 +291,7 @@ func (t *timeline) applyJournal(d *Debugger, pos uint64) error {
 			if c.jump {
 				return d.jumpAgent(c.agent, c.name)
 			}
-			return d.g.SendSignal(c.agent, c.name)
+			return d.g.SendSignal(c.agent, c.name, c.data)
 		})
 		errs = append(errs, err)
 	}

@@ -35,7 +35,9 @@ func builtinActions() []ActionDef {
 		{Name: "bt.signal.send", Bind: bindSignalSend, Instant: true,
 			Doc: "sends `signal.name`, then success; to itself it applies at once, to others after every agent has stepped",
 			Params: []ParamSpec{signalName, {Name: "signal.to", Type: "agent id, self or all", Default: "self",
-				Doc: "the receiver: `self`, another agent's id, or `all` (every agent, this one included)"}}},
+				Doc: "the receiver: `self`, another agent's id, or `all` (every agent, this one included)"},
+				{Name: signalDataPrefix + "KEY", Family: true, Type: "number, boolean or string",
+					Doc: "the signal's data: each such parameter is one entry of a table, `KEY` its key (`signal.data.hp`: key `hp`; dots nest, `signal.data.at.x`: `{at = {x = ...}}`; a key of digits is an integer key); a value that reads as a number is a number, `true` and `false` are booleans, anything else a string; without any, the signal carries no data"}}},
 		{Name: "bt.stimulus.forget", Bind: bindForget, Instant: true,
 			Doc:    "the agent forgets its stimulus of `signal.name` (the data and time of the last such signal it received), then success; the signal need not be declared",
 			Params: []ParamSpec{signalName}},
@@ -119,6 +121,7 @@ type signalSendAction struct {
 	name string
 	to   string
 	slot int32
+	data Value // bound once from the signal.data.KEY parameters; never changed
 }
 
 func bindSignalSend(s *Site) (Action, error) {
@@ -130,15 +133,19 @@ func bindSignalSend(s *Site) (Action, error) {
 	if !ok || to == "" {
 		to = "self"
 	}
-	return &signalSendAction{name: name, to: to, slot: s.SignalSlot(name)}, nil
+	data, err := paramData(s.Params, signalDataPrefix)
+	if err != nil {
+		return nil, s.Errorf("bt.signal.send: %v", err)
+	}
+	return &signalSendAction{name: name, to: to, slot: s.SignalSlot(name), data: data}, nil
 }
 
 func (x *signalSendAction) Run(a *Agent, _ Params) (Status, error) {
 	if x.to == "self" || x.to == a.id {
-		a.signalSlot(x.slot, &noData, a.time)
-		return Success, a.owe(x.name, &noData, a.time)
+		a.signalSlot(x.slot, &x.data, a.time)
+		return Success, a.owe(x.name, &x.data, a.time)
 	}
-	if err := a.Send(x.to, x.name, Value{}); err != nil {
+	if err := a.Send(x.to, x.name, x.data); err != nil {
 		return 0, err
 	}
 	return Success, nil

@@ -75,6 +75,48 @@ func TestBuiltin_signalSend(t *testing.T) {
 	}
 }
 
+// TestBuiltin_signalSendCarriesItsData: signal.data.KEY parameters are the
+// signal's data, to itself (a stimulus at once) and to others, typed as a
+// script's would be, nested by dots, sorted, the same table every time.
+func TestBuiltin_signalSendCarriesItsData(t *testing.T) {
+	data := param("signal.data.who", "grunt-2") + param("signal.data.hp", "10") + param("signal.data.at.x", "4.5") +
+		param("signal.data.at.y", "-1") + param("signal.data.urgent", "true") + param("signal.data.1", "first") + param("signal.data.note", "10 hp")
+	xml := bt(guardDecls + `<sequence id="root">
+<action id="self" name="bt.signal.send">` + param("signal.name", "Hurt") + data + `</action>
+<action id="other" name="bt.signal.send">` + param("signal.name", "Hurt") + param("signal.to", "guard-2") + data + `</action>
+<action id="bare" name="bt.signal.send">` + param("signal.name", "Ping") + param("signal.to", "guard-2") + `</action>
+</sequence>`)
+	h := newHarness(t, xml, nil)
+	rec := &routeRecorder{}
+	h.env.Router = rec
+	expectSteps(t, h.steps(1), []string{"success root: "})
+	const want = `{[1] = "first", at = {x = 4.5, y = -1}, hp = 10, note = "10 hp", urgent = true, who = "grunt-2"}`
+	if got, _, ok := h.agent.Stimulus("Hurt"); !ok || DataText(got, 200) != want {
+		t.Errorf("its own stimulus: %s, %v; want %s", DataText(got, 200), ok, want)
+	}
+	if got := strings.Join(rec.routed, " "); got != "a1->guard-2:Hurt="+want+" a1->guard-2:Ping" {
+		t.Errorf("routed %q", got)
+	}
+}
+
+func TestBuiltin_signalSendDataErrors(t *testing.T) {
+	cases := []struct{ params, want string }{
+		{param("signal.data.at", "1") + param("signal.data.at.x", "2"), `parameter "signal.data.at.x": key at is given both a value and entries of its own`},
+		{param("signal.data.a..b", "1"), `parameter "signal.data.a..b": a key is empty`},
+		{param("signal.data.", "1"), `parameter "signal.data.": a key is empty`},
+	}
+	for _, c := range cases {
+		tree, err := LoadBytes("test.xml", []byte(bt(`<action id="root" name="bt.signal.send">`+param("signal.name", "Hurt")+c.params+`</action>`)), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Bind(tree, NewRegistry(), BindOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "test.xml:") {
+			t.Errorf("%s: got %v, want an error at its position containing %q", c.params, err, c.want)
+		}
+	}
+}
+
 func TestBuiltin_variableAndTimestampActions(t *testing.T) {
 	h := newHarness(t, bt(guardDecls+`<sequence id="root">
 <action id="v" name="bt.variable.set">`+param("variable.name", "Aware")+param("variable.value", "true")+`</action>

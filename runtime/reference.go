@@ -25,6 +25,9 @@ type ParamSpec struct {
 	Required bool
 	Default  string // the value when it is not given ("" with Required)
 	Doc      string
+	// Family says that Name ends in a placeholder (signal.data.KEY): every
+	// parameter whose name begins with the part before it is read.
+	Family bool
 	// Kind is the value's type when binding checks it (typed parameters,
 	// typed_params.go: Type is then Kind's name); ParamAny when the reader
 	// parses the value itself.

@@ -64,8 +64,11 @@ func writeParams(b *strings.Builder, ps []ParamSpec) {
 	b.WriteString("| parameter | value | default | meaning |\n|---|---|---|---|\n")
 	for _, p := range ps {
 		def := "`" + p.Default + "`"
-		if p.Required {
+		switch {
+		case p.Required:
 			def = "required"
+		case p.Default == "":
+			def = "none"
 		}
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", p.Name, p.Type, def, p.Doc)
 	}

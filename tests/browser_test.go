@@ -364,7 +364,8 @@ func waitCursor(i int) chromedp.Action {
 }
 
 // TestLiveView_showsStimuli: on the signals fixture, the chosen agent's
-// card lists the stimuli it holds, with their data, age and time left.
+// card lists the stimuli it holds, with their data, age and time left; a
+// signal sent with data from the card's form is held with that data.
 func TestLiveView_showsStimuli(t *testing.T) {
 	ctx := browser(t)
 	url := liveView(t, "-config", fixture("signals"), "-paused")
@@ -386,6 +387,11 @@ func TestLiveView_showsStimuli(t *testing.T) {
 		chromedp.Click(`#agents li[data-id="grunt-1"]`, chromedp.ByQuery),
 		waitText("#treetitle", "grunt-1"),
 		waitText("#stimuli", "Status"),
+		// A signal with data from the page's form: the agent holds it.
+		chromedp.SendKeys(`#signalname`, "Poke", chromedp.ByQuery),
+		chromedp.SendKeys(`#signaldata`, `{"hp": 10, "at": [4, -2]}`, chromedp.ByQuery),
+		chromedp.Click(`#signalform button`, chromedp.ByQuery),
+		waitText("#stimuli", `{"at":[4,-2],"hp":10}`),
 	); err != nil {
 		t.Fatal(err)
 	}

@@ -1014,8 +1014,13 @@ function wire() {
     const name = $('#signalname').value.trim();
     if (!name || !ui.selected) return;
     const id = ui.selected;
+    const text = $('#signaldata').value.trim();
+    const body = { signal: name };
+    if (text) {
+      try { body.data = JSON.parse(text); } catch (err) { toast(`The data is not JSON: ${err.message}`, true); return; }
+    }
     confirmDiscard('Send the signal', async () => {
-      if (await act('POST', `/api/agents/${encodeURIComponent(id)}/signal`, { signal: name })) toast(`${name} sent to ${id}`);
+      if (await act('POST', `/api/agents/${encodeURIComponent(id)}/signal`, body)) toast(`${name} sent to ${id}` + (text ? ' with data' : ''));
     });
   };
   $('#jumpform').onsubmit = (e) => {
