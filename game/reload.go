@@ -82,6 +82,7 @@ func (r Restart) String() string { return r.Agent + ": " + r.Rule.String() }
 // changed; Agents returns new agents after a reload that applied.
 func (g *Game) Reload(opts ReloadOptions) (*ReloadReport, error) {
 	rep, err := g.reload(opts)
+	g.rewatch() // whoever asked (the watcher, the live view's editor, a Go program), a new subtree file is watched from now on
 	t := g.Time(g.step)
 	if err != nil {
 		g.out.always(t, "reload:", reloadFailure(opts.Changed, err))

@@ -400,6 +400,31 @@ func testWatch(t *testing.T, mode string) {
 	s.waitOutput("reload: ai/sub.xml: 2 agents kept their place")
 }
 
+// TestWatch_aReloadFromGoWatchesNewSubtreeFiles: a reload asked for by
+// someone other than the watcher (the live view's editor, a Go program)
+// makes the watcher follow a subtree file the reloaded tree now names; an
+// edit of that file is then reloaded.
+func TestWatch_aReloadFromGoWatchesNewSubtreeFiles(t *testing.T) {
+	t.Setenv(pollEnv, "30ms") // polling: the same in every file system
+	s := openSession(t, writeGame(t, counterGame), 0)
+	if err := s.g.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	s.run(1)
+	sub := filepath.Join(s.g.cfg.Dir, "ai", "sub.xml")
+	if s.g.watcher.sources.Load().files[sub] {
+		t.Fatal("sub.xml is watched before any tree names it")
+	}
+	s.write("ai/sub.xml", `<behaviorTree><action id="count" name="count"/></behaviorTree>`)
+	s.write("ai/c.xml", strings.Replace(counterGame["ai/c.xml"], `<action id=".count" name="count"/>`, `<subtree id="sub">sub.xml</subtree>`, 1))
+	if _, err := s.g.Reload(ReloadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.g.watcher.sources.Load().files[sub] {
+		t.Errorf("after a reload from Go, the watcher does not follow %s", sub)
+	}
+}
+
 // waitOutput runs steps until the output holds text (a hang guard of five
 // minutes: the watcher waits for editors to finish saving, and a busy
 // machine takes its time).

@@ -206,12 +206,20 @@ func (g *Game) reloadChanged() {
 			}
 			opts.Changed = append(opts.Changed, displayPath(g.cfg, p))
 		}
-		g.Reload(opts) // it says what it did, or why it did not
-		next := g.sources()
-		g.watcher.sources.Store(next)
-		g.watcher.w.Set(next.paths())
+		g.Reload(opts) // it says what it did, or why it did not, and watches what the game now loads
 	default:
 	}
+}
+
+// rewatch makes the watcher, if any, watch what the game is loaded from
+// now (after a reload: a tree may name a new subtree file).
+func (g *Game) rewatch() {
+	if g.watcher == nil {
+		return
+	}
+	next := g.sources()
+	g.watcher.sources.Store(next)
+	g.watcher.w.Set(next.paths())
 }
 
 // stopWatching stops the watcher, if any.
