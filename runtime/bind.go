@@ -66,6 +66,9 @@ type BoundTree struct {
 	gated     bool
 	gateCount int
 	holdBase  int
+	// startBase is where the start bits of the rules that have one
+	// (hooks.go: enter, exit or log.start) begin in the slab.
+	startBase int
 
 	// hot is the compact copy of the rules that the loops step
 	// (step_hot.go).

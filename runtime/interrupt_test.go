@@ -254,7 +254,7 @@ func TestInterrupt_logParameters(t *testing.T) {
 			conds: map[string]bool{"c": true}, script: map[string][]Status{"a": {R}},
 			changes: map[int]map[string]bool{2: {"c": false}, 3: {"c": true}},
 			want: []string{
-				"running a: log(s: s starts) ?c log(a: a starts) a:start a",
+				"running a: ?c log(s: s starts) log(a: a starts) a:start a", // s starts once its condition passed
 				"success root: ?c a:cancel log(s: s lost) b [abort s]",
 				"success root: b",
 			}},
