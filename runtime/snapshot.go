@@ -60,7 +60,7 @@ type Snapshot struct {
 	// step's end an active rule has started).
 	startedUnsaved bool
 	freshRand      bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
-	carry     *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
+	carry          *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
 }
 
 // RuleEntry is the saved state of an active rule with repeat, attempts, a
