@@ -228,7 +228,8 @@ func TestInterrupt_cooldown(t *testing.T) {
 	})
 }
 
-// TestInterrupt_logParameters: log.start when a rule becomes active,
+// TestInterrupt_logParameters: log.start when a rule starts (its
+// conditions passed),
 // log.success and log.failure when it finishes (before doNotFail, aborted
 // included); nothing for a refused rule or one left without finishing.
 func TestInterrupt_logParameters(t *testing.T) {
