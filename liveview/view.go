@@ -184,7 +184,7 @@ type agentView struct {
 	Clocks    []clockView    `json:"clocks"`
 	Cooldowns []coolView     `json:"cooldowns"`
 	Orders    []orderView    `json:"orders"`
-	Counts    []countView    `json:"counts"` // active rules' passes (repeat), failures (attempts) and starts (hooks)
+	Counts    []countView    `json:"counts"`    // active rules' passes (repeat), failures (attempts) and starts (hooks)
 	Parallels []parallelView `json:"parallels"` // the parallels it entered, with their lanes (lanes_gates.go)
 	Gates     []heldGateView `json:"gates"`     // the gates it holds
 	Ctx       ctxView        `json:"ctx"`
