@@ -66,13 +66,22 @@ bt.action("walkTo", {
   end,
 })
 
--- dodge: get away from the player for a few seconds.
+-- dodge: get away from the player for a few seconds (couriers and
+-- medics).
 bt.action("dodge", {
   start = function(ctx, params)
     local s = ctx.state
     s.untilTime = ctx.time + params:number("dodge.seconds", 2)
     s.speed = params:number("dodge.speed", 3.5) -- read once, not every step
     ctx:log("dodging the player")
+    -- With dodge.callMedics, one the player caught up with calls the
+    -- medics (medic.xml) to where it is.
+    if params:bool("dodge.callMedics", false) then
+      local a = ctx.agent
+      for _, medic in ipairs(bt.shared.medics) do
+        ctx:send(medic, "OnHurt", { who = ctx.id, x = a.x, y = a.y })
+      end
+    end
   end,
   run = function(ctx, params)
     local s = ctx.state
