@@ -1,6 +1,6 @@
 -- Actions and hooks of the medic tree (medic.xml). Couriers call for help
--- (courier.lua's dodge sends OnHurt with {who, x, y} to every medic the
--- world lists in bt.shared.medics); the medic holds the last call as a
+-- (courier.lua's dodge sends OnHurt with {who, x, y} to two of the medics,
+-- medic-1 to medic-N with N = bt.shared.medics); the medic holds the last call as a
 -- stimulus (ctx:stimulus) until it expires or the patient is treated.
 local bt = require("bt")
 local steer = require("steer")
