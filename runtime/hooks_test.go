@@ -219,3 +219,38 @@ func TestLogStart_writtenWhenTheRuleStarts(t *testing.T) {
 			"success root: ?c log(a: a starts) a log(a: a won)",
 		}}})
 }
+
+// TestHooks_typedGoHook: a TypedHook's parameters are parsed at bind time
+// (a wrong value is a bind error at the rule) and given to each call.
+func TestHooks_typedGoHook(t *testing.T) {
+	type kitParams struct {
+		Kit string `param:"kit.name,required"`
+	}
+	var got []string
+	reg := NewRegistry()
+	reg.RegisterAction("ok", ActionFunc(func(*Agent, Params) (Status, error) { return Success, nil }))
+	if err := (TypedHook[kitParams]{Name: "kit", Call: func(a *Agent, p *kitParams, how string) error {
+		got = append(got, a.Label()+":"+p.Kit+":"+how)
+		return nil
+	}}).Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := LoadBytes("t.xml", []byte(bt(`<action id="a" name="ok" enter="kit" exit="kit"><parameter name="kit.name">medkit</parameter></action>`)), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Bind(tree, reg, BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.NewAgent("x", nil).Step(1); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != "a:medkit:enter a:medkit:success" {
+		t.Errorf("calls: %v", got)
+	}
+	tree, _ = LoadBytes("t.xml", []byte(bt(`<action id="a" name="ok" exit="kit"/>`)), LoadOptions{})
+	if _, err := Bind(tree, reg, BindOptions{}); err == nil || !strings.Contains(err.Error(), "kit.name") {
+		t.Errorf("a missing required parameter: %v", err)
+	}
+}
