@@ -32,7 +32,9 @@
 // the agent's random generator (rand.go). Trees with timeouts, cooldowns or
 // choice orders get slab words for them too: when each rule with a timeout
 // became active, when each rule with a cooldown was last left, each ordered
-// choice's order. An agent that entered a parallel has its lanes in the
+// choice's order, each counting rule's passes (repeat) and failures
+// (attempts), and one bit per rule with a hook or log.start that says it
+// started (hooks.go). An agent that entered a parallel has its lanes in the
 // extension too, and one that received a signal its stimuli: per signal
 // name, the data it carried and when it arrived (stimuli.go; signals carry
 // data, a Value checked by CheckData, data.go). Saving an agent means
