@@ -254,3 +254,22 @@ func TestHooks_typedGoHook(t *testing.T) {
 		t.Errorf("a missing required parameter: %v", err)
 	}
 }
+
+// TestHooks_aSaveBeforeVersion6TakesActiveRulesAsStarted: a save from before
+// starts were saved (read with startedUnsaved) takes every active rule with
+// a start bit as started: its exit runs when it is left, and a jump back to
+// it does not start it again.
+func TestHooks_aSaveBeforeVersion6TakesActiveRulesAsStarted(t *testing.T) {
+	h := newHarness(t, bt(`<choice id="root"><sequence id="s" enter="h" exit="h"><action id="a" name="act" exit="h"/></sequence><action id="x" name="ok"/></choice>`), nil)
+	h.script["a"] = []Status{R, R, S}
+	expectSteps(t, h.steps(1), []string{"running a: +s a:start a"})
+	s, err := h.agent.Snapshot()
+	h.must(err)
+	s.Entries, s.startedUnsaved = nil, true // as a version 5 save reads
+	h.agent = h.tree.NewAgent("a1", h.env)
+	if _, err := h.agent.Restore(&s); err != nil {
+		t.Fatal(err)
+	}
+	h.must(h.agent.Jump("s")) // to the active sequence: entered again, not started again
+	expectSteps(t, h.steps(2), []string{"running a: a:start a", "success root: a -a(success) -s(success)"})
+}
