@@ -64,6 +64,16 @@ function bt.condition(name, test) end
 ---@param score fun(ctx: bt.Ctx, params: bt.Params): number
 function bt.scorer(name, score) end
 
+---Registers an enter or exit hook under `name`: a rule whose enter= or exit=
+---attribute names it calls fn when it starts (how = "enter", after its
+---conditions passed) and when it is left (how = "success", "failure",
+---"abort", "timeout", "preempt", "jump", "cancel", "reset" or "remove").
+---params are the hooked rule's; ctx.rule is its label. A hook may not jump.
+---Only while scripts load (top level).
+---@param name string
+---@param fn fun(ctx: bt.Ctx, params: bt.Params, how: "enter"|"success"|"failure"|"abort"|"timeout"|"preempt"|"jump"|"cancel"|"reset"|"remove")
+function bt.hook(name, fn) end
+
 ---Sends a signal, with data, from the running agent to every agent, itself
 ---included. Data that cannot be sent is an error at this line.
 ---@param name string

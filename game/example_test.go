@@ -87,6 +87,22 @@ func register(reg *runtime.Registry) error {
 	}.Register(reg)
 }
 
+// kitParams are the parameters of the kit hook (docs/embedding.md, Hooks).
+type kitParams struct {
+	Kit string `param:"kit.name" default:"medkit"`
+}
+
+// registerKit registers a Go enter and exit hook; a rule names it with
+// enter="kit" or exit="kit".
+func registerKit(reg *runtime.Registry) error {
+	return runtime.TypedHook[kitParams]{Name: "kit", Call: func(a *runtime.Agent, p *kitParams, how string) error {
+		a.Log(p.Kit + ": " + how) // set up on "enter", clean up however the rule is left
+		return nil
+	}}.Register(reg)
+}
+
+var _ = registerKit // shown in the guide; the example's guard names no hook
+
 // openGame opens the game from Go values, without any file of btrun's own.
 func openGame() (*game.Game, error) {
 	cfg := game.NewConfig("") // every key of config.toml at its default

@@ -19,7 +19,8 @@ import (
 // choice orders; version 3 the lanes of parallels; version 4 gates (the
 // rules that hold them, and the state of the gates the agents share);
 // version 5 each agent's stimuli (the last data and arrival time of each
-// signal it holds). Versions 1 to 4 still load (for version 1 the agents'
+// signal it holds); version 6 the counts of repeat and attempts and the
+// starts of rules with hooks or log.start. Versions 1 to 5 still load (for version 1 the agents'
 // generators start fresh, and the saved generator becomes the world's).
 // The version is runtime.AgentsVersion's: the agents' snapshots in the body
 // are read by the runtime's decoder at the file's version.

@@ -29,7 +29,7 @@ var workersGames = []struct {
 	{"failing", fixturePath("failing"), 0, 20},
 	{"crashy", fixturePath("crashy"), 6, 20},   // a plugin that crashes mid-batch and sends signals for agents
 	{"signals", fixturePath("signals"), 0, 80}, // data between agents, stimuli, handlers (of lanes' actions too)
-	{"example", "../config.toml", 40, 150},
+	{"example", "../config.toml", 40, 220},     // long enough for medics to treat and be preempted (their hooks)
 }
 
 func fixturePath(name string) string {
@@ -91,6 +91,13 @@ func TestWorkers_traceOutputAndSaveAreTheSameForAnyNumberOfWorkers(t *testing.T)
 			wantSave := one.save()
 			if one.trace.Len() == 0 {
 				t.Fatal("no trace")
+			}
+			// The example's medics run enter and exit hooks (medic.xml):
+			// their log lines must be the same for every number of workers,
+			// and the save, taken while some are treating (repeat counts
+			// and starts), too.
+			if out := one.people.String(); tc.name == "example" && (!strings.Contains(out, "opens the medkit") || !strings.Contains(out, "packs the medkit away")) {
+				t.Fatalf("the example's medics never ran their hooks:\n%s", out)
 			}
 			for _, n := range []int{2, 3, 8} {
 				s := openWithWorkers(t, tc.config, tc.scale, n)

@@ -184,6 +184,7 @@ type agentView struct {
 	Clocks    []clockView    `json:"clocks"`
 	Cooldowns []coolView     `json:"cooldowns"`
 	Orders    []orderView    `json:"orders"`
+	Counts    []countView    `json:"counts"`    // active rules' passes (repeat), failures (attempts) and starts (hooks)
 	Parallels []parallelView `json:"parallels"` // the parallels it entered, with their lanes (lanes_gates.go)
 	Gates     []heldGateView `json:"gates"`     // the gates it holds
 	Ctx       ctxView        `json:"ctx"`
@@ -235,6 +236,19 @@ type stampView struct {
 	Since *float64 `json:"since"`
 }
 
+// countView is an active rule's counts: passes of repeat, failures of
+// attempts (both 0 when the rule has neither), and whether it started (its
+// enter hook ran: its exit hook will run).
+type countView struct {
+	Rule     int32  `json:"rule"`
+	Label    string `json:"label"`
+	Passes   int32  `json:"passes"`
+	Repeat   int32  `json:"repeat"`
+	Failures int32  `json:"failures"`
+	Attempts int32  `json:"attempts"`
+	Started  bool   `json:"started"`
+}
+
 type clockView struct {
 	Rule    int32   `json:"rule"`
 	Label   string  `json:"label"`
@@ -283,7 +297,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	v := agentView{agentSummary: d.agentSummary(i, info), Step: step, Time: roundTime(g.Time(step)),
 		Error: r.err, Cursor: a.Cursor(), FirstRun: a.FirstRun(), Extra: map[string]any{},
 		Results: []resultView{}, Vars: []varView{}, Stamps: []stampView{},
-		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}}
+		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}, Counts: []countView{}}
 	v.Cursors = []cursorView{{Rule: a.Cursor(), Label: a.CursorLabel(), Path: pathTo(t, a.Cursor()), Active: a.CursorActive()}}
 	var lanes []runtime.Lane
 	if r.lanes != nil {
@@ -322,6 +336,11 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 		cd := t.Rules[c.Index].Cooldown
 		v.Cooldowns = append(v.Cooldowns, coolView{Rule: c.Index, Label: c.Rule, LeftAt: roundTime(c.Time), Cooldown: cd,
 			Remaining: roundTime(max(cd-(now-c.Time), 0))})
+	}
+	for _, e := range f.Entries {
+		r := &t.Rules[e.Index]
+		v.Counts = append(v.Counts, countView{Rule: e.Index, Label: e.Rule, Passes: e.Passes, Repeat: r.Repeat,
+			Failures: e.Failures, Attempts: r.Attempts, Started: e.Started})
 	}
 	for _, o := range f.Orders {
 		kids := t.Children(o.Index)
@@ -451,6 +470,18 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		}
 		if r.Gate != "" {
 			rv.Attrs["gate"] = r.Gate
+		}
+		if r.Repeat > 0 {
+			rv.Attrs["repeat"] = r.Repeat
+		}
+		if r.Attempts > 0 {
+			rv.Attrs["attempts"] = r.Attempts
+		}
+		if r.Enter != "" {
+			rv.Attrs["enter"] = r.Enter
+		}
+		if r.Exit != "" {
+			rv.Attrs["exit"] = r.Exit
 		}
 		if r.Kind == runtime.KindParallel {
 			rv.Attrs["success"] = r.SuccessAt.String()

@@ -45,6 +45,13 @@ type scorerDef struct {
 	score *lua.LFunction
 }
 
+// hookDef is an enter or exit hook a script registered with bt.hook.
+type hookDef struct {
+	name  string
+	where string
+	call  *lua.LFunction
+}
+
 // openBT builds the bt module (require("bt"), also the global bt).
 func (e *Engine) openBT() {
 	L := e.L
@@ -55,6 +62,7 @@ func (e *Engine) openBT() {
 	bt.RawSetString("action", L.NewFunction(e.luaAction))
 	bt.RawSetString("condition", L.NewFunction(e.luaCondition))
 	bt.RawSetString("scorer", L.NewFunction(e.luaScorer))
+	bt.RawSetString("hook", L.NewFunction(e.luaHook))
 	bt.RawSetString("broadcast", L.NewFunction(e.luaBroadcast))
 	bt.RawSetString("random", L.NewFunction(e.luaRandom))
 	e.bt = bt
@@ -236,6 +244,26 @@ func (e *Engine) luaScorer(L *lua.LState) int {
 	}
 	def := &scorerDef{name: name, where: where(L), score: fn}
 	e.scorers[name] = def
+	e.defOrder = append(e.defOrder, def)
+	return 0
+}
+
+// luaHook is bt.hook(name, fn): fn(ctx, params, how) runs when a rule
+// whose enter or exit attribute names it starts ("enter") or is left (how
+// it was left: "success", "failure", "abort", ...). params are the rule's.
+// A hook returns nothing; an error in it is the step's (enter) or goes to
+// the agent's log (exit).
+func (e *Engine) luaHook(L *lua.LState) int {
+	name := e.checkDefName(L, "hook")
+	fn, ok := L.Get(2).(*lua.LFunction)
+	if !ok {
+		L.ArgError(2, "a function(ctx, params, how)")
+	}
+	if old, ok := e.hooks[name]; ok {
+		L.RaiseError("hook %q is already registered at %s", name, old.where)
+	}
+	def := &hookDef{name: name, where: where(L), call: fn}
+	e.hooks[name] = def
 	e.defOrder = append(e.defOrder, def)
 	return 0
 }

@@ -99,7 +99,8 @@ type Engine struct {
 	actions    map[string]*actionDef // by name
 	conditions map[string]*conditionDef
 	scorers    map[string]*scorerDef
-	defOrder   []any // *actionDef, *conditionDef and *scorerDef in registration order
+	hooks      map[string]*hookDef
+	defOrder   []any // *actionDef, *conditionDef, *scorerDef and *hookDef in registration order
 
 	limits      limits
 	concatParts []string // scratch of luaConcat
@@ -145,6 +146,7 @@ func New(opts Options) (*Engine, error) {
 		actions:    map[string]*actionDef{},
 		conditions: map[string]*conditionDef{},
 		scorers:    map[string]*scorerDef{},
+		hooks:      map[string]*hookDef{},
 		trees:      map[*runtime.Tree]*treeInfo{},
 		params:     map[paramsKey]*lua.LUserData{},
 		inline:     map[string]*lua.FunctionProto{},

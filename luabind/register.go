@@ -35,6 +35,8 @@ func (e *Engine) Register(reg *runtime.Registry) error {
 			add(reg.AddCondition(runtime.ConditionDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindCondition(d), Params: d.params}))
 		case *scorerDef:
 			add(reg.AddScorer(runtime.ScorerDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindScorer(d)}))
+		case *hookDef:
+			add(reg.AddHook(runtime.HookDef{Name: d.name, Origin: runtime.Origin{Kind: "lua", Where: d.where}, Bind: e.bindHook(d)}))
 		}
 	}
 	add(reg.AddAction(runtime.ActionDef{Name: InlineName, Origin: inlineOrigin, Bind: e.bindInlineAction,
@@ -69,6 +71,11 @@ func reserved(reg *runtime.Registry, d any) error {
 		if _, ok := reg.LookupScorer(name); ok {
 			return nil
 		}
+	case *hookDef:
+		kind, name, where = "hook", d.name, d.where
+		if _, ok := reg.LookupHook(name); ok {
+			return nil
+		}
 	}
 	if !strings.HasPrefix(name, "bt.") {
 		return nil
@@ -96,6 +103,29 @@ func (e *Engine) bindScorer(d *scorerDef) func(*runtime.Site) (runtime.Scorer, e
 	return func(s *runtime.Site) (runtime.Scorer, error) {
 		return &luaScorer{e: e, def: d, params: e.paramsFor(s)}, nil
 	}
+}
+
+func (e *Engine) bindHook(d *hookDef) func(*runtime.Site) (runtime.Hook, error) {
+	return func(s *runtime.Site) (runtime.Hook, error) {
+		return &luaHook{e: e, def: d, params: e.paramsFor(s)}, nil
+	}
+}
+
+// luaHook is a Lua hook bound to one rule: fn(ctx, params, how), on the
+// agent's own Lua state.
+type luaHook struct {
+	e      *Engine
+	def    *hookDef
+	params *lua.LUserData
+}
+
+func (h *luaHook) Call(a *runtime.Agent, _ runtime.Params, how string) error {
+	st, err := h.e.agentData(a)
+	if err != nil {
+		return err
+	}
+	_, err = h.e.callAgentWith(h.def.call, st, h.params, lua.LString(how))
+	return err
 }
 
 // luaAction is a short-form Lua action bound to one rule.

@@ -1,6 +1,9 @@
 package runtime
 
-import "math"
+import (
+	"errors"
+	"math"
+)
 
 // The active path: the cursor and its ancestors. A rule becomes **active**
 // when the cursor comes into its subtree from outside (entering it, a jump
@@ -14,10 +17,13 @@ import "math"
 //     arrival checks of r (admit: its cooldown, then its gate, which may
 //     pause the step: gate_agent.go); r becomes active if they let it in.
 //     Every loop calls it, before r's conditions.
-//   - activate(r): r becomes active. Its timeout clock starts and its
-//     log.start is written.
+//   - activate(r): r becomes active. Its timeout clock starts.
+//   - start(r) (hooks.go): r, active, passed its conditions at its entry
+//     (or a jump landed below it): its log.start is written and its enter
+//     hook runs, once per activation.
 //   - ruleFinished(r, res): r, let in, finished with success or failure
-//     (before doNotFail): it is left. Every loop calls it.
+//     (before doNotFail): it is left, or, with attempts left after a
+//     failure, entered again. Every loop calls it.
 //   - leave(r, res, how): r is left: res is Success or Failure when r
 //     finished (aborted included), 0 when the cursor left it without
 //     finishing; how says which way (leaveHow). Its cooldown starts, its
@@ -81,22 +87,73 @@ func (a *Agent) letIn(r int32, h *hotRule) bool {
 // ruleFinished leaves rule r (h is hot[r]), which was let in and finished
 // with res, Success or Failure before doNotFail: the one place where a
 // rule that ran finishes, on every loop. The cursor, which is r, is no
-// longer active. To add an attribute that acts when a rule finishes (a
-// retry after a failure), change this.
-func (a *Agent) ruleFinished(r int32, h *hotRule, res Status) {
+// longer active. A rule with attempts left is not left but entered again
+// (retried: true): the cursor is r, an arrival that stays active.
+func (a *Agent) ruleFinished(r int32, h *hotRule, res Status) (retried bool) {
 	a.flags &^= flagActive // the cursor is r: a list that finished went back to it
 	if h.hooks&hookLeave != 0 {
-		a.leaveFinished(r, res)
+		return a.leaveFinished(r, res)
 	}
+	return false
 }
 
-// leaveFinished leaves rule r, which finished with res.
-func (a *Agent) leaveFinished(r int32, res Status) {
+// leaveFinished leaves rule r, which finished with res, or retries it: a
+// failure (before doNotFail; aborts and timeouts do not come here) of a
+// rule with attempts that has failed fewer than that many times since it
+// became active enters it again at once. It stays active (its clock, gate
+// hold and start carry on; its cooldown does not start); for an action
+// that is a fresh start.
+func (a *Agent) leaveFinished(r int32, res Status) (retried bool) {
 	how := leftSuccess
 	if res == Failure {
 		how = leftFailure
+		if a.retries(r) {
+			a.slab[a.bound.feats[r].countSlot] += 1 << 32 // one more failure
+			a.arrive(r)
+			a.flags |= flagActive
+			return true
+		}
 	}
 	a.leave(r, res, how)
+	return false
+}
+
+// retries reports whether rule r, let in, is entered again when it fails
+// now: it has attempts, and fewer than attempts-1 failures so far.
+func (a *Agent) retries(r int32) bool {
+	f := &a.bound.feats[r]
+	return f.attempts > 1 && int32(a.slab[f.countSlot]>>32)+1 < f.attempts
+}
+
+// countPass resolves movePass, the pass of rule r (a sequence or choice
+// with repeat) that finished with success: it counts, and the rule starts
+// again at its first child until repeat passes have succeeded, then
+// succeeds. The count starts at 0 each time the rule becomes active (leave
+// clears it).
+func (a *Agent) countPass(r int32, m listMove) listMove {
+	if m != movePass {
+		return m
+	}
+	f := &a.bound.feats[r]
+	c := &a.slab[f.countSlot]
+	passes := int32(*c&(1<<32-1)) + 1
+	if passes >= f.repeat {
+		return moveSucceed
+	}
+	*c = *c&^(1<<32-1) | uint64(passes)
+	return moveFirst
+}
+
+// Counts are rule r's passes (repeat) and failures (attempts) since it
+// became active: what the live view shows. Both are 0 for a rule that is
+// not active or has neither attribute.
+func (a *Agent) Counts(r int32) (passes, failures int32) {
+	b := a.bound
+	if b.feats == nil || r < 0 || int(r) >= len(b.feats) || b.feats[r].countSlot < 0 {
+		return 0, 0
+	}
+	c := a.slab[b.feats[r].countSlot]
+	return int32(c & (1<<32 - 1)), int32(c >> 32)
 }
 
 // admit runs the arrival checks of rule r, at its first run after the cursor
@@ -142,23 +199,22 @@ func (a *Agent) coolingDown(r int32) bool {
 	return !math.IsNaN(left) && a.time-left < f.cooldown
 }
 
-// activate marks rule r active at the agent's time.
+// activate marks rule r active at the agent's time. (Its log.start and
+// enter hook wait for its start: hooks.go.)
 func (a *Agent) activate(r int32) {
 	if a.env.spy != nil {
 		a.env.spy(a, r, true)
 	}
-	f := &a.bound.feats[r]
-	if f.timeSlot >= 0 {
+	if f := &a.bound.feats[r]; f.timeSlot >= 0 {
 		a.slab[f.timeSlot] = math.Float64bits(a.time)
-	}
-	if f.logStart != "" {
-		a.env.log(a, a.bound.Tree.Rules[r].Label, f.logStart)
 	}
 }
 
 // leave marks rule r left at the agent's time, the way how; res is the
 // raw result (before doNotFail) of a rule that finished (an aborted or
-// timed-out one finishes with failure), or 0.
+// timed-out one finishes with failure), or 0. Its counts go back to 0, and
+// a rule that started runs its exit hook (hooks.go), after the running
+// action's cancel (the callers cancel first) and before the rules above it.
 func (a *Agent) leave(r int32, res Status, how leaveHow) {
 	if a.env.spy != nil {
 		a.env.spy(a, r, false)
@@ -175,6 +231,12 @@ func (a *Agent) leave(r int32, res Status, how leaveHow) {
 	}
 	if f.holdBit >= 0 {
 		a.unhold(f)
+	}
+	if f.countSlot >= 0 {
+		a.slab[f.countSlot] = 0
+	}
+	if f.startBit >= 0 {
+		a.exit(r, f, how)
 	}
 	switch {
 	case res == Success && f.logSuccess != "":
@@ -217,7 +279,7 @@ func (a *Agent) leaveUpTo(stop int32, how leaveHow) {
 // lanes, target's lane heading for target and the others at their child;
 // the context's cursor is then that parallel (which runs its lanes when it
 // runs next), and target the cursor of its lane.
-func (a *Agent) moveTo(from int32, fromActive bool, target int32, how leaveHow) {
+func (a *Agent) moveTo(from int32, fromActive bool, target int32, how leaveHow) error {
 	b := a.bound
 	if b.feats == nil {
 		// Nothing to leave or to activate: target is an arrival, unless it
@@ -228,7 +290,7 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32, how leaveHow) 
 		if keep {
 			a.flags |= flagActive
 		}
-		return
+		return nil
 	}
 	rules := b.rules
 	// Leave the old path, innermost first, up to the deepest active rule
@@ -248,9 +310,15 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32, how leaveHow) 
 	if x == target {
 		a.arrive(target)
 		a.flags |= flagActive // an active rule the cursor comes back to keeps its activation
-		return
+		return nil
 	}
+	var err error
 	if x != stop {
+		// x stays active, and, with the cursor below it, has started
+		// (its entry may have failed while asking for this jump).
+		if b.hot[x].hooks&hookStart != 0 {
+			err = a.start(x)
+		}
 		// x stays active: if it orders its children and target is below a
 		// child that its order leaves out (a score order's), it goes on in
 		// document order (the order would have no place for that child).
@@ -279,6 +347,9 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32, how leaveHow) 
 			a.documentOrder(f) // made active by a jump: document order until entered
 		}
 		a.activate(r)
+		if b.hot[r].hooks&hookStart != 0 { // a jump landing below a rule starts it
+			err = errors.Join(err, a.start(r))
+		}
 		if rules[r].kind == KindParallel {
 			a.arrive(r)
 			a.flags |= flagActive
@@ -289,6 +360,7 @@ func (a *Agent) moveTo(from int32, fromActive bool, target int32, how leaveHow) 
 	if b.lanes != nil {
 		a.switchTo(home)
 	}
+	return err
 }
 
 // ctxParallel is the parallel whose lane is being run, or -1 for the

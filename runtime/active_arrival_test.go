@@ -105,7 +105,10 @@ func TestActive_aParallelWhoseEntryJumpsIntoItsLanesStaysActive(t *testing.T) {
 </parallel>`), map[string]bool{"c": false})
 	h.script["a"], h.script["x"] = []Status{R}, []Status{R}
 	h.hook["?c"] = func(a *Agent) error { delete(h.hook, "?c"); return a.Jump("x") }
-	expectSteps(t, h.steps(1), []string{"running p{a x}: log(p: p starts) ?c a:start a x:start x"})
+	// It starts (log.start) when the jump lands below it, after its
+	// condition: a rule starts once its conditions have passed, or a jump
+	// has landed below it.
+	expectSteps(t, h.steps(1), []string{"running p{a x}: ?c log(p: p starts) a:start a x:start x"})
 	if !h.agent.CursorActive() {
 		t.Fatal("the parallel runs its lanes but is not active")
 	}

@@ -82,6 +82,7 @@ const (
 	phaseScoring   // calling a scorer (order.go)
 	phaseWaitCheck // paused at a condition of the checks
 	phaseWaitScore // paused at a scorer that returned ErrPending
+	phaseHook      // calling an enter or exit hook (hooks.go), which may not jump or pause
 )
 
 type agentFlags uint8
@@ -489,6 +490,9 @@ func (a *Agent) JumpTo(i int32) error {
 	}
 	if a.handling() {
 		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %s from a signal handler; a handler returns success or failure to finish its action, or sets a variable the tree watches", a.bound.Tree.Rules[i].Label), Err: ErrBusy}
+	}
+	if a.phase == phaseHook {
+		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %s from an enter or exit hook; a hook sets things up or cleans them up, the tree decides where to go", a.bound.Tree.Rules[i].Label), Err: ErrBusy}
 	}
 	if a.phase != phaseIdle {
 		a.jump = i

@@ -66,6 +66,9 @@ type BoundTree struct {
 	gated     bool
 	gateCount int
 	holdBase  int
+	// startBase is where the start bits of the rules that have one
+	// (hooks.go: enter, exit or log.start) begin in the slab.
+	startBase int
 
 	// hot is the compact copy of the rules that the loops step
 	// (step_hot.go).
@@ -355,6 +358,8 @@ func unknownMsg(kind, name string, known []string) string {
 	switch kind {
 	case "scorer":
 		msg = fmt.Sprintf("unknown scorer %q (parameter %s): not registered by a script, a plugin or Go", name, ParamChoiceScore)
+	case "hook":
+		msg = fmt.Sprintf("unknown hook %q: not registered by a script (bt.hook) or from Go (Registry.RegisterHook)", name)
 	case "condition":
 		msg = fmt.Sprintf("unknown condition %q: not a declared variable, a timestamp condition (T.set, T.lessThan, T.moreThan), a gate condition (G.open, G.full), a signal condition (S.held), a built-in, nor registered by a script or plugin", name)
 	}

@@ -15,8 +15,9 @@
 // (variable bit, timestamp test, or call) with its parameters already parsed,
 // and a compact copy of the rules the step reads (hotRule). Both are never
 // mutated after they are built and are shared by every agent. A tree that
-// uses abort, timeout, cooldown, gates, log parameters, choice orders or
-// parallels also gets a per-rule feature table at bind time (features.go);
+// uses abort, timeout, cooldown, gates, log parameters, choice orders,
+// parallels, repeat, attempts or enter/exit hooks also gets a per-rule
+// feature table at bind time (features.go);
 // a tree that uses none of them has none and pays nothing for them, and a
 // rule that uses none costs nothing either (its hook bits are clear).
 //
@@ -31,7 +32,9 @@
 // the agent's random generator (rand.go). Trees with timeouts, cooldowns or
 // choice orders get slab words for them too: when each rule with a timeout
 // became active, when each rule with a cooldown was last left, each ordered
-// choice's order. An agent that entered a parallel has its lanes in the
+// choice's order, each counting rule's passes (repeat) and failures
+// (attempts), and one bit per rule with a hook or log.start that says it
+// started (hooks.go). An agent that entered a parallel has its lanes in the
 // extension too, and one that received a signal its stimuli: per signal
 // name, the data it carried and when it arrived (stimuli.go; signals carry
 // data, a Value checked by CheckData, data.go). Saving an agent means
@@ -128,23 +131,26 @@
 //   - something done when a rule is let in (becomes active): give the rule
 //     a hook bit in ruleHooks (step_hot.go) and act in admit (active.go),
 //     which letIn calls for rules with hookLetIn;
-//   - something done when a rule has been let in and its conditions have
-//     passed at its entry (an enter hook; log.start moving there): for list
-//     rules, where listEnters reports true (its callers: enterList,
-//     enterOrderedChoice, runParallel); for an action, in callAction where
-//     Start is called (its first run); for success, running and yield, in
-//     runLeaf on a first run;
-//   - something done when a rule is left, whichever way (an exit hook): a
-//     hookLeave bit, and leave (active.go), which every way of leaving
-//     reaches with its leaveHow (success, failure, abort, timeout, preempt,
-//     jump, cancel, reset, remove), innermost first;
+//   - something done when a rule starts: it has been let in and its
+//     conditions have passed at its entry (its enter hook and log.start do:
+//     start, hooks.go, for rules with hookStart): for list rules, where
+//     listEnters reports true (its callers: enterList, enterOrderedChoice,
+//     runParallel); for an action, in callAction where Start is called (its
+//     first run); for success, running and yield, in runLeaf; and for the
+//     rules a jump lands below, in moveTo;
+//   - something done when a rule is left, whichever way (its exit hook, its
+//     counts cleared): a hookLeave bit, and leave (active.go), which every
+//     way of leaving reaches with its leaveHow (success, failure, abort,
+//     timeout, preempt, jump, cancel, reset, remove), innermost first;
 //   - what a sequence or choice does when a pass finished with success
-//     (counted passes): passDone (step_rules.go), which the loop, ordered
-//     choices and the fast path all decide with;
-//   - what a let-in rule does when it finishes with failure (retries):
-//     ruleFinished (active.go), which the loop calls for every let-in rule
-//     that finished; a rule with such an attribute has a hook bit, so the
-//     fast path (which runs only rules without hooks) leaves it to the loop;
+//     (repeat's counted passes: movePass, resolved by countPass):
+//     passDone (step_rules.go), which the loop, ordered choices and the
+//     fast path all decide with;
+//   - what a let-in rule does when it finishes with failure (attempts'
+//     retries: leaveFinished): ruleFinished (active.go), which the loop
+//     calls for every let-in rule that finished; a rule with such an
+//     attribute has a hook bit, so the fast path (which runs only rules
+//     without hooks) leaves it to the loop;
 //   - every condition evaluated (recording why): testConds and evalCond
 //     (step_rules.go). The fast path and testConds decide the one-condition
 //     shapes themselves (one ConditionFunc or variable, its negation and

@@ -62,6 +62,17 @@ type ruleFeat struct {
 
 	logStart, logSuccess, logFailure string // "" when the parameter is absent or empty
 
+	// Counted passes and retries: repeat and attempts (0 when none), and
+	// the slab word that counts the rule's passes (low 32 bits) and
+	// failures (high 32 bits) since it became active; -1 without either.
+	repeat, attempts int32
+	countSlot        int32
+	// Enter and exit hooks (hooks.go), nil when none, and the rule's start
+	// bit (from BoundTree.startBase) when it has a hook or log.start, else
+	// -1.
+	enter, exit Hook
+	startBit    int32
+
 	// As a child of a weighted choice: its weight. Of a score choice: its
 	// constant score, or its scorer (then scorerName names it).
 	weight     float64
@@ -83,7 +94,8 @@ const kindOrderedChoice Kind = 100
 
 // usesFeatures reports whether a rule asks for anything of this file.
 func usesFeatures(r *Rule) bool {
-	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList || r.Kind == KindParallel || r.Gate != "" {
+	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList || r.Kind == KindParallel || r.Gate != "" ||
+		r.Repeat > 0 || r.Attempts > 0 || r.Enter != "" || r.Exit != "" {
 		return true
 	}
 	for _, name := range []string{ParamLogStart, ParamLogSuccess, ParamLogFailure} {
@@ -118,13 +130,24 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		b.slabLen += words
 		return s
 	}
-	holdBits := int32(0)
+	holdBits, startBits := int32(0), int32(0)
 	for i := range t.Rules {
 		r := &t.Rules[i]
 		f := &b.feats[i]
 		f.abort, f.order, f.timeout, f.cooldown = r.Abort, r.Order, r.Timeout, r.Cooldown
 		f.timeSlot, f.coolSlot, f.orderSlot = -1, -1, -1
 		f.gate, f.holdBit = -1, -1
+		f.repeat, f.attempts, f.countSlot, f.startBit = r.Repeat, r.Attempts, -1, -1
+		if r.Repeat > 0 || r.Attempts > 0 {
+			f.countSlot = slot(1, 0)
+		}
+		var err error
+		if f.enter, err = b.bindHook(reg, int32(i), "enter", r.Enter, opts, warn); err != nil {
+			add(err)
+		}
+		if f.exit, err = b.bindHook(reg, int32(i), "exit", r.Exit, opts, warn); err != nil {
+			add(err)
+		}
 		if r.Gate != "" {
 			if g, ok := t.GateIndex(r.Gate); ok { // the loader checked it; a tree built by hand may not have been
 				f.gate, f.holdBit = g, holdBits
@@ -142,6 +165,10 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		f.logStart, _ = r.Params.Get(ParamLogStart)
 		f.logSuccess, _ = r.Params.Get(ParamLogSuccess)
 		f.logFailure, _ = r.Params.Get(ParamLogFailure)
+		if r.Enter != "" || r.Exit != "" || f.logStart != "" {
+			f.startBit = startBits
+			startBits++
+		}
 		if r.Abort != AbortNone || r.Timeout > 0 {
 			b.watch = true
 		}
@@ -179,7 +206,11 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		if f.gate >= 0 {
 			f.arrival |= arriveGate
 		}
-		f.leaves = f.timeSlot >= 0 || f.coolSlot >= 0 || f.holdBit >= 0 || f.logSuccess != "" || f.logFailure != ""
+		f.leaves = f.timeSlot >= 0 || f.coolSlot >= 0 || f.holdBit >= 0 || f.logSuccess != "" || f.logFailure != "" ||
+			f.countSlot >= 0 || f.startBit >= 0
+	}
+	if startBits > 0 {
+		b.startBase = int(slot(int(startBits+63)/64, 0))
 	}
 	if holdBits > 0 {
 		// Per gate, how many of the agent's active rules hold it; then one
@@ -193,7 +224,7 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 	// label repeats when a subtree file is included twice).
 	b.featLabels = map[string][]int32{}
 	for i := range b.feats {
-		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 || f.holdBit >= 0 || b.isLaneChild(int32(i)) {
+		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 || f.holdBit >= 0 || f.countSlot >= 0 || f.startBit >= 0 || b.isLaneChild(int32(i)) {
 			l := t.Rules[i].Label
 			b.featLabels[l] = append(b.featLabels[l], int32(i))
 		}

@@ -73,10 +73,11 @@ func trackAll(b *BoundTree) {
 			f.timeSlot, f.coolSlot, f.orderSlot = -1, -1, -1
 			f.gate, f.holdBit = -1, -1
 			f.lane, f.par, f.laneBase = -1, -1, -1
+			f.countSlot, f.startBit = -1, -1
 		}
 	}
 	for i := range b.hot {
-		b.hot[i].hooks = hookLetIn | hookLeave
+		b.hot[i].hooks = hookLetIn | hookLeave | hookStart
 		b.hot[i].bits &^= hotFast
 	}
 }

@@ -93,6 +93,16 @@ func newHarness(t *testing.T, xml string, conds map[string]bool) *harness {
 			return result, nil
 		})))
 	}
+	// Hooks: "h" logs +LABEL when its rule starts and -LABEL(HOW) when it
+	// is left; "bad" fails with "hook failed" (after logging, as h).
+	h.must(h.reg.RegisterHook("h", HookFunc(func(a *Agent, p Params, how string) error {
+		h.log = append(h.log, hookLine(a, how))
+		return nil
+	})))
+	h.must(h.reg.RegisterHook("bad", HookFunc(func(a *Agent, p Params, how string) error {
+		h.log = append(h.log, hookLine(a, how))
+		return errors.New("hook failed")
+	})))
 	tree, err := LoadBytes("test.xml", []byte(xml), LoadOptions{})
 	h.must(err)
 	h.tree, err = Bind(tree, h.reg, BindOptions{})
@@ -100,6 +110,15 @@ func newHarness(t *testing.T, xml string, conds map[string]bool) *harness {
 	h.env = &Env{Observer: h, Logger: h}
 	h.agent = h.tree.NewAgent("a1", h.env)
 	return h
+}
+
+// hookLine is what the harness's hooks log: +LABEL for an enter hook,
+// -LABEL(HOW) for an exit hook.
+func hookLine(a *Agent, how string) string {
+	if how == "enter" {
+		return "+" + a.Label()
+	}
+	return "-" + a.Label() + "(" + how + ")"
 }
 
 func (h *harness) must(err error) {

@@ -18,6 +18,9 @@ type FeatureState struct {
 	Clocks    []RuleTime
 	Cooldowns []RuleTime
 	Orders    []RuleOrder // Order holds positions among the choice's children (document order)
+	// Entries are the active rules with repeat or attempts whose counts
+	// are not 0, and those with a hook or log.start that started.
+	Entries []RuleEntry
 }
 
 // Features returns the agent's FeatureState (empty for a tree that uses
@@ -28,7 +31,7 @@ func (a *Agent) Features() FeatureState {
 	for i := range s.Orders { // snapshotFeatures reuses arrays between agents; these are the caller's
 		s.Orders[i].Order = append([]int32(nil), s.Orders[i].Order...)
 	}
-	return FeatureState{Clocks: s.Clocks, Cooldowns: s.Cooldowns, Orders: s.Orders}
+	return FeatureState{Clocks: s.Clocks, Cooldowns: s.Cooldowns, Orders: s.Orders, Entries: s.Entries}
 }
 
 // GateHolds lists the agent's active rules that hold a gate, in document

@@ -269,7 +269,10 @@ func (a *Agent) interruptPreempt(s int32) (Status, error, bool) {
 		st, err := a.abort(err)
 		return st, err, true
 	}
-	a.moveTo(a.cursor, a.flags&flagActive != 0, s, leftPreempt)
+	if err := a.moveTo(a.cursor, a.flags&flagActive != 0, s, leftPreempt); err != nil {
+		st, err := a.abort(err)
+		return st, err, true
+	}
 	if a.bound.lanes != nil {
 		a.toMain() // a preempted lane goes on from s at its turn
 	}

@@ -228,7 +228,8 @@ func TestInterrupt_cooldown(t *testing.T) {
 	})
 }
 
-// TestInterrupt_logParameters: log.start when a rule becomes active,
+// TestInterrupt_logParameters: log.start when a rule starts (its
+// conditions passed),
 // log.success and log.failure when it finishes (before doNotFail, aborted
 // included); nothing for a refused rule or one left without finishing.
 func TestInterrupt_logParameters(t *testing.T) {
@@ -254,7 +255,7 @@ func TestInterrupt_logParameters(t *testing.T) {
 			conds: map[string]bool{"c": true}, script: map[string][]Status{"a": {R}},
 			changes: map[int]map[string]bool{2: {"c": false}, 3: {"c": true}},
 			want: []string{
-				"running a: log(s: s starts) ?c log(a: a starts) a:start a",
+				"running a: ?c log(s: s starts) log(a: a starts) a:start a", // s starts once its condition passed
 				"success root: ?c a:cancel log(s: s lost) b [abort s]",
 				"success root: b",
 			}},

@@ -1,5 +1,7 @@
 package runtime
 
+import "errors"
+
 // Jumps across lanes. A jump is asked from a context (the source: the
 // context being run when a call asks for it, the agent's own one between
 // steps) and moves the cursor of the context that target belongs to:
@@ -35,8 +37,7 @@ func (a *Agent) jumpNow(from int32, fromActive bool, target int32) error {
 		return a.jumpAcross(from, fromActive, target)
 	}
 	err := a.cancelRunning()
-	a.moveTo(from, fromActive, target, leftJump)
-	return err
+	return errors.Join(err, a.moveTo(from, fromActive, target, leftJump))
 }
 
 // jumpAcross is jumpNow for a tree with parallels (see the top of this
@@ -49,14 +50,12 @@ func (a *Agent) jumpAcross(from int32, fromActive bool, target int32) error {
 	switch c := L.common(src, dst); {
 	case dst == src:
 		err := a.cancelRunning()
-		a.moveTo(from, fromActive, target, leftJump)
-		return err
+		return errors.Join(err, a.moveTo(from, fromActive, target, leftJump))
 	case c == dst || c == src:
 		// Out of the source's lanes into a context around it, or from
 		// outside into a lane below the source.
 		a.switchTo(dst)
-		err := a.cancelRunning()
-		a.moveTo(a.cursor, a.flags&flagActive != 0, target, leftJump)
+		err := errors.Join(a.cancelRunning(), a.moveTo(a.cursor, a.flags&flagActive != 0, target, leftJump))
 		if dst >= 0 {
 			a.setLaneStatus(dst, laneRunning) // a lane that was done runs again
 		}
@@ -65,9 +64,7 @@ func (a *Agent) jumpAcross(from int32, fromActive bool, target int32) error {
 		// The source and target are in two lanes of the parallel that is
 		// c's cursor: it starts again.
 		a.switchTo(c)
-		err := a.cancelRunning()
-		a.moveTo(a.cursor, true, target, leftJump)
-		return err
+		return errors.Join(a.cancelRunning(), a.moveTo(a.cursor, true, target, leftJump))
 	}
 }
 

@@ -32,6 +32,10 @@ type node struct {
 	timeout   float64
 	cooldown  float64
 	gate      string // the gate attribute: the name of a gate the rule takes; "" when none
+	repeat    int32  // the repeat attribute; 0 when none
+	attempts  int32  // the attempts attribute; 0 when none
+	enter     string // the enter hook's name; "" when none
+	exit      string // the exit hook's name; "" when none
 	conds     []Cond
 	mode      CondMode
 	params    Params
@@ -115,13 +119,19 @@ func join(lists ...[]string) []string {
 // Every rule tag ends with the interruption attributes (interruptAttrs), in
 // that order: checker.interruption reads them by position. gate (gates.go)
 // is among them: like a cooldown it is checked when the cursor arrives.
+//
+// After them come the vocabulary's attributes (vocabAttrs: attempts, enter
+// and exit, on every rule; checker.vocab reads them by position), and, on
+// sequences, choices and subtrees, repeat.
 var (
 	interruptAttrs = []string{"abort", "timeout", "cooldown", "gate"}
-	actionAttrs    = join([]string{"name", "id", "doNotFail"}, interruptAttrs)
-	listAttrs      = join([]string{"id", "loop", "doNotFail"}, interruptAttrs)
+	vocabAttrs     = []string{"attempts", "enter", "exit"}
+	ruleTail       = join(interruptAttrs, vocabAttrs)
+	actionAttrs    = join([]string{"name", "id", "doNotFail"}, ruleTail)
+	listAttrs      = join([]string{"id", "loop", "doNotFail"}, ruleTail, []string{"repeat"})
 	choiceAttrs    = join(listAttrs, []string{"order"})
-	parallelAttrs  = join([]string{"id", "success", "failure", "doNotFail"}, interruptAttrs)
-	leafAttrs      = join([]string{"id"}, interruptAttrs)
+	parallelAttrs  = join([]string{"id", "success", "failure", "doNotFail"}, ruleTail)
+	leafAttrs      = join([]string{"id"}, ruleTail)
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default"}
 	signalAttrs    = []string{"name", "variable", "value", "expires"}
@@ -331,6 +341,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		c.id(n, e, v, 1)
 		n.doNotFail = c.boolAttr(e, v, 2, false)
 		c.interruption(n, e, v, 3)
+		c.vocab(n, e, v, 3+len(interruptAttrs))
 	case kind == KindParallel:
 		v := c.attrs(e, parallelAttrs)
 		c.id(n, e, v, 0)
@@ -338,6 +349,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.failureAt = c.thresholdAttr(e, v, 2, ThresholdAny)
 		n.doNotFail = c.boolAttr(e, v, 3, false)
 		c.interruption(n, e, v, 4)
+		c.vocab(n, e, v, 4+len(interruptAttrs))
 	case kind.IsList():
 		attrs := listAttrs
 		if kind == KindChoice {
@@ -348,17 +360,24 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.loop = c.boolAttr(e, v, 1, false)
 		n.doNotFail = c.boolAttr(e, v, 2, false)
 		c.interruption(n, e, v, 3)
-		if kind == KindChoice && v.has[7] {
-			if o, ok := ParseOrder(v.val[7]); ok {
-				n.order = o
+		c.vocab(n, e, v, 3+len(interruptAttrs))
+		rep := len(listAttrs) - 1
+		n.repeat = c.countAttr(e, v, rep, "how many passes must succeed before it succeeds")
+		if n.repeat > 0 && n.loop {
+			c.errorf(e.pos, `repeat=%q with loop="true" on <%s>: a looping rule never finishes with success, so it has no passes to count; give one of them`, v.val[rep], e.name)
+		}
+		if o := len(listAttrs); kind == KindChoice && v.has[o] {
+			if ord, ok := ParseOrder(v.val[o]); ok {
+				n.order = ord
 			} else {
-				c.errorf(e.pos, "unknown order %q on <%s>; expected one of %s", v.val[7], e.name, strings.Join(orderNames[:], ", "))
+				c.errorf(e.pos, "unknown order %q on <%s>; expected one of %s", v.val[o], e.name, strings.Join(orderNames[:], ", "))
 			}
 		}
 	default:
 		v := c.attrs(e, leafAttrs)
 		c.id(n, e, v, 0)
 		c.interruption(n, e, v, 1)
+		c.vocab(n, e, v, 1+len(interruptAttrs))
 	}
 
 	if isSubtree {
@@ -477,6 +496,31 @@ func (c *checker) interruption(n *node, e *elem, v attrVals, first int) {
 	n.timeout = c.secondsAttr(e, v, first+1, "the rule fails when it has been active that long")
 	n.cooldown = c.secondsAttr(e, v, first+2, "the rule refuses to start again that long after it was left")
 	n.gate = c.optNameAttr(e, v, first+3, "the name of a declared gate")
+}
+
+// vocab reads the attempts, enter and exit attributes, which start at index
+// first of v (see vocabAttrs).
+func (c *checker) vocab(n *node, e *elem, v attrVals, first int) {
+	n.attempts = c.countAttr(e, v, first, "how many times the rule may fail, since it became active, before its failure is reported")
+	n.enter = c.optNameAttr(e, v, first+1, "the name of a hook (bt.hook) run when the rule starts")
+	n.exit = c.optNameAttr(e, v, first+2, "the name of a hook (bt.hook) run when the rule is left")
+}
+
+// maxCount bounds repeat and attempts: counts are agent state of 32 bits.
+const maxCount = 1<<31 - 1
+
+// countAttr reads an optional attribute holding a whole number >= 1
+// (index i of v); 0 when it is absent or wrong (and then reported).
+func (c *checker) countAttr(e *elem, v attrVals, i int, what string) int32 {
+	if !v.has[i] {
+		return 0
+	}
+	x, err := strconv.ParseInt(strings.Trim(v.val[i], xmlSpace), 10, 64)
+	if err != nil || x < 1 || x > maxCount {
+		c.errorf(e.pos, "%s=%q on <%s> is not a whole number from 1 to %d (%s)", v.names[i], v.val[i], e.name, maxCount, what)
+		return 0
+	}
+	return int32(x)
 }
 
 // thresholdAttr reads a parallel's success or failure attribute (index i
@@ -688,8 +732,8 @@ func (c *checker) id(n *node, e *elem, v attrVals, i int) {
 // list given to attrs.
 type attrVals struct {
 	names []string
-	val   [8]string
-	has   [8]bool
+	val   [12]string
+	has   [12]bool
 }
 
 // attrs checks e's attributes against the allowed names and returns their
@@ -702,6 +746,8 @@ func (c *checker) attrs(e *elem, allowed []string) attrVals {
 		switch {
 		case i < 0 && len(allowed) == 0:
 			c.errorf(e.pos, "unknown attribute %s on <%s>; <%s> takes no attributes", name, e.name, e.name)
+		case i < 0 && name == "repeat":
+			c.errorf(e.pos, "repeat on <%s>: repeat counts the passes of a <sequence>, <choice> or <subtree>; put the rule in a <sequence repeat=\"N\">", e.name)
 		case i < 0:
 			c.errorf(e.pos, "unknown attribute %s on <%s>; expected %s", name, e.name, oneOf(allowed))
 		case v.has[i]:

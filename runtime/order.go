@@ -105,7 +105,7 @@ func (a *Agent) runOrderedChoice(r int32, h *hotRule) (Status, error) {
 	if a.childRes != Success {
 		next = a.nextInOrder(f, a.cursor)
 	}
-	m := choiceMove(a.childRes, next >= 0, h.bits)
+	m := a.countPass(r, choiceMove(a.childRes, next >= 0, h.bits))
 	if m == moveFirst {
 		first = a.orderChild(f, 0)
 	}

@@ -105,6 +105,18 @@ func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 	if r.Order != OrderList {
 		fmt.Fprintf(b, "  order=%s", r.Order)
 	}
+	if r.Repeat > 0 {
+		fmt.Fprintf(b, "  repeat=%d", r.Repeat)
+	}
+	if r.Attempts > 0 {
+		fmt.Fprintf(b, "  attempts=%d", r.Attempts)
+	}
+	if r.Enter != "" {
+		fmt.Fprintf(b, "  enter=%s", r.Enter)
+	}
+	if r.Exit != "" {
+		fmt.Fprintf(b, "  exit=%s", r.Exit)
+	}
 	if r.Kind == KindParallel {
 		fmt.Fprintf(b, "  success=%s failure=%s", r.SuccessAt, r.FailureAt)
 	}

@@ -63,7 +63,7 @@ var DeclaredConditions = []ConditionForm{
 // whatever its action and conditions: the log parameters (interruption) and
 // the choice-order parameters a child of an ordered choice carries.
 var RuleParams = []ParamSpec{
-	{Name: "log.start", Type: "string", Doc: "written to the agent's log when the rule becomes active"},
+	{Name: "log.start", Type: "string", Doc: "written to the agent's log when the rule starts: it has been let in and its conditions passed (the moment an enter hook runs)"},
 	{Name: "log.success", Type: "string", Doc: "written to the agent's log when the rule finishes with success"},
 	{Name: "log.failure", Type: "string", Doc: "written to the agent's log when the rule finishes with failure (an abort or a timeout included)"},
 	{Name: "choice.weight", Type: "number >= 0", Default: "1", Doc: "on a child of a `weighted` choice: its weight in the weighted random order (weight 0: tried last, in document order); the weights of one choice's children must add up to a finite number"},

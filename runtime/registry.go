@@ -178,11 +178,12 @@ type Registry struct {
 	actions    map[string]*ActionDef
 	conditions map[string]*ConditionDef
 	scorers    map[string]*ScorerDef
+	hooks      map[string]*HookDef // enter and exit hooks (hooks.go)
 }
 
 // NewRegistry returns a registry holding the built-in actions (bt.*).
 func NewRegistry() *Registry {
-	r := &Registry{actions: map[string]*ActionDef{}, conditions: map[string]*ConditionDef{}, scorers: map[string]*ScorerDef{}}
+	r := &Registry{actions: map[string]*ActionDef{}, conditions: map[string]*ConditionDef{}, scorers: map[string]*ScorerDef{}, hooks: map[string]*HookDef{}}
 	registerBuiltins(r)
 	return r
 }

@@ -119,7 +119,7 @@ func TestSave_featuresContinueExactly(t *testing.T) {
 	const n = 150
 	var whole strings.Builder
 	newFeaturesRun(t, &whole).steps(1, n)
-	for _, want := range []string{"[preempt flee]", "[abort fight]", "[timeout ", "[abort idle]", "log g-1 flee: fleeing", "fight lost", "idled"} {
+	for _, want := range []string{"[preempt flee]", "[abort fight]", "[timeout ", "[abort idle]", "flee: fleeing", "fight lost", "idled"} {
 		if !strings.Contains(whole.String(), want) {
 			t.Fatalf("the run never shows %q; the test does not exercise what it should:\n%s", want, whole.String())
 		}

@@ -50,8 +50,28 @@ type Snapshot struct {
 	// signal name (stimuli.go).
 	Stimuli []Stimulus
 
-	freshRand bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
-	carry     *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
+	// Counts and starts (format version 6): each active rule with repeat or
+	// attempts whose counts are not 0, or with an enter or exit hook or
+	// log.start that has started (hooks.go), in document order.
+	Entries []RuleEntry
+
+	// startedUnsaved: read from a version before 6, which did not save
+	// starts: every active rule with a start bit is taken as started (at a
+	// step's end an active rule has started).
+	startedUnsaved bool
+	freshRand      bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
+	carry          *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
+}
+
+// RuleEntry is the saved state of an active rule with repeat, attempts, a
+// hook or log.start: its passes and failures since it became active, and
+// whether it started (its enter hook ran: its exit hook will run).
+type RuleEntry struct {
+	Rule     string
+	Index    int32
+	Started  bool
+	Passes   int32
+	Failures int32
 }
 
 // RuleTime is a saved time of a rule, named by its label (its id, or
@@ -130,7 +150,7 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		Active: a.flags&flagActive != 0, Rand: a.randState(),
 		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
-		Stimuli: s.Stimuli[:0],
+		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0],
 	}
 	a.snapshotFeatures(s)
 	a.snapshotStimuli(s)
@@ -206,6 +226,9 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 			if v := math.Float64frombits(a.slab[f.coolSlot]); !math.IsNaN(v) {
 				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, int32(i), v})
 			}
+		}
+		if e := a.entryOf(int32(i)); e.Started || e.Passes != 0 || e.Failures != 0 {
+			s.Entries = append(s.Entries, e)
 		}
 	}
 	a.snapshotHolds(s)
@@ -371,8 +394,8 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		return nil
 	}
 	if b.feats == nil {
-		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders) > 0 {
-			return bad("the save holds timeouts, cooldowns or choice orders, and the tree has none")
+		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders)+len(s.Entries) > 0 {
+			return bad("the save holds timeouts, cooldowns, choice orders, counts or hooks, and the tree has none")
 		}
 		if len(s.Holds) > 0 && s.carry == nil { // carried, the gates' carry releases them
 			return bad("the save holds gates held by rules, and the tree has no rule with a gate")
@@ -439,6 +462,9 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		ordered[r] = true
 	}
 	if err := p.planHolds(s, active, bad); err != nil {
+		return err
+	}
+	if err := p.planEntries(s, active, bad); err != nil {
 		return err
 	}
 	// Active rules the save knew nothing about (the tree was edited).
@@ -605,6 +631,14 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 		e.String(h.Gate)
 	}
 	e.stimuli(s.Stimuli)
+	e.Uvarint(uint64(len(s.Entries)))
+	for _, x := range s.Entries {
+		e.String(x.Rule)
+		e.Uvarint(uint64(x.Index))
+		e.Bool(x.Started)
+		e.Uvarint(uint64(x.Passes))
+		e.Uvarint(uint64(x.Failures))
+	}
 }
 
 // Snapshot reads a snapshot.
@@ -622,7 +656,7 @@ func (d *Decoder) Snapshot() Snapshot {
 func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
-		Stimuli: s.Stimuli[:0]}
+		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -707,5 +741,15 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	}
 	if d.Version >= 5 {
 		s.Stimuli = d.stimuli(s.Stimuli)
+	}
+	if d.Version >= 6 {
+		n := d.Count(5)
+		for range n {
+			x := RuleEntry{Rule: d.String(), Index: d.index(), Started: d.Bool()}
+			x.Passes, x.Failures = d.index(), d.index()
+			s.Entries = append(s.Entries, x)
+		}
+	} else {
+		s.startedUnsaved = true
 	}
 }

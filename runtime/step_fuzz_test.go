@@ -195,6 +195,15 @@ func (s *fuzzScript) registry() *Registry {
 	reg.RegisterCondition(treegen.RandRemoteCond, ConditionFunc(func(a *Agent, p Params) (bool, error) { return s.cond(a, treegen.RandRemoteCond, true) }))
 	reg.RegisterScorer(treegen.RandScorer, ScorerFunc(func(a *Agent, p Params) (float64, error) { return s.score(a, treegen.RandScorer, false) }))
 	reg.RegisterScorer(treegen.RandRemoteScorer, ScorerFunc(func(a *Agent, p Params) (float64, error) { return s.score(a, treegen.RandRemoteScorer, true) }))
+	reg.RegisterHook(treegen.RandHook, HookFunc(func(a *Agent, p Params, how string) error {
+		l := s.of(a)
+		v := l.draw()
+		fmt.Fprintf(&l.log, "hook@%s:%s; ", a.Label(), how)
+		if v%24 == 0 {
+			return errors.New("hook broke")
+		}
+		return nil
+	}))
 	return reg
 }
 

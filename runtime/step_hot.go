@@ -61,6 +61,10 @@ const (
 	hotDoNotFail                     // failure counts as success
 )
 
+// hotRepeat: a list with repeat (its pass counts: countPass). After the
+// fast path's bits (step_fast.go).
+const hotRepeat hotBits = 1 << 5
+
 // condShape is how testConds checks a rule's conditions.
 type condShape uint8
 
@@ -78,11 +82,18 @@ type hookBits uint8
 
 const (
 	// hookLetIn: letting the rule in checks its cooldown or gate, or
-	// starts its timeout clock or writes its log.start (admit).
+	// starts its timeout clock (admit).
 	hookLetIn hookBits = 1 << iota
 	// hookLeave: leaving it stops its clock, starts its cooldown, releases
-	// its gate or writes a log line (leave).
+	// its gate, writes a log line, clears its counts or runs its exit hook
+	// (leave); finishing it with failure may retry it (attempts:
+	// leaveFinished).
 	hookLeave
+	// hookStart: its start writes log.start or runs its enter hook
+	// (start, hooks.go): where a list enters its children (listEnters), an
+	// action's first run (callAction), a leaf's run (runLeaf), a jump
+	// landing below it (moveTo).
+	hookStart
 )
 
 // ruleHooks are rule i's hooks: what its feature row asks. To add an
@@ -95,11 +106,14 @@ func (b *BoundTree) ruleHooks(i int) hookBits {
 	}
 	f := &b.feats[i]
 	var h hookBits
-	if f.arrival != 0 || f.timeSlot >= 0 || f.logStart != "" {
+	if f.arrival != 0 || f.timeSlot >= 0 {
 		h |= hookLetIn
 	}
 	if f.leaves {
 		h |= hookLeave
+	}
+	if f.startBit >= 0 {
+		h |= hookStart
 	}
 	return h
 }
@@ -159,8 +173,11 @@ func (b *BoundTree) bindHot() {
 				h.flip = true
 			}
 		}
-		if r.action != nil && r.starter == nil && r.canceler == nil {
+		if r.action != nil && r.starter == nil && r.canceler == nil && h.hooks&hookStart == 0 {
 			h.run = actionRun(r.action)
+		}
+		if b.feats != nil && b.feats[i].repeat > 0 {
+			h.bits |= hotRepeat
 		}
 	}
 	b.begins = b.gated || b.watch

@@ -85,7 +85,7 @@ func (a *Agent) loop() (Status, error) {
 					st, err = a.callAction(r, &b.rules[r])
 				}
 			case KindSequence, KindChoice:
-				if h.conds != condNone {
+				if h.conds != condNone || h.hooks&hookStart != 0 {
 					st, err = a.runList(r, h)
 					break
 				}
@@ -98,6 +98,9 @@ func (a *Agent) loop() (Status, error) {
 					m := choiceMove(a.childRes, next >= 0, h.bits)
 					if h.kind == KindSequence {
 						m = sequenceMove(a.childRes, next >= 0, h.bits)
+					}
+					if m == movePass {
+						m = a.countPass(r, m)
 					}
 					to, res = m.target(next, h.firstChild)
 				}
@@ -120,6 +123,9 @@ func (a *Agent) loop() (Status, error) {
 		}
 		raw := st
 		st = notFail(h, st)
+		if st != raw && active && h.hooks&hookLeave != 0 && a.retries(r) {
+			st = raw // doNotFail waits for the last attempt: this failure is retried
+		}
 		if h.kind != KindParallel { // record, written out
 			n := int(a.count)
 			runs := a.env.runs
@@ -155,8 +161,10 @@ func (a *Agent) loop() (Status, error) {
 				}
 			}
 		}
-		if raw-Success <= Failure-Success && active && !jumped {
-			a.ruleFinished(r, h, raw) // a jump's discarded result leaves r without finishing it
+		if raw-Success <= Failure-Success && active && !jumped && a.ruleFinished(r, h, raw) {
+			// r failed with attempts left (a jump's discarded result leaves
+			// r without finishing it): it runs again, in the same step.
+			st = statusMoved
 		}
 		if st == Running {
 			if b.lanes != nil && a.laneWaits() {

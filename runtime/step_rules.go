@@ -46,6 +46,11 @@ func (a *Agent) runLeaf(r int32, h *hotRule) (Status, error) {
 	if !ok {
 		return Failure, nil
 	}
+	if h.hooks&hookStart != 0 {
+		if err := a.start(r); err != nil {
+			return 0, err
+		}
+	}
 	switch h.kind {
 	case KindSuccess:
 		return Success, nil
@@ -63,8 +68,13 @@ func (a *Agent) runLeaf(r int32, h *hotRule) (Status, error) {
 
 // callAction calls rule r's action once its conditions held: Start first
 // on the first run after arrival (the rule has just been let in and passed
-// its conditions), then Run.
+// its conditions: it starts, hooks.go), then Run.
 func (a *Agent) callAction(r int32, rule *boundRule) (Status, error) {
+	if a.flags&flagFirstRun != 0 && a.bound.hot[r].hooks&hookStart != 0 {
+		if err := a.start(r); err != nil {
+			return 0, err
+		}
+	}
 	if rule.action == nil { // unknown action under lenient binding
 		a.flags &^= flagFirstRun
 		return Failure, nil
@@ -133,7 +143,7 @@ func (a *Agent) runList(r int32, h *hotRule) (Status, error) {
 	if h.kind == KindSequence {
 		m = sequenceMove(a.childRes, next >= 0, h.bits)
 	}
-	return a.listMoves(r, h, m, next, h.firstChild)
+	return a.listMoves(r, h, a.countPass(r, m), next, h.firstChild)
 }
 
 // listMove is what a sequence or a choice does after a child finished.
@@ -144,6 +154,7 @@ const (
 	moveFirst                   // back to the first child (of its order)
 	moveSucceed                 // finish with success
 	moveFail                    // finish with failure
+	movePass                    // a pass of a list with repeat succeeded: countPass says moveFirst or moveSucceed
 )
 
 // sequenceMove is what a sequence does after a child finished with res:
@@ -173,13 +184,15 @@ func choiceMove(res Status, hasNext bool, bits hotBits) listMove {
 }
 
 // passDone is what a sequence or choice whose pass finished with success
-// does: a looping one goes back to its first child, another succeeds. To
-// add an attribute that changes what a pass does (counted passes), change
-// this: every loop decides here (it would then take the agent and the
-// list, for its count).
+// does: a looping one goes back to its first child, one with repeat counts
+// the pass (movePass, which its caller resolves with countPass, active.go),
+// another succeeds. Every loop decides here.
 func passDone(bits hotBits) listMove {
-	if bits&hotLoop != 0 {
+	switch {
+	case bits&hotLoop != 0:
 		return moveFirst
+	case bits&hotRepeat != 0:
+		return movePass
 	}
 	return moveSucceed
 }
@@ -236,7 +249,11 @@ func (a *Agent) listEnters(r int32, h *hotRule) (bool, error) {
 	if h.firstChild < 0 {
 		return false, nil
 	}
-	return a.testConds(r, h)
+	ok, err := a.testConds(r, h)
+	if ok && h.hooks&hookStart != 0 {
+		err = a.start(r) // it starts (hooks.go)
+	}
+	return ok, err
 }
 
 // enterList runs a sequence or a choice as it is entered: into its first

@@ -224,6 +224,10 @@ type Rule struct {
 	Timeout    float64   // seconds the rule may stay active; 0 when none
 	Cooldown   float64   // seconds after the rule was left during which it refuses arrivals; 0 when none
 	Gate       string    // the gate the rule takes when the cursor arrives at it; "" when none
+	Repeat     int32     // sequence, choice, subtree: passes that must succeed before it succeeds; 0 when none
+	Attempts   int32     // failures it may have since it became active before one is reported; 0 when none
+	Enter      string    // the hook run when the rule starts; "" when none
+	Exit       string    // the hook run when a rule that started is left; "" when none
 	Conds      []Cond
 	Mode       CondMode
 	Params     Params

@@ -231,3 +231,38 @@ func bindParams[P, T any](kind, name, fn string, missing bool, make func(p *P) T
 		return make(p), nil
 	}, nil
 }
+
+// TypedHook is a Go enter or exit hook whose rule's parameters are parsed
+// into a P when the tree is bound (hooks.go). how is "enter", or how the
+// rule was left.
+type TypedHook[P any] struct {
+	Name string
+	Doc  string
+	Call func(a *Agent, p *P, how string) error
+}
+
+// Def makes the hook's definition (see TypedAction.Def).
+func (x TypedHook[P]) Def() (HookDef, error) {
+	specs, bind, err := bindParams("hook", x.Name, "Call", x.Call == nil,
+		func(p *P) Hook { return typedHook[P]{call: x.Call, p: p} })
+	if err != nil {
+		return HookDef{}, err
+	}
+	return HookDef{Name: x.Name, Origin: Origin{Kind: "go"}, Bind: bind, Doc: x.Doc, Params: specs}, nil
+}
+
+// Register adds the hook to r.
+func (x TypedHook[P]) Register(r *Registry) error {
+	d, err := x.Def()
+	if err != nil {
+		return err
+	}
+	return r.AddHook(d)
+}
+
+type typedHook[P any] struct {
+	call func(a *Agent, p *P, how string) error
+	p    *P
+}
+
+func (h typedHook[P]) Call(a *Agent, _ Params, how string) error { return h.call(a, h.p, how) }

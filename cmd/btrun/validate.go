@@ -78,6 +78,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		for _, d := range reg.Scorers() {
 			fmt.Fprintf(stdout, "  scorer    %-22s %s\n", d.Name, d.Origin)
 		}
+		for _, d := range reg.Hooks() {
+			fmt.Fprintf(stdout, "  hook      %-22s %s\n", d.Name, d.Origin)
+			listParams(stdout, d.Params)
+		}
 	}
 	if n := len(warnings); n > 0 {
 		if *strict {

@@ -554,6 +554,7 @@ function paintTree(view, a) {
   const results = new Map(a.results.map((r) => [r.rule, r]));
   const clocks = new Map(a.clocks.map((c) => [c.rule, c]));
   const cools = new Map(a.cooldowns.map((c) => [c.rule, c]));
+  const counts = new Map((a.counts || []).map((c) => [c.rule, c]));
   const order = new Map();
   for (const o of a.orders) o.order.forEach((r, k) => order.set(r, k + 1));
   const q = ui.filter;
@@ -581,6 +582,9 @@ function paintTree(view, a) {
     const chips = staticChips(r);
     const clock = clocks.get(i);
     if (clock) chips.unshift([`⏱ ${clock.left.toFixed(2)}s left`, 'live']);
+    const cnt = counts.get(i);
+    if (cnt && cnt.repeat) chips.unshift([`pass ${cnt.passes + 1}/${cnt.repeat}`, 'live']);
+    if (cnt && cnt.attempts) chips.unshift([`attempt ${cnt.failures + 1}/${cnt.attempts}`, 'live']);
     const cool = cools.get(i);
     if (cool && cool.remaining > 0) chips.unshift([`cooling ${cool.remaining.toFixed(2)}s`, 'cool']);
     if (a.interrupt && a.interrupt.rule === i && a.interrupt.step === a.step) chips.unshift([`⚡ ${a.interrupt.kind}`, 'intr']);
@@ -680,7 +684,14 @@ function renderAgent() {
   for (const c of a.clocks) timers.push([c.label, `timeout ${c.timeout}s: active since ${fmtTime(c.since)}, ${c.left.toFixed(2)} s left`]);
   for (const c of a.cooldowns) timers.push([c.label, c.remaining > 0 ? `cooling down: ${c.remaining.toFixed(2)} s left` : `left at ${fmtTime(c.leftAt)}, ready`]);
   for (const o of a.orders) timers.push([o.label, 'order: ' + o.order.map((r) => shortName(rules[r])).join(' → ')]);
-  renderKV($('#timers'), timers, 'No timeouts running, cooldowns or choice orders.');
+  for (const c of a.counts || []) {
+    const parts = [];
+    if (c.repeat) parts.push(`pass ${c.passes + 1} of ${c.repeat} (${c.passes} succeeded)`);
+    if (c.attempts) parts.push(`attempt ${c.failures + 1} of ${c.attempts} (${c.failures} failed)`);
+    if (c.started) parts.push('started: its exit hook will run when it is left');
+    timers.push([c.label, parts.join('; ')]);
+  }
+  renderKV($('#timers'), timers, 'No timeouts running, cooldowns, choice orders or counts.');
   renderLanes(a);
   renderHeld(a);
   renderSignalsAndJumps(a, ui.trees.get(a.tree).tree);

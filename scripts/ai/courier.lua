@@ -66,13 +66,26 @@ bt.action("walkTo", {
   end,
 })
 
--- dodge: get away from the player for a few seconds.
+-- dodge: get away from the player for a few seconds (couriers and
+-- medics).
 bt.action("dodge", {
   start = function(ctx, params)
     local s = ctx.state
     s.untilTime = ctx.time + params:number("dodge.seconds", 2)
     s.speed = params:number("dodge.speed", 3.5) -- read once, not every step
     ctx:log("dodging the player")
+    -- With dodge.callMedics, one the player caught up with calls two
+    -- medics (medic.xml) to where it is: the two from its own number on
+    -- among the game's medics (bt.shared.medics of them), so that calls
+    -- are spread out.
+    local medics = bt.shared.medics
+    if params:bool("dodge.callMedics", false) and medics > 0 then
+      local a, n = ctx.agent, arena.number(ctx.id)
+      local call = { who = ctx.id, x = a.x, y = a.y }
+      for k = 0, math.min(2, medics) - 1 do
+        ctx:send("medic-" .. (n + k - 1) % medics + 1, "OnHurt", call)
+      end
+    end
   end,
   run = function(ctx, params)
     local s = ctx.state

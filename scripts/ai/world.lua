@@ -32,7 +32,10 @@ local posts = arena.posts
 
 -- The player, and what the world publishes of it (game.shared).
 local player = { x = path[1][1], y = path[1][2], leg = 2, speed = arena.PLAYER_SPEED }
-local shared = { player = { x = player.x, y = player.y } }
+-- medics: how many medics there are (medic-1, medic-2, ...), whom hurt
+-- couriers call (courier.lua). A number, not a list: game.shared is copied
+-- to every agent's Lua state at each tick.
+local shared = { player = { x = player.x, y = player.y }, medics = 0 }
 
 local function publish(game)
   shared.player.x, shared.player.y = player.x, player.y
@@ -40,6 +43,12 @@ local function publish(game)
 end
 
 function world.init(game)
+  shared.medics = 0
+  for _, id in ipairs(game.ids) do
+    if id:match("^medic%-") then
+      shared.medics = shared.medics + 1
+    end
+  end
   player.x, player.y, player.leg, player.speed = path[1][1], path[1][2], 2, arena.PLAYER_SPEED
   publish(game)
   game.log("arena " .. arena.WIDTH .. " x " .. arena.HEIGHT .. ", " .. #game.ids .. " agents, seed " .. game.seed)

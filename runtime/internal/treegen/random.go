@@ -8,7 +8,8 @@ import (
 
 // Random trees, for the fuzz target and the seeded long run that hold
 // btrun's stepping loops to each other: every rule kind, condition modes and
-// negation, doNotFail, loop, abort, timeout, cooldown, log parameters, the
+// negation, doNotFail, loop, repeat, attempts, enter and exit hooks, abort,
+// timeout, cooldown, log parameters, the
 // choice orders with weights and scorers, parallels with their thresholds,
 // gates and bt.gate.wait, small run-away limits. What the tree calls is
 // named by the exported names below: a test registers them with whatever
@@ -33,6 +34,8 @@ const (
 	// RandScorer is a scorer; RandRemoteScorer one answered later.
 	RandScorer       = "s"
 	RandRemoteScorer = "sq"
+	// RandHook is an enter and exit hook.
+	RandHook = "hk"
 )
 
 // RandVars is the number of boolean variables a random tree declares:
@@ -61,6 +64,12 @@ type randGen struct {
 	ids   []string
 	gates []randGate
 	rules int
+	// vocab: the tree may use repeat, attempts and hooks; decided, like
+	// each use, from a second stream that reads data from its end (vbyte),
+	// so that the decisions above draw the same bytes as before these were
+	// added.
+	vocab bool
+	vi    int
 }
 
 type randGate struct{ users int }
@@ -75,6 +84,18 @@ func (g *randGen) byte() byte {
 	g.i++
 	return b
 }
+
+// vbyte is the next byte of the vocabulary's stream, from data's end.
+func (g *randGen) vbyte() byte {
+	if g.vi >= len(g.data) {
+		return 0
+	}
+	g.vi++
+	return g.data[len(g.data)-g.vi]
+}
+
+// vn is n for the vocabulary's stream.
+func (g *randGen) vn(n int) int { return int(g.vbyte()) % n }
 
 // n returns a decision below n.
 func (g *randGen) n(n int) int { return int(g.byte()) % n }
@@ -92,6 +113,7 @@ func Random(data []byte) RandomTree {
 	g := &randGen{data: data}
 	t := RandomTree{Agents: 1 + g.n(3), Limit: 2 + g.n(40), Steps: 10 + g.n(40)}
 	g.plain = g.chance(6)
+	g.vocab = !g.plain && g.vn(4) != 0
 	for range g.n(3) {
 		g.gates = append(g.gates, randGate{users: 1 + g.n(2)})
 	}
@@ -196,6 +218,21 @@ func (g *randGen) rule(depth int, parent, order string) {
 	if !g.plain && g.chance(1) {
 		for _, p := range []string{"log.start", "log.success", "log.failure"} {
 			fmt.Fprintf(&body, `<parameter name="%s">%s %s</parameter>`, p, id, p[4:])
+		}
+	}
+	// Counted passes, retries, hooks.
+	if g.vocab {
+		if (kind == "sequence" || kind == "choice") && !strings.Contains(attrs.String(), "loop") && g.vn(4) == 0 {
+			fmt.Fprintf(&attrs, ` repeat="%d"`, 1+g.vn(3))
+		}
+		if g.vn(5) == 0 {
+			fmt.Fprintf(&attrs, ` attempts="%d"`, 1+g.vn(3))
+		}
+		if g.vn(4) == 0 {
+			fmt.Fprintf(&attrs, ` enter="%s"`, RandHook)
+		}
+		if g.vn(3) == 0 {
+			fmt.Fprintf(&attrs, ` exit="%s"`, RandHook)
 		}
 	}
 	// What its parent's order reads.
