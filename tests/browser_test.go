@@ -404,3 +404,31 @@ func TestLiveView_showsStimuli(t *testing.T) {
 		os.WriteFile(path, png, 0o644)
 	}
 }
+
+// TestLiveView_showsCountsAndHooks: on the example game at step 175, the
+// page shows medic-3's repeat rule with its pass ("pass 3/3", two passes
+// succeeded) and the hooked healing branch as started, with the rules'
+// repeat, enter and exit attributes.
+func TestLiveView_showsCountsAndHooks(t *testing.T) {
+	ctx := browser(t)
+	url := liveView(t, "-config", "../config.toml", "-paused", "-steps", "600")
+	resp, err := http.Post(url+"api/step", "application/json", strings.NewReader(`{"steps":175}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := chromedp.Run(ctx,
+		chromedp.EmulateViewport(1600, 1000),
+		chromedp.Navigate(url+"#agent=medic-3"),
+		waitText("#stepno", "step 175"),
+		waitText("#treetitle", "medic-3"),
+		waitText("#timers", "medic.heal.treat"),
+		waitText("#timers", "pass 3 of 3 (2 succeeded)"),
+		waitText("#timers", "started: its exit hook will run when it is left"),
+		waitText("#canvas", "pass 3/3"),
+		waitText("#canvas", "repeat"),
+		waitText("#canvas", "medkit"),
+	); err != nil {
+		t.Fatal(err)
+	}
+}
