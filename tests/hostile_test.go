@@ -451,18 +451,26 @@ func TestHostile_secondSignalStopsAtOnce(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	waitLine(errLines, "stopping after the step in progress", &errText)
 	cmd.Process.Signal(syscall.SIGTERM)
+	// The rest of both outputs is read to its end, which comes when btrun
+	// exits; only then is errText read, and Wait called (after the pipes'
+	// last reads, as os/exec asks).
 	go func() {
+		for range outLines {
+		}
+	}()
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
 		for l := range errLines {
 			errText.WriteString(l + "\n")
 		}
 	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case <-drained:
 	case <-time.After(time.Minute): // the step in progress would take an hour
 		t.Fatal("still running a minute after the second signal")
 	}
+	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(errText.String(), "again: stopping now") {
 		t.Errorf("exit %d; stderr:\n%s", code, errText.String())
 	}
