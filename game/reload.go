@@ -123,7 +123,12 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 		if gone, ok := maps[i].Unplaced(ga.a, next.agents[i]); ok {
 			lost = append(lost, i)
 			rep.Restarted = append(rep.Restarted, Restart{Agent: ga.a.ID(), Rule: gone})
+			continue
 		}
+		// Started rules edited out above a kept place exit now, on the
+		// old version's hooks, so that what they change is carried (their
+		// exit has run even if the reload fails below: once per start).
+		maps[i].ExitGone(ga.a)
 	}
 	rep.Kept = len(g.agents) - len(lost)
 	if err := g.respawn(old, next); err != nil {

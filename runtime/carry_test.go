@@ -181,6 +181,8 @@ func (h *harness) carry(b *BoundTree) string {
 		h.log = h.log[:0]
 		h.must(h.agent.Reset())
 		gone += " [" + strings.Join(h.log, " ") + "]"
+	} else {
+		m.ExitGone(h.agent)
 	}
 	p, err := PlanCarry([]*Agent{h.agent}, []*Agent{a}, nil, nil, []*RuleMap{m})
 	h.must(err)

@@ -188,6 +188,23 @@ func TestHooks_hotReload(t *testing.T) {
 			t.Errorf("gone: %q", gone)
 		}
 	})
+	t.Run("ancestor dropped", func(t *testing.T) {
+		// aim's id does not depend on wrap's: the agent keeps its place
+		// at aim, and wrap, edited out, exits (reset) before the carry.
+		w1 := `<behaviorTree><sequence id="root" enter="h" exit="h"><sequence id="wrap" enter="h" exit="h"><action id="aim" name="act" enter="h" exit="h"/></sequence></sequence></behaviorTree>`
+		w2 := `<behaviorTree><sequence id="root" enter="h" exit="h"><action id="aim" name="act" enter="h" exit="h"/></sequence></behaviorTree>`
+		h, b2 := carryHarness(t, w1, w2)
+		h.script["aim"] = []Status{R, S}
+		h.step()
+		h.log = h.log[:0]
+		if gone := h.carry(b2); gone != "" {
+			t.Fatalf("gone: %q", gone)
+		}
+		if got := strings.Join(h.log, " "); got != "-wrap(reset)" {
+			t.Errorf("the carry's hooks: %q, want wrap's exit alone", got)
+		}
+		expectSteps(t, h.steps(1), []string{"success root: aim -aim(success) -root(success)"})
+	})
 	t.Run("kept", func(t *testing.T) {
 		h, b2 := carryHarness(t, v1, strings.Replace(v1, `<sequence id="root"`, `<sequence id="root" repeat="1"`, 1))
 		h.script["root.aim"] = []Status{R, S}
