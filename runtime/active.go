@@ -78,6 +78,10 @@ func (a *Agent) letIn(r int32, h *hotRule) bool {
 	return true
 }
 
+// letSlotIn gives slot r, just let in, the tree wanted for it (slots.go):
+// the agent may move to another composite, whose rule r the loop runs.
+func (a *Agent) letSlotIn(r int32) error { return a.enterSlot(r) }
+
 // ruleFinished leaves rule r (h is hot[r]), which was let in and finished
 // with res, Success or Failure before doNotFail: the one place where a
 // rule that ran finishes, on every loop. The cursor, which is r, is no

@@ -66,6 +66,10 @@ type agentExt struct {
 	// Stimuli and the signal handlers owed (stimuli.go, handlers.go), once
 	// the agent received a signal.
 	stim *stimState
+
+	// Slots (slots.go): the trees grafted into the agent's slots, once it
+	// was given one.
+	slots *agentSlots
 }
 
 type phase uint8

@@ -51,6 +51,13 @@ func (a *Agent) loop() (Status, error) {
 			}
 			st = Failure // refused by its cooldown or gate: nothing is evaluated or called
 		} else {
+			if !active && h.hooks&hookSlot != 0 { // a slot let in takes its tree (slots.go)
+				if err := a.letSlotIn(r); err != nil {
+					return a.abort(err)
+				}
+				b = a.bound
+				h = b.hotAt(r)
+			}
 			active = true
 			var err error
 			switch h.kind { // the rule's run
