@@ -31,10 +31,12 @@ type HostState interface {
 // version 3 the lanes of parallels; version 4 gates (the rules that hold
 // them, and after the agents the state of the gates they share); version 5
 // each agent's stimuli (the last data and arrival time of each signal it
-// holds). Versions 1 to 4 still load (RestoreAgents converts them).
+// holds); version 6 each agent's slots (the tree each holds and the tree
+// grafted into it). Versions 1 to 5 still load (RestoreAgents converts
+// them).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 5
+	AgentsVersion = 6
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as
