@@ -110,7 +110,7 @@ func (g *Game) AgentInfos() []AgentInfo {
 	}
 	out := make([]AgentInfo, len(g.agents))
 	for i, ga := range g.agents {
-		out[i] = AgentInfo{Agent: ga.a, Tree: names[ga.a.Tree()], Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors}
+		out[i] = AgentInfo{Agent: ga.a, Tree: names[ga.a.Template()], Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors}
 	}
 	return out
 }

@@ -169,7 +169,7 @@ func (g *Game) loadWorkers(l *loadout, loaded map[string]*runtime.Tree) []error 
 			if loaded[tc.Name] == nil {
 				continue
 			}
-			b, err := runtime.Bind(loaded[tc.Name], wl.reg, runtime.BindOptions{Lenient: !g.cfg.Run.Strict, Skip: wl.lua.unloaded})
+			b, err := runtime.Bind(loaded[tc.Name], wl.reg, runtime.BindOptions{Lenient: !g.cfg.Run.Strict, Skip: wl.lua.unloaded, Trees: treeSource(loaded)})
 			if err != nil {
 				return append(errs, err)
 			}

@@ -413,7 +413,7 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		v.Gates = append(v.Gates, gateDecl{Name: g.Name, Users: g.Users, Cooldown: g.Cooldown})
 	}
 	for _, r := range d.agents {
-		if r.a.Tree() == b {
+		if r.a.Template() == b {
 			v.Agents = append(v.Agents, r.a.ID())
 		}
 	}

@@ -85,6 +85,8 @@ type BoundTree struct {
 	// slots. blocks says where each slot's tree is (empty in the template).
 	graft  *slotTable
 	blocks []slotBlock
+	order  []blockKey // the composite's blocks in the order they follow the template's rules
+	stray  bool       // order is not canonical: compact when a step begins
 }
 
 // Unresolved is a name that Lenient binding left unbound.

@@ -124,6 +124,16 @@ func (b *BoundTree) IsGrafted(r int32) (slot int, ok bool) {
 	return 0, false
 }
 
+// dead reports whether rule r of composite b is in a dead block: a tree a
+// slot held before it took another during a step.
+func (b *BoundTree) dead(r int32) bool {
+	if r < int32(len(b.graft.host.Tree.Rules)) {
+		return false
+	}
+	_, live := b.IsGrafted(r)
+	return !live
+}
+
 // newSlotTable makes the table of template b, whose tree has slots, and
 // checks each slot's default tree.
 func newSlotTable(b *BoundTree, reg *Registry, opts BindOptions) (*slotTable, error) {
@@ -144,7 +154,7 @@ func newSlotTable(b *BoundTree, reg *Registry, opts BindOptions) (*slotTable, er
 		if s.def == "" {
 			continue
 		}
-		if _, err := g.with(b.blocks, k, s.def); err != nil {
+		if _, err := g.with(b, k, s.def); err != nil {
 			r := &t.Rules[s.rule]
 			errs = append(errs, &Error{Pos: r.Pos, Label: r.Label, Err: ErrInvalidTree, Msg: "default tree: " + err.Error()})
 		}
@@ -167,30 +177,62 @@ func (g *slotTable) slot(id string) (int, error) {
 	return 0, fmt.Errorf("tree %s has no slot %q (its slots: %s)", g.host.Tree.File, id, strings.Join(ids, ", "))
 }
 
-// with is the composite whose slots hold what blocks hold, but slot k
-// holds tree (none when "").
-func (g *slotTable) with(blocks []slotBlock, k int, tree string) (*BoundTree, error) {
-	has := make([]string, len(blocks))
-	for i, bl := range blocks {
-		has[i] = bl.tree
-	}
-	has[k] = tree
-	return g.composite(has)
+// blockKey is one block of a composite: slot's tree ("" for none: a slot
+// that gave up its tree).
+type blockKey struct {
+	slot int
+	tree string
 }
 
-// composite is the bound composite whose slots hold the trees has names
-// (by slot; "" for none), bound at its first use.
-func (g *slotTable) composite(has []string) (*BoundTree, error) {
-	if !slices.ContainsFunc(has, func(s string) bool { return s != "" }) {
+// canonical is the order of blocks of the composite whose slots hold has:
+// slot by slot, in document order.
+func canonical(has []string) []blockKey {
+	var order []blockKey
+	for k, t := range has {
+		if t != "" {
+			order = append(order, blockKey{k, t})
+		}
+	}
+	return order
+}
+
+// with is the composite whose slots hold what b's hold, but slot k holds
+// tree (none when ""), in the canonical order.
+func (g *slotTable) with(b *BoundTree, k int, tree string) (*BoundTree, error) {
+	has := b.holds()
+	has[k] = tree
+	return g.composite(canonical(has))
+}
+
+// holds are the trees b's slots hold, by slot.
+func (b *BoundTree) holds() []string {
+	has := make([]string, len(b.blocks))
+	for i, bl := range b.blocks {
+		has[i] = bl.tree
+	}
+	return has
+}
+
+// composite is the bound composite with order's blocks, bound at its first
+// use. A slot's block is its last in order; blocks before it stay in the
+// composite as rules nothing reaches (dead blocks), so that the indices of
+// the runs a step recorded before a slot took another tree stay valid; an
+// order that is not canonical is put back in order when the agent's next
+// step begins (compact).
+func (g *slotTable) composite(order []blockKey) (*BoundTree, error) {
+	if len(order) == 0 {
 		return g.host, nil
 	}
-	key := strings.Join(has, "\x00")
+	var key strings.Builder
+	for _, e := range order {
+		fmt.Fprintf(&key, "%d=%s\x00", e.slot, e.tree)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if b := g.cache[key]; b != nil {
+	if b := g.cache[key.String()]; b != nil {
 		return b, nil
 	}
-	t, blocks, err := g.compose(has)
+	t, blocks, err := g.compose(order)
 	if err != nil {
 		return nil, err
 	}
@@ -198,16 +240,23 @@ func (g *slotTable) composite(has []string) (*BoundTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.blocks = blocks
-	if err := g.sameSlab(b, has); err != nil {
+	b.blocks, b.order = blocks, order
+	if !slices.Equal(order, canonical(b.holds())) {
+		b.stray = true
+		b.begins = true // compact at the next step's beginning, in the loop
+		for i := range b.hot {
+			b.hot[i].bits &^= hotFast
+		}
+	}
+	if err := g.sameSlab(b, b.holds()); err != nil {
 		return nil, err
 	}
-	g.cache[key] = b
+	g.cache[key.String()] = b
 	return b, nil
 }
 
-// compose builds the composite tree for has.
-func (g *slotTable) compose(has []string) (*Tree, []slotBlock, error) {
+// compose builds the composite tree of order.
+func (g *slotTable) compose(order []blockKey) (*Tree, []slotBlock, error) {
 	h := g.host.Tree
 	n := len(h.Rules)
 	t := &Tree{File: h.File, Files: slices.Clone(h.Files), Rules: slices.Clone(h.Rules),
@@ -216,19 +265,26 @@ func (g *slotTable) compose(has []string) (*Tree, []slotBlock, error) {
 	for id, i := range h.ids {
 		t.ids[id] = i
 	}
-	blocks := make([]slotBlock, len(has))
-	for k, name := range has {
-		s := g.slots[k]
+	last := make([]int, len(g.slots))
+	for i, e := range order {
+		last[e.slot] = i
+	}
+	blocks := make([]slotBlock, len(g.slots))
+	for i, e := range order {
+		s := g.slots[e.slot]
 		start := int32(len(t.Rules))
-		blocks[k] = slotBlock{start: start, end: start, tree: name}
-		if name == "" {
+		live := last[e.slot] == i
+		if live {
+			blocks[e.slot] = slotBlock{start: start, end: start, tree: e.tree}
+		}
+		if e.tree == "" {
 			continue
 		}
-		c, err := g.tree(name)
+		c, err := g.tree(e.tree)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := fits(c, h, s.id, name); err != nil {
+		if err := fits(c, h, s.id, e.tree); err != nil {
 			return nil, nil, err
 		}
 		shift := func(i int32) int32 {
@@ -243,14 +299,23 @@ func (g *slotTable) compose(has []string) (*Tree, []slotBlock, error) {
 			if r.ID != "" {
 				r.ID = s.id + "." + r.ID
 				r.Label = r.ID
-				t.ids[r.ID] = int32(len(t.Rules))
+				if live {
+					t.ids[r.ID] = int32(len(t.Rules))
+				}
 			}
 			t.Rules = append(t.Rules, r)
 		}
 		t.Rules[start].Parent = s.rule
-		t.Rules[s.rule].FirstChild = start
-		t.Files = append(t.Files, c.Files...)
-		blocks[k].end = int32(len(t.Rules))
+		if live {
+			blocks[e.slot].end = int32(len(t.Rules))
+			t.Files = append(t.Files, c.Files...)
+		}
+	}
+	for k, s := range g.slots {
+		t.Rules[s.rule].FirstChild = -1
+		if bl := blocks[k]; bl.end > bl.start {
+			t.Rules[s.rule].FirstChild = bl.start
+		}
 	}
 	if len(t.Rules) > n+maxRules {
 		return nil, nil, fmt.Errorf("the grafted trees make tree %s grow beyond %d rules", h.File, n+maxRules)
@@ -369,7 +434,7 @@ func (a *Agent) Graft(slot, tree string) error {
 	if tree == "" {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: "graft of an empty tree name into slot " + slot + "; use ungraft to give the slot back its default"}
 	}
-	if _, err := g.with(g.host.blocks, k, tree); err != nil {
+	if _, err := g.with(g.host, k, tree); err != nil {
 		return &Error{Agent: a.id, Err: ErrInvalidTree, Msg: err.Error()}
 	}
 	a.slotWants(g)[k] = tree
@@ -426,47 +491,73 @@ func (a *Agent) wanted(g *slotTable, k int) string {
 }
 
 // enterSlot is called when slot rule r is let in: the slot takes the tree
-// wanted for it, and the agent moves to the composite that holds it.
+// wanted for it, and the agent moves to the composite that holds it: its
+// blocks followed by the new one, so that every rule keeps its index
+// during the step (compact puts the blocks in order between steps).
 func (a *Agent) enterSlot(r int32) error {
-	g := a.bound.graft
+	b := a.bound
+	g := b.graft
 	k := slices.IndexFunc(g.slots, func(s slotDef) bool { return s.rule == r })
 	want := a.wanted(g, k)
-	if a.bound.blocks[k].tree == want {
+	if b.blocks[k].tree == want {
 		return nil
 	}
-	to, err := g.with(a.bound.blocks, k, want)
-	if err != nil {
-		return &Error{Agent: a.id, Label: a.bound.Tree.Rules[r].Label, Err: ErrInvalidTree, Msg: err.Error()}
+	order := b.order
+	if order == nil && len(b.blocks) > 0 {
+		order = canonical(b.holds())
 	}
-	return a.regraft(to, k)
+	to, err := g.composite(append(slices.Clip(order), blockKey{k, want}))
+	if err != nil {
+		return &Error{Agent: a.id, Label: b.Tree.Rules[r].Label, Err: ErrInvalidTree, Msg: err.Error()}
+	}
+	a.regraft(to, func(i int32) (int32, bool) { return i, true })
+	return nil
 }
 
-// regraft moves the agent from its composite to to, whose slot k holds
-// another tree; the other slots hold the same. Rules outside slot k's block
-// keep their state (clocks, cooldowns, orders, gate holds); the rules of
-// the tree slot k held are inactive (the slot is being entered) and their
-// state is dropped.
-func (a *Agent) regraft(to *BoundTree, k int) error {
+// compact moves an agent whose composite has dead blocks or blocks out of
+// order to the canonical composite of the trees its slots hold, when its
+// step begins (beginStep). An agent with lanes running in a slot's tree
+// stays until they end.
+func (a *Agent) compact() {
 	from := a.bound
+	to, err := from.graft.composite(canonical(from.holds()))
+	if err != nil {
+		return // the same trees bound in another order: cannot fail once bound
+	}
 	where := func(i int32) (int32, bool) {
-		for m, bl := range from.blocks {
+		for k, bl := range from.blocks {
 			if i >= bl.start && i < bl.end {
-				if m == k {
-					return 0, false
-				}
-				return i - bl.start + to.blocks[m].start, true
+				return i - bl.start + to.blocks[k].start, true
 			}
 		}
-		return i, true
+		if i < int32(len(from.graft.host.Tree.Rules)) {
+			return i, true
+		}
+		return 0, false // a dead block
 	}
 	if a.lanesRun() {
 		for _, p := range a.lanePaths(nil, a.cursor) {
 			if p.cursor >= int32(len(from.graft.host.Tree.Rules)) {
-				return &Error{Agent: a.id, Label: from.Tree.Rules[from.graft.slots[k].rule].Label, Err: ErrInvalidTree,
-					Msg: "a slot cannot change its tree while a parallel's lane runs inside another slot's tree"}
+				return
 			}
 		}
 	}
+	c, ok := where(a.cursor)
+	if !ok {
+		return // not reached: the cursor is never in a dead block
+	}
+	a.regraft(to, where)
+	a.cursor = c
+}
+
+// regraft moves the agent from its composite to composite to; where maps
+// a rule of the one to the other (false: a rule of a tree no slot holds
+// any more, whose state is dropped). Declarations are laid out alike in
+// every composite; timeout clocks, cooldowns, orders and gate holds move
+// with their rules.
+func (a *Agent) regraft(to *BoundTree, where func(int32) (int32, bool)) {
+	from := a.bound
+	lanes := a.lanesRun()
 	slab := make([]uint64, to.slabLen)
 	copy(slab, to.slabInit)
 	copy(slab[:from.declLen], a.slab[:from.declLen])
@@ -497,20 +588,19 @@ func (a *Agent) regraft(to *BoundTree, k int) error {
 	}
 	a.slab = slab
 	a.bound = to
-	a.regraftLanes(to)
-	return nil
+	a.regraftLanes(to, lanes)
 }
 
 // regraftLanes fits the agent's lanes, if it has them, to composite to:
 // the template's parallels come first in every composite, so lanes that
 // run (in the template's parallels) keep their places, and the lanes of
 // the grafted trees' parallels start idle.
-func (a *Agent) regraftLanes(to *BoundTree) {
+func (a *Agent) regraftLanes(to *BoundTree, running bool) {
 	if a.ext == nil || a.ext.lanes == nil {
 		return
 	}
 	ls := a.ext.lanes
-	if to.lanes == nil || !a.lanesRun() {
+	if to.lanes == nil || !running {
 		a.ext.lanes = nil // allocated again at the next entry into a parallel
 		return
 	}

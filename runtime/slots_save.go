@@ -48,7 +48,7 @@ func (a *Agent) restoreBound(s *Snapshot) (*BoundTree, error) {
 			}
 		}
 	}
-	b, err := g.composite(has)
+	b, err := g.composite(canonical(has))
 	if err != nil {
 		return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: "cannot restore the trees of its slots: " + err.Error()}
 	}
@@ -109,4 +109,23 @@ func (d *Decoder) slots(list []SlotSave) []SlotSave {
 		list = append(list, SlotSave{Slot: d.String(), Holds: d.String(), Wants: d.String()})
 	}
 	return list
+}
+
+// savedIndex is the index a save gives rule r of b: its index in the
+// canonical composite of the trees b's slots hold, so that a save does not
+// depend on the order in which slots took their trees during a step.
+func (b *BoundTree) savedIndex(r int32) int32 {
+	if !b.stray || r < int32(len(b.graft.host.Tree.Rules)) {
+		return r
+	}
+	to, err := b.graft.composite(canonical(b.holds()))
+	if err != nil {
+		return r
+	}
+	for k, bl := range b.blocks {
+		if r >= bl.start && r < bl.end {
+			return r - bl.start + to.blocks[k].start
+		}
+	}
+	return r
 }

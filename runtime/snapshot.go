@@ -204,14 +204,17 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 	rules := b.Tree.Rules
 	for i := range b.feats {
 		f := &b.feats[i]
+		if b.stray && b.dead(int32(i)) {
+			continue // a tree a slot held earlier in the step: compact drops it
+		}
 		if f.timeSlot >= 0 {
 			if v := math.Float64frombits(a.slab[f.timeSlot]); !math.IsNaN(v) {
-				s.Clocks = append(s.Clocks, RuleTime{rules[i].Label, int32(i), v})
+				s.Clocks = append(s.Clocks, RuleTime{rules[i].Label, b.savedIndex(int32(i)), v})
 			}
 		}
 		if f.coolSlot >= 0 {
 			if v := math.Float64frombits(a.slab[f.coolSlot]); !math.IsNaN(v) {
-				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, int32(i), v})
+				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, b.savedIndex(int32(i)), v})
 			}
 		}
 	}
@@ -236,7 +239,7 @@ func (a *Agent) snapshotOrders(s *Snapshot, path lanePath) {
 	}
 	for ; r != path.stop; r = b.rules[r].parent {
 		if f := &b.feats[r]; f.orderSlot >= 0 {
-			o := RuleOrder{Rule: b.Tree.Rules[r].Label, Index: r}
+			o := RuleOrder{Rule: b.Tree.Rules[r].Label, Index: b.savedIndex(r)}
 			if k := len(s.Orders); k < cap(s.Orders) { // the array this place had last agent
 				o.Order = s.Orders[:k+1][k].Order[:0]
 			}

@@ -31,6 +31,7 @@ func (a *Agent) loop() (Status, error) {
 			if st, err, done := a.beginStep(); done {
 				return st, err
 			}
+			b = a.bound // compact may have moved it (slots.go)
 		}
 	}
 	limit := a.env.limit()
@@ -209,6 +210,10 @@ func (a *Agent) runsSoFar() []RuleRun { return a.env.runs[:a.count] }
 // there.
 func (a *Agent) beginStep() (Status, error, bool) {
 	b := a.bound
+	if b.stray {
+		a.compact() // slots.go
+		b = a.bound
+	}
 	if b.gated {
 		a.beginGateStep()
 	}

@@ -96,9 +96,10 @@ func TestGolden_fixtureTraces(t *testing.T) {
 		"parallel":  {"-config", fixture("parallel")},
 		"gates":     {"-config", fixture("gates")},
 		"signals":   {"-config", fixture("signals")},
+		"slots":     {"-config", fixture("slots")},
 		"example":   {"-config", "../config.toml", "-steps", "300"},
 	}
-	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "gates", "signals", "example"} {
+	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "gates", "signals", "slots", "example"} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, "", append(append([]string{"run"}, configs[name]...), "-trace", "-", "-quiet")...)
 			if r.code != 0 {

@@ -48,6 +48,10 @@ var saveConfigs = []struct {
 	// stimuli mid-expiry, handlers' results pending in running actions
 	// (of lanes too), a handler's error.
 	{"signals", fixture("signals"), 80, everyStep(79)},
+	// Child trees in slots, cut after every step: grafted trees mid-run
+	// (their lanes, cooldowns, random orders and ctx.state), grafts waiting
+	// for the slot's next entry, slots back on their default.
+	{"slots", fixture("slots"), 60, everyStep(59)},
 }
 
 // everyStep is the cuts 1..n.
