@@ -121,7 +121,13 @@ func (a *Agent) admit(r int32) bool {
 // refuses runs the arrival checks of rule r, which has a cooldown or a gate
 // (f is its feature row).
 func (a *Agent) refuses(r int32, f *ruleFeat) bool {
-	return a.coolingDown(r) || f.gate >= 0 && !a.takeGate(r, f.gate)
+	if a.coolingDown(r) {
+		if a.env.Explain {
+			a.whyCooldown(r)
+		}
+		return true
+	}
+	return f.gate >= 0 && !a.takeGate(r, f.gate)
 }
 
 // wouldRefuse reports whether rule r's arrival checks would refuse it now,

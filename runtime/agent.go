@@ -70,6 +70,10 @@ type agentExt struct {
 	// Slots (slots.go): the trees grafted into the agent's slots, once it
 	// was given one.
 	slots *agentSlots
+
+	// The reasons of the current or last step, when the Env records them
+	// (explain.go).
+	whys *whys
 }
 
 type phase uint8

@@ -34,11 +34,11 @@ var slotGame = map[string]string{
 	"idle": `<behaviorTree><action name="ok" id="wait"/></behaviorTree>`,
 	"gun": `<behaviorTree><variables><variable name="armed" default="false"/></variables>
   <sequence id="man"><action name="act" id="aim"/><action name="ok" id="fire"/></sequence></behaviorTree>`,
-	"crate": `<behaviorTree><sequence id="open"><action name="ok" id="lift"/></sequence></behaviorTree>`,
-	"alien": `<behaviorTree><variables><variable name="hungry"/></variables><action name="ok" id="eat"/></behaviorTree>`,
+	"crate":   `<behaviorTree><sequence id="open"><action name="ok" id="lift"/></sequence></behaviorTree>`,
+	"alien":   `<behaviorTree><variables><variable name="hungry"/></variables><action name="ok" id="eat"/></behaviorTree>`,
 	"armedOn": `<behaviorTree><variables><variable name="armed" default="true"/></variables><action name="ok" id="x"/></behaviorTree>`,
-	"nested": `<behaviorTree><slot id="inner"/></behaviorTree>`,
-	"waits": `<behaviorTree><action name="bt.signal.wait" id="w"><parameter name="signal.name">Go</parameter></action></behaviorTree>`,
+	"nested":  `<behaviorTree><slot id="inner"/></behaviorTree>`,
+	"waits":   `<behaviorTree><action name="bt.signal.wait" id="w"><parameter name="signal.name">Go</parameter></action></behaviorTree>`,
 }
 
 func newSlotHarness(t *testing.T, xml string) *harness {
@@ -78,8 +78,8 @@ func TestSlot_graftAppliesAtTheNextEntryAndNotBefore(t *testing.T) {
 	h.hook["use.aim"] = func(a *Agent) error { return a.Graft("use", "crate") } // while use runs gun
 	expectSteps(t, h.steps(3), []string{
 		"running use.aim: walk:start walk use.aim:start use.aim",
-		"success root: use.aim use.fire", // still the gun: the slot is active
-		"success root: walk:start walk use.lift",       // entered again: the crate
+		"success root: use.aim use.fire",         // still the gun: the slot is active
+		"success root: walk:start walk use.lift", // entered again: the crate
 	})
 	// A graft from the action before the slot, in the same step: the slot
 	// is entered after it, so it applies in that step.
