@@ -70,6 +70,7 @@ const DebuggerSender = "debugger"
 func (g *Game) AttachDebugger(d Debugger) {
 	g.debug = d
 	g.env.Observer, g.env.Changes = g, g
+	g.env.Explain = true // the live view shows why, always
 }
 
 // debugChanges hands an agent's changes kept so far to the debugger.

@@ -230,7 +230,7 @@ func (g *Game) useWorkers(l *loadout) {
 func (g *Game) stepWorkers(t float64) int {
 	w0 := g.workers[0].env
 	for _, w := range g.workers[1:] {
-		w.env.Observer, w.env.Changes, w.env.Gates = w0.Observer, w0.Changes, w0.Gates
+		w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
 	}
 	g.par.Of = g.activeOf
 	g.par.Serial = g.debug != nil // the live view's hooks run on one goroutine
