@@ -15,16 +15,16 @@ import (
 
 // Options are the command line's settings for a run.
 type Options struct {
-	Seed   *int64 // overrides run.seed
-	Trace  string // "" none (unless the config names a file), "-" stdout, else a file
+	Seed  *int64 // overrides run.seed
+	Trace string // "" none (unless the config names a file), "-" stdout, else a file
 	// Explain adds to each step line of the trace why the step went as it
 	// did (key "why": conditions and what they read, scores, weights and
 	// orders, refusals).
 	Explain bool
-	Quiet  bool   // print only the summary
-	Stdout io.Writer
-	Stderr io.Writer
-	Timing bool // time every action for the summary
+	Quiet   bool // print only the summary
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Timing  bool // time every action for the summary
 	// Unbatched sends every plugin call as a round trip of its own instead
 	// of one batch per plugin and round: a run is the same either way, and
 	// tests hold it to that.
