@@ -151,7 +151,7 @@ func newSlotTable(b *BoundTree, reg *Registry, opts BindOptions) (*slotTable, er
 	b.blocks = make([]slotBlock, len(g.slots))
 	b.graft = g
 	for k, s := range g.slots {
-		if s.def == "" {
+		if s.def == "" || opts.Trees == nil { // a lone tree: its defaults are the game's to check
 			continue
 		}
 		if _, err := g.with(b, k, s.def); err != nil {

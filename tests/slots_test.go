@@ -32,3 +32,29 @@ func TestSlots_workersGiveTheSameTraceAndSave(t *testing.T) {
 		}
 	}
 }
+
+// TestSlots_validateAndTree: validate names a slot's unknown default tree
+// and a slot without an id, with their positions; btrun tree shows slots.
+func TestSlots_validateAndTree(t *testing.T) {
+	src := filepath.Join("testdata", "fixtures", "slots")
+	for _, c := range []struct{ from, to, want string }{
+		{`default="patrol"`, `default="patrl"`, `ai/grunt.xml:17:7: rule use: default tree: no tree "patrl" in the game's [[trees]]`},
+		{`<slot id="use" default="patrol"/>`, `<slot default="patrol"/>`, `ai/grunt.xml:17:7: <slot> needs an id`},
+	} {
+		dir := t.TempDir()
+		copyDir(t, src, dir)
+		path := filepath.Join(dir, "ai", "grunt.xml")
+		data, _ := os.ReadFile(path)
+		if err := os.WriteFile(path, bytes.Replace(data, []byte(c.from), []byte(c.to), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, "", "validate", "-config", filepath.Join(dir, "config.toml"))
+		if r.code != 2 || !bytes.Contains([]byte(r.stderr), []byte(c.want)) {
+			t.Errorf("validate with %s: exit %d, %s; want %q", c.to, r.code, r.stderr, c.want)
+		}
+	}
+	r := run(t, "", "tree", filepath.Join(src, "ai", "grunt.xml"))
+	if r.code != 0 || !bytes.Contains([]byte(r.stdout), []byte("slot use  default=patrol  (runs the tree grafted for the agent)")) {
+		t.Errorf("btrun tree: exit %d:\n%s", r.code, r.stdout)
+	}
+}
