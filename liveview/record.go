@@ -43,6 +43,19 @@ func newAgentRec(a *runtime.Agent, tree string) *agentRec {
 	return r
 }
 
+// fit grows the agent's records to the rules of the tree it runs: a tree
+// grafted into a slot adds rules after the template's (runtime: slots).
+func (r *agentRec) fit(a *runtime.Agent) {
+	n := len(a.Tree().Tree.Rules)
+	if n <= len(r.results) {
+		return
+	}
+	r.results = append(r.results, make([]uint64, n-len(r.results))...)
+	if a.Tree().LaneSlots() > 0 {
+		r.lanes = append(r.lanes, make([]laneResult, n-len(r.lanes))...)
+	}
+}
+
 func (s *recState) clone() recState {
 	c := *s
 	c.results = append([]uint64(nil), s.results...)
@@ -70,6 +83,7 @@ func (d *Debugger) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.
 	}
 	r := d.agents[i]
 	step := d.g.Step()
+	r.fit(a)
 	for _, run := range runs {
 		if int(run.Rule) < len(r.results) {
 			r.results[run.Rule] = step<<8 | uint64(run.Status)
