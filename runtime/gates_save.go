@@ -55,7 +55,7 @@ func (a *Agent) snapshotHolds(s *Snapshot) {
 	for i := range b.feats {
 		f := &b.feats[i]
 		if f.holdBit >= 0 && a.slab[b.holdBase+int(f.holdBit>>6)]&(1<<(f.holdBit&63)) != 0 {
-			s.Holds = append(s.Holds, RuleHold{Rule: rules[i].Label, Index: b.savedIndex(int32(i)), Gate: b.Tree.Gates[f.gate].Name})
+			s.Holds = append(s.Holds, RuleHold{Rule: rules[i].Label, Index: int32(i), Gate: b.Tree.Gates[f.gate].Name})
 		}
 	}
 }

@@ -42,7 +42,7 @@ func (a *Agent) snapshotLanes(p int32, carry bool) ([]LaneSnapshot, error) {
 	for k, child := range f.kids {
 		l := &ls.lanes[f.laneBase+int32(k)]
 		o := &out[k]
-		o.Child, o.Index = rules[child].Label, a.bound.savedIndex(child)
+		o.Child, o.Index = rules[child].Label, child
 		switch l.status {
 		case laneSucceeded:
 			o.Status = Success

@@ -111,21 +111,75 @@ func (d *Decoder) slots(list []SlotSave) []SlotSave {
 	return list
 }
 
-// savedIndex is the index a save gives rule r of b: its index in the
-// canonical composite of the trees b's slots hold, so that a save does not
-// depend on the order in which slots took their trees during a step.
-func (b *BoundTree) savedIndex(r int32) int32 {
-	if !b.stray || r < int32(len(b.graft.host.Tree.Rules)) {
-		return r
-	}
+// canonicalIndices gives the rules a save of an agent on composite b
+// names their indices in the canonical composite of the trees b's slots
+// hold, so that a save does not depend on the order in which slots took
+// their trees during a step. (A carry maps the indices of b itself.)
+func (b *BoundTree) canonicalIndices(s *Snapshot) {
 	to, err := b.graft.composite(canonical(b.holds()))
 	if err != nil {
+		return
+	}
+	at := func(r int32) int32 {
+		for k, bl := range b.blocks {
+			if r >= bl.start && r < bl.end {
+				return r - bl.start + to.blocks[k].start
+			}
+		}
 		return r
 	}
-	for k, bl := range b.blocks {
-		if r >= bl.start && r < bl.end {
-			return r - bl.start + to.blocks[k].start
+	for _, list := range [][]RuleTime{s.Clocks, s.Cooldowns} {
+		for i := range list {
+			list[i].Index = at(list[i].Index)
 		}
 	}
-	return r
+	for i := range s.Orders {
+		s.Orders[i].Index = at(s.Orders[i].Index)
+	}
+	for i := range s.Holds {
+		s.Holds[i].Index = at(s.Holds[i].Index)
+	}
+	var lanes func([]LaneSnapshot)
+	lanes = func(l []LaneSnapshot) {
+		for i := range l {
+			l[i].Index = at(l[i].Index)
+			lanes(l[i].Lanes)
+		}
+	}
+	lanes(s.Lanes)
+}
+
+// FollowSlots puts a, a new agent of a new version of old's template (a
+// hot reload, before the carry), on the composite whose slots hold the
+// trees old's slots hold, in their new versions, with old's grafts. A slot
+// the new version lacks is dropped; a tree that does not fit the new
+// version any more is an error.
+func (a *Agent) FollowSlots(old *Agent) error {
+	g, og := a.bound.graft, old.bound.graft
+	if g == nil || og == nil {
+		return nil
+	}
+	has := make([]string, len(g.slots))
+	want := make([]string, len(g.slots))
+	for k, s := range og.slots {
+		nk, err := g.slot(s.id)
+		if err != nil {
+			continue
+		}
+		has[nk] = old.bound.blocks[k].tree
+		if old.ext != nil && old.ext.slots != nil {
+			want[nk] = old.ext.slots.want[k]
+		}
+	}
+	to, err := g.composite(canonical(has))
+	if err != nil {
+		return &Error{Agent: a.id, Err: ErrInvalidTree, Msg: "its slots' trees: " + err.Error()}
+	}
+	slab := make([]uint64, to.slabLen)
+	copy(slab, to.slabInit)
+	a.bound, a.slab = to, slab
+	if anySet(want) {
+		copy(a.slotWants(g), want)
+	}
+	return nil
 }

@@ -139,6 +139,9 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 	a.snapshotFeatures(s)
 	a.snapshotStimuli(s)
 	a.snapshotSlots(s)
+	if a.bound.stray && !carry {
+		defer a.bound.canonicalIndices(s) // slots_save.go; the lanes below too
+	}
 	if a.lanesRun() {
 		var err error
 		if s.Lanes, err = a.snapshotLanes(a.cursor, carry); err != nil {
@@ -209,12 +212,12 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 		}
 		if f.timeSlot >= 0 {
 			if v := math.Float64frombits(a.slab[f.timeSlot]); !math.IsNaN(v) {
-				s.Clocks = append(s.Clocks, RuleTime{rules[i].Label, b.savedIndex(int32(i)), v})
+				s.Clocks = append(s.Clocks, RuleTime{rules[i].Label, int32(i), v})
 			}
 		}
 		if f.coolSlot >= 0 {
 			if v := math.Float64frombits(a.slab[f.coolSlot]); !math.IsNaN(v) {
-				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, b.savedIndex(int32(i)), v})
+				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, int32(i), v})
 			}
 		}
 	}
@@ -239,7 +242,7 @@ func (a *Agent) snapshotOrders(s *Snapshot, path lanePath) {
 	}
 	for ; r != path.stop; r = b.rules[r].parent {
 		if f := &b.feats[r]; f.orderSlot >= 0 {
-			o := RuleOrder{Rule: b.Tree.Rules[r].Label, Index: b.savedIndex(r)}
+			o := RuleOrder{Rule: b.Tree.Rules[r].Label, Index: r}
 			if k := len(s.Orders); k < cap(s.Orders) { // the array this place had last agent
 				o.Order = s.Orders[:k+1][k].Order[:0]
 			}
