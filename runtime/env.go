@@ -21,16 +21,16 @@ type Env struct {
 	// variables and timestamps, as they happen; nil: none, at no cost.
 	Changes ChangeObserver
 	Seed    int64 // the run's seed: with its id, seeds each agent's generator (Agent.Rand)
-	// Explain records, for each step an Observer sees, why it went as it
-	// did (explain.go: Agent.Whys): every condition evaluated and what it
-	// read, every score, weight and drawn order, every refusal. false:
-	// nothing is recorded, at no cost.
-	Explain bool
 	// Gates is the state of the gates the agents created with this Env
 	// share (gates.go); nil gives each agent of a tree that declares gates a
 	// Gates of its own. Trees are added to it (Gates.Add) before their
 	// agents are created.
 	Gates *Gates
+	// Explain records, for each step an Observer sees, why it went as it
+	// did (explain.go: Agent.Whys): every condition evaluated and what it
+	// read, every score, weight and drawn order, every refusal. false:
+	// nothing is recorded, at no cost.
+	Explain bool
 
 	// runs holds the rules run in the current step, runs[:count] (the
 	// agent's), kept as long as its capacity and longer than the run-away
