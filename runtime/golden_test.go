@@ -76,7 +76,7 @@ func trackAll(b *BoundTree) {
 		}
 	}
 	for i := range b.hot {
-		b.hot[i].hooks = hookLetIn | hookLeave
+		b.hot[i].hooks |= hookLetIn | hookLeave
 		b.hot[i].bits &^= hotFast
 	}
 }
