@@ -186,6 +186,7 @@ type agentView struct {
 	Orders    []orderView    `json:"orders"`
 	Parallels []parallelView `json:"parallels"` // the parallels it entered, with their lanes (lanes_gates.go)
 	Gates     []heldGateView `json:"gates"`     // the gates it holds
+	Why       []whyView      `json:"why"`       // why each rule last passed, failed or was refused (why.go)
 	Ctx       ctxView        `json:"ctx"`
 	Extra     map[string]any `json:"extra"`
 	Events    []eventView    `json:"events"`
@@ -292,6 +293,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	}
 	v.Parallels = d.parallelViews(r, lanes)
 	v.Gates = heldGates(a)
+	v.Why = r.whyViews(a)
 	if in := r.intr; in.Kind != 0 && r.stepped > 0 {
 		v.Interrupt = &interruptView{Rule: in.Rule, Label: t.Rules[in.Rule].Label, Kind: in.Kind.String(), Step: r.stepped}
 	}
