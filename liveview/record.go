@@ -27,7 +27,7 @@ type recState struct {
 	results []uint64 // per rule: step<<8 | status of its last run; 0 never run
 	// whys are, per rule, why it last passed, failed or was refused, and
 	// at which step (why.go); nil until the agent's first recorded reason.
-	whys []whyRec
+	whys    []whyRec
 	status  runtime.Status
 	err     string
 	stepped uint64       // the game step of its last step; 0 none yet
