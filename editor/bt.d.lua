@@ -135,6 +135,17 @@ function Ctx:stimulus(name) end
 ---@return boolean
 function Ctx:forget(name) end
 
+---Graft the game's tree (a [[trees]] name) into the agent's slot: the slot
+---runs it from the next time it is entered. A tree that declares something
+---the agent's tree does not is an error.
+---@param slot string
+---@param tree string
+function Ctx:graft(slot, tree) end
+
+---Give the slot back its default tree (or none) from its next entry.
+---@param slot string
+function Ctx:ungraft(slot) end
+
 ---A declared variable's value.
 ---@param name string
 ---@return boolean

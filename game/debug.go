@@ -70,6 +70,7 @@ const DebuggerSender = "debugger"
 func (g *Game) AttachDebugger(d Debugger) {
 	g.debug = d
 	g.env.Observer, g.env.Changes = g, g
+	g.env.Explain = true // the live view shows why, always
 }
 
 // debugChanges hands an agent's changes kept so far to the debugger.
@@ -110,7 +111,7 @@ func (g *Game) AgentInfos() []AgentInfo {
 	}
 	out := make([]AgentInfo, len(g.agents))
 	for i, ga := range g.agents {
-		out[i] = AgentInfo{Agent: ga.a, Tree: names[ga.a.Tree()], Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors}
+		out[i] = AgentInfo{Agent: ga.a, Tree: names[ga.a.Template()], Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors}
 	}
 	return out
 }

@@ -15,12 +15,16 @@ import (
 
 // Options are the command line's settings for a run.
 type Options struct {
-	Seed   *int64 // overrides run.seed
-	Trace  string // "" none (unless the config names a file), "-" stdout, else a file
-	Quiet  bool   // print only the summary
-	Stdout io.Writer
-	Stderr io.Writer
-	Timing bool // time every action for the summary
+	Seed  *int64 // overrides run.seed
+	Trace string // "" none (unless the config names a file), "-" stdout, else a file
+	// Explain adds to each step line of the trace why the step went as it
+	// did (key "why": conditions and what they read, scores, weights and
+	// orders, refusals).
+	Explain bool
+	Quiet   bool // print only the summary
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Timing  bool // time every action for the summary
 	// Unbatched sends every plugin call as a round trip of its own instead
 	// of one batch per plugin and round: a run is the same either way, and
 	// tests hold it to that.
@@ -198,7 +202,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// Observer is set by OpenTrace: the rules run in a step are kept only
 	// for the trace, and keeping them is a map look-up and a copy per
 	// agent-step.
-	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Seed: g.seed()}
+	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Seed: g.seed(), Explain: opts.Explain}
 	if opts.Realtime || cfg.Run.Realtime {
 		g.pacer = &pacer{period: time.Duration(cfg.Run.Dt * float64(time.Second))}
 	}
@@ -279,6 +283,7 @@ func (g *Game) OpenTrace() error {
 	if g.opts.TraceTo != nil {
 		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(g.opts.TraceTo)
+		g.trace.Explain = g.opts.Explain
 		return nil
 	}
 	path := g.opts.Trace
@@ -294,6 +299,7 @@ func (g *Game) OpenTrace() error {
 	case "-":
 		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(g.opts.Stdout)
+		g.trace.Explain = g.opts.Explain
 	default:
 		f, err := os.Create(path)
 		if err != nil {
@@ -301,6 +307,7 @@ func (g *Game) OpenTrace() error {
 		}
 		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(f)
+		g.trace.Explain = g.opts.Explain
 		g.traceFile = f
 	}
 	return nil

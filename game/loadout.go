@@ -70,7 +70,7 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 		if loaded[tc.Name] == nil {
 			continue // its load errors are reported already
 		}
-		b, err := runtime.Bind(loaded[tc.Name], l.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict, Skip: l.lua.unloaded})
+		b, err := runtime.Bind(loaded[tc.Name], l.reg, runtime.BindOptions{Lenient: !cfg.Run.Strict, Skip: l.lua.unloaded, Trees: treeSource(loaded)})
 		if err != nil {
 			errs = append(errs, err)
 			continue

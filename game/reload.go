@@ -117,6 +117,12 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 		return nil, err
 	}
 	old := g.current()
+	for i, ga := range g.agents { // grafted trees: the new agents hold the new versions of the same trees
+		if err := next.agents[i].FollowSlots(ga.a); err != nil {
+			next.close()
+			return nil, err
+		}
+	}
 	maps := g.ruleMaps(old, next)
 	var lost []int
 	for i, ga := range g.agents {
@@ -198,14 +204,16 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 // ruleMaps maps each agent's tree in old onto its new version in next, by
 // agent (agents of one tree share the map).
 func (g *Game) ruleMaps(old, next *loadout) []*runtime.RuleMap {
-	byTree := map[string]*runtime.RuleMap{}
+	byTree := map[[2]*runtime.Tree]*runtime.RuleMap{}
 	var out []*runtime.RuleMap
-	for _, ga := range g.agents {
-		name := g.treeName(ga)
-		m := byTree[name]
+	for i, ga := range g.agents {
+		// An agent runs its tree with the trees grafted into its slots:
+		// the map is between those (runtime: slots).
+		key := [2]*runtime.Tree{ga.a.Tree().Tree, next.agents[i].Tree().Tree}
+		m := byTree[key]
 		if m == nil {
-			m = runtime.MapRules(old.trees[name].Tree, next.trees[name].Tree)
-			byTree[name] = m
+			m = runtime.MapRules(key[0], key[1])
+			byTree[key] = m
 		}
 		out = append(out, m)
 	}

@@ -128,6 +128,7 @@ func TestReload_withoutChangeLeavesTheTraceAsItWas(t *testing.T) {
 		{"parallel", fixture("parallel"), 0, 48, everyStep(47)},
 		{"gates", fixture("gates"), 0, 60, everyStep(59)},
 		{"signals", fixture("signals"), 0, 80, everyStep(79)}, // stimuli, handlers' pending results
+		{"slots", fixture("slots"), 0, 60, everyStep(59)},     // agents inside grafted trees, grafts pending
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			straight := openSession(t, tc.config, tc.scale)
@@ -605,4 +606,32 @@ func everyStep(n int) []int {
 		out[i] = i + 1
 	}
 	return out
+}
+
+// TestReload_editedGraftedTree: an edit of a tree that agents run in their
+// slots reloads it: they keep their place inside it (in its lanes too),
+// and the new version runs from then on.
+func TestReload_editedGraftedTree(t *testing.T) {
+	dir := filepath.Join("..", "tests", "testdata", "fixtures", "slots")
+	files := map[string]string{}
+	for _, name := range []string{"config.toml", "ai/grunt.xml", "ai/patrol.xml", "ai/gun.xml", "ai/crate.xml", "ai/open.xml", "ai/grunt.lua"} {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(data)
+	}
+	s := openSession(t, writeGame(t, files), 0)
+	s.run(5) // every grunt is in the gun's parallel (use.man.fire.aim)
+	if got := s.g.Agent("grunt-1").CursorLabel(); got != "use.man.fire.aim" {
+		t.Fatalf("grunt-1 is at %s", got)
+	}
+	s.write("ai/gun.xml", strings.Replace(files["ai/gun.xml"], `<choice id=".burst" order="random">`,
+		`<choice id=".burst" order="random"><parameter name="log.start">v2 burst</parameter>`, 1))
+	rep := s.reload("ai/gun.xml")
+	if rep.Kept != 5 || len(rep.Restarted) != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	s.run(1)
+	wantLines(t, "output", s.people.String(), "t=1.50 grunt-1 log use.man.fire.burst: v2 burst")
 }

@@ -20,7 +20,8 @@ import (
 // rules that hold them, and the state of the gates the agents share);
 // version 5 each agent's stimuli (the last data and arrival time of each
 // signal it holds); version 6 the counts of repeat and attempts and the
-// starts of rules with hooks or log.start. Versions 1 to 5 still load (for version 1 the agents'
+// starts of rules with hooks or log.start; version 7 each agent's slots
+// (the tree each holds and the tree grafted into it). Versions 1 to 6 still load (for version 1 the agents'
 // generators start fresh, and the saved generator becomes the world's).
 // The version is runtime.AgentsVersion's: the agents' snapshots in the body
 // are read by the runtime's decoder at the file's version.

@@ -18,6 +18,8 @@ type TraceWriter struct {
 	out   *countingWriter // under w: what reached the file, for Offset
 	buf   []byte
 	lanes []runtime.Lane // scratch: the agent's lanes
+	// Explain writes each step's reasons (key "why", trace_why.go).
+	Explain bool
 }
 
 // NewTraceWriter writes to w; call Flush at the end.
@@ -106,6 +108,9 @@ func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []r
 	if err != nil {
 		b = append(b, `,"error":`...)
 		b = appendString(b, err.Error())
+	}
+	if t.Explain {
+		b = appendWhys(b, rules, a.Whys())
 	}
 	b = append(b, "}\n"...)
 	t.buf = b

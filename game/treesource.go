@@ -115,7 +115,7 @@ func (g *Game) CheckTree(name string, override map[string][]byte) (*runtime.Tree
 	if err != nil {
 		return nil, ProblemsOf(err)
 	}
-	opts := runtime.BindOptions{Lenient: !g.cfg.Run.Strict}
+	opts := runtime.BindOptions{Lenient: !g.cfg.Run.Strict, Trees: g.treeSource(name, t)}
 	if g.lua != nil {
 		opts.Skip = g.lua.unloaded
 	}
@@ -236,3 +236,25 @@ func (g *Game) WriteTreeFile(file string, data []byte, create bool) error {
 // RemoveTreeFile removes a file WriteTreeFile created, when what followed
 // failed.
 func (g *Game) RemoveTreeFile(file string) error { return os.Remove(g.treePath(file)) }
+
+// treeSource gives slots the game's trees, by [[trees]] name.
+func treeSource(loaded map[string]*runtime.Tree) runtime.TreeSource {
+	return func(name string) (*runtime.Tree, bool) {
+		t := loaded[name]
+		return t, t != nil
+	}
+}
+
+// treeSource gives slots the game's running trees, with tree name checked
+// as t (CheckTree).
+func (g *Game) treeSource(name string, t *runtime.Tree) runtime.TreeSource {
+	return func(n string) (*runtime.Tree, bool) {
+		if n == name {
+			return t, true
+		}
+		if b := g.trees[n]; b != nil {
+			return b.Tree, true
+		}
+		return nil, false
+	}
+}

@@ -169,7 +169,7 @@ func (g *Game) loadWorkers(l *loadout, loaded map[string]*runtime.Tree) []error 
 			if loaded[tc.Name] == nil {
 				continue
 			}
-			b, err := runtime.Bind(loaded[tc.Name], wl.reg, runtime.BindOptions{Lenient: !g.cfg.Run.Strict, Skip: wl.lua.unloaded})
+			b, err := runtime.Bind(loaded[tc.Name], wl.reg, runtime.BindOptions{Lenient: !g.cfg.Run.Strict, Skip: wl.lua.unloaded, Trees: treeSource(loaded)})
 			if err != nil {
 				return append(errs, err)
 			}
@@ -230,7 +230,7 @@ func (g *Game) useWorkers(l *loadout) {
 func (g *Game) stepWorkers(t float64) int {
 	w0 := g.workers[0].env
 	for _, w := range g.workers[1:] {
-		w.env.Observer, w.env.Changes, w.env.Gates = w0.Observer, w0.Changes, w0.Gates
+		w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
 	}
 	g.par.Of = g.activeOf
 	g.par.Serial = g.debug != nil // the live view's hooks run on one goroutine

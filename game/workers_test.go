@@ -29,6 +29,7 @@ var workersGames = []struct {
 	{"failing", fixturePath("failing"), 0, 20},
 	{"crashy", fixturePath("crashy"), 6, 20},   // a plugin that crashes mid-batch and sends signals for agents
 	{"signals", fixturePath("signals"), 0, 80}, // data between agents, stimuli, handlers (of lanes' actions too)
+	{"slots", fixturePath("slots"), 4, 60},     // grafted trees: composites bound on each worker
 	{"example", "../config.toml", 40, 220},     // long enough for medics to treat and be preempted (their hooks)
 }
 

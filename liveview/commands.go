@@ -57,7 +57,7 @@ func (d *Debugger) cmdTrees(*request) (any, error) {
 		b := d.g.Trees()[name]
 		n := 0
 		for _, r := range d.agents {
-			if r.a.Tree() == b {
+			if r.a.Template() == b {
 				n++
 			}
 		}

@@ -25,6 +25,9 @@ type agentRec struct {
 // snapshot (events are kept by step instead, see events.upTo).
 type recState struct {
 	results []uint64 // per rule: step<<8 | status of its last run; 0 never run
+	// whys are, per rule, why it last passed, failed or was refused, and
+	// at which step (why.go); nil until the agent's first recorded reason.
+	whys    []whyRec
 	status  runtime.Status
 	err     string
 	stepped uint64       // the game step of its last step; 0 none yet
@@ -43,9 +46,23 @@ func newAgentRec(a *runtime.Agent, tree string) *agentRec {
 	return r
 }
 
+// fit grows the agent's records to the rules of the tree it runs: a tree
+// grafted into a slot adds rules after the template's (runtime: slots).
+func (r *agentRec) fit(a *runtime.Agent) {
+	n := len(a.Tree().Tree.Rules)
+	if n <= len(r.results) {
+		return
+	}
+	r.results = append(r.results, make([]uint64, n-len(r.results))...)
+	if a.Tree().LaneSlots() > 0 {
+		r.lanes = append(r.lanes, make([]laneResult, n-len(r.lanes))...)
+	}
+}
+
 func (s *recState) clone() recState {
 	c := *s
 	c.results = append([]uint64(nil), s.results...)
+	c.whys = append([]whyRec(nil), s.whys...)
 	if s.lanes != nil {
 		c.lanes = append([]laneResult(nil), s.lanes...)
 	}
@@ -70,6 +87,8 @@ func (d *Debugger) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.
 	}
 	r := d.agents[i]
 	step := d.g.Step()
+	r.fit(a)
+	r.noteWhys(a, step)
 	for _, run := range runs {
 		if int(run.Rule) < len(r.results) {
 			r.results[run.Rule] = step<<8 | uint64(run.Status)

@@ -187,6 +187,7 @@ type agentView struct {
 	Counts    []countView    `json:"counts"`    // active rules' passes (repeat), failures (attempts) and starts (hooks)
 	Parallels []parallelView `json:"parallels"` // the parallels it entered, with their lanes (lanes_gates.go)
 	Gates     []heldGateView `json:"gates"`     // the gates it holds
+	Why       []whyView      `json:"why"`       // why each rule last passed, failed or was refused (why.go)
 	Ctx       ctxView        `json:"ctx"`
 	Extra     map[string]any `json:"extra"`
 	Events    []eventView    `json:"events"`
@@ -306,6 +307,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	}
 	v.Parallels = d.parallelViews(r, lanes)
 	v.Gates = heldGates(a)
+	v.Why = r.whyViews(a)
 	if in := r.intr; in.Kind != 0 && r.stepped > 0 {
 		v.Interrupt = &interruptView{Rule: in.Rule, Label: t.Rules[in.Rule].Label, Kind: in.Kind.String(), Step: r.stepped}
 	}
@@ -432,7 +434,7 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		v.Gates = append(v.Gates, gateDecl{Name: g.Name, Users: g.Users, Cooldown: g.Cooldown})
 	}
 	for _, r := range d.agents {
-		if r.a.Tree() == b {
+		if r.a.Template() == b {
 			v.Agents = append(v.Agents, r.a.ID())
 		}
 	}

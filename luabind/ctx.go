@@ -152,6 +152,18 @@ func (e *Engine) treeInfo(t *runtime.Tree) *treeInfo {
 	return ti
 }
 
+// composedInfo is treeInfo of the composite a runs (its template's tree
+// with the trees grafted into its slots), named as its template is.
+func (e *Engine) composedInfo(a *runtime.Agent) *treeInfo {
+	t := a.Tree().Tree
+	ti, ok := e.trees[t]
+	if !ok {
+		ti = e.treeInfo(t)
+		ti.name = e.treeInfo(a.Template().Tree).name
+	}
+	return ti
+}
+
 // NameTree sets what ctx.tree shows for agents of t attached from now on
 // (by default the tree's file path); btrun gives the config's tree name.
 func (e *Engine) NameTree(t *runtime.Tree, name string) {
@@ -336,6 +348,9 @@ func (st *AgentData) sync() {
 		v.step = x
 		v.t.RawSetString("step", e.nums.box(float64(x)))
 	}
+	if t := a.Tree().Tree; t != st.tree.tree { // a slot took another tree: the agent runs another composite
+		st.tree, st.rule = e.composedInfo(a), -1
+	}
 	if r, fr := a.Rule(), a.FirstRun(); r != st.rule || fr != st.firstRun {
 		st.rule, st.firstRun = r, fr
 		st.own.Metatable = e.ruleTable(st.tree, r, fr)
@@ -375,6 +390,7 @@ func (k *ctxKit) init(e *Engine) {
 		"stamp": e.ctxStamp, "clearStamp": e.ctxClearStamp, "since": e.ctxSince,
 		"log": e.ctxLog, "gateSlot": e.ctxGateSlot,
 		"stimulus": e.ctxStimulus, "forget": e.ctxForget,
+		"graft": e.ctxGraft, "ungraft": e.ctxUngraft,
 	} {
 		methods.RawSetString(name, L.NewFunction(fn))
 	}

@@ -84,6 +84,10 @@ func (a *Agent) letIn(r int32, h *hotRule) bool {
 	return true
 }
 
+// letSlotIn gives slot r, just let in, the tree wanted for it (slots.go):
+// the agent may move to another composite, whose rule r the loop runs.
+func (a *Agent) letSlotIn(r int32) error { return a.enterSlot(r) }
+
 // ruleFinished leaves rule r (h is hot[r]), which was let in and finished
 // with res, Success or Failure before doNotFail: the one place where a
 // rule that ran finishes, on every loop. The cursor, which is r, is no
@@ -174,7 +178,13 @@ func (a *Agent) admit(r int32) bool {
 // refuses runs the arrival checks of rule r, which has a cooldown or a gate
 // (f is its feature row).
 func (a *Agent) refuses(r int32, f *ruleFeat) bool {
-	return a.coolingDown(r) || f.gate >= 0 && !a.takeGate(r, f.gate)
+	if a.coolingDown(r) {
+		if a.env.Explain {
+			a.whyCooldown(r)
+		}
+		return true
+	}
+	return f.gate >= 0 && !a.takeGate(r, f.gate)
 }
 
 // wouldRefuse reports whether rule r's arrival checks would refuse it now,

@@ -66,6 +66,14 @@ type agentExt struct {
 	// Stimuli and the signal handlers owed (stimuli.go, handlers.go), once
 	// the agent received a signal.
 	stim *stimState
+
+	// Slots (slots.go): the trees grafted into the agent's slots, once it
+	// was given one.
+	slots *agentSlots
+
+	// The reasons of the current or last step, when the Env records them
+	// (explain.go).
+	whys *whys
 }
 
 type phase uint8

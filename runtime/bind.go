@@ -18,6 +18,9 @@ type BindOptions struct {
 	// error would register: binding leaves them unbound without an error or
 	// warning, since the failure is reported on its own. Nil skips none.
 	Skip func(kind, name string) bool
+	// Trees finds the game's trees by name, for the trees the bound tree's
+	// slots run (slots.go); nil: slots have no trees to run.
+	Trees TreeSource
 }
 
 func (o *BindOptions) skip(kind, name string) bool { return o.Skip != nil && o.Skip(kind, name) }
@@ -76,6 +79,17 @@ type BoundTree struct {
 	// begins is set when a step has work before its cursor runs: the
 	// gates' step (gated) or the checks at its start (watch) (beginStep).
 	begins bool
+
+	// declLen is the length of the slab's declarations part: variables,
+	// timestamps, signal marks and the signal counter (layout).
+	declLen int
+	// graft is the table of the template's slots and composites, shared by
+	// the template and its composites (slots.go); nil for a tree without
+	// slots. blocks says where each slot's tree is (empty in the template).
+	graft  *slotTable
+	blocks []slotBlock
+	order  []blockKey // the composite's blocks in the order they follow the template's rules
+	stray  bool       // order is not canonical: compact when a step begins
 }
 
 // Unresolved is a name that Lenient binding left unbound.
@@ -140,6 +154,12 @@ var unsetStamp = math.Float64bits(math.NaN())
 // Bind resolves every name of t against reg. It reports every problem it
 // finds, as an ErrorList, not only the first.
 func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
+	return bind(t, reg, opts, nil)
+}
+
+// bind is Bind; a composite of a template with slots (slots.go) is bound
+// with the template's table g, which it shares.
+func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable) (*BoundTree, error) {
 	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals)), gateCount: -1}
 	for _, s := range t.Signals {
 		b.signalIdx[s.Name] = int32(len(b.signals))
@@ -180,7 +200,14 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 	for i := range t.Rules {
 		r := &t.Rules[i]
 		br := &b.rules[i]
-		*br = boundRule{kind: r.Kind, loop: r.Loop, doNotFail: r.DoNotFail, mode: r.Mode,
+		kind := r.Kind
+		if kind == KindSlot { // a sequence of its grafted tree's root; without one, it fails
+			kind = KindSequence
+			if r.FirstChild < 0 {
+				kind = KindFailure
+			}
+		}
+		*br = boundRule{kind: kind, loop: r.Loop, doNotFail: r.DoNotFail, mode: r.Mode,
 			parent: r.Parent, firstChild: r.FirstChild, next: r.Next, params: r.Params}
 		br.condStart = int32(len(b.conds))
 		for ci := range r.Conds {
@@ -237,7 +264,23 @@ func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	if g != nil {
+		b.graft = g
+	} else if hasSlots(t) {
+		if _, err := newSlotTable(b, reg, opts); err != nil {
+			return nil, err
+		}
+	}
 	return b, nil
+}
+
+func hasSlots(t *Tree) bool {
+	for i := range t.Rules {
+		if t.Rules[i].Kind == KindSlot {
+			return true
+		}
+	}
+	return false
 }
 
 // bindCondition resolves a condition name in this order: a declared
@@ -332,6 +375,7 @@ func (b *BoundTree) layout() {
 	if len(b.signals) > 0 {
 		b.slabLen++
 	}
+	b.declLen = b.slabLen
 	b.slabInit = make([]uint64, b.slabLen)
 	for i, v := range t.Vars {
 		if v.Default {

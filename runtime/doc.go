@@ -219,6 +219,19 @@
 // trees without parallels pay nothing, and agents that never enter one
 // stay as small. Agent.Lanes lists an agent's lanes and their cursors.
 //
+// # Slots and why
+//
+// A <slot> runs the tree grafted into it for the agent (slots.go): the
+// template stays shared and immutable, and each combination of trees in
+// its slots is a composite BoundTree (the template's rules at their own
+// indices, then one block per slot), bound once and shared. An agent moves
+// to another composite only where a slot is let in (the loop calls
+// letSlotIn for rules with hookSlot); a move during a step keeps every
+// index (the new block is appended), and beginStep puts the blocks back in
+// order at the next step (compact). Saves name each slot's tree
+// (slots_save.go). With Env.Explain, the places that decide record why
+// (explain.go): checkConds, enterOrderedChoice, refuses and decideTake.
+//
 // # Saves and reloads
 //
 // snapshot.go turns an agent into a Snapshot (names, not slots: variables,

@@ -46,6 +46,8 @@ var attrDocs = map[string]AttrSpec{
 	"gate name":             {Type: "name", Required: true, Doc: "the gate's name, shared by every tree of the game that declares it"},
 	"gate users":            {Type: "count >= 1", Default: "1", Doc: "how many agents may hold the gate at once"},
 	"gate cooldown":         {Type: "seconds >= 0", Default: "0", Doc: "after any holder releases the gate, nobody may take it for that long (game time)"},
+	"slot id":               {Type: "id", Required: true, Doc: "the slot's id: grafts name the slot by it, and the labels of the tree it runs start with it and a dot"},
+	"slot default":          {Type: "name", Doc: "a tree of the game (a `[[trees]]` name) that the slot runs when nothing is grafted into it; without it, such a slot fails"},
 	"parallel success":      {Type: "threshold", Default: "all", Doc: "the parallel succeeds once this many lanes are done with success: `all` (every child), `any` (one), or a count N from 1 to the number of children"},
 	"parallel failure":      {Type: "threshold", Default: "any", Doc: "the parallel fails once this many lanes are done with failure: `all`, `any` or a count N, as for `success`; it also fails when no lane runs any more and `success` was not reached"},
 	"choice order":          {Type: "list, random, weighted or score", Default: "list", Doc: "the order in which the choice tries its children: document order, a random permutation, a weighted random order (`choice.weight`), or by score (`choice.score`), fixed each time the choice is entered"},
@@ -73,6 +75,7 @@ var tagDocs = map[string]string{
 	"yield":         "returns running once, then succeeds; fails when its conditions fail",
 	"subtree":       "a sequence whose children are the top-level rules of another tree file (its path, relative to this file's folder, is the text)",
 	"subTree":       "the same as `subtree`",
+	"slot":          "runs the tree grafted into it for this agent (Lua `ctx:graft`), as its only child, else its `default` tree, else fails; a graft takes effect the next time the slot is entered, and the grafted tree's labels are the slot's id, a dot, and the tree's own ids",
 	"parameter":     "a string parameter of the rule, shared by its action and conditions; a later one with the same name wins",
 	"condition":     "a condition of the rule; a leading `!` negates it",
 	"conditionMode": "how the rule's conditions combine: `allTrue` (default), `anyTrue`, `anyFalse`, `allFalse`",
@@ -122,6 +125,8 @@ func FormatTags() []TagSpec {
 			add(tag, "rule", choiceAttrs, listChildren, "")
 		case kind == KindParallel:
 			add(tag, "rule", parallelAttrs, listChildren, "")
+		case kind == KindSlot:
+			add(tag, "rule", slotAttrs, ruleDetails, "")
 		case kind.IsList():
 			add(tag, "rule", listAttrs, listChildren, "")
 		default:

@@ -171,6 +171,9 @@ func (a *Agent) applyReleases(x *agentGates) {
 func (a *Agent) decideTake(x *agentGates) {
 	st := a.gate(x.want)
 	if !st.open(a.time) {
+		if a.env.Explain {
+			a.whyGate(a.cursor, st)
+		}
 		st.stats.Refusals++
 		x.answer = takeRefused
 		return

@@ -102,6 +102,9 @@ func (p *RestorePlan) planHolds(s *Snapshot, active func(int32) bool, bad func(s
 // plannedHolds reports whether the planned agent holds the tree's gate i.
 func (p *RestorePlan) plannedHolds(i int32) bool {
 	b := p.a.bound
+	if p.bound != nil {
+		b = p.bound // the composite of the saved slots' trees (slots_save.go)
+	}
 	return b.gateCount >= 0 && p.slab[b.gateCount+int(i)] > 0
 }
 

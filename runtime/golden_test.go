@@ -77,7 +77,7 @@ func trackAll(b *BoundTree) {
 		}
 	}
 	for i := range b.hot {
-		b.hot[i].hooks = hookLetIn | hookLeave | hookStart
+		b.hot[i].hooks |= hookLetIn | hookLeave | hookStart
 		b.hot[i].bits &^= hotFast
 	}
 }

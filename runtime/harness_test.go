@@ -42,6 +42,12 @@ func (h *harness) Log(a *Agent, label, msg string) {
 // "run" that always succeed/fail/run, and conditions named in conds.
 func newHarness(t *testing.T, xml string, conds map[string]bool) *harness {
 	t.Helper()
+	return newHarnessOpts(t, xml, conds, BindOptions{})
+}
+
+// newHarnessOpts is newHarness binding with opts.
+func newHarnessOpts(t *testing.T, xml string, conds map[string]bool, opts BindOptions) *harness {
+	t.Helper()
 	h := &harness{t: t, reg: NewRegistry(), script: map[string][]Status{}, calls: map[string]int{},
 		conds: map[string]bool{}, hook: map[string]func(a *Agent) error{}}
 	for k, v := range conds {
@@ -105,7 +111,7 @@ func newHarness(t *testing.T, xml string, conds map[string]bool) *harness {
 	})))
 	tree, err := LoadBytes("test.xml", []byte(xml), LoadOptions{})
 	h.must(err)
-	h.tree, err = Bind(tree, h.reg, BindOptions{})
+	h.tree, err = Bind(tree, h.reg, opts)
 	h.must(err)
 	h.env = &Env{Observer: h, Logger: h}
 	h.agent = h.tree.NewAgent("a1", h.env)

@@ -98,7 +98,7 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 	// The rule is made in place (a Rule is big); on a problem that stops
 	// building it is taken off again.
 	l.tree.Rules = append(l.tree.Rules, Rule{
-		Kind: n.kind, Tag: n.tag, Pos: n.pos, Action: n.action, Subtree: n.subtree,
+		Kind: n.kind, Tag: n.tag, Pos: n.pos, Action: n.action, Subtree: n.subtree, Default: n.def,
 		Loop: n.loop, DoNotFail: n.doNotFail, Abort: n.abort, Order: n.order, SuccessAt: n.successAt, FailureAt: n.failureAt, Timeout: n.timeout, Cooldown: n.cooldown, Gate: n.gate,
 		Repeat: n.repeat, Attempts: n.attempts, Enter: n.enter, Exit: n.exit,
 		Conds: n.conds, Mode: n.mode, Params: n.params,

@@ -23,6 +23,7 @@ type node struct {
 	hasID     bool
 	action    string
 	subtree   string // path as written, trimmed
+	def       string // <slot>: the default tree's name
 	loop      bool
 	doNotFail bool
 	abort     Abort
@@ -88,12 +89,12 @@ type item struct {
 var ruleKinds = map[string]Kind{
 	"action": KindAction, "sequence": KindSequence, "choice": KindChoice, "parallel": KindParallel,
 	"success": KindSuccess, "failure": KindFailure, "running": KindRunning, "yield": KindYield,
-	"subtree": KindSequence, "subTree": KindSequence,
+	"subtree": KindSequence, "subTree": KindSequence, "slot": KindSlot,
 }
 
 // The tags allowed in each place, in the order error messages list them.
 var (
-	ruleTags     = []string{"action", "sequence", "choice", "parallel", "success", "failure", "running", "yield", "subtree", "subTree"}
+	ruleTags     = []string{"action", "sequence", "choice", "parallel", "success", "failure", "running", "yield", "subtree", "subTree", "slot"}
 	ruleDetails  = []string{"parameter", "condition", "conditionMode"}
 	declTags     = []string{"variables", "signals", "timestamps", "gates"}
 	topTags      = join(ruleTags, declTags)
@@ -132,6 +133,7 @@ var (
 	choiceAttrs    = join(listAttrs, []string{"order"})
 	parallelAttrs  = join([]string{"id", "success", "failure", "doNotFail"}, ruleTail)
 	leafAttrs      = join([]string{"id"}, ruleTail)
+	slotAttrs      = join([]string{"id", "default", "doNotFail"}, ruleTail)
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default"}
 	signalAttrs    = []string{"name", "variable", "value", "expires"}
@@ -373,6 +375,17 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 				c.errorf(e.pos, "unknown order %q on <%s>; expected one of %s", v.val[o], e.name, strings.Join(orderNames[:], ", "))
 			}
 		}
+	case kind == KindSlot:
+		v := c.attrs(e, slotAttrs)
+		c.id(n, e, v, 0)
+		if !v.has[0] {
+			c.errorf(e.pos, `<slot> needs an id: grafts name the slot by it (ctx:graft("ID", "TREE")) and the grafted tree's labels start with it`)
+		}
+		if v.has[1] {
+			n.def = c.optNameAttr(e, v, 1, "the name of a tree of the game ([[trees]] in the config)")
+		}
+		n.doNotFail = c.boolAttr(e, v, 2, false)
+		c.interruption(n, e, v, 3)
 	default:
 		v := c.attrs(e, leafAttrs)
 		c.id(n, e, v, 0)

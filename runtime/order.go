@@ -142,6 +142,9 @@ func (a *Agent) enterOrderedChoice(r int32, h *hotRule, f *ruleFeat) (Status, er
 			return 0, err
 		}
 	}
+	if a.env.Explain {
+		a.whyOrder(r, f)
+	}
 	// No child scored above 0 (first is -1): it fails as a choice without
 	// children.
 	return a.listGoes(r, a.orderChild(f, 0), Failure), nil

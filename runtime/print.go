@@ -84,6 +84,12 @@ func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 	if r.Subtree != "" {
 		fmt.Fprintf(b, "  %s=%s", r.Tag, r.Subtree)
 	}
+	if r.Kind == KindSlot {
+		if r.Default != "" {
+			fmt.Fprintf(b, "  default=%s", r.Default)
+		}
+		b.WriteString("  (runs the tree grafted for the agent)")
+	}
 	if r.Loop {
 		b.WriteString("  loop")
 	}

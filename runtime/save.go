@@ -32,11 +32,12 @@ type HostState interface {
 // them, and after the agents the state of the gates they share); version 5
 // each agent's stimuli (the last data and arrival time of each signal it
 // holds); version 6 the counts of repeat and attempts and which rules
-// with hooks or log.start started. Versions 1 to 5 still load
+// with hooks or log.start started; version 7 each agent's slots (the tree
+// each holds and the tree grafted into it). Versions 1 to 6 still load
 // (RestoreAgents converts them).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 6
+	AgentsVersion = 7
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as

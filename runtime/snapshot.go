@@ -55,6 +55,10 @@ type Snapshot struct {
 	// log.start that has started (hooks.go), in document order.
 	Entries []RuleEntry
 
+	// Slots are the agent's slots (slots.go), in document order, for a
+	// tree that has them (format version 7).
+	Slots []SlotSave
+
 	// startedUnsaved: read from a version before 6, which did not save
 	// starts: every active rule with a start bit is taken as started (at a
 	// step's end an active rule has started).
@@ -150,10 +154,14 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		Active: a.flags&flagActive != 0, Rand: a.randState(),
 		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
-		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0],
+		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0],
 	}
 	a.snapshotFeatures(s)
 	a.snapshotStimuli(s)
+	a.snapshotSlots(s)
+	if a.bound.stray && !carry {
+		defer a.bound.canonicalIndices(s) // slots_save.go; the lanes below too
+	}
 	if a.lanesRun() {
 		var err error
 		if s.Lanes, err = a.snapshotLanes(a.cursor, carry); err != nil {
@@ -201,6 +209,8 @@ type RestorePlan struct {
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
 	stimuli                   []Stimulus    // the stimuli to put back (stimuli.go)
+	bound                     *BoundTree    // the composite the saved slots hold (slots_save.go)
+	wants                     []string      // the trees grafted into the slots, by slot
 	// paths are the active paths, the agent's own and its running lanes',
 	// while planning; planRestore reuses the array it finds here (a
 	// restore of many agents plans them all through one).
@@ -217,6 +227,9 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 	rules := b.Tree.Rules
 	for i := range b.feats {
 		f := &b.feats[i]
+		if b.stray && b.dead(int32(i)) {
+			continue // a tree a slot held earlier in the step: compact drops it
+		}
 		if f.timeSlot >= 0 {
 			if v := math.Float64frombits(a.slab[f.timeSlot]); !math.IsNaN(v) {
 				s.Clocks = append(s.Clocks, RuleTime{rules[i].Label, int32(i), v})
@@ -281,6 +294,18 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 // to hold the restored variables, timestamps, signal marks, clocks,
 // cooldowns and orders. p keeps nothing of s but its rule bytes.
 func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
+	to, err := a.restoreBound(s)
+	if err != nil {
+		return err
+	}
+	if to != a.bound { // planned on the composite of the saved slots' trees; Apply moves the agent there
+		was := a.bound
+		a.bound = to
+		defer func() { a.bound = was }()
+		if len(slab) != to.slabLen {
+			slab = make([]uint64, to.slabLen)
+		}
+	}
 	b := a.bound
 	t := b.Tree
 	// A cursor that ran since it arrived (FirstRun clear) and has not
@@ -288,7 +313,7 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	// every tree marked its cursor active say so only that way.
 	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active || !s.FirstRun, freshRand: s.freshRand,
 		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes,
-		paths: p.paths[:0]}
+		paths: p.paths[:0], bound: a.bound, wants: a.savedWants(s)}
 	if s.ID != a.id {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
@@ -512,6 +537,7 @@ func (p *RestorePlan) Apply() error {
 	err := a.cancelRunning() // a parallel's lanes included
 	a.leaveAll(leftReset)    // the state it had is replaced: its active rules are left
 	a.flushGates()           // and the gates they held released at once
+	a.applySlots(p)
 	a.phase, a.jump, a.count, a.condIdx = phaseIdle, -1, 0, 0
 	a.arrive(p.cursor)
 	a.flags = 0
@@ -639,6 +665,7 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 		e.Uvarint(uint64(x.Passes))
 		e.Uvarint(uint64(x.Failures))
 	}
+	e.slots(s.Slots)
 }
 
 // Snapshot reads a snapshot.
@@ -656,7 +683,7 @@ func (d *Decoder) Snapshot() Snapshot {
 func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
-		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0]}
+		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -751,5 +778,8 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 		}
 	} else {
 		s.startedUnsaved = true
+	}
+	if d.Version >= 7 {
+		s.Slots = d.slots(s.Slots)
 	}
 }

@@ -94,6 +94,9 @@ const (
 	// action's first run (callAction), a leaf's run (runLeaf), a jump
 	// landing below it (moveTo).
 	hookStart
+	// hookSlot: the rule is a slot: letting it in gives it the tree wanted
+	// for it (enterSlot), which may move the agent to another composite.
+	hookSlot
 )
 
 // ruleHooks are rule i's hooks: what its feature row asks. To add an
@@ -146,6 +149,9 @@ func (b *BoundTree) bindHot() {
 		r := &b.rules[i]
 		h := &b.hot[i]
 		*h = hotRule{kind: r.kind, parent: r.parent, firstChild: r.firstChild, next: r.next, params: r.params, hooks: b.ruleHooks(i)}
+		if b.Tree.Rules[i].Kind == KindSlot {
+			h.hooks |= hookSlot
+		}
 		if r.loop {
 			h.bits |= hotLoop
 		}

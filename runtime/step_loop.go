@@ -31,6 +31,7 @@ func (a *Agent) loop() (Status, error) {
 			if st, err, done := a.beginStep(); done {
 				return st, err
 			}
+			b = a.bound // compact may have moved it (slots.go)
 		}
 	}
 	limit := a.env.limit()
@@ -51,6 +52,13 @@ func (a *Agent) loop() (Status, error) {
 			}
 			st = Failure // refused by its cooldown or gate: nothing is evaluated or called
 		} else {
+			if !active && h.hooks&hookSlot != 0 { // a slot let in takes its tree (slots.go)
+				if err := a.letSlotIn(r); err != nil {
+					return a.abort(err)
+				}
+				b = a.bound
+				h = b.hotAt(r)
+			}
 			active = true
 			var err error
 			switch h.kind { // the rule's run
@@ -210,6 +218,10 @@ func (a *Agent) runsSoFar() []RuleRun { return a.env.runs[:a.count] }
 // there.
 func (a *Agent) beginStep() (Status, error, bool) {
 	b := a.bound
+	if b.stray {
+		a.compact() // slots.go
+		b = a.bound
+	}
 	if b.gated {
 		a.beginGateStep()
 	}

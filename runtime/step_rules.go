@@ -293,7 +293,7 @@ func (a *Agent) testConds(r int32, h *hotRule) (bool, error) {
 // testSomeConds is testConds for a rule that has conditions.
 func (a *Agent) testSomeConds(r int32, h *hotRule) (bool, error) {
 	switch {
-	case a.flags&flagCondAnswered != 0 || h.conds == condOther:
+	case a.flags&flagCondAnswered != 0 || h.conds == condOther || a.env.Explain: // explain.go
 	case h.conds == condOneVar:
 		return a.VarAt(h.slot) != h.flip, nil
 	default: // condOneFunc
@@ -331,6 +331,9 @@ func (a *Agent) checkConds(r int32, rule *boundRule) (bool, error) {
 		}
 		if c.negate {
 			v = !v
+		}
+		if a.env.Explain {
+			a.whyCond(r, c, v)
 		}
 		switch mode {
 		case AllTrue:

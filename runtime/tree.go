@@ -18,9 +18,13 @@ const (
 	KindRunning
 	KindYield
 	KindParallel
+	// KindSlot is a <slot>: it runs the tree grafted into it for the agent
+	// (slots.go), as the root of its only child; a tree's own template has
+	// no child under it.
+	KindSlot
 )
 
-var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel"}
+var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel", "slot"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -215,6 +219,7 @@ type Rule struct {
 	Pos        Pos    // position of the start tag
 	Action     string // KindAction: the action name
 	Subtree    string // subtree rules: the file's path as written
+	Default    string // KindSlot: the tree it runs when nothing is grafted; "" when none
 	Loop       bool
 	DoNotFail  bool
 	Abort      Abort     // the abort attribute: which conditions are watched

@@ -96,9 +96,13 @@ func TestGolden_fixtureTraces(t *testing.T) {
 		"parallel":  {"-config", fixture("parallel")},
 		"gates":     {"-config", fixture("gates")},
 		"signals":   {"-config", fixture("signals")},
-		"example":   {"-config", "../config.toml", "-steps", "300"},
+		"slots":     {"-config", fixture("slots")},
+		// -explain: why each step went as it did (conditions and what they
+		// read, scores and orders, cooldown refusals).
+		"interrupt-explain": {"-config", fixture("interrupt"), "-explain"},
+		"example":           {"-config", "../config.toml", "-steps", "300"},
 	}
-	for _, name := range []string{"alarm", "failing", "interrupt", "parallel", "gates", "signals", "example"} {
+	for _, name := range []string{"alarm", "failing", "interrupt", "interrupt-explain", "parallel", "gates", "signals", "slots", "example"} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, "", append(append([]string{"run"}, configs[name]...), "-trace", "-", "-quiet")...)
 			if r.code != 0 {

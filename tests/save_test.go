@@ -48,6 +48,10 @@ var saveConfigs = []struct {
 	// stimuli mid-expiry, handlers' results pending in running actions
 	// (of lanes too), a handler's error.
 	{"signals", fixture("signals"), 80, everyStep(79)},
+	// Child trees in slots, cut after every step: grafted trees mid-run
+	// (their lanes, cooldowns, random orders and ctx.state), grafts waiting
+	// for the slot's next entry, slots back on their default.
+	{"slots", fixture("slots"), 60, everyStep(59)},
 }
 
 // everyStep is the cuts 1..n.
@@ -152,7 +156,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 		{"truncated", cfg, "", "checksum mismatch"},
 		{"corrupted", cfg, "", "checksum mismatch"},
 		{"wrong-format", cfg, "", `not a btrun save file`},
-		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 6"},
+		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 7"},
 		{"foreign", cfg, foreign, "the save is of another game"},
 		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
 		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},

@@ -17,6 +17,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	config := fs.String("config", "config.toml", "the game config")
 	steps := fs.Int("steps", -1, "steps to run (default: the config's run.steps)")
 	trace := fs.String("trace", "", `write the JSON Lines trace to this file, or "-" for stdout`)
+	explain := fs.Bool("explain", false, `with a trace: add to each step line why it went as it did (key "why": conditions and what they read, scores, weights, orders, refusals)`)
 	seed := fs.Int64("seed", 0, "seed for bt.random (default: the config's run.seed)")
 	quiet := fs.Bool("quiet", false, "print only the closing summary")
 	save := fs.String("save", "", "save the run to this file at the end (and every save.every steps)")
@@ -28,7 +29,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	edit := fs.Bool("edit", false, "with -debug: the page edits the tree files too (saving writes a file and reloads the game)")
 	workers := fs.Int("workers", 1, "threads to spread the agents over, 0 for one per CPU core (default: the config's run.workers)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-explain] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -68,7 +69,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	defer in.release()
 	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true,
 		SavePath: *save, SaveEvery: -1, Progress: *trace != "-" && isTerminal(stdout), Stop: in.stop,
-		Realtime: *realtime}
+		Realtime: *realtime, Explain: *explain}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed

@@ -679,6 +679,7 @@ function renderAgent() {
   renderKV($('#vars'), a.vars.map((v) => [v.name, boolPill(v.value)]), 'No variables declared.');
   renderKV($('#stamps'), a.stamps.map((s) => [s.name, s.set ? `set at ${fmtTime(s.time)} (${fmtTime(s.since)} ago)` : 'unset']), 'No timestamps declared.');
   renderStimuli(a);
+  renderWhy(a);
   const rules = ui.trees.get(a.tree).tree.rules;
   const timers = [];
   for (const c of a.clocks) timers.push([c.label, `timeout ${c.timeout}s: active since ${fmtTime(c.since)}, ${c.left.toFixed(2)} s left`]);
@@ -734,6 +735,23 @@ function renderHeld(a) {
   const gs = a.gates || [];
   $('#held-card').hidden = !gs.length && !(ui.status && ui.status.gates && ui.status.gates.length);
   renderKV($('#held'), gs.map((g) => [g.name, `#${g.slot} · ` + g.rules.map((l) => l.slice(l.lastIndexOf('.') + 1)).join(', ')]), 'Holds no gate.');
+}
+
+// renderWhy lists, for each rule of the agent that has one, why it last
+// passed, failed or was refused, or how its choice ordered its children,
+// with the step ("grunt-1 · fight at step 31: Alarm was false").
+function renderWhy(a) {
+  const box = $('#why');
+  const ws = a.why || [];
+  const key = JSON.stringify(ws);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  if (!ws.length) { box.replaceChildren(el('div', 'empty', 'Nothing decided yet.')); return; }
+  box.replaceChildren(...ws.map((w) => {
+    const d = el('div', 'why');
+    d.append(el('b', '', `${a.id} · ${w.label}`), el('span', 'muted', ` at step ${w.step}: `), el('span', '', w.text));
+    return d;
+  }));
 }
 
 // renderStimuli lists the stimuli the agent holds: each signal with its

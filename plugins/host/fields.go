@@ -162,6 +162,10 @@ func (s *site) apply(a *runtime.Agent, rep *sdk.Reply, action bool) error {
 			what, err = fmt.Sprintf("reply cannot clear timestamp %q", e.Name), a.ClearStamp(e.Name)
 		case sdk.EffectLog:
 			a.Log(e.Name)
+		case sdk.EffectGraft:
+			what, err = fmt.Sprintf("reply cannot graft %q into slot %q", e.To, e.Name), a.Graft(e.Name, e.To)
+		case sdk.EffectUngraft:
+			what, err = fmt.Sprintf("reply cannot ungraft slot %q", e.Name), a.Ungraft(e.Name)
 		default:
 			what, err = "reply has an unknown effect", fmt.Errorf("kind %d", e.Kind)
 		}

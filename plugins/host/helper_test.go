@@ -257,6 +257,14 @@ func testPlugin() *sdk.Plugin {
 				}
 				return sdk.Success, nil
 			}},
+			{Name: "test.graft", Run: func(c *sdk.Call) (sdk.Status, error) {
+				if tree := c.Params.String("graft.tree", ""); tree != "" {
+					c.Graft("use", tree)
+				} else {
+					c.Ungraft("use")
+				}
+				return sdk.Success, nil
+			}},
 			{Name: "test.jump", Run: func(c *sdk.Call) (sdk.Status, error) {
 				c.Jump(c.Params.String("jump.to", ""))
 				return sdk.Success, nil

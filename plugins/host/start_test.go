@@ -38,7 +38,7 @@ func TestStart_describesAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := set.Plugins()
-	if len(info) != 1 || info[0].Pid == 0 || len(info[0].Description.Actions) != 12 || len(info[0].Description.Conditions) != 1 {
+	if len(info) != 1 || info[0].Pid == 0 || len(info[0].Description.Actions) != 13 || len(info[0].Description.Conditions) != 1 {
 		t.Fatalf("plugins: %+v", info)
 	}
 	pid := info[0].Pid

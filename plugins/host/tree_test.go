@@ -59,6 +59,9 @@ func (l agentLog) Log(a *runtime.Agent, label, msg string) {
 	l.w.trace = append(l.w.trace, fmt.Sprintf("log %s %s: %s", a.ID(), label, msg))
 }
 
+// worldTrees are the trees newWorld's slots may run (slots_test.go).
+var worldTrees runtime.TreeSource
+
 func newWorld(t *testing.T, xml string, specs []Spec, opts Options, agents int, data func(i int) fields) *world {
 	t.Helper()
 	w := &world{t: t}
@@ -87,7 +90,7 @@ func newWorld(t *testing.T, xml string, specs []Spec, opts Options, agents int, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.tree, err = runtime.Bind(tree, reg, runtime.BindOptions{})
+	w.tree, err = runtime.Bind(tree, reg, runtime.BindOptions{Trees: worldTrees})
 	if err != nil {
 		t.Fatal(err)
 	}

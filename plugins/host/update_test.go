@@ -50,7 +50,7 @@ func TestUpdate_newBuildServesAfterCommit(t *testing.T) {
 		t.Fatalf("after Commit: %+v, data %v", out[0], w.agents[0].UserData())
 	}
 	waitDead(t, oldPid)
-	if !strings.Contains(w.logs.text(), "info: plugin test: its new build serves: 12 actions, 1 condition") {
+	if !strings.Contains(w.logs.text(), "info: plugin test: its new build serves: 13 actions, 1 condition") {
 		t.Errorf("log:\n%s", w.logs.text())
 	}
 }

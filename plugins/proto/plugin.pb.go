@@ -259,6 +259,8 @@ const (
 	EffectKind_EFFECT_KIND_SET_STAMP   EffectKind = 3 // set timestamp `name` to the agent's time
 	EffectKind_EFFECT_KIND_CLEAR_STAMP EffectKind = 4 // unset timestamp `name`
 	EffectKind_EFFECT_KIND_LOG         EffectKind = 5 // write `name` to the agent's log
+	EffectKind_EFFECT_KIND_GRAFT       EffectKind = 6 // graft tree `to` into the agent's slot `name` (from the slot's next entry)
+	EffectKind_EFFECT_KIND_UNGRAFT     EffectKind = 7 // give slot `name` back its default tree (from its next entry)
 )
 
 // Enum value maps for EffectKind.
@@ -270,6 +272,8 @@ var (
 		3: "EFFECT_KIND_SET_STAMP",
 		4: "EFFECT_KIND_CLEAR_STAMP",
 		5: "EFFECT_KIND_LOG",
+		6: "EFFECT_KIND_GRAFT",
+		7: "EFFECT_KIND_UNGRAFT",
 	}
 	EffectKind_value = map[string]int32{
 		"EFFECT_KIND_NONE":        0,
@@ -278,6 +282,8 @@ var (
 		"EFFECT_KIND_SET_STAMP":   3,
 		"EFFECT_KIND_CLEAR_STAMP": 4,
 		"EFFECT_KIND_LOG":         5,
+		"EFFECT_KIND_GRAFT":       6,
+		"EFFECT_KIND_UNGRAFT":     7,
 	}
 )
 
@@ -1749,7 +1755,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\vSTATUS_NONE\x10\x00\x12\x12\n" +
 	"\x0eSTATUS_SUCCESS\x10\x01\x12\x12\n" +
 	"\x0eSTATUS_FAILURE\x10\x02\x12\x12\n" +
-	"\x0eSTATUS_RUNNING\x10\x03*\xa0\x01\n" +
+	"\x0eSTATUS_RUNNING\x10\x03*\xd0\x01\n" +
 	"\n" +
 	"EffectKind\x12\x14\n" +
 	"\x10EFFECT_KIND_NONE\x10\x00\x12\x16\n" +
@@ -1757,7 +1763,9 @@ const file_plugin_proto_rawDesc = "" +
 	"\x13EFFECT_KIND_SET_VAR\x10\x02\x12\x19\n" +
 	"\x15EFFECT_KIND_SET_STAMP\x10\x03\x12\x1b\n" +
 	"\x17EFFECT_KIND_CLEAR_STAMP\x10\x04\x12\x13\n" +
-	"\x0fEFFECT_KIND_LOG\x10\x052\xd4\x03\n" +
+	"\x0fEFFECT_KIND_LOG\x10\x05\x12\x15\n" +
+	"\x11EFFECT_KIND_GRAFT\x10\x06\x12\x17\n" +
+	"\x13EFFECT_KIND_UNGRAFT\x10\a2\xd4\x03\n" +
 	"\x06Plugin\x12L\n" +
 	"\bDescribe\x12 .btrun.plugin.v1.DescribeRequest\x1a\x1e.btrun.plugin.v1.DescribeReply\x12<\n" +
 	"\tRunAction\x12\x17.btrun.plugin.v1.Single\x1a\x16.btrun.plugin.v1.Reply\x12@\n" +

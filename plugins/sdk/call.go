@@ -234,6 +234,19 @@ func (c *Call) ClearStamp(name string) {
 	c.effects = append(c.effects, Effect{Kind: EffectClearStamp, Name: name})
 }
 
+// Graft makes the agent's slot run the game's tree (a [[trees]] name)
+// from the next time the slot is entered, as Lua's ctx:graft does. A tree
+// that does not fit the agent's makes the call fail.
+func (c *Call) Graft(slot, tree string) {
+	c.effects = append(c.effects, Effect{Kind: EffectGraft, Name: slot, To: tree})
+}
+
+// Ungraft gives the agent's slot back its default tree (or none) from the
+// next time it is entered.
+func (c *Call) Ungraft(slot string) {
+	c.effects = append(c.effects, Effect{Kind: EffectUngraft, Name: slot})
+}
+
 // Log writes its arguments to the agent's log (with its id, time and
 // rule), formatted with %v and separated by spaces, as Lua's ctx:log writes
 // them: c.Log("arrived at", x, y).

@@ -212,6 +212,8 @@ const (
 	EffectSetStamp                         // set timestamp Name to the agent's time
 	EffectClearStamp                       // unset timestamp Name
 	EffectLog                              // write Name to the agent's log
+	EffectGraft                            // graft the game's tree To into the agent's slot Name
+	EffectUngraft                          // give slot Name back its default tree
 )
 
 // Effect is one change a reply asks of the agent, applied in order.

@@ -1,0 +1,83 @@
+package liveview
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// Why: the game records, for every step the live view sees, the reasons
+// behind it (runtime.Env.Explain, set by game.AttachDebugger). The view
+// keeps, per rule of each agent, the last of them: why the rule last
+// passed or failed its conditions, was refused, or how its choice ordered
+// its children, with the step; time travel restores them with the rest of
+// the agent's records (recState).
+
+// whyRec is a rule's last reason: its text and step; step 0: none.
+type whyRec struct {
+	step uint64
+	text string
+}
+
+// whyView is one rule's last reason, for the page.
+type whyView struct {
+	Rule  int32  `json:"rule"`
+	Label string `json:"label"`
+	Step  uint64 `json:"step"`
+	Text  string `json:"text"`
+}
+
+// noteWhys keeps the reasons of the agent's step that just ended. A rule
+// with several conditions gets them all, in the order they were evaluated.
+func (r *agentRec) noteWhys(a *runtime.Agent, step uint64) {
+	whys := a.Whys()
+	if len(whys) == 0 {
+		return
+	}
+	rules := a.Tree().Tree.Rules
+	if len(r.whys) < len(rules) {
+		r.whys = append(r.whys, make([]whyRec, len(rules)-len(r.whys))...)
+	}
+	var texts = map[int32][]string{}
+	var order []int32
+	for _, w := range whys {
+		var t string
+		switch w.Kind {
+		case runtime.WhyCondition:
+			t = fmt.Sprintf("%s was %t", w.Name, w.Result)
+			if w.Read != "" {
+				t += " (" + w.Read + ")"
+			}
+		case runtime.WhyScore, runtime.WhyWeight:
+			t = fmt.Sprintf("%s %s %g", rules[w.Child].Label, w.Kind, w.Value)
+		case runtime.WhyOrder:
+			labels := make([]string, len(w.Order))
+			for k, c := range w.Order {
+				labels[k] = rules[c].Label
+			}
+			t = "order " + strings.Join(labels, ", ")
+		case runtime.WhyRefused:
+			t = fmt.Sprintf("refused by its %s (%s)", w.Name, w.Read)
+		}
+		if _, seen := texts[w.Rule]; !seen {
+			order = append(order, w.Rule)
+		}
+		texts[w.Rule] = append(texts[w.Rule], t)
+	}
+	for _, rule := range order {
+		r.whys[rule] = whyRec{step: step, text: strings.Join(texts[rule], "; ")}
+	}
+}
+
+// whyViews lists the rules' last reasons, in rule order.
+func (r *agentRec) whyViews(a *runtime.Agent) []whyView {
+	out := []whyView{}
+	rules := a.Tree().Tree.Rules
+	for i, w := range r.whys {
+		if w.step != 0 && i < len(rules) {
+			out = append(out, whyView{Rule: int32(i), Label: rules[i].Label, Step: w.step, Text: w.text})
+		}
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// slotRunner runs a fixture whose actions graft and ungraft by the step
+// count, and writes every step's runs as labels.
+type slotRunner struct {
+	lines []string
+}
+
+func (o *slotRunner) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
+	var l []string
+	for _, r := range runs {
+		l = append(l, a.Tree().Tree.Rules[r.Rule].Label+"="+r.Status.String())
+	}
+	o.lines = append(o.lines, fmt.Sprintf("%s %d %s %s %v", a.ID(), a.StepCount(), st, strings.Join(l, " "), err))
+}
+
+const slotSaveHost = `<behaviorTree>
+  <variables><variable name="armed"/></variables>
+  <sequence id="root">
+    <action name="pick" id="pick"/>
+    <slot id="use" default="idle" cooldown="1.5" doNotFail="true"/>
+    <slot id="spare" doNotFail="true"/>
+  </sequence>
+</behaviorTree>`
+
+var slotSaveGame = map[string]string{
+	"idle": `<behaviorTree><yield id="wait"/></behaviorTree>`,
+	"gun": `<behaviorTree><variables><variable name="armed"/></variables>
+  <sequence id="man"><choice id="try"><yield id="aim" cooldown="2"/><success id="skip"/></choice><action name="arm" id="fire"/><yield id="recoil"/></sequence></behaviorTree>`,
+	"crate": `<behaviorTree><choice id="open" order="random"><yield id="lift"/><yield id="kick"/><yield id="pry"/></choice></behaviorTree>`,
+}
+
+func slotSaveTree(t *testing.T) *BoundTree {
+	t.Helper()
+	reg := NewRegistry()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(reg.RegisterAction("pick", ActionFunc(func(a *Agent, p Params) (Status, error) {
+		switch a.StepCount() % 7 {
+		case 1:
+			return Success, a.Graft("use", "gun")
+		case 2:
+			return Success, a.Graft("spare", "crate")
+		case 4:
+			return Success, a.Ungraft("use")
+		case 5:
+			return Success, a.Graft("use", "crate")
+		case 6:
+			return Success, a.Ungraft("spare")
+		}
+		return Success, nil
+	})))
+	must(reg.RegisterAction("arm", ActionFunc(func(a *Agent, p Params) (Status, error) {
+		return Success, a.SetVar("armed", !mustVar(a))
+	})))
+	tr, err := LoadBytes("host.xml", []byte(slotSaveHost), LoadOptions{})
+	must(err)
+	b, err := Bind(tr, reg, BindOptions{Trees: slotTrees(t, slotSaveGame)})
+	must(err)
+	return b
+}
+
+func mustVar(a *Agent) bool { v, _ := a.Var("armed"); return v }
+
+// A save at any step of a run with grafts, restored into fresh agents,
+// goes on exactly as the run without the save.
+func TestSlot_saveAndRestoreAtEveryStepGoOnAsWithout(t *testing.T) {
+	b := slotSaveTree(t)
+	const steps = 60
+	run := func(saveAt int) []string {
+		o := &slotRunner{}
+		env := &Env{Observer: o, Seed: 7}
+		agents := []*Agent{b.NewAgent("a", env), b.NewAgent("b", env)}
+		for i := range steps {
+			if i == saveAt {
+				data, err := SaveAgents(agents, nil)
+				if err != nil {
+					t.Fatalf("save at step %d: %v", i, err)
+				}
+				agents = []*Agent{b.NewAgent("a", env), b.NewAgent("b", env)}
+				if _, err := RestoreAgents(data, agents, nil); err != nil {
+					t.Fatalf("restore at step %d: %v", i, err)
+				}
+			}
+			for _, a := range agents {
+				if _, err := a.Step(0.5); err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+			}
+		}
+		return o.lines
+	}
+	want := run(-1)
+	joined := strings.Join(want, "\n")
+	for _, l := range []string{"use.aim=", "use.fire=", "spare.open=", "use.open=", "use.wait=", "spare=success root"} {
+		if !strings.Contains(joined, l) {
+			t.Fatalf("the fixture never runs %s:\n%s", l, joined)
+		}
+	}
+	for k := 1; k < steps; k++ {
+		got := run(k)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("saved and restored at step %d: line %d\n got  %s\n want %s", k, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestSlot_restoreWithoutTheSlotsTreeIsAnError(t *testing.T) {
+	b := slotSaveTree(t)
+	a := b.NewAgent("a", &Env{})
+	for range 2 {
+		if _, err := a.Step(0.5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := SaveAgents([]*Agent{a}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	game := map[string]string{"idle": slotSaveGame["idle"], "crate": slotSaveGame["crate"]} // no gun
+	tr, _ := LoadBytes("host.xml", []byte(slotSaveHost), LoadOptions{})
+	reg := b.graft.reg
+	b2, err := Bind(tr, reg, BindOptions{Trees: slotTrees(t, game)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = RestoreAgents(data, []*Agent{b2.NewAgent("a", &Env{})}, nil)
+	if err == nil || !strings.Contains(err.Error(), `no tree "gun" in the game's [[trees]]`) {
+		t.Fatalf("restore without the grafted tree: %v", err)
+	}
+}
