@@ -48,9 +48,9 @@ func setDataPath(t *Value, path []string, v Value) error {
 		if seg == "" {
 			return fmt.Errorf("a key is empty (two dots, or a dot at the end)")
 		}
-		k := Value{Kind: StringValue, Str: seg}
+		k := String(seg)
 		if n, err := strconv.ParseUint(seg, 10, 53); err == nil && (seg == "0" || seg[0] != '0') {
-			k = Value{Kind: NumberValue, Num: float64(n)}
+			k = Number(float64(n))
 		}
 		j := -1
 		for f := range t.Table {
@@ -79,12 +79,14 @@ func setDataPath(t *Value, path []string, v Value) error {
 func paramScalar(s string) Value {
 	switch s {
 	case "true":
-		return Value{Kind: BoolValue, Bool: true}
+		return Bool(true)
 	case "false":
-		return Value{Kind: BoolValue}
+		return Bool(false)
 	}
-	if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strings.TrimSpace(s) != "" {
-		return Value{Kind: NumberValue, Num: f}
+	if t := strings.TrimSpace(s); t != "" {
+		if f, err := strconv.ParseFloat(t, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return Number(f)
+		}
 	}
-	return Value{Kind: StringValue, Str: s}
+	return String(s)
 }
