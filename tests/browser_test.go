@@ -98,6 +98,20 @@ func liveViewURL(out io.Reader) <-chan string {
 	return found
 }
 
+// stepPaused steps the paused game of the live view at url n steps (the
+// request answers once they have run).
+func stepPaused(t *testing.T, url string, n int) {
+	t.Helper()
+	resp, err := http.Post(url+"api/step", "application/json", strings.NewReader(fmt.Sprintf(`{"steps":%d}`, n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST api/step: %s", resp.Status)
+	}
+}
+
 // browser starts headless Chromium with a fresh profile and the flags that
 // keep it off the network.
 func browser(t *testing.T) context.Context {
@@ -369,11 +383,7 @@ func waitCursor(i int) chromedp.Action {
 func TestLiveView_showsStimuli(t *testing.T) {
 	ctx := browser(t)
 	url := liveView(t, "-config", fixture("signals"), "-paused")
-	resp, err := http.Post(url+"api/step", "application/json", strings.NewReader(`{"steps":21}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	stepPaused(t, url, 21)
 	if err := chromedp.Run(ctx,
 		chromedp.EmulateViewport(1600, 1000),
 		chromedp.Navigate(url),
@@ -412,11 +422,7 @@ func TestLiveView_showsStimuli(t *testing.T) {
 func TestLiveView_showsCountsAndHooks(t *testing.T) {
 	ctx := browser(t)
 	url := liveView(t, "-config", "../config.toml", "-paused", "-steps", "600")
-	resp, err := http.Post(url+"api/step", "application/json", strings.NewReader(`{"steps":175}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	stepPaused(t, url, 175)
 	if err := chromedp.Run(ctx,
 		chromedp.EmulateViewport(1600, 1000),
 		chromedp.Navigate(url+"#agent=medic-3"),

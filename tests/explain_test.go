@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -44,11 +43,7 @@ func TestExplain_addsWhyAndChangesNothingElse(t *testing.T) {
 func TestLiveView_showsWhy(t *testing.T) {
 	ctx := browser(t)
 	url := liveView(t, "-config", fixture("interrupt"), "-paused")
-	resp, err := http.Post(url+"api/step", "application/json", strings.NewReader(`{"steps":2}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	stepPaused(t, url, 2)
 	if err := chromedp.Run(ctx,
 		chromedp.EmulateViewport(1600, 1000),
 		chromedp.Navigate(url),
