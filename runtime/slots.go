@@ -423,13 +423,9 @@ type agentSlots struct {
 // entered. A tree that does not fit the agent's (fits) is an error, and
 // nothing changes.
 func (a *Agent) Graft(slot, tree string) error {
-	g := a.bound.graft
-	if g == nil {
-		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("tree %s has no slots", a.bound.Tree.File)}
-	}
-	k, err := g.slot(slot)
+	g, k, err := a.slotNamed(slot)
 	if err != nil {
-		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: err.Error()}
+		return err
 	}
 	if tree == "" {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: "graft of an empty tree name into slot " + slot + "; use ungraft to give the slot back its default"}
@@ -444,13 +440,9 @@ func (a *Agent) Graft(slot, tree string) error {
 // Ungraft gives slot back its default tree (or none) from the next time it
 // is entered.
 func (a *Agent) Ungraft(slot string) error {
-	g := a.bound.graft
-	if g == nil {
-		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("tree %s has no slots", a.bound.Tree.File)}
-	}
-	k, err := g.slot(slot)
+	g, k, err := a.slotNamed(slot)
 	if err != nil {
-		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: err.Error()}
+		return err
 	}
 	a.slotWants(g)[k] = ""
 	return nil
@@ -460,18 +452,28 @@ func (a *Agent) Ungraft(slot string) error {
 // runs while active, or ran last), wants the tree grafted into it ("" when
 // none: the default applies at the next entry).
 func (a *Agent) Grafted(slot string) (holds, wants string, err error) {
-	g := a.bound.graft
-	if g == nil {
-		return "", "", &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("tree %s has no slots", a.bound.Tree.File)}
-	}
-	k, err := g.slot(slot)
+	_, k, err := a.slotNamed(slot)
 	if err != nil {
-		return "", "", &Error{Agent: a.id, Err: ErrUnknownID, Msg: err.Error()}
+		return "", "", err
 	}
 	if a.ext != nil && a.ext.slots != nil {
 		wants = a.ext.slots.want[k]
 	}
 	return a.bound.blocks[k].tree, wants, nil
+}
+
+// slotNamed finds the agent's slot by its id: the slots table and the
+// slot's index in it.
+func (a *Agent) slotNamed(slot string) (*slotTable, int, error) {
+	g := a.bound.graft
+	if g == nil {
+		return nil, 0, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("tree %s has no slots", a.bound.Tree.File)}
+	}
+	k, err := g.slot(slot)
+	if err != nil {
+		return nil, 0, &Error{Agent: a.id, Err: ErrUnknownID, Msg: err.Error()}
+	}
+	return g, k, nil
 }
 
 func (a *Agent) slotWants(g *slotTable) []string {
