@@ -269,12 +269,12 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 	}
 }
 
-// fastAt is the chooser: whether a step runs on the fast path from rule h
-// (the cursor's), at its beginning: the step is quiet (nothing will see
-// its runs), the rule is one the fast path runs (hotFast, decided at bind
-// time), and two more runs fit under the run-away limit.
+// fastAt is the chooser: whether a quiet step (nothing will see its runs:
+// stepTo has just found no Observer) runs on the fast path from rule h (the
+// cursor's), at its beginning: the rule is one the fast path runs (hotFast,
+// decided at bind time), and two more runs fit under the run-away limit.
 func (a *Agent) fastAt(h *hotRule) bool {
-	return a.flags&flagQuiet != 0 && h.bits&hotFast != 0 && 2 <= a.env.runLimit
+	return h.bits&hotFast != 0 && 2 <= a.env.runLimit
 }
 
 // loopFrom begins a step in the loop, quiet or not.
