@@ -129,23 +129,26 @@ func (a *Agent) retries(r int32) bool {
 	return f.attempts > 1 && int32(a.slab[f.countSlot]>>32)+1 < f.attempts
 }
 
-// countPass resolves movePass, the pass of rule r (a sequence or choice
-// with repeat) that finished with success: it counts, and the rule starts
-// again at its first child until repeat passes have succeeded, then
-// succeeds. The count starts at 0 each time the rule becomes active (leave
-// clears it).
-func (a *Agent) countPass(r int32, m listMove) listMove {
-	if m != movePass {
-		return m
-	}
+// passMove resolves movePass, the pass of rule r (a sequence or choice
+// with repeat) that finished with success: the rule starts again at its
+// first child (moveFirst) until repeat passes have succeeded, then
+// succeeds. It counts nothing: countPass counts the pass once the rule
+// has started again, so that a step paused at the rule's conditions on
+// the way (listMoves) decides the same move when it resumes. The count
+// starts at 0 each time the rule becomes active (leave clears it).
+func (a *Agent) passMove(r int32) listMove {
 	f := &a.bound.feats[r]
-	c := &a.slab[f.countSlot]
-	passes := int32(*c&(1<<32-1)) + 1
-	if passes >= f.repeat {
+	if int32(a.slab[f.countSlot]&(1<<32-1))+1 >= f.repeat {
 		return moveSucceed
 	}
-	*c = *c&^(1<<32-1) | uint64(passes)
 	return moveFirst
+}
+
+// countPass counts a pass of rule r that started it again (passMove's
+// moveFirst).
+func (a *Agent) countPass(r int32) {
+	c := &a.slab[a.bound.feats[r].countSlot]
+	*c = *c&^(1<<32-1) | (*c+1)&(1<<32-1)
 }
 
 // Counts are rule r's passes (repeat) and failures (attempts) since it

@@ -143,7 +143,8 @@
 //     way of leaving reaches with its leaveHow (success, failure, abort,
 //     timeout, preempt, jump, cancel, reset, remove), innermost first;
 //   - what a sequence or choice does when a pass finished with success
-//     (repeat's counted passes: movePass, resolved by countPass):
+//     (repeat's counted passes: movePass, resolved by passMove and counted
+//     by countPass once the list started again):
 //     passDone (step_rules.go), which the loop, ordered choices and the
 //     fast path all decide with;
 //   - what a let-in rule does when it finishes with failure (attempts'

@@ -105,8 +105,8 @@ func (a *Agent) runOrderedChoice(r int32, h *hotRule) (Status, error) {
 	if a.childRes != Success {
 		next = a.nextInOrder(f, a.cursor)
 	}
-	m := a.countPass(r, choiceMove(a.childRes, next >= 0, h.bits))
-	if m == moveFirst {
+	m := choiceMove(a.childRes, next >= 0, h.bits)
+	if m == moveFirst || m == movePass { // (a pass may start it again: listMoves)
 		first = a.orderChild(f, 0)
 	}
 	return a.listMoves(r, h, m, next, first)

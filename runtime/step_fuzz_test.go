@@ -370,6 +370,11 @@ func runFuzzGameWith(tb testing.TB, rt treegen.RandomTree, m fuzzMode, seed uint
 			rec.outcomes[i] = fmt.Sprintf("%s %v | %s| cursor %s", o.Status, o.Err, l.log.String(), w.agents[i].CursorLabel())
 			l.log.Reset()
 			checkLaneCounts(tb, w.agents[i])
+			if f := w.agents[i].flags; f&(flagCondAnswered|flagActionAnswered) != 0 {
+				// an answer no call used: it would be taken for the next
+				// call's, and a save does not hold it
+				tb.Fatalf("%v: step %d: agent a%d ended its step with an answer it did not use (flags %08b)", m, step, i, f)
+			}
 		}
 		if w.obs != nil {
 			rec.runs = append([]string(nil), w.obs.steps...)

@@ -107,8 +107,10 @@ func (a *Agent) loop() (Status, error) {
 					if h.kind == KindSequence {
 						m = sequenceMove(a.childRes, next >= 0, h.bits)
 					}
-					if m == movePass {
-						m = a.countPass(r, m)
+					if m == movePass { // passMove, then countPass, as listMoves does (no conditions here)
+						if m = a.passMove(r); m == moveFirst {
+							a.countPass(r)
+						}
 					}
 					to, res = m.target(next, h.firstChild)
 				}

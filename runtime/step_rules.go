@@ -143,7 +143,7 @@ func (a *Agent) runList(r int32, h *hotRule) (Status, error) {
 	if h.kind == KindSequence {
 		m = sequenceMove(a.childRes, next >= 0, h.bits)
 	}
-	return a.listMoves(r, h, a.countPass(r, m), next, h.firstChild)
+	return a.listMoves(r, h, m, next, h.firstChild)
 }
 
 // listMove is what a sequence or a choice does after a child finished.
@@ -154,7 +154,7 @@ const (
 	moveFirst                   // back to the first child (of its order)
 	moveSucceed                 // finish with success
 	moveFail                    // finish with failure
-	movePass                    // a pass of a list with repeat succeeded: countPass says moveFirst or moveSucceed
+	movePass                    // a pass of a list with repeat succeeded: passMove says moveFirst or moveSucceed
 )
 
 // sequenceMove is what a sequence does after a child finished with res:
@@ -185,7 +185,7 @@ func choiceMove(res Status, hasNext bool, bits hotBits) listMove {
 
 // passDone is what a sequence or choice whose pass finished with success
 // does: a looping one goes back to its first child, one with repeat counts
-// the pass (movePass, which its caller resolves with countPass, active.go),
+// the pass (movePass, which listMoves resolves with passMove, active.go),
 // another succeeds. Every loop decides here.
 func passDone(bits hotBits) listMove {
 	switch {
@@ -197,12 +197,19 @@ func passDone(bits hotBits) listMove {
 	return moveSucceed
 }
 
-// listMoves carries out move m of list rule r after a child finished:
-// first its conditions are checked again when it moves on or back (and,
-// for a sequence, when it finishes after its last child succeeded), and
-// it fails if they fail; then the cursor moves to next or first, or goes
-// back to r as it finishes (the loop applies doNotFail).
+// listMoves carries out move m of list rule r after a child finished (a
+// pass, movePass, is resolved here: passMove): first its conditions are
+// checked again when it moves on or back (and, for a sequence, when it
+// finishes after its last child succeeded), and it fails if they fail;
+// then the cursor moves to next or first, or goes back to r as it
+// finishes (the loop applies doNotFail). A pass that starts the rule again
+// is counted only then: a step paused at the conditions comes back here
+// and must decide the same move.
 func (a *Agent) listMoves(r int32, h *hotRule, m listMove, next, first int32) (Status, error) {
+	pass := m == movePass
+	if pass {
+		m = a.passMove(r)
+	}
 	if m == moveNext || m == moveFirst || m == moveSucceed && h.kind == KindSequence {
 		ok, err := a.testConds(r, h)
 		if err != nil {
@@ -211,6 +218,9 @@ func (a *Agent) listMoves(r int32, h *hotRule, m listMove, next, first int32) (S
 		if !ok {
 			m = moveFail
 		}
+	}
+	if pass && m == moveFirst {
+		a.countPass(r)
 	}
 	to, st := m.target(next, first)
 	return a.listGoes(r, to, st), nil

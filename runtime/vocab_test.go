@@ -198,3 +198,47 @@ func TestRepeatAttempts_loadErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeat_aPassPausedAtItsConditionsCountsOnce: a pass of a list with
+// repeat that starts it again checks its conditions first; a step paused
+// at one (a plugin's condition) and resumed decides the same move: the
+// pass is counted once, the list starts again, and the answer is used up
+// (the next entry calls the condition again). FuzzSlots found the list
+// counting the pass twice on resuming, succeeding a pass early and
+// leaving the answer to the next step.
+func TestRepeat_aPassPausedAtItsConditionsCountsOnce(t *testing.T) {
+	for _, kind := range []string{"choice", "sequence"} {
+		t.Run(kind, func(t *testing.T) {
+			var calls []string
+			a := mustAgent(t, bt(`<`+kind+` id="root" repeat="2"><condition>remoteOk</condition><action id="o" name="ok"/></`+kind+`>`), pendingRegistry(&calls))
+			if st, err := a.Step(1); st != Paused || err != nil {
+				t.Fatalf("entry: %v %v", st, err)
+			}
+			if st, err := a.CompleteCondition(true, nil); st != Paused || err != nil { // o ran; the pass asks again
+				t.Fatalf("after the entry's answer: %v %v", st, err)
+			}
+			if p, _ := a.Counts(0); p != 0 {
+				t.Errorf("paused at the pass's conditions: %d passes counted, want 0 until it starts again", p)
+			}
+			st, err := a.CompleteCondition(true, nil)
+			want := "remoteOk root, ok o, remoteOk root, ok o"
+			if kind == "sequence" { // a sequence checks them again as its last pass finishes
+				if st != Paused || err != nil {
+					t.Fatalf("after the pass's answer: %v %v", st, err)
+				}
+				st, err = a.CompleteCondition(true, nil)
+				want += ", remoteOk root"
+			}
+			if st != Success || err != nil {
+				t.Fatalf("second pass: %v %v, want success", st, err)
+			}
+			if got := strings.Join(calls, ", "); got != want {
+				t.Errorf("calls:\n got  %s\n want %s", got, want)
+			}
+			calls = calls[:0]
+			if st, err := a.Step(1); st != Paused || err != nil || strings.Join(calls, ", ") != "remoteOk root" {
+				t.Errorf("next step: %v %v, calls %q: the entry must ask its condition again", st, err, calls)
+			}
+		})
+	}
+}
