@@ -59,8 +59,9 @@ type hitView struct {
 type breakpointView struct {
 	ID    int    `json:"id"`
 	Tree  string `json:"tree"`
-	Rule  int32  `json:"rule"`
+	Rule  int32  `json:"rule"` // -1: a rule of a tree grafted into slot, named by its label
 	Label string `json:"label"`
+	Slot  string `json:"slot,omitempty"`
 	Agent string `json:"agent"` // "" any agent of the tree
 }
 
@@ -109,13 +110,17 @@ func (d *Debugger) statusView() statusView {
 }
 
 func (d *Debugger) hitView(h hit) hitView {
-	a := d.agents[h.agent].a
-	return hitView{Breakpoint: h.bp, Agent: a.ID(), Rule: h.rule, Label: a.Tree().Tree.Rules[h.rule].Label, Step: h.step}
+	r := d.agents[h.agent]
+	v := hitView{Breakpoint: h.bp, Agent: r.a.ID(), Rule: h.rule, Step: h.step}
+	if rules := r.bound.Tree.Rules; int(h.rule) < len(rules) {
+		v.Label = rules[h.rule].Label
+	}
+	return v
 }
 
 func (d *Debugger) breakpointView(bp breakpoint) breakpointView {
-	v := breakpointView{ID: bp.id, Tree: bp.tree, Rule: bp.rule}
-	if b := d.g.Trees()[bp.tree]; b != nil && int(bp.rule) < len(b.Tree.Rules) {
+	v := breakpointView{ID: bp.id, Tree: bp.tree, Rule: bp.rule, Label: bp.label, Slot: bp.slot}
+	if b := d.g.Trees()[bp.tree]; b != nil && bp.rule >= 0 && int(bp.rule) < len(b.Tree.Rules) {
 		v.Label = b.Tree.Rules[bp.rule].Label
 	}
 	if bp.agent >= 0 {
@@ -170,6 +175,10 @@ func (d *Debugger) agentSummary(i int, in game.AgentInfo) agentSummary {
 
 type agentView struct {
 	agentSummary
+	// TreeKey names the tree the agent runs, for GET /api/trees/KEY: its
+	// tree's name, or the key of the composite its slots' trees make.
+	TreeKey   string         `json:"treeKey"`
+	Slots     []slotView     `json:"slots"` // its tree's slots and what they hold (grafts.go)
 	Step      uint64         `json:"step"`
 	Time      float64        `json:"time"`
 	Error     string         `json:"error,omitempty"`
@@ -298,7 +307,8 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	v := agentView{agentSummary: d.agentSummary(i, info), Step: step, Time: roundTime(g.Time(step)),
 		Error: r.err, Cursor: a.Cursor(), FirstRun: a.FirstRun(), Extra: map[string]any{},
 		Results: []resultView{}, Vars: []varView{}, Stamps: []stampView{},
-		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}, Counts: []countView{}}
+		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}, Counts: []countView{},
+		TreeKey: d.trees.key(r.tree, a.Tree()), Slots: slotViews(a)}
 	v.Cursors = []cursorView{{Rule: a.Cursor(), Label: a.CursorLabel(), Path: pathTo(t, a.Cursor()), Active: a.CursorActive()}}
 	var lanes []runtime.Lane
 	if r.lanes != nil {
@@ -375,7 +385,8 @@ func resultName(st runtime.Status) string {
 // --- trees ---
 
 type treeView struct {
-	Name    string       `json:"name"`
+	Name    string       `json:"name"`     // the tree's name, or a composite's key (grafts.go)
+	Tree    string       `json:"template"` // the config's name of the tree (a composite's template)
 	File    string       `json:"file"`
 	Agents  []string     `json:"agents"`
 	Rules   []ruleView   `json:"rules"`
@@ -401,6 +412,8 @@ type ruleView struct {
 	Mode       string         `json:"conditionMode"`
 	Params     [][2]string    `json:"params"`
 	Attrs      map[string]any `json:"attrs"`
+	Graft      *graftMark     `json:"graft,omitempty"` // a rule of a tree grafted into a slot (grafts.go)
+	Dead       bool           `json:"dead,omitempty"`  // a rule of a tree its slot gave up during the step: nothing reaches it
 }
 
 type condView struct {
@@ -428,13 +441,13 @@ type signalDecl struct {
 
 func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 	t := b.Tree
-	v := treeView{Name: name, File: t.File, Agents: []string{}, Rules: make([]ruleView, len(t.Rules)),
+	v := treeView{Name: name, Tree: name, File: t.File, Agents: []string{}, Rules: make([]ruleView, len(t.Rules)),
 		Vars: []varDecl{}, Stamps: []stampDecl{}, Signals: []signalDecl{}, Gates: []gateDecl{}}
 	for _, g := range t.Gates {
 		v.Gates = append(v.Gates, gateDecl{Name: g.Name, Users: g.Users, Cooldown: g.Cooldown})
 	}
 	for _, r := range d.agents {
-		if r.a.Template() == b {
+		if r.a.Template() == b || r.a.Tree() == b {
 			v.Agents = append(v.Agents, r.a.ID())
 		}
 	}
@@ -473,6 +486,9 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		if r.Gate != "" {
 			rv.Attrs["gate"] = r.Gate
 		}
+		if r.Default != "" {
+			rv.Attrs["default"] = r.Default
+		}
 		if r.Repeat > 0 {
 			rv.Attrs["repeat"] = r.Repeat
 		}
@@ -491,6 +507,7 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		}
 		v.Rules[i] = rv
 	}
+	markGrafts(&v, b)
 	for _, vd := range t.Vars {
 		v.Vars = append(v.Vars, varDecl{Name: vd.Name, Default: vd.Default})
 	}
