@@ -716,7 +716,8 @@ function renderAgent() {
   show(entry.view);
   paintTree(entry.view, a);
   const grafts = (a.slots || []).filter((s) => s.holds).map((s) => `slot ${esc(s.slot)} ← ${esc(s.holds)}`);
-  $('#treetitle').innerHTML = `<b>${esc(a.tree)}</b> <span class="muted">${esc(entry.tree.file)} · ${entry.tree.rules.length} rules` +
+  const drawn = entry.tree.rules.filter((r) => !r.dead).length;
+  $('#treetitle').innerHTML = `<b>${esc(a.tree)}</b> <span class="muted">${esc(entry.tree.file)} · ${drawn} rules` +
     (grafts.length ? ' · <span class="grafts">' + grafts.join(', ') + '</span>' : '') + ` · agent</span> <b>${esc(a.id)}</b>`;
 
   const card = $('#agentcard');
