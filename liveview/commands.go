@@ -363,7 +363,10 @@ func (d *Debugger) cmdReload(*request) (any, error) {
 
 // Reloaded is the game.Debugger's: a reload applied, from the page or from
 // -watch.
-func (d *Debugger) Reloaded() { d.reindex() }
+func (d *Debugger) Reloaded() {
+	d.reloads++
+	d.reindex()
+}
 
 // reindex follows a reload: agent records are rebuilt for the new trees,
 // breakpoints follow their rules by label (those whose rule is gone are

@@ -101,6 +101,7 @@ type Debugger struct {
 	replaying bool
 	laneBuf   []runtime.Lane                  // scratch for Agent.Lanes
 	trees     composites                      // the composites agents were seen running, by key (grafts.go)
+	reloads   int                             // reloads applied (Reloaded)
 	waits     map[*runtime.BoundTree][]string // per tree, the gate each bt.gate.wait rule waits for (lanes_gates.go)
 
 	bps    []breakpoint

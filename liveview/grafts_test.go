@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/game"
 )
 
 // slots is the fixture whose grunts graft a mounted gun or a supply crate
@@ -218,5 +220,33 @@ func TestBreakpoints_onAGraftedTreesRule(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// TestReload_keepsGraftedBreakpointsAndNamesTreesAgain: after a reload the
+// status counts it (a page fetches its trees again), a breakpoint on a
+// grafted tree's rule is kept while the tree has its slot and still stops
+// there, and each agent's treeKey names the new tree it runs.
+func TestReload_keepsGraftedBreakpointsAndNamesTreesAgain(t *testing.T) {
+	var g *game.Game
+	h := start(t, slots, 60, Options{Paused: true, Fast: true, Reload: func() (string, error) {
+		_, err := g.Reload(game.ReloadOptions{}) // calls the debugger's Reloaded
+		return "reloaded", err
+	}})
+	g = h.g
+	h.ok("POST", "/api/step", `{"steps":10}`)
+	h.ok("POST", "/api/breakpoints", `{"tree":"grunt","rule":"use.man.fire.aim"}`)
+	st := h.ok("POST", "/api/reload", "")["status"].(map[string]any)
+	if bps := st["breakpoints"].([]any); st["reloads"] != 1.0 || len(bps) != 1 || bps[0].(map[string]any)["label"] != "use.man.fire.aim" {
+		t.Fatalf("after the reload: reloads %v, breakpoints %v", st["reloads"], st["breakpoints"])
+	}
+	grunt, sizes := slotTrees(h)
+	for i := 1; i <= 5; i++ {
+		checkComposite(t, h, h.agent(fmt.Sprintf("grunt-%d", i)), grunt, sizes)
+	}
+	h.ok("POST", "/api/resume", "")
+	hit := h.waitPaused("breakpoint")["reason"].(map[string]any)["hits"].([]any)[0].(map[string]any)
+	if hit["label"] != "use.man.fire.aim" {
+		t.Fatalf("hit %v", hit)
 	}
 }

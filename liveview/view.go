@@ -37,6 +37,7 @@ type statusView struct {
 	TimeTravel  travelView       `json:"timeTravel"`
 	Trace       string           `json:"trace"`
 	Reload      bool             `json:"reload"`
+	Reloads     int              `json:"reloads"` // reloads applied so far: trees (and tree keys) may have changed
 	Agents      int              `json:"agents"`
 	Trees       []string         `json:"trees"`
 	World       []eventView      `json:"world"`
@@ -79,7 +80,7 @@ func (d *Debugger) statusView() statusView {
 	s := g.Step()
 	v := statusView{Step: s, Time: roundTime(g.Time(s)), Dt: g.Dt(), End: d.end, First: d.tl.first, Head: d.tl.head,
 		Live: s == d.tl.head, Paused: d.paused, AtEnd: s >= d.end, Trace: g.TraceKind(),
-		Reload: d.opts.Reload != nil, Agents: len(d.agents), Trees: g.TreeNames(),
+		Reload: d.opts.Reload != nil, Reloads: d.reloads, Agents: len(d.agents), Trees: g.TreeNames(),
 		Breakpoints: []breakpointView{}}
 	if !d.started || d.opts.Embedded { // before the first step Run has not said where it ends; a program's loop has no end
 		v.End = 0
@@ -301,6 +302,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	g := d.g
 	r := d.agents[i]
 	a := r.a
+	d.follow(r) // the records index the tree the agent runs (they do after every step and restore)
 	t := a.Tree().Tree
 	now := a.Time()
 	step := g.Step()

@@ -53,9 +53,10 @@ const readGrafts = `(() => {
 // TestLiveView_drawsTheGraftedTreeUnderItsSlot: on the slots fixture, the
 // page draws the chosen agent's tree with the tree grafted into its slot
 // hung under the slot rule, marked (a dashed band "grafted: gun", the tag
-// "grafted gun" on the slot), with the cursor and results on its rules; an
-// agent whose slot runs its default shows that tree instead, and when the
-// chosen agent's slot takes another tree the drawing follows.
+// "grafted gun" on the slot), with the cursor and results on its rules; a
+// breakpoint set by a click on a grafted rule names it by slot and label;
+// and when the chosen agent's slot takes another tree (the crate, or its
+// default patrol) the drawing follows.
 // BTRUN_SLOTS_SHOT=FILE writes a screenshot (docs/debug-slots.png).
 func TestLiveView_drawsTheGraftedTreeUnderItsSlot(t *testing.T) {
 	ctx := browser(t)
@@ -92,6 +93,25 @@ func TestLiveView_drawsTheGraftedTreeUnderItsSlot(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.WriteFile(path, png, 0o644)
+	}
+
+	// A breakpoint set from the page on a grafted rule names it by its label.
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`[...document.querySelectorAll('#canvas .node.grafted')].find((n) => n.title.startsWith('use.man.cool\n')).querySelector('.bp').click()`, nil),
+		waitText("#bps", "use.man.cool"),
+		chromedp.WaitVisible(`#canvas .node.grafted .bp.on`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Breakpoints []struct {
+			Tree, Label, Slot string
+			Rule              int
+		}
+	}
+	getJSON(t, url+"api/status", &st)
+	if len(st.Breakpoints) != 1 || st.Breakpoints[0].Tree != "grunt" || st.Breakpoints[0].Label != "use.man.cool" || st.Breakpoints[0].Slot != "use" || st.Breakpoints[0].Rule != -1 {
+		t.Fatalf("breakpoints after a click on use.man.cool: %+v", st.Breakpoints)
 	}
 
 	// Step until the gunner's slot holds another tree: the page follows.

@@ -87,6 +87,10 @@ function onEnd() {
 }
 
 function onUpdate(u) {
+  if (ui.status && u.status.reloads !== ui.status.reloads) { // the trees may have changed
+    ui.trees.clear();
+    ui.shown = null;
+  }
   ui.status = u.status;
   ui.agents = u.agents || [];
   if (!ui.selected && !ui.treeOnly && ui.agents.length) {
