@@ -66,12 +66,18 @@ func (d *Debugger) cmdTrees(*request) (any, error) {
 	return out, nil
 }
 
+// cmdTree answers a tree by its name, or a composite by its key (an
+// agent's treeKey).
 func (d *Debugger) cmdTree(name string) (any, error) {
-	b := d.g.Trees()[name]
-	if b == nil {
-		return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no tree %q", name), extra: map[string]any{"trees": d.g.TreeNames()}}
+	if b := d.g.Trees()[name]; b != nil {
+		return d.treeView(name, b), nil
 	}
-	return d.treeView(name, b), nil
+	if b, tree, ok := d.trees.find(name); ok {
+		v := d.treeView(name, b)
+		v.Tree = tree
+		return v, nil
+	}
+	return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no tree %q", name), extra: map[string]any{"trees": d.g.TreeNames()}}
 }
 
 // withDiscarded is a control command's answer: the status, and the steps
@@ -186,19 +192,23 @@ func (d *Debugger) cmdAddBreakpoint(req bpRequest) (any, error) {
 	if b == nil {
 		return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no tree %q", tree), extra: map[string]any{"trees": d.g.TreeNames()}}
 	}
-	rule, err := findRule(b.Tree, req.Rule)
-	if err != nil {
-		return nil, err
+	bp := breakpoint{tree: tree, agent: agent}
+	var err error
+	if bp.rule, err = findRule(b.Tree, req.Rule); err != nil {
+		if bp.slot, bp.label = d.graftedRule(b, agent, req.Rule); bp.label == "" {
+			return nil, err
+		}
+		bp.rule = -1
 	}
-	for _, bp := range d.bps {
-		if bp.tree == tree && bp.rule == rule && bp.agent == agent {
-			return d.breakpointView(bp), nil
+	for _, o := range d.bps {
+		if o.tree == tree && o.rule == bp.rule && o.agent == agent && o.slot == bp.slot && o.label == bp.label {
+			return d.breakpointView(o), nil
 		}
 	}
 	if len(d.bps) >= maxBreakpoints {
 		return nil, errorf(http.StatusUnprocessableEntity, "there are %d breakpoints already, the most the live view keeps", maxBreakpoints)
 	}
-	bp := breakpoint{id: d.nextBP, tree: tree, rule: rule, agent: agent}
+	bp.id = d.nextBP
 	d.nextBP++
 	d.bps = append(d.bps, bp)
 	return d.breakpointView(bp), nil
@@ -353,7 +363,10 @@ func (d *Debugger) cmdReload(*request) (any, error) {
 
 // Reloaded is the game.Debugger's: a reload applied, from the page or from
 // -watch.
-func (d *Debugger) Reloaded() { d.reindex() }
+func (d *Debugger) Reloaded() {
+	d.reloads++
+	d.reindex()
+}
 
 // reindex follows a reload: agent records are rebuilt for the new trees,
 // breakpoints follow their rules by label (those whose rule is gone are
@@ -372,6 +385,12 @@ func (d *Debugger) reindex() {
 	for _, k := range keep {
 		b := d.g.Trees()[k.bp.tree]
 		if b == nil {
+			continue
+		}
+		if k.bp.rule < 0 { // a grafted tree's rule: kept while the tree has its slot
+			if hasSlot(b, k.bp.slot) {
+				d.bps = append(d.bps, k.bp)
+			}
 			continue
 		}
 		if r, err := findRule(b.Tree, json.RawMessage(strconv.Quote(k.label))); err == nil {

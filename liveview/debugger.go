@@ -100,6 +100,8 @@ type Debugger struct {
 	eventCap  eventLimits // what each agent's events may keep (record.go)
 	replaying bool
 	laneBuf   []runtime.Lane                  // scratch for Agent.Lanes
+	trees     composites                      // the composites agents were seen running, by key (grafts.go)
+	reloads   int                             // reloads applied (Reloaded)
 	waits     map[*runtime.BoundTree][]string // per tree, the gate each bt.gate.wait rule waits for (lanes_gates.go)
 
 	bps    []breakpoint
@@ -148,11 +150,12 @@ func (d *Debugger) index() {
 	old := d.byID
 	oldRecs := d.agents
 	d.waits = nil
+	d.trees = composites{}
 	d.agents = make([]*agentRec, len(infos))
 	d.byPtr = make(map[*runtime.Agent]int, len(infos))
 	d.byID = make(map[string]int, len(infos))
 	for i, in := range infos {
-		r := newAgentRec(in.Agent, in.Tree)
+		r := d.newAgentRec(in.Agent, in.Tree)
 		if j, ok := old[in.Agent.ID()]; ok {
 			r.events = oldRecs[j].events // a reload keeps what happened
 		}

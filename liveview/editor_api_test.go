@@ -484,7 +484,7 @@ func TestEditorAPI_palette(t *testing.T) {
 			completes[tag.Tag+" "+a.Name] = a.Complete
 		}
 	}
-	for k, want := range map[string]string{"action name": "actions", "choice order": "values", "sequence loop": "boolean", "action gate": "gates", "action id": ""} {
+	for k, want := range map[string]string{"action name": "actions", "choice order": "values", "sequence loop": "boolean", "action gate": "gates", "action id": "", "slot default": "trees"} {
 		if completes[k] != want {
 			t.Errorf("%s completes with %q, want %q", k, completes[k], want)
 		}

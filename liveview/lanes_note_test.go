@@ -39,7 +39,7 @@ func TestNoteLanes_parallelEnteredAndFinishedInOneStep(t *testing.T) {
 		t.Fatalf("step: %v %v at %s; want running at r, p finished", st, err, a.CursorLabel())
 	}
 	var d Debugger
-	r := newAgentRec(a, "t")
+	r := d.newAgentRec(a, "t")
 	d.noteLanes(r, o.runs)
 	ia, _ := tree.RuleIndex("a")
 	ib, _ := tree.RuleIndex("b")

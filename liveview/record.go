@@ -24,6 +24,9 @@ type agentRec struct {
 // recState is the part of agentRec that time travel restores with a
 // snapshot (events are kept by step instead, see events.upTo).
 type recState struct {
+	// bound is the tree the records are per rule of: the agent's composite
+	// when they were recorded (grafts.go).
+	bound   *runtime.BoundTree
 	results []uint64 // per rule: step<<8 | status of its last run; 0 never run
 	// whys are, per rule, why it last passed, failed or was refused, and
 	// at which step (why.go); nil until the agent's first recorded reason.
@@ -38,25 +41,12 @@ type recState struct {
 	intr runtime.Interrupt
 }
 
-func newAgentRec(a *runtime.Agent, tree string) *agentRec {
-	r := &agentRec{a: a, tree: tree, recState: recState{results: make([]uint64, len(a.Tree().Tree.Rules)), doing: -1}}
-	if a.Tree().LaneSlots() > 0 {
-		r.lanes = make([]laneResult, len(a.Tree().Tree.Rules))
-	}
+// newAgentRec makes the records of agent a, whose tree is the config's
+// tree, per rule of the tree it runs (follow).
+func (d *Debugger) newAgentRec(a *runtime.Agent, tree string) *agentRec {
+	r := &agentRec{a: a, tree: tree, recState: recState{doing: -1}}
+	d.follow(r)
 	return r
-}
-
-// fit grows the agent's records to the rules of the tree it runs: a tree
-// grafted into a slot adds rules after the template's (runtime: slots).
-func (r *agentRec) fit(a *runtime.Agent) {
-	n := len(a.Tree().Tree.Rules)
-	if n <= len(r.results) {
-		return
-	}
-	r.results = append(r.results, make([]uint64, n-len(r.results))...)
-	if a.Tree().LaneSlots() > 0 {
-		r.lanes = append(r.lanes, make([]laneResult, n-len(r.lanes))...)
-	}
 }
 
 func (s *recState) clone() recState {
@@ -87,7 +77,7 @@ func (d *Debugger) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.
 	}
 	r := d.agents[i]
 	step := d.g.Step()
-	r.fit(a)
+	d.follow(r)
 	r.noteWhys(a, step)
 	for _, run := range runs {
 		if int(run.Rule) < len(r.results) {
@@ -191,8 +181,19 @@ func boolText(b bool) string {
 type breakpoint struct {
 	id    int
 	tree  string
-	rule  int32
-	agent int // -1: any agent of the tree
+	rule  int32 // -1: a rule of a tree grafted into a slot, named by slot and label
+	agent int   // -1: any agent of the tree
+	// slot and label name a rule of a grafted tree: its index is the
+	// composite's (grafts.go), so it is matched by its slot and label.
+	slot, label string
+}
+
+// at reports whether rule i of b, which an agent runs, is bp's rule.
+func (bp *breakpoint) at(b *runtime.BoundTree, i int32) bool {
+	if bp.rule >= 0 {
+		return bp.rule == i
+	}
+	return b.Tree.Rules[i].Label == bp.label && slotOf(b, i) == bp.slot
 }
 
 // hit is a breakpoint an agent arrived at.
@@ -215,7 +216,7 @@ func (d *Debugger) checkArrivals(i int, r *agentRec, runs []runtime.RuleRun, ste
 			continue
 		}
 		for _, bp := range d.bps {
-			if bp.rule == run.Rule && (bp.agent == i || bp.agent < 0 && r.tree == bp.tree) {
+			if (bp.agent == i || bp.agent < 0 && r.tree == bp.tree) && bp.at(r.bound, run.Rule) {
 				d.hits = append(d.hits, hit{bp: bp.id, agent: i, rule: run.Rule, step: step})
 			}
 		}

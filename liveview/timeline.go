@@ -276,6 +276,9 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 			return err
 		}
 	}
+	for _, r := range d.agents { // a restored agent runs the composite of then
+		d.follow(r)
+	}
 	d.seen = to
 	return nil
 }

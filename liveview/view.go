@@ -37,6 +37,7 @@ type statusView struct {
 	TimeTravel  travelView       `json:"timeTravel"`
 	Trace       string           `json:"trace"`
 	Reload      bool             `json:"reload"`
+	Reloads     int              `json:"reloads"` // reloads applied so far: trees (and tree keys) may have changed
 	Agents      int              `json:"agents"`
 	Trees       []string         `json:"trees"`
 	World       []eventView      `json:"world"`
@@ -59,8 +60,9 @@ type hitView struct {
 type breakpointView struct {
 	ID    int    `json:"id"`
 	Tree  string `json:"tree"`
-	Rule  int32  `json:"rule"`
+	Rule  int32  `json:"rule"` // -1: a rule of a tree grafted into slot, named by its label
 	Label string `json:"label"`
+	Slot  string `json:"slot,omitempty"`
 	Agent string `json:"agent"` // "" any agent of the tree
 }
 
@@ -78,7 +80,7 @@ func (d *Debugger) statusView() statusView {
 	s := g.Step()
 	v := statusView{Step: s, Time: roundTime(g.Time(s)), Dt: g.Dt(), End: d.end, First: d.tl.first, Head: d.tl.head,
 		Live: s == d.tl.head, Paused: d.paused, AtEnd: s >= d.end, Trace: g.TraceKind(),
-		Reload: d.opts.Reload != nil, Agents: len(d.agents), Trees: g.TreeNames(),
+		Reload: d.opts.Reload != nil, Reloads: d.reloads, Agents: len(d.agents), Trees: g.TreeNames(),
 		Breakpoints: []breakpointView{}}
 	if !d.started || d.opts.Embedded { // before the first step Run has not said where it ends; a program's loop has no end
 		v.End = 0
@@ -109,13 +111,17 @@ func (d *Debugger) statusView() statusView {
 }
 
 func (d *Debugger) hitView(h hit) hitView {
-	a := d.agents[h.agent].a
-	return hitView{Breakpoint: h.bp, Agent: a.ID(), Rule: h.rule, Label: a.Tree().Tree.Rules[h.rule].Label, Step: h.step}
+	r := d.agents[h.agent]
+	v := hitView{Breakpoint: h.bp, Agent: r.a.ID(), Rule: h.rule, Step: h.step}
+	if rules := r.bound.Tree.Rules; int(h.rule) < len(rules) {
+		v.Label = rules[h.rule].Label
+	}
+	return v
 }
 
 func (d *Debugger) breakpointView(bp breakpoint) breakpointView {
-	v := breakpointView{ID: bp.id, Tree: bp.tree, Rule: bp.rule}
-	if b := d.g.Trees()[bp.tree]; b != nil && int(bp.rule) < len(b.Tree.Rules) {
+	v := breakpointView{ID: bp.id, Tree: bp.tree, Rule: bp.rule, Label: bp.label, Slot: bp.slot}
+	if b := d.g.Trees()[bp.tree]; b != nil && bp.rule >= 0 && int(bp.rule) < len(b.Tree.Rules) {
 		v.Label = b.Tree.Rules[bp.rule].Label
 	}
 	if bp.agent >= 0 {
@@ -170,6 +176,10 @@ func (d *Debugger) agentSummary(i int, in game.AgentInfo) agentSummary {
 
 type agentView struct {
 	agentSummary
+	// TreeKey names the tree the agent runs, for GET /api/trees/KEY: its
+	// tree's name, or the key of the composite its slots' trees make.
+	TreeKey   string         `json:"treeKey"`
+	Slots     []slotView     `json:"slots"` // its tree's slots and what they hold (grafts.go)
 	Step      uint64         `json:"step"`
 	Time      float64        `json:"time"`
 	Error     string         `json:"error,omitempty"`
@@ -292,13 +302,15 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	g := d.g
 	r := d.agents[i]
 	a := r.a
+	d.follow(r) // the records index the tree the agent runs (they do after every step and restore)
 	t := a.Tree().Tree
 	now := a.Time()
 	step := g.Step()
 	v := agentView{agentSummary: d.agentSummary(i, info), Step: step, Time: roundTime(g.Time(step)),
 		Error: r.err, Cursor: a.Cursor(), FirstRun: a.FirstRun(), Extra: map[string]any{},
 		Results: []resultView{}, Vars: []varView{}, Stamps: []stampView{},
-		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}, Counts: []countView{}}
+		Clocks: []clockView{}, Cooldowns: []coolView{}, Orders: []orderView{}, Counts: []countView{},
+		TreeKey: d.trees.key(r.tree, a.Tree()), Slots: slotViews(a)}
 	v.Cursors = []cursorView{{Rule: a.Cursor(), Label: a.CursorLabel(), Path: pathTo(t, a.Cursor()), Active: a.CursorActive()}}
 	var lanes []runtime.Lane
 	if r.lanes != nil {
@@ -375,7 +387,8 @@ func resultName(st runtime.Status) string {
 // --- trees ---
 
 type treeView struct {
-	Name    string       `json:"name"`
+	Name    string       `json:"name"`     // the tree's name, or a composite's key (grafts.go)
+	Tree    string       `json:"template"` // the config's name of the tree (a composite's template)
 	File    string       `json:"file"`
 	Agents  []string     `json:"agents"`
 	Rules   []ruleView   `json:"rules"`
@@ -401,6 +414,8 @@ type ruleView struct {
 	Mode       string         `json:"conditionMode"`
 	Params     [][2]string    `json:"params"`
 	Attrs      map[string]any `json:"attrs"`
+	Graft      *graftMark     `json:"graft,omitempty"` // a rule of a tree grafted into a slot (grafts.go)
+	Dead       bool           `json:"dead,omitempty"`  // a rule of a tree its slot gave up during the step: nothing reaches it
 }
 
 type condView struct {
@@ -428,13 +443,13 @@ type signalDecl struct {
 
 func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 	t := b.Tree
-	v := treeView{Name: name, File: t.File, Agents: []string{}, Rules: make([]ruleView, len(t.Rules)),
+	v := treeView{Name: name, Tree: name, File: t.File, Agents: []string{}, Rules: make([]ruleView, len(t.Rules)),
 		Vars: []varDecl{}, Stamps: []stampDecl{}, Signals: []signalDecl{}, Gates: []gateDecl{}}
 	for _, g := range t.Gates {
 		v.Gates = append(v.Gates, gateDecl{Name: g.Name, Users: g.Users, Cooldown: g.Cooldown})
 	}
 	for _, r := range d.agents {
-		if r.a.Template() == b {
+		if r.a.Template() == b || r.a.Tree() == b {
 			v.Agents = append(v.Agents, r.a.ID())
 		}
 	}
@@ -473,6 +488,9 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		if r.Gate != "" {
 			rv.Attrs["gate"] = r.Gate
 		}
+		if r.Default != "" {
+			rv.Attrs["default"] = r.Default
+		}
 		if r.Repeat > 0 {
 			rv.Attrs["repeat"] = r.Repeat
 		}
@@ -491,6 +509,7 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		}
 		v.Rules[i] = rv
 	}
+	markGrafts(&v, b)
 	for _, vd := range t.Vars {
 		v.Vars = append(v.Vars, varDecl{Name: vd.Name, Default: vd.Default})
 	}

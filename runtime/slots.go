@@ -73,12 +73,14 @@ type slotBlock struct {
 }
 
 // SlotInfo describes a slot of a tree: its id, rule, default, and the tree
-// a composite holds in it ("" in the template).
+// a composite holds in it ("" in the template) at rules [Start, End) (the
+// block's root is Start; Start == End when it holds none).
 type SlotInfo struct {
-	ID      string
-	Rule    int32
-	Default string
-	Holds   string
+	ID         string
+	Rule       int32
+	Default    string
+	Holds      string
+	Start, End int32
 }
 
 // Slots lists the tree's slots in document order, with the tree each holds
@@ -90,7 +92,8 @@ func (b *BoundTree) Slots() []SlotInfo {
 	}
 	out := make([]SlotInfo, len(b.graft.slots))
 	for k, s := range b.graft.slots {
-		out[k] = SlotInfo{ID: s.id, Rule: s.rule, Default: s.def, Holds: b.blocks[k].tree}
+		bl := b.blocks[k]
+		out[k] = SlotInfo{ID: s.id, Rule: s.rule, Default: s.def, Holds: bl.tree, Start: bl.start, End: bl.end}
 	}
 	return out
 }

@@ -17,7 +17,8 @@ const ui = {
   agents: [],          // agent summaries
   selected: null,      // the chosen agent's id
   agent: null,         // its full view
-  trees: new Map(),    // tree name -> {tree, view} (the drawing, built once)
+  trees: new Map(),    // tree name or composite key -> {tree, view} (the drawing, built once)
+  fetching: new Map(), // tree name or key -> its fetch under way
   shown: null,         // the tree drawing on screen
   filter: '',
   treeOnly: null,      // the tree shown without an agent (#tree=NAME)
@@ -86,6 +87,10 @@ function onEnd() {
 }
 
 function onUpdate(u) {
+  if (ui.status && u.status.reloads !== ui.status.reloads) { // the trees may have changed
+    ui.trees.clear();
+    ui.shown = null;
+  }
   ui.status = u.status;
   ui.agents = u.agents || [];
   if (!ui.selected && !ui.treeOnly && ui.agents.length) {
@@ -383,12 +388,18 @@ function followBreakpoint() {
 
 const W = 216, H = 72, GX = 40, GY = 14;
 
+// ensureTree fetches and draws a tree once: a tree of the game by its name,
+// or the tree an agent runs by its key (an agent whose slots hold trees
+// runs a composite, "grunt[use=gun]": its tree with those trees grafted).
 async function ensureTree(name) {
   if (ui.trees.has(name)) return ui.trees.get(name);
-  const tree = await api('GET', '/api/trees/' + encodeURIComponent(name));
-  const entry = { tree, view: drawTree(tree) };
-  ui.trees.set(name, entry);
-  return entry;
+  if (!ui.fetching.has(name)) {
+    ui.fetching.set(name, api('GET', '/api/trees/' + encodeURIComponent(name)).then((tree) => {
+      ui.trees.set(name, { tree, view: drawTree(tree) });
+    }).finally(() => ui.fetching.delete(name)));
+  }
+  await ui.fetching.get(name);
+  return ui.trees.get(name);
 }
 
 function layout(tree) {
@@ -412,7 +423,7 @@ function layout(tree) {
   return { pos, width: (depth + 1) * (W + GX) - GX, height: row * (H + GY) - GY };
 }
 
-const KIND = { sequence: 'SEQ', choice: 'CHOICE', action: 'ACTION', success: 'SUCCESS', failure: 'FAILURE', running: 'RUNNING', yield: 'YIELD', parallel: 'PARALLEL' };
+const KIND = { sequence: 'SEQ', choice: 'CHOICE', action: 'ACTION', success: 'SUCCESS', failure: 'FAILURE', running: 'RUNNING', yield: 'YIELD', parallel: 'PARALLEL', slot: 'SLOT' };
 
 // titleOf writes a rule's name: its id, shown relative to its parent's
 // (".chase" under grunt.attack, as a tree file writes it), or its tag and
@@ -461,8 +472,10 @@ function drawTree(tree) {
   svg.setAttribute('height', L.height);
   root.append(svg);
   const nodes = [], edges = [], bps = [], res = [], chips = [], ords = [];
+  drawGraftBands(tree, L, root);
   tree.rules.forEach((r, i) => {
     const p = L.pos[i];
+    if (!p) return; // a tree a slot gave up during the step: nothing reaches it
     if (r.parent >= 0) {
       const q = L.pos[r.parent];
       const x1 = q.x + W, y1 = q.y + H / 2, x2 = p.x, y2 = p.y + H / 2;
@@ -472,7 +485,7 @@ function drawTree(tree) {
       svg.append(path);
       edges[i] = path;
     }
-    const n = el('div', 'node k-' + r.kind);
+    const n = el('div', 'node k-' + r.kind + (r.graft ? ' grafted' : ''));
     n.style.left = p.x + 'px';
     n.style.top = p.y + 'px';
     n.dataset.rule = i;
@@ -496,6 +509,35 @@ function drawTree(tree) {
   return { tree, root, nodes, edges, bps, res, chips, ords, layout: L };
 }
 
+// drawGraftBands draws, behind the rules of each tree grafted into a slot,
+// a dashed band naming the slot and the tree.
+function drawGraftBands(tree, L, root) {
+  const blocks = new Map(); // slot -> {tree, x0, y0, x1, y1}
+  tree.rules.forEach((r, i) => {
+    const p = L.pos[i];
+    if (!r.graft || !p) return;
+    const b = blocks.get(r.graft.slot) || { tree: r.graft.tree, x0: p.x, y0: p.y, x1: p.x, y1: p.y };
+    b.x0 = Math.min(b.x0, p.x); b.y0 = Math.min(b.y0, p.y);
+    b.x1 = Math.max(b.x1, p.x + W); b.y1 = Math.max(b.y1, p.y + H);
+    blocks.set(r.graft.slot, b);
+  });
+  for (const [slot, b] of blocks) {
+    const band = el('div', 'graftband');
+    band.dataset.slot = slot;
+    Object.assign(band.style, { left: b.x0 - 26 + 'px', top: b.y0 - 6 + 'px', width: b.x1 - b.x0 + 32 + 'px', height: b.y1 - b.y0 + 12 + 'px' });
+    band.title = `the tree ${b.tree}, grafted into slot ${slot} for this agent`;
+    band.append(el('span', 'tag', `grafted: ${b.tree}`));
+    root.append(band);
+  }
+}
+
+// slotChip says what a slot runs: the tree grafted into it for the agent
+// (its default, or another), else its default (taken when it is entered).
+function slotChip(r) {
+  if (r.kind !== 'slot') return null;
+  if (r.attrs.holds) return [`grafted ${r.attrs.holds}` + (r.attrs.holds === r.attrs.default ? ' (default)' : ''), 'graft'];
+  return [r.attrs.default ? `default ${r.attrs.default}` : 'empty: fails', ''];
+}
 function staticChips(r) {
   const out = [];
   if (r.attrs.gate) out.push(['gate ' + r.attrs.gate, 'gate']);
@@ -505,8 +547,10 @@ function staticChips(r) {
   if (r.attrs.cooldown) out.push(['cooldown ' + r.attrs.cooldown + 's', '']);
   if (r.attrs.order) out.push(['order ' + r.attrs.order, '']);
   if (r.attrs.doNotFail) out.push(['doNotFail', '']);
+  const slot = slotChip(r);
+  if (slot) out.push(slot);
   for (const [k, v] of Object.entries(r.attrs)) {
-    if (!['abort', 'timeout', 'cooldown', 'order', 'doNotFail', 'loop', 'gate', 'success', 'failure'].includes(k)) out.push([`${k} ${v}`, '']);
+    if (!['abort', 'timeout', 'cooldown', 'order', 'doNotFail', 'loop', 'gate', 'success', 'failure', 'default', 'holds'].includes(k)) out.push([`${k} ${v}`, '']);
   }
   return out;
 }
@@ -524,14 +568,29 @@ function show(view) {
   paintBreakpoints(view);
 }
 
+// ruleOfBreakpoint is the rule of the drawing a breakpoint is on: by index
+// for its tree's own rules, by slot and label for a grafted tree's (their
+// indices are the composite's); -1 none.
+function ruleOfBreakpoint(view, bp) {
+  if (bp.tree !== view.tree.template) return -1;
+  if (bp.rule >= 0) return bp.rule;
+  return view.tree.rules.findIndex((r) => r.graft && r.graft.slot === bp.slot && r.label === bp.label);
+}
+
+// breakpointRule is what a breakpoint request names a rule of the drawing
+// by: its index, or a grafted tree's rule by its label.
+function breakpointRule(view, i) {
+  const r = view.tree.rules[i];
+  return r.graft ? r.label : i;
+}
+
 function paintBreakpoints(view) {
   const s = ui.status;
   if (!s) return;
-  const name = view.tree.name;
   view.bps.forEach((b) => { b.className = 'bp'; });
   for (const bp of s.breakpoints) {
-    if (bp.tree !== name || !view.bps[bp.rule]) continue;
-    const b = view.bps[bp.rule];
+    const b = view.bps[ruleOfBreakpoint(view, bp)];
+    if (!b) continue;
     if (!bp.agent) b.className = 'bp on';
     else if (bp.agent === ui.selected && !b.classList.contains('on')) b.className = 'bp one';
   }
@@ -560,6 +619,7 @@ function paintTree(view, a) {
   const q = ui.filter;
   rules.forEach((r, i) => {
     const n = view.nodes[i];
+    if (!n) return; // not drawn: nothing reaches it
     n.classList.toggle('path', path.has(i) && !cursors.has(i));
     n.classList.toggle('cursor', cursors.has(i));
     n.classList.toggle('lanecur', laneCursors.has(i));
@@ -654,11 +714,15 @@ function zoomFit() {
 function renderAgent() {
   const a = ui.agent;
   if (!a) return;
-  const entry = ui.trees.get(a.tree);
-  if (!entry) { ensureTree(a.tree).then(renderAgent); return; }
+  const key = a.treeKey || a.tree;
+  const entry = ui.trees.get(key);
+  if (!entry) { ensureTree(key).then(renderAgent, (e) => toast(e.message, true)); return; }
   show(entry.view);
   paintTree(entry.view, a);
-  $('#treetitle').innerHTML = `<b>${esc(a.tree)}</b> <span class="muted">${esc(entry.tree.file)} · ${entry.tree.rules.length} rules · agent</span> <b>${esc(a.id)}</b>`;
+  const grafts = (a.slots || []).filter((s) => s.holds).map((s) => `slot ${esc(s.slot)} ← ${esc(s.holds)}`);
+  const drawn = entry.tree.rules.filter((r) => !r.dead).length;
+  $('#treetitle').innerHTML = `<b>${esc(a.tree)}</b> <span class="muted">${esc(entry.tree.file)} · ${drawn} rules` +
+    (grafts.length ? ' · <span class="grafts">' + grafts.join(', ') + '</span>' : '') + ` · agent</span> <b>${esc(a.id)}</b>`;
 
   const card = $('#agentcard');
   card.replaceChildren();
@@ -675,12 +739,13 @@ function renderAgent() {
   card.append(counts);
   if (a.interrupt) card.append(el('div', 'intr', `⚡ last interrupt: ${a.interrupt.kind} of ${a.interrupt.label} at step ${a.interrupt.step}`));
   if (a.error) card.append(el('div', 'err', a.error));
+  for (const s of a.slots || []) card.append(el('div', 'slotline', slotText(s)));
 
   renderKV($('#vars'), a.vars.map((v) => [v.name, boolPill(v.value)]), 'No variables declared.');
   renderKV($('#stamps'), a.stamps.map((s) => [s.name, s.set ? `set at ${fmtTime(s.time)} (${fmtTime(s.since)} ago)` : 'unset']), 'No timestamps declared.');
   renderStimuli(a);
   renderWhy(a);
-  const rules = ui.trees.get(a.tree).tree.rules;
+  const rules = entry.tree.rules;
   const timers = [];
   for (const c of a.clocks) timers.push([c.label, `timeout ${c.timeout}s: active since ${fmtTime(c.since)}, ${c.left.toFixed(2)} s left`]);
   for (const c of a.cooldowns) timers.push([c.label, c.remaining > 0 ? `cooling down: ${c.remaining.toFixed(2)} s left` : `left at ${fmtTime(c.leftAt)}, ready`]);
@@ -695,10 +760,18 @@ function renderAgent() {
   renderKV($('#timers'), timers, 'No timeouts running, cooldowns, choice orders or counts.');
   renderLanes(a);
   renderHeld(a);
-  renderSignalsAndJumps(a, ui.trees.get(a.tree).tree);
+  renderSignalsAndJumps(a, entry.tree);
   renderCtx(a);
   renderExtra(a);
   renderEvents(a);
+}
+
+// slotText says what a slot of the agent runs, and what a graft wants it to
+// take at its next entry.
+function slotText(s) {
+  let t = `slot ${s.slot}: ` + (!s.holds ? 'holds no tree' : s.holds === s.default ? `runs its default, ${s.holds}` : `grafted ${s.holds}`);
+  if (s.next !== s.holds) t += ` · takes ${!s.next ? 'no tree' : s.next === s.default ? 'its default, ' + s.next : s.next} at its next entry`;
+  return t;
 }
 
 // renderLanes draws the parallels the agent entered: active or how their
@@ -811,7 +884,7 @@ function renderSignalsAndJumps(a, tree) {
     dl.dataset.tree = tree.name;
     dl.replaceChildren(...names.map((n) => new Option(n)));
     const sel = $('#jumpto');
-    sel.replaceChildren(...tree.rules.filter((r) => r.id).map((r) => new Option(r.id, r.id)));
+    sel.replaceChildren(...tree.rules.filter((r) => r.id && !r.dead).map((r) => new Option(r.id, r.id)));
   }
   const stopped = a.state === 'stopped';
   $('#signalform button').disabled = stopped;
@@ -940,8 +1013,10 @@ function openMenu(x, y, ruleIndex) {
   const r = v.tree.rules[ruleIndex];
   const m = $('#menu');
   m.replaceChildren(el('div', 'head', r.label));
-  const bpAny = ui.status.breakpoints.find((b) => b.tree === v.tree.name && b.rule === ruleIndex && !b.agent);
-  const bpOne = ui.status.breakpoints.find((b) => b.tree === v.tree.name && b.rule === ruleIndex && b.agent === a.id);
+  const on = (b) => ruleOfBreakpoint(v, b) === ruleIndex;
+  const bpAny = ui.status.breakpoints.find((b) => on(b) && !b.agent);
+  const bpOne = ui.status.breakpoints.find((b) => on(b) && b.agent === a.id);
+  const rule = breakpointRule(v, ruleIndex);
   const item = (text, fn, disabled) => {
     const b = el('button', '', text);
     b.disabled = !!disabled;
@@ -949,9 +1024,9 @@ function openMenu(x, y, ruleIndex) {
     m.append(b);
   };
   item(bpAny ? 'Remove the breakpoint for any agent' : 'Stop when any agent arrives here',
-    () => bpAny ? act('DELETE', '/api/breakpoints/' + bpAny.id) : act('POST', '/api/breakpoints', { tree: v.tree.name, rule: ruleIndex }));
+    () => bpAny ? act('DELETE', '/api/breakpoints/' + bpAny.id) : act('POST', '/api/breakpoints', { tree: v.tree.template, rule }));
   item(bpOne ? `Remove the breakpoint for ${a.id}` : `Stop when ${a.id} arrives here`,
-    () => bpOne ? act('DELETE', '/api/breakpoints/' + bpOne.id) : act('POST', '/api/breakpoints', { agent: a.id, rule: ruleIndex }));
+    () => bpOne ? act('DELETE', '/api/breakpoints/' + bpOne.id) : act('POST', '/api/breakpoints', { agent: a.id, rule }));
   item(r.id ? `Jump ${a.id} here` : `Jump ${a.id} here (needs an id)`,
     () => confirmDiscard('Jump', () => act('POST', `/api/agents/${encodeURIComponent(a.id)}/jump`, { rule: r.id })), !r.id || a.state === 'stopped');
   if (r.id && navigator.clipboard) item('Copy the id', () => navigator.clipboard.writeText(r.id));
@@ -1025,11 +1100,11 @@ function wire() {
     const bp = e.target.closest('.bp');
     const node = e.target.closest('.node');
     if (!bp || !node || !ui.shown) return;
+    const v = ui.shown;
     const rule = Number(node.dataset.rule);
-    const name = ui.shown.tree.name;
-    const existing = ui.status.breakpoints.find((b) => b.tree === name && b.rule === rule && !b.agent);
+    const existing = ui.status.breakpoints.find((b) => ruleOfBreakpoint(v, b) === rule && !b.agent);
     if (existing) act('DELETE', '/api/breakpoints/' + existing.id);
-    else act('POST', '/api/breakpoints', { tree: name, rule });
+    else act('POST', '/api/breakpoints', { tree: v.tree.template, rule: breakpointRule(v, rule) });
   };
   canvas.oncontextmenu = (e) => {
     const node = e.target.closest('.node');
