@@ -25,12 +25,15 @@ func (a *Agent) snapshotSlots(s *Snapshot) {
 }
 
 // restoreBound is the composite a snapshot's slots hold, of the agent's
-// template: a slot or tree the game does not have is an error.
+// template: a slot or tree the game does not have is an error. A carry (a
+// hot reload) drops the slots the new version no longer has, as
+// FollowSlots did: what ran in one is gone with it, and the rule map
+// leaves an agent whose cursor was there without a place (it restarts).
 func (a *Agent) restoreBound(s *Snapshot) (*BoundTree, error) {
 	host := a.Template()
 	g := host.graft
 	if g == nil {
-		if len(s.Slots) > 0 {
+		if len(s.Slots) > 0 && s.carry == nil {
 			return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("cannot restore: the save holds slots (%s) and tree %s has none", s.Slots[0].Slot, host.Tree.File)}
 		}
 		return host, nil
@@ -38,6 +41,9 @@ func (a *Agent) restoreBound(s *Snapshot) (*BoundTree, error) {
 	has := make([]string, len(g.slots))
 	for _, sl := range s.Slots {
 		k, err := g.slot(sl.Slot)
+		if err != nil && s.carry != nil {
+			continue
+		}
 		if err != nil {
 			return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: "cannot restore: " + err.Error()}
 		}
