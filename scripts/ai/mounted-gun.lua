@@ -59,6 +59,7 @@ end)
 -- player; ctx.memory counts this grunt's rounds.
 bt.action("gunBurst", {
   start = function(ctx, params)
+    ctx.memory.manned = true -- (leaveGun: this grunt did man the gun)
     local s = ctx.state
     s.left = params:number("gunBurst.rounds", 5)
     s.next = ctx.time
@@ -94,10 +95,17 @@ bt.action("gunTraverse", {
 })
 
 -- leaveGun: the exit hook of the gun's tree. However the grunt leaves the
--- gun (the player out of its field of fire, out of sight, or another
--- gunner there first), it puts the gun's tree down: the slot goes back to
--- its default from its next entry.
+-- gun (the player out of its field of fire or out of sight, the run's
+-- end), or finds it manned by another grunt or cooling down (the gate
+-- refused it), it puts the gun's tree down: the slot goes back to its
+-- default from its next entry.
 bt.hook("leaveGun", function(ctx, params, how)
   ctx:ungraft("use")
-  ctx:log("leaves the mounted gun (" .. how .. ")")
+  local m = ctx.memory
+  if m.manned then
+    ctx:log("leaves the mounted gun (" .. how .. ")")
+  else
+    ctx:log("finds the mounted gun manned or cooling down")
+  end
+  m.manned = nil
 end)
