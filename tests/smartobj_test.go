@@ -188,17 +188,8 @@ func TestExample_reloadOfTheGunsTreeWhileAGruntMansIt(t *testing.T) {
 	if err := os.WriteFile(gun, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(url+"api/reload", "application/json", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reload struct {
-		Summary string `json:"summary"`
-	}
-	err = json.NewDecoder(resp.Body).Decode(&reload)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || reload.Summary != "12 agents kept their place" {
-		t.Fatalf("reload: %s %q (%v)", resp.Status, reload.Summary, err)
+	if summary := reloadLive(t, url); summary != "12 agents kept their place" {
+		t.Fatalf("reload: %q", summary)
 	}
 	stepPaused(t, url, 18)
 	var after struct {
@@ -229,5 +220,67 @@ func TestExample_reloadOfTheGunsTreeWhileAGruntMansIt(t *testing.T) {
 	want, _ := os.ReadFile(straight)
 	if string(got) != string(want) {
 		t.Errorf("reloaded at step 212, the trace differs from a run without the reload: %s", firstDifference(string(got), string(want)))
+	}
+}
+
+// reloadLive reloads the game of the live view at url from its files and
+// returns the reload's summary; a reload refused is the test's failure.
+func reloadLive(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Post(url+"api/reload", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reload struct {
+		Summary string `json:"summary"`
+		Error   string `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&reload); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("reload: %s: %s", resp.Status, reload.Error)
+	}
+	return reload.Summary
+}
+
+// TestExample_reloadOfGruntXMLWithoutItsSlot: grunt.xml edited while the
+// game runs so that it has no slot any more (before any grunt grafted
+// anything: every slot is on its default) reloads like any edit: the
+// grunts keep their place or restart, and the game goes on with the new
+// version.
+//
+// It FAILS today, a defect of the runtime's carry, not of the example:
+// every agent of a tree with slots saves its slots (runtime/slots_save.go,
+// snapshotSlots, even with nothing grafted), and a carry onto a version
+// without them is refused ("the save holds slots (use) and tree
+// scripts/ai/grunt.xml has none; reset it first"), also after the reset
+// the message asks for (Agent.Reset keeps slots), so the reload is never
+// applied. runtime's FuzzCarry fails on the same defect since grunt.xml has
+// a slot (its seeds are scripts/ai/*.xml).
+func TestExample_reloadOfGruntXMLWithoutItsSlot(t *testing.T) {
+	dir := exampleCopy(t)
+	url, _ := startLive(t, "run", "-debug", "127.0.0.1:0", "-paused", "-quiet", "-steps", "100",
+		"-config", filepath.Join(dir, "config.toml"))
+	stepPaused(t, url, 30)
+	grunt := filepath.Join(dir, "scripts", "ai", "grunt.xml")
+	src, err := os.ReadFile(grunt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := `<slot id="use" default="use-nothing"/>`
+	if !strings.Contains(string(src), slot) {
+		t.Fatalf("grunt.xml has no %s", slot)
+	}
+	if err := os.WriteFile(grunt, []byte(strings.Replace(string(src), slot, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reloadLive(t, url)
+	stepPaused(t, url, 10)
+	var a apiAgent
+	getJSON(t, url+"api/agents/grunt-1", &a)
+	if a.Step != 40 {
+		t.Errorf("after the reload grunt-1 is at step %d, want 40", a.Step)
 	}
 }
