@@ -69,26 +69,34 @@ func everyStep(n int) []int {
 func TestSave_continuedRunsGiveTheSameTrace(t *testing.T) {
 	for _, c := range saveConfigs {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			whole, wholeSave := filepath.Join(dir, "whole.jsonl"), filepath.Join(dir, "whole.save")
-			mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps), "-trace", whole, "-save", wholeSave)
-			want, _ := os.ReadFile(whole)
-			wantSave, _ := os.ReadFile(wholeSave)
-			for _, k := range c.cuts {
-				first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
-				save, end := filepath.Join(dir, "run.save"), filepath.Join(dir, "end.save")
-				mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(k), "-trace", first, "-save", save)
-				mustRun(t, "run", "-config", c.config, "-quiet", "-steps", strconv.Itoa(c.steps-k), "-trace", second, "-load", save, "-save", end)
-				a, _ := os.ReadFile(first)
-				b, _ := os.ReadFile(second)
-				if got := append(a, b...); !bytes.Equal(got, want) {
-					t.Fatalf("saved after step %d: the continued trace differs:\n%s", k, firstDifference(string(got), string(want)))
-				}
-				if got, _ := os.ReadFile(end); !bytes.Equal(got, wantSave) {
-					t.Fatalf("saved after step %d: the continued run's final save differs from the whole run's", k)
-				}
-			}
+			continuedRunsMatch(t, c.config, c.steps, c.cuts)
 		})
+	}
+}
+
+// continuedRunsMatch runs config for steps steps, then, for each cut k,
+// for k steps, saved, and for the rest in a new process from the save: the
+// two parts' traces together and the final save must be the whole run's.
+func continuedRunsMatch(t *testing.T, config string, steps int, cuts []int) {
+	t.Helper()
+	dir := t.TempDir()
+	whole, wholeSave := filepath.Join(dir, "whole.jsonl"), filepath.Join(dir, "whole.save")
+	mustRun(t, "run", "-config", config, "-quiet", "-steps", strconv.Itoa(steps), "-trace", whole, "-save", wholeSave)
+	want, _ := os.ReadFile(whole)
+	wantSave, _ := os.ReadFile(wholeSave)
+	for _, k := range cuts {
+		first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
+		save, end := filepath.Join(dir, "run.save"), filepath.Join(dir, "end.save")
+		mustRun(t, "run", "-config", config, "-quiet", "-steps", strconv.Itoa(k), "-trace", first, "-save", save)
+		mustRun(t, "run", "-config", config, "-quiet", "-steps", strconv.Itoa(steps-k), "-trace", second, "-load", save, "-save", end)
+		a, _ := os.ReadFile(first)
+		b, _ := os.ReadFile(second)
+		if got := append(a, b...); !bytes.Equal(got, want) {
+			t.Fatalf("saved after step %d: the continued trace differs:\n%s", k, firstDifference(string(got), string(want)))
+		}
+		if got, _ := os.ReadFile(end); !bytes.Equal(got, wantSave) {
+			t.Fatalf("saved after step %d: the continued run's final save differs from the whole run's", k)
+		}
 	}
 }
 
@@ -241,7 +249,7 @@ func TestWorkers_theTraceAndSaveOfTheBinaryDoNotDependOnWorkers(t *testing.T) {
 	var wantTrace, wantSave []byte
 	for _, n := range []string{"1", "2", "3", "8"} {
 		trace, save := filepath.Join(dir, n+".trace"), filepath.Join(dir, n+".save")
-		if r := run(t, "", "run", "-config", "../config.toml", "-steps", "120", "-workers", n, "-trace", trace, "-save", save, "-quiet"); r.code != 0 {
+		if r := run(t, "", "run", "-config", "../config.toml", "-steps", "240", "-workers", n, "-trace", trace, "-save", save, "-quiet"); r.code != 0 {
 			t.Fatalf("-workers %s: exit %d: %s", n, r.code, r.stderr)
 		}
 		gotTrace, _ := os.ReadFile(trace)
@@ -254,16 +262,18 @@ func TestWorkers_theTraceAndSaveOfTheBinaryDoNotDependOnWorkers(t *testing.T) {
 			t.Errorf("-workers %s: the trace or the save differs from -workers 1's", n)
 		}
 	}
+	// Cut at step 212: grunt-1 mans the mounted gun, mid-burst, its tree
+	// grafted into its slot (tests/testdata/golden/example.trace).
 	half, end := filepath.Join(dir, "half.save"), filepath.Join(dir, "end.save")
-	if r := run(t, "", "run", "-config", "../config.toml", "-steps", "60", "-workers", "3", "-save", half, "-quiet"); r.code != 0 {
+	if r := run(t, "", "run", "-config", "../config.toml", "-steps", "212", "-workers", "3", "-save", half, "-quiet"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if r := run(t, "", "run", "-config", "../config.toml", "-steps", "60", "-workers", "1", "-load", half, "-save", end, "-quiet"); r.code != 0 {
+	if r := run(t, "", "run", "-config", "../config.toml", "-steps", "28", "-workers", "1", "-load", half, "-save", end, "-quiet"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	got, _ := os.ReadFile(end)
 	if !bytes.Equal(got, wantSave) {
-		t.Error("saved with 3 workers at step 60 and continued with 1: the save at step 120 differs from a straight run's")
+		t.Error("saved with 3 workers at step 212 and continued with 1: the save at step 240 differs from a straight run's")
 	}
 }
 

@@ -22,6 +22,13 @@ arena.PLAYER_SPEED = 3
 -- SIGHT is how far a grunt sees, m.
 arena.SIGHT = 8
 
+-- The mounted gun (a smart object: its tree, mounted-gun.xml, is grafted
+-- into a grunt that takes it; mounted-gun.lua). It stands at x, y, by the
+-- south-east corner of the player's walk, fires at what is within RANGE of
+-- it, and a fighting grunt runs to it when it is within REACH and the
+-- player within RANGE.
+arena.gun = { x = 33, y = 23, RANGE = 8, REACH = 8 }
+
 -- number is the number at the end of an agent's id (grunt-7: 7), which
 -- gives each agent its post or spot whatever order agents spawn in.
 function arena.number(id)

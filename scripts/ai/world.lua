@@ -52,6 +52,7 @@ function world.init(game)
   player.x, player.y, player.leg, player.speed = path[1][1], path[1][2], 2, arena.PLAYER_SPEED
   publish(game)
   game.log("arena " .. arena.WIDTH .. " x " .. arena.HEIGHT .. ", " .. #game.ids .. " agents, seed " .. game.seed)
+  game.log("mounted gun at " .. arena.gun.x .. ", " .. arena.gun.y)
 end
 
 -- spawn runs on the agent's own Lua state: it uses only the agent (its id
