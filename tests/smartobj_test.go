@@ -251,14 +251,11 @@ func reloadLive(t *testing.T, url string) string {
 // grunts keep their place or restart, and the game goes on with the new
 // version.
 //
-// It FAILS today, a defect of the runtime's carry, not of the example:
-// every agent of a tree with slots saves its slots (runtime/slots_save.go,
-// snapshotSlots, even with nothing grafted), and a carry onto a version
-// without them is refused ("the save holds slots (use) and tree
-// scripts/ai/grunt.xml has none; reset it first"), also after the reset
-// the message asks for (Agent.Reset keeps slots), so the reload is never
-// applied. runtime's FuzzCarry fails on the same defect since grunt.xml has
-// a slot (its seeds are scripts/ai/*.xml).
+// It failed before 76f0626: every agent of a tree with slots saves its
+// slots (even with nothing grafted), and the carry onto a version without
+// them was refused, also after the reset the message asked for, so the
+// reload was never applied. runtime's TestSlot_aReloadThatRemovesTheSlot-
+// CarriesItsAgents holds the carry itself.
 func TestExample_reloadOfGruntXMLWithoutItsSlot(t *testing.T) {
 	dir := exampleCopy(t)
 	url, _ := startLive(t, "run", "-debug", "127.0.0.1:0", "-paused", "-quiet", "-steps", "100",
