@@ -66,7 +66,7 @@ func (t *TraceWriter) Step(step uint64, time float64, a *runtime.Agent, runs []r
 	b = append(b, `,"runs":[`...)
 	n := 0
 	for _, r := range runs {
-		if rules[r.Rule].Kind.IsList() {
+		if k := rules[r.Rule].Kind; k.IsList() || k == runtime.KindSlot { // a slot runs its tree: not a leaf
 			continue
 		}
 		if n > 0 {
