@@ -444,6 +444,9 @@ func checkFuzzTree(tb testing.TB, rt treegen.RandomTree, seed uint64, trees Tree
 		{generic: true},
 		{observed: seed%2 == 0, restoreAt: 1 + int(seed%uint64(rt.Steps))},
 	}
+	// Calls answered at once make fewer rounds, and a round's end is when
+	// gates change (G.full reads the last round's end): with gates, the
+	// same game in fewer rounds may rightly differ, even with one agent.
 	if rt.Gates == 0 {
 		modes = append(modes, fuzzMode{observed: true, sync: true}, fuzzMode{sync: true})
 	}
