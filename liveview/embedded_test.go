@@ -163,13 +163,11 @@ func TestEmbedded_liveViewOnTheProgramsOwnServer(t *testing.T) {
 			if code, _ = call("POST", "/debug/api/quit", ""); code != 200 {
 				t.Errorf("quit: %d", code)
 			}
-			select {
-			case err := <-l.end:
-				if !errors.Is(err, game.ErrStopped) {
-					t.Errorf("after quit, Advance returned %v, want ErrStopped", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("the loop did not end after quit")
+			// A loop that never ends after quit is a hang: go test's
+			// -timeout reports it with this goroutine waiting here (no
+			// verdict on how long the loop takes on a busy machine).
+			if err := <-l.end; !errors.Is(err, game.ErrStopped) {
+				t.Errorf("after quit, Advance returned %v, want ErrStopped", err)
 			}
 			close(stop)
 		})

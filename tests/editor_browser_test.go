@@ -65,12 +65,11 @@ func startEdited(t *testing.T, args ...string) *editedGame {
 // how long it took.
 func (g *editedGame) waitExit(t *testing.T, exited <-chan time.Time, asked time.Time, what string) {
 	t.Helper()
-	select {
-	case at := <-exited:
-		t.Logf("btrun exited %v after %s", at.Sub(asked).Round(time.Millisecond), what)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("btrun still runs 30 s after %s", what)
-	}
+	// A btrun that never exits is a hang: go test's -timeout reports it
+	// with this goroutine waiting here (no verdict on how long the exit
+	// takes on a busy machine; the time is only logged).
+	at := <-exited
+	t.Logf("btrun exited %v after %s", at.Sub(asked).Round(time.Millisecond), what)
 	if code := g.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("btrun exited with %d", code)
 	}
