@@ -170,12 +170,15 @@ func carryHarness(t *testing.T, v1, v2 string) (*harness, *BoundTree) {
 }
 
 // carry carries the harness's agent over to b, resetting it first when it
-// loses its place, and returns what was gone.
+// loses its place, and returns what was gone. As a game's reload does, the
+// new agent follows the old one's slots (FollowSlots), and the rules are
+// mapped between the trees the two run (composites when slots hold trees).
 func (h *harness) carry(b *BoundTree) string {
 	h.t.Helper()
-	m := MapRules(h.tree.Tree, b.Tree)
 	gone := ""
 	a := b.NewAgent(h.agent.ID(), h.env)
+	h.must(a.FollowSlots(h.agent))
+	m := MapRules(h.agent.Tree().Tree, a.Tree().Tree)
 	if g, lost := m.Unplaced(h.agent, a); lost {
 		gone = g.String()
 		h.log = h.log[:0]

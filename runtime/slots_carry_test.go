@@ -39,31 +39,10 @@ func TestSlot_aReloadThatRemovesTheSlotCarriesItsAgents(t *testing.T) {
 			h.must(err)
 			b2, err := Bind(tree, h.reg, BindOptions{Trees: slotTrees(t, slotGame)})
 			h.must(err)
-			if gone := h.carrySlotted(b2); gone != c.gone {
+			if gone := h.carry(b2); gone != c.gone {
 				t.Errorf("gone: %q, want %q", gone, c.gone)
 			}
 			expectSteps(t, h.steps(1), []string{c.after})
 		})
 	}
-}
-
-// carrySlotted is carry for an agent of a tree with slots, as a game's
-// reload does it: the new agent follows the old one's slots
-// (FollowSlots), and the rules are mapped between the trees the two run.
-func (h *harness) carrySlotted(b *BoundTree) string {
-	h.t.Helper()
-	a := b.NewAgent(h.agent.ID(), h.env)
-	h.must(a.FollowSlots(h.agent))
-	m := MapRules(h.agent.Tree().Tree, a.Tree().Tree)
-	gone := ""
-	if g, lost := m.Unplaced(h.agent, a); lost {
-		h.log = h.log[:0]
-		h.must(h.agent.Reset())
-		gone = g.String() + " [" + strings.Join(h.log, " ") + "]"
-	}
-	p, err := PlanCarry([]*Agent{h.agent}, []*Agent{a}, nil, nil, []*RuleMap{m})
-	h.must(err)
-	h.must(p.Apply())
-	h.agent, h.tree = a, b
-	return gone
 }
