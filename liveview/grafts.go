@@ -104,32 +104,15 @@ func (d *Debugger) follow(r *agentRec) {
 	d.trees.key(r.tree, to)
 	n := len(to.Tree.Rules)
 	where := ruleMap(from, to)
-	results := make([]uint64, n)
-	for i, v := range r.results {
-		if j, ok := where(int32(i)); ok {
-			results[j] = v
-		}
-	}
-	r.results = results
+	r.results = remap(r.results, n, where)
 	if r.whys != nil {
-		whys := make([]whyRec, n)
-		for i, w := range r.whys {
-			if j, ok := where(int32(i)); ok {
-				whys[j] = w
-			}
-		}
-		r.whys = whys
+		r.whys = remap(r.whys, n, where)
 	}
-	var lanes []laneResult
 	if to.LaneSlots() > 0 {
-		lanes = make([]laneResult, n)
-		for i, l := range r.lanes {
-			if j, ok := where(int32(i)); ok {
-				lanes[j] = l
-			}
-		}
+		r.lanes = remap(r.lanes, n, where)
+	} else {
+		r.lanes = nil
 	}
-	r.lanes = lanes
 	if j, ok := where(r.doing); ok {
 		r.doing = j
 	} else {
@@ -140,6 +123,18 @@ func (d *Debugger) follow(r *agentRec) {
 	} else {
 		r.intr = runtime.Interrupt{}
 	}
+}
+
+// remap is old, a record per rule of one composite, as n records per rule
+// of another (where maps the rules; a rule it drops keeps nothing).
+func remap[T any](old []T, n int, where func(int32) (int32, bool)) []T {
+	out := make([]T, n)
+	for i, v := range old {
+		if j, ok := where(int32(i)); ok {
+			out[j] = v
+		}
+	}
+	return out
 }
 
 // ruleMap maps the rules of composite from to those of composite to, of
