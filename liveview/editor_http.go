@@ -388,8 +388,10 @@ func problemsView(texts map[string]string, ps []game.TreeProblem) []problemView 
 				o, _ = readSource(v.File, text)
 				outlines[v.File] = o
 			}
-			if k := o.ruleAt(v.Line, v.Col); o != nil && k >= 0 {
-				v.Rule = o.Rules[k].Label
+			if o != nil { // nil: the text is not well formed, and names no rule
+				if k := o.ruleAt(v.Line, v.Col); k >= 0 {
+					v.Rule = o.Rules[k].Label
+				}
 			}
 		}
 		out[i] = v
