@@ -63,6 +63,8 @@ type srcDoc struct {
 	root  *srcNode   // the document element
 	lines []int      // the offset where each line starts
 	bom   int        // 3 when the text starts with U+FEFF, else 0
+	// lastPos is the last offset pos was asked, and its position.
+	lastPos struct{ off, line, col int }
 }
 
 // srcError is text the scanner cannot read, at a byte offset.
@@ -421,14 +423,20 @@ func (d *srcDoc) line(off int) int {
 }
 
 // pos is the line and column (in characters, as the loader counts them) of
-// a byte offset.
+// a byte offset. Offsets asked in document order on one line are counted
+// from the last one: a file on one long line is read in linear time.
 func (d *srcDoc) pos(off int) (line, col int) {
 	line = d.line(off)
-	start := d.lines[line-1]
+	start, col := d.lines[line-1], 1
 	if line == 1 {
 		start = d.bom
 	}
-	return line, utf8.RuneCountInString(d.text[start:off]) + 1
+	if last := &d.lastPos; last.line == line && last.off <= off && last.off >= start {
+		start, col = last.off, last.col
+	}
+	col += utf8.RuneCountInString(d.text[start:off])
+	d.lastPos.off, d.lastPos.line, d.lastPos.col = off, line, col
+	return line, col
 }
 
 // attr returns an element's attribute by name.
