@@ -226,7 +226,7 @@ func (d *Debugger) serveEdit(w http.ResponseWriter, r *http.Request, name string
 	}
 	defer release()
 	file := job.file
-	text, err := applyOps(file, *body.Source, body.Ops, job.load)
+	text, err := applyOpsSafely(file, *body.Source, body.Ops, job.load)
 	if err != nil {
 		var oe *opError
 		if errors.As(err, &oe) {
@@ -243,6 +243,17 @@ func (d *Debugger) serveEdit(w http.ResponseWriter, r *http.Request, name string
 	v := editView{Source: text, Changed: text != *body.Source}
 	v.Outline, _, v.OutlineError = outlineOf(file, text)
 	writeJSON(w, http.StatusOK, v)
+}
+
+// applyOpsSafely is applyOps, a panic made a 500 answer as on the game's
+// goroutine (queue.go).
+func applyOpsSafely(file, text string, ops []json.RawMessage, load func(string) error) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", errorf(http.StatusInternalServerError, "internal error (please report it): %v", p)
+		}
+	}()
+	return applyOps(file, text, ops, load)
 }
 
 // maxEditsAtOnce bounds the edit requests worked on at once, off the
