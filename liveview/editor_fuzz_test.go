@@ -256,7 +256,7 @@ func checkOneRequest(t *testing.T, file, first, last string, done []json.RawMess
 	if !errors.As(err, &oe) || oe.index < 0 || oe.index >= len(done) || !strings.Contains(err.Error(), "the result would not load") {
 		t.Fatalf("%d operations in one request make text that does not load: %v", len(done), err)
 	}
-	if max := 3 + bits.Len(uint(len(done))); loads > max {
+	if most := 3 + bits.Len(uint(len(done))); loads > most {
 		t.Fatalf("%d operations: %d loads to find the one to blame", len(done), loads)
 	}
 }
