@@ -38,12 +38,30 @@ func (g *Game) TreeFiles(name string) ([]string, error) {
 
 // treePath is the path on disk of a file named relative to the config's
 // folder.
-func (g *Game) treePath(file string) string {
-	p := g.cfg.Abs(filepath.FromSlash(file))
+func (g *Game) treePath(file string) string { return treePath(g.cfg, file) }
+
+func treePath(cfg *Config, file string) string {
+	p := cfg.Abs(filepath.FromSlash(file))
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
 	return p
+}
+
+// ErrTreesNotFiles marks an edit of a game whose sources are an fs.FS
+// (Options.Files): the editor reads and writes files on disk.
+var ErrTreesNotFiles = errors.New("game: the game's sources are an fs.FS (Options.Files), not files on disk an editor can write")
+
+// EditableTrees says whether the game's tree files can be edited in place
+// (read, checked and written by ReadTreeFile, CheckTree and WriteTreeFile):
+// nil when they are files on disk, ErrTreesNotFiles when the game reads
+// its sources from Options.Files, where the editor would read and write
+// other files than those the game runs.
+func (g *Game) EditableTrees() error {
+	if g.opts.Files != nil {
+		return ErrTreesNotFiles
+	}
+	return nil
 }
 
 // ReadTreeFile reads a file named relative to the config's folder, as the
@@ -57,17 +75,38 @@ func (g *Game) ReadTreeFile(file string) ([]byte, error) {
 // LoadTree loads tree name from its files, those named in override (by
 // path relative to the config's folder) replaced by the bytes given.
 func (g *Game) LoadTree(name string, override map[string][]byte) (*runtime.Tree, error) {
-	tc, ok := g.treeConfig(name)
+	return g.TreeLoader().LoadTree(name, override)
+}
+
+// LoadTreeFile loads a file on its own, as a <subtree> would include it
+// (a new subtree file, which no tree includes yet).
+func (g *Game) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
+	return g.TreeLoader().LoadTreeFile(file, data)
+}
+
+// TreeLoader loads trees as Game.LoadTree and Game.LoadTreeFile do, from
+// any goroutine: it reads only the config, which does not change while the
+// game runs, and the files. An editor loads its candidate texts with it
+// without holding the game's goroutine (a tree of thousands of rules takes
+// a while to load).
+type TreeLoader struct{ cfg *Config }
+
+// TreeLoader returns the game's TreeLoader.
+func (g *Game) TreeLoader() TreeLoader { return TreeLoader{cfg: g.cfg} }
+
+// LoadTree is Game.LoadTree.
+func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.Tree, error) {
+	tc, ok := l.cfg.treeConfig(name)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrNoTree, name)
 	}
 	byPath := make(map[string][]byte, len(override))
 	for f, data := range override {
-		byPath[g.treePath(f)] = data
+		byPath[treePath(l.cfg, f)] = data
 	}
-	confine, _ := newConfinement(g.cfg)
+	confine, _ := newConfinement(l.cfg)
 	read := confine.reader(readfile.TreeLimit, "tree file")
-	return runtime.LoadFile(g.treePath(tc.File), runtime.LoadOptions{Root: g.cfg.Dir,
+	return runtime.LoadFile(treePath(l.cfg, tc.File), runtime.LoadOptions{Root: l.cfg.Dir,
 		ReadFile: func(path string) ([]byte, error) {
 			if abs, err := filepath.Abs(path); err == nil {
 				if data, ok := byPath[abs]; ok {
@@ -78,16 +117,17 @@ func (g *Game) LoadTree(name string, override map[string][]byte) (*runtime.Tree,
 		}})
 }
 
-// LoadTreeFile loads a file on its own, as a <subtree> would include it
-// (a new subtree file, which no tree includes yet).
-func (g *Game) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
-	confine, _ := newConfinement(g.cfg)
-	return runtime.LoadBytes(g.treePath(file), data, runtime.LoadOptions{Root: g.cfg.Dir, Subtree: true,
+// LoadTreeFile is Game.LoadTreeFile.
+func (l TreeLoader) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
+	confine, _ := newConfinement(l.cfg)
+	return runtime.LoadBytes(treePath(l.cfg, file), data, runtime.LoadOptions{Root: l.cfg.Dir, Subtree: true,
 		ReadFile: confine.reader(readfile.TreeLimit, "tree file")})
 }
 
-func (g *Game) treeConfig(name string) (TreeConfig, bool) {
-	for _, tc := range g.cfg.Trees {
+func (g *Game) treeConfig(name string) (TreeConfig, bool) { return g.cfg.treeConfig(name) }
+
+func (c *Config) treeConfig(name string) (TreeConfig, bool) {
+	for _, tc := range c.Trees {
 		if tc.Name == name {
 			return tc, true
 		}
@@ -199,6 +239,9 @@ func lintProblem(t *runtime.Tree, l Lint) TreeProblem {
 // old or the new text, never half of one). create says the file must not
 // exist yet.
 func (g *Game) WriteTreeFile(file string, data []byte, create bool) error {
+	if err := g.EditableTrees(); err != nil {
+		return fmt.Errorf("game: writing %s: %w", file, err)
+	}
 	path := g.treePath(file)
 	confine, _ := newConfinement(g.cfg)
 	dir := filepath.Dir(path)

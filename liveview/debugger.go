@@ -109,6 +109,11 @@ type Debugger struct {
 	hits   []hit
 
 	tl timeline
+
+	// The editor's (editor_http.go).
+	edits    chan struct{} // a slot per edit request worked on off the game's goroutine
+	disk     treeWriter    // where saves write: the game
+	loadHook func()        // tests: called before each load that checks an edit
 }
 
 // reason says why the game is paused.
@@ -130,7 +135,8 @@ func New(g *game.Game, opts Options) *Debugger {
 	}
 	d := &Debugger{g: g, opts: opts,
 		queue: make(chan *request, queueLen), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		speed: defaultSpeedReal, paused: opts.Paused, nextBP: 1}
+		speed: defaultSpeedReal, paused: opts.Paused, nextBP: 1,
+		edits: make(chan struct{}, maxEditsAtOnce), disk: g}
 	if opts.Fast {
 		d.speed = 0
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -182,6 +183,13 @@ func checkOpSequence(t *testing.T, text string, prog []byte) (applied, refused i
 		_, err = runtime.LoadBytes(file, data, runtime.LoadOptions{ReadFile: func(string) ([]byte, error) { return []byte("<behaviorTree><success/></behaviorTree>"), nil }})
 		return err
 	}
+	first := text
+	var done []json.RawMessage // the operations applied, in order
+	defer func() {
+		if !t.Failed() {
+			checkOneRequest(t, file, first, text, done, load)
+		}
+	}()
 	for len(prog) > 0 && len(text) < 1<<20 {
 		step := prog[:min(8, len(prog))]
 		prog = prog[len(step):]
@@ -220,9 +228,37 @@ func checkOpSequence(t *testing.T, text string, prog []byte) (applied, refused i
 			t.Fatalf("%s: text that loaded became text that does not: %v\n%s", raw, load(next), next)
 		}
 		text = next
+		done = append(done, raw)
 		applied++
 	}
 	return applied, refused
+}
+
+// checkOneRequest applies in one request the operations that were applied
+// one at a time to first and made last: the result is last, checked by one
+// load, when first and last load; when first loads and last does not (some
+// operations were applied unchecked), the request is refused naming one of
+// its operations, found in a few loads.
+func checkOneRequest(t *testing.T, file, first, last string, done []json.RawMessage, load func(string) error) {
+	if len(done) == 0 || len(done) > maxOps || load(first) != nil {
+		return
+	}
+	loads := 0
+	counted := func(text string) error { loads++; return load(text) }
+	got, err := applyOps(file, first, done, counted)
+	if load(last) == nil {
+		if err != nil || got != last || loads > 1 {
+			t.Fatalf("%d operations in one request: %v, %d loads; the text is the same: %v", len(done), err, loads, got == last)
+		}
+		return
+	}
+	var oe *opError
+	if !errors.As(err, &oe) || oe.index < 0 || oe.index >= len(done) || !strings.Contains(err.Error(), "the result would not load") {
+		t.Fatalf("%d operations in one request make text that does not load: %v", len(done), err)
+	}
+	if most := 3 + bits.Len(uint(len(done))); loads > most {
+		t.Fatalf("%d operations: %d loads to find the one to blame", len(done), loads)
+	}
 }
 
 func FuzzScanSource(f *testing.F) {
@@ -231,6 +267,7 @@ func FuzzScanSource(f *testing.F) {
 	f.Add("<!DOCTYPE behaviorTree [<!ENTITY x \"y\">]><behaviorTree/>")
 	f.Add("\uFEFF<behaviorTree a='1' b=\"&amp;&#65;&#x42;\">t</behaviorTree>")
 	f.Add("<behaviorTree>\r<sequence\r\nid='s'/></behaviorTree>")
+	f.Add(dottedDeep(35, 30)) // a full id just over the loader's bound
 	f.Fuzz(func(t *testing.T, text string) {
 		doc, err := scanSource(text)
 		if err != nil {
@@ -249,7 +286,13 @@ func FuzzScanSource(f *testing.F) {
 				t.Fatalf("node %+v outside the text", n)
 			}
 		}
-		o := newOutline(doc, "f.xml", runtime.TextEncoding{})
+		o, err := newOutline(doc, "f.xml", runtime.TextEncoding{})
+		if err != nil { // ids longer than the loader takes: it refuses them too
+			if _, lerr := runtime.LoadBytes("f.xml", []byte(text), runtime.LoadOptions{Subtree: true, ReadFile: func(string) ([]byte, error) { return []byte("<behaviorTree/>"), nil }}); lerr == nil {
+				t.Fatalf("the loader reads it, the editor's outline does not (%v):\n%q", err, text)
+			}
+			return
+		}
 		for i, r := range o.Rules {
 			if k, err := o.find(positionLabel(r.Tag, o.File, r.Line, r.Col)); err != nil || k != i {
 				t.Fatalf("rule %d at %d:%d is not found by its position: %d %v", i, r.Line, r.Col, k, err)

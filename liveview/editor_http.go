@@ -12,6 +12,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/runtime"
@@ -23,8 +25,14 @@ import (
 // it, which writes the file and hot-reloads the game. Like every request,
 // these run on the game's goroutine between steps (queue.go): a check binds
 // against the registry the game runs with, and a save reloads between two
-// steps. Without Options.Edit every one of them is refused (403): the
-// server then writes nothing.
+// steps. Edit operations are the exception: the game's goroutine only
+// checks the request's files, and the operations and the load that checks
+// their result run on the request's own goroutine (at most
+// maxEditsAtOnce at a time), so that a big edit does not hold the game.
+// Without Options.Edit every one of them is refused (403): the server then
+// writes nothing; so is every one of them for a game whose sources are an
+// fs.FS (game.Options.Files), since the editor reads and writes files on
+// disk.
 
 const (
 	// maxEditBody bounds an editor request's body (a source and its
@@ -78,6 +86,11 @@ func (d *Debugger) routeEditor(w http.ResponseWriter, r *http.Request, seg []str
 func (d *Debugger) editorRefusal(r *http.Request) error {
 	if !d.opts.Edit {
 		return errorf(http.StatusForbidden, "this run does not edit its trees: start it with btrun run -debug ADDR -edit")
+	}
+	if err := d.g.EditableTrees(); err != nil {
+		// The game runs what Options.Files holds; the editor would read,
+		// check and write other files, on disk.
+		return errorf(http.StatusForbidden, "this game's trees cannot be edited: %v", err)
 	}
 	if err := checkRequest(r, d.opts.Host); err != nil {
 		return err
@@ -196,32 +209,97 @@ func (d *Debugger) serveEdit(w http.ResponseWriter, r *http.Request, name string
 		writeError(w, errorf(http.StatusRequestEntityTooLarge, `"source" is longer than %d bytes: the editor takes files of at most that`, maxEditSource))
 		return
 	}
-	d.call(w, r, func(*request) (any, error) {
-		file, err := d.editableFile(name, body.File)
-		if err != nil {
-			return nil, err
-		}
-		news := map[string][]byte{}
-		for _, f := range body.New {
-			if err := d.newFileProblem(f.File); err != nil {
-				return nil, errorf(http.StatusForbidden, "new file %s: %v", f.File, err)
+	// On the game's goroutine, what needs the game: which file, which new
+	// files, and a loader that needs nothing of it any more.
+	res := d.ask(r, func(*request) (any, error) { return d.editLoader(name, body) })
+	if res.err != nil {
+		writeError(w, res.err)
+		return
+	}
+	job := res.body.(editJob)
+	// Off it, the operations and the loads that check them: the game steps
+	// on meanwhile, and answers other requests.
+	release, err := d.editSlot(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer release()
+	file := job.file
+	text, err := applyOpsSafely(file, *body.Source, body.Ops, job.load)
+	if err != nil {
+		var oe *opError
+		if errors.As(err, &oe) {
+			extra := map[string]any{"op": oe.index}
+			if oe.field != "" {
+				extra = map[string]any{"field": oe.field}
 			}
-			if data, err := runtime.EncodeSource(f.File, f.Source); err == nil {
-				news[f.File] = data
-			}
+			writeError(w, &apiError{code: http.StatusUnprocessableEntity, msg: err.Error(), extra: extra})
+			return
 		}
-		text, err := applyOps(file, *body.Source, body.Ops, d.loader(name, file, news))
-		if err != nil {
-			var oe *opError
-			if errors.As(err, &oe) {
-				return nil, &apiError{code: http.StatusUnprocessableEntity, msg: err.Error(), extra: map[string]any{"op": oe.index}}
-			}
-			return nil, err
+		writeError(w, err)
+		return
+	}
+	v := editView{Source: text, Changed: text != *body.Source}
+	v.Outline, _, v.OutlineError = outlineOf(file, text)
+	writeJSON(w, http.StatusOK, v)
+}
+
+// applyOpsSafely is applyOps, a panic made a 500 answer as on the game's
+// goroutine (queue.go).
+func applyOpsSafely(file, text string, ops []json.RawMessage, load func(string) error) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", errorf(http.StatusInternalServerError, "internal error (please report it): %v", p)
 		}
-		v := editView{Source: text, Changed: text != *body.Source}
-		v.Outline, _, v.OutlineError = outlineOf(file, text)
-		return v, nil
-	})
+	}()
+	return applyOps(file, text, ops, load)
+}
+
+// maxEditsAtOnce bounds the edit requests worked on at once, off the
+// game's goroutine: each may take a few times its source in memory.
+const maxEditsAtOnce = 2
+
+// editSlot waits for a turn to work on an edit request (as long as a
+// request waits for the game) and returns what ends it.
+func (d *Debugger) editSlot(r *http.Request) (func(), error) {
+	t := time.NewTimer(d.opts.Timeout)
+	defer t.Stop()
+	select {
+	case d.edits <- struct{}{}:
+		return func() { <-d.edits }, nil
+	case <-r.Context().Done():
+		return nil, errorf(http.StatusServiceUnavailable, "the request was cancelled")
+	case <-t.C:
+		return nil, errorf(http.StatusServiceUnavailable, "the editor is busy with %d other requests: try again", maxEditsAtOnce)
+	}
+}
+
+// editJob is what an edit request works on off the game's goroutine: its
+// file, and how a text of it is loaded.
+type editJob struct {
+	file string
+	load func(string) error
+}
+
+// editLoader checks an edit request's files, on the game's goroutine, and
+// returns how its results are loaded, from any goroutine.
+func (d *Debugger) editLoader(name string, body editRequest) (any, error) {
+	file, err := d.editableFile(name, body.File)
+	if err != nil {
+		return nil, err
+	}
+	news := map[string][]byte{}
+	for _, f := range body.New {
+		if err := d.newFileProblem(f.File); err != nil {
+			return nil, errorf(http.StatusForbidden, "new file %s: %v", f.File, err)
+		}
+		if data, err := runtime.EncodeSource(f.File, f.Source); err == nil {
+			news[f.File] = data
+		}
+	}
+	files, _ := d.g.TreeFiles(name)
+	return editJob{file: file, load: d.loader(name, file, slices.Contains(files, file), news)}, nil
 }
 
 // editableFile checks a file named in a request: a file of tree name, or a
@@ -244,9 +322,19 @@ func (d *Debugger) editableFile(name, file string) (string, error) {
 	return file, nil
 }
 
+// maxFileName bounds the name of a new tree file.
+const maxFileName = 1024
+
 // newFileProblem says why file cannot be a new tree file, or nil.
 func (d *Debugger) newFileProblem(file string) error {
 	switch {
+	case strings.ContainsFunc(file, unicode.IsControl):
+		// Its name is printed as it is (a reload's summary): a newline
+		// would forge a line of btrun's output, an escape sequence reach
+		// the terminal.
+		return fmt.Errorf("a file's name may not hold control characters (%q)", file)
+	case len(file) > maxFileName:
+		return fmt.Errorf("a file's name is at most %d bytes", maxFileName)
 	case !fs.ValidPath(file) || strings.Contains(file, `\`):
 		return errors.New("a file is named by its path relative to the config's folder, with forward slashes, inside that folder")
 	case path.Ext(file) != ".xml":
@@ -260,22 +348,27 @@ func (d *Debugger) newFileProblem(file string) error {
 
 // loader returns how applyOps learns whether a text of file loads: tree
 // name loaded with it in place of the file, and the new files news; a new
-// file, loaded on its own as a subtree file.
-func (d *Debugger) loader(name, file string, news map[string][]byte) func(string) error {
+// file (inTree false), loaded on its own as a subtree file. It may be
+// called from any goroutine (game.TreeLoader).
+func (d *Debugger) loader(name, file string, inTree bool, news map[string][]byte) func(string) error {
+	tl, hook := d.g.TreeLoader(), d.loadHook
 	return func(text string) error {
+		if hook != nil {
+			hook()
+		}
 		data, err := runtime.EncodeSource(file, text)
 		if err != nil {
 			return err
 		}
-		if files, _ := d.g.TreeFiles(name); !slices.Contains(files, file) {
-			_, err = d.g.LoadTreeFile(file, data)
+		if !inTree {
+			_, err = tl.LoadTreeFile(file, data)
 			return err
 		}
 		override := map[string][]byte{file: data}
 		for f, data := range news {
 			override[f] = data
 		}
-		_, err = d.g.LoadTree(name, override)
+		_, err = tl.LoadTree(name, override)
 		return err
 	}
 }
@@ -388,8 +481,10 @@ func problemsView(texts map[string]string, ps []game.TreeProblem) []problemView 
 				o, _ = readSource(v.File, text)
 				outlines[v.File] = o
 			}
-			if k := o.ruleAt(v.Line, v.Col); o != nil && k >= 0 {
-				v.Rule = o.Rules[k].Label
+			if o != nil { // nil: the text is not well formed, and names no rule
+				if k := o.ruleAt(v.Line, v.Col); k >= 0 {
+					v.Rule = o.Rules[k].Label
+				}
 			}
 		}
 		out[i] = v
@@ -464,22 +559,23 @@ func (d *Debugger) save(name string, body saveRequest) (any, error) {
 		return nil, err
 	}
 	written, err := d.write(file, override, body.New)
-	undo := func() {
-		d.g.WriteTreeFile(file, old, false)
-		for _, f := range written {
-			d.g.RemoveTreeFile(f)
-		}
-	}
 	if err != nil {
-		undo()
-		return nil, errorf(http.StatusInternalServerError, "not saved: %v", err)
+		if uerr := d.undo(file, old, written); uerr != nil {
+			return nil, errorf(http.StatusInternalServerError, "not saved: %v; and putting the files back as they were failed: %v", err, uerr)
+		}
+		return nil, errorf(http.StatusInternalServerError, "not saved, and %s is as it was: %v", file, err)
 	}
 	changed := append([]string{file}, written...)
 	rep, err := d.g.Reload(game.ReloadOptions{Changed: changed})
 	if err != nil {
-		undo()
+		problems := problemsView(map[string]string{file: *body.Source}, problemsOfError(err, file))
+		if uerr := d.undo(file, old, written); uerr != nil {
+			return nil, &apiError{code: http.StatusInternalServerError,
+				msg:   fmt.Sprintf("not applied: %v; and putting the files back as they were failed, so they hold the text that does not apply: %v", err, uerr),
+				extra: map[string]any{"problems": problems}}
+		}
 		return nil, &apiError{code: http.StatusUnprocessableEntity, msg: fmt.Sprintf("not applied, and %s is back as it was: %v", file, err),
-			extra: map[string]any{"problems": problemsView(map[string]string{file: *body.Source}, problemsOfError(err, file))}}
+			extra: map[string]any{"problems": problems}}
 	}
 	v := map[string]any{"file": file, "version": versionOf(override[file]), "written": changed, "reload": d.reloadView(rep)}
 	if discarded[0] != 0 {
@@ -488,17 +584,39 @@ func (d *Debugger) save(name string, body saveRequest) (any, error) {
 	return v, nil
 }
 
+// treeWriter writes tree files: the game (a test's stand-in fails).
+type treeWriter interface {
+	WriteTreeFile(file string, data []byte, create bool) error
+	RemoveTreeFile(file string) error
+}
+
 // write writes the new files, then the file; it returns the new files
 // written.
 func (d *Debugger) write(file string, data map[string][]byte, news []fileSource) ([]string, error) {
 	var written []string
 	for _, f := range news {
-		if err := d.g.WriteTreeFile(f.File, data[f.File], true); err != nil {
+		if err := d.disk.WriteTreeFile(f.File, data[f.File], true); err != nil {
 			return written, err
 		}
 		written = append(written, f.File)
 	}
-	return written, d.g.WriteTreeFile(file, data[file], false)
+	return written, d.disk.WriteTreeFile(file, data[file], false)
+}
+
+// undo puts file back to old and removes the new files written, after a
+// save that failed; the error says what could not be undone (the answer
+// then must not say the files are as they were).
+func (d *Debugger) undo(file string, old []byte, written []string) error {
+	var errs []error
+	if err := d.disk.WriteTreeFile(file, old, false); err != nil {
+		errs = append(errs, err)
+	}
+	for _, f := range written {
+		if err := d.disk.RemoveTreeFile(f); err != nil {
+			errs = append(errs, fmt.Errorf("removing the new file %s: %w", f, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // reloadView is what a save's reload did: who kept their place and who

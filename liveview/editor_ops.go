@@ -38,14 +38,20 @@ type editOp struct {
 // opNames are the operations, in the order docs/debug.md lists them.
 var opNames = []string{"attr", "param", "conditions", "insert", "delete", "move", "tag", "text", "duplicate", "declare", "undeclare"}
 
-// opError is an operation that cannot be applied (422), naming it.
+// opError is an operation that cannot be applied (422), naming it; or,
+// with field set, a field of the request the operations cannot be applied
+// to ("source": text the editor cannot read).
 type opError struct {
 	index int
 	op    string
 	msg   string
+	field string
 }
 
 func (e *opError) Error() string {
+	if e.field != "" {
+		return fmt.Sprintf("%q: %s", e.field, e.msg)
+	}
 	if e.op == "" {
 		return fmt.Sprintf("op %d: %s", e.index, e.msg)
 	}
@@ -55,19 +61,39 @@ func (e *opError) Error() string {
 // maxOps bounds the operations of one request.
 const maxOps = 1000
 
+// maxOpsWork bounds the text the operations of one request read again:
+// each reads the text the one before made, and makes its labels. A
+// request of the page (a few operations on a file of some kilobytes)
+// reads a few hundred kilobytes; a thousand operations on a file of 16 kB
+// read all of it.
+const maxOpsWork = 16 << 20
+
 // applyOps applies ops to text, the text of file, one after the other.
-// load, when set, says why a text does not load (nil when it loads): an
-// operation whose result does not load, when its input did, is refused, so
-// that editing never breaks a tree that loaded. Errors are *opError.
+// load, when set, says why a text does not load (nil when it loads): a
+// result that does not load, when text did, is refused, so that editing
+// never breaks a tree that loaded. It is called once when the result
+// loads (or when text did not), and when it does not, a few times more to
+// find the operation to blame: each call loads a whole tree, so it is not
+// made once an operation (a thousand operations would load a big tree a
+// thousand times). Errors are *opError.
 func applyOps(file, text string, ops []json.RawMessage, load func(string) error) (string, error) {
 	if len(ops) > maxOps {
 		return "", &opError{index: maxOps, msg: fmt.Sprintf("at most %d operations a request", maxOps)}
 	}
-	loaded := false
-	if load != nil && len(ops) > 0 {
-		loaded = load(text) == nil
+	if len(ops) == 0 {
+		return text, nil
 	}
-	var o *outline // text's, while an operation changed nothing
+	o, err := readSource(file, text)
+	if err != nil {
+		return "", &opError{field: "source", msg: err.Error()}
+	}
+	work := 0
+	// The texts made, for the search of the operation to blame: texts[k+1]
+	// is what operation made[k] made. They add up to less than
+	// maxOpsWork.
+	texts := []string{text}
+	var made []int
+	var names []string
 	for i, raw := range ops {
 		var op editOp
 		dec := json.NewDecoder(bytes.NewReader(raw))
@@ -76,12 +102,6 @@ func applyOps(file, text string, ops []json.RawMessage, load func(string) error)
 			return "", &opError{index: i, msg: fmt.Sprintf("not an operation object: %v", err)}
 		}
 		fail := func(err error) error { return &opError{index: i, op: op.Op, msg: err.Error()} }
-		if o == nil {
-			var err error
-			if o, err = readSource(file, text); err != nil {
-				return "", fail(err)
-			}
-		}
 		next, err := applyOp(o, &op)
 		if err != nil {
 			return "", fail(err)
@@ -89,16 +109,34 @@ func applyOps(file, text string, ops []json.RawMessage, load func(string) error)
 		if next == text {
 			continue
 		}
-		if load != nil {
-			err := load(next)
-			if loaded && err != nil {
-				return "", fail(fmt.Errorf("the result would not load: %s", firstLines(err.Error(), 5)))
-			}
-			loaded = err == nil
+		if work += len(next) + o.labelBytes; work > maxOpsWork {
+			return "", fail(fmt.Errorf("the operations of one request read at most %d MB of text (each reads the text the one before made): send them in several requests", maxOpsWork>>20))
 		}
-		text, o = next, nil
+		if o, err = readSource(file, next); err != nil {
+			return "", fail(fmt.Errorf("the result cannot be edited: %w", err))
+		}
+		text = next
+		texts, made, names = append(texts, next), append(made, i), append(names, op.Op)
 	}
-	return text, nil
+	if load == nil || len(made) == 0 {
+		return text, nil
+	}
+	lerr := load(text)
+	if lerr == nil || load(texts[0]) != nil {
+		return text, nil
+	}
+	// texts[lo] loads and texts[hi] does not: the operation between two
+	// such texts is one that broke the tree.
+	lo, hi := 0, len(texts)-1
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if err := load(texts[m]); err != nil {
+			hi, lerr = m, err
+		} else {
+			lo = m
+		}
+	}
+	return "", &opError{index: made[hi-1], op: names[hi-1], msg: fmt.Sprintf("the result would not load: %s", firstLines(lerr.Error(), 5))}
 }
 
 // firstLines is the first n lines of s, with a count of the others.
@@ -157,7 +195,7 @@ func readSource(file, text string) (*outline, error) {
 		line, col := doc.pos(doc.root.start)
 		return nil, fmt.Errorf("%s:%d:%d: the root element is <%s>; a tree file's is <behaviorTree>", file, line, col, doc.root.name)
 	}
-	return newOutline(doc, file, enc), nil
+	return newOutline(doc, file, enc)
 }
 
 // applyOp returns the text of o with op applied.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/btrun/btrun/runtime"
 )
@@ -89,6 +90,12 @@ type outline struct {
 	enc    runtime.TextEncoding
 	nodes  []*srcNode       // per rule
 	labels map[string][]int // label -> rules
+	// Labels grow with the ids around them (".x" inside "a" is "a.x"), so
+	// rules nested deep could make labels whose total length grows with
+	// the square of the depth: the outline stops where the loader stops,
+	// at runtime.MaxIDBytes an id and runtime.MaxLabelBytes in all.
+	labelBytes int
+	err        error // the first limit reached; reading stops there
 }
 
 // outlineRule is one rule of a file, in document order.
@@ -119,8 +126,10 @@ type outlineDecl struct {
 	Col   int         `json:"col"`
 }
 
-// newOutline reads the rules and declarations of a scanned file.
-func newOutline(d *srcDoc, file string, enc runtime.TextEncoding) *outline {
+// newOutline reads the rules and declarations of a scanned file. The
+// error is a limit on ids the file goes beyond (at its rule), as the
+// loader reports it.
+func newOutline(d *srcDoc, file string, enc runtime.TextEncoding) (*outline, error) {
 	o := &outline{File: file, Encoding: enc.Name(), Rules: []outlineRule{}, Top: []int{}, Decls: []outlineDecl{},
 		doc: d, enc: enc, labels: map[string][]int{}}
 	o.Line, o.Col = d.pos(d.root.start)
@@ -128,7 +137,11 @@ func newOutline(d *srcDoc, file string, enc runtime.TextEncoding) *outline {
 	for _, c := range d.root.elements() {
 		switch {
 		case f.rule[c.name]:
-			o.Top = append(o.Top, o.addRule(c, -1, 0, ""))
+			i := o.addRule(c, -1, 0, "")
+			if o.err != nil {
+				return nil, o.err
+			}
+			o.Top = append(o.Top, i)
 		case f.block[c.name]:
 			for _, dl := range c.elements() {
 				line, col := d.pos(dl.start)
@@ -136,7 +149,7 @@ func newOutline(d *srcDoc, file string, enc runtime.TextEncoding) *outline {
 			}
 		}
 	}
-	return o
+	return o, nil
 }
 
 func (o *outline) attrsOf(n *srcNode) [][2]string {
@@ -149,21 +162,39 @@ func (o *outline) attrsOf(n *srcNode) [][2]string {
 
 // addRule adds rule element n and its rules; dot is the full id of the
 // closest enclosing rule that holds rules and has an id (the id rules).
+// At a limit it sets o.err and returns -1.
 func (o *outline) addRule(n *srcNode, parent, depth int, dot string) int {
 	d, f := o.doc, tagFormat()
 	i := len(o.Rules)
 	line, col := d.pos(n.start)
-	r := outlineRule{Index: i, Tag: n.name, Line: line, Col: col, Parent: parent, Depth: depth, Attrs: o.attrsOf(n),
+	r := outlineRule{Index: i, Tag: n.name, Line: line, Col: col, Parent: parent, Depth: depth,
 		Children: []int{}, Params: [][2]string{}, Conditions: []string{}}
 	if a, ok := n.attr("id"); ok {
-		r.ID = d.attrValue(a)
-		if strings.HasPrefix(r.ID, ".") {
-			r.ID = dot + r.ID
+		written := d.attrValue(a)
+		// The length is checked before the id is made: a long prefix is
+		// not copied into an id that is refused.
+		full := len(written)
+		if strings.HasPrefix(written, ".") {
+			full += len(dot)
+		}
+		if full > runtime.MaxIDBytes {
+			o.err = o.idTooLong(n, dot, written, full)
+			return -1
+		}
+		r.ID = written
+		if strings.HasPrefix(written, ".") {
+			r.ID = dot + written
 		}
 		r.Label = r.ID
 	} else {
 		r.Label = positionLabel(n.name, o.File, line, col)
 	}
+	if o.labelBytes += len(r.Label); o.labelBytes > runtime.MaxLabelBytes {
+		o.err = fmt.Errorf("%s:%d:%d: the file's ids and labels add up to more than %d MB; check for deeply nested rules whose ids start with \".\"",
+			o.File, line, col, runtime.MaxLabelBytes>>20)
+		return -1
+	}
+	r.Attrs = o.attrsOf(n)
 	if spec := f.tag[n.name]; spec != nil && spec.Text != "" {
 		r.Text = d.textOf(n)
 	}
@@ -188,12 +219,39 @@ func (o *outline) addRule(n *srcNode, parent, depth int, dot string) int {
 			o.Rules[i].Mode = d.textOf(c)
 		case f.rule[c.name]:
 			k := o.addRule(c, i, depth+1, inner)
+			if o.err != nil {
+				return -1
+			}
 			o.Rules[i].Children = append(o.Rules[i].Children, k)
 		default:
 			o.Rules[i].Other = append(o.Rules[i].Other, c.name)
 		}
 	}
 	return i
+}
+
+// idTooLong is the loader's error for an id longer than
+// runtime.MaxIDBytes, at rule n.
+func (o *outline) idTooLong(n *srcNode, dot, written string, full int) error {
+	line, col := o.doc.pos(n.start)
+	if full == len(written) {
+		return fmt.Errorf("%s:%d:%d: id %s... is %d bytes long; an id may be at most %d bytes",
+			o.File, line, col, cutID(written, 40), full, runtime.MaxIDBytes)
+	}
+	return fmt.Errorf("%s:%d:%d: id %s... (written %s) is %d bytes long with the prefixes of the rules around it; a full id may be at most %d bytes",
+		o.File, line, col, cutID(dot+cutID(written, 40), 40), cutID(written, 40), full, runtime.MaxIDBytes)
+}
+
+// cutID is the first n bytes of an id, at a character boundary, for a
+// message.
+func cutID(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // positionLabel is TAG@FILE:LINE:COL, the label of a rule without an id.

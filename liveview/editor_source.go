@@ -63,6 +63,8 @@ type srcDoc struct {
 	root  *srcNode   // the document element
 	lines []int      // the offset where each line starts
 	bom   int        // 3 when the text starts with U+FEFF, else 0
+	// lastPos is the last offset pos was asked, and its position.
+	lastPos struct{ off, line, col int }
 }
 
 // srcError is text the scanner cannot read, at a byte offset.
@@ -189,29 +191,37 @@ func (s *scanState) until(i int, kind srcKind, end, what string) (int, error) {
 }
 
 // directive reads <!DOCTYPE ...> (with an internal subset in brackets) or
-// another <!...> directive, wherever encoding/xml reads one: to the '>'
-// that closes it, quotes and nested markup skipped.
+// another <!...> directive, as encoding/xml reads one: the character after
+// "<!" is taken as it is, then the directive ends at the first '>' outside
+// quotes and outside the '<' '>' pairs it nests, a "<!--" in it starting a
+// comment that ends at the first "--" (which must be followed by '>').
 func (s *scanState) directive(i int) (int, error) {
+	if i+2 >= len(s.s) || s.s[i+2] == '-' || s.s[i+2] == '[' {
+		return 0, s.fail(i, "a <! that starts no comment, CDATA section or directive")
+	}
 	depth := 0
 	var quote byte
-	for j := i + 2; j < len(s.s); j++ {
+	for j := i + 3; j < len(s.s); j++ {
 		c := s.s[j]
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '<' || c == '[':
-			depth++
-		case c == ']':
-			depth--
-		case c == '>' && depth > 0:
-			depth--
-		case c == '>':
+		case quote == 0 && c == '>' && depth == 0:
 			s.add(&srcNode{kind: srcDirective, start: i, end: j + 1})
 			return j + 1, nil
+		case c == quote:
+			quote = 0
+		case quote != 0:
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '>':
+			depth--
+		case strings.HasPrefix(s.s[j:], "<!--"):
+			k := strings.Index(s.s[j+4:], "--")
+			if k < 0 || j+4+k+2 >= len(s.s) || s.s[j+4+k+2] != '>' {
+				return 0, s.fail(j, "a comment in a <! directive that is not closed (no -->), or that holds \"--\"")
+			}
+			j += 4 + k + 2 // the '>' of "-->"
+		case c == '<':
+			depth++
 		}
 	}
 	return 0, s.fail(i, "a <! directive that is not closed")
@@ -421,14 +431,20 @@ func (d *srcDoc) line(off int) int {
 }
 
 // pos is the line and column (in characters, as the loader counts them) of
-// a byte offset.
+// a byte offset. Offsets asked in document order on one line are counted
+// from the last one: a file on one long line is read in linear time.
 func (d *srcDoc) pos(off int) (line, col int) {
 	line = d.line(off)
-	start := d.lines[line-1]
+	start, col := d.lines[line-1], 1
 	if line == 1 {
 		start = d.bom
 	}
-	return line, utf8.RuneCountInString(d.text[start:off]) + 1
+	if last := &d.lastPos; last.line == line && last.off <= off && last.off >= start {
+		start, col = last.off, last.col
+	}
+	col += utf8.RuneCountInString(d.text[start:off])
+	d.lastPos.off, d.lastPos.line, d.lastPos.col = off, line, col
+	return line, col
 }
 
 // attr returns an element's attribute by name.
