@@ -300,16 +300,16 @@ type Tree struct {
 	Gates       []GateDecl
 	Fingerprint string // hex SHA-256 over the loaded files' paths and bytes
 
-	ids     map[string]int32
-	vars    map[string]int32
+	ids  map[string]int32
+	vars map[string]int32
 	// A tree composed for an agent's slots (slots.go) holds blocks of the
 	// trees its slots do not run: rules nothing reaches, by range. shape
 	// says how its rules are laid out, for RuleMap's shortcut.
 	unreachedBlocks [][2]int32
 	shape           string
-	signals map[string]int32
-	stamps  map[string]int32
-	gates   map[string]int32
+	signals         map[string]int32
+	stamps          map[string]int32
+	gates           map[string]int32
 }
 
 // Root is the index of the root rule.
