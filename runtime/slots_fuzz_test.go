@@ -41,16 +41,20 @@ func (s *fuzzScript) pick(a *Agent, p Params) (Status, error) {
 func (s *fuzzScript) graft(a *Agent, what string) error {
 	l := s.of(a)
 	v := l.draw()
+	slot := "s"
+	if _, two := a.Template().Tree.RuleIndex("t"); two && v>>8%3 == 0 { // the second slot, in hosts that have it
+		slot = "t"
+	}
 	var err error
 	switch v % 4 {
 	case 0:
-		err = a.Graft("s", "r")
+		err = a.Graft(slot, "r")
 	case 1:
-		err = a.Graft("s", "r2")
+		err = a.Graft(slot, "r2")
 	case 2:
-		err = a.Ungraft("s")
+		err = a.Ungraft(slot)
 	}
-	fmt.Fprintf(&l.log, "%s@%s %d %v; ", what, a.Label(), v%4, err)
+	fmt.Fprintf(&l.log, "%s@%s %s %d %v; ", what, a.Label(), slot, v%4, err)
 	return err
 }
 
@@ -217,6 +221,9 @@ func slotted(tb testing.TB, rt treegen.RandomTree, shape uint64) (treegen.Random
 	out.IDs = ids
 	for _, id := range rt.IDs {
 		out.IDs = append(out.IDs, "s."+id)
+		if slices.Contains(ids, "t") {
+			out.IDs = append(out.IDs, "t."+id)
+		}
 	}
 	return out, func(name string) (*Tree, bool) { return tree, name == "r" || name == "r2" }
 }
@@ -229,7 +236,8 @@ func slotted(tb testing.TB, rt treegen.RandomTree, shape uint64) (treegen.Random
 // graft (fuzz.graft). Bits 4-5: a timeout on the slot (1 s, when both
 // clear). Bit 6: a watched choice child before the slot's branch (abort
 // lower on a condition): preemptions leave the slot. Bit 7: abort self on
-// the slot's sequence.
+// the slot's sequence. Bit 9: a second slot "t" after the first, so that
+// the trees' blocks are laid out in the order the agents first took them.
 func slottedHost(shape uint64) (string, []string) {
 	ids := []string{"h", "w", "p", "s", "q", "y", "hd"}
 	attrs := ""
@@ -246,6 +254,10 @@ func slottedHost(shape uint64) (string, []string) {
 		attrs += ` timeout="1"`
 	}
 	slot := fmt.Sprintf(`<slot id="s" default="r" doNotFail="true"%s/><action name="%s" id="q"/>`, attrs, fuzzPick)
+	if shape>>9&1 != 0 {
+		slot += `<slot id="t" doNotFail="true"/>`
+		ids = append(ids, "t")
+	}
 	body := slot + fmt.Sprintf(`<action name="%s" id="hd"/>`, fuzzHold)
 	if shape&1 != 0 {
 		body = fmt.Sprintf(`<parallel id="par" success="%d"><sequence id="l1">%s</sequence><sequence id="l2"><action name="%s" id="p2"/><action name="%s" id="hd"/></sequence></parallel>`,

@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // SlotSave is one slot of a saved agent: the tree it holds (what it runs
 // while active, and where the saved cursor may be) and the tree grafted
@@ -158,13 +162,15 @@ func (b *BoundTree) fromCanonical(r int32) int32 {
 }
 
 // canonicalIndices gives the rules a save of an agent on view b names
-// their canonical indices.
+// their canonical indices, and puts the lists a snapshot makes in rule
+// order in canonical order (orders and lanes follow the active paths).
 func (b *BoundTree) canonicalIndices(s *Snapshot) {
 	at := b.canonical
 	for _, list := range [][]RuleTime{s.Clocks, s.Cooldowns} {
 		for i := range list {
 			list[i].Index = at(list[i].Index)
 		}
+		slices.SortStableFunc(list, func(x, y RuleTime) int { return cmp.Compare(x.Index, y.Index) })
 	}
 	for i := range s.Orders {
 		s.Orders[i].Index = at(s.Orders[i].Index)
@@ -172,9 +178,11 @@ func (b *BoundTree) canonicalIndices(s *Snapshot) {
 	for i := range s.Holds {
 		s.Holds[i].Index = at(s.Holds[i].Index)
 	}
+	slices.SortStableFunc(s.Holds, func(x, y RuleHold) int { return cmp.Compare(x.Index, y.Index) })
 	for i := range s.Entries {
 		s.Entries[i].Index = at(s.Entries[i].Index)
 	}
+	slices.SortStableFunc(s.Entries, func(x, y RuleEntry) int { return cmp.Compare(x.Index, y.Index) })
 	var lanes func([]LaneSnapshot)
 	lanes = func(l []LaneSnapshot) {
 		for i := range l {
