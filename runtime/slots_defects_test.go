@@ -210,3 +210,34 @@ func TestSlot_restoreChecksThatSavedGraftsStillFit(t *testing.T) {
 		})
 	}
 }
+
+// A slot in a subtree file, with a gate, a timeout and an exit hook, under
+// a sequence whose abort watches a condition: the grafted tree's labels
+// follow the slot's full id, the timeout fails the slot (its exit hook
+// says so), and the abort leaves it.
+func TestSlot_inASubtreeWithInterruptions(t *testing.T) {
+	files := map[string]string{
+		"main.xml": `<behaviorTree><variables><variable name="armed"/></variables><gates><gate name="G"/></gates>
+  <choice id="root"><sequence id="go" abort="self"><condition>ok?</condition><subtree id="sub">sub.xml</subtree></sequence><action name="ok" id="else"/></choice></behaviorTree>`,
+		"sub.xml": `<behaviorTree><slot id="use" default="gun" gate="G" timeout="2" exit="h"/></behaviorTree>`,
+	}
+	tree, err := LoadFile("main.xml", LoadOptions{ReadFile: memFiles(files)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newSlotHarness(t, `<behaviorTree><action name="ok"/></behaviorTree>`)
+	h.must(h.reg.RegisterCondition("ok?", ConditionFunc(func(a *Agent, p Params) (bool, error) { return h.conds["ok?"], nil })))
+	h.tree, err = Bind(tree, h.reg, BindOptions{Trees: slotTrees(t, slotGame)})
+	h.must(err)
+	h.agent = h.tree.NewAgent("a1", h.env)
+	h.conds["ok?"] = true
+	h.script["sub.use.aim"] = []Status{Running}
+	expectSteps(t, h.steps(4), []string{
+		"running sub.use.aim: sub.use.aim:start sub.use.aim",
+		"running sub.use.aim: sub.use.aim",
+		"success root: sub.use.aim:cancel -sub.use(timeout) else [timeout sub.use]",
+		"running sub.use.aim: sub.use.aim:start sub.use.aim",
+	})
+	h.conds["ok?"] = false
+	expectSteps(t, h.steps(1), []string{"success root: sub.use.aim:cancel -sub.use(abort) else [abort go]"})
+}
