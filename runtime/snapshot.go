@@ -329,7 +329,11 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	p.cursor = cursor
 	p.edited = s.Fingerprint != t.Fingerprint
 	if p.edited && s.carry == nil {
-		p.warn("tree %s changed since the save; every saved id still resolves", t.File)
+		what := t.File
+		if b.view != nil { // its fingerprint covers the trees its slots hold (slots.go)
+			what += " or a tree grafted into its slots"
+		}
+		p.warn("tree %s changed since the save; every saved id still resolves", what)
 	}
 	switch s.Last {
 	case 0, Success, Failure, Running, Errored:
