@@ -209,7 +209,7 @@ type RestorePlan struct {
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
 	stimuli                   []Stimulus    // the stimuli to put back (stimuli.go)
-	bound                     *BoundTree    // the composite the saved slots hold (slots_save.go)
+	bound                     *BoundTree    // the view of the tree whose slots hold the saved trees (slots_save.go)
 	wants                     []string      // the trees grafted into the slots, by slot
 	wantP                     []int32       // their pairs
 	// paths are the active paths, the agent's own and its running lanes',
@@ -299,7 +299,7 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	if err != nil {
 		return err
 	}
-	if to != a.bound { // planned on the composite of the saved slots' trees; Apply moves the agent there
+	if to != a.bound { // planned on the view whose slots hold the saved trees; Apply moves the agent there
 		was := a.bound
 		a.bound = to
 		defer func() { a.bound = was }()
