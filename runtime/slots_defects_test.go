@@ -241,3 +241,40 @@ func TestSlot_inASubtreeWithInterruptions(t *testing.T) {
 	h.conds["ok?"] = false
 	expectSteps(t, h.steps(1), []string{"success root: sub.use.aim:cancel -sub.use(abort) else [abort go]"})
 }
+
+// Once the trees involved are bound, a slot that takes another tree at
+// every entry allocates nothing: the move is a pointer to a view made
+// before.
+func TestSlot_takingAnotherTreeAllocatesNothing(t *testing.T) {
+	reg := NewRegistry()
+	n := 0
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(reg.RegisterAction("ok", ActionFunc(func(a *Agent, p Params) (Status, error) { return Success, nil })))
+	must(reg.RegisterAction("act", ActionFunc(func(a *Agent, p Params) (Status, error) { return Success, nil })))
+	must(reg.RegisterAction("pick", ActionFunc(func(a *Agent, p Params) (Status, error) {
+		n++
+		return Success, a.Graft("use", [...]string{"gun", "crate", "idle"}[n%3])
+	})))
+	tree, err := LoadBytes("test.xml", []byte(`<behaviorTree><variables><variable name="armed"/></variables>
+  <sequence id="root"><action name="pick" id="p"/><slot id="use" default="idle"/><action name="pick" id="q"/><slot id="spare"/></sequence></behaviorTree>`), LoadOptions{})
+	must(err)
+	b, err := Bind(tree, reg, BindOptions{Trees: slotTrees(t, slotGame)})
+	must(err)
+	a := b.NewAgent("a", &Env{})
+	step := func() {
+		if _, err := a.Step(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		step()
+	}
+	if allocs := testing.AllocsPerRun(100, step); allocs != 0 {
+		t.Fatalf("%v allocations per step", allocs)
+	}
+}
