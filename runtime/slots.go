@@ -374,7 +374,9 @@ func (g *slotTable) viewOf(live []int32) *BoundTree {
 			}
 		}
 	}
-	t.Fingerprint = hex.EncodeToString(fp.Sum(nil))
+	if slices.ContainsFunc(live, func(p int32) bool { return p >= 0 }) {
+		t.Fingerprint = hex.EncodeToString(fp.Sum(nil))
+	} // else the template's: a restore of its save puts the agent on the template (viewHolding)
 	t.shape = gen.shape + key.String()
 	v.Tree = &t
 	gen.views[key.String()] = &v

@@ -235,3 +235,24 @@ func TestSlot_savesDoNotDependOnTheOrderTreesWereFirstGrafted(t *testing.T) {
 		}
 	}
 }
+
+// An agent whose slots all gave up their trees saves as one that never
+// held any, which is what its restore gives back: the save after the
+// restore is byte for byte the one before.
+func TestSlot_aSaveWithEverySlotEmptyRestoresAsIs(t *testing.T) {
+	h := newSlotHarness(t, `<behaviorTree><variables><variable name="armed"/></variables><choice id="root"><slot id="use"/><action name="ok" id="else"/></choice></behaviorTree>`)
+	h.must(h.agent.Graft("use", "crate"))
+	h.steps(1)
+	h.must(h.agent.Ungraft("use"))
+	h.steps(1)
+	before, err := SaveAgents([]*Agent{h.agent}, nil)
+	h.must(err)
+	a := h.tree.NewAgent("a1", h.env)
+	warns, err := RestoreAgents(before, []*Agent{a}, nil)
+	h.must(err)
+	after, err := SaveAgents([]*Agent{a}, nil)
+	h.must(err)
+	if len(warns) > 0 || !bytes.Equal(before, after) {
+		t.Fatalf("restored with warnings %q; saves equal: %v", warns, bytes.Equal(before, after))
+	}
+}
