@@ -635,3 +635,40 @@ func TestReload_editedGraftedTree(t *testing.T) {
 	s.run(1)
 	wantLines(t, "output", s.people.String(), "t=1.50 grunt-1 log use.man.fire.burst: v2 burst")
 }
+
+// TestReload_graftedTreeWithItsActionsSwapped: the gun's two burst
+// actions swapped in its file (ids kept) and reloaded alone: a grunt in
+// the middle of the long burst stays on it, by id. (The first design of
+// slots gave the combined tree its template's fingerprint, so the carry
+// took every rule to its old index: the grunt went on with the short
+// burst.)
+func TestReload_graftedTreeWithItsActionsSwapped(t *testing.T) {
+	dir := filepath.Join("..", "tests", "testdata", "fixtures", "slots")
+	files := map[string]string{}
+	for _, name := range []string{"config.toml", "ai/grunt.xml", "ai/patrol.xml", "ai/gun.xml", "ai/crate.xml", "ai/open.xml", "ai/grunt.lua"} {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(data)
+	}
+	s := openSession(t, writeGame(t, files), 0)
+	s.run(6)
+	const long = "use.man.fire.burst.long"
+	if got := s.g.Agent("grunt-3").CursorLabel(); got != long {
+		t.Fatalf("grunt-3 is at %s", got)
+	}
+	short := `<action id=".short" name="shoot"><parameter name="shots">2</parameter></action>`
+	longXML := `<action id=".long" name="shoot"><parameter name="shots">4</parameter></action>`
+	swapped := strings.Replace(files["ai/gun.xml"], short+"\n        "+longXML, longXML+"\n        "+short, 1)
+	if swapped == files["ai/gun.xml"] {
+		t.Fatal("gun.xml has not the burst actions to swap")
+	}
+	s.write("ai/gun.xml", swapped)
+	if rep := s.reload("ai/gun.xml"); rep.Kept != 5 || len(rep.Restarted) != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	if got := s.g.Agent("grunt-3").CursorLabel(); got != long {
+		t.Fatalf("after the reload grunt-3 is at %s, want %s", got, long)
+	}
+}

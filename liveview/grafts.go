@@ -9,19 +9,21 @@ import (
 	"github.com/btrun/btrun/runtime"
 )
 
-// Slots in the live view: an agent whose slots hold trees runs a composite
-// of its tree (the template's rules at their own indices, then one block
-// per grafted tree), and the page draws that composite for it, each
-// grafted block under its slot.
+// Slots in the live view: an agent whose slots hold trees runs a
+// composite of its tree: the template's rules at their own indices, then
+// a block per (slot, tree) its template's agents took so far, of which
+// each slot runs one and the others are rules nothing reaches (dead
+// blocks); the page draws that composite for the agent, each grafted
+// block under its slot.
 //
 // Every composite an agent was seen running gets a key, the template's
 // name with what its slots hold ("grunt[use=gun]"), which the agent's view
 // names ("treeKey") and GET /api/trees/KEY answers, so the page fetches
 // each composite once and draws the one the agent runs at the step shown
 // (time travel included: a past step's agent runs the composite of then).
-// A composite a step left with dead blocks (a slot took another tree
-// during the step; the agent moves to the plain composite when its next
-// step begins) gets its own key, "grunt[use=crate]~2": its indices differ.
+// A composite that holds the same trees as one already named, laid out
+// with other blocks (the agents took a new tree since), gets its own key,
+// "grunt[use=gun]~2": its indices differ.
 //
 // The agent's records (results, reasons, lanes) are per rule index of the
 // composite they were recorded on (recState.bound); when the agent runs
@@ -62,28 +64,11 @@ func (c *composites) key(name string, b *runtime.BoundTree) string {
 	}
 	base := name + "[" + strings.Join(held, ",") + "]"
 	k := base
-	// A composite with dead blocks or blocks out of order is named after
-	// the plain one that holds the same trees, which keeps the plain key.
-	for n := 2; c.byKey[k].b != nil || k == base && !plain(b); n++ {
+	for n := 2; c.byKey[k].b != nil; n++ {
 		k = fmt.Sprintf("%s~%d", base, n)
 	}
 	c.byKey[k], c.keys[b] = composite{b, name}, k
 	return k
-}
-
-// plain reports whether composite b holds its blocks as the runtime
-// composes them for the trees they hold: slot by slot, with no dead block.
-func plain(b *runtime.BoundTree) bool {
-	end := int32(len(b.Template().Tree.Rules))
-	for _, s := range b.Slots() {
-		if s.Holds != "" {
-			if s.Start != end {
-				return false
-			}
-			end = s.End
-		}
-	}
-	return end == int32(len(b.Tree.Rules))
 }
 
 // find is the composite of key, and the name of its template.

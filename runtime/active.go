@@ -85,7 +85,7 @@ func (a *Agent) letIn(r int32, h *hotRule) bool {
 }
 
 // letSlotIn gives slot r, just let in, the tree wanted for it (slots.go):
-// the agent may move to another composite, whose rule r the loop runs.
+// the agent may move to another view of its tree (no index moves).
 func (a *Agent) letSlotIn(r int32) error { return a.enterSlot(r) }
 
 // ruleFinished leaves rule r (h is hot[r]), which was let in and finished

@@ -65,13 +65,18 @@ type BoundTree struct {
 	// gated is set when rules take gates (gate_agent.go): the slab then
 	// holds, from gateCount, one word per gate of Tree.Gates counting the
 	// agent's active rules that hold it, and from holdBase one bit per rule
-	// with a gate. gateCount is -1 otherwise.
+	// with a gate. gateCount is -1 otherwise. A hold bit (ruleFeat.holdBit)
+	// is its slab word × 64 + its bit: holdBase is 0 (features.go).
 	gated     bool
 	gateCount int
 	holdBase  int
-	// startBase is where the start bits of the rules that have one
-	// (hooks.go: enter, exit or log.start) begin in the slab.
+	// startBase is 0: a start bit (ruleFeat.startBit; hooks.go: enter,
+	// exit or log.start) is its slab word × 64 + its bit.
 	startBase int
+	// breaks are the first rules of the blocks of a tree composed for
+	// slots (slots.go), where bindFeatures starts new words; breakWords
+	// the slab length at each, then at the end.
+	breaks, breakWords []int32
 
 	// hot is the compact copy of the rules that the loops step
 	// (step_hot.go).
@@ -83,13 +88,13 @@ type BoundTree struct {
 	// declLen is the length of the slab's declarations part: variables,
 	// timestamps, signal marks and the signal counter (layout).
 	declLen int
-	// graft is the table of the template's slots and composites, shared by
-	// the template and its composites (slots.go); nil for a tree without
-	// slots. blocks says where each slot's tree is (empty in the template).
+	// graft is the table of the template's slots, shared by the template
+	// and every tree composed of it (slots.go); nil for a tree without
+	// slots. blocks says where each slot's tree is (empty in the
+	// template); view is what a composed tree is a view of.
 	graft  *slotTable
 	blocks []slotBlock
-	order  []blockKey // the composite's blocks in the order they follow the template's rules
-	stray  bool       // order is not canonical: compact when a step begins
+	view   *slotView
 }
 
 // Unresolved is a name that Lenient binding left unbound.
@@ -154,13 +159,14 @@ var unsetStamp = math.Float64bits(math.NaN())
 // Bind resolves every name of t against reg. It reports every problem it
 // finds, as an ErrorList, not only the first.
 func Bind(t *Tree, reg *Registry, opts BindOptions) (*BoundTree, error) {
-	return bind(t, reg, opts, nil)
+	return bind(t, reg, opts, nil, nil)
 }
 
-// bind is Bind; a composite of a template with slots (slots.go) is bound
-// with the template's table g, which it shares.
-func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable) (*BoundTree, error) {
-	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals)), gateCount: -1}
+// bind is Bind; a tree composed of a template with slots and the trees
+// grafted into them (slots.go) is bound with the template's table g,
+// which it shares, and the first rules of its blocks (breaks).
+func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable, breaks []int32) (*BoundTree, error) {
+	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals)), gateCount: -1, breaks: breaks}
 	for _, s := range t.Signals {
 		b.signalIdx[s.Name] = int32(len(b.signals))
 		b.signals = append(b.signals, boundSignal{name: s.Name, sets: s.Sets, stamps: s.Stamps, expires: s.Expires})

@@ -222,14 +222,31 @@
 //
 // # Slots and why
 //
-// A <slot> runs the tree grafted into it for the agent (slots.go): the
-// template stays shared and immutable, and each combination of trees in
-// its slots is a composite BoundTree (the template's rules at their own
-// indices, then one block per slot), bound once and shared. An agent moves
-// to another composite only where a slot is let in (the loop calls
-// letSlotIn for rules with hookSlot); a move during a step keeps every
-// index (the new block is appended), and beginStep puts the blocks back in
-// order at the next step (compact). Saves name each slot's tree
+// A <slot> runs the tree grafted into it for the agent (slots.go). The
+// design, and why: every (slot, tree) pair the agents of a template take
+// is a block with a fixed place in the template's universe (the template's
+// rules at their own indices, then one block per pair in the order pairs
+// were first needed), and an agent runs a view of a universe in which each
+// slot's child is the block of the pair it holds. A new pair binds a new
+// universe with one block more; bindFeatures lays slab words out in rule
+// order, so every earlier block keeps its indices and its words. Taking
+// another tree, at a slot's entry anywhere in a step (in a lane, under an
+// abort, in a retry), is therefore a pointer to another view and, for a
+// newer universe, a longer slab and more lane slots: no index moves, no
+// state is copied rule by rule, and a feature added later works in a
+// grafted tree without a line in slots.go. Memory is bounded by
+// construction: one universe per pair, one view per combination of pairs
+// the slots hold, each made once and shared. The alternatives were
+// weighed: windows of a fixed size per slot need the largest tree a slot
+// may hold before any is grafted; taking trees only between steps breaks
+// "a graft takes effect at the slot's next entry" (try ten objects in one
+// step); a grafted tree run as its own bound tree in a nested context
+// (like a lane) would give every rule index a tree beside it in observers,
+// traces, saves and the live view. The quiet path pays nothing: a slot is
+// a hook bit (hookSlot), and a tree without slots has no table. A view
+// has its own fingerprint (the template's and its trees') and shape, so a
+// reload of a grafted tree alone carries by id, and a restore checks every
+// saved tree and graft as Graft does. Saves name each slot's tree
 // (slots_save.go). With Env.Explain, the places that decide record why
 // (explain.go): checkConds, enterOrderedChoice, refuses and decideTake.
 //

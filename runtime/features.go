@@ -68,8 +68,8 @@ type ruleFeat struct {
 	repeat, attempts int32
 	countSlot        int32
 	// Enter and exit hooks (hooks.go), nil when none, and the rule's start
-	// bit (from BoundTree.startBase) when it has a hook or log.start, else
-	// -1.
+	// bit (its slab word × 64 + its bit) when it has a hook or log.start,
+	// else -1.
 	enter, exit Hook
 	startBit    int32
 
@@ -130,10 +130,35 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		b.slabLen += words
 		return s
 	}
-	holdBits, startBits := int32(0), int32(0)
+	// Every word a rule needs is allocated as the rules come, in document
+	// order, bits included (a word of start bits, or of hold bits, is
+	// allocated where the first rule that needs one comes): so the layout
+	// of a tree's first rules is the same whatever rules follow them, which
+	// lets an agent move to a tree with more blocks grafted after the same
+	// rules by growing its slab (slots.go). A block (breaks) starts new
+	// words, so that its words are its own. The gates' counts come first.
+	if len(t.Gates) > 0 {
+		b.gateCount = int(slot(len(t.Gates), 0))
+	}
+	holdBits, startBits := int32(0), int32(0) // bits used of the current word
+	holdAt, startAt := int32(0), int32(0)     // the current words
+	bit := func(used, at *int32) int32 {
+		if *used%64 == 0 {
+			*at, *used = slot(1, 0), 0
+		}
+		*used++
+		return *at*64 + *used - 1
+	}
+	breaks := b.breaks
+	b.breakWords = b.breakWords[:0]
 	for i := range t.Rules {
 		r := &t.Rules[i]
 		f := &b.feats[i]
+		if len(breaks) > 0 && breaks[0] == int32(i) {
+			breaks = breaks[1:]
+			holdBits, startBits = 0, 0
+			b.breakWords = append(b.breakWords, int32(b.slabLen))
+		}
 		f.abort, f.order, f.timeout, f.cooldown = r.Abort, r.Order, r.Timeout, r.Cooldown
 		f.timeSlot, f.coolSlot, f.orderSlot = -1, -1, -1
 		f.gate, f.holdBit = -1, -1
@@ -150,8 +175,7 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		}
 		if r.Gate != "" {
 			if g, ok := t.GateIndex(r.Gate); ok { // the loader checked it; a tree built by hand may not have been
-				f.gate, f.holdBit = g, holdBits
-				holdBits++
+				f.gate, f.holdBit = g, bit(&holdBits, &holdAt)
 			} else {
 				add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: fmt.Sprintf("gate %q is not declared", r.Gate)})
 			}
@@ -166,8 +190,7 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		f.logSuccess, _ = r.Params.Get(ParamLogSuccess)
 		f.logFailure, _ = r.Params.Get(ParamLogFailure)
 		if r.Enter != "" || r.Exit != "" || f.logStart != "" {
-			f.startBit = startBits
-			startBits++
+			f.startBit = bit(&startBits, &startAt)
 		}
 		if r.Abort != AbortNone || r.Timeout > 0 {
 			b.watch = true
@@ -209,15 +232,14 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		f.leaves = f.timeSlot >= 0 || f.coolSlot >= 0 || f.holdBit >= 0 || f.logSuccess != "" || f.logFailure != "" ||
 			f.countSlot >= 0 || f.startBit >= 0
 	}
-	if startBits > 0 {
-		b.startBase = int(slot(int(startBits+63)/64, 0))
+	if b.breaks != nil {
+		b.breakWords = append(b.breakWords, int32(b.slabLen))
 	}
-	if holdBits > 0 {
-		// Per gate, how many of the agent's active rules hold it; then one
-		// bit per rule with a gate.
-		b.gated = true
-		b.gateCount = int(slot(len(t.Gates), 0))
-		b.holdBase = int(slot(int(holdBits+63)/64, 0))
+	for i := range b.feats {
+		if b.feats[i].holdBit >= 0 {
+			b.gated = true // per gate, how many of the agent's active rules hold it (gateCount), and a bit per rule with a gate
+			break
+		}
 	}
 	b.bindLanes()
 	// Labels of the rules whose state a save names (label -> indices; a
@@ -292,6 +314,9 @@ func (b *BoundTree) bindScore(reg *Registry, i int32, opts BindOptions, warn fun
 // tree was edited).
 func (b *BoundTree) resolveLabel(label string, index int32) (int32, bool) {
 	rules := b.Tree.Rules
+	if b.view != nil { // saves name a grafted tree's rules by their canonical index (slots_save.go)
+		index = b.fromCanonical(index)
+	}
 	if index >= 0 && int(index) < len(rules) && rules[index].Label == label {
 		return index, true
 	}

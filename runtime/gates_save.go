@@ -103,7 +103,7 @@ func (p *RestorePlan) planHolds(s *Snapshot, active func(int32) bool, bad func(s
 func (p *RestorePlan) plannedHolds(i int32) bool {
 	b := p.a.bound
 	if p.bound != nil {
-		b = p.bound // the composite of the saved slots' trees (slots_save.go)
+		b = p.bound // the view whose slots hold the saved trees (slots_save.go)
 	}
 	return b.gateCount >= 0 && p.slab[b.gateCount+int(i)] > 0
 }

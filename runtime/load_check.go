@@ -386,6 +386,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		}
 		n.doNotFail = c.boolAttr(e, v, 2, false)
 		c.interruption(n, e, v, 3)
+		c.vocab(n, e, v, 3+len(interruptAttrs))
 	default:
 		v := c.attrs(e, leafAttrs)
 		c.id(n, e, v, 0)

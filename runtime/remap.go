@@ -35,7 +35,7 @@ type RuleMap struct {
 // MapRules maps the rules of from onto to, its edited version.
 func MapRules(from, to *Tree) *RuleMap {
 	m := &RuleMap{from: from, to: to, idx: make([]int32, len(from.Rules)), why: make([]string, len(from.Rules))}
-	if from.Fingerprint == to.Fingerprint && len(from.Rules) == len(to.Rules) {
+	if from.Fingerprint == to.Fingerprint && len(from.Rules) == len(to.Rules) && from.shape == to.shape {
 		for i := range m.idx {
 			m.idx[i] = int32(i)
 		}
@@ -45,6 +45,9 @@ func MapRules(from, to *Tree) *RuleMap {
 	for i := range from.Rules {
 		r := &from.Rules[i]
 		m.idx[i] = -1
+		if from.unreached(int32(i)) {
+			continue // a tree no slot of the agent runs (slots.go): nothing of it is kept
+		}
 		c, ok := int32(-1), false
 		switch {
 		case r.ID != "":
@@ -126,7 +129,7 @@ func (m *RuleMap) Rule(r int32) (int32, bool) {
 func (m *RuleMap) Gone() []GoneRule {
 	var out []GoneRule
 	for i, c := range m.idx {
-		if c < 0 {
+		if c < 0 && !m.from.unreached(int32(i)) {
 			out = append(out, GoneRule{Label: m.from.Rules[i].Label, Why: m.why[i]})
 		}
 	}

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
@@ -13,39 +15,45 @@ import (
 // A <slot id="X" default="T"/> has no child in the tree's template. What
 // it runs is per agent: the tree grafted into it (Agent.Graft), else its
 // default, else nothing (it fails). The template stays immutable and
-// shared; a slot's child tree is bound into a composite: the template's
+// shared. Every (slot, tree) pair an agent of the template needs becomes a
+// block of rules with a fixed place: the universe of a template is its
 // rules, unchanged and at the same indices, followed by one block per
-// slot that holds a tree (that tree's rules, their ids prefixed with the
-// slot's id and a dot, the block's root the slot's only child). Every
-// composite of a template is bound once, for the first agent that needs
-// it, and shared like the template (slotTable.composite); an agent runs
-// the composite of the trees its slots hold (Agent.Tree), so stepping,
-// labels, jumps, saves, gates and parallels inside a grafted tree are
-// those of any tree.
+// pair in the order the pairs were first needed (that tree's rules, their
+// ids prefixed with the slot's id and a dot, the block's root under the
+// slot). A new pair binds a new universe with one block more; the blocks
+// before it keep their indices and their words of the agent's slab
+// (bindFeatures lays words out in rule order), so nothing an agent holds
+// moves. An agent runs a view of a universe (Agent.Tree): the universe's
+// bound rules, shared, with each slot's child set to the block of the pair
+// it holds; the other blocks are rules nothing reaches (Tree.unreached).
 //
-// An agent changes composites only when a slot is let in (enterSlot, from
-// the loop): the slot takes the tree wanted for it then, so a graft takes
-// effect the next time the slot is entered, and an active slot keeps what
-// it runs until it is left. What the agent holds is carried over
-// (regraft): declarations are the template's, so its variables,
-// timestamps and signals stay where they are; timeout clocks, cooldowns,
-// choice orders and gate holds of the template's rules and of the other
-// slots' blocks move with their rules; those of the slot's previous tree
-// are dropped with it.
+// An agent changes views only when a slot is let in (enterSlot, from the
+// loop, or a retry of the slot): the slot takes the tree wanted for it
+// then, so a graft takes effect the next time the slot is entered, and an
+// active slot keeps what it runs until it is left. Taking another view is
+// a pointer and, for a newer universe, a longer slab and more lane slots;
+// the words of the block the slot takes are set back to their initial
+// values (nothing in it is active). So every per-rule feature, lanes and
+// any later one, works in a grafted tree without a line here, at any
+// moment of a step, in any context; and the trees a template binds are
+// bounded by the pairs its agents use: one universe per pair, one view per
+// combination of pairs the slots hold, each made once.
 //
 // A grafted tree must declare nothing the template does not (the same
 // variables with the same default, signals with the same effects and
 // expiry, timestamps with the same settings, gates by name), mention no
-// other signal, and hold no slot of its own: Agent.Graft checks that when
-// it is called. A tree without slots has no slotTable and pays nothing.
+// other signal, and hold no slot of its own: a pair is checked when it is
+// first needed (Agent.Graft, a restore, a carry), and a tree that does
+// not fit is an error there. A tree without slots has no slotTable and
+// pays nothing.
 
 // TreeSource finds a tree of the game by name (a config's [[trees]]
 // name), for the slots of the trees it binds.
 type TreeSource func(name string) (*Tree, bool)
 
-// slotTable is what the composites of one template share: the template,
-// its slots, and how to bind (the registry, the options, where trees come
-// from), with the composites bound so far.
+// slotTable is what the trees composed of one template share: the
+// template, its slots, how to bind (the registry, the options, where trees
+// come from), the pairs so far and the latest universe.
 type slotTable struct {
 	host  *BoundTree
 	slots []slotDef
@@ -53,8 +61,12 @@ type slotTable struct {
 	reg   *Registry
 	opts  BindOptions
 
-	mu    sync.Mutex
-	cache map[string]*BoundTree // by the trees its slots hold, joined by "\x00"
+	mu     sync.Mutex
+	pairs  []slotPair // the blocks of the latest universe, in order
+	byPair map[pairKey]int32
+	gen    *slotGen
+	none   *slotView // the template's moves
+	made   int       // universes and views bound or made so far (boundCount)
 }
 
 // slotDef is one slot of the template.
@@ -63,18 +75,51 @@ type slotDef struct {
 	id    string
 	def   string
 	depth int32
+	defP  int32 // the pair of its default tree; -1 without one
 }
 
-// slotBlock is where a composite holds a slot's tree: the rules
-// [start, end) and the tree's name; start == end when it holds none.
+// pairKey is a slot (its index) and a tree name.
+type pairKey struct {
+	slot int
+	tree string
+}
+
+// slotPair is a block of the universe: a slot and the tree it runs there.
+type slotPair struct {
+	pairKey
+	t *Tree
+}
+
+// slotGen is a universe: the template with a block per pair so far, bound,
+// and the views of it made so far.
+type slotGen struct {
+	u      *BoundTree
+	blocks []slotBlock // by pair
+	views  map[string]*BoundTree
+	shape  string // the pairs, for RuleMap's shortcut
+}
+
+// slotView is what a view knows of itself: its universe, the pair each
+// slot's block runs (-1: none), and the views a slot's entry moves to,
+// made as they are needed (guarded by slotTable.mu).
+type slotView struct {
+	gen   *slotGen
+	live  []int32
+	moves map[[2]int32]*BoundTree
+}
+
+// slotBlock is where a tree holds a slot's tree: the rules [start, end)
+// and the tree's name; start == end when it holds none. words are the
+// block's slab words [words[0], words[1]).
 type slotBlock struct {
 	start, end int32
 	tree       string
+	words      [2]int32
 }
 
 // SlotInfo describes a slot of a tree: its id, rule, default, and the tree
-// a composite holds in it ("" in the template) at rules [Start, End) (the
-// block's root is Start; Start == End when it holds none).
+// the agent's view holds in it ("" in the template) at rules [Start, End)
+// (the block's root is Start; Start == End when it holds none).
 type SlotInfo struct {
 	ID         string
 	Rule       int32
@@ -127,20 +172,10 @@ func (b *BoundTree) IsGrafted(r int32) (slot int, ok bool) {
 	return 0, false
 }
 
-// dead reports whether rule r of composite b is in a dead block: a tree a
-// slot held before it took another during a step.
-func (b *BoundTree) dead(r int32) bool {
-	if r < int32(len(b.graft.host.Tree.Rules)) {
-		return false
-	}
-	_, live := b.IsGrafted(r)
-	return !live
-}
-
 // newSlotTable makes the table of template b, whose tree has slots, and
 // checks each slot's default tree.
 func newSlotTable(b *BoundTree, reg *Registry, opts BindOptions) (*slotTable, error) {
-	g := &slotTable{host: b, byID: map[string]int{}, reg: reg, opts: opts, cache: map[string]*BoundTree{}}
+	g := &slotTable{host: b, byID: map[string]int{}, reg: reg, opts: opts, byPair: map[pairKey]int32{}}
 	t := b.Tree
 	var errs ErrorList
 	for i := range t.Rules {
@@ -149,18 +184,25 @@ func newSlotTable(b *BoundTree, reg *Registry, opts BindOptions) (*slotTable, er
 			continue
 		}
 		g.byID[r.ID] = len(g.slots)
-		g.slots = append(g.slots, slotDef{rule: int32(i), id: r.ID, def: r.Default, depth: r.Depth})
+		g.slots = append(g.slots, slotDef{rule: int32(i), id: r.ID, def: r.Default, depth: r.Depth, defP: -1})
 	}
 	b.blocks = make([]slotBlock, len(g.slots))
 	b.graft = g
+	g.none = &slotView{live: make([]int32, len(g.slots))}
+	for k := range g.none.live {
+		g.none.live[k] = -1
+	}
 	for k, s := range g.slots {
 		if s.def == "" || opts.Trees == nil { // a lone tree: its defaults are the game's to check
 			continue
 		}
-		if _, err := g.with(b, k, s.def); err != nil {
+		p, err := g.pair(k, s.def)
+		if err != nil {
 			r := &t.Rules[s.rule]
 			errs = append(errs, &Error{Pos: r.Pos, Label: r.Label, Err: ErrInvalidTree, Msg: "default tree: " + err.Error()})
+			continue
 		}
+		g.slots[k].defP = p
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -180,150 +222,219 @@ func (g *slotTable) slot(id string) (int, error) {
 	return 0, fmt.Errorf("tree %s has no slot %q (its slots: %s)", g.host.Tree.File, id, strings.Join(ids, ", "))
 }
 
-// blockKey is one block of a composite: slot's tree ("" for none: a slot
-// that gave up its tree).
-type blockKey struct {
-	slot int
-	tree string
-}
-
-// canonical is the order of blocks of the composite whose slots hold has:
-// slot by slot, in document order.
-func canonical(has []string) []blockKey {
-	var order []blockKey
-	for k, t := range has {
-		if t != "" {
-			order = append(order, blockKey{k, t})
-		}
-	}
-	return order
-}
-
-// with is the composite whose slots hold what b's hold, but slot k holds
-// tree (none when ""), in the canonical order.
-func (g *slotTable) with(b *BoundTree, k int, tree string) (*BoundTree, error) {
-	has := b.holds()
-	has[k] = tree
-	return g.composite(canonical(has))
-}
-
-// holds are the trees b's slots hold, by slot.
-func (b *BoundTree) holds() []string {
-	has := make([]string, len(b.blocks))
-	for i, bl := range b.blocks {
-		has[i] = bl.tree
-	}
-	return has
-}
-
-// composite is the bound composite with order's blocks, bound at its first
-// use. A slot's block is its last in order; blocks before it stay in the
-// composite as rules nothing reaches (dead blocks), so that the indices of
-// the runs a step recorded before a slot took another tree stay valid; an
-// order that is not canonical is put back in order when the agent's next
-// step begins (compact).
-func (g *slotTable) composite(order []blockKey) (*BoundTree, error) {
-	if len(order) == 0 {
-		return g.host, nil
-	}
-	var key strings.Builder
-	for _, e := range order {
-		fmt.Fprintf(&key, "%d=%s\x00", e.slot, e.tree)
-	}
+// pair is the pair of slot k and tree name: its block in every universe
+// from the one that first held it. A new pair is checked (fits) and bound
+// into a new universe; one that does not fit is an error, and nothing
+// changes.
+func (g *slotTable) pair(k int, name string) (int32, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if b := g.cache[key.String()]; b != nil {
-		return b, nil
-	}
-	t, blocks, err := g.compose(order)
-	if err != nil {
-		return nil, err
-	}
-	b, err := bind(t, g.reg, g.opts, g)
-	if err != nil {
-		return nil, err
-	}
-	b.blocks, b.order = blocks, order
-	if !slices.Equal(order, canonical(b.holds())) {
-		b.stray = true
-		b.begins = true // compact at the next step's beginning, in the loop
-		for i := range b.hot {
-			b.hot[i].bits &^= hotFast
-		}
-	}
-	if err := g.sameSlab(b, b.holds()); err != nil {
-		return nil, err
-	}
-	g.cache[key.String()] = b
-	return b, nil
+	return g.pairLocked(k, name)
 }
 
-// compose builds the composite tree of order.
-func (g *slotTable) compose(order []blockKey) (*Tree, []slotBlock, error) {
+func (g *slotTable) pairLocked(k int, name string) (int32, error) {
+	key := pairKey{k, name}
+	if p, ok := g.byPair[key]; ok {
+		return p, nil
+	}
+	c, err := g.tree(name)
+	if err != nil {
+		return -1, err
+	}
+	if err := fits(c, g.host.Tree, g.slots[k].id, name); err != nil {
+		return -1, err
+	}
+	pairs := append(slices.Clip(g.pairs), slotPair{key, c})
+	gen, err := g.universe(pairs)
+	if err != nil {
+		return -1, err
+	}
+	p := int32(len(g.pairs))
+	g.pairs, g.gen = pairs, gen
+	g.byPair[key] = p
+	return p, nil
+}
+
+// universe composes and binds the template with one block per pair.
+func (g *slotTable) universe(pairs []slotPair) (*slotGen, error) {
 	h := g.host.Tree
 	n := len(h.Rules)
 	t := &Tree{File: h.File, Files: slices.Clone(h.Files), Rules: slices.Clone(h.Rules),
 		Vars: h.Vars, Signals: h.Signals, Stamps: h.Stamps, Gates: h.Gates, Fingerprint: h.Fingerprint,
-		ids: make(map[string]int32, len(h.ids)), vars: h.vars, signals: h.signals, stamps: h.stamps, gates: h.gates}
-	for id, i := range h.ids {
-		t.ids[id] = i
-	}
-	last := make([]int, len(g.slots))
-	for i, e := range order {
-		last[e.slot] = i
-	}
-	blocks := make([]slotBlock, len(g.slots))
-	for i, e := range order {
-		s := g.slots[e.slot]
+		ids: h.ids, vars: h.vars, signals: h.signals, stamps: h.stamps, gates: h.gates}
+	gen := &slotGen{blocks: make([]slotBlock, len(pairs)), views: map[string]*BoundTree{}}
+	breaks := make([]int32, len(pairs))
+	var shape strings.Builder
+	for i, p := range pairs {
+		s := g.slots[p.slot]
 		start := int32(len(t.Rules))
-		live := last[e.slot] == i
-		if live {
-			blocks[e.slot] = slotBlock{start: start, end: start, tree: e.tree}
-		}
-		if e.tree == "" {
-			continue
-		}
-		c, err := g.tree(e.tree)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := fits(c, h, s.id, e.tree); err != nil {
-			return nil, nil, err
-		}
+		breaks[i] = start
+		fmt.Fprintf(&shape, "%d=%s@%s;", p.slot, p.tree, p.t.Fingerprint)
 		shift := func(i int32) int32 {
 			if i < 0 {
 				return i
 			}
 			return i + start
 		}
-		for _, r := range c.Rules {
+		for _, r := range p.t.Rules {
 			r.Parent, r.FirstChild, r.Next = shift(r.Parent), shift(r.FirstChild), shift(r.Next)
 			r.Depth += s.depth + 1
 			if r.ID != "" {
 				r.ID = s.id + "." + r.ID
 				r.Label = r.ID
-				if live {
-					t.ids[r.ID] = int32(len(t.Rules))
-				}
 			}
 			t.Rules = append(t.Rules, r)
 		}
 		t.Rules[start].Parent = s.rule
-		if live {
-			blocks[e.slot].end = int32(len(t.Rules))
-			t.Files = append(t.Files, c.Files...)
-		}
+		gen.blocks[i] = slotBlock{start: start, end: int32(len(t.Rules)), tree: p.tree}
+		t.Files = append(t.Files, p.t.Files...)
 	}
-	for k, s := range g.slots {
-		t.Rules[s.rule].FirstChild = -1
-		if bl := blocks[k]; bl.end > bl.start {
-			t.Rules[s.rule].FirstChild = bl.start
-		}
+	for _, s := range g.slots {
+		t.Rules[s.rule].FirstChild = -1 // each view gives it its child
 	}
 	if len(t.Rules) > n+maxRules {
-		return nil, nil, fmt.Errorf("the grafted trees make tree %s grow beyond %d rules", h.File, n+maxRules)
+		return nil, fmt.Errorf("the trees grafted into the slots of %s make it grow beyond %d rules", h.File, n+maxRules)
 	}
-	return t, blocks, nil
+	u, err := bind(t, g.reg, g.opts, g, breaks)
+	if err != nil {
+		return nil, err
+	}
+	if len(u.signals) != len(g.host.signals) {
+		// A grafted tree that waits for or sends a signal the template
+		// never mentions would need a place the template's agents lack
+		// (the pairs before the new one did not).
+		s, p := u.signals[len(g.host.signals)], pairs[len(pairs)-1]
+		return nil, fmt.Errorf("tree %q cannot be grafted into slot %q of %s: it mentions signal %q, which %s neither declares nor mentions; declare <signal name=%q/> there",
+			p.tree, g.slots[p.slot].id, h.File, s.name, h.File, s.name)
+	}
+	for i := range gen.blocks {
+		gen.blocks[i].words = [2]int32{int32(u.slabLen), int32(u.slabLen)}
+		if len(u.breakWords) > i+1 {
+			gen.blocks[i].words = [2]int32{u.breakWords[i], u.breakWords[i+1]}
+		}
+	}
+	gen.u, gen.shape = u, shape.String()
+	g.made++
+	return gen, nil
+}
+
+// viewOf is the view of the latest universe whose slots run live's pairs.
+// Call with g.mu held.
+func (g *slotTable) viewOf(live []int32) *BoundTree {
+	gen := g.gen
+	var key strings.Builder
+	for _, p := range live {
+		fmt.Fprintf(&key, "%d,", p)
+	}
+	if v := gen.views[key.String()]; v != nil {
+		return v
+	}
+	u := gen.u
+	v := *u
+	t := *u.Tree
+	t.Rules = slices.Clone(u.Tree.Rules)
+	t.ids = make(map[string]int32, len(u.Tree.ids))
+	for id, i := range g.host.Tree.ids {
+		t.ids[id] = i
+	}
+	v.rules, v.hot = slices.Clone(u.rules), slices.Clone(u.hot)
+	v.blocks = make([]slotBlock, len(g.slots))
+	v.view = &slotView{gen: gen, live: slices.Clone(live), moves: map[[2]int32]*BoundTree{}}
+	fp := sha256.New()
+	fp.Write([]byte(g.host.Tree.Fingerprint))
+	for k, s := range g.slots {
+		first, kind := int32(-1), KindFailure
+		if p := live[k]; p >= 0 {
+			bl := gen.blocks[p]
+			v.blocks[k] = bl
+			first, kind = bl.start, KindSequence
+			for i := bl.start; i < bl.end; i++ {
+				if id := t.Rules[i].ID; id != "" {
+					t.ids[id] = i
+				}
+			}
+			fmt.Fprintf(fp, "\x00%s=%s", s.id, g.pairs[p].t.Fingerprint)
+		}
+		t.Rules[s.rule].FirstChild = first
+		v.rules[s.rule].kind, v.rules[s.rule].firstChild = kind, first
+		v.hot[s.rule].kind, v.hot[s.rule].firstChild = kind, first
+	}
+	for p, bl := range gen.blocks {
+		if !slices.Contains(live, int32(p)) {
+			t.unreachedBlocks = append(t.unreachedBlocks, [2]int32{bl.start, bl.end})
+		}
+	}
+	if len(t.unreachedBlocks) > 0 && u.featLabels != nil {
+		v.featLabels = map[string][]int32{}
+		for l, rules := range u.featLabels {
+			for _, r := range rules {
+				if !t.unreached(r) {
+					v.featLabels[l] = append(v.featLabels[l], r)
+				}
+			}
+		}
+	}
+	if slices.ContainsFunc(live, func(p int32) bool { return p >= 0 }) {
+		t.Fingerprint = hex.EncodeToString(fp.Sum(nil))
+	} // else the template's: a restore of its save puts the agent on the template (viewHolding)
+	t.shape = gen.shape + key.String()
+	v.Tree = &t
+	gen.views[key.String()] = &v
+	g.made++
+	return &v
+}
+
+// move is the tree an agent on b runs once slot k takes pair p (-1: none).
+func (g *slotTable) move(b *BoundTree, k int, p int32) *BoundTree {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	v := b.view
+	if v == nil {
+		v = g.none
+	}
+	if to := v.moves[[2]int32{int32(k), p}]; to != nil {
+		return to
+	}
+	live := slices.Clone(v.live)
+	live[k] = p
+	to := g.viewOf(live)
+	if v.moves == nil {
+		v.moves = map[[2]int32]*BoundTree{}
+	}
+	v.moves[[2]int32{int32(k), p}] = to
+	return to
+}
+
+// viewHolding is the view whose slots hold the trees has names ("" none),
+// each checked as a pair.
+func (g *slotTable) viewHolding(has []string) (*BoundTree, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	live := make([]int32, len(g.slots))
+	any := false
+	for k, name := range has {
+		live[k] = -1
+		if name == "" {
+			continue
+		}
+		p, err := g.pairLocked(k, name)
+		if err != nil {
+			return nil, err
+		}
+		live[k], any = p, true
+	}
+	if !any {
+		return g.host, nil
+	}
+	return g.viewOf(live), nil
+}
+
+// boundCount is the number of universes bound and views made (tests: it
+// stays bounded by the pairs, however agents graft).
+func (g *slotTable) boundCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.made
 }
 
 // tree is the game's tree name.
@@ -397,29 +508,12 @@ func signalSays(t *Tree, s *SignalDecl) string {
 	return fmt.Sprintf("%v %s", s.Expires, strings.Join(parts, ","))
 }
 
-// sameSlab checks that composite b lays out declarations as its template
-// does: a grafted tree that waits for or sends a signal the template never
-// mentions would need a place the template's agents do not have.
-func (g *slotTable) sameSlab(b *BoundTree, has []string) error {
-	h := g.host
-	if len(b.signals) == len(h.signals) {
-		return nil
-	}
-	for _, s := range b.signals[len(h.signals):] {
-		for k, name := range has {
-			if name != "" {
-				return fmt.Errorf("tree %q cannot be grafted into slot %q of %s: it mentions signal %q, which %s neither declares nor mentions; declare <signal name=%q/> there",
-					name, g.slots[k].id, h.Tree.File, s.name, h.Tree.File, s.name)
-			}
-		}
-	}
-	return nil
-}
-
 // agentSlots is an agent's wishes for its slots: the tree to run at the
-// next entry of each ("" for the slot's default).
+// next entry of each ("" for the slot's default), and its pair (-1 when
+// none or not looked up yet).
 type agentSlots struct {
-	want []string
+	want  []string
+	wantP []int32
 }
 
 // Graft makes slot run tree (a tree of the game) from the next time it is
@@ -433,10 +527,12 @@ func (a *Agent) Graft(slot, tree string) error {
 	if tree == "" {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: "graft of an empty tree name into slot " + slot + "; use ungraft to give the slot back its default"}
 	}
-	if _, err := g.with(g.host, k, tree); err != nil {
+	p, err := g.pair(k, tree)
+	if err != nil {
 		return &Error{Agent: a.id, Err: ErrInvalidTree, Msg: err.Error()}
 	}
-	a.slotWants(g)[k] = tree
+	s := a.slotWants(g)
+	s.want[k], s.wantP[k] = tree, p
 	return nil
 }
 
@@ -447,7 +543,8 @@ func (a *Agent) Ungraft(slot string) error {
 	if err != nil {
 		return err
 	}
-	a.slotWants(g)[k] = ""
+	s := a.slotWants(g)
+	s.want[k], s.wantP[k] = "", -1
 	return nil
 }
 
@@ -479,150 +576,76 @@ func (a *Agent) slotNamed(slot string) (*slotTable, int, error) {
 	return g, k, nil
 }
 
-func (a *Agent) slotWants(g *slotTable) []string {
+func (a *Agent) slotWants(g *slotTable) *agentSlots {
 	x := a.extra()
 	if x.slots == nil {
-		x.slots = &agentSlots{want: make([]string, len(g.slots))}
+		x.slots = &agentSlots{want: make([]string, len(g.slots)), wantP: make([]int32, len(g.slots))}
+		for k := range x.slots.wantP {
+			x.slots.wantP[k] = -1
+		}
 	}
-	return x.slots.want
+	return x.slots
 }
 
-// wanted is the tree slot k is to run at its next entry.
-func (a *Agent) wanted(g *slotTable, k int) string {
-	if a.ext != nil && a.ext.slots != nil && a.ext.slots.want[k] != "" {
-		return a.ext.slots.want[k]
+// wanted is the pair slot k is to run at its next entry (-1: none).
+func (a *Agent) wanted(g *slotTable, k int) (int32, error) {
+	if s := a.ext; s != nil && s.slots != nil && s.slots.want[k] != "" {
+		if p := s.slots.wantP[k]; p >= 0 {
+			return p, nil
+		}
+		p, err := g.pair(k, s.slots.want[k]) // restored: looked up at its first use
+		if err != nil {
+			return -1, err
+		}
+		s.slots.wantP[k] = p
+		return p, nil
 	}
-	return g.slots[k].def
+	return g.slots[k].defP, nil
 }
 
-// enterSlot is called when slot rule r is let in: the slot takes the tree
-// wanted for it, and the agent moves to the composite that holds it: its
-// blocks followed by the new one, so that every rule keeps its index
-// during the step (compact puts the blocks in order between steps).
+// enterSlot is called when slot rule r is let in, or entered again for
+// another attempt: the slot takes the tree wanted for it, and the agent
+// moves to the view where it does (takeView).
 func (a *Agent) enterSlot(r int32) error {
 	b := a.bound
 	g := b.graft
 	k := slices.IndexFunc(g.slots, func(s slotDef) bool { return s.rule == r })
-	want := a.wanted(g, k)
-	if b.blocks[k].tree == want {
-		return nil
-	}
-	order := b.order
-	if order == nil && len(b.blocks) > 0 {
-		order = canonical(b.holds())
-	}
-	to, err := g.composite(append(slices.Clip(order), blockKey{k, want}))
+	p, err := a.wanted(g, k)
 	if err != nil {
 		return &Error{Agent: a.id, Label: b.Tree.Rules[r].Label, Err: ErrInvalidTree, Msg: err.Error()}
 	}
-	a.regraft(to, func(i int32) (int32, bool) { return i, true })
+	held := int32(-1)
+	if b.view != nil {
+		held = b.view.live[k]
+	}
+	if p == held {
+		return nil
+	}
+	a.takeView(g.move(b, k, p), k)
 	return nil
 }
 
-// compact moves an agent whose composite has dead blocks or blocks out of
-// order to the canonical composite of the trees its slots hold, when its
-// step begins (beginStep). An agent with lanes running in a slot's tree
-// stays until they end.
-func (a *Agent) compact() {
-	from := a.bound
-	to, err := from.graft.composite(canonical(from.holds()))
-	if err != nil {
-		return // the same trees bound in another order: cannot fail once bound
+// takeView moves the agent to view to, where slot k runs another block:
+// every index means what it meant (to is a view of the same universe or of
+// a later one, which only adds blocks), so the agent's slab grows to to's
+// length and its lanes to to's lane slots, and the words of the block k
+// takes start afresh (nothing in it is active).
+func (a *Agent) takeView(to *BoundTree, k int) {
+	if n := to.slabLen; len(a.slab) < n {
+		a.slab = append(a.slab, to.slabInit[len(a.slab):n]...)
 	}
-	where := func(i int32) (int32, bool) {
-		for k, bl := range from.blocks {
-			if i >= bl.start && i < bl.end {
-				return i - bl.start + to.blocks[k].start, true
-			}
-		}
-		if i < int32(len(from.graft.host.Tree.Rules)) {
-			return i, true
-		}
-		return 0, false // a dead block
+	if w := to.blocks[k].words; w[1] > w[0] {
+		copy(a.slab[w[0]:w[1]], to.slabInit[w[0]:w[1]])
 	}
-	if a.lanesRun() {
-		for _, p := range a.lanePaths(nil, a.cursor) {
-			if p.cursor >= int32(len(from.graft.host.Tree.Rules)) {
-				return
-			}
-		}
-	}
-	c, ok := where(a.cursor)
-	if !ok {
-		return // not reached: the cursor is never in a dead block
-	}
-	a.regraft(to, where)
-	a.cursor = c
-}
-
-// regraft moves the agent from its composite to composite to; where maps
-// a rule of the one to the other (false: a rule of a tree no slot holds
-// any more, whose state is dropped). Declarations are laid out alike in
-// every composite; timeout clocks, cooldowns, orders, gate holds, counts
-// and start bits move with their rules.
-func (a *Agent) regraft(to *BoundTree, where func(int32) (int32, bool)) {
-	from := a.bound
-	lanes := a.lanesRun()
-	slab := make([]uint64, to.slabLen)
-	copy(slab, to.slabInit)
-	copy(slab[:from.declLen], a.slab[:from.declLen])
-	if from.feats != nil && to.feats != nil {
-		for i := range from.feats {
-			j, ok := where(int32(i))
-			if !ok {
-				continue
-			}
-			f, t := &from.feats[i], &to.feats[j]
-			if f.timeSlot >= 0 {
-				slab[t.timeSlot] = a.slab[f.timeSlot]
-			}
-			if f.coolSlot >= 0 {
-				slab[t.coolSlot] = a.slab[f.coolSlot]
-			}
-			if f.orderSlot >= 0 {
-				n := orderWords(len(f.kids))
-				copy(slab[t.orderSlot:int(t.orderSlot)+n], a.slab[f.orderSlot:int(f.orderSlot)+n])
-			}
-			if f.holdBit >= 0 && a.slab[from.holdBase+int(f.holdBit>>6)]&(1<<(f.holdBit&63)) != 0 {
-				slab[to.holdBase+int(t.holdBit>>6)] |= 1 << (t.holdBit & 63)
-			}
-			if f.countSlot >= 0 && t.countSlot >= 0 { // repeat's passes, attempts' failures
-				slab[t.countSlot] = a.slab[f.countSlot]
-			}
-			if f.startBit >= 0 && t.startBit >= 0 && a.started(f) { // its exit hook will run
-				w, bit := to.startWord(t)
-				slab[w] |= bit
-			}
-		}
-		if from.gateCount >= 0 && to.gateCount >= 0 {
-			copy(slab[to.gateCount:to.gateCount+len(to.Tree.Gates)], a.slab[from.gateCount:from.gateCount+len(from.Tree.Gates)])
-		}
-	}
-	a.slab = slab
 	a.bound = to
-	a.regraftLanes(to, lanes)
-}
-
-// regraftLanes fits the agent's lanes, if it has them, to composite to:
-// the template's parallels come first in every composite, so lanes that
-// run (in the template's parallels) keep their places, and the lanes of
-// the grafted trees' parallels start idle.
-func (a *Agent) regraftLanes(to *BoundTree, running bool) {
-	if a.ext == nil || a.ext.lanes == nil {
+	if a.ext == nil || a.ext.lanes == nil || to.lanes == nil {
 		return
 	}
 	ls := a.ext.lanes
-	if to.lanes == nil || !running {
-		a.ext.lanes = nil // allocated again at the next entry into a parallel
-		return
-	}
-	n, pars := len(to.lanes.slots), to.lanes.pars
-	for len(ls.lanes) < n {
+	for len(ls.lanes) < len(to.lanes.slots) {
 		ls.lanes = append(ls.lanes, laneCtx{})
 	}
-	ls.lanes = ls.lanes[:n]
-	for len(ls.runs) < pars {
+	for len(ls.runs) < to.lanes.pars {
 		ls.runs = append(ls.runs, idleRun)
 	}
-	ls.runs = ls.runs[:pars]
 }

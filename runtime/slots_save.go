@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // SlotSave is one slot of a saved agent: the tree it holds (what it runs
 // while active, and where the saved cursor may be) and the tree grafted
@@ -24,45 +28,52 @@ func (a *Agent) snapshotSlots(s *Snapshot) {
 	}
 }
 
-// restoreBound is the composite a snapshot's slots hold, of the agent's
-// template: a slot or tree the game does not have is an error. A carry (a
-// hot reload) drops the slots the new version no longer has, as
-// FollowSlots did: what ran in one is gone with it, and the rule map
-// leaves an agent whose cursor was there without a place (it restarts).
-func (a *Agent) restoreBound(s *Snapshot) (*BoundTree, error) {
+// restoreBound is the view of the agent's template whose slots hold what
+// a snapshot's hold, and the pairs of the trees grafted into them: a slot
+// or tree the game does not have, or a tree that no longer fits the
+// template (fits), is an error, so that a restore never leaves a slot that
+// fails at every entry. A carry (a hot reload) drops the slots the new
+// version no longer has, as FollowSlots does: what ran in one is gone
+// with it, and the rule map leaves an agent whose cursor was there
+// without a place (it restarts).
+func (a *Agent) restoreBound(s *Snapshot) (*BoundTree, []int32, error) {
 	host := a.Template()
 	g := host.graft
 	if g == nil {
 		if len(s.Slots) > 0 && s.carry == nil {
-			return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("cannot restore: the save holds slots (%s) and tree %s has none", s.Slots[0].Slot, host.Tree.File)}
+			return nil, nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("cannot restore: the save holds slots (%s) and tree %s has none", s.Slots[0].Slot, host.Tree.File)}
 		}
-		return host, nil
+		return host, nil, nil
 	}
 	has := make([]string, len(g.slots))
+	wantP := make([]int32, len(g.slots))
+	for k := range wantP {
+		wantP[k] = -1
+	}
 	for _, sl := range s.Slots {
 		k, err := g.slot(sl.Slot)
 		if err != nil && s.carry != nil {
 			continue
 		}
 		if err != nil {
-			return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: "cannot restore: " + err.Error()}
+			return nil, nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: "cannot restore: " + err.Error()}
 		}
 		has[k] = sl.Holds
 		if sl.Wants != "" {
-			if _, err := g.tree(sl.Wants); err != nil {
-				return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("cannot restore the graft into slot %q: %v", sl.Slot, err)}
+			if wantP[k], err = g.pair(k, sl.Wants); err != nil {
+				return nil, nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("cannot restore the graft into slot %q: %v", sl.Slot, err)}
 			}
 		}
 	}
-	b, err := g.composite(canonical(has))
+	b, err := g.viewHolding(has)
 	if err != nil {
-		return nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: "cannot restore the trees of its slots: " + err.Error()}
+		return nil, nil, &Error{Agent: a.id, Err: ErrUnknownID, Msg: "cannot restore the trees of its slots: " + err.Error()}
 	}
-	return b, nil
+	return b, wantP, nil
 }
 
-// slotWants are the grafts a snapshot restores, by slot of the agent's
-// template (nil for a tree without slots; restoreBound checked the names).
+// savedWants are the grafts a snapshot restores, by slot of the agent's
+// template (nil for a tree without slots; restoreBound checked them).
 func (a *Agent) savedWants(s *Snapshot) []string {
 	g := a.Template().graft
 	if g == nil {
@@ -77,7 +88,7 @@ func (a *Agent) savedWants(s *Snapshot) []string {
 	return w
 }
 
-// applySlots moves the agent to the planned composite, with its grafts.
+// applySlots moves the agent to the planned view, with its grafts.
 func (a *Agent) applySlots(p *RestorePlan) {
 	if p.bound == nil {
 		return
@@ -87,7 +98,9 @@ func (a *Agent) applySlots(p *RestorePlan) {
 		return
 	}
 	if a.ext != nil && a.ext.slots != nil || anySet(p.wants) {
-		copy(a.slotWants(p.bound.graft), p.wants)
+		s := a.slotWants(p.bound.graft)
+		copy(s.want, p.wants)
+		copy(s.wantP, p.wantP)
 	}
 }
 
@@ -117,27 +130,47 @@ func (d *Decoder) slots(list []SlotSave) []SlotSave {
 	return list
 }
 
-// canonicalIndices gives the rules a save of an agent on composite b
-// names their indices in the canonical composite of the trees b's slots
-// hold, so that a save does not depend on the order in which slots took
-// their trees during a step. (A carry maps the indices of b itself.)
-func (b *BoundTree) canonicalIndices(s *Snapshot) {
-	to, err := b.graft.composite(canonical(b.holds()))
-	if err != nil {
-		return
-	}
-	at := func(r int32) int32 {
-		for k, bl := range b.blocks {
-			if r >= bl.start && r < bl.end {
-				return r - bl.start + to.blocks[k].start
-			}
+// canonical is the index rule r of view b has in the canonical composite
+// of the trees b's slots hold: the template's rules, then each slot's tree
+// in slot order. Saves name rules by it, so that a save depends neither on
+// the order in which the agents of a game first took their trees nor on
+// the trees no slot holds (and saves of format 7, written when agents ran
+// such composites, restore as they were). fromCanonical is its inverse.
+func (b *BoundTree) canonical(r int32) int32 {
+	at := int32(len(b.graft.host.Tree.Rules))
+	for _, bl := range b.blocks {
+		if r >= bl.start && r < bl.end {
+			return r - bl.start + at
 		}
+		at += bl.end - bl.start
+	}
+	return r
+}
+
+func (b *BoundTree) fromCanonical(r int32) int32 {
+	at := int32(len(b.graft.host.Tree.Rules))
+	if r < at {
 		return r
 	}
+	for _, bl := range b.blocks {
+		if n := bl.end - bl.start; r < at+n {
+			return r - at + bl.start
+		}
+		at += bl.end - bl.start
+	}
+	return -1
+}
+
+// canonicalIndices gives the rules a save of an agent on view b names
+// their canonical indices, and puts the lists a snapshot makes in rule
+// order in canonical order (orders and lanes follow the active paths).
+func (b *BoundTree) canonicalIndices(s *Snapshot) {
+	at := b.canonical
 	for _, list := range [][]RuleTime{s.Clocks, s.Cooldowns} {
 		for i := range list {
 			list[i].Index = at(list[i].Index)
 		}
+		slices.SortStableFunc(list, func(x, y RuleTime) int { return cmp.Compare(x.Index, y.Index) })
 	}
 	for i := range s.Orders {
 		s.Orders[i].Index = at(s.Orders[i].Index)
@@ -145,9 +178,11 @@ func (b *BoundTree) canonicalIndices(s *Snapshot) {
 	for i := range s.Holds {
 		s.Holds[i].Index = at(s.Holds[i].Index)
 	}
+	slices.SortStableFunc(s.Holds, func(x, y RuleHold) int { return cmp.Compare(x.Index, y.Index) })
 	for i := range s.Entries {
 		s.Entries[i].Index = at(s.Entries[i].Index)
 	}
+	slices.SortStableFunc(s.Entries, func(x, y RuleEntry) int { return cmp.Compare(x.Index, y.Index) })
 	var lanes func([]LaneSnapshot)
 	lanes = func(l []LaneSnapshot) {
 		for i := range l {
@@ -159,10 +194,10 @@ func (b *BoundTree) canonicalIndices(s *Snapshot) {
 }
 
 // FollowSlots puts a, a new agent of a new version of old's template (a
-// hot reload, before the carry), on the composite whose slots hold the
-// trees old's slots hold, in their new versions, with old's grafts. A slot
-// the new version lacks is dropped; a tree that does not fit the new
-// version any more is an error.
+// hot reload, before the carry), on the view whose slots hold the trees
+// old's slots hold, in their new versions, with old's grafts. A slot the
+// new version lacks is dropped; a tree that does not fit the new version
+// any more is an error (held or grafted: the game keeps the old version).
 func (a *Agent) FollowSlots(old *Agent) error {
 	g, og := a.bound.graft, old.bound.graft
 	if g == nil || og == nil {
@@ -170,6 +205,7 @@ func (a *Agent) FollowSlots(old *Agent) error {
 	}
 	has := make([]string, len(g.slots))
 	want := make([]string, len(g.slots))
+	wantP := make([]int32, len(g.slots))
 	for k, s := range og.slots {
 		nk, err := g.slot(s.id)
 		if err != nil {
@@ -180,7 +216,17 @@ func (a *Agent) FollowSlots(old *Agent) error {
 			want[nk] = old.ext.slots.want[k]
 		}
 	}
-	to, err := g.composite(canonical(has))
+	for k := range wantP {
+		wantP[k] = -1
+		if want[k] != "" {
+			p, err := g.pair(k, want[k])
+			if err != nil {
+				return &Error{Agent: a.id, Err: ErrInvalidTree, Msg: "the tree grafted into its slot: " + err.Error()}
+			}
+			wantP[k] = p
+		}
+	}
+	to, err := g.viewHolding(has)
 	if err != nil {
 		return &Error{Agent: a.id, Err: ErrInvalidTree, Msg: "its slots' trees: " + err.Error()}
 	}
@@ -188,7 +234,9 @@ func (a *Agent) FollowSlots(old *Agent) error {
 	copy(slab, to.slabInit)
 	a.bound, a.slab = to, slab
 	if anySet(want) {
-		copy(a.slotWants(g), want)
+		s := a.slotWants(g)
+		copy(s.want, want)
+		copy(s.wantP, wantP)
 	}
 	return nil
 }

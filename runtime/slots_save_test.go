@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -36,7 +37,9 @@ var slotSaveGame = map[string]string{
 	"crate": `<behaviorTree><choice id="open" order="random"><yield id="lift"/><yield id="kick"/><yield id="pry"/></choice></behaviorTree>`,
 }
 
-func slotSaveTree(t *testing.T) *BoundTree {
+func slotSaveTree(t *testing.T) *BoundTree { return slotSaveTreeWith(t, slotSaveGame) }
+
+func slotSaveTreeWith(t *testing.T, game map[string]string) *BoundTree {
 	t.Helper()
 	reg := NewRegistry()
 	must := func(err error) {
@@ -64,7 +67,7 @@ func slotSaveTree(t *testing.T) *BoundTree {
 	})))
 	tr, err := LoadBytes("host.xml", []byte(slotSaveHost), LoadOptions{})
 	must(err)
-	b, err := Bind(tr, reg, BindOptions{Trees: slotTrees(t, slotSaveGame)})
+	b, err := Bind(tr, reg, BindOptions{Trees: slotTrees(t, game)})
 	must(err)
 	return b
 }
@@ -176,4 +179,80 @@ func FuzzRestoreSlots(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A save does not depend on the order in which the game first needed its
+// grafted trees: restored into a fresh bind (whose trees' blocks are laid
+// out in another order) at any step, the run's saves are byte for byte
+// those of the run without the restore.
+func TestSlot_savesDoNotDependOnTheOrderTreesWereFirstGrafted(t *testing.T) {
+	game := map[string]string{ // both slots' trees with rules whose state a save lists in tree order
+		"idle":  slotSaveGame["idle"],
+		"gun":   slotSaveGame["gun"],
+		"crate": `<behaviorTree><choice id="open" order="random"><yield id="lift" cooldown="5"/><yield id="kick" cooldown="5"/><yield id="pry"/></choice></behaviorTree>`,
+	}
+	b := slotSaveTreeWith(t, game)
+	const steps = 40
+	run := func(saveAt int) [][]byte {
+		env := &Env{Seed: 7}
+		agents := []*Agent{b.NewAgent("a", env), b.NewAgent("b", env)}
+		var saves [][]byte
+		for i := range steps {
+			if i == saveAt {
+				data, err := SaveAgents(agents, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fresh, err := Bind(b.Tree, b.graft.reg, BindOptions{Trees: b.graft.opts.Trees})
+				if err != nil {
+					t.Fatal(err)
+				}
+				agents = []*Agent{fresh.NewAgent("a", env), fresh.NewAgent("b", env)}
+				if _, err := RestoreAgents(data, agents, nil); err != nil {
+					t.Fatalf("restore at step %d: %v", i, err)
+				}
+			}
+			for _, a := range agents {
+				if _, err := a.Step(0.5); err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+			}
+			data, err := SaveAgents(agents, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			saves = append(saves, data)
+		}
+		return saves
+	}
+	want := run(-1)
+	for k := 1; k < steps; k++ {
+		got := run(k)
+		for i := k; i < steps; i++ {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("restored into a fresh bind at step %d: the save after step %d differs", k, i+1)
+			}
+		}
+	}
+}
+
+// An agent whose slots all gave up their trees saves as one that never
+// held any, which is what its restore gives back: the save after the
+// restore is byte for byte the one before.
+func TestSlot_aSaveWithEverySlotEmptyRestoresAsIs(t *testing.T) {
+	h := newSlotHarness(t, `<behaviorTree><variables><variable name="armed"/></variables><choice id="root"><slot id="use"/><action name="ok" id="else"/></choice></behaviorTree>`)
+	h.must(h.agent.Graft("use", "crate"))
+	h.steps(1)
+	h.must(h.agent.Ungraft("use"))
+	h.steps(1)
+	before, err := SaveAgents([]*Agent{h.agent}, nil)
+	h.must(err)
+	a := h.tree.NewAgent("a1", h.env)
+	warns, err := RestoreAgents(before, []*Agent{a}, nil)
+	h.must(err)
+	after, err := SaveAgents([]*Agent{a}, nil)
+	h.must(err)
+	if len(warns) > 0 || !bytes.Equal(before, after) {
+		t.Fatalf("restored with warnings %q; saves equal: %v", warns, bytes.Equal(before, after))
+	}
 }

@@ -159,7 +159,7 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 	a.snapshotFeatures(s)
 	a.snapshotStimuli(s)
 	a.snapshotSlots(s)
-	if a.bound.stray && !carry {
+	if a.bound.view != nil && !carry {
 		defer a.bound.canonicalIndices(s) // slots_save.go; the lanes below too
 	}
 	if a.lanesRun() {
@@ -209,8 +209,9 @@ type RestorePlan struct {
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
 	stimuli                   []Stimulus    // the stimuli to put back (stimuli.go)
-	bound                     *BoundTree    // the composite the saved slots hold (slots_save.go)
+	bound                     *BoundTree    // the view of the tree whose slots hold the saved trees (slots_save.go)
 	wants                     []string      // the trees grafted into the slots, by slot
+	wantP                     []int32       // their pairs
 	// paths are the active paths, the agent's own and its running lanes',
 	// while planning; planRestore reuses the array it finds here (a
 	// restore of many agents plans them all through one).
@@ -227,8 +228,8 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 	rules := b.Tree.Rules
 	for i := range b.feats {
 		f := &b.feats[i]
-		if b.stray && b.dead(int32(i)) {
-			continue // a tree a slot held earlier in the step: compact drops it
+		if b.Tree.unreached(int32(i)) {
+			continue // a tree no slot runs (slots.go): its words start afresh when one takes it
 		}
 		if f.timeSlot >= 0 {
 			if v := math.Float64frombits(a.slab[f.timeSlot]); !math.IsNaN(v) {
@@ -294,11 +295,11 @@ func (a *Agent) PlanRestore(s *Snapshot) (*RestorePlan, error) {
 // to hold the restored variables, timestamps, signal marks, clocks,
 // cooldowns and orders. p keeps nothing of s but its rule bytes.
 func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
-	to, err := a.restoreBound(s)
+	to, wantP, err := a.restoreBound(s)
 	if err != nil {
 		return err
 	}
-	if to != a.bound { // planned on the composite of the saved slots' trees; Apply moves the agent there
+	if to != a.bound { // planned on the view whose slots hold the saved trees; Apply moves the agent there
 		was := a.bound
 		a.bound = to
 		defer func() { a.bound = was }()
@@ -313,7 +314,7 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	// every tree marked its cursor active say so only that way.
 	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active || !s.FirstRun, freshRand: s.freshRand,
 		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes,
-		paths: p.paths[:0], bound: a.bound, wants: a.savedWants(s)}
+		paths: p.paths[:0], bound: a.bound, wants: a.savedWants(s), wantP: wantP}
 	if s.ID != a.id {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
@@ -328,7 +329,11 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	p.cursor = cursor
 	p.edited = s.Fingerprint != t.Fingerprint
 	if p.edited && s.carry == nil {
-		p.warn("tree %s changed since the save; every saved id still resolves", t.File)
+		what := t.File
+		if b.view != nil { // its fingerprint covers the trees its slots hold (slots.go)
+			what += " or a tree grafted into its slots"
+		}
+		p.warn("tree %s changed since the save; every saved id still resolves", what)
 	}
 	switch s.Last {
 	case 0, Success, Failure, Running, Errored:

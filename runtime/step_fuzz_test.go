@@ -215,7 +215,7 @@ func (s *fuzzScript) registry() *Registry {
 		}
 		return nil
 	}))
-	reg.RegisterAction(fuzzPick, ActionFunc(s.pick))
+	s.registerSlots(reg) // slots_fuzz_test.go
 	return reg
 }
 
@@ -422,6 +422,7 @@ func compareFuzzGames(tb testing.TB, rt treegen.RandomTree, ref, other fuzzMode,
 // answered later).
 func checkFuzzGame(tb testing.TB, data []byte) {
 	checkFuzzTree(tb, treegen.Random(data), fuzzSeed(data), nil)
+	checkSlotWays(tb, treegen.Random(data), fuzzSeed(data), nil) // saves at every step, a reload (slots_fuzz_test.go)
 }
 
 // fuzzSeed is the seed of a game's streams, from its data.

@@ -95,7 +95,7 @@ const (
 	// landing below it (moveTo).
 	hookStart
 	// hookSlot: the rule is a slot: letting it in gives it the tree wanted
-	// for it (enterSlot), which may move the agent to another composite.
+	// for it (enterSlot), which may move the agent to another view of its tree.
 	hookSlot
 )
 

@@ -31,7 +31,6 @@ func (a *Agent) loop() (Status, error) {
 			if st, err, done := a.beginStep(); done {
 				return st, err
 			}
-			b = a.bound // compact may have moved it (slots.go)
 		}
 	}
 	limit := a.env.limit()
@@ -175,6 +174,12 @@ func (a *Agent) loop() (Status, error) {
 			// r failed with attempts left (a jump's discarded result leaves
 			// r without finishing it): it runs again, in the same step.
 			st = statusMoved
+			if h.hooks&hookSlot != 0 { // a slot entered again takes the tree wanted now (slots.go)
+				if err := a.letSlotIn(r); err != nil {
+					return a.abort(err)
+				}
+				b = a.bound
+			}
 		}
 		if st == Running {
 			if b.lanes != nil && a.laneWaits() {
@@ -220,10 +225,6 @@ func (a *Agent) runsSoFar() []RuleRun { return a.env.runs[:a.count] }
 // there.
 func (a *Agent) beginStep() (Status, error, bool) {
 	b := a.bound
-	if b.stray {
-		a.compact() // slots.go
-		b = a.bound
-	}
 	if b.gated {
 		a.beginGateStep()
 	}

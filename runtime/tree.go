@@ -300,11 +300,16 @@ type Tree struct {
 	Gates       []GateDecl
 	Fingerprint string // hex SHA-256 over the loaded files' paths and bytes
 
-	ids     map[string]int32
-	vars    map[string]int32
-	signals map[string]int32
-	stamps  map[string]int32
-	gates   map[string]int32
+	ids  map[string]int32
+	vars map[string]int32
+	// A tree composed for an agent's slots (slots.go) holds blocks of the
+	// trees its slots do not run: rules nothing reaches, by range. shape
+	// says how its rules are laid out, for RuleMap's shortcut.
+	unreachedBlocks [][2]int32
+	shape           string
+	signals         map[string]int32
+	stamps          map[string]int32
+	gates           map[string]int32
 }
 
 // Root is the index of the root rule.
@@ -369,4 +374,15 @@ func (t *Tree) index() {
 	for i, g := range t.Gates {
 		t.gates[g.Name] = int32(i)
 	}
+}
+
+// unreached reports whether rule i is in a block of a tree that none of
+// the slots of this composed tree runs (slots.go).
+func (t *Tree) unreached(i int32) bool {
+	for _, bl := range t.unreachedBlocks {
+		if i >= bl[0] && i < bl[1] {
+			return true
+		}
+	}
+	return false
 }

@@ -58,3 +58,25 @@ func TestSlots_validateAndTree(t *testing.T) {
 		t.Errorf("btrun tree: exit %d:\n%s", r.code, r.stdout)
 	}
 }
+
+// TestSlots_inALane: a slot in a parallel's lane, its tree grafted from
+// the lane just before: the other lane keeps running beside the grafted
+// tree, and the parallel finishes when both are done, as with the tree
+// written inline. (The first design of slots dropped the other lane when
+// the slot took its tree, then panicked when the grafted tree finished.)
+func TestSlots_inALane(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace")
+	if r := run(t, "", "run", "-config", fixture("slotlanes"), "-trace", trace, "-quiet"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got, _ := os.ReadFile(trace)
+	for _, want := range []string{
+		`"step":1,"time":0.25,"agent":"host-1","runs":[["host.both.watch","running"],["host.both.work.pick","success"],["use.obj.hold","running"]],"result":"running","cursor":"host.both","lanes":["host.both.watch","use.obj.hold"]}`,
+		`"step":3,"time":0.75,"agent":"host-1","runs":[["host.both.watch","running"],["use.obj.hold","success"],["use.obj.done","success"]],"result":"running","cursor":"host.both","lanes":["host.both.watch"]}`,
+		`["host.rest","success"]`,
+	} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("the trace lacks %s:\n%s", want, got)
+		}
+	}
+}
