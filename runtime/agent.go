@@ -85,6 +85,12 @@ const (
 	phaseWaitCond                // paused at a condition that returned ErrPending
 	phaseWaitAction              // paused at an action that returned ErrPending
 	phaseWaitGate                // paused at the take of a gate, until the round's end (gate_agent.go)
+	// phaseCancel: calling a running action's cancel hook between steps
+	// (Reset, Close, Jump, a restore): the agent is leaving its rules, so
+	// a signal the hook sends the agent itself has its handlers owed
+	// (handlers.go), called once the agent has left them, and a jump is
+	// refused.
+	phaseCancel
 	// From here on the rule being called is ext.callRule, not the cursor.
 	phaseChecking  // running the start-of-step checks (interrupt.go)
 	phaseScoring   // calling a scorer (order.go)
@@ -502,6 +508,9 @@ func (a *Agent) JumpTo(i int32) error {
 	if a.phase == phaseHook {
 		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %s from an enter or exit hook; a hook sets things up or cleans them up, the tree decides where to go", a.bound.Tree.Rules[i].Label), Err: ErrBusy}
 	}
+	if a.phase == phaseCancel {
+		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %s from a cancel hook called between steps: the agent is being reset, removed, restored or moved already", a.bound.Tree.Rules[i].Label), Err: ErrBusy}
+	}
 	if a.phase != phaseIdle {
 		a.jump = i
 		return nil
@@ -514,7 +523,7 @@ func (a *Agent) JumpTo(i int32) error {
 	err := a.jumpNow(a.cursor, a.flags&flagActive != 0, i)
 	a.toMain()
 	a.flushGates()
-	return err
+	return a.handleOwed(err)
 }
 
 // Reset puts the cursor back on the root, cancelling an action interrupted
@@ -532,7 +541,7 @@ func (a *Agent) Reset() error {
 	a.arrive(Root)
 	a.phase, a.jump, a.condIdx = phaseIdle, -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered
-	return err
+	return a.handleOwed(err)
 }
 
 // Close ends the agent's life: an action interrupted while running is
@@ -543,7 +552,7 @@ func (a *Agent) Close() error {
 	err := a.cancelRunning()
 	a.leaveAll(leftRemove)
 	a.flushGates()
-	return err
+	return a.handleOwed(err)
 }
 
 // arrive puts the cursor on rule i as a fresh arrival: actionFirstRun is set,
@@ -578,10 +587,13 @@ func (a *Agent) cancelRunning() error {
 	if r.canceler == nil {
 		return nil
 	}
-	saved := a.flags
+	saved, phase := a.flags, a.phase
 	a.flags &^= flagBubbling // Rule() is the cursor during the hook
+	if phase == phaseIdle {
+		a.phase = phaseCancel
+	}
 	err := r.canceler.Cancel(a, r.params)
-	a.flags = saved
+	a.flags, a.phase = saved, phase
 	if err != nil {
 		return a.ruleError(a.cursor, nil, "cancel of action "+fmt.Sprintf("%q", a.bound.Tree.Rules[a.cursor].Action), err)
 	}
