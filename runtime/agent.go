@@ -458,10 +458,11 @@ type SignalDataObserver interface {
 }
 
 // Send sends a signal from this agent, with data (NilValue: none): "self"
-// (or the agent's own id) applies it at once; "all" applies it to this
-// agent at once and hands it to the Router for every other agent; any
+// (or the agent's own id) applies it at once; "all" hands it to the Router
+// for every other agent and then applies it to this agent at once; any
 // other id goes to the Router. Data that CheckData refuses is an error and
-// nothing is sent.
+// nothing is sent; so is a signal the Router refuses (a game's limit on
+// signals a step): a refused "all" does not reach the sender either.
 func (a *Agent) Send(to, signal string, data Value) error {
 	if err := CheckData(data); err != nil {
 		return fmt.Errorf("runtime: agent %s cannot send %q to %q: %w", a.id, signal, to, err)
@@ -470,13 +471,14 @@ func (a *Agent) Send(to, signal string, data Value) error {
 		return a.receive(signal, &data, a.time)
 	}
 	if to == "all" {
-		if err := a.receive(signal, &data, a.time); err != nil {
-			return err
+		if r := a.env.Router; r != nil {
+			if err := r.Route(a, to, signal, data); err != nil {
+				return err
+			}
 		}
-		if a.env.Router == nil {
-			return nil
-		}
-	} else if a.env.Router == nil {
+		return a.receive(signal, &data, a.time)
+	}
+	if a.env.Router == nil {
 		return fmt.Errorf("runtime: agent %s cannot send %q to %q: the agent has no Router to reach other agents", a.id, signal, to)
 	}
 	return a.env.Router.Route(a, to, signal, data)
