@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,29 @@ func TestTrace_aRefusedBroadcastReachesNoOne(t *testing.T) {
 	}
 	if !strings.Contains(got, `sends a second signal to all agents in one step (signal \"Hello\")`) {
 		t.Errorf("the second broadcast is not an error:\n%s", got)
+	}
+}
+
+// TestExplain_recordedForATraceOnly: -explain without a trace has nothing
+// to write the reasons to: the runtime does not record them (a recording
+// step runs in the runtime's loop, without its fast path).
+func TestExplain_recordedForATraceOnly(t *testing.T) {
+	cfg, err := LoadConfig(writeGame(t, echoGame))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, trace := range []string{"", "-"} {
+		var out bytes.Buffer
+		g, err := Open(cfg, Options{Trace: trace, Explain: true, Stdout: &out, Stderr: &out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.OpenTrace(); err != nil {
+			t.Fatal(err)
+		}
+		if g.env.Explain != (trace != "") {
+			t.Errorf("trace %q: the runtime records why: %v", trace, g.env.Explain)
+		}
+		g.Close()
 	}
 }
