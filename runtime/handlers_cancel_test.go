@@ -109,3 +109,27 @@ func TestHandler_laneCancelSignallingTheAgentOnAnError(t *testing.T) {
 		t.Errorf("RunHandlers after the reset: %v", h.log)
 	}
 }
+
+// TestCancel_betweenStepsMayNotJump: a cancel hook called while the agent
+// is reset between steps may not move it elsewhere (it used to jump in the
+// middle of the reset).
+func TestCancel_betweenStepsMayNotJump(t *testing.T) {
+	h := newHarness(t, bt(`<sequence id="root"><action id="a" name="act"/><action id="b" name="ok"/></sequence>`), nil)
+	h.must(h.reg.RegisterAction("jumpy", &Lifecycle{
+		OnRun:    func(*Agent, Params) (Status, error) { return Running, nil },
+		OnCancel: func(a *Agent, _ Params) error { return a.Jump("b") },
+	}))
+	tree, err := LoadBytes("test.xml", []byte(bt(`<sequence id="root"><action id="a" name="jumpy"/><action id="b" name="ok"/></sequence>`)), LoadOptions{})
+	h.must(err)
+	h.tree, err = Bind(tree, h.reg, BindOptions{})
+	h.must(err)
+	h.agent = h.tree.NewAgent("a1", h.env)
+	expectSteps(t, h.steps(1), []string{"running a: "})
+	err = h.agent.Reset()
+	if err == nil || !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "cannot jump to b from a cancel hook called between steps") {
+		t.Errorf("got %v", err)
+	}
+	if h.agent.CursorLabel() != "root" {
+		t.Errorf("the reset is done all the same: cursor %s", h.agent.CursorLabel())
+	}
+}
