@@ -202,7 +202,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// Observer is set by OpenTrace: the rules run in a step are kept only
 	// for the trace, and keeping them is a map look-up and a copy per
 	// agent-step.
-	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Seed: g.seed(), Explain: opts.Explain}
+	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Seed: g.seed()} // Explain: with a trace (OpenTrace)
 	if opts.Realtime || cfg.Run.Realtime {
 		g.pacer = &pacer{period: time.Duration(cfg.Run.Dt * float64(time.Second))}
 	}
@@ -284,6 +284,7 @@ func (g *Game) OpenTrace() error {
 		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(g.opts.TraceTo)
 		g.trace.Explain = g.opts.Explain
+		g.env.Explain = g.env.Explain || g.opts.Explain // recorded for a reader only: the trace, or the live view (debug.go)
 		return nil
 	}
 	path := g.opts.Trace
@@ -300,6 +301,7 @@ func (g *Game) OpenTrace() error {
 		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(g.opts.Stdout)
 		g.trace.Explain = g.opts.Explain
+		g.env.Explain = g.env.Explain || g.opts.Explain // recorded for a reader only: the trace, or the live view (debug.go)
 	default:
 		f, err := os.Create(path)
 		if err != nil {
@@ -308,6 +310,7 @@ func (g *Game) OpenTrace() error {
 		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(f)
 		g.trace.Explain = g.opts.Explain
+		g.env.Explain = g.env.Explain || g.opts.Explain // recorded for a reader only: the trace, or the live view (debug.go)
 		g.traceFile = f
 	}
 	return nil

@@ -31,11 +31,16 @@ func (g *Game) SignalReceived(a *runtime.Agent, signal string) {
 }
 
 // SignalReceivedData is the runtime.SignalDataObserver: SignalReceived
-// with the signal's data, which the trace shows.
+// with the signal's data, which the trace shows. The delivery's sender is
+// the first signal's only: the runtime reports the delivered signal before
+// calling its handlers, and a signal a handler sends the agent itself is
+// the agent's own (docs/reference.md).
 func (g *Game) SignalReceivedData(a *runtime.Agent, signal string, data runtime.Value) {
 	from := g.from
-	if from == "" {
+	if from == "" { // during the steps (the workers' too): only read
 		from = a.ID()
+	} else {
+		g.from = ""
 	}
 	g.noteChange(a, change{kind: 's', name: signal, from: from, data: data})
 }

@@ -85,6 +85,12 @@ const (
 	phaseWaitCond                // paused at a condition that returned ErrPending
 	phaseWaitAction              // paused at an action that returned ErrPending
 	phaseWaitGate                // paused at the take of a gate, until the round's end (gate_agent.go)
+	// phaseCancel: calling a running action's cancel hook between steps
+	// (Reset, Close, Jump, a restore): the agent is leaving its rules, so
+	// a signal the hook sends the agent itself has its handlers owed
+	// (handlers.go), called once the agent has left them, and a jump is
+	// refused.
+	phaseCancel
 	// From here on the rule being called is ext.callRule, not the cursor.
 	phaseChecking  // running the start-of-step checks (interrupt.go)
 	phaseScoring   // calling a scorer (order.go)
@@ -452,10 +458,11 @@ type SignalDataObserver interface {
 }
 
 // Send sends a signal from this agent, with data (NilValue: none): "self"
-// (or the agent's own id) applies it at once; "all" applies it to this
-// agent at once and hands it to the Router for every other agent; any
+// (or the agent's own id) applies it at once; "all" hands it to the Router
+// for every other agent and then applies it to this agent at once; any
 // other id goes to the Router. Data that CheckData refuses is an error and
-// nothing is sent.
+// nothing is sent; so is a signal the Router refuses (a game's limit on
+// signals a step): a refused "all" does not reach the sender either.
 func (a *Agent) Send(to, signal string, data Value) error {
 	if err := CheckData(data); err != nil {
 		return fmt.Errorf("runtime: agent %s cannot send %q to %q: %w", a.id, signal, to, err)
@@ -464,13 +471,14 @@ func (a *Agent) Send(to, signal string, data Value) error {
 		return a.receive(signal, &data, a.time)
 	}
 	if to == "all" {
-		if err := a.receive(signal, &data, a.time); err != nil {
-			return err
+		if r := a.env.Router; r != nil {
+			if err := r.Route(a, to, signal, data); err != nil {
+				return err
+			}
 		}
-		if a.env.Router == nil {
-			return nil
-		}
-	} else if a.env.Router == nil {
+		return a.receive(signal, &data, a.time)
+	}
+	if a.env.Router == nil {
 		return fmt.Errorf("runtime: agent %s cannot send %q to %q: the agent has no Router to reach other agents", a.id, signal, to)
 	}
 	return a.env.Router.Route(a, to, signal, data)
@@ -502,6 +510,9 @@ func (a *Agent) JumpTo(i int32) error {
 	if a.phase == phaseHook {
 		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %s from an enter or exit hook; a hook sets things up or cleans them up, the tree decides where to go", a.bound.Tree.Rules[i].Label), Err: ErrBusy}
 	}
+	if a.phase == phaseCancel {
+		return &Error{Agent: a.id, Msg: fmt.Sprintf("cannot jump to %s from a cancel hook called between steps: the agent is being reset, removed, restored or moved already", a.bound.Tree.Rules[i].Label), Err: ErrBusy}
+	}
 	if a.phase != phaseIdle {
 		a.jump = i
 		return nil
@@ -514,7 +525,7 @@ func (a *Agent) JumpTo(i int32) error {
 	err := a.jumpNow(a.cursor, a.flags&flagActive != 0, i)
 	a.toMain()
 	a.flushGates()
-	return err
+	return a.handleOwed(err)
 }
 
 // Reset puts the cursor back on the root, cancelling an action interrupted
@@ -532,7 +543,7 @@ func (a *Agent) Reset() error {
 	a.arrive(Root)
 	a.phase, a.jump, a.condIdx = phaseIdle, -1, 0
 	a.flags &^= flagBubbling | flagCondAnswered | flagActionAnswered
-	return err
+	return a.handleOwed(err)
 }
 
 // Close ends the agent's life: an action interrupted while running is
@@ -543,7 +554,7 @@ func (a *Agent) Close() error {
 	err := a.cancelRunning()
 	a.leaveAll(leftRemove)
 	a.flushGates()
-	return err
+	return a.handleOwed(err)
 }
 
 // arrive puts the cursor on rule i as a fresh arrival: actionFirstRun is set,
@@ -578,10 +589,13 @@ func (a *Agent) cancelRunning() error {
 	if r.canceler == nil {
 		return nil
 	}
-	saved := a.flags
+	saved, phase := a.flags, a.phase
 	a.flags &^= flagBubbling // Rule() is the cursor during the hook
+	if phase == phaseIdle {
+		a.phase = phaseCancel
+	}
 	err := r.canceler.Cancel(a, r.params)
-	a.flags = saved
+	a.flags, a.phase = saved, phase
 	if err != nil {
 		return a.ruleError(a.cursor, nil, "cancel of action "+fmt.Sprintf("%q", a.bound.Tree.Rules[a.cursor].Action), err)
 	}

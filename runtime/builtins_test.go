@@ -193,3 +193,23 @@ func TestBuiltin_bindErrors(t *testing.T) {
 		}
 	}
 }
+
+// refusingRouter refuses every signal, as a game does over its limit.
+type refusingRouter struct{}
+
+func (refusingRouter) Route(from *Agent, to, signal string, data Value) error {
+	return errors.New("game: over the limit")
+}
+
+// TestSend_refusedBroadcastReachesNoOne: a signal to "all" that the Router
+// refuses is an error and is not applied to its sender either.
+func TestSend_refusedBroadcastReachesNoOne(t *testing.T) {
+	h := newHarness(t, bt(`<signals><signal name="Ping" variable="heard" value="true"/></signals><variables><variable name="heard"/></variables><action id="x" name="ok"/>`), nil)
+	h.env.Router = refusingRouter{}
+	if err := h.agent.Send("all", "Ping", Value{}); err == nil || !strings.Contains(err.Error(), "over the limit") {
+		t.Fatalf("got %v", err)
+	}
+	if heard, _ := h.agent.Var("heard"); heard || h.agent.Held("Ping") {
+		t.Error("the refused broadcast reached its sender")
+	}
+}

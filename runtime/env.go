@@ -26,10 +26,11 @@ type Env struct {
 	// Gates of its own. Trees are added to it (Gates.Add) before their
 	// agents are created.
 	Gates *Gates
-	// Explain records, for each step an Observer sees, why it went as it
-	// did (explain.go: Agent.Whys): every condition evaluated and what it
-	// read, every score, weight and drawn order, every refusal. false:
-	// nothing is recorded, at no cost.
+	// Explain records, for each step, why it went as it did (explain.go:
+	// Agent.Whys): every condition evaluated and what it read, every
+	// score, weight and drawn order, every refusal. A step that records
+	// runs as an observed one (no fast path), with or without an
+	// Observer. false: nothing is recorded, at no cost.
 	Explain bool
 
 	// runs holds the rules run in the current step, runs[:count] (the

@@ -7,8 +7,10 @@ import (
 )
 
 // Why: the reasons behind a step's decisions. With Env.Explain set, the
-// loop records them as it decides (observed steps only: an Observer makes
-// every step run in the loop, where the decisions are written once):
+// loop records them as it decides: every step then runs in the loop, as an
+// observed one does (stepTo), where the decisions are written once, so
+// the reasons do not depend on whether the step could take the fast path
+// or an Observer is set:
 //
 //   - every condition evaluated (checkConds, where every condition of
 //     every rule is evaluated when recording; the one-condition shortcuts

@@ -175,3 +175,31 @@ func TestExplain_gateRefusals(t *testing.T) {
 	}
 	expectWhys(t, 0, got, want)
 }
+
+// TestExplain_withoutAnObserver: a step that records is run as an
+// observed one, so an Env with Explain and no Observer records the same
+// reasons as one with an Observer, whether or not the step could take the
+// quiet path (a choice of plain actions, which the fast path runs).
+func TestExplain_withoutAnObserver(t *testing.T) {
+	xml := bt(`<variables><variable name="V"/></variables>
+<choice id="root"><action id="a" name="ok"><condition>V</condition></action><action id="b" name="ok"><condition>!V</condition></action></choice>`)
+	var got [2][]string
+	for k, observed := range []bool{true, false} {
+		h := newHarness(t, xml, nil)
+		h.env.Observer = nil
+		if observed {
+			h.env.Observer = nopObserver{}
+		}
+		h.env.Explain = true
+		for step := 1; step <= 3; step++ {
+			if _, err := h.agent.Step(1); err != nil {
+				t.Fatal(err)
+			}
+			got[k] = append(got[k], fmt.Sprintf("step %d: %s", step, strings.Join(whyLines(h.agent), "; ")))
+			h.must(h.agent.SetVar("V", step == 2))
+		}
+	}
+	if a, b := strings.Join(got[0], "\n"), strings.Join(got[1], "\n"); a != b || !strings.Contains(a, "a: V=false (V=false); b: !V=true (V=false)") {
+		t.Errorf("observed:\n%s\nnot observed:\n%s", a, b)
+	}
+}

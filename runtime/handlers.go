@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -127,6 +128,17 @@ func (a *Agent) owe(name string, data *Value, t float64) error {
 		return nil
 	}
 	return a.RunHandlers()
+}
+
+// handleOwed calls, after err, the handlers owed to signals the agent sent
+// itself while it was being left between steps (cancel and exit hooks
+// during Reset, Close, Jump), once it has left: they find the actions that
+// run now. A handler's error is joined to err.
+func (a *Agent) handleOwed(err error) error {
+	if !a.HandlersOwed() {
+		return err
+	}
+	return errors.Join(err, a.RunHandlers())
 }
 
 // HandlersOwed reports whether the agent received signals during its step

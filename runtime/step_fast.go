@@ -125,7 +125,9 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 	if env.runsFor != env.RunawayLimit+1 {
 		env.sizeRuns()
 	}
-	if env.Observer != nil {
+	if env.Observer != nil || env.Explain {
+		// Seen, or recording why (explain.go): the decisions are
+		// recorded in the loop, which every step then runs in.
 		return a.loopFrom(false)
 	}
 	// Nothing will see the step's runs. (Between steps an agent is not

@@ -20,7 +20,10 @@ import (
 // scorers whose results, jumps, variable changes and errors are drawn from
 // each agent's own stream, in call order, and some of them answered later
 // (a plugin's calls); between steps the driver jumps agents from outside
-// and resets them now and then. The same game is run in several ways:
+// and resets them now and then. A tree that declares signals has its
+// calls, cancels and signal handlers (the action RandHandled's) send them
+// to the agent itself, to another agent and to all (fuzz_signals_test.go).
+// The same game is run in several ways:
 //
 //   - observed (an Observer sees every step) and quiet;
 //   - as bound (the fast path where a quiet step begins on a rule it
@@ -66,6 +69,10 @@ type fuzzScript struct {
 	ids    []string
 	agents []fuzzAgentScript
 	trees  TreeSource // the trees a slotted game's slot runs (slots_fuzz_test.go); nil: none
+	// signals: the signals the tree declares (S0, ...); outbox the
+	// signals sent to other agents, delivered after the step (fuzzRouter).
+	signals int
+	outbox  []fuzzSent
 }
 
 type fuzzAgentScript struct {
@@ -74,6 +81,11 @@ type fuzzAgentScript struct {
 	// pending is the name of the call the agent waits for: its answer
 	// is drawn when the round ends.
 	pending string
+	// sentStep, sent and sentAll count the signals the agent sent others
+	// in its step sentStep (fuzzRouter's limits).
+	sentStep uint64
+	sent     int
+	sentAll  int
 }
 
 func (s *fuzzScript) of(a *Agent) *fuzzAgentScript { return &s.agents[a.UserData().(int)] }
@@ -98,6 +110,9 @@ func (s *fuzzScript) sideEffects(a *Agent, v uint64, l *fuzzAgentScript) {
 		slot := int32((v >> 32) % treegen.RandVars)
 		fmt.Fprintf(&l.log, " flip V%d", slot)
 		a.SetVarAt(slot, !a.VarAt(slot))
+	}
+	if s.signals > 0 {
+		s.send(a, v>>40, l)
 	}
 }
 
@@ -194,12 +209,17 @@ func (s *fuzzScript) registry() *Registry {
 			}
 			return nil
 		},
-		OnRun: func(a *Agent, p Params) (Status, error) { return s.act(a, treegen.RandAct, false) },
-		OnCancel: func(a *Agent, p Params) error {
-			fmt.Fprintf(&s.of(a).log, "cancel@%s; ", a.Label())
+		OnRun:    func(a *Agent, p Params) (Status, error) { return s.act(a, treegen.RandAct, false) },
+		OnCancel: func(a *Agent, p Params) error { return s.cancel(a) },
+	})
+	reg.RegisterAction(treegen.RandHandled, fuzzHandled{s: s, Lifecycle: &Lifecycle{
+		OnStart: func(a *Agent, p Params) error {
+			fmt.Fprintf(&s.of(a).log, "start@%s; ", a.Label())
 			return nil
 		},
-	})
+		OnRun:    func(a *Agent, p Params) (Status, error) { return s.act(a, treegen.RandHandled, false) },
+		OnCancel: func(a *Agent, p Params) error { return s.cancel(a) },
+	}})
 	reg.RegisterAction(treegen.RandFunc, ActionFunc(func(a *Agent, p Params) (Status, error) { return s.act(a, treegen.RandFunc, false) }))
 	reg.RegisterAction(treegen.RandRemote, ActionFunc(func(a *Agent, p Params) (Status, error) { return s.act(a, treegen.RandRemote, true) }))
 	reg.RegisterCondition(treegen.RandCond, ConditionFunc(func(a *Agent, p Params) (bool, error) { return s.cond(a, treegen.RandCond, false) }))
@@ -299,6 +319,9 @@ func newFuzzWorld(tb testing.TB, rt treegen.RandomTree, m fuzzMode, script *fuzz
 // start makes fresh agents (and gates) for the world's tree.
 func (w *fuzzWorld) start(tb testing.TB, rt treegen.RandomTree, m fuzzMode) {
 	w.env = &Env{RunawayLimit: rt.Limit, Logger: w.script, Seed: 7}
+	if rt.Signals > 0 {
+		w.env.Router = fuzzRouter{w.script}
+	}
 	if m.observed {
 		w.obs = &fuzzRuns{steps: make([]string, rt.Agents)}
 		w.env.Observer = w.obs
@@ -336,7 +359,7 @@ func runFuzzGame(tb testing.TB, rt treegen.RandomTree, m fuzzMode, seed uint64) 
 
 // runFuzzGameWith is runFuzzGame for a game whose slots run trees.
 func runFuzzGameWith(tb testing.TB, rt treegen.RandomTree, m fuzzMode, seed uint64, trees TreeSource) []fuzzRecord {
-	script := &fuzzScript{sync: m.sync, ids: rt.IDs, agents: make([]fuzzAgentScript, rt.Agents), trees: trees}
+	script := &fuzzScript{sync: m.sync, ids: rt.IDs, agents: make([]fuzzAgentScript, rt.Agents), trees: trees, signals: rt.Signals}
 	for i := range script.agents {
 		script.agents[i].rng = NewRand(seed + uint64(i)*0x1000)
 	}
@@ -358,11 +381,20 @@ func runFuzzGameWith(tb testing.TB, rt treegen.RandomTree, m fuzzMode, seed uint
 				if err := a.Reset(); err != nil {
 					fmt.Fprintf(&script.agents[i].log, "[reset: %v] ", err)
 				}
+			case e < 8 && rt.Signals > 0: // from the world, the schedule
+				sig := fmt.Sprintf("S%d", events.IntN(rt.Signals))
+				fmt.Fprintf(&script.agents[i].log, "[signal %s] ", sig)
+				if err := a.SignalDataAt(sig, numv(float64(e)), float64(step)*dt); err != nil {
+					fmt.Fprintf(&script.agents[i].log, "[signal: %v] ", err)
+				}
 			}
 		}
 		outs, err := w.rounds.StepAt(w.agents, float64(step)*dt)
 		if err != nil {
 			tb.Fatalf("%v: step %d: rounds: %v", m, step, err)
+		}
+		if rt.Signals > 0 {
+			w.deliver()
 		}
 		rec := fuzzRecord{outcomes: make([]string, len(w.agents))}
 		for i, o := range outs {

@@ -132,8 +132,11 @@ func (a *Agent) loop() (Status, error) {
 		}
 		raw := st
 		st = notFail(h, st)
-		if st != raw && active && h.hooks&hookLeave != 0 && a.retries(r) {
-			st = raw // doNotFail waits for the last attempt: this failure is retried
+		if st != raw && active && h.hooks&hookLeave != 0 && (a.jump < 0 || a.jump == r) && a.retries(r) {
+			// doNotFail waits for the last attempt: this failure is retried
+			// (unless a jump discards it: takeJump, below, takes any jump
+			// but one to r itself).
+			st = raw
 		}
 		if h.kind != KindParallel { // record, written out
 			n := int(a.count)

@@ -242,3 +242,23 @@ func TestRepeat_aPassPausedAtItsConditionsCountsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestAttempts_aJumpIsNotAFailureOfTheRule: a doNotFail action that fails
+// and jumps is not retried (the jump discards its result), so its run is
+// listed with success, attempts or not; a jump to itself is no jump, and
+// the failure is retried.
+func TestAttempts_aJumpIsNotAFailureOfTheRule(t *testing.T) {
+	for _, c := range []struct{ attrs, to, want, leaves string }{
+		{``, "b", "success root: a:start a b", "a=success b=success"},
+		{`attempts="2"`, "b", "success root: a:start a b", "a=success b=success"},
+		{`attempts="2"`, "a", "success root: a:start a a:start a b", "a=failure a=success b=success"},
+	} {
+		h := newHarness(t, bt(`<sequence id="root"><action id="a" name="act" doNotFail="true" `+c.attrs+`/><action id="b" name="ok"/></sequence>`), nil)
+		h.script["a"] = []Status{Failure}
+		h.hook["a"] = func(a *Agent) error { return a.Jump(c.to) }
+		expectSteps(t, h.steps(1), []string{c.want})
+		if got := strings.Join(h.leaves, " "); got != c.leaves {
+			t.Errorf("%s, jump to %s: runs %s, want %s", c.attrs, c.to, got, c.leaves)
+		}
+	}
+}

@@ -11,7 +11,8 @@ import (
 // negation, doNotFail, loop, repeat, attempts, enter and exit hooks, abort,
 // timeout, cooldown, log parameters, the
 // choice orders with weights and scorers, parallels with their thresholds,
-// gates and bt.gate.wait, small run-away limits. What the tree calls is
+// gates and bt.gate.wait, signals (their stimuli, S.held, actions with
+// signal handlers), small run-away limits. What the tree calls is
 // named by the exported names below: a test registers them with whatever
 // behaviour it wants (results, jumps, pauses, errors).
 //
@@ -36,6 +37,9 @@ const (
 	RandRemoteScorer = "sq"
 	// RandHook is an enter and exit hook.
 	RandHook = "hk"
+	// RandHandled is an action with Start and Cancel hooks and handlers
+	// for the signals a tree declares (RandomTree.Signals).
+	RandHandled = "hd"
 )
 
 // RandVars is the number of boolean variables a random tree declares:
@@ -50,6 +54,10 @@ type RandomTree struct {
 	Agents int      // agents to step together (1 to 3), sharing the gates
 	Limit  int      // the run-away limit
 	Steps  int      // steps to run
+	// Signals declared: S0, S1, ... The test's actions may send them
+	// (to the agent itself, to others, to all), and their cancels too; 0:
+	// the tree uses no signal, and nothing sends any.
+	Signals int
 }
 
 // randGen reads decisions from data.
@@ -70,6 +78,11 @@ type randGen struct {
 	// added.
 	vocab bool
 	vi    int
+	// signals: the signals declared; decided, like each use, from a
+	// third stream that reads data from its middle (sbyte), so that the
+	// two above draw the same bytes as before signals were added.
+	signals int
+	si      int
 }
 
 type randGate struct{ users int }
@@ -93,6 +106,20 @@ func (g *randGen) vbyte() byte {
 	g.vi++
 	return g.data[len(g.data)-g.vi]
 }
+
+// sbyte is the next byte of the signals' stream, from data's middle on,
+// around.
+func (g *randGen) sbyte() byte {
+	if len(g.data) == 0 {
+		return 0
+	}
+	b := g.data[(len(g.data)/2+g.si)%len(g.data)]
+	g.si++
+	return b
+}
+
+// sn is n for the signals' stream.
+func (g *randGen) sn(n int) int { return int(g.sbyte()) % n }
 
 // vn is n for the vocabulary's stream.
 func (g *randGen) vn(n int) int { return int(g.vbyte()) % n }
@@ -118,7 +145,26 @@ func Random(data []byte) RandomTree {
 		g.gates = append(g.gates, randGate{users: 1 + g.n(2)})
 	}
 	t.Gates = len(g.gates)
-	g.b.WriteString("<behaviorTree>\n<variables>")
+	g.b.WriteString("<behaviorTree>\n")
+	if !g.plain && g.sn(2) == 0 {
+		// First, so that the declarations stay before the variables' and
+		// gates' end (a slotted test cuts the tree there).
+		g.signals = 1 + g.sn(3)
+		g.b.WriteString("<signals>")
+		for k := range g.signals {
+			attrs := ""
+			if g.sn(3) == 0 {
+				attrs += fmt.Sprintf(` variable="V%d" value="%t"`, g.sn(RandVars), g.sn(2) == 0)
+			}
+			if g.sn(3) == 0 {
+				attrs += ` expires="` + strconv.FormatFloat(float64(1+g.sn(8))*0.25, 'f', -1, 64) + `"`
+			}
+			fmt.Fprintf(&g.b, `<signal name="S%d"%s/>`, k, attrs)
+		}
+		g.b.WriteString("</signals>\n")
+	}
+	t.Signals = g.signals
+	g.b.WriteString("<variables>")
 	for v := range RandVars {
 		fmt.Fprintf(&g.b, `<variable name="V%d"%s/>`, v, map[bool]string{true: ` default="true"`}[v == 0])
 	}
@@ -191,6 +237,9 @@ func (g *randGen) rule(depth int, parent, order string) {
 		default:
 			name = RandCond
 		}
+		if g.signals > 0 && g.sn(4) == 0 {
+			name = fmt.Sprintf("S%d.held", g.sn(g.signals))
+		}
 		fmt.Fprintf(&body, "<condition>%s%s</condition>", neg, name)
 	}
 	if conds > 0 && g.chance(8) {
@@ -260,6 +309,9 @@ func (g *randGen) rule(depth int, parent, order string) {
 			names = []string{RandFunc, RandFunc, RandFunc, RandAct, RandRemote}
 		}
 		name := names[g.n(len(names))]
+		if g.signals > 0 && g.sn(2) == 0 {
+			name = RandHandled
+		}
 		if name == "bt.gate.wait" {
 			if len(g.gates) == 0 {
 				name = RandFunc
