@@ -127,3 +127,27 @@ func TestAPI_stimulusDataIsCutAsLuaTablesAre(t *testing.T) {
 		t.Errorf("List shows %d entries and %v more", len(entries), l["more"])
 	}
 }
+
+// TestAPI_signalTheAgentCannotHoldIs409: a signal from the page whose
+// stimulus would take the agent past its bound (run.stimulus_memory) is
+// refused with the runtime's reason, and nothing is delivered.
+func TestAPI_signalTheAgentCannotHoldIs409(t *testing.T) {
+	h := start(t, "../tests/testdata/fixtures/signals/config.toml", 80, Options{Paused: true})
+	big := strings.Repeat("x", 60000)
+	for i := range 200 {
+		code, v := h.do("POST", "/api/agents/grunt-3/signal", fmt.Sprintf(`{"signal":"Big%03d","data":%q}`, i, big))
+		if code == 200 {
+			continue
+		}
+		if code != 409 || !strings.Contains(fmt.Sprint(v), fmt.Sprintf(`cannot hold signal "Big%03d"`, i)) {
+			t.Fatalf("signal %d: %d %.300v", i, code, v)
+		}
+		for _, s := range h.agent("grunt-3").Stimuli {
+			if s.Signal == fmt.Sprintf("Big%03d", i) {
+				t.Errorf("the refused Big%03d was delivered", i)
+			}
+		}
+		return
+	}
+	t.Fatal("200 signals of 60,000 bytes each were all held")
+}
