@@ -172,3 +172,67 @@ func errorLines(trace string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestStimuli_boundSameAfterSaveRestore: a run whose agents fill their
+// stimuli, forget some and let others expire refuses the same signals
+// when it was saved at any step and continued in a new game as when it
+// ran straight (the count is made again from what a restore puts back),
+// with two workers as with one.
+func TestStimuli_boundSameAfterSaveRestore(t *testing.T) {
+	files := stimGame(1, `stimulus_memory = "64KB"`)
+	files["ai/t.xml"] = `<behaviorTree>
+  <signals><signal name="Hurt" expires="0.25"/></signals>
+  <action id="hoard" name="hoard"/>
+</behaviorTree>`
+	files["ai/t.lua"] = `local bt = require("bt")
+bt.action("hoard", function(ctx)
+  local n = ctx.step + #ctx.id
+  if n % 3 == 0 then ctx:forget("S" .. (n % 4)) end
+  if n % 4 == 1 then ctx:signal("Hurt", string.rep("h", 15000)) end
+  ctx:signal("S" .. (n % 5), string.rep("x", 9000 * (n % 3 + 1)))
+  return bt.RUNNING
+end)`
+	const steps = 12
+	after := func(trace string, k int) string {
+		var out []string
+		for _, l := range strings.Split(trace, "\n") {
+			var s int
+			if _, err := fmt.Sscanf(l, `{"step":%d`, &s); err == nil && s > k {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	for _, workers := range []int{1, 2} {
+		files["config.toml"] = strings.Replace(stimGame(workers, `stimulus_memory = "64KB"`)["config.toml"], "steps = 6", fmt.Sprintf("steps = %d", steps), 1)
+		g, trace, _ := openTraced(t, files)
+		if err := g.Run(steps); err != nil {
+			t.Fatal(err)
+		}
+		straight := trace.String()
+		if !strings.Contains(straight, "cannot hold signal") {
+			t.Fatalf("no signal refused:\n%s", errorLines(straight))
+		}
+		for k := 1; k < steps; k++ {
+			s, _, _ := openTraced(t, files)
+			if err := s.Run(k); err != nil {
+				t.Fatal(err)
+			}
+			data, err := s.SaveState()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, rtrace, _ := openTraced(t, files)
+			if err := r.RestoreState(data); err != nil {
+				t.Fatal(err)
+			}
+			rtrace.Reset()
+			if err := r.Run(steps - k); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := after(rtrace.String(), k), after(straight, k); want == "" || got != want {
+				t.Errorf("workers %d, saved at %d: the continued run's errors\n%s\nwant\n%s", workers, k, errorLines(got), errorLines(want))
+			}
+		}
+	}
+}
