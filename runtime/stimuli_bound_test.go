@@ -120,3 +120,22 @@ func TestStimuli_boundCostsNothingOnARepeatedSignal(t *testing.T) {
 		t.Errorf("a signal received again changed the count: %d, was %d", a.StimulusBytes(), before)
 	}
 }
+
+// TestStimuli_boundCountsTheTreesOwnSends: bt.signal.send to the agent
+// itself is counted and refused as any other signal: its stimulus's cost
+// is what the agent holds, and past the bound it is the step's error.
+func TestStimuli_boundCountsTheTreesOwnSends(t *testing.T) {
+	h := newHarness(t, bt(hurtDecls+`<action id="root" name="bt.signal.send">`+
+		param("signal.name", "Seen")+param("signal.data.who", strings.Repeat("w", 300))+`</action>`), nil)
+	a := h.agent
+	h.stepAt(1)
+	want := Value{Kind: TableValue, Table: []Field{{str("who"), str(strings.Repeat("w", 300))}}}
+	if got, w := a.StimulusBytes(), stimulusCost("Seen", &want); got != w || !a.Held("Seen") {
+		t.Errorf("after the tree's own Seen: %d bytes, want %d (held %v)", got, w, a.Held("Seen"))
+	}
+	a.Forget("Seen")
+	h.env.StimulusMemory = 300
+	if _, err := a.StepAt(2); !errors.Is(err, ErrStimuli) || a.Held("Seen") {
+		t.Errorf("the tree's own Seen past the bound: %v, held %v", err, a.Held("Seen"))
+	}
+}
