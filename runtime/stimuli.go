@@ -58,8 +58,10 @@ type stimState struct {
 
 	// bytes is the memory the held stimuli take as their bound counts it
 	// (stimuli_bound.go), the sum of their costs; cost is the cost of
-	// the stimulus being recorded, worked out once by admitStimulus.
+	// the stimulus being received, worked out once by admitStimulus
+	// (admitted: not taken yet, takeCost).
 	bytes, cost int
+	admitted    bool
 
 	// Handlers (handlers.go): the signals whose handlers are still to be
 	// called, in the order received, and whether they are being called.
@@ -106,13 +108,14 @@ func (s *stimState) find(name string) (int, bool) {
 func (a *Agent) gone(at, expires float64) bool { return expires > 0 && a.time >= at+expires }
 
 // recordSlot keeps the data of the signal in slot i (named name) as its
-// stimulus, arrived at time t; its cost is stimState.cost.
+// stimulus, arrived at time t.
 func (a *Agent) recordSlot(i int32, name string, data *Value, t float64) {
 	if x := a.ext; x != nil && x.stim != nil && x.stim.slots != nil {
 		s := x.stim
 		st := &s.slots[i]
-		s.bytes += s.cost - st.cost
-		st.Signal, st.Data, st.At, st.cost = name, *data, t, s.cost
+		c := s.takeCost(name, data)
+		s.bytes += c - st.cost
+		st.Signal, st.Data, st.At, st.cost = name, *data, t, c
 		return
 	}
 	a.recordSlotNew(i, name, data, t)
@@ -126,40 +129,43 @@ func (a *Agent) recordSlotNew(i int32, name string, data *Value, t float64) {
 	if s.slots == nil {
 		s.slots = make([]heldStimulus, len(a.bound.signals))
 	}
-	s.bytes += s.cost - s.slots[i].cost
-	s.slots[i] = heldStimulus{Stimulus{Signal: name, Data: *data, At: t}, s.cost}
+	c := s.takeCost(name, data)
+	s.bytes += c - s.slots[i].cost
+	s.slots[i] = heldStimulus{Stimulus{Signal: name, Data: *data, At: t}, c}
 }
 
 // recordStimulus keeps the data of a signal the tree does not name as its
-// stimulus, arrived at time t; its cost is stimState.cost.
+// stimulus, arrived at time t.
 func (a *Agent) recordStimulus(name string, data *Value, t float64) {
 	s := a.stimState()
+	c := s.takeCost(name, data)
 	if len(s.list) <= 8 { // a few names: a look along the list is quicker than a search
 		for i := range s.list {
 			if s.list[i].Signal == name {
-				s.replace(i, data, t)
+				s.replace(i, data, t, c)
 				return
 			}
 		}
 	}
 	i, ok := s.find(name)
 	if ok {
-		s.replace(i, data, t)
+		s.replace(i, data, t, c)
 		return
 	}
 	if len(s.list) >= MaxStimuli {
 		a.evictStimulus(s)
 		i, _ = s.find(name)
 	}
-	s.bytes += s.cost
-	s.list = slices.Insert(s.list, i, heldStimulus{Stimulus{Signal: name, Data: *data, At: t}, s.cost})
+	s.bytes += c
+	s.list = slices.Insert(s.list, i, heldStimulus{Stimulus{Signal: name, Data: *data, At: t}, c})
 }
 
-// replace puts new data, arrived at time t, in the list's i-th stimulus.
-func (s *stimState) replace(i int, data *Value, t float64) {
+// replace puts new data of cost c, arrived at time t, in the list's i-th
+// stimulus.
+func (s *stimState) replace(i int, data *Value, t float64, c int) {
 	x := &s.list[i]
-	s.bytes += s.cost - x.cost
-	x.Data, x.At, x.cost = *data, t, s.cost
+	s.bytes += c - x.cost
+	x.Data, x.At, x.cost = *data, t, c
 }
 
 // evictStimulus makes room in the list for a new stimulus: the one that
@@ -329,15 +335,15 @@ func (p *RestorePlan) applyStimuli() {
 	clear(s.slots)
 	clear(s.list)
 	s.list = s.list[:0]
-	s.bytes = 0
+	s.bytes, s.admitted = 0, false
 	for i := range p.stimuli {
 		x := &p.stimuli[i]
-		s.cost = stimulusCost(x.Signal, &x.Data)
 		if k, ok := a.bound.signalIdx[x.Signal]; ok {
 			a.recordSlot(k, x.Signal, &x.Data, x.At)
 		} else {
-			s.bytes += s.cost
-			s.list = append(s.list, heldStimulus{*x, s.cost}) // sorted already
+			c := stimulusCost(x.Signal, &x.Data)
+			s.bytes += c
+			s.list = append(s.list, heldStimulus{*x, c}) // sorted already
 		}
 	}
 	clear(s.pending)

@@ -79,7 +79,7 @@ func (a *Agent) stimulusBound() int {
 // always taken: it frees memory.
 func (a *Agent) admitStimulus(name string, data *Value) error {
 	s := a.stimState()
-	s.cost = stimulusCost(name, data)
+	s.cost, s.admitted = stimulusCost(name, data), true
 	bound := a.stimulusBound()
 	if s.bytes+s.cost <= bound {
 		return nil // the common case: whatever it replaces, it fits
@@ -93,10 +93,22 @@ func (a *Agent) admitStimulus(name string, data *Value) error {
 	if s.bytes-old+s.cost <= bound {
 		return nil
 	}
+	s.admitted = false // nothing will be recorded
 	return &Error{Agent: a.id, Err: ErrStimuli, Msg: fmt.Sprintf(
 		"cannot hold signal %q: its stimulus takes %d bytes, and with the %d the agent's other stimuli take that is more than the %d it may hold; "+
 			"forget stimuli once read (ctx:forget, bt.stimulus.forget), declare the signal with expires, or send less data",
 		name, s.cost, s.bytes-old, bound)}
+}
+
+// takeCost is the cost of the stimulus being recorded: the one
+// admitStimulus worked out, or, for a stimulus a restore puts back, worked
+// out now.
+func (s *stimState) takeCost(name string, data *Value) int {
+	if s.admitted {
+		s.admitted = false
+		return s.cost
+	}
+	return stimulusCost(name, data)
 }
 
 // heldCost is the cost of the stimulus the agent holds for a signal,
@@ -133,5 +145,7 @@ func (a *Agent) dropExpired(s *stimState) {
 // the agent's expired stimuli when they are in the way, as a delivery
 // would; it changes nothing a reader sees.
 func (a *Agent) CanHold(signal string, data Value) error {
-	return a.admitStimulus(signal, &data)
+	err := a.admitStimulus(signal, &data)
+	a.ext.stim.admitted = false // a delivery admits it again
+	return err
 }

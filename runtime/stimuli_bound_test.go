@@ -88,6 +88,9 @@ func TestStimuli_boundCountedAgainAfterRestore(t *testing.T) {
 	s, err := a.Snapshot()
 	h.must(err)
 	fresh := h.tree.NewAgent("a1", &Env{StimulusMemory: 3000})
+	if err := fresh.CanHold("Asked", blob(10)); err != nil { // asked, never delivered: it costs nothing
+		t.Fatal(err)
+	}
 	if _, err := fresh.Restore(&s); err != nil {
 		t.Fatal(err)
 	}
