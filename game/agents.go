@@ -29,6 +29,7 @@ func (g *Game) listAgent(id string, tree int32, data runtime.AgentData) *gameAge
 	g.doing = append(g.doing, "")
 	g.byID[id] = ga
 	g.setData(ga, data)
+	g.shareStimuli()
 	return ga
 }
 
@@ -162,6 +163,7 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 		g.workerOf = append(g.workerOf, int32(k))
 		g.workers[k].agents++
 	}
+	g.shareStimuli()
 	g.activeStale = true
 	var err error
 	if g.lua != nil && g.lua.game != nil { // the world has started
@@ -225,6 +227,7 @@ func (g *Game) removeAgent(ga *gameAgent) {
 	delete(g.byPtr, ga.a)
 	g.setData(ga, nil)
 	g.activeStale = true
+	g.shareStimuli()
 }
 
 // tableAgent adds an agent to the world's game table's lists (gameTable).

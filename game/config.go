@@ -46,6 +46,8 @@ type RunConfig struct {
 	LuaMemory         Size     `toml:"lua_memory"`
 	Realtime          bool     `toml:"realtime"`
 	Workers           int      `toml:"workers"`
+	StimulusMemory    Size     `toml:"stimulus_memory"`
+	StimulusTotal     Size     `toml:"stimulus_memory_total"`
 }
 
 // ScriptsConfig is [scripts].
@@ -146,6 +148,8 @@ func defaults() Config {
 		LuaCallTimeout:    Duration{100 * time.Millisecond},
 		PluginCallTimeout: Duration{2 * time.Second},
 		LuaMemory:         DefaultLuaMemory,
+		StimulusMemory:    DefaultStimulusMemory,
+		StimulusTotal:     DefaultStimulusTotal,
 	}}
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 // Limits of a config. Each keeps a value far from where it would hurt: an
@@ -39,6 +41,14 @@ const (
 	DefaultLuaMemory = 256 << 20
 	MinLuaMemory     = 1 << 20
 	MaxLuaMemory     = 1 << 40
+	// DefaultStimulusMemory and DefaultStimulusTotal: run.stimulus_memory
+	// and run.stimulus_memory_total, the memory the stimuli of each agent
+	// and of all the game's agents may take (stimuli.go); MinStimulusMemory
+	// and MaxStimulusMemory bound both.
+	DefaultStimulusMemory = runtime.DefaultStimulusMemory
+	DefaultStimulusTotal  = 1 << 30
+	MinStimulusMemory     = 64 << 10
+	MaxStimulusMemory     = 1 << 40
 	// maxTrees and maxPlugins bound those entries.
 	maxTrees   = 10_000
 	maxPlugins = 100
@@ -76,6 +86,14 @@ func (d *decoder) check(cfg *Config) {
 	}
 	if r.LuaMemory < MinLuaMemory || r.LuaMemory > MaxLuaMemory {
 		add(line("run", "lua_memory"), "run.lua_memory = %d bytes: must be from 1MB to 1024GB", r.LuaMemory)
+	}
+	for _, m := range []struct {
+		key string
+		n   Size
+	}{{"stimulus_memory", r.StimulusMemory}, {"stimulus_memory_total", r.StimulusTotal}} {
+		if m.n < MinStimulusMemory || m.n > MaxStimulusMemory {
+			add(line("run", m.key), "run.%s = %d bytes: must be from 64KB to 1024GB", m.key, m.n)
+		}
 	}
 	if r.Workers < 0 || r.Workers > MaxWorkers {
 		add(line("run", "workers"), "run.workers = %d: must be from 0 (one per CPU core) to %d", r.Workers, MaxWorkers)

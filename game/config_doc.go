@@ -65,6 +65,10 @@ var configDocs = map[string]KeyDoc{
 	"trace.file":              {Doc: "write the JSON Lines trace here; `-` for standard output; empty for none", Path: true},
 	"save.file":               {Doc: "save the run here at its end (and every `every` steps); empty for none", Path: true},
 	"save.every":              {Doc: "also save every this many steps; 0 only at the end", Min: num(0), Max: num(MaxSteps)},
+
+	// The bounds of stimuli (game/stimuli.go).
+	"run.stimulus_memory":       {Doc: "memory the stimuli of each agent may take (the last data of each signal it received, as docs/lua.md counts it: `4MB`, `1MB`), from `64KB` to `1024GB`; a signal that would take an agent past it is refused with an error"},
+	"run.stimulus_memory_total": {Doc: "memory the stimuli of all the game's agents may take together, from `64KB` to `1024GB`: each agent may take at most this divided by the number of agents, when that is less than `stimulus_memory`"},
 }
 
 // ConfigKeys lists the keys of config.toml in the order of the Config

@@ -165,6 +165,8 @@ func TestConfig_limits(t *testing.T) {
 		{"workers too many", "[run]\nworkers = 100000\n" + minimalConfig, `config.toml:2: run.workers = 100000: must be from 0 (one per CPU core) to 256`},
 		{"lua_memory too small", "[run]\nlua_memory = \"1KB\"\n" + minimalConfig, `config.toml:2: run.lua_memory = 1024 bytes: must be from 1MB to 1024GB`},
 		{"lua_memory not a size", "[run]\nlua_memory = \"lots\"\n" + minimalConfig, `config.toml:2: run.lua_memory = "lots": not a size; write one such as "256MB" or "1GB"`},
+		{"stimulus_memory too small", "[run]\nstimulus_memory = \"1KB\"\n" + minimalConfig, `config.toml:2: run.stimulus_memory = 1024 bytes: must be from 64KB to 1024GB`},
+		{"stimulus_memory_total too large", "[run]\nstimulus_memory_total = \"2048GB\"\n" + minimalConfig, `config.toml:2: run.stimulus_memory_total = 2199023255552 bytes: must be from 64KB to 1024GB`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := configDir(t)

@@ -134,13 +134,17 @@ func (g *Game) Dt() float64 { return g.cfg.Run.Dt }
 // agent now, between steps, at the game's current step and time, from the
 // sender "debugger": the trace and the output show it like any other
 // signal. Data that runtime.CheckData refuses is an error and nothing is
-// delivered; the agent keeps data as it is, so do not change it afterwards.
+// delivered, as is a signal whose stimulus the agent cannot hold
+// (runtime.ErrStimuli); the agent keeps data as it is, so do not change it afterwards.
 func (g *Game) SendSignal(agent, signal string, data runtime.Value) error {
 	ga, err := g.debugAgent(agent)
 	if err != nil {
 		return err
 	}
 	if err := runtime.CheckData(data); err != nil {
+		return fmt.Errorf("game: signal %q to %s: %w", signal, agent, err)
+	}
+	if err := g.refuses(signal, data, ga); err != nil {
 		return fmt.Errorf("game: signal %q to %s: %w", signal, agent, err)
 	}
 	g.deliver(ga, signal, data, DebuggerSender, g.step, g.Time(g.step))

@@ -203,6 +203,7 @@ func (s *agentSet) commit() error {
 		}
 	}
 	g.activeStale = true
+	g.shareStimuli()
 	if g.lua != nil && g.lua.game != nil {
 		g.worldRefill()
 	}

@@ -7,7 +7,7 @@ package game
 // SaveState returns the whole run as a save would write it: settings,
 // schedule progress, the world's state and every agent. Call it between
 // steps. It fails as a save fails (a cursor without an id, a Lua value a
-// save cannot hold).
+// save cannot hold, more than MaxSaveSize bytes).
 func (g *Game) SaveState() ([]byte, error) { return g.encodeSave() }
 
 // RestoreState puts the run back in the state SaveState returned: all or

@@ -30,6 +30,14 @@ const (
 	SaveVersion = runtime.AgentsVersion
 )
 
+// MaxSaveSize bounds a save file, in bytes: Save refuses to write a larger
+// one and Load to read one. The writer and the reader share it, so that
+// every save written loads.
+const MaxSaveSize = readfile.SaveLimit
+
+// maxSaveSize is MaxSaveSize, lower in tests.
+var maxSaveSize int64 = MaxSaveSize
+
 // ErrSave and ErrLoad mark a save or a load that failed: the run cannot go
 // on (exit 1).
 var (
@@ -43,7 +51,8 @@ var (
 const killBeforeRename = "BTRUN_TEST_KILL_BEFORE_RENAME"
 
 // encodeSave writes the whole run: settings, schedule progress, world
-// state, every agent with the game's bookkeeping about it.
+// state, every agent with the game's bookkeeping about it. A run that
+// takes more than MaxSaveSize bytes so is an error: no file could hold it.
 func (g *Game) encodeSave() ([]byte, error) {
 	if g.lua != nil {
 		l := g.current()
@@ -83,12 +92,18 @@ func (g *Game) encodeSave() ([]byte, error) {
 	if err := runtime.EncodeAgents(e, agents, g.hostStateOf(agents)); err != nil {
 		return nil, err
 	}
+	if n := runtime.ContainerSize(SaveMagic, SaveVersion, e); n > maxSaveSize {
+		return nil, fmt.Errorf("the run takes %d bytes saved, more than the %d (%s) a save file may hold, which is what loading one reads at most; save a smaller game (fewer agents, less in ctx.memory and ctx.agent, fewer stimuli)",
+			n, maxSaveSize, Size(maxSaveSize))
+	}
 	return runtime.WriteContainer(SaveMagic, SaveVersion, e), nil
 }
 
 // Save writes the run to path atomically: a temporary file in the same
 // folder, synced, then renamed over the old file, so that a crash at any
 // moment leaves either the old save or the new one, never half of one.
+// A run whose save would take more than MaxSaveSize bytes is an error,
+// and nothing is written: Load would refuse the file.
 // Only a regular file is replaced (or a new one created): a save aimed at a
 // device, a folder or a pipe is an error, never a rename over it. A path
 // that is a symbolic link saves to the file it points to.
@@ -163,7 +178,7 @@ func writeAtomic(path string, data []byte) error {
 // the trees) before anything changes; on any error the game is untouched.
 // It returns warnings (trees edited since the save, for instance).
 func (g *Game) Load(path string) ([]string, error) {
-	data, err := readfile.Read(path, readfile.SaveLimit, "save file")
+	data, err := readfile.Read(path, maxSaveSize, "save file")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}

@@ -223,6 +223,9 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	s := g.step
 	t := g.Time(s)
 	if to == "all" {
+		if err := g.refuses(name, data, g.agents...); err != nil {
+			L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())
+		}
 		for _, ga := range g.agents {
 			g.deliver(ga, name, data, "world", s, t)
 		}
@@ -231,6 +234,9 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	ga, ok := g.byID[to]
 	if !ok {
 		L.ArgError(base, fmt.Sprintf("no agent %q", to))
+	}
+	if err := g.refuses(name, data, ga); err != nil {
+		L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())
 	}
 	g.deliver(ga, name, data, "world", s, t)
 	return 0

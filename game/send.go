@@ -23,7 +23,8 @@ const GoSender = "game"
 // number, a string, or a table of those with string or integer keys,
 // nested at most runtime.MaxDataDepth deep and at most runtime.MaxDataSize
 // bytes once encoded (runtime.CheckData); other data is an error and
-// nothing is sent. Each receiver gets the data as its stimulus.
+// nothing is sent, and so is a signal whose stimulus a receiver cannot hold
+// (runtime.ErrStimuli: run.stimulus_memory). Each receiver gets the data as its stimulus.
 // Call it between steps; from an action during a step use Agent.Send,
 // which the game delivers after every agent has stepped.
 func (g *Game) Signal(to, name string, data runtime.Value) error {
@@ -38,6 +39,9 @@ func (g *Game) Signal(to, name string, data runtime.Value) error {
 	}
 	s, t := g.step, g.Time(g.step)
 	if to == "all" {
+		if err := g.refuses(name, data, g.agents...); err != nil {
+			return fmt.Errorf("game: signal %q to all: %w", name, err)
+		}
 		for _, ga := range g.agents {
 			g.deliver(ga, name, data, GoSender, s, t)
 		}
@@ -49,6 +53,9 @@ func (g *Game) Signal(to, name string, data runtime.Value) error {
 	}
 	if ga.stopped {
 		return fmt.Errorf("game: agent %s is stopped (on_failure = \"stop\"): it receives no signal", to)
+	}
+	if err := g.refuses(name, data, ga); err != nil {
+		return fmt.Errorf("game: signal %q to %q: %w", name, to, err)
 	}
 	g.deliver(ga, name, data, GoSender, s, t)
 	return nil

@@ -103,7 +103,11 @@ func (g *Game) deliverSent(s uint64, t float64) error {
 // deliver hands a signal with its data from a sender (an agent's id,
 // "schedule", "world" or "debugger") to an agent at time t; the trace gets
 // its line and the changes it made at once. An error of a handler the
-// signal called is the agent's (handlerFailed).
+// signal called is the agent's (handlerFailed). So is a signal whose
+// stimulus the agent cannot hold (runtime.ErrStimuli: its stimuli are full,
+// and its tree does not forget them): nothing of it is delivered, and the
+// agent is reset as after a handler's error. (Senders that hear at once,
+// the world, Go and the live view, are refused before: refuses.)
 func (g *Game) deliver(ga *gameAgent, signal string, data runtime.Value, from string, s uint64, t float64) {
 	if ga == nil || ga.stopped {
 		return
@@ -114,6 +118,9 @@ func (g *Game) deliver(ga *gameAgent, signal string, data runtime.Value, from st
 	g.from = from
 	err := ga.a.SignalDataAt(signal, data, t)
 	g.from = ""
+	if errors.Is(err, runtime.ErrStimuli) {
+		err = errors.Join(fmt.Errorf("game: signal %q from %s refused: %w", signal, from, err), ga.a.Reset())
+	}
 	if err != nil {
 		g.handlerFailed(ga, err, s, t)
 	}

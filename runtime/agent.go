@@ -392,8 +392,9 @@ func (a *Agent) SignalData(name string, data Value) error {
 // actions for it (handlers.go). A game loop that delivers signals before
 // the step that advances the agent to time t passes t.
 //
-// Data that CheckData refuses is an error and nothing is delivered. The
-// agent keeps data as it is (a table's entries are shared, not copied):
+// Data that CheckData refuses is an error and nothing is delivered, and so
+// is a signal whose stimulus would take the agent's stimuli past their
+// bound (Env.StimulusMemory; the error wraps ErrStimuli). The agent keeps data as it is (a table's entries are shared, not copied):
 // do not change it afterwards. An error of a handler resets the agent and
 // is returned; the signal's effects stay.
 func (a *Agent) SignalDataAt(name string, data Value, t float64) error {
@@ -404,8 +405,12 @@ func (a *Agent) SignalDataAt(name string, data Value, t float64) error {
 }
 
 // receive delivers a signal whose data has been checked (and is not
-// changed: it is copied into the stimulus).
+// changed: it is copied into the stimulus). A signal whose stimulus the
+// agent cannot hold (admitStimulus) is an error and nothing is delivered.
 func (a *Agent) receive(name string, data *Value, t float64) error {
+	if err := a.admitStimulus(name, data); err != nil {
+		return err
+	}
 	if i, ok := a.bound.signalIdx[name]; ok {
 		a.signalSlot(i, data, t)
 	} else {

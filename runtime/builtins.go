@@ -142,6 +142,9 @@ func bindSignalSend(s *Site) (Action, error) {
 
 func (x *signalSendAction) Run(a *Agent, _ Params) (Status, error) {
 	if x.to == "self" || x.to == a.id {
+		if err := a.admitStimulus(x.name, &x.data); err != nil {
+			return 0, err
+		}
 		a.signalSlot(x.slot, &x.data, a.time)
 		return Success, a.owe(x.name, &x.data, a.time)
 	}

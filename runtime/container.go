@@ -39,6 +39,17 @@ func WriteContainer(magic string, version uint64, e *Encoder) []byte {
 	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
 }
 
+// ContainerSize is the length of what WriteContainer(magic, version, e)
+// returns, worked out without building it: a writer with a bound on its
+// files refuses a state too big before it takes the memory of a copy.
+func ContainerSize(magic string, version uint64, e *Encoder) int64 {
+	n := int64(len(magic) + uvarintLen(version) + uvarintLen(uint64(len(e.list))))
+	for _, s := range e.list {
+		n += int64(uvarintLen(uint64(len(s))) + len(s))
+	}
+	return n + int64(uvarintLen(uint64(len(e.buf)))+len(e.buf)) + 4
+}
+
 // ReadContainer checks the frame of data and returns its version and a
 // Decoder of its body. Every error wraps ErrCorrupt and says what is wrong:
 // an empty file, another kind of file, damage, truncation.

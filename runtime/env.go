@@ -32,6 +32,13 @@ type Env struct {
 	// runs as an observed one (no fast path), with or without an
 	// Observer. false: nothing is recorded, at no cost.
 	Explain bool
+	// StimulusMemory bounds the memory of each agent's stimuli, in bytes
+	// as Agent.StimulusBytes counts them (stimuli_bound.go): a signal
+	// whose stimulus would take an agent past it is refused, an error
+	// wrapping ErrStimuli. 0 means DefaultStimulusMemory. It is read at
+	// every signal: a host may change it between steps (btrun shares a
+	// game's bound among its agents), never during one.
+	StimulusMemory int
 
 	// runs holds the rules run in the current step, runs[:count] (the
 	// agent's), kept as long as its capacity and longer than the run-away

@@ -53,14 +53,28 @@ type stimState struct {
 	// slot (BoundTree.signals), Signal "" where none is held; list the
 	// others, sorted by Signal. Either may hold expired ones until they
 	// are read or replaced.
-	slots []Stimulus
-	list  []Stimulus
+	slots []heldStimulus
+	list  []heldStimulus
+
+	// bytes is the memory the held stimuli take as their bound counts it
+	// (stimuli_bound.go), the sum of their costs; cost is the cost of
+	// the stimulus being received, worked out once by admitStimulus
+	// (admitted: not taken yet, takeCost).
+	bytes, cost int
+	admitted    bool
 
 	// Handlers (handlers.go): the signals whose handlers are still to be
 	// called, in the order received, and whether they are being called.
 	pending  []pendingSignal
 	handling bool
 	lanes    []Lane // scratch for the lanes' cursors
+}
+
+// heldStimulus is a stimulus and its cost (stimulusCost), kept so that
+// replacing or dropping it takes its bytes off without walking its data.
+type heldStimulus struct {
+	Stimulus
+	cost int
 }
 
 // noData is the data of a signal that carries none.
@@ -85,7 +99,7 @@ func (a *Agent) stimuli() *stimState {
 
 // find returns where name is in the list, or where it would go.
 func (s *stimState) find(name string) (int, bool) {
-	return slices.BinarySearchFunc(s.list, name, func(x Stimulus, n string) int { return strings.Compare(x.Signal, n) })
+	return slices.BinarySearchFunc(s.list, name, func(x heldStimulus, n string) int { return strings.Compare(x.Signal, n) })
 }
 
 // gone reports whether a stimulus that arrived at time at, for a signal
@@ -97,8 +111,11 @@ func (a *Agent) gone(at, expires float64) bool { return expires > 0 && a.time >=
 // stimulus, arrived at time t.
 func (a *Agent) recordSlot(i int32, name string, data *Value, t float64) {
 	if x := a.ext; x != nil && x.stim != nil && x.stim.slots != nil {
-		st := &x.stim.slots[i]
-		st.Signal, st.Data, st.At = name, *data, t
+		s := x.stim
+		st := &s.slots[i]
+		c := s.takeCost(name, data)
+		s.bytes += c - st.cost
+		st.Signal, st.Data, st.At, st.cost = name, *data, t, c
 		return
 	}
 	a.recordSlotNew(i, name, data, t)
@@ -110,33 +127,45 @@ func (a *Agent) recordSlot(i int32, name string, data *Value, t float64) {
 func (a *Agent) recordSlotNew(i int32, name string, data *Value, t float64) {
 	s := a.stimState()
 	if s.slots == nil {
-		s.slots = make([]Stimulus, len(a.bound.signals))
+		s.slots = make([]heldStimulus, len(a.bound.signals))
 	}
-	s.slots[i] = Stimulus{Signal: name, Data: *data, At: t}
+	c := s.takeCost(name, data)
+	s.bytes += c - s.slots[i].cost
+	s.slots[i] = heldStimulus{Stimulus{Signal: name, Data: *data, At: t}, c}
 }
 
 // recordStimulus keeps the data of a signal the tree does not name as its
 // stimulus, arrived at time t.
 func (a *Agent) recordStimulus(name string, data *Value, t float64) {
 	s := a.stimState()
+	c := s.takeCost(name, data)
 	if len(s.list) <= 8 { // a few names: a look along the list is quicker than a search
 		for i := range s.list {
 			if s.list[i].Signal == name {
-				s.list[i].Data, s.list[i].At = *data, t
+				s.replace(i, data, t, c)
 				return
 			}
 		}
 	}
 	i, ok := s.find(name)
 	if ok {
-		s.list[i].Data, s.list[i].At = *data, t
+		s.replace(i, data, t, c)
 		return
 	}
 	if len(s.list) >= MaxStimuli {
 		a.evictStimulus(s)
 		i, _ = s.find(name)
 	}
-	s.list = slices.Insert(s.list, i, Stimulus{Signal: name, Data: *data, At: t})
+	s.bytes += c
+	s.list = slices.Insert(s.list, i, heldStimulus{Stimulus{Signal: name, Data: *data, At: t}, c})
+}
+
+// replace puts new data of cost c, arrived at time t, in the list's i-th
+// stimulus.
+func (s *stimState) replace(i int, data *Value, t float64, c int) {
+	x := &s.list[i]
+	s.bytes += c - x.cost
+	x.Data, x.At, x.cost = *data, t, c
 }
 
 // evictStimulus makes room in the list for a new stimulus: the one that
@@ -148,6 +177,7 @@ func (a *Agent) evictStimulus(s *stimState) {
 			old = i
 		}
 	}
+	s.bytes -= s.list[old].cost
 	s.list = slices.Delete(s.list, old, old+1)
 }
 
@@ -163,14 +193,14 @@ func (a *Agent) held(name string) (*Stimulus, bool) {
 		if s.slots == nil || s.slots[i].Signal == "" {
 			return nil, false
 		}
-		x := &s.slots[i]
+		x := &s.slots[i].Stimulus
 		return x, !a.gone(x.At, b.signals[i].expires)
 	}
 	i, ok := s.find(name)
 	if !ok {
 		return nil, false
 	}
-	return &s.list[i], true // signals the tree does not name never expire
+	return &s.list[i].Stimulus, true // signals the tree does not name never expire
 }
 
 // Stimulus returns the data of the stimulus the agent holds for a signal
@@ -200,11 +230,13 @@ func (a *Agent) Forget(name string) bool {
 	if x == nil {
 		return false
 	}
+	s := a.ext.stim
 	if i, ok := a.bound.signalIdx[name]; ok {
-		a.ext.stim.slots[i] = Stimulus{}
+		s.bytes -= s.slots[i].cost
+		s.slots[i] = heldStimulus{}
 	} else {
-		s := a.ext.stim
 		i, _ := s.find(name)
+		s.bytes -= s.list[i].cost
 		s.list = slices.Delete(s.list, i, i+1)
 	}
 	return held
@@ -221,10 +253,12 @@ func (a *Agent) Stimuli(dst []Stimulus) []Stimulus {
 	start := len(dst)
 	for i := range s.slots {
 		if x := &s.slots[i]; x.Signal != "" && !a.gone(x.At, a.bound.signals[i].expires) {
-			dst = append(dst, *x)
+			dst = append(dst, x.Stimulus)
 		}
 	}
-	dst = append(dst, s.list...)
+	for i := range s.list {
+		dst = append(dst, s.list[i].Stimulus)
+	}
 	slices.SortFunc(dst[start:], func(x, y Stimulus) int { return strings.Compare(x.Signal, y.Signal) })
 	return dst
 }
@@ -301,12 +335,15 @@ func (p *RestorePlan) applyStimuli() {
 	clear(s.slots)
 	clear(s.list)
 	s.list = s.list[:0]
+	s.bytes, s.admitted = 0, false
 	for i := range p.stimuli {
 		x := &p.stimuli[i]
 		if k, ok := a.bound.signalIdx[x.Signal]; ok {
 			a.recordSlot(k, x.Signal, &x.Data, x.At)
 		} else {
-			s.list = append(s.list, *x) // sorted already
+			c := stimulusCost(x.Signal, &x.Data)
+			s.bytes += c
+			s.list = append(s.list, heldStimulus{*x, c}) // sorted already
 		}
 	}
 	clear(s.pending)

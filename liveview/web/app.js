@@ -829,7 +829,7 @@ function renderWhy(a) {
 
 // renderStimuli lists the stimuli the agent holds: each signal with its
 // age (and, for a signal declared with expires, how long it is still
-// held), and below it the data it carried, as the trace writes it.
+// held), and below it the data it carried, on one line (dataText).
 function renderStimuli(a) {
   const box = $('#stimuli');
   const ss = a.stimuli || [];
@@ -843,11 +843,24 @@ function renderStimuli(a) {
     let when = `${fmtTime(s.age)} ago`;
     if (s.left !== undefined) when += ` · expires in ${fmtTime(s.left)}`;
     head.append(el('b', '', s.signal), el('span', 'muted', when));
-    let data = s.data === null ? '(no data)' : JSON.stringify(s.data);
+    let data = s.data === null ? '(no data)' : dataText(s.data);
     if (data.length > 300) data = data.slice(0, 300) + '…';
     d.append(head, el('div', 'data', data));
     return d;
   }));
+}
+
+// dataText writes stimulus data (luabind.Inspect's shapes, cut by the
+// server) on one line as the trace writes data: a table whose keys are 1
+// to n a list, any other an object; what was cut says so.
+function dataText(v) {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (v.string !== undefined) return JSON.stringify(v.string) + ` … (${v.length} bytes)`;
+  if (!v.table) return JSON.stringify(v);
+  const list = v.table.every(([k], i) => k === i + 1);
+  const parts = v.table.map(([k, x]) => (list ? '' : JSON.stringify(String(k)) + ':') + dataText(x));
+  if (v.more) parts.push(`… ${v.more} more`);
+  return list ? '[' + parts.join(',') + ']' : '{' + parts.join(',') + '}';
 }
 
 function shortName(r) {

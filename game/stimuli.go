@@ -1,0 +1,43 @@
+package game
+
+import "github.com/btrun/btrun/runtime"
+
+// The memory of the agents' stimuli (the last data of each signal an agent
+// received, runtime.Agent.Stimulus) lives outside every Lua state's
+// budget. run.stimulus_memory bounds each agent's and
+// run.stimulus_memory_total all of them together: each agent gets the
+// smaller of stimulus_memory and an equal share of the total, so that no
+// order of delivery, and no number of workers, decides which agent may
+// still take data. The share follows the number of agents as they are
+// added and removed; an agent that holds more than a new, smaller share
+// keeps it, and takes no more until it is under.
+
+// shareStimuli gives every worker's Env the bound of each agent's stimuli
+// for the game's number of agents. Called whenever that number changes,
+// between steps.
+func (g *Game) shareStimuli() {
+	bound := int64(g.cfg.Run.StimulusMemory)
+	if n := int64(len(g.agents)); n > 0 {
+		bound = min(bound, int64(g.cfg.Run.StimulusTotal)/n)
+	}
+	g.env.StimulusMemory = int(max(bound, 1))
+	for _, w := range g.workers {
+		w.env.StimulusMemory = g.env.StimulusMemory
+	}
+}
+
+// refuses is the error a delivery of the signal to each agent of to would
+// meet because an agent cannot hold its stimulus (nil: every one can), for
+// the senders that hear of it at once (the world's game.signal, Go's
+// Signal, the live view), which deliver nothing when one refuses.
+func (g *Game) refuses(signal string, data runtime.Value, to ...*gameAgent) error {
+	for _, ga := range to {
+		if ga == nil || ga.stopped {
+			continue
+		}
+		if err := ga.a.CanHold(signal, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
