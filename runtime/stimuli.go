@@ -296,8 +296,27 @@ func (x *forgetAction) Run(a *Agent, _ Params) (Status, error) {
 
 // --- saves ---
 
-// snapshotStimuli saves the stimuli the agent holds, sorted by name.
-func (a *Agent) snapshotStimuli(s *Snapshot) { s.Stimuli = a.Stimuli(s.Stimuli) }
+// snapshotStimuli saves the stimuli the agent keeps, sorted by name,
+// expired ones included: an expired stimulus is still read by -explain
+// ("stimulus expired, age 1.5 s") and counted by the stimulus bound until
+// something drops it, so a restored agent must keep it too, or its
+// reasons and refusals would differ from the run that was not restored.
+func (a *Agent) snapshotStimuli(s *Snapshot) {
+	st := a.stimuli()
+	if st == nil {
+		return
+	}
+	start := len(s.Stimuli)
+	for i := range st.slots {
+		if x := &st.slots[i]; x.Signal != "" {
+			s.Stimuli = append(s.Stimuli, x.Stimulus)
+		}
+	}
+	for i := range st.list {
+		s.Stimuli = append(s.Stimuli, st.list[i].Stimulus)
+	}
+	slices.SortFunc(s.Stimuli[start:], func(x, y Stimulus) int { return strings.Compare(x.Signal, y.Signal) })
+}
 
 // planStimuli checks the saved stimuli and keeps a copy for Apply (the
 // snapshot's list is reused for the next agent of a restore).
