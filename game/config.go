@@ -42,6 +42,8 @@ type RunConfig struct {
 	RunawayLimit      int      `toml:"runaway_limit"`
 	Strict            bool     `toml:"strict"`
 	LuaCallTimeout    Duration `toml:"lua_call_timeout"`
+	WorldInitTimeout  Duration `toml:"world_init_timeout"` // 0: grows with the agents (world_budget.go)
+	WorldTickTimeout  Duration `toml:"world_tick_timeout"` // 0: grows with the agents
 	PluginCallTimeout Duration `toml:"plugin_call_timeout"`
 	LuaMemory         Size     `toml:"lua_memory"`
 	Realtime          bool     `toml:"realtime"`

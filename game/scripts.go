@@ -114,8 +114,9 @@ func (g *Game) startWorld() error {
 	}
 	g.lua.game = g.gameTable()
 	g.updateGameTable(g.step, g.Time(g.step))
+	g.setWorldTimeouts()
 	if err := g.lua.world.Init(g.lua.game); err != nil {
-		return err
+		return worldTimeoutError(err, "world_init_timeout")
 	}
 	g.publishShared(g.Time(g.step)) // what init published, for spawn
 	for _, ga := range g.agents {
@@ -138,6 +139,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	}
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
+		err = worldTimeoutError(err, "world_tick_timeout")
 		g.lua.errors++
 		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}
