@@ -31,6 +31,9 @@ type Config struct {
 	Dir  string `toml:"-"` // its folder: every path in the config is relative to it
 
 	checked bool `toml:"-"` // read by ParseConfig, which checked it; Open checks the others (config_go.go)
+	// run.lua_memory is written in the file: its default grows with the
+	// agents, a value written does not (lua_memory.go).
+	luaMemorySet bool `toml:"-"`
 }
 
 // RunConfig is [run].

@@ -84,6 +84,7 @@ func (d *decoder) check(cfg *Config) {
 			add(line("run", t.key), "run.%s = %q: must be from %v to %v", t.key, t.d.String(), MinTimeout, MaxTimeout)
 		}
 	}
+	cfg.luaMemorySet = line("run", "lua_memory") > 0
 	if r.LuaMemory < MinLuaMemory || r.LuaMemory > MaxLuaMemory {
 		add(line("run", "lua_memory"), "run.lua_memory = %d bytes: must be from 1MB to 1024GB", r.LuaMemory)
 	}

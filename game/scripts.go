@@ -47,7 +47,7 @@ func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, erro
 		g.code.cache = luabind.NewCodeCache()
 	}
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: g.srcRoot(), FS: g.opts.Files, Seed: g.seed(), ReadFile: g.reader(readfile.ScriptLimit, "script"),
-		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print, Code: g.code.cache})
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: g.luaMemory(), Output: print, Code: g.code.cache})
 	if err != nil {
 		return nil, err
 	}

@@ -229,3 +229,37 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestLuaMemory_defaultGrowsWithTheAgents: left out, the memory budget of
+// a Lua state is the default plus an allowance per agent (200,000 agents
+// of the example game hold more than the default by themselves); written
+// in the config, even as the default's value, it is taken as it is.
+func TestLuaMemory_defaultGrowsWithTheAgents(t *testing.T) {
+	dir := configDir(t)
+	for _, c := range []struct {
+		run  string
+		want int64
+	}{
+		{"", DefaultLuaMemory + 200_000*LuaMemoryPerAgent},
+		{"lua_memory = \"256MB\"\n", 256 << 20},
+		{"lua_memory = \"64MB\"\n", 64 << 20},
+	} {
+		cfg, err := ParseConfig(dir+"/config.toml", []byte("[run]\n"+c.run+minimalConfig+"count = 200000\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (&Game{cfg: cfg}).luaMemory(); got != c.want {
+			t.Errorf("%q: budget %d, want %d", c.run, got, c.want)
+		}
+	}
+	// A config made in Go holding the default, agents added by the program.
+	g := &Game{cfg: NewConfig(dir), agents: make([]*gameAgent, 10)}
+	if got := g.luaMemory(); got != DefaultLuaMemory+10*LuaMemoryPerAgent {
+		t.Errorf("Go config: %d", got)
+	}
+	big := &Game{cfg: NewConfig(dir)}
+	big.cfg.Agents = []AgentConfig{{Tree: "t", Count: MaxAgents}}
+	if got := big.luaMemory(); got != DefaultLuaMemory+MaxAgents*LuaMemoryPerAgent {
+		t.Errorf("a million agents: %d", got)
+	}
+}
