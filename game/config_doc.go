@@ -47,7 +47,7 @@ var configDocs = map[string]KeyDoc{
 	"run.world_init_timeout":  {Doc: "bound of the world script's `init`, from `1ms` to `1h`; default: `1s` plus `50µs` per agent (at least `lua_call_timeout`), since `init` typically walks every agent"},
 	"run.world_tick_timeout":  {Doc: "bound of each call of the world script's `tick`, from `1ms` to `1h`; default: `100ms` plus `10µs` per agent (at least `lua_call_timeout`)"},
 	"run.plugin_call_timeout": {Doc: "bound of every plugin round trip, from `1ms` to `1h`; a plugin that does not answer in time is killed and restarted"},
-	"run.lua_memory":          {Doc: "memory budget of each Lua state (`256MB`, `1GB`; powers of 1024), from `1MB` to `1024GB`; left out, `256MB` plus `4KB` per agent of the game (the agents' tables are in it); no string may be longer than an eighth of it"},
+	"run.lua_memory":          {Doc: "memory budget of each Lua state (`256MB`, `1GB`; powers of 1024), from `1MB` to `1024GB`; left out, `256MB` or `4KB` per agent of the game, whichever is more (the agents' tables are in it); no string may be longer than an eighth of it"},
 	"run.workers":             {Doc: "threads the agents are spread over, each with its own Lua state (`0`: one per CPU core; `btrun run -workers` overrides it); the trace and saves are the same for every number (docs/workers.md)", Min: num(0), Max: num(MaxWorkers)},
 	"run.realtime":            {Doc: "`true`: run no faster than one step every `dt` seconds of wall time, so that a run lasts as long as its game time (`btrun run -realtime`); for watching a game and editing it while it runs (`-watch`)"},
 	"scripts.paths":           {Doc: "folders whose `.lua` files are loaded, in this order; `require` looks only there", Path: true},
