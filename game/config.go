@@ -31,6 +31,9 @@ type Config struct {
 	Dir  string `toml:"-"` // its folder: every path in the config is relative to it
 
 	checked bool `toml:"-"` // read by ParseConfig, which checked it; Open checks the others (config_go.go)
+	// run.lua_memory is written in the file: its default grows with the
+	// agents, a value written does not (lua_memory.go).
+	luaMemorySet bool `toml:"-"`
 }
 
 // RunConfig is [run].
@@ -42,6 +45,8 @@ type RunConfig struct {
 	RunawayLimit      int      `toml:"runaway_limit"`
 	Strict            bool     `toml:"strict"`
 	LuaCallTimeout    Duration `toml:"lua_call_timeout"`
+	WorldInitTimeout  Duration `toml:"world_init_timeout"` // 0: grows with the agents (world_budget.go)
+	WorldTickTimeout  Duration `toml:"world_tick_timeout"` // 0: grows with the agents
 	PluginCallTimeout Duration `toml:"plugin_call_timeout"`
 	LuaMemory         Size     `toml:"lua_memory"`
 	Realtime          bool     `toml:"realtime"`

@@ -84,6 +84,17 @@ func (d *decoder) check(cfg *Config) {
 			add(line("run", t.key), "run.%s = %q: must be from %v to %v", t.key, t.d.String(), MinTimeout, MaxTimeout)
 		}
 	}
+	// The world's budgets are optional: left out (0), they grow with the
+	// agents (world_budget.go).
+	for _, t := range []struct {
+		key string
+		d   time.Duration
+	}{{"world_init_timeout", r.WorldInitTimeout.Duration}, {"world_tick_timeout", r.WorldTickTimeout.Duration}} {
+		if (t.d != 0 || line("run", t.key) > 0) && !d.bad["run."+t.key] && (t.d < MinTimeout || t.d > MaxTimeout) {
+			add(line("run", t.key), "run.%s = %q: must be from %v to %v", t.key, t.d.String(), MinTimeout, MaxTimeout)
+		}
+	}
+	cfg.luaMemorySet = line("run", "lua_memory") > 0
 	if r.LuaMemory < MinLuaMemory || r.LuaMemory > MaxLuaMemory {
 		add(line("run", "lua_memory"), "run.lua_memory = %d bytes: must be from 1MB to 1024GB", r.LuaMemory)
 	}

@@ -65,7 +65,7 @@ func TestConfig_errorsNameTheLine(t *testing.T) {
 		name, toml, want string
 	}{
 		{"unknown key in a table", "[run]\nsteps = 10\nstepz = 3\n" + minimalConfig,
-			`config.toml:3: unknown key "run.stepz"; expected in [run] steps, dt, seed, on_failure, runaway_limit, strict, lua_call_timeout, plugin_call_timeout, lua_memory, realtime`},
+			`config.toml:3: unknown key "run.stepz"; expected in [run] steps, dt, seed, on_failure, runaway_limit, strict, lua_call_timeout, world_init_timeout, world_tick_timeout, plugin_call_timeout, lua_memory, realtime`},
 		{"unknown table", "[runn]\nsteps = 10\n" + minimalConfig,
 			`config.toml:1: unknown key "runn"`},
 		{"unknown key in an array table", minimalConfig + "countt = 3\n",
@@ -160,6 +160,9 @@ func TestConfig_limits(t *testing.T) {
 		{"lua_call_timeout 1ns", "[run]\nlua_call_timeout = \"1ns\"\n" + minimalConfig, `config.toml:2: run.lua_call_timeout = "1ns": must be from 1ms to 1h0m0s`},
 		{"plugin_call_timeout 2h", "[run]\nplugin_call_timeout = \"2h\"\n" + minimalConfig, `config.toml:2: run.plugin_call_timeout = "2h0m0s": must be from 1ms to 1h0m0s`},
 		{"negative timeout", "[run]\nlua_call_timeout = \"-5s\"\n" + minimalConfig, `run.lua_call_timeout = "-5s": must be from 1ms`},
+		{"world_init_timeout 0s", "[run]\nworld_init_timeout = \"0s\"\n" + minimalConfig, `config.toml:2: run.world_init_timeout = "0s": must be from 1ms to 1h0m0s`},
+		{"world_tick_timeout 2h", "[run]\nsteps = 1\nworld_tick_timeout = \"2h\"\n" + minimalConfig, `config.toml:3: run.world_tick_timeout = "2h0m0s": must be from 1ms to 1h0m0s`},
+		{"world_init_timeout not a duration", "[run]\nworld_init_timeout = 5\n" + minimalConfig, `config.toml:2: run.world_init_timeout = 5: expected a duration`},
 		{"steps beyond 2^53", "[run]\nsteps = 9007199254740993\n" + minimalConfig, `config.toml:2: run.steps = 9007199254740993: must be from 0 to 9007199254740992`},
 		{"workers negative", "[run]\nworkers = -1\n" + minimalConfig, `config.toml:2: run.workers = -1: must be from 0 (one per CPU core) to 256`},
 		{"workers too many", "[run]\nworkers = 100000\n" + minimalConfig, `config.toml:2: run.workers = 100000: must be from 0 (one per CPU core) to 256`},
@@ -184,6 +187,15 @@ func TestConfig_limits(t *testing.T) {
 	cfg, err := ParseConfig(filepath.Join(dir, "config.toml"), []byte("[run]\nlua_memory = \"64MB\"\n"+minimalConfig))
 	if err != nil || cfg.Run.LuaMemory != 64<<20 {
 		t.Errorf("lua_memory = \"64MB\": %v, %v", cfg, err)
+	}
+	// A value that is not a duration is one problem, not also one of range.
+	if _, err := ParseConfig(filepath.Join(dir, "config.toml"), []byte("[run]\nworld_tick_timeout = \"fast\"\n"+minimalConfig)); err == nil ||
+		!strings.Contains(err.Error(), `run.world_tick_timeout = "fast": not a duration`) || strings.Contains(err.Error(), "must be from") {
+		t.Errorf("world_tick_timeout = \"fast\": %v", err)
+	}
+	cfg, err = ParseConfig(filepath.Join(dir, "config.toml"), []byte("[run]\nworld_init_timeout = \"30s\"\nworld_tick_timeout = \"1ms\"\n"+minimalConfig))
+	if err != nil || cfg.Run.WorldInitTimeout.Duration != 30*time.Second || cfg.Run.WorldTickTimeout.Duration != time.Millisecond {
+		t.Errorf("world timeouts: %+v, %v", cfg, err)
 	}
 }
 

@@ -47,7 +47,7 @@ func (g *Game) openScripts(reg *runtime.Registry, out io.Writer) (*scripts, erro
 		g.code.cache = luabind.NewCodeCache()
 	}
 	e, err := luabind.New(luabind.Options{Paths: paths, Root: g.srcRoot(), FS: g.opts.Files, Seed: g.seed(), ReadFile: g.reader(readfile.ScriptLimit, "script"),
-		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: int64(c.Run.LuaMemory), Output: print, Code: g.code.cache})
+		CallTimeout: c.Run.LuaCallTimeout.Duration, MemoryLimit: g.luaMemory(), Output: print, Code: g.code.cache})
 	if err != nil {
 		return nil, err
 	}
@@ -114,8 +114,9 @@ func (g *Game) startWorld() error {
 	}
 	g.lua.game = g.gameTable()
 	g.updateGameTable(g.step, g.Time(g.step))
+	g.setWorldTimeouts()
 	if err := g.lua.world.Init(g.lua.game); err != nil {
-		return err
+		return worldTimeoutError(err, "world_init_timeout")
 	}
 	g.publishShared(g.Time(g.step)) // what init published, for spawn
 	for _, ga := range g.agents {
@@ -138,6 +139,7 @@ func (g *Game) tickWorld(s uint64, t float64) {
 	}
 	g.updateGameTable(s, t)
 	if err := g.lua.world.Tick(g.lua.game); err != nil {
+		err = worldTimeoutError(err, "world_tick_timeout")
 		g.lua.errors++
 		g.out.repeatable(t, "world", "error: "+g.errTexts.cut(err.Error()))
 	}

@@ -30,10 +30,12 @@
 //
 // # Bounded calls
 //
-// Every call into Lua (actions, conditions, scorers, world hooks, loading) is
-// bounded by Options.CallTimeout: a runaway script is stopped with an error
-// at its position, and the LState stays usable. See guard.go for the
-// mechanism and what it costs. The state's memory is bounded by
+// Every call into Lua (actions, conditions, scorers, the world's spawn,
+// save and load, loading) is bounded by Options.CallTimeout, and the
+// world's init and tick by budgets of their own (World.SetTimeouts,
+// budget.go): a runaway script is stopped with an error at its position,
+// and the LState stays usable. See guard.go for the mechanism and what it
+// costs. The state's memory is bounded by
 // Options.MemoryLimit (memory.go: measured by walks the watchdog asks for
 // when the heap grows), no string may pass an eighth of it (stringlib.go,
 // concat.go), pattern matching checks the timeout as it goes (pattern.go),

@@ -203,12 +203,18 @@ func (e *Engine) DoString(name, src string) error {
 // result when nret is 1. The hot path (callAgent) is a copy without the
 // variadic arguments.
 func (e *Engine) call(fn *lua.LFunction, nret int, args ...lua.LValue) (lua.LValue, error) {
+	return e.callWithin(e.guard.call, fn, nret, args...)
+}
+
+// callWithin is call bounded by b instead of the call timeout (the world's
+// init and tick: budget.go).
+func (e *Engine) callWithin(b *budget, fn *lua.LFunction, nret int, args ...lua.LValue) (lua.LValue, error) {
 	L := e.L
 	L.Push(fn)
 	for _, a := range args {
 		L.Push(a)
 	}
-	e.guard.enter()
+	e.guard.enterWithin(b)
 	err := L.PCall(len(args), nret, nil)
 	stopped := e.guard.leave()
 	if err != nil {

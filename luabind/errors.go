@@ -17,7 +17,8 @@ var (
 	// was loaded, by an action or condition, or by a world hook.
 	ErrScript = errors.New("luabind: script error")
 	// ErrTimeout marks a call into Lua stopped after running longer than
-	// Options.CallTimeout. It is also an ErrScript.
+	// Options.CallTimeout (or, for the world's init and tick, their budget:
+	// World.SetTimeouts). It is also an ErrScript.
 	ErrTimeout = errors.New("luabind: call timed out")
 	// ErrMemory marks a call stopped because the Lua state holds more than
 	// its memory budget (Options.MemoryLimit). It is also an ErrScript.

@@ -2,7 +2,6 @@ package luabind
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,10 +63,10 @@ import (
 // frame costs a few instructions at every VM instruction (measured: +3% on
 // the scripted agents of BenchmarkSeedTreeLua).
 type stopCtx struct {
-	done    atomic.Pointer[chan struct{}]
-	reason  atomic.Int32 // why the call was stopped: stopTimeout or stopMemory
-	timeout time.Duration
-	mem     *memoryBudget
+	done   atomic.Pointer[chan struct{}]
+	reason atomic.Int32           // why the call was stopped: stopTimeout or stopMemory
+	budget atomic.Pointer[budget] // the time budget of the outermost call (budget.go)
+	mem    *memoryBudget
 }
 
 // Why a call was stopped.
@@ -103,7 +102,8 @@ func (c *stopCtx) Err() error {
 	if c.reason.Load() == stopMemory {
 		return c.mem.errorMsg()
 	}
-	return timeoutMsg{c.timeout}
+	b := c.budget.Load()
+	return timeoutMsg{b.timeout, b.name}
 }
 
 func (c *stopCtx) stop(reason int32) {
@@ -114,12 +114,6 @@ func (c *stopCtx) stop(reason int32) {
 func (c *stopCtx) stopped() bool { return c.done.Load() != nil }
 func (c *stopCtx) reset()        { c.done.Store(nil) }
 
-type timeoutMsg struct{ d time.Duration }
-
-func (m timeoutMsg) Error() string {
-	return fmt.Sprintf("script ran longer than the call timeout (%v)", m.d)
-}
-
 var _ context.Context = (*stopCtx)(nil)
 
 // guard bounds the calls into one LState: their time (the call timeout)
@@ -127,6 +121,7 @@ var _ context.Context = (*stopCtx)(nil)
 type guard struct {
 	L       *lua.LState
 	timeout time.Duration // <= 0: unbounded
+	call    *budget       // the timeout's budget, every call's but the world's (budget.go)
 	seq     atomic.Uint64 // odd while an outermost call runs
 	ctx     *stopCtx
 	mem     memoryBudget
@@ -150,7 +145,9 @@ func (g *guard) start(e *Engine, timeout time.Duration, memory int64) {
 	g.mem = memoryBudget{e: e, limit: memory}
 	live, _ := liveHeap()
 	g.mem.baseline.Store(live)
-	g.ctx = &stopCtx{timeout: timeout, mem: &g.mem}
+	g.call = newBudget(timeout, planWatch(timeout).period, "the call timeout")
+	g.ctx = &stopCtx{mem: &g.mem}
+	g.ctx.budget.Store(g.call)
 	g.L.SetContext(g.ctx)
 	g.quit = make(chan struct{})
 	g.wg.Add(1)
@@ -180,7 +177,7 @@ func planWatch(timeout time.Duration) watchPlan {
 		p.period = min(max(timeout/ticksPerTimeout, minTick), memoryTick)
 		// The call that was running at the first of these ticks is stopped
 		// after between 0.9 and 1.0 times the timeout.
-		p.stopAfter = max(1, int((timeout*(ticksPerTimeout-1)/ticksPerTimeout+p.period-1)/p.period))
+		p.stopAfter = busyTicks(timeout, p.period)
 		p.memoryEvery = max(1, int(memoryTick/p.period))
 	}
 	return p
@@ -209,7 +206,9 @@ func (g *guard) watch() {
 				g.mem.afterCollection(live, s&1 == 1, g.ctx)
 			}
 		}
-		if plan.stopAfter == 0 {
+		// The budget of the call running (the call timeout's, or the
+		// world's init or tick's: budget.go).
+		if o.plan.stopAfter = g.ctx.budget.Load().stopAfter; o.plan.stopAfter == 0 {
 			continue
 		}
 		if now, ok := cpuTime(); o.tick(s, now, ok) {
@@ -253,11 +252,18 @@ func (o *overrun) tick(seq uint64, cpu time.Duration, ok bool) bool {
 	return false
 }
 
-// enter marks the start of a call into Lua.
-func (g *guard) enter() {
+// enter marks the start of a call into Lua, bounded by the call timeout.
+func (g *guard) enter() { g.enterWithin(g.call) }
+
+// enterWithin marks the start of a call bounded by b (a nested call runs
+// within its outermost call's budget).
+func (g *guard) enterWithin(b *budget) {
 	if g.depth == 0 {
 		if g.ctx.stopped() {
 			g.ctx.reset() // stopped just after the last call ended: not this call's
+		}
+		if g.ctx.budget.Load() != b { // a load costs less than a store, and the budget rarely changes
+			g.ctx.budget.Store(b)
 		}
 		if g.mem.pending.Load() && g.mem.walk() {
 			g.ctx.stop(stopMemory) // over its budget: stopped at its first instruction

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
@@ -12,12 +13,15 @@ import (
 // World is the world script of SPEC §7: a module of the script folders that
 // returns a table of optional hooks, init(game), spawn(ctx), tick(game),
 // save() and load(t). The game loop (not this package) decides when each
-// runs; World only calls them, bounded like every call into Lua.
+// runs; World only calls them, bounded like every call into Lua: spawn,
+// save and load by Options.CallTimeout, init and tick by budgets of their
+// own (SetTimeouts).
 type World struct {
-	e      *Engine
-	module string
-	table  *lua.LTable
-	hooks  [numHooks]*lua.LFunction
+	e       *Engine
+	module  string
+	table   *lua.LTable
+	hooks   [numHooks]*lua.LFunction
+	budgets [numHooks]*budget // each hook's time budget (budget.go)
 }
 
 type hook int
@@ -57,6 +61,9 @@ func (e *Engine) LoadWorld(module string) (*World, error) {
 		return nil, fmt.Errorf("%w: world module %q returns a %s; a world module returns a table of hooks (init, spawn, tick, save, load)", ErrScript, name, v.Type())
 	}
 	w := &World{e: e, module: name, table: t}
+	for i := range w.budgets {
+		w.budgets[i] = e.guard.call
+	}
 	for i, hn := range hookNames {
 		switch f := t.RawGetString(hn).(type) {
 		case *lua.LNilType:
@@ -101,6 +108,29 @@ func (w *World) Has(name string) bool {
 	return false
 }
 
+// SetTimeouts gives init and tick budgets of their own instead of
+// Options.CallTimeout, which spawn, save and load keep: init typically
+// walks every agent once, and tick does the whole world's work of a step,
+// so a game sizes them from the work it expects (btrun from its number of
+// agents). A budget is kept as the call timeout is, in busy CPU time
+// (guard.go); a call over it is stopped with ErrTimeout at its line, the
+// message naming "the world's init timeout" or "the world's tick timeout".
+// A negative timeout leaves the hook unbounded; 0 gives it the call
+// timeout. Call it between calls, from the engine's goroutine.
+func (w *World) SetTimeouts(init, tick time.Duration) {
+	period := planWatch(w.e.guard.timeout).period
+	for _, h := range []struct {
+		hook hook
+		d    time.Duration
+	}{{hookInit, init}, {hookTick, tick}} {
+		if h.d == 0 {
+			w.budgets[h.hook] = w.e.guard.call
+		} else {
+			w.budgets[h.hook] = newBudget(h.d, period, "the world's "+hookNames[h.hook]+" timeout")
+		}
+	}
+}
+
 func (w *World) call(h hook, cur *AgentData, nret int, args ...lua.LValue) (lua.LValue, error) {
 	fn := w.hooks[h]
 	if fn == nil {
@@ -109,7 +139,7 @@ func (w *World) call(h hook, cur *AgentData, nret int, args ...lua.LValue) (lua.
 	e := w.e
 	prev := e.cur
 	e.cur = cur
-	v, err := e.call(fn, nret, args...)
+	v, err := e.callWithin(w.budgets[h], fn, nret, args...)
 	e.cur = prev
 	if err != nil {
 		return lua.LNil, fmt.Errorf("luabind: world module %q, %s: %w", w.module, hookNames[h], err)
