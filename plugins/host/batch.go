@@ -22,7 +22,9 @@ type round struct {
 	fields  []sdk.Value
 	stimuli []sdk.Stimulus // the calls' stimuli (data.go)
 	replies []sdk.Reply
-	errs    []error // per call: the round trip failed
+	errs    []error     // per call: the round trip failed
+	chunks  []sdk.Batch // a large batch's chunks (pipeline.go)
+	chunkE  []error     // and how each one's round trip ended
 }
 
 func (r *round) reset() {
@@ -181,15 +183,10 @@ func (p *plugin) send(r *round) {
 		}
 		return
 	}
-	set.roundTrips.Add(1)
 	start := time.Now()
 	defer func() { r.account(time.Since(start)) }()
 	err := p.do(func(ctx context.Context, svc sdk.Service) error {
-		out, err := svc.RunBatch(ctx, &r.batch, r.replies)
-		if err == nil {
-			r.replies = out
-		}
-		return err
+		return r.runBatch(ctx, svc, &set.roundTrips)
 	})
 	if err != nil {
 		for i := range r.errs {
