@@ -240,6 +240,9 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, int32(i), v})
 			}
 		}
+		if f.countSlot < 0 && f.startBit < 0 {
+			continue // no counts, no start bit: entryOf would be empty
+		}
 		if e := a.entryOf(int32(i)); e.Started || e.Passes != 0 || e.Failures != 0 {
 			s.Entries = append(s.Entries, e)
 		}
