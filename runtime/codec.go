@@ -72,8 +72,8 @@ func (e *Encoder) Uvarint(v uint64) {
 	}
 	e.buf = binary.AppendUvarint(e.buf, v)
 }
-func (e *Encoder) Varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
-func (e *Encoder) Byte(b byte)      { e.buf = append(e.buf, b) }
+func (e *Encoder) Varint(v int64) { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *Encoder) Byte(b byte)    { e.buf = append(e.buf, b) }
 
 func (e *Encoder) Bool(b bool) {
 	if b {
