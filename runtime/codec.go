@@ -211,16 +211,19 @@ func (d *Decoder) Varint() int64 {
 }
 
 func (d *Decoder) Byte() byte {
-	if d.err != nil {
-		return 0
+	if off := d.off; off < len(d.buf) && d.err == nil { // small enough to inline
+		d.off++
+		return d.buf[off]
 	}
-	if d.off >= len(d.buf) {
+	return d.byteAtEnd()
+}
+
+// byteAtEnd is Byte at the end of the input or after an error.
+func (d *Decoder) byteAtEnd() byte {
+	if d.err == nil {
 		d.fail("truncated")
-		return 0
 	}
-	b := d.buf[d.off]
-	d.off++
-	return b
+	return 0
 }
 
 func (d *Decoder) Bool() bool {
@@ -307,7 +310,10 @@ func (d *Decoder) Count(minSize int) int {
 	if minSize < 1 {
 		minSize = 1
 	}
-	if n > uint64(d.Remaining()/minSize) {
+	// n*minSize > Remaining, without a division (a save reads a count for
+	// every table) and without overflow (a count is checked against the
+	// bytes left first).
+	if left := uint64(d.Remaining()); n > left || n*uint64(minSize) > left {
 		d.fail("a count of %d does not fit in the %d bytes left", n, d.Remaining())
 		return 0
 	}
