@@ -92,7 +92,7 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 
 // Stats counts the traffic of a Set since Start.
 type Stats struct {
-	RoundTrips int64 // batches and single calls sent (cancel calls included)
+	RoundTrips int64 // batches (each chunk of a large one, pipeline.go) and single calls sent (cancel calls included)
 	Calls      int64 // calls sent, batched or not
 }
 

@@ -24,11 +24,11 @@ import (
 // as many calls goes whole. A chunk is still large enough for the plugin
 // to split over its cores (sdk's parallelMin, 512). A variable for the
 // tests, which make small batches go in chunks.
-var chunkCalls = 1024
+var chunkCalls = 2048
 
 const (
 	// maxChunks bounds the chunks of a batch: each costs a round trip.
-	maxChunks = 8
+	maxChunks = 4
 	// chunksInFlight is how many chunks are sent and not yet answered at
 	// once: one in the plugin, one on its way in or out.
 	chunksInFlight = 2
