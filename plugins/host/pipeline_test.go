@@ -33,7 +33,7 @@ func TestBatching_chunksKeepTheTrace(t *testing.T) {
 func TestChunkCount(t *testing.T) {
 	for _, c := range []struct{ n, want int }{
 		{0, 1}, {1, 1}, {chunkCalls, 1}, {2*chunkCalls - 1, 1}, {2 * chunkCalls, 2},
-		{5*chunkCalls + 3, 5}, {100 * chunkCalls, maxChunks},
+		{3*chunkCalls + 3, 3}, {100 * chunkCalls, maxChunks},
 	} {
 		if got := chunkCount(c.n); got != c.want {
 			t.Errorf("chunkCount(%d) = %d, want %d", c.n, got, c.want)
