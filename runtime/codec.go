@@ -44,7 +44,9 @@ type recentString struct {
 }
 
 // NewEncoder returns an empty encoder.
-func NewEncoder() *Encoder { return &Encoder{strs: map[string]uint64{}} }
+func NewEncoder() *Encoder {
+	return &Encoder{strs: map[string]uint64{}, recent: make([]recentString, recentMin)}
+}
 
 // Reset empties the encoder, keeping its storage, so that a game saving
 // again and again does not grow a new buffer and string table each time.
@@ -91,9 +93,6 @@ func (e *Encoder) Float(f float64) {
 // String writes s as an index into the string table.
 func (e *Encoder) String(s string) {
 	p := unsafe.StringData(s)
-	if len(e.recent) == 0 {
-		e.recent = make([]recentString, recentMin)
-	}
 	r := &e.recent[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&uintptr(len(e.recent)-1)]
 	if r.p == p && r.n == len(s) && p != nil {
 		e.Uvarint(r.index)
