@@ -20,6 +20,7 @@ import (
 // batch succeeds or fails as a whole, as it did sent at once: the first
 // chunk's error fails every call of the round, and the watchdog times the
 // whole pipeline as one call (plugin.do around it).
+
 // chunkCalls is the size of a chunk, about: a batch of fewer than twice
 // as many calls goes whole. A chunk is still large enough for the plugin
 // to split over its cores (sdk's parallelMin, 512). A variable for the
