@@ -60,10 +60,15 @@ func (r *round) runBatch(ctx context.Context, svc sdk.Service, roundTrips *atomi
 	clear(r.chunkE)
 	sem := make(chan struct{}, chunksInFlight)
 	var wg sync.WaitGroup
+	var failed atomic.Bool
 	for c := range k {
 		lo, hi := c*n/k, (c+1)*n/k
 		r.chunks[c] = sdk.Batch{Sites: r.batch.Sites, Calls: r.batch.Calls[lo:hi:hi]}
 		sem <- struct{}{}
+		if failed.Load() { // the round fails anyway: send no more
+			<-sem
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
@@ -76,6 +81,9 @@ func (r *round) runBatch(ctx context.Context, svc sdk.Service, roundTrips *atomi
 				copy(at, out)
 			}
 			r.chunkE[c] = err
+			if err != nil {
+				failed.Store(true)
+			}
 		}()
 	}
 	wg.Wait()

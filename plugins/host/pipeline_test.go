@@ -1,8 +1,13 @@
 package host
 
 import (
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 // TestBatching_chunksKeepTheTrace sends the rounds' batches in pipelined
@@ -38,5 +43,26 @@ func TestChunkCount(t *testing.T) {
 		if got := chunkCount(c.n); got != c.want {
 			t.Errorf("chunkCount(%d) = %d, want %d", c.n, got, c.want)
 		}
+	}
+}
+
+// TestFault_crashDuringChunkedBatch: the plugin dies while a batch sent in
+// chunks is in flight. The batch fails as a whole, as one sent at once
+// does: every agent's call fails with the crash, none with a reply.
+func TestFault_crashDuringChunkedBatch(t *testing.T) {
+	defer func(c int) { chunkCalls = c }(chunkCalls)
+	chunkCalls = 2
+	marker := filepath.Join(t.TempDir(), "crashed")
+	xml := `<behaviorTree><sequence id="root"><action id=".go" name="test.crash"/></sequence></behaviorTree>`
+	w := newWorld(t, xml, []Spec{helperSpec("test", "plugin", markerEnv+"="+marker)},
+		Options{RestartMin: 20 * time.Millisecond}, 8, nil)
+	before := w.set.Stats()
+	for i, o := range w.step() {
+		if o.Status != runtime.Errored || !errors.Is(o.Err, ErrCrashed) {
+			t.Errorf("agent %d: %v %v, want the crash", i+1, o.Status, o.Err)
+		}
+	}
+	if st := w.set.Stats(); st.Calls-before.Calls != 8 {
+		t.Errorf("%d calls sent, want 8", st.Calls-before.Calls)
 	}
 }
