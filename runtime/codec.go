@@ -24,9 +24,18 @@ type Encoder struct {
 	// written for every agent (a tree's file and fingerprint, a Lua field
 	// set by the same line of script) is most often the same string, found
 	// here without hashing its bytes. Holding the pointer keeps those bytes
-	// from being reused for another string.
-	recent [256]recentString
+	// from being reused for another string. It grows with the string table
+	// (a save of many agents meets hundreds of names in turn, which a small
+	// cache kept evicting; a value converted alone needs a few entries).
+	recent []recentString
 }
+
+// Sizes of Encoder.recent: it starts small and grows fourfold while the
+// string table outgrows half of it, up to recentMax entries.
+const (
+	recentMin = 64
+	recentMax = 1 << 13
+)
 
 type recentString struct {
 	p     *byte
@@ -35,7 +44,9 @@ type recentString struct {
 }
 
 // NewEncoder returns an empty encoder.
-func NewEncoder() *Encoder { return &Encoder{strs: map[string]uint64{}} }
+func NewEncoder() *Encoder {
+	return &Encoder{strs: map[string]uint64{}, recent: make([]recentString, recentMin)}
+}
 
 // Reset empties the encoder, keeping its storage, so that a game saving
 // again and again does not grow a new buffer and string table each time.
@@ -45,7 +56,7 @@ func (e *Encoder) Reset() {
 	clear(e.strs)
 	clear(e.list)
 	e.list = e.list[:0]
-	e.recent = [256]recentString{}
+	clear(e.recent)
 }
 
 // Bytes is what has been written (the string table aside).
@@ -54,9 +65,17 @@ func (e *Encoder) Bytes() []byte { return e.buf }
 // Strings is the string table, in index order.
 func (e *Encoder) Strings() []string { return e.list }
 
-func (e *Encoder) Uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
-func (e *Encoder) Varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
-func (e *Encoder) Byte(b byte)      { e.buf = append(e.buf, b) }
+// Uvarint writes v as a varint; most are below 128 (string indices of
+// the first names, counts, flags), one byte without AppendUvarint's loop.
+func (e *Encoder) Uvarint(v uint64) {
+	if v < 0x80 {
+		e.buf = append(e.buf, byte(v))
+		return
+	}
+	e.buf = binary.AppendUvarint(e.buf, v)
+}
+func (e *Encoder) Varint(v int64) { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *Encoder) Byte(b byte)    { e.buf = append(e.buf, b) }
 
 func (e *Encoder) Bool(b bool) {
 	if b {
@@ -74,7 +93,7 @@ func (e *Encoder) Float(f float64) {
 // String writes s as an index into the string table.
 func (e *Encoder) String(s string) {
 	p := unsafe.StringData(s)
-	r := &e.recent[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&255]
+	r := &e.recent[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&uintptr(len(e.recent)-1)]
 	if r.p == p && r.n == len(s) && p != nil {
 		e.Uvarint(r.index)
 		return
@@ -84,6 +103,11 @@ func (e *Encoder) String(s string) {
 		i = uint64(len(e.list))
 		e.strs[s] = i
 		e.list = append(e.list, s)
+		if n := len(e.recent); len(e.list) > n/2 && n < recentMax {
+			// Grown, the cache starts empty: the strings come back.
+			e.recent = make([]recentString, 4*n)
+			r = &e.recent[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&uintptr(len(e.recent)-1)]
+		}
 	}
 	*r = recentString{p, len(s), i}
 	e.Uvarint(i)
@@ -142,6 +166,24 @@ func (d *Decoder) fail(format string, args ...any) {
 }
 
 func (d *Decoder) Uvarint() uint64 {
+	// Most varints of a save are one byte (counts, flags, the first names)
+	// or two (the string indices of a save of many agents): read without
+	// binary.Uvarint's loop.
+	if b := d.buf[d.off:]; len(b) >= 2 && d.err == nil {
+		if b[0] < 0x80 {
+			d.off++
+			return uint64(b[0])
+		}
+		if b[1] < 0x80 {
+			d.off += 2
+			return uint64(b[0]&0x7f) | uint64(b[1])<<7
+		}
+	}
+	return d.uvarintLong()
+}
+
+// uvarintLong is Uvarint for a varint of more than one byte (or none).
+func (d *Decoder) uvarintLong() uint64 {
 	if d.err != nil {
 		return 0
 	}
@@ -168,16 +210,19 @@ func (d *Decoder) Varint() int64 {
 }
 
 func (d *Decoder) Byte() byte {
-	if d.err != nil {
-		return 0
+	if off := d.off; off < len(d.buf) && d.err == nil { // small enough to inline
+		d.off++
+		return d.buf[off]
 	}
-	if d.off >= len(d.buf) {
+	return d.byteAtEnd()
+}
+
+// byteAtEnd is Byte at the end of the input or after an error.
+func (d *Decoder) byteAtEnd() byte {
+	if d.err == nil {
 		d.fail("truncated")
-		return 0
 	}
-	b := d.buf[d.off]
-	d.off++
-	return b
+	return 0
 }
 
 func (d *Decoder) Bool() bool {
@@ -230,14 +275,14 @@ func (d *Decoder) index() int32 {
 
 func (d *Decoder) String() string {
 	i := d.Uvarint()
+	if i < uint64(len(d.strs)) && d.err == nil {
+		return d.strs[i]
+	}
 	if d.err != nil {
 		return ""
 	}
-	if i >= uint64(len(d.strs)) {
-		d.fail("string %d is not in the string table (%d strings)", i, len(d.strs))
-		return ""
-	}
-	return d.strs[i]
+	d.fail("string %d is not in the string table (%d strings)", i, len(d.strs))
+	return ""
 }
 
 func (d *Decoder) Blob() []byte { return append([]byte(nil), d.blob()...) }
@@ -264,7 +309,10 @@ func (d *Decoder) Count(minSize int) int {
 	if minSize < 1 {
 		minSize = 1
 	}
-	if n > uint64(d.Remaining()/minSize) {
+	// n*minSize > Remaining, without a division (a save reads a count for
+	// every table) and without overflow (a count is checked against the
+	// bytes left first).
+	if left := uint64(d.Remaining()); n > left || n*uint64(minSize) > left {
 		d.fail("a count of %d does not fit in the %d bytes left", n, d.Remaining())
 		return 0
 	}

@@ -241,6 +241,9 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 				s.Cooldowns = append(s.Cooldowns, RuleTime{rules[i].Label, int32(i), v})
 			}
 		}
+		if f.countSlot < 0 && f.startBit < 0 {
+			continue // no counts, no start bit: entryOf would be empty
+		}
 		if e := a.entryOf(int32(i)); e.Started || e.Passes != 0 || e.Failures != 0 {
 			s.Entries = append(s.Entries, e)
 		}
@@ -364,8 +367,14 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	}
 	p.slab = slab
 	copy(p.slab, b.slabInit)
-	for _, v := range s.Vars {
-		i, ok := t.VarIndex(v.Name)
+	// A save lists the variables and timestamps in the tree's order (a
+	// name at its place is found without a look-up); one made before an
+	// edit of the tree may not.
+	for k, v := range s.Vars {
+		i, ok := int32(k), k < len(t.Vars) && t.Vars[k].Name == v.Name
+		if !ok {
+			i, ok = t.VarIndex(v.Name)
+		}
 		if !ok {
 			p.warn("variable %q of the save is not declared any more; dropped", v.Name)
 			continue
@@ -376,8 +385,11 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 			p.slab[i/64] &^= 1 << (i % 64)
 		}
 	}
-	for _, st := range s.Stamps {
-		i, ok := t.StampIndex(st.Name)
+	for k, st := range s.Stamps {
+		i, ok := int32(k), k < len(t.Stamps) && t.Stamps[k].Name == st.Name
+		if !ok {
+			i, ok = t.StampIndex(st.Name)
+		}
 		if !ok {
 			p.warn("timestamp %q of the save is not declared any more; dropped", st.Name)
 			continue

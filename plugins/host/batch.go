@@ -22,7 +22,9 @@ type round struct {
 	fields  []sdk.Value
 	stimuli []sdk.Stimulus // the calls' stimuli (data.go)
 	replies []sdk.Reply
-	errs    []error // per call: the round trip failed
+	errs    []error     // per call: the round trip failed
+	chunks  []sdk.Batch // a large batch's chunks (pipeline.go)
+	chunkE  []error     // and how each one's round trip ended
 }
 
 func (r *round) reset() {
@@ -90,7 +92,7 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 
 // Stats counts the traffic of a Set since Start.
 type Stats struct {
-	RoundTrips int64 // batches and single calls sent (cancel calls included)
+	RoundTrips int64 // batches (each chunk of a large one, pipeline.go) and single calls sent (cancel calls included)
 	Calls      int64 // calls sent, batched or not
 }
 
@@ -181,15 +183,10 @@ func (p *plugin) send(r *round) {
 		}
 		return
 	}
-	set.roundTrips.Add(1)
 	start := time.Now()
 	defer func() { r.account(time.Since(start)) }()
 	err := p.do(func(ctx context.Context, svc sdk.Service) error {
-		out, err := svc.RunBatch(ctx, &r.batch, r.replies)
-		if err == nil {
-			r.replies = out
-		}
-		return err
+		return r.runBatch(ctx, svc, &set.roundTrips)
 	})
 	if err != nil {
 		for i := range r.errs {

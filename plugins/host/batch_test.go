@@ -25,7 +25,12 @@ const mixedTree = `<behaviorTree>
 // runMixed steps 40 agents 15 times and returns the trace, the agents'
 // final fields and the traffic.
 func runMixed(t *testing.T, unbatched bool) (string, Stats) {
-	data := make([]fields, 40)
+	return runMixedN(t, 40, unbatched)
+}
+
+// runMixedN is runMixed with n agents.
+func runMixedN(t *testing.T, n int, unbatched bool) (string, Stats) {
+	data := make([]fields, n)
 	w := newWorld(t, mixedTree, []Spec{helperSpec("test", "plugin")}, Options{Unbatched: unbatched}, len(data),
 		func(i int) fields {
 			data[i] = fields{"x": float64(i), "flag": i%3 != 0}

@@ -16,9 +16,34 @@ type grpcClient struct {
 	client pb.PluginClient
 	conn   grpc.ClientConnInterface
 
-	mu      sync.Mutex
+	mu     sync.Mutex
+	codecs []*batchCodec // free codecs: one per RunBatch in flight, kept for the next
+}
+
+// batchCodec is what one RunBatch in flight encodes and decodes with. The
+// host sends a large batch as several RunBatch calls at once (chunks
+// pipelined with the plugin's work), so each call takes a codec of its own
+// and gives it back when done; the codecs and their storage are kept.
+type batchCodec struct {
 	req     batchRequest // kept for its size guess
 	replies batchReplies // the arrays replies' Writes and Effects are cut from
+}
+
+func (c *grpcClient) takeCodec() *batchCodec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.codecs); n > 0 {
+		bc := c.codecs[n-1]
+		c.codecs = c.codecs[:n-1]
+		return bc
+	}
+	return &batchCodec{}
+}
+
+func (c *grpcClient) putCodec(bc *batchCodec) {
+	c.mu.Lock()
+	c.codecs = append(c.codecs, bc)
+	c.mu.Unlock()
 }
 
 func (c *grpcClient) Describe(ctx context.Context) (*Description, error) {
@@ -81,16 +106,18 @@ func (c *grpcClient) Call(ctx context.Context, site *Site, req *Request) (*Reply
 }
 
 // RunBatch sends the batch in one round trip. The replies' Writes and
-// Effects are valid until the next RunBatch: their storage is reused.
+// Effects are valid until the next RunBatch that starts after this one
+// returned (their storage is reused); calls in flight at once each use
+// storage of their own.
 func (c *grpcClient) RunBatch(ctx context.Context, b *Batch, out []Reply) ([]Reply, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.req.b = b
-	c.replies.out = out[:0]
-	err := c.conn.Invoke(ctx, pb.Plugin_RunBatch_FullMethodName, &c.req, &c.replies, grpc.ForceCodec(wireCodec{}))
-	c.req.b = nil
-	out = c.replies.out
-	c.replies.out = nil
+	bc := c.takeCodec()
+	defer c.putCodec(bc)
+	bc.req.b = b
+	bc.replies.out = out[:0]
+	err := c.conn.Invoke(ctx, pb.Plugin_RunBatch_FullMethodName, &bc.req, &bc.replies, grpc.ForceCodec(wireCodec{}))
+	bc.req.b = nil
+	out = bc.replies.out
+	bc.replies.out = nil
 	if err != nil {
 		return out[:0], err
 	}

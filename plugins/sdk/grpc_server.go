@@ -16,7 +16,7 @@ type grpcServer struct {
 	impl Service
 
 	mu    sync.Mutex
-	spare *batchIn // the last batch's storage, for the next
+	spare []*batchIn // the storage of batches done, for the next (one per batch in flight)
 }
 
 func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.DescribeReply, error) {
@@ -133,22 +133,23 @@ func (s *grpcServer) runBatch(ctx context.Context, in *batchIn) (any, error) {
 	return wireBytes(data), nil
 }
 
-// takeBatch returns the kept batchIn, or a new one while it is in use
-// (concurrent batches: not from btrun, which sends one at a time).
+// takeBatch returns a kept batchIn, or a new one while all are in use: a
+// host sends a large batch as a few chunks in flight at once, and each
+// keeps its storage from round to round.
 func (s *grpcServer) takeBatch() *batchIn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	in := s.spare
-	s.spare = nil
-	if in == nil {
-		in = &batchIn{}
+	if n := len(s.spare); n > 0 {
+		in := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return in
 	}
-	return in
+	return &batchIn{}
 }
 
 func (s *grpcServer) putBatch(in *batchIn) {
 	s.mu.Lock()
-	s.spare = in
+	s.spare = append(s.spare, in)
 	s.mu.Unlock()
 }
 

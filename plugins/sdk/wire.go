@@ -401,27 +401,33 @@ func (d *decoder) data(depth int) Data {
 	return x
 }
 
-// batchReplies decodes a BatchReply into out, reusing its storage: every
-// reply's Writes and Effects are cut from two arrays kept from round to
-// round. State bytes and strings are copied (the agent keeps them, and gRPC
-// may reuse its buffer).
+// batchReplies decodes a BatchReply into out, reusing its storage: each
+// reply's Writes and Effects go into the arrays the reply at that place in
+// out had (a host that passes the same out from round to round allocates
+// them once), so that several batches can be decoded at once, each into its
+// own out. State bytes and strings are copied (the agent keeps them, and
+// gRPC may reuse its buffer).
 type batchReplies struct {
-	out     []Reply
-	writes  []Value
-	effects []Effect
+	out []Reply
 }
 
 func (r *batchReplies) unmarshal(data []byte) error {
 	d := decoder{b: data}
-	r.out, r.writes, r.effects = r.out[:0], r.writes[:0], r.effects[:0]
+	r.out = r.out[:0]
 	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
 		if num != fBatchReplyReplies || typ != protowire.BytesType {
 			d.skip(num, typ)
 			continue
 		}
+		var writes []Value
+		var effects []Effect
+		if n := len(r.out); n < cap(r.out) {
+			old := r.out[:n+1][n]
+			writes, effects = old.Writes[:0], old.Effects[:0]
+		}
 		r.out = append(r.out, Reply{})
 		m := d.sub()
-		r.read(&m, &r.out[len(r.out)-1])
+		r.read(&m, &r.out[len(r.out)-1], writes, effects)
 		if d.err == nil {
 			d.err = m.err
 		}
@@ -429,8 +435,10 @@ func (r *batchReplies) unmarshal(data []byte) error {
 	return d.err
 }
 
-func (r *batchReplies) read(m *decoder, rep *Reply) {
-	w, e := len(r.writes), len(r.effects)
+// read decodes one reply into rep, its writes and effects appended to
+// writes[:0] and effects[:0] (the arrays to reuse).
+func (r *batchReplies) read(m *decoder, rep *Reply, writes []Value, effects []Effect) {
+	clear(effects[:cap(effects)]) // let go of the data of the effects before
 	for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
 		switch {
 		case num == fReplyStatus && typ == protowire.VarintType:
@@ -444,9 +452,9 @@ func (r *batchReplies) read(m *decoder, rep *Reply) {
 				rep.State = append([]byte(nil), b...)
 			}
 		case num == fReplyWrites && typ == protowire.BytesType:
-			r.writes = append(r.writes, m.value(""))
+			writes = append(writes, m.value(""))
 		case num == fReplyEffects && typ == protowire.BytesType:
-			r.effects = append(r.effects, readEffect(m))
+			effects = append(effects, readEffect(m))
 		case num == fReplyJump && typ == protowire.BytesType:
 			rep.Jump = m.string("")
 		case num == fReplyError && typ == protowire.BytesType:
@@ -457,11 +465,13 @@ func (r *batchReplies) read(m *decoder, rep *Reply) {
 			m.skip(num, typ)
 		}
 	}
-	if len(r.writes) > w { // else nil, as protobuf leaves an empty list
-		rep.Writes = r.writes[w:len(r.writes):len(r.writes)]
+	// nil when empty, as protobuf leaves an empty list (the array of a
+	// reply without writes is not kept)
+	if len(writes) > 0 {
+		rep.Writes = writes
 	}
-	if len(r.effects) > e {
-		rep.Effects = r.effects[e:len(r.effects):len(r.effects)]
+	if len(effects) > 0 {
+		rep.Effects = effects
 	}
 }
 
