@@ -102,3 +102,30 @@ func TestLifecycle_callsFromAnotherGoroutineDuringAdvanceAreErrBusy(t *testing.T
 		t.Errorf("step %d with %d agents, want step 3 with 2: the refused calls changed the game", g.Step(), len(g.Agents()))
 	}
 }
+
+// TestLifecycle_advanceOfGoActionsAllocatesNothing: the life check costs
+// Advance one compare-and-swap, no allocation: a step of Go-action agents
+// allocates nothing.
+func TestLifecycle_advanceOfGoActionsAllocatesNothing(t *testing.T) {
+	cfg := game.NewConfig("")
+	cfg.Trees = []game.TreeConfig{{Name: "guard", File: "ai/guard.xml"}}
+	cfg.Agents = []game.AgentConfig{{Tree: "guard", Count: 50}}
+	cfg.Scripts.Paths = []string{"ai"}
+	g, err := game.Open(cfg, game.Options{Files: guardFiles(), Stdout: io.Discard, Stderr: io.Discard, Quiet: true,
+		Register: func(reg *runtime.Registry) error {
+			return reg.RegisterAction("patrol", runtime.ActionFunc(func(a *runtime.Agent, _ runtime.Params) (runtime.Status, error) {
+				return runtime.Running, nil
+			}))
+		}})
+	must(t, err)
+	t.Cleanup(func() { g.Close() })
+	must(t, g.Start())
+	for range 5 {
+		if _, err := g.Advance(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := testing.AllocsPerRun(50, func() { g.Advance() }); n != 0 {
+		t.Errorf("%v allocations per Advance, want 0", n)
+	}
+}
