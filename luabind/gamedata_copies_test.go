@@ -106,3 +106,27 @@ func TestGameData_aWriteIntoATableFieldReachesTheGame(t *testing.T) {
 		t.Errorf("a refused write into ctx.agent.tags: %s, want an error naming the field and the script", got)
 	}
 }
+
+// TestGameData_spawnWritesIntoATableField: the world's spawn(ctx), a call
+// of its own, gives its table writes back too.
+func TestGameData_spawnWritesIntoATableField(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"world.lua": `return {spawn = function(ctx) ctx.agent.pos.y = 8 end}`,
+		"act.lua":   `bt.action("ok", function() return bt.SUCCESS end)`})
+	f.bind(tree(`<action id='a' name='ok'/>`))
+	w, err := f.e.LoadWorld("world.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &squad{X: 1}
+	a := f.tree.NewAgent("squad-1", f.env)
+	if err := f.e.AttachData(a, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Spawn(a); err != nil {
+		t.Fatal(err)
+	}
+	if s.X != 1 || s.Y != 8 || s.sets != 1 {
+		t.Errorf("pos = (%v, %v) after %d writes back, want (1, 8) after 1", s.X, s.Y, s.sets)
+	}
+}
