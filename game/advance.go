@@ -27,8 +27,14 @@ type StepGate interface {
 // that the program's loop goes on; one that asks to end the game makes it
 // return ErrStopped. An error of the step is returned as Run returns it;
 // an agent's own error or failure is not an error of Advance (Outcome
-// tells it). Call it from the goroutine that owns the game.
+// tells it). Call it from the goroutine that owns the game: a call while
+// another Advance (or Signal, AddAgent...) runs returns ErrBusy, one after
+// Close returns ErrClosed.
 func (g *Game) Advance() (bool, error) {
+	if err := g.enter("advance"); err != nil {
+		return false, err
+	}
+	defer g.leave()
 	if g.step >= MaxSteps {
 		return false, fmt.Errorf("game: step %d is the last a run can reach", uint64(MaxSteps))
 	}

@@ -44,7 +44,9 @@
 // A Game belongs to one goroutine: the one that opens, steps (Advance, Run)
 // and changes it. Its methods are not safe for concurrent use, and changes
 // to its agents are refused during a step (ErrBusy), from an action or
-// condition. With run.workers (or Options.Workers) other than 1, the agents'
+// condition; Advance, Signal, AddAgent, RemoveAgent, Save and Load called
+// from a second goroutine while one of them runs get ErrBusy too, and every
+// one of them gets ErrClosed after Close. With run.workers (or Options.Workers) other than 1, the agents'
 // steps run on several goroutines, each worker with its own Lua state,
 // registry and bound trees: Go actions, conditions and scorers registered
 // through Options.Register are then called from several goroutines at once

@@ -130,6 +130,7 @@ type Game struct {
 
 	step     uint64 // steps done
 	stepping bool   // RunStep is under way: the agents' list must not change (agents.go)
+	life     life   // idle, busy or closed, for calls from the embedding program (lifecycle.go)
 	// The game's own data of agents that have some (agents.go), and the ids
 	// of the agents Open lists before their runtime agents exist.
 	data      map[*gameAgent]runtime.AgentData
@@ -375,6 +376,9 @@ func (g *Game) Time(s uint64) float64 { return float64(s) * g.cfg.Run.Dt }
 
 // Run runs steps steps; WriteSummary reports on them.
 func (g *Game) Run(steps int) error {
+	if err := g.notClosed("run"); err != nil {
+		return err
+	}
 	start := time.Now()
 	first := g.step + 1
 	var pluginTimes []host.CallTime
@@ -566,8 +570,15 @@ func (g *Game) flushTrace() error {
 }
 
 // Close ends the game: agents are closed (cancelling running actions), the
-// trace is flushed and closed.
+// trace is flushed and closed. Calls after it return ErrClosed; a second
+// Close does nothing.
 func (g *Game) Close() error {
+	if !g.life.state.CompareAndSwap(lifeIdle, lifeClosed) {
+		if g.life.state.Load() == lifeClosed {
+			return nil // closed already
+		}
+		return g.lifeErr("close the game")
+	}
 	var errs []error
 	g.stopWatching()
 	if g.par != nil {

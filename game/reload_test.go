@@ -58,7 +58,7 @@ func startTracedOrNot(t *testing.T, cfg *Config, dir string, workers *int, trace
 	}
 	t.Cleanup(func() { s.g.Close() })
 	if workers != nil {
-		if got := s.g.Workers(); got != min(*workers, len(s.g.agents)) {
+		if got := s.g.Workers(); got != *workers {
 			t.Fatalf("Workers() = %d, want %d", got, *workers)
 		}
 	}

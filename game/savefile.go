@@ -108,6 +108,10 @@ func (g *Game) encodeSave() ([]byte, error) {
 // device, a folder or a pipe is an error, never a rename over it. A path
 // that is a symbolic link saves to the file it points to.
 func (g *Game) Save(path string) error {
+	if err := g.enter("save"); err != nil {
+		return err
+	}
+	defer g.leave()
 	data, err := g.encodeSave()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrSave, err)
@@ -178,6 +182,10 @@ func writeAtomic(path string, data []byte) error {
 // the trees) before anything changes; on any error the game is untouched.
 // It returns warnings (trees edited since the save, for instance).
 func (g *Game) Load(path string) ([]string, error) {
+	if err := g.enter("load"); err != nil {
+		return nil, err
+	}
+	defer g.leave()
 	data, err := readfile.Read(path, maxSaveSize, "save file")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)

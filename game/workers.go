@@ -76,14 +76,21 @@ func (g *Game) Workers() int {
 	return len(g.workers)
 }
 
-// resolveWorkers is the number of workers for a setting (0: one per core),
-// never more than the agents.
+// resolveWorkers is the number of workers for a setting and the agents
+// present at Open. A number set is the number used, whatever the agents
+// present: a game that opens empty and gets its agents from AddAgent (or
+// opens with a few and adds many) runs on the workers it asked for, the
+// added agents going to the workers with the fewest. One per core (0) is
+// never more than the agents present, unless there are none yet.
 func resolveWorkers(setting, agents int) int {
-	n := setting
-	if n == 0 {
-		n = goruntime.NumCPU()
+	if setting > 0 {
+		return setting
 	}
-	return max(1, min(n, agents))
+	n := goruntime.NumCPU()
+	if agents > 0 {
+		n = min(n, agents)
+	}
+	return max(1, n)
 }
 
 // openWorkers sets up n workers over the game's agents, before the first

@@ -160,7 +160,7 @@ func TestWorkers_eachEntrysAgentsAreCutIntoARunPerWorker(t *testing.T) {
 		{3, []int{7}, "0 0 0 1 1 2 2"},
 		{2, []int{4, 2, 3}, "0 0 1 1 0 1 0 0 1"}, // every worker gets some of each tree
 		{2, []int{3, 3}, "0 0 1 0 1 1"},          // leftovers go round: 3 and 3
-		{8, []int{3}, "0 1 2"},                   // never more workers than agents
+		{8, []int{3}, "0 1 2"},                   // workers 3 to 7 wait for added agents
 	} {
 		g := &Game{env: &runtime.Env{}}
 		total := 0

@@ -367,7 +367,16 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 		v.Orders = append(v.Orders, ov)
 	}
 	v.Ctx.Agent, v.Ctx.Memory, v.Ctx.State = g.InspectAgent(a, inspectBudget)
-	if b := a.RuleBytes(); len(b) > 0 {
+	if d := a.Data(); d != nil { // the game's own Go data, field by field (godata.go)
+		v.Ctx.Agent = goDataView(d, inspectBudget)
+	}
+	st, typed, err := a.TypedState()
+	switch b := a.RuleBytes(); {
+	case typed: // a typed Go action's state, decoded
+		v.Extra["state"] = valueView(st)
+	case err != nil:
+		v.Extra["state"] = fmt.Sprintf("%d bytes that do not decode as a typed state: %v", len(b), err)
+	case len(b) > 0:
 		v.Extra["plugin state"] = fmt.Sprintf("%d bytes", len(b))
 	}
 	evs, cut := r.events.upTo(step, d.eventCap.count)

@@ -120,6 +120,10 @@ type Engine struct {
 	save     saveTables  // the tables of the save under way
 
 	laneBuf []runtime.Lane // scratch of saving and restoring lanes' ctx.state (lanestate.go)
+
+	// dataCopies are the table fields of agent data handed out during the
+	// current call, written back when it returns (gamedata_copies.go).
+	dataCopies []dataCopy
 }
 
 // New creates an engine: a sandboxed LState with the bt module, ready to
@@ -217,6 +221,12 @@ func (e *Engine) callWithin(b *budget, fn *lua.LFunction, nret int, args ...lua.
 	e.guard.enterWithin(b)
 	err := L.PCall(len(args), nret, nil)
 	stopped := e.guard.leave()
+	if len(e.dataCopies) > 0 { // a spawn(ctx) wrote into a table of ctx.agent
+		if cerr := e.commitFields(fn); cerr != nil && err == nil {
+			L.Pop(nret)
+			return lua.LNil, cerr
+		}
+	}
 	if err != nil {
 		return lua.LNil, e.callError(err, stopped, fn)
 	}

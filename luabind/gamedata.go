@@ -98,7 +98,7 @@ func (e *Engine) dataIndex(L *lua.LState) int {
 	case runtime.StringValue:
 		L.Push(lua.LString(v.Str))
 	default:
-		L.Push(e.luaValue(v)) // a table: a copy
+		L.Push(e.tableField(st, string(name), v)) // a table, written back when the call returns (gamedata_copies.go)
 	}
 	return 1
 }
@@ -124,6 +124,9 @@ func (e *Engine) dataNewIndex(L *lua.LState) int {
 		if v, err = e.ToValue(x, "ctx.agent."+string(name)); err != nil {
 			L.RaiseError("%v", err)
 		}
+	}
+	if len(e.dataCopies) > 0 {
+		e.forgetField(st, string(name))
 	}
 	if err := st.game.SetField(string(name), v); err != nil {
 		L.RaiseError("ctx.agent.%s: %v", string(name), err)

@@ -295,6 +295,12 @@ func (e *Engine) callAgentArgs(fn *lua.LFunction, st *AgentData, params *lua.LUs
 	err := L.PCall(nargs, nret, nil)
 	stopped := e.guard.leave()
 	e.cur = prev
+	if len(e.dataCopies) > 0 && prev == nil { // tables of ctx.agent read by the call (gamedata_copies.go)
+		if cerr := e.commitFields(fn); cerr != nil && err == nil {
+			L.Pop(nret)
+			return lua.LNil, cerr
+		}
+	}
 	if err != nil {
 		return lua.LNil, e.callError(err, stopped, fn)
 	}

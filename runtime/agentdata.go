@@ -10,7 +10,8 @@ import "fmt"
 // table (the default, which costs nothing new).
 //
 // Fields are named values: numbers, strings and booleans (Lua's ctx.agent.x
-// and a plugin's field "x"); a table Value reads in Lua as a copy. Field
+// and a plugin's field "x"); a table Value reads in Lua as a table whose
+// changes a Lua call makes are given back to SetField when it returns. Field
 // returns a Value of Kind NilValue for a field the agent does not have.
 // SetField with a NilValue removes a field, where that means something;
 // an error refuses the write (a Lua error at the script line, a plugin

@@ -41,8 +41,9 @@ func main() {
 	frames := flag.Int("frames", 120, "frames to run (with -serve: 0 runs until Ctrl-C)")
 	serve := flag.String("serve", "", "serve the program's page and the live view on this address, and run at real time")
 	trace := flag.String("trace", "", "write btrun's trace (JSON Lines) to this file")
+	workers := flag.Int("workers", 1, "step the guards on this many goroutines (0: one per core)")
 	flag.Parse()
-	if err := run(os.Stdout, settings{frames: *frames, serve: *serve, trace: *trace}); err != nil {
+	if err := run(os.Stdout, settings{frames: *frames, serve: *serve, trace: *trace, workers: *workers}); err != nil {
 		fmt.Fprintln(os.Stderr, "embed:", err)
 		os.Exit(1)
 	}
@@ -54,6 +55,9 @@ type settings struct {
 	serve  string // "" serves on a free port of 127.0.0.1, for the run's own check
 	trace  string
 	dir    string // where the save goes; "" a temporary folder
+	// workers the guards step on (0: one per core). The game opens with
+	// none and adds them: the setting, not the guards at Open, decides.
+	workers int
 }
 
 // dt is the game time of a frame, in seconds.
@@ -68,10 +72,11 @@ type courtyard struct {
 // open assembles the game from Go values: a config made in Go, the trees
 // and scripts from the program's embedded files, the Go actions, the
 // plugin, and two guards whose data is the program's units.
-func open(out io.Writer, trace io.Writer, files fs.FS) (*courtyard, error) {
+func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard, error) {
 	cfg := game.NewConfig(".") // relative paths (the plugin's) are taken from the current folder
 	cfg.Run.Dt = dt
 	cfg.Run.Seed = 7
+	cfg.Run.Workers = workers
 	cfg.Scripts.Paths = []string{"ai"}
 	cfg.Trees = []game.TreeConfig{{Name: "guard", File: "ai/guard.xml"}}
 	cfg.Plugins = []game.PluginConfig{{Name: "sight", Path: "plugins/sight"}}
@@ -186,7 +191,7 @@ func run(out io.Writer, s settings) error {
 		defer f.Close()
 		trace = f
 	}
-	c, err := open(out, trace, sources)
+	c, err := open(out, trace, sources, s.workers)
 	if err != nil {
 		return err
 	}
@@ -251,7 +256,7 @@ func run(out io.Writer, s settings) error {
 
 	// A second game, as a new process would open it: its own units, then
 	// the save, then the same frames.
-	d, err := open(io.Discard, nil, sources)
+	d, err := open(io.Discard, nil, sources, s.workers)
 	if err != nil {
 		return err
 	}
@@ -277,6 +282,7 @@ func run(out io.Writer, s settings) error {
 		return errors.New("the game restored from the save did not end as the original did")
 	}
 	fmt.Fprintf(out, "restored at frame %d and ran to frame %d: the same game, byte for byte\n", saveAt, s.frames)
+	fmt.Fprintf(out, "the guards stepped on %d workers\n", c.g.Workers())
 	for _, id := range []string{"guard-1", "guard-3"} {
 		u := c.yard.Units[id]
 		fmt.Fprintf(out, "%s at (%.2f, %.2f)\n", id, u.X, u.Y)

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -14,7 +17,7 @@ import (
 // uses is public.
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(&out, settings{frames: 120, dir: t.TempDir()}); err != nil {
+	if err := run(&out, settings{frames: 120, dir: t.TempDir(), workers: 1}); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	for _, want := range []string{
@@ -33,6 +36,35 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRun_twoWorkersStepTheAddedGuardsAsOneDoes: the game opens with no
+// guards and adds them (AddAgent); with 2 workers it steps them on two
+// goroutines (run it with -race) and writes the one worker's trace, byte
+// for byte.
+func TestRun_twoWorkersStepTheAddedGuardsAsOneDoes(t *testing.T) {
+	traces := map[int][]byte{}
+	for _, workers := range []int{1, 2} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "trace.jsonl")
+		var out bytes.Buffer
+		if err := run(&out, settings{frames: 120, dir: dir, trace: path, workers: workers}); err != nil {
+			t.Fatalf("%d workers: %v\n%s", workers, err, out.String())
+		}
+		for _, want := range []string{"the same game, byte for byte", fmt.Sprintf("the guards stepped on %d workers", workers)} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%d workers: the run's output lacks %q:\n%s", workers, want, out.String())
+			}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces[workers] = data
+	}
+	if !bytes.Equal(traces[1], traces[2]) {
+		t.Errorf("the traces of 1 and 2 workers differ")
+	}
+}
+
 // TestOpen_aWrongParameterIsAnErrorAtItsPosition: the Go actions' typed
 // parameters are checked when the tree is bound.
 func TestOpen_aWrongParameterIsAnErrorAtItsPosition(t *testing.T) {
@@ -46,7 +78,7 @@ func TestOpen_aWrongParameterIsAnErrorAtItsPosition(t *testing.T) {
 	}
 	files["ai/guard.xml"].Data = bytes.Replace(files["ai/guard.xml"].Data,
 		[]byte(`<parameter name="patrol.speed">1</parameter>`), []byte(`<parameter name="patrol.speed">fast</parameter>`), 1)
-	c, err := open(io.Discard, nil, files)
+	c, err := open(io.Discard, nil, files, 1)
 	if err == nil {
 		c.g.Close()
 		t.Fatal("a patrol.speed of fast opened")
