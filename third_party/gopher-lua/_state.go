@@ -1408,6 +1408,10 @@ func (ls *LState) NewThread() (*LState, context.CancelFunc) {
 		thread.ctx, f = context.WithCancel(ls.ctx)
 		thread.ctxCancelFn = f
 	}
+	if ls.interrupt != nil { // btrun patch "interrupt": threads share the state's
+		thread.mainLoop = mainLoopWithInterrupt
+		thread.interrupt = ls.interrupt
+	}
 	return thread, f
 }
 
@@ -2048,6 +2052,7 @@ func (ls *LState) SetMx(mx int) {
 func (ls *LState) SetContext(ctx context.Context) {
 	ls.mainLoop = mainLoopWithContext
 	ls.ctx = ctx
+	ls.interrupt = nil // btrun patch "interrupt": one check or the other
 }
 
 // Context returns the LState's context. To change the context, use WithContext.
@@ -2060,6 +2065,9 @@ func (ls *LState) RemoveContext() context.Context {
 	oldctx := ls.ctx
 	ls.mainLoop = mainLoop
 	ls.ctx = nil
+	if ls.interrupt != nil { // btrun patch "interrupt": SetContext removed it, unless set since
+		ls.mainLoop = mainLoopWithInterrupt
+	}
 	return oldctx
 }
 
