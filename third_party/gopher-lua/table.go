@@ -40,7 +40,7 @@ func newLTable(acap int, hcap int) *LTable {
 	if acap != 0 {
 		tb.array = make([]LValue, 0, acap)
 	}
-	if hcap != 0 {
+	if hcap > smallStrMax { // btrun patch "smallstr": else the string keys go in skeys
 		tb.strdict = make(map[string]LValue, hcap)
 	}
 	return tb
@@ -200,8 +200,11 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
-	if tb.strdict == nil {
-		tb.strdict = make(map[string]LValue, defaultHashCap)
+	if tb.strdict == nil { // btrun patch "smallstr"
+		if tb.smallSet(key, value) {
+			return
+		}
+		tb.toStrdict()
 	}
 	if tb.keys == nil {
 		tb.keys = []LValue{}
@@ -263,7 +266,7 @@ func (tb *LTable) RawGet(key LValue) LValue {
 		}
 	case LString:
 		if tb.strdict == nil {
-			return LNil
+			return tb.smallGet(string(v)) // btrun patch "smallstr"
 		}
 		if ret, ok := tb.strdict[string(v)]; ok {
 			return ret
@@ -295,7 +298,7 @@ func (tb *LTable) RawGetInt(key int) LValue {
 func (tb *LTable) RawGetH(key LValue) LValue {
 	if s, sok := key.(LString); sok {
 		if tb.strdict == nil {
-			return LNil
+			return tb.smallGet(string(s)) // btrun patch "smallstr"
 		}
 		if v, vok := tb.strdict[string(s)]; vok {
 			return v
@@ -314,7 +317,7 @@ func (tb *LTable) RawGetH(key LValue) LValue {
 // RawGetString returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetString(key string) LValue {
 	if tb.strdict == nil {
-		return LNil
+		return tb.smallGet(key) // btrun patch "smallstr"
 	}
 	if v, vok := tb.strdict[string(key)]; vok {
 		return v
@@ -336,6 +339,11 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 			if v != LNil {
 				cb(LString(k), v)
 			}
+		}
+	}
+	for i, k := range tb.skeys { // btrun patch "smallstr"
+		if v := tb.svals[i]; v != LNil {
+			cb(LString(k), v)
 		}
 	}
 	if tb.dict != nil {
@@ -366,7 +374,7 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 				}
 			}
 			if tb.array == nil || index == len(tb.array) {
-				if (tb.dict == nil || len(tb.dict) == 0) && (tb.strdict == nil || len(tb.strdict) == 0) {
+				if (tb.dict == nil || len(tb.dict) == 0) && tb.strLen() == 0 { // btrun patch "smallstr": strLen
 					return LNil, LNil
 				}
 				key = tb.keys[0]

@@ -148,6 +148,11 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
+
+	// btrun patch "smallstr": while strdict is nil, the string keys and
+	// their values (smallstr.go).
+	skeys []string
+	svals []LValue
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
