@@ -39,7 +39,7 @@ func (tb *LTable) smallGet(key string) LValue {
 
 // smallSet is RawSetString while strdict is nil; it reports false, having
 // done nothing, when key is new and the slices are full.
-func (tb *LTable) smallSet(key string, value LValue) bool {
+func (tb *LTable) smallSet(key string, lkey LValue, value LValue) bool {
 	if i := tb.smallIndex(key); i >= 0 {
 		tb.svals[i] = value // the key is in the key list since it was first set
 		return true
@@ -60,7 +60,9 @@ func (tb *LTable) smallSet(key string, value LValue) bool {
 		tb.keys = []LValue{}
 		tb.k2i = map[LValue]int{}
 	}
-	lkey := LString(key)
+	if lkey == nil { // btrun patch "boxedkeys"
+		lkey = LString(key)
+	}
 	if _, ok := tb.k2i[lkey]; !ok {
 		tb.k2i[lkey] = len(tb.keys)
 		tb.keys = append(tb.keys, lkey)

@@ -1367,13 +1367,14 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 	ls.RaiseError("too many recursions in settable")
 }
 
-func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
+// btrun patch "boxedkeys": lkey is key boxed, or nil.
+func (ls *LState) setFieldString(obj LValue, key string, lkey LValue, value LValue) {
 	curobj := obj
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
 			if tb.RawGetString(key) != LNil {
-				tb.RawSetString(key, value)
+				tb.setString(key, lkey, value)
 				return
 			}
 		}
@@ -1382,7 +1383,7 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 			if !istable {
 				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key)
 			}
-			tb.RawSetString(key, value)
+			tb.setString(key, lkey, value)
 			return
 		}
 		if metaindex.Type() == LTFunction {
@@ -1930,7 +1931,7 @@ func (ls *LState) RawSetInt(tb *LTable, key int, value LValue) {
 }
 
 func (ls *LState) SetField(obj LValue, key string, value LValue) {
-	ls.setFieldString(obj, key, value)
+	ls.setFieldString(obj, key, nil, value) // btrun patch "boxedkeys"
 }
 
 func (ls *LState) SetTable(obj LValue, key LValue, value LValue) {

@@ -167,7 +167,7 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 			return
 		}
 	case LString:
-		tb.RawSetString(string(v), value)
+		tb.setString(string(v), key, value) // btrun patch "boxedkeys"
 		return
 	}
 
@@ -200,8 +200,14 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
+	tb.setString(key, nil, value) // btrun patch "boxedkeys"
+}
+
+// setString is RawSetString with, when lkey is not nil, the key already
+// boxed (btrun patch "boxedkeys": boxedkeys.go).
+func (tb *LTable) setString(key string, lkey LValue, value LValue) {
 	if tb.strdict == nil { // btrun patch "smallstr"
-		if tb.smallSet(key, value) {
+		if tb.smallSet(key, lkey, value) {
 			return
 		}
 		tb.toStrdict()
@@ -216,7 +222,9 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 		delete(tb.strdict, key)
 	} else {
 		tb.strdict[key] = value
-		lkey := LString(key)
+		if lkey == nil { // btrun patch "boxedkeys"
+			lkey = LString(key)
+		}
 		if _, ok := tb.k2i[lkey]; !ok {
 			tb.k2i[lkey] = len(tb.keys)
 			tb.keys = append(tb.keys, lkey)
@@ -227,7 +235,7 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
 func (tb *LTable) RawSetH(key LValue, value LValue) {
 	if s, ok := key.(LString); ok {
-		tb.RawSetString(string(s), value)
+		tb.setString(string(s), key, value) // btrun patch "boxedkeys"
 		return
 	}
 	if tb.dict == nil {
