@@ -36,7 +36,7 @@ type paramsData struct {
 type paramsKit struct {
 	number, bool, string lua.LValue // the methods
 	newindex             *lua.LFunction
-	tostring   *lua.LFunction
+	tostring             *lua.LFunction
 }
 
 func (k *paramsKit) init(e *Engine) {
