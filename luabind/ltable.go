@@ -43,6 +43,9 @@ type tableLayout struct {
 	// values (lua.LNil for a removed key), in the order first set.
 	skeys []string
 	svals []lua.LValue
+	// Patch "indexcache": the table's "__index" entry, cached when it
+	// serves as a metatable; nil (unknown) after any write here.
+	metaIdx lua.LValue
 }
 
 // smallStrKeys is the patch's smallStrMax: the most string keys a table
@@ -82,6 +85,7 @@ func (lay *tableLayout) strLen() int {
 // setListed sets the string key k, which the key list holds already, to v
 // (lua.LNil removes it, keeping its place in the list).
 func (lay *tableLayout) setListed(k string, v lua.LValue) {
+	lay.metaIdx = nil
 	if lay.strdict == nil {
 		for i, s := range lay.skeys {
 			if s == k {
@@ -111,6 +115,7 @@ func (lay *tableLayout) setListed(k string, v lua.LValue) {
 
 // clearStr removes the string keys (keeping the storage).
 func (lay *tableLayout) clearStr() {
+	lay.metaIdx = nil
 	clear(lay.strdict)
 	clear(lay.skeys)
 	clear(lay.svals)
@@ -287,6 +292,7 @@ func setString(t *lua.LTable, key string, v lua.LValue, box *texts) {
 		t.RawSetString(key, v)
 		return
 	}
+	lay.metaIdx = nil
 	if lay.strdict == nil {
 		for i, s := range lay.skeys {
 			if s == key {

@@ -1070,7 +1070,7 @@ func (ls *LState) getField(obj LValue, key LValue) LValue {
 				return ret
 			}
 		}
-		metaindex := ls.metaOp1(curobj, "__index")
+		metaindex := ls.metaIndex(curobj) // btrun patch "indexcache"
 		if metaindex == LNil {
 			if !istable {
 				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key.String())
@@ -1101,7 +1101,7 @@ func (ls *LState) getFieldString(obj LValue, key string) LValue {
 				return ret
 			}
 		}
-		metaindex := ls.metaOp1(curobj, "__index")
+		metaindex := ls.metaIndex(curobj) // btrun patch "indexcache"
 		if metaindex == LNil {
 			if !istable {
 				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key)

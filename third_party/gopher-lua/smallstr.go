@@ -14,13 +14,19 @@ package lua
 // held (a removed key keeps its slot, with the value LNil, as upstream's
 // key list keeps it) is in skeys, its value at the same index of svals.
 
+import "unsafe"
+
+// Keys are compared by length, then by where their bytes are (a script's
+// constants and Go's string literals are often the very string the table
+// holds: no call to compare bytes), then by their bytes.
+
 // smallStrMax is the most string keys a table keeps in its slices.
 const smallStrMax = 8
 
 // smallIndex is the index of key in skeys, or -1.
 func (tb *LTable) smallIndex(key string) int {
 	for i, k := range tb.skeys {
-		if len(k) == len(key) && k == key {
+		if len(k) == len(key) && (unsafe.StringData(k) == unsafe.StringData(key) || k == key) {
 			return i
 		}
 	}
@@ -30,7 +36,7 @@ func (tb *LTable) smallIndex(key string) int {
 // smallGet is RawGetString while strdict is nil.
 func (tb *LTable) smallGet(key string) LValue {
 	for i, k := range tb.skeys {
-		if len(k) == len(key) && k == key {
+		if len(k) == len(key) && (unsafe.StringData(k) == unsafe.StringData(key) || k == key) {
 			return tb.svals[i]
 		}
 	}

@@ -206,6 +206,9 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 // setString is RawSetString with, when lkey is not nil, the key already
 // boxed (btrun patch "boxedkeys": boxedkeys.go).
 func (tb *LTable) setString(key string, lkey LValue, value LValue) {
+	if len(key) == len("__index") && key == "__index" {
+		tb.metaIdx = nil // btrun patch "indexcache"
+	}
 	if tb.strdict == nil { // btrun patch "smallstr"
 		if tb.smallSet(key, lkey, value) {
 			return

@@ -153,6 +153,10 @@ type LTable struct {
 	// their values (smallstr.go).
 	skeys []string
 	svals []LValue
+
+	// btrun patch "indexcache": this table's "__index" entry when it serves
+	// as a metatable, nil until looked up (indexcache.go).
+	metaIdx LValue
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
