@@ -526,7 +526,7 @@ func (fc *funcContext) ConstIndex(value LValue) int {
 			return i
 		}
 	}
-	fc.Proto.Constants = append(fc.Proto.Constants, value)
+	fc.Proto.Constants = append(fc.Proto.Constants, internConst(value)) // btrun patch "internconst"
 	v := len(fc.Proto.Constants) - 1
 	if v > opMaxArgBx {
 		raiseCompileError(fc, fc.Proto.LineDefined, "too many constants")
