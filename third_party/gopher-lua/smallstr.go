@@ -63,7 +63,9 @@ func (tb *LTable) smallSet(key string, lkey LValue, value LValue) bool {
 	tb.skeys = append(tb.skeys, key)
 	tb.svals = append(tb.svals, value)
 	if tb.keys == nil {
-		tb.keys = []LValue{}
+		// Room for the slices' first keys at once: growing from empty
+		// took three allocations for four keys.
+		tb.keys = make([]LValue, 0, smallStrMax/2)
 		tb.k2i = map[LValue]int{}
 	}
 	if lkey == nil { // btrun patch "boxedkeys"
