@@ -228,6 +228,7 @@ func record(config, nav, logPath string, agents, steps int) (int, error) {
 			return 0, err
 		}
 	}
+	rec.live = false // the calls closing the game makes are not the steps'
 	if rec.err != nil {
 		return 0, rec.err
 	}
