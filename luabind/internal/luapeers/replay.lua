@@ -24,18 +24,27 @@ local function value(ty, v)
   return unesc(v)
 end
 
-local files, fnkeys, agents, params, calls = {}, {}, {}, {}, {}
+-- The calls are kept in parallel arrays, not a table each: a Go engine's
+-- collector walks everything live at every cycle, and a table per call
+-- made the log most of what it walked.
+local files, fnkeys, agents, params = {}, {}, {}, {}
+local cfn, cagent, cparams, crule, cflags, carg, csteps, steps = {}, {}, {}, {}, {}, {}, {}, {}
+local ncalls = 0
 for line in io.lines(logfile) do
   local w = {}
   for x in line:gmatch("%S+") do w[#w + 1] = x end
   local k = w[1]
   if k == "C" then
-    calls[#calls + 1] = { fn = tonumber(w[2]), agent = tonumber(w[3]), params = tonumber(w[4]),
-      rule = unesc(w[5]), first = w[6] == "1", fresh = w[7] == "1", arg = w[8] ~= "-" and value(w[8], w[9]) or nil }
+    ncalls = ncalls + 1
+    cfn[ncalls], cagent[ncalls], cparams[ncalls] = tonumber(w[2]), tonumber(w[3]), tonumber(w[4])
+    crule[ncalls] = unesc(w[5])
+    cflags[ncalls] = (w[6] == "1" and 2 or 0) + (w[7] == "1" and 1 or 0)
+    if w[8] ~= "-" then carg[ncalls] = value(w[8], w[9]) end
   elseif k == "T" then
-    local s = { step = true, time = tonumber(w[2]), dt = tonumber(w[3]), n = tonumber(w[4]), shared = {} }
+    local s = { time = tonumber(w[2]), dt = tonumber(w[3]), n = tonumber(w[4]), shared = {} }
     for i = 5, #w, 3 do s.shared[#s.shared + 1] = { unesc(w[i]), value(w[i + 1], w[i + 2]) } end
-    calls[#calls + 1] = s
+    steps[#steps + 1] = s
+    csteps[ncalls + 1] = s -- the step begins before this call
   elseif k == "L" then
     files[#files + 1] = { path = unesc(w[2]), chunk = unesc(w[3]), module = unesc(w[4]) }
   elseif k == "F" then
@@ -155,20 +164,22 @@ local time, dt, step = 0, 0, 0
 local pcall = pcall
 local t0 = os.clock()
 for _ = 1, reps do
-  for i = 1, #calls do
-    local c = calls[i]
-    if c.step then
-      time, dt, step = c.time, c.dt, c.n
-      for _, kv in ipairs(c.shared) do setShared(kv[1], kv[2]) end
-    else
-      local ctx = ctxs[c.agent]
-      -- ctx.state is the rule's own: a new one where btrun's was new.
-      if c.fresh then
-        ctx.state = {}
-      end
-      ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = c.rule, c.first, time, dt, step
-      local ok, r = pcall(fns[c.fn], ctx, params[c.params], c.arg)
-      n = n + 1
+  for i = 1, ncalls do
+    local s = csteps[i]
+    if s then
+      time, dt, step = s.time, s.dt, s.n
+      for _, kv in ipairs(s.shared) do setShared(kv[1], kv[2]) end
+    end
+    local ctx = ctxs[cagent[i]]
+    local flags = cflags[i]
+    -- ctx.state is the rule's own: a new one where btrun's was new.
+    if flags % 2 == 1 then
+      ctx.state = {}
+    end
+    ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = crule[i], flags >= 2, time, dt, step
+    local ok, r = pcall(fns[cfn[i]], ctx, params[cparams[i]], carg[i])
+    n = n + 1
+    do
       if not ok then
         errors = errors + 1
         if errors <= tonumber(os.getenv("REPLAY_SHOW_ERRORS") or "0") then
