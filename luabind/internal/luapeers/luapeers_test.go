@@ -40,7 +40,7 @@ func TestReplay_enginesAgreeOnTheExampleGamesCalls(t *testing.T) {
 			t.Logf("%s is not installed: not compared", bin)
 			continue
 		}
-		r, err := replayExec(bin, path, script, logPath, 1)
+		r, err := replayExec(bin, path, script, logPath, 1, false)
 		if err != nil {
 			t.Fatal(err)
 		}
