@@ -25,21 +25,33 @@ local function value(ty, v)
   return unesc(v)
 end
 
--- The calls are kept in parallel arrays, not a table each: a Go engine's
--- collector walks everything live at every cycle, and a table per call
--- made the log most of what it walked.
+-- Each call is one number (agent, params, rule, function and two flags
+-- packed), not a table: a Go engine's collector walks everything live at
+-- every cycle, and a table (or a string) per call made the log most of
+-- what it walked.
 local files, fnkeys, agents, params = {}, {}, {}, {}
-local cfn, cagent, cparams, crule, cflags, carg, csteps, steps = {}, {}, {}, {}, {}, {}, {}, {}
+local code, carg, csteps, steps = {}, {}, {}, {}
+local rules, ruleIds = {}, {}
 local ncalls = 0
+local function pack(agent, p, rule, fn, flags)
+  assert(agent < 262144 and p < 4096 and rule < 4096 and fn < 256, "log too large to pack")
+  return (((agent * 4096 + p) * 4096 + rule) * 256 + fn) * 4 + flags
+end
 for line in io.lines(logfile) do
   local w = {}
   for x in line:gmatch("%S+") do w[#w + 1] = x end
   local k = w[1]
   if k == "C" then
     ncalls = ncalls + 1
-    cfn[ncalls], cagent[ncalls], cparams[ncalls] = tonumber(w[2]), tonumber(w[3]), tonumber(w[4])
-    crule[ncalls] = unesc(w[5])
-    cflags[ncalls] = (w[6] == "1" and 2 or 0) + (w[7] == "1" and 1 or 0)
+    local rule = unesc(w[5])
+    local r = ruleIds[rule]
+    if r == nil then
+      rules[#rules + 1] = rule
+      r = #rules
+      ruleIds[rule] = r
+    end
+    code[ncalls] = pack(tonumber(w[3]), tonumber(w[4]), r, tonumber(w[2]),
+      (w[6] == "1" and 2 or 0) + (w[7] == "1" and 1 or 0))
     if w[8] ~= "-" then carg[ncalls] = value(w[8], w[9]) end
   elseif k == "T" then
     local s = { time = tonumber(w[2]), dt = tonumber(w[3]), n = tonumber(w[4]), shared = {} }
@@ -174,14 +186,21 @@ for _ = 1, reps do
       time, dt, step = s.time, s.dt, s.n
       for _, kv in ipairs(s.shared) do setShared(kv[1], kv[2]) end
     end
-    local ctx = ctxs[cagent[i]]
-    local flags = cflags[i]
+    local x = code[i]
+    local flags = x % 4
+    x = (x - flags) / 4
+    local fn = x % 256
+    x = (x - fn) / 256
+    local rule = x % 4096
+    x = (x - rule) / 4096
+    local p = x % 4096
+    local ctx = ctxs[(x - p) / 4096]
     -- ctx.state is the rule's own: a new one where btrun's was new.
     if flags % 2 == 1 then
       ctx.state = {}
     end
-    ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = crule[i], flags >= 2, time, dt, step
-    local ok, r = pcall(fns[cfn[i]], ctx, params[cparams[i]], carg[i])
+    ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = rules[rule], flags >= 2, time, dt, step
+    local ok, r = pcall(fns[fn], ctx, params[p], carg[i])
     n = n + 1
     do
       if not ok then
