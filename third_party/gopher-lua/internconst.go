@@ -39,3 +39,11 @@ func internConst(value LValue) LValue {
 	}
 	return value
 }
+
+// InternString is s as the compiler keeps it among its constants
+// (registering it when it is short and new): a host that sets a table's
+// keys with it gives scripts' reads of those keys the same string, found
+// by pointer.
+func InternString(s string) string {
+	return string(internConst(LString(s)).(LString))
+}

@@ -29,3 +29,21 @@ func TestInternConst_equalConstantsShareTheirBytes(t *testing.T) {
 		t.Error("two chunks' constant someField are two strings")
 	}
 }
+
+func TestInternString_isTheCompilersConstant(t *testing.T) {
+	host := InternString("hostKeyForTest")
+	L := NewState()
+	defer L.Close()
+	if err := L.DoString(`function h(t) return t.hostKeyForTest end`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range L.GetGlobal("h").(*LFunction).Proto.Constants {
+		if s, ok := c.(LString); ok && s == "hostKeyForTest" {
+			if unsafe.StringData(string(s)) != unsafe.StringData(host) {
+				t.Error("the script's constant is another string than the host's")
+			}
+			return
+		}
+	}
+	t.Fatal("no constant hostKeyForTest")
+}
