@@ -32,3 +32,5 @@ require (
 	golang.org/x/text v0.23.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231106174013-bbf56f31fb17 // indirect
 )
+
+replace github.com/yuin/gopher-lua => ./third_party/gopher-lua

@@ -133,9 +133,9 @@ func (e *Engine) ruleTable(ti *treeInfo, r int32, fr bool) *lua.LTable {
 	}
 	t := ti.rules[r][i]
 	if t == nil {
-		t = e.L.NewTable()
-		t.RawSetString("rule", lua.LString(ti.tree.Rules[r].Label))
-		t.RawSetString("firstRun", lua.LBool(fr))
+		t = e.L.CreateTable(0, 3)
+		t.RawSetString(keyRule, lua.LString(ti.tree.Rules[r].Label))
+		t.RawSetString(keyFirstRun, lua.LBool(fr))
 		t.RawSetString("__index", t)
 		t.Metatable = e.ctxKit.missing
 		ti.rules[r][i] = t
@@ -206,9 +206,9 @@ func (e *Engine) attach(a *runtime.Agent) (*AgentData, error) {
 	// A Go map of up to eight entries is one group searched slot by slot
 	// in insertion order: what is read most goes first.
 	o.RawSetString("__index", o)
-	o.RawSetString("memory", st.memory)
-	o.RawSetString("id", lua.LString(a.ID()))
-	o.RawSetString("tree", st.tree.name)
+	o.RawSetString(keyMemory, st.memory)
+	o.RawSetString(keyID, lua.LString(a.ID()))
+	o.RawSetString(keyTree, st.tree.name)
 	st.ud = &lua.LUserData{Value: st, Env: L.Env, Metatable: e.ctxKit.meta}
 	a.SetUserData(st)
 	e.attached[st] = struct{}{}
@@ -333,20 +333,20 @@ func (st *AgentData) sync() {
 		v.holder = st
 		v.methods.Metatable = st.own
 		if v.agentRead {
-			v.t.RawSetString("agent", st.AgentValue())
+			v.t.RawSetString(keyAgent, st.AgentValue())
 		}
 	}
 	if x := a.Time(); x != v.time {
 		v.time = x
-		v.t.RawSetString("time", e.nums.box(x))
+		v.t.RawSetString(keyTime, e.nums.box(x))
 	}
 	if x := a.Dt(); x != v.dt {
 		v.dt = x
-		v.t.RawSetString("dt", e.nums.box(x))
+		v.t.RawSetString(keyDt, e.nums.box(x))
 	}
 	if x := a.StepCount(); x != v.step {
 		v.step = x
-		v.t.RawSetString("step", e.nums.box(float64(x)))
+		v.t.RawSetString(keyStep, e.nums.box(float64(x)))
 	}
 	if t := a.Tree().Tree; t != st.tree.tree { // a slot took another tree: the agent runs another composite
 		st.tree, st.rule = e.composedInfo(a), -1
@@ -367,12 +367,22 @@ func (st *AgentData) sync() {
 	if tb != v.state {
 		v.state = tb
 		if tb != nil {
-			v.t.RawSetString("state", tb)
+			v.t.RawSetString(keyState, tb)
 		} else {
-			v.t.RawSetString("state", lua.LNil)
+			v.t.RawSetString(keyState, lua.LNil)
 		}
 	}
 }
+
+// The keys of ctx's tables, the very strings the compiler keeps for the
+// same constants (gopher-lua patch "internconst"): a script's ctx.time is
+// then found by comparing pointers, not bytes.
+var (
+	keyAgent, keyState, keyTime = lua.InternString("agent"), lua.InternString("state"), lua.InternString("time")
+	keyDt, keyStep, keyMemory   = lua.InternString("dt"), lua.InternString("step"), lua.InternString("memory")
+	keyID, keyTree, keyRule     = lua.InternString("id"), lua.InternString("tree"), lua.InternString("rule")
+	keyFirstRun                 = lua.InternString("firstRun")
+)
 
 // ctxKit holds what all ctx objects share.
 type ctxKit struct {
@@ -398,11 +408,11 @@ func (k *ctxKit) init(e *Engine) {
 	k.missing.RawSetString("__index", L.NewFunction(e.ctxMissing))
 	methods.Metatable = k.missing
 	hot := L.CreateTable(0, 8)
-	for _, name := range []string{"agent", "state", "time", "dt", "step"} {
+	for _, name := range []string{keyAgent, keyState, keyTime, keyDt, keyStep} {
 		hot.RawSetString(name, lua.LFalse) // the order of the group's slots, most read first
 	}
-	hot.RawSetString("agent", lua.LNil)
-	hot.RawSetString("state", lua.LNil)
+	hot.RawSetString(keyAgent, lua.LNil)
+	hot.RawSetString(keyState, lua.LNil)
 	hotMeta := L.CreateTable(0, 1)
 	hotMeta.RawSetString("__index", methods)
 	hot.Metatable = hotMeta
@@ -442,7 +452,7 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	if key == "agent" {
 		v := &e.ctxKit.view
 		v.agentRead = true
-		v.t.RawSetString("agent", st.AgentValue())
+		v.t.RawSetString(keyAgent, st.AgentValue())
 		L.Push(st.AgentValue())
 		return 1
 	}
@@ -450,7 +460,7 @@ func (e *Engine) ctxMissing(L *lua.LState) int {
 	st.usesState = true
 	st.agent.SetRuleValue(t)
 	e.ctxKit.view.state = t
-	e.ctxKit.view.t.RawSetString("state", t)
+	e.ctxKit.view.t.RawSetString(keyState, t)
 	L.Push(t)
 	return 1
 }

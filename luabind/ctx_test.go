@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
@@ -447,5 +448,34 @@ func TestCtx_logOfOneValueLogsItsText(t *testing.T) {
 	want := "a1 root.talk: shots: 3|a1 root.talk: |a1 root.talk: 2.5|a1 root.talk: a named table"
 	if got := strings.Join(f.log.lines, "|"); got != want {
 		t.Errorf("log %q, want %q", got, want)
+	}
+}
+
+// TestCtxKeys_areTheScriptsConstants: the keys of ctx's view are the
+// strings the compiler keeps for a script's ctx.time, ctx.agent, ... (read
+// by comparing pointers: gopher-lua patch "internconst").
+func TestCtxKeys_areTheScriptsConstants(t *testing.T) {
+	proto, err := compile("keys.lua", "return function(ctx) return ctx.agent, ctx.state, ctx.time, ctx.dt, ctx.step end")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := proto.FunctionPrototypes[0]
+	found := 0
+	for _, c := range inner.Constants {
+		s, ok := c.(lua.LString)
+		if !ok {
+			continue
+		}
+		for _, key := range []string{keyAgent, keyState, keyTime, keyDt, keyStep} {
+			if string(s) == key {
+				found++
+				if unsafe.StringData(string(s)) != unsafe.StringData(key) {
+					t.Errorf("the script's constant %q is another string than ctx's key", key)
+				}
+			}
+		}
+	}
+	if found != 5 {
+		t.Fatalf("found %d of the 5 keys among the constants", found)
 	}
 }

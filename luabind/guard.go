@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,27 +10,22 @@ import (
 
 // Bounded calls.
 //
-// gopher-lua has no instruction hook; the only way to stop a running
-// script from outside is the context it checks before every instruction
-// once LState.SetContext was called. That check is what costs. Measured
-// with BenchmarkBounding_tightLoop (an empty numeric for loop of 10,000
-// iterations, one instruction each; medians of 10 runs, GOMAXPROCS=1, on
-// this project's 2-core machine, Go 1.26, gopher-lua v1.1.2): 228 µs with
-// no context, 277 µs (+21%) with a context.WithCancel context as
-// gopher-lua's README does it, 251 µs (+10%) with the engine's. A first
-// version whose Done was an open channel in a plain field measured +7%
-// where WithCancel measured +15% on a scratch copy of the same loop; the
-// nil channel below was +5% there. So:
+// gopher-lua has no instruction hook. Upstream, the only way to stop a
+// running script from outside is the context it checks, with a select on
+// its Done channel, before every instruction once LState.SetContext was
+// called; that check cost about a tenth of the example game's Lua time
+// (callgrind: ~1,800 of ~19,300 instructions per agent-step). The engine
+// uses instead the stop flag of this repository's gopher-lua patch
+// "interrupt" (third_party/PATCHES.md): lua.Interrupt, one atomic pointer
+// load per instruction, a plain load on amd64. So:
 //
-//   - the LState always carries one stopCtx, created once, never a
-//     context with a deadline per call, which would cost a timer and
-//     allocations per call. Its Done is nil until the watchdog stops a
-//     call: a select on a nil channel is the cheapest check there is;
+//   - the LState always carries one stopCtx, created once; nothing is
+//     made per call (no deadline, no timer);
 //   - a call costs two atomic increments of a sequence number (odd while a
-//     call runs), about 6 ns on the same machine;
+//     call runs), about 6 ns on the project's machine;
 //   - a watchdog goroutine ticks ten times per timeout (at least every
 //     10 ms, for the memory budget's look at the heap; planWatch) and stops
-//     the context when it sees the same odd sequence number for 0.9 times
+//     the call when it sees the same odd sequence number for 0.9 times
 //     the timeout of busy ticks in a row, so a runaway call is stopped after
 //     between 0.9 and 1.0 times the timeout (plus scheduling delay). Lua then raises an error at
 //     the position of the instruction it was about to run, the protected
@@ -45,7 +39,7 @@ import (
 //     the machine's load.
 //
 // A call inside a Go function cannot be stopped before that function
-// returns: the context is only checked between instructions. So the Go
+// returns: the flag is only checked between instructions. So the Go
 // functions scripts reach do bounded work: the pattern matcher asks the
 // guard every few thousand steps (interrupted, pattern.go), and string
 // building refuses results beyond the string limit and asks the guard too
@@ -54,16 +48,10 @@ import (
 // The watchdog runs even when calls are not bounded in time: it also
 // watches the heap for the memory budget (memory.go).
 
-// stopCtx is the context the LState checks before every instruction. Its
-// Done is nil (a select on it falls through at once, the cheapest check)
-// until the watchdog stops the call, then a closed channel. That bends
-// context.Context's rule that Done always returns the same value; only the
-// LState sees this context, and gopher-lua only selects on Done. Done must
-// stay a leaf function: one that calls nothing needs no stack frame, and a
-// frame costs a few instructions at every VM instruction (measured: +3% on
-// the scripted agents of BenchmarkSeedTreeLua).
+// stopCtx is the stop flag the LState checks before every instruction,
+// with why the call was stopped.
 type stopCtx struct {
-	done   atomic.Pointer[chan struct{}]
+	in     lua.Interrupt
 	reason atomic.Int32           // why the call was stopped: stopTimeout or stopMemory
 	budget atomic.Pointer[budget] // the time budget of the outermost call (budget.go)
 	mem    *memoryBudget
@@ -76,45 +64,32 @@ const (
 	stopMemory
 )
 
-// closed is the channel Done returns once a call is stopped.
-var closed = func() *chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return &c
-}()
-
-func (c *stopCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *stopCtx) Value(any) any               { return nil }
-
-func (c *stopCtx) Done() <-chan struct{} {
-	if p := c.done.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-// Err is what Lua raises at the instruction where the call is stopped; the
-// VM prefixes it with the script position.
+// Err is what Lua raises at the instruction where the call is stopped (the
+// VM prefixes it with the script position), nil while the call runs on.
 func (c *stopCtx) Err() error {
 	if !c.stopped() {
 		return nil
 	}
-	if c.reason.Load() == stopMemory {
+	return c.reasonErr(c.reason.Load())
+}
+
+func (c *stopCtx) reasonErr(reason int32) error {
+	if reason == stopMemory {
 		return c.mem.errorMsg()
 	}
 	b := c.budget.Load()
 	return timeoutMsg{b.timeout, b.name}
 }
 
+// stop stops the call running (from any goroutine). The message Lua raises
+// is made now: the VM finds it with the flag.
 func (c *stopCtx) stop(reason int32) {
 	c.reason.Store(reason)
-	c.done.Store(closed)
+	c.in.Stop(c.reasonErr(reason).Error())
 }
 
-func (c *stopCtx) stopped() bool { return c.done.Load() != nil }
-func (c *stopCtx) reset()        { c.done.Store(nil) }
-
-var _ context.Context = (*stopCtx)(nil)
+func (c *stopCtx) stopped() bool { return c.in.Stopped() }
+func (c *stopCtx) reset()        { c.in.Reset() }
 
 // guard bounds the calls into one LState: their time (the call timeout)
 // and the state's memory (the budget, memory.go).
@@ -148,7 +123,7 @@ func (g *guard) start(e *Engine, timeout time.Duration, memory int64) {
 	g.call = newBudget(timeout, planWatch(timeout).period, "the call timeout")
 	g.ctx = &stopCtx{mem: &g.mem}
 	g.ctx.budget.Store(g.call)
-	g.L.SetContext(g.ctx)
+	g.L.SetInterrupt(&g.ctx.in)
 	g.quit = make(chan struct{})
 	g.wg.Add(1)
 	go g.watch()
@@ -274,8 +249,8 @@ func (g *guard) enterWithin(b *budget) {
 }
 
 // leave marks the end of a call and reports whether the call was stopped
-// and why (stopNone, stopTimeout, stopMemory); the LState then gets a fresh
-// context for the next call.
+// and why (stopNone, stopTimeout, stopMemory); the flag is then cleared for
+// the next call.
 func (g *guard) leave() int32 {
 	g.depth--
 	if g.depth == 0 {

@@ -145,8 +145,8 @@ func TestGuard_runawayAtLoadIsALoadError(t *testing.T) {
 // BenchmarkBounding_tightLoop measures what checking a context before every
 // instruction costs: the same empty loop (10,000 iterations) on a bare
 // LState, on one with a context.WithCancel context (gopher-lua's README
-// way), and on the engine's (stopCtx, whose Done is nil until a call is
-// stopped, plus the watchdog's two atomic increments per call).
+// way), and on the engine's (the stop flag of the gopher-lua patch
+// "interrupt", plus the watchdog's two atomic increments per call).
 //
 //	go test ./luabind -run '^$' -bench Bounding -count 10
 func BenchmarkBounding_tightLoop(b *testing.B) {

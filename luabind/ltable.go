@@ -30,7 +30,8 @@ type tableIter struct {
 	removed bool         // also yield the removed keys the key list holds, with lua.LNil
 }
 
-// tableLayout mirrors lua.LTable of gopher-lua v1.1.2.
+// tableLayout mirrors lua.LTable of gopher-lua v1.1.2 with this
+// repository's patch set (third_party/PATCHES.md).
 type tableLayout struct {
 	Metatable lua.LValue
 	array     []lua.LValue
@@ -38,6 +39,87 @@ type tableLayout struct {
 	strdict   map[string]lua.LValue
 	keys      []lua.LValue
 	k2i       map[lua.LValue]int
+	// Patch "smallstr": while strdict is nil, the string keys and their
+	// values (lua.LNil for a removed key), in the order first set.
+	skeys []string
+	svals []lua.LValue
+	// Patch "indexcache": the table's "__index" entry, cached when it
+	// serves as a metatable; nil (unknown) after any write here.
+	metaIdx lua.LValue
+}
+
+// smallStrKeys is the patch's smallStrMax: the most string keys a table
+// keeps in skeys.
+const smallStrKeys = 8
+
+// str is the value of the string key k (lua.LNil when it has none).
+func (lay *tableLayout) str(k string) lua.LValue {
+	if lay.strdict != nil {
+		if v, ok := lay.strdict[k]; ok {
+			return v
+		}
+		return lua.LNil
+	}
+	for i, s := range lay.skeys {
+		if s == k {
+			return lay.svals[i]
+		}
+	}
+	return lua.LNil
+}
+
+// strLen is how many string keys hold a value.
+func (lay *tableLayout) strLen() int {
+	if lay.strdict != nil {
+		return len(lay.strdict)
+	}
+	n := 0
+	for _, v := range lay.svals {
+		if v != lua.LNil {
+			n++
+		}
+	}
+	return n
+}
+
+// setListed sets the string key k, which the key list holds already, to v
+// (lua.LNil removes it, keeping its place in the list).
+func (lay *tableLayout) setListed(k string, v lua.LValue) {
+	lay.metaIdx = nil
+	if lay.strdict == nil {
+		for i, s := range lay.skeys {
+			if s == k {
+				lay.svals[i] = v
+				return
+			}
+		}
+		if len(lay.skeys) < smallStrKeys {
+			lay.skeys = append(lay.skeys, k)
+			lay.svals = append(lay.svals, v)
+			return
+		}
+		lay.strdict = make(map[string]lua.LValue, 2*smallStrKeys)
+		for i, s := range lay.skeys {
+			if lay.svals[i] != lua.LNil {
+				lay.strdict[s] = lay.svals[i]
+			}
+		}
+		lay.skeys, lay.svals = nil, nil
+	}
+	if v == lua.LNil {
+		delete(lay.strdict, k)
+	} else {
+		lay.strdict[k] = v
+	}
+}
+
+// clearStr removes the string keys (keeping the storage).
+func (lay *tableLayout) clearStr() {
+	lay.metaIdx = nil
+	clear(lay.strdict)
+	clear(lay.skeys)
+	clear(lay.svals)
+	lay.skeys, lay.svals = lay.skeys[:0], lay.svals[:0]
 }
 
 // layoutMatches reports whether tableLayout still mirrors lua.LTable.
@@ -97,14 +179,14 @@ func (it *tableIter) next() (k, v lua.LValue) {
 	}
 	// Next stops as soon as both maps are empty, whatever the key list
 	// still holds (gopher-lua never shortens it).
-	if !it.removed && len(lay.dict) == 0 && len(lay.strdict) == 0 {
+	if !it.removed && len(lay.dict) == 0 && lay.strLen() == 0 {
 		return lua.LNil, lua.LNil
 	}
 	for j := it.i - len(lay.array); j < len(lay.keys); j++ {
 		k := lay.keys[j]
 		var v lua.LValue
 		if s, ok := k.(lua.LString); ok {
-			v = lay.strdict[string(s)]
+			v = lay.str(string(s))
 		} else {
 			v = lay.dict[k]
 		}
@@ -140,7 +222,7 @@ func clearTable(t *lua.LTable) {
 	}
 	clear(lay.array)
 	lay.array = lay.array[:0]
-	clear(lay.strdict)
+	lay.clearStr()
 	clear(lay.dict)
 	clear(lay.keys)
 	lay.keys = lay.keys[:0]
@@ -156,7 +238,7 @@ func reserveKeys(t *lua.LTable, n int) {
 		return
 	}
 	lay.keys, lay.k2i = make([]lua.LValue, 0, n), make(map[lua.LValue]int, n)
-	if lay.strdict == nil {
+	if lay.strdict == nil && n > smallStrKeys && len(lay.skeys) == 0 {
 		lay.strdict = make(map[string]lua.LValue, n)
 	}
 }
@@ -173,7 +255,7 @@ func resetTable(t *lua.LTable) bool {
 	clear(lay.array)
 	lay.array = lay.array[:0]
 	clear(lay.dict)
-	clear(lay.strdict)
+	lay.clearStr()
 	clear(lay.keys)
 	lay.keys = lay.keys[:0]
 	clear(lay.k2i)
@@ -193,7 +275,7 @@ func smallTable(t *lua.LTable, max int) bool {
 		// (a table, 1.5, 0) in dict.
 		return false
 	}
-	n := len(lay.strdict) // gopher-lua deletes the keys set to nil
+	n := lay.strLen() // gopher-lua deletes the keys set to nil
 	for _, v := range lay.array {
 		if v != nil && v != lua.LNil {
 			n++
@@ -206,11 +288,27 @@ func smallTable(t *lua.LTable, max int) bool {
 // by box when it is new to t, rather than by a heap allocation.
 func setString(t *lua.LTable, key string, v lua.LValue, box *texts) {
 	lay := layoutOf(t)
-	if lay == nil || lay.strdict == nil || lay.k2i == nil || v == lua.LNil {
+	if lay == nil || lay.k2i == nil || v == lua.LNil {
 		t.RawSetString(key, v)
 		return
 	}
-	lay.strdict[key] = v
+	lay.metaIdx = nil
+	if lay.strdict == nil {
+		for i, s := range lay.skeys {
+			if s == key {
+				lay.svals[i] = v
+				return
+			}
+		}
+		if len(lay.skeys) >= smallStrKeys {
+			t.RawSetString(key, v) // moves the string keys to strdict
+			return
+		}
+		lay.skeys = append(lay.skeys, key)
+		lay.svals = append(lay.svals, v)
+	} else {
+		lay.strdict[key] = v
+	}
 	if _, ok := lay.k2i[lua.LString(key)]; !ok {
 		k := box.box(key)
 		lay.k2i[k] = len(lay.keys)

@@ -216,3 +216,22 @@ func TestSmallTable_tellsTheTablesWorthReusing(t *testing.T) {
 		}
 	}
 }
+
+// TestSetString_forgetsACachedIndex: the mirror's writes forget the
+// "__index" entry gopher-lua's patch "indexcache" caches in a metatable.
+func TestSetString_forgetsACachedIndex(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	if err := L.DoString(`A, B = {v = "A"}, {v = "B"}; mt = {__index = A}; o = setmetatable({}, mt); first = o.v`); err != nil {
+		t.Fatal(err)
+	}
+	mt := L.GetGlobal("mt").(*lua.LTable)
+	var box texts
+	setString(mt, "__index", L.GetGlobal("B"), &box)
+	if err := L.DoString(`second = o.v`); err != nil {
+		t.Fatal(err)
+	}
+	if got := L.GetGlobal("first").String() + L.GetGlobal("second").String(); got != "AB" {
+		t.Errorf("reads through __index: %s, want AB", got)
+	}
+}

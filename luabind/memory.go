@@ -47,8 +47,8 @@ import (
 // function (every string longer than a few bytes is built by one:
 // stringlib.go, concat.go). A walk stops counting once it passes the budget.
 //
-// Nothing is checked between two VM instructions but the call's context,
-// whose Done must stay as cheap as it was (guard.go). So a call that grows
+// Nothing is checked between two VM instructions but the call's stop flag,
+// which must stay one load (guard.go). So a call that grows
 // tables without building strings is stopped by the heap itself: when the
 // live heap has grown by more than twice the budget since the last walk
 // while the call runs (twice: the estimate's own margin), the watchdog

@@ -13,9 +13,12 @@ import (
 // action and its conditions, built at bind time. Raw reads
 // (params["wait.seconds"]) are hits in a per-rule table of strings;
 // params:number and params:bool return values parsed once at bind time, so
-// no call parses or allocates. A parameter named number, bool or string
-// would hide the method, so those three are left out of the raw table;
-// read them with params:string("number").
+// no call parses or allocates. The three methods are entries of that same
+// table, first (a table of a few string keys is searched in order: gopher-lua
+// patch "smallstr"), so that a call finds its method at the first link of
+// the chain rather than through a further metatable. A parameter named
+// number, bool or string would hide the method, so those three are left out
+// of the raw table; read them with params:string("number").
 
 type paramsKey struct {
 	tree *runtime.Tree
@@ -31,19 +34,16 @@ type paramsData struct {
 }
 
 type paramsKit struct {
-	valuesMeta *lua.LTable
-	newindex   *lua.LFunction
-	tostring   *lua.LFunction
+	number, bool, string lua.LValue // the methods
+	newindex             *lua.LFunction
+	tostring             *lua.LFunction
 }
 
 func (k *paramsKit) init(e *Engine) {
 	L := e.L
-	methods := L.NewTable()
-	methods.RawSetString("number", L.NewFunction(paramsNumber))
-	methods.RawSetString("bool", L.NewFunction(paramsBool))
-	methods.RawSetString("string", L.NewFunction(paramsString))
-	k.valuesMeta = L.NewTable()
-	k.valuesMeta.RawSetString("__index", methods)
+	k.number = L.NewFunction(paramsNumber)
+	k.bool = L.NewFunction(paramsBool)
+	k.string = L.NewFunction(paramsString)
 	k.newindex = L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("params are read-only (params[%q] = ...)", lua.LVAsString(L.Get(2)))
 		return 0
@@ -66,7 +66,10 @@ func (e *Engine) paramsFor(s *runtime.Site) *lua.LUserData {
 	p := s.Tree.Rules[s.Rule].Params
 	pd := &paramsData{label: s.Label(), params: p,
 		nums: make([]lua.LValue, len(p)), bools: make([]int8, len(p)), strs: make([]lua.LValue, len(p))}
-	values := L.NewTable()
+	values := L.CreateTable(0, len(p)+3)
+	values.RawSetString("number", e.paramsKit.number)
+	values.RawSetString("bool", e.paramsKit.bool)
+	values.RawSetString("string", e.paramsKit.string)
 	for i, kv := range p {
 		pd.strs[i] = lua.LString(kv.Value)
 		if v, ok := parseNumber(kv.Value); ok {
@@ -86,7 +89,6 @@ func (e *Engine) paramsFor(s *runtime.Site) *lua.LUserData {
 			values.RawSetString(kv.Name, pd.strs[i])
 		}
 	}
-	values.Metatable = e.paramsKit.valuesMeta
 	meta := L.NewTable()
 	meta.RawSetString("__index", values)
 	meta.RawSetString("__newindex", e.paramsKit.newindex)

@@ -3,6 +3,8 @@ package luabind
 import (
 	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 func TestParams_rawAndTypedReads(t *testing.T) {
@@ -57,5 +59,27 @@ func TestParams_errorsNameTheRuleAndParameter(t *testing.T) {
 		if !strings.Contains(got, `rule r: action "read": `+c.want) {
 			t.Errorf("%s:\n got  %s\n want ...%s", c.body, got, c.want)
 		}
+	}
+}
+
+// TestParams_methodsAreFoundAtTheFirstLink: params:number is read from the
+// table the userdata's __index names, not through a further metatable
+// (one link of the chain fewer at every call).
+func TestParams_methodsAreFoundAtTheFirstLink(t *testing.T) {
+	f := newFixture(t, map[string]string{"p.lua": `bt.action("read", function(ctx, params) return bt.SUCCESS end)`})
+	f.bind(tree(`<action id='r' name='read'><parameter name='a'>1</parameter></action>`))
+	for _, ud := range f.e.params {
+		values := ud.Metatable.(*lua.LTable).RawGetString("__index").(*lua.LTable)
+		for _, m := range []string{"number", "bool", "string"} {
+			if values.RawGetString(m).Type() != lua.LTFunction {
+				t.Errorf("params.%s is not in the rule's table", m)
+			}
+		}
+		if values.Metatable != lua.LNil {
+			t.Error("the rule's table still has a metatable to go through")
+		}
+	}
+	if len(f.e.params) == 0 {
+		t.Fatal("no params were bound")
 	}
 }

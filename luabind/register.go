@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/btrun/btrun/luabind/internal/callhook"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -281,6 +282,9 @@ func (e *Engine) callAgentArgs(fn *lua.LFunction, st *AgentData, params *lua.LUs
 	st.sync()
 	e.calls++
 	L := e.L
+	if h := callhook.Hook; h != nil {
+		h(callhook.Call{L: L, Fn: fn, Ctx: st.ud, Params: params, Arg: arg})
+	}
 	L.Push(fn)
 	L.Push(st.ud)
 	L.Push(params)

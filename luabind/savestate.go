@@ -595,11 +595,7 @@ func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool
 			*d = start
 			return false
 		}
-		if v := e.readValue(d); v != lua.LNil {
-			lay.strdict[k] = v
-		} else {
-			delete(lay.strdict, k) // a removed key, in its place
-		}
+		lay.setListed(k, e.readValue(d)) // lua.LNil: a removed key, in its place
 	}
 	return true
 }
@@ -608,7 +604,7 @@ func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool
 // and the table no other entries: then writing m saved entries in place is
 // emptying and filling it, if their keys are the key list in order.
 func onlyStringKeys(lay *tableLayout, m int) bool {
-	if m != len(lay.keys) || m < len(lay.strdict) || len(lay.dict) != 0 {
+	if m != len(lay.keys) || m < lay.strLen() || len(lay.dict) != 0 {
 		return false
 	}
 	for _, v := range lay.array {

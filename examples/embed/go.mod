@@ -26,3 +26,5 @@ require (
 )
 
 replace github.com/btrun/btrun => ../..
+
+replace github.com/yuin/gopher-lua => ../../third_party/gopher-lua

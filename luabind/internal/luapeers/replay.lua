@@ -1,0 +1,218 @@
+-- replay.lua: replays a call log of btrun (written by luapeers, main.go)
+-- through the example game's scripts on any Lua 5.1: gopher-lua, C Lua 5.1,
+-- LuaJIT. It stands in for btrun's binding with plain tables: ctx is a
+-- table per agent holding its fields (its methods one __index away),
+-- params a table per rule, bt a table with the module's functions. The
+-- timed loop is the calls alone; the log is read and the scripts loaded
+-- before it.
+--
+--   lua5.1 replay.lua LOG REPS
+--
+-- It prints one line: calls, errors (calls that raised an error: the
+-- replay's values differ from btrun's where plugins wrote into agents, and
+-- bt.random is its own generator), seconds of the calls alone (os.clock,
+-- or the global cpuclock when the host gives one) and a checksum of the
+-- results (equal on every engine).
+local logfile, reps = arg[1], tonumber(arg[2] or "1")
+
+local function unesc(s)
+  if s == "~" then return "" end
+  return (s:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
+end
+local function value(ty, v)
+  if ty == "n" then return tonumber(v) end
+  if ty == "b" then return v == "true" end
+  return unesc(v)
+end
+
+-- Each call is one number (agent, params, rule, function and two flags
+-- packed), not a table: a Go engine's collector walks everything live at
+-- every cycle, and a table (or a string) per call made the log most of
+-- what it walked.
+local files, fnkeys, agents, params = {}, {}, {}, {}
+local code, carg, csteps, steps = {}, {}, {}, {}
+local rules, ruleIds = {}, {}
+local ncalls = 0
+local function pack(agent, p, rule, fn, flags)
+  assert(agent < 262144 and p < 4096 and rule < 4096 and fn < 256, "log too large to pack")
+  return (((agent * 4096 + p) * 4096 + rule) * 256 + fn) * 4 + flags
+end
+for line in io.lines(logfile) do
+  local w = {}
+  for x in line:gmatch("%S+") do w[#w + 1] = x end
+  local k = w[1]
+  if k == "C" then
+    ncalls = ncalls + 1
+    local rule = unesc(w[5])
+    local r = ruleIds[rule]
+    if r == nil then
+      rules[#rules + 1] = rule
+      r = #rules
+      ruleIds[rule] = r
+    end
+    code[ncalls] = pack(tonumber(w[3]), tonumber(w[4]), r, tonumber(w[2]),
+      (w[6] == "1" and 2 or 0) + (w[7] == "1" and 1 or 0))
+    if w[8] ~= "-" then carg[ncalls] = value(w[8], w[9]) end
+  elseif k == "T" then
+    local s = { time = tonumber(w[2]), dt = tonumber(w[3]), n = tonumber(w[4]), shared = {} }
+    for i = 5, #w, 3 do s.shared[#s.shared + 1] = { unesc(w[i]), value(w[i + 1], w[i + 2]) } end
+    steps[#steps + 1] = s
+    csteps[ncalls + 1] = s -- the step begins before this call
+  elseif k == "L" then
+    files[#files + 1] = { path = unesc(w[2]), chunk = unesc(w[3]), module = unesc(w[4]) }
+  elseif k == "F" then
+    fnkeys[tonumber(w[2])] = unesc(w[3]) .. ":" .. w[4]
+  elseif k == "A" then
+    local a = { id = unesc(w[3]), tree = unesc(w[4]), data = {} }
+    for i = 5, #w, 3 do a.data[unesc(w[i])] = value(w[i + 1], w[i + 2]) end
+    agents[tonumber(w[2])] = a
+  elseif k == "P" then
+    local p = {}
+    for i = 3, #w, 2 do p[unesc(w[i])] = unesc(w[i + 1]) end
+    params[tonumber(w[2])] = p
+  end
+end
+
+-- bt: what the scripts use of the module.
+local shared = {}
+local defs = {}
+local bt = { SUCCESS = "success", FAILURE = "failure", RUNNING = "running", shared = shared }
+local function def(name, d) defs[#defs + 1] = d end
+bt.action, bt.condition, bt.scorer, bt.hook = def, def, def, def
+local seed = 12345
+function bt.random(a, b)
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  local r = seed / 2147483648
+  if a == nil then return r end
+  if b == nil then return math.floor(r * a) + 1 end
+  return a + math.floor(r * (b - a + 1))
+end
+
+-- require finds the scripts' modules among the logged files.
+local loaded = { bt = bt }
+local byModule = {}
+for _, f in ipairs(files) do byModule[f.module] = f end
+local function load(f)
+  local h = assert(io.open(f.path, "rb"))
+  local src = h:read("*a")
+  h:close()
+  return assert(loadstring(src, f.chunk))
+end
+function require(name)
+  if loaded[name] == nil then
+    local f = assert(byModule[name], "no module " .. name)
+    loaded[name] = load(f)(name) or true
+  end
+  return loaded[name]
+end
+for _, f in ipairs(files) do
+  if loaded[f.module] == nil then
+    loaded[f.module] = load(f)(f.module) or true
+  end
+end
+
+-- Every function the scripts registered, by where it is defined.
+local byKey = {}
+local function collect(v)
+  if type(v) == "function" then
+    local info = debug.getinfo(v, "S")
+    byKey[info.source .. ":" .. info.linedefined] = v
+  elseif type(v) == "table" then
+    for _, x in pairs(v) do collect(x) end
+  end
+end
+for _, d in ipairs(defs) do collect(d) end
+local fns = {}
+for id, key in pairs(fnkeys) do fns[id] = assert(byKey[key], "no function at " .. key) end
+
+-- params: the rule's values and the three methods, as btrun gives them.
+local pmethods = {}
+function pmethods.number(p, name, default)
+  local v = p[name]
+  if v == nil then return default end
+  return tonumber(v)
+end
+function pmethods.bool(p, name, default)
+  local v = p[name]
+  if v == nil then return default end
+  return v == "true"
+end
+function pmethods.string(p, name, default)
+  local v = p[name]
+  if v == nil then return default end
+  return v
+end
+for _, p in pairs(params) do
+  for k, f in pairs(pmethods) do p[k] = f end
+end
+
+-- ctx: a table per agent, its methods one __index away.
+local noop = function() end
+local nothing = function() return nil end
+local cmethods = { __index = {
+  log = noop, signal = noop, send = noop, setVar = noop, stamp = noop, clearStamp = noop,
+  graft = noop, ungraft = noop, jump = noop,
+  stimulus = nothing, since = nothing, gateSlot = nothing, forget = function() return false end,
+  var = function() return false end,
+} }
+local ctxs = {}
+for id, a in pairs(agents) do
+  ctxs[id] = setmetatable({ agent = a.data, memory = {}, id = a.id, tree = a.tree, time = 0, dt = 0 }, cmethods)
+end
+
+local function setShared(path, v)
+  local t = shared
+  local head, rest = path:match("^([^.]+)%.(.+)$")
+  while head do
+    if t[head] == nil then t[head] = {} end
+    t = t[head]
+    path = rest
+    head, rest = path:match("^([^.]+)%.(.+)$")
+  end
+  t[path] = v
+end
+
+local n, errors, sum = 0, 0, 0
+local time, dt, step = 0, 0, 0
+local pcall = pcall
+-- os.clock is CPU time in C Lua and LuaJIT, wall time in gopher-lua: the
+-- harness gives gopher-lua the process's CPU time as cpuclock.
+local clock = cpuclock or os.clock
+local t0 = clock()
+for _ = 1, reps do
+  for i = 1, ncalls do
+    local s = csteps[i]
+    if s then
+      time, dt, step = s.time, s.dt, s.n
+      for _, kv in ipairs(s.shared) do setShared(kv[1], kv[2]) end
+    end
+    local x = code[i]
+    local flags = x % 4
+    x = (x - flags) / 4
+    local fn = x % 256
+    x = (x - fn) / 256
+    local rule = x % 4096
+    x = (x - rule) / 4096
+    local p = x % 4096
+    local ctx = ctxs[(x - p) / 4096]
+    -- ctx.state is the rule's own: a new one where btrun's was new.
+    if flags % 2 == 1 then
+      ctx.state = {}
+    end
+    ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = rules[rule], flags >= 2, time, dt, step
+    local ok, r = pcall(fns[fn], ctx, params[p], carg[i])
+    n = n + 1
+    do
+      if not ok then
+        errors = errors + 1
+        if errors <= tonumber(os.getenv("REPLAY_SHOW_ERRORS") or "0") then
+          io.stderr:write(tostring(r), "\n")
+        end
+      elseif r == true or r == "success" then
+        sum = sum + 1
+      end
+    end
+  end
+end
+local t1 = clock()
+print(string.format("calls %d errors %d seconds %.6f checksum %d", n, errors, t1 - t0, sum))
