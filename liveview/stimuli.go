@@ -1,7 +1,6 @@
 package liveview
 
 import (
-	"math"
 	"unicode/utf8"
 
 	"github.com/btrun/btrun/luabind"
@@ -58,15 +57,7 @@ func (in *dataInspector) value(v *runtime.Value) any {
 	case runtime.BoolValue:
 		return v.Bool
 	case runtime.NumberValue:
-		switch f := v.Num; {
-		case math.IsNaN(f):
-			return map[string]any{"number": "nan"}
-		case math.IsInf(f, 1):
-			return map[string]any{"number": "inf"}
-		case math.IsInf(f, -1):
-			return map[string]any{"number": "-inf"}
-		}
-		return v.Num
+		return numberView(v.Num)
 	case runtime.StringValue:
 		return in.str(v.Str)
 	case runtime.TableValue:
