@@ -20,7 +20,8 @@ import (
 // agent's Go data) is given as BeforeStep and AfterStep: time travel
 // replays it with btrun's steps, so an earlier step shows the state the
 // game had (it showed the agent unhurt and without the signal, and left
-// the game's struct so when travelling back to the latest step).
+// the game's struct so when travelling back to the latest step, and a run
+// that went on from an earlier step went on from a state it never had).
 
 // hurt is the game's Go data of its one agent.
 type hurt struct{ HP float64 }
@@ -81,7 +82,7 @@ func hookedGame(t *testing.T, hooks bool, states map[uint64][]byte) (*game.Game,
 			if s.Step == 5 {
 				data.HP -= 10
 			}
-			if !s.Replay {
+			if _, ok := states[s.Step]; !ok && !s.Replay { // the first live run's
 				st, err := g.SaveState()
 				states[s.Step] = st
 				return err
@@ -167,6 +168,14 @@ func TestTimeTravel_replaysTheProgramsStepCallbacks(t *testing.T) {
 		if data.HP != want {
 			t.Errorf("step %d: the game's struct holds HP %v, the live run had %v", s, data.HP, want)
 		}
+	}
+	// Going on from an earlier step runs the same steps again, live.
+	viaAPI(t, g, d, "POST", "/api/travel", `{"step":6}`)
+	if st := viaAPI(t, g, d, "POST", "/api/step", `{"steps":3}`); st["step"] != 9.0 {
+		t.Fatalf("three steps from step 6: %v", st)
+	}
+	if got, err := g.SaveState(); err != nil || string(got) != string(states[9]) || data.HP != 81 {
+		t.Errorf("steps 7..9 run again from step 6 end elsewhere than the first time (HP %v, error %v)", data.HP, err)
 	}
 	a := viaAPI(t, g, d, "GET", "/api/agents/"+g.Agents()[0].ID(), "")
 	if raw, _ := json.Marshal(a); !strings.Contains(string(raw), "Alarm") {
