@@ -180,9 +180,7 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 		g.removeAgent(ga)
 		return nil, fmt.Errorf("game: adding agent %s: %w", id, err)
 	}
-	if g.debug != nil {
-		g.debug.Reloaded() // the live view indexes its agents again
-	}
+	g.agentsChanged() // the live view indexes its agents again
 	return ga.a, nil
 }
 
@@ -205,9 +203,7 @@ func (g *Game) RemoveAgent(id string) error {
 	err := ga.a.Close()
 	werr := g.writeChanges(ga, g.step, g.Time(g.step)) // what its cancel hook did
 	g.removeAgent(ga)
-	if g.debug != nil {
-		g.debug.Reloaded()
-	}
+	g.agentsChanged()
 	return errors.Join(err, werr)
 }
 

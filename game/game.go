@@ -145,6 +145,9 @@ type Game struct {
 	step     uint64 // steps done
 	stepping bool   // RunStep is under way: the agents' list must not change (agents.go)
 	life     life   // idle, busy or closed, for calls from the embedding program (lifecycle.go)
+	// A step callback added or removed agents: the debugger hears it after
+	// the step (stephooks.go).
+	regrouped bool
 	// The game's own data of agents that have some (agents.go), and the ids
 	// of the agents Open lists before their runtime agents exist.
 	data      map[*gameAgent]runtime.AgentData

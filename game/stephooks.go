@@ -26,6 +26,7 @@ func (g *Game) StepHooks() bool { return g.opts.BeforeStep != nil || g.opts.Afte
 
 // hookedStep runs the next step with the program's callbacks around it.
 func (g *Game) hookedStep(replay bool) (int, error) {
+	defer g.regroupedInStep()
 	if err := g.callHook(g.opts.BeforeStep, "BeforeStep", g.step+1, replay); err != nil {
 		return 0, err
 	}
@@ -49,4 +50,28 @@ func (g *Game) callHook(f func(*Game, StepInfo) error, name string, s uint64, re
 		return fmt.Errorf("game: %s of step %d: %w", name, s, err)
 	}
 	return nil
+}
+
+// agentsChanged tells the debugger that the game's agents changed (AddAgent,
+// RemoveAgent). From a step callback it tells it once the step is over: the
+// live view's time travel then starts afresh after the step, from a state
+// that holds the change, and never replays the callback that made it (it
+// would add the agent a second time).
+func (g *Game) agentsChanged() {
+	switch {
+	case g.debug == nil:
+	case g.life.state.Load() == lifeHookBusy:
+		g.regrouped = true
+	default:
+		g.debug.Reloaded()
+	}
+}
+
+// regroupedInStep tells the debugger of the agents' changes that step
+// callbacks made.
+func (g *Game) regroupedInStep() {
+	if g.regrouped {
+		g.regrouped = false
+		g.debug.Reloaded()
+	}
 }

@@ -50,6 +50,11 @@ type seenState struct{ Last, Sum float64 } // what the action saw of the data: a
 // step 3 and AfterStep takes 1 HP each step and 10 more at step 5, and
 // states[s] is the game's state (SaveState) at position s of the live run.
 func hookedGame(t *testing.T, hooks bool, states map[uint64][]byte) (*game.Game, *hurt) {
+	return hookedGameWith(t, hooks, states, nil)
+}
+
+// hookedGameWith is hookedGame whose BeforeStep also calls more.
+func hookedGameWith(t *testing.T, hooks bool, states map[uint64][]byte, more func(*game.Game, game.StepInfo) error) (*game.Game, *hurt) {
 	t.Helper()
 	cfg := game.NewConfig("")
 	cfg.Trees = []game.TreeConfig{{Name: "npc", File: "npc.xml"}}
@@ -71,6 +76,11 @@ func hookedGame(t *testing.T, hooks bool, states map[uint64][]byte) (*game.Game,
 		opts.BeforeStep = func(g *game.Game, s game.StepInfo) error {
 			if s.Time != g.Time(s.Step) {
 				return fmt.Errorf("step %d at time %v", s.Step, s.Time)
+			}
+			if more != nil {
+				if err := more(g, s); err != nil {
+					return err
+				}
 			}
 			if s.Step == 3 {
 				return g.Signal("all", "Alarm", bt.Number(7))
@@ -193,5 +203,35 @@ func TestTimeTravel_saysItReplaysBtrunsPartOnlyWithoutCallbacks(t *testing.T) {
 			t.Errorf("step callbacks %v: btrunOnly is %v", hooks, got)
 		}
 		d.Close()
+	}
+}
+
+// TestTimeTravel_afterAStepCallbackAddsAnAgent: an agent a BeforeStep adds
+// restarts time travel after that step (as a reload does), so that no
+// replay runs the callback that added it again (the replay added it a
+// second time and failed).
+func TestTimeTravel_afterAStepCallbackAddsAnAgent(t *testing.T) {
+	states := map[uint64][]byte{}
+	g, _ := hookedGameWith(t, true, states, func(g *game.Game, s game.StepInfo) error {
+		if s.Step == 3 {
+			_, err := g.AddAgent("npc-9", "npc", &hurt{HP: 50})
+			return err
+		}
+		return nil
+	})
+	d := New(g, Options{Embedded: true, Paused: true, SnapshotEvery: 4})
+	g.AttachDebugger(d)
+	defer d.Close()
+	st := viaAPI(t, g, d, "POST", "/api/step", `{"steps":7}`)
+	if st["first"] != 3.0 || st["agents"] != 2.0 {
+		t.Errorf("after an agent joined at step 3: time travel starts at step %v, with %v agents; want 3 and 2", st["first"], st["agents"])
+	}
+	for _, s := range []uint64{6, 3, 5, 7} {
+		if st := viaAPI(t, g, d, "POST", "/api/travel", fmt.Sprintf(`{"step":%d}`, s)); st["step"] != float64(s) {
+			t.Fatalf("travel to %d: %v", s, st)
+		}
+		if got, err := g.SaveState(); err != nil || string(got) != string(states[s]) {
+			t.Errorf("step %d: the game's state differs from what the live run had (%v)", s, err)
+		}
 	}
 }
