@@ -25,7 +25,8 @@ type StepGate interface {
 // watcher saw change (Watch) and lets an attached debugger act: a live view
 // that holds the game paused makes Advance return false without a step, so
 // that the program's loop goes on; one that asks to end the game makes it
-// return ErrStopped. An error of the step is returned as Run returns it;
+// return ErrStopped. Options.BeforeStep and AfterStep run around the step;
+// an error of theirs, or of the step, is returned as Run returns it;
 // an agent's own error or failure is not an error of Advance (Outcome
 // tells it). Call it from the goroutine that owns the game: a call while
 // another Advance (or Signal, AddAgent...) runs returns ErrBusy, one after
@@ -55,7 +56,7 @@ func (g *Game) Advance() (bool, error) {
 		return false, ErrStopped
 	}
 	g.betweenSteps()
-	_, err := g.RunStep()
+	_, err := g.hookedStep(false)
 	return err == nil, err
 }
 

@@ -129,7 +129,7 @@ func (g *Game) notStepping(what string) error {
 // for the agents that were there from the start. With workers, the agent
 // goes to the worker with the fewest agents. Call it between steps.
 func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent, error) {
-	if err := g.enter("add an agent"); err != nil {
+	if err := g.enterCall("add an agent"); err != nil {
 		return nil, err
 	}
 	defer g.leave()
@@ -180,9 +180,7 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 		g.removeAgent(ga)
 		return nil, fmt.Errorf("game: adding agent %s: %w", id, err)
 	}
-	if g.debug != nil {
-		g.debug.Reloaded() // the live view indexes its agents again
-	}
+	g.agentsChanged() // the live view indexes its agents again
 	return ga.a, nil
 }
 
@@ -191,7 +189,7 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 // steps no more; the other agents keep their order. Signals other agents
 // sent it are dropped. Call it between steps.
 func (g *Game) RemoveAgent(id string) error {
-	if err := g.enter("remove an agent"); err != nil {
+	if err := g.enterCall("remove an agent"); err != nil {
 		return err
 	}
 	defer g.leave()
@@ -205,9 +203,7 @@ func (g *Game) RemoveAgent(id string) error {
 	err := ga.a.Close()
 	werr := g.writeChanges(ga, g.step, g.Time(g.step)) // what its cancel hook did
 	g.removeAgent(ga)
-	if g.debug != nil {
-		g.debug.Reloaded()
-	}
+	g.agentsChanged()
 	return errors.Join(err, werr)
 }
 

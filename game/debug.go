@@ -189,10 +189,11 @@ func (g *Game) Quietly(f func() error) error {
 	return f()
 }
 
-// ReplayStep runs the next step quietly (see Quietly).
+// ReplayStep runs the next step again quietly (see Quietly), with the
+// program's BeforeStep and AfterStep around it (StepInfo.Replay set).
 func (g *Game) ReplayStep() error {
 	return g.Quietly(func() error {
-		_, err := g.RunStep()
+		_, err := g.hookedStep(true)
 		return err
 	})
 }

@@ -77,6 +77,20 @@ type Options struct {
 	// it, a save must hold the game's agents in the game's order (a
 	// `btrun run -load` config's).
 	AgentsFromSave bool
+	// BeforeStep and AfterStep, when set, are the program's own work
+	// around each step (damage, world events, signals from Go, changes to
+	// its agents' data): Advance and Run call them before and after every
+	// step, and the live view's time travel calls them again (with
+	// StepInfo.Replay) when it replays a step, so that the earlier steps
+	// it shows are the ones the game had. Work the program does between
+	// two Advance calls instead is not replayed. A callback may call
+	// Signal, AddAgent, RemoveAgent and Save (not Advance, Load or Close);
+	// to replay right it must change the game from what it is told and
+	// what the game holds (the agents' data, which time travel restores),
+	// not from state of its own that time travel does not rewind. Its
+	// error ends the step's Advance with that error.
+	BeforeStep func(g *Game, s StepInfo) error
+	AfterStep  func(g *Game, s StepInfo) error
 }
 
 // ErrStopped is what Run returns when Options.Stop ended it early: the steps
@@ -131,6 +145,9 @@ type Game struct {
 	step     uint64 // steps done
 	stepping bool   // RunStep is under way: the agents' list must not change (agents.go)
 	life     life   // idle, busy or closed, for calls from the embedding program (lifecycle.go)
+	// A step callback added or removed agents: the debugger hears it after
+	// the step (stephooks.go).
+	regrouped bool
 	// The game's own data of agents that have some (agents.go), and the ids
 	// of the agents Open lists before their runtime agents exist.
 	data      map[*gameAgent]runtime.AgentData
@@ -407,7 +424,7 @@ func (g *Game) Run(steps int) error {
 		}
 		g.out.tick(int(g.step+1-first), steps)
 		g.betweenSteps() // -realtime pacing, -watch reloads (pace.go, watch.go)
-		n, err := g.RunStep()
+		n, err := g.hookedStep(false)
 		agentSteps += n
 		if err != nil {
 			return err

@@ -23,6 +23,8 @@ const (
 	lifeIdle int32 = iota
 	lifeBusy
 	lifeClosed
+	lifeHook     // Advance (or Run, or a replay) is in a BeforeStep or AfterStep callback
+	lifeHookBusy // a call the callback made (enterCall) is under way
 )
 
 // life is the game's state (lifeIdle, lifeBusy, lifeClosed).
@@ -38,13 +40,31 @@ func (g *Game) enter(what string) error {
 	return g.lifeErr(what)
 }
 
-// leave marks the game idle again after enter.
-func (g *Game) leave() { g.life.state.Store(lifeIdle) }
+// enterCall is enter for the calls a BeforeStep or AfterStep callback may
+// make (Signal, AddAgent, RemoveAgent, Save): they run from inside the
+// callback too, one at a time, while Advance itself and Load do not.
+func (g *Game) enterCall(what string) error {
+	if g.life.state.CompareAndSwap(lifeIdle, lifeBusy) || g.life.state.CompareAndSwap(lifeHook, lifeHookBusy) {
+		return nil
+	}
+	return g.lifeErr(what)
+}
+
+// leave marks the game idle again after enter (or back in the callback
+// after enterCall from one).
+func (g *Game) leave() {
+	if !g.life.state.CompareAndSwap(lifeHookBusy, lifeHook) {
+		g.life.state.Store(lifeIdle)
+	}
+}
 
 // lifeErr is why what cannot run now: the game is closed or busy.
 func (g *Game) lifeErr(what string) error {
-	if g.life.state.Load() == lifeClosed {
+	switch g.life.state.Load() {
+	case lifeClosed:
 		return fmt.Errorf("%w: cannot %s after Close", ErrClosed, what)
+	case lifeHook:
+		return fmt.Errorf("%w: cannot %s from a BeforeStep or AfterStep callback (it may send signals, add and remove agents and save)", ErrBusy, what)
 	}
 	return fmt.Errorf("%w: cannot %s while the game is stepping or another call is under way (from an action during a step, or from another goroutine: a game is used from one goroutine at a time); do it between two steps", ErrBusy, what)
 }

@@ -108,7 +108,7 @@ func (g *Game) encodeSave() ([]byte, error) {
 // device, a folder or a pipe is an error, never a rename over it. A path
 // that is a symbolic link saves to the file it points to.
 func (g *Game) Save(path string) error {
-	if err := g.enter("save"); err != nil {
+	if err := g.enterCall("save"); err != nil {
 		return err
 	}
 	defer g.leave()

@@ -28,7 +28,7 @@ const GoSender = "game"
 // Call it between steps; from an action during a step use Agent.Send,
 // which the game delivers after every agent has stepped.
 func (g *Game) Signal(to, name string, data runtime.Value) error {
-	if err := g.enter("send a signal from Go"); err != nil {
+	if err := g.enterCall("send a signal from Go"); err != nil {
 		return err
 	}
 	defer g.leave()

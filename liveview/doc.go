@@ -54,7 +54,10 @@
 // of the commands it applied between steps (signals, jumps). Showing an
 // earlier step restores the nearest snapshot at or before it and replays
 // the steps from there, with the journal, quietly (nothing reaches the
-// trace or the output). Resuming, stepping or changing the game from an
+// trace or the output); a replayed step runs the program's
+// game.Options.BeforeStep and AfterStep again, and without them the
+// status says that travel replays btrun's part only (timeTravel.btrunOnly).
+// Resuming, stepping or changing the game from an
 // earlier step discards the steps after it: the snapshots, the journal,
 // the recorded events, and the trace file's lines (cut back to that step).
 //

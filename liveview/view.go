@@ -73,6 +73,10 @@ type travelView struct {
 	Budget    int64   `json:"budget"`
 	Every     int     `json:"every"`
 	Error     string  `json:"error,omitempty"`
+	// BtrunOnly: the game is stepped by a program's loop (Embedded) that
+	// gave no BeforeStep or AfterStep callback, so a replayed step runs
+	// btrun's part only, not what the program does between steps.
+	BtrunOnly bool `json:"btrunOnly"`
 }
 
 func (d *Debugger) statusView() statusView {
@@ -100,7 +104,8 @@ func (d *Debugger) statusView() statusView {
 		v.Breakpoints = append(v.Breakpoints, d.breakpointView(bp))
 	}
 	t := &d.tl
-	v.TimeTravel = travelView{Snapshots: len(t.snaps), Bytes: t.bytes, Budget: t.budget, Every: t.every, Error: t.err}
+	v.TimeTravel = travelView{Snapshots: len(t.snaps), Bytes: t.bytes, Budget: t.budget, Every: t.every, Error: t.err,
+		BtrunOnly: d.opts.Embedded && !g.StepHooks()}
 	if o, ok := t.oldest(); ok {
 		v.TimeTravel.Oldest = &o
 	}

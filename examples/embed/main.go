@@ -97,6 +97,24 @@ func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard,
 			}
 			return c.yard.unit(id, 0, 0)
 		},
+		// The program's own work before each step, which the live view's
+		// time travel replays with the step (so the steps it shows are the
+		// ones the game had): the thief moves, and at step 45 someone sees
+		// it and the alarm goes to every guard, with where.
+		BeforeStep: func(g *game.Game, s game.StepInfo) error {
+			c.yard.moveThief(int(s.Step))
+			if s.Step != 45 {
+				return nil
+			}
+			c.yard.AlarmX, c.yard.AlarmY = c.yard.ThiefX, c.yard.ThiefY
+			where := runtime.Value{Kind: runtime.TableValue, Table: []runtime.Field{
+				{Key: runtime.String("x"), Val: runtime.Number(c.yard.AlarmX)},
+				{Key: runtime.String("y"), Val: runtime.Number(c.yard.AlarmY)}}}
+			if !s.Replay { // the program's output is not the game's: once is enough
+				fmt.Fprintf(out, "frame %d: alarm at (%.1f, %.1f)\n", s.Step, c.yard.AlarmX, c.yard.AlarmY)
+			}
+			return g.Signal("all", "Alarm", where)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -120,26 +138,17 @@ func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard,
 	return c, nil
 }
 
-// frame runs the program's frame f: the thief moves, the program's events
-// happen, btrun steps the guards. Both games of the run (the original and
-// the one restored from its save) run the same frames.
+// frame runs the program's frame f: the program's events happen, btrun
+// steps the guards (the thief moves and the alarm sounds in BeforeStep).
+// Both games of the run (the original and the one restored from its save)
+// run the same frames.
 func (c *courtyard) frame(out io.Writer, f int) error {
-	c.yard.moveThief(f)
 	switch f {
 	case 30: // reinforcements
 		if _, err := c.g.AddAgent("guard-3", "guard", c.yard.unit("guard-3", 6, 0)); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "frame %d: guard-3 joins\n", f)
-	case 45: // someone saw the thief: the alarm goes to every guard, with where
-		c.yard.AlarmX, c.yard.AlarmY = c.yard.ThiefX, c.yard.ThiefY
-		where := runtime.Value{Kind: runtime.TableValue, Table: []runtime.Field{
-			{Key: runtime.String("x"), Val: runtime.Number(c.yard.AlarmX)},
-			{Key: runtime.String("y"), Val: runtime.Number(c.yard.AlarmY)}}}
-		if err := c.g.Signal("all", "Alarm", where); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "frame %d: alarm at (%.1f, %.1f)\n", f, c.yard.AlarmX, c.yard.AlarmY)
 	case 80: // a designer made chasing faster: hot reload of the new script, from Go
 		files := fstest.MapFS{}
 		for _, name := range []string{"ai/guard.xml", "ai/guard.lua"} {

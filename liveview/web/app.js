@@ -260,6 +260,7 @@ function renderTravel() {
   } else {
     info.textContent = `drag to show an earlier step (${tt.snapshots} snapshots, ${mb(tt.bytes)})`;
   }
+  if (s.paused && tt.btrunOnly) info.append('; travel replays btrun\'s part only (the game gave no BeforeStep or AfterStep: its own between-step code is not replayed)');
   if (tt.error) info.title = 'a snapshot failed: ' + tt.error;
 }
 
