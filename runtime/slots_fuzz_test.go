@@ -127,19 +127,7 @@ func runSlotGame(tb testing.TB, rt treegen.RandomTree, seed uint64, trees TreeSo
 	var out []fuzzRecord
 	for step := 1; step <= rt.Steps; step++ {
 		for i, a := range w.agents {
-			switch e := events.IntN(64); {
-			case e < 4:
-				id := rt.IDs[events.IntN(len(rt.IDs))]
-				fmt.Fprintf(&script.agents[i].log, "[jump %s] ", id)
-				if err := a.Jump(id); err != nil {
-					fmt.Fprintf(&script.agents[i].log, "[jump: %v] ", err)
-				}
-			case e < 5:
-				script.agents[i].log.WriteString("[reset] ")
-				if err := a.Reset(); err != nil {
-					fmt.Fprintf(&script.agents[i].log, "[reset: %v] ", err)
-				}
-			}
+			jumpOrReset(a, &script.agents[i].log, rt.IDs, events.IntN(64), events)
 			if pokes.IntN(3) == 0 {
 				script.agents[i].log.WriteString("[poke] ")
 				if err := a.Signal("Poke"); err != nil {

@@ -370,17 +370,7 @@ func runFuzzGameWith(tb testing.TB, rt treegen.RandomTree, m fuzzMode, seed uint
 	for step := 1; step <= rt.Steps; step++ {
 		for i, a := range w.agents {
 			switch e := events.IntN(64); {
-			case e < 4:
-				id := rt.IDs[events.IntN(len(rt.IDs))]
-				fmt.Fprintf(&script.agents[i].log, "[jump %s] ", id)
-				if err := a.Jump(id); err != nil {
-					fmt.Fprintf(&script.agents[i].log, "[jump: %v] ", err)
-				}
-			case e < 5:
-				script.agents[i].log.WriteString("[reset] ")
-				if err := a.Reset(); err != nil {
-					fmt.Fprintf(&script.agents[i].log, "[reset: %v] ", err)
-				}
+			case jumpOrReset(a, &script.agents[i].log, rt.IDs, e, events):
 			case e < 8 && rt.Signals > 0: // from the world, the schedule
 				sig := fmt.Sprintf("S%d", events.IntN(rt.Signals))
 				fmt.Fprintf(&script.agents[i].log, "[signal %s] ", sig)
@@ -528,4 +518,26 @@ func noFastPath(b *BoundTree) {
 	for i := range b.hot {
 		b.hot[i].bits &^= hotFast
 	}
+}
+
+// jumpOrReset is the fuzzers' event between steps for draw e (of 64): a
+// jump to an id drawn from events (e < 4) or a reset (e == 4), each
+// written to the agent's log with its error; false for any other draw.
+func jumpOrReset(a *Agent, log *strings.Builder, ids []string, e int, events *rand.Rand) bool {
+	switch {
+	case e < 4:
+		id := ids[events.IntN(len(ids))]
+		fmt.Fprintf(log, "[jump %s] ", id)
+		if err := a.Jump(id); err != nil {
+			fmt.Fprintf(log, "[jump: %v] ", err)
+		}
+	case e < 5:
+		log.WriteString("[reset] ")
+		if err := a.Reset(); err != nil {
+			fmt.Fprintf(log, "[reset: %v] ", err)
+		}
+	default:
+		return false
+	}
+	return true
 }
