@@ -69,7 +69,7 @@ const DebuggerSender = "debugger"
 // does for a trace.
 func (g *Game) AttachDebugger(d Debugger) {
 	g.debug = d
-	g.env.Observer, g.env.Changes = g, g
+	g.env.Observer, g.env.Changes = g.engine(), g.engine()
 	g.env.Explain = true // the live view shows why, always
 }
 

@@ -220,7 +220,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// Observer is set by OpenTrace: the rules run in a step are kept only
 	// for the trace, and keeping them is a map look-up and a copy per
 	// agent-step.
-	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g, Logger: g, Seed: g.seed()} // Explain: with a trace (OpenTrace)
+	g.env = &runtime.Env{RunawayLimit: cfg.Run.RunawayLimit, Router: g.engine(), Logger: g.engine(), Seed: g.seed()} // Explain: with a trace (OpenTrace)
 	if opts.Realtime || cfg.Run.Realtime {
 		g.pacer = &pacer{period: time.Duration(cfg.Run.Dt * float64(time.Second))}
 	}
@@ -299,7 +299,7 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 // cannot be written is a runtime failure, not a config problem.
 func (g *Game) OpenTrace() error {
 	if g.opts.TraceTo != nil {
-		g.env.Observer, g.env.Changes = g, g
+		g.env.Observer, g.env.Changes = g.engine(), g.engine()
 		g.trace = NewTraceWriter(g.opts.TraceTo)
 		g.trace.Explain = g.opts.Explain
 		g.env.Explain = g.env.Explain || g.opts.Explain // recorded for a reader only: the trace, or the live view (debug.go)
@@ -316,7 +316,7 @@ func (g *Game) OpenTrace() error {
 	case "":
 		return nil
 	case "-":
-		g.env.Observer, g.env.Changes = g, g
+		g.env.Observer, g.env.Changes = g.engine(), g.engine()
 		g.trace = NewTraceWriter(g.opts.Stdout)
 		g.trace.Explain = g.opts.Explain
 		g.env.Explain = g.env.Explain || g.opts.Explain // recorded for a reader only: the trace, or the live view (debug.go)
@@ -325,7 +325,7 @@ func (g *Game) OpenTrace() error {
 		if err != nil {
 			return fmt.Errorf("game: cannot write the trace: %w", err)
 		}
-		g.env.Observer, g.env.Changes = g, g
+		g.env.Observer, g.env.Changes = g.engine(), g.engine()
 		g.trace = NewTraceWriter(f)
 		g.trace.Explain = g.opts.Explain
 		g.env.Explain = g.env.Explain || g.opts.Explain // recorded for a reader only: the trace, or the live view (debug.go)
@@ -556,8 +556,9 @@ func (g *Game) report(ga *gameAgent, s uint64, t float64) error {
 	return nil
 }
 
-// StepDone is the runtime.Observer: it keeps the rules run in the step.
-func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
+// stepDone is the runtime.Observer's StepDone (engine.go): it keeps the
+// rules run in the step.
+func (g *Game) stepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
 	ga := g.byPtr[a]
 	ga.runs = append(ga.runs[:0], runs...)
 	if g.debug != nil {
@@ -565,8 +566,9 @@ func (g *Game) StepDone(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Sta
 	}
 }
 
-// Log is the runtime.Logger: bt.log and ctx:log lines go to the output.
-func (g *Game) Log(a *runtime.Agent, label, msg string) {
+// log is the runtime.Logger's Log (engine.go): bt.log and ctx:log lines
+// go to the output.
+func (g *Game) log(a *runtime.Agent, label, msg string) {
 	if g.debug != nil {
 		g.debug.Logged(a, label, msg)
 	}

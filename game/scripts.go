@@ -287,8 +287,6 @@ func (g *Game) luaOf(ga *gameAgent) *scripts {
 	return g.extra[g.workerOf[ga.idx]-1].lua
 }
 
-var _ runtime.Logger = (*Game)(nil)
-
 // hostState is the Lua side's part in saves, or nil without scripts.
 func (g *Game) hostState() runtime.HostState {
 	if g.lua == nil {

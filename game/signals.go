@@ -152,10 +152,10 @@ func (g *Game) handlerFailed(ga *gameAgent, err error, s uint64, t float64) {
 	g.doing[ga.idx] = ""
 }
 
-// Route is the runtime.Router: signals to other agents wait until every
+// route is the runtime.Router's Route (engine.go): signals to other agents wait until every
 // agent has stepped. An agent sends at most MaxSignalsPerStep of them per
 // step.
-func (g *Game) Route(from *runtime.Agent, to, signal string, data runtime.Value) error {
+func (g *Game) route(from *runtime.Agent, to, signal string, data runtime.Value) error {
 	ga, err := g.checkRoute(from, to, signal)
 	if err != nil {
 		return err

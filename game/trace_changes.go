@@ -24,18 +24,14 @@ type change struct {
 	err   error         // 'e'
 }
 
-// SignalReceived is the runtime.ChangeObserver: the sender is the delivery
-// under way (deliver), or else the agent itself, sending during its step.
-func (g *Game) SignalReceived(a *runtime.Agent, signal string) {
-	g.SignalReceivedData(a, signal, runtime.Value{})
-}
-
-// SignalReceivedData is the runtime.SignalDataObserver: SignalReceived
-// with the signal's data, which the trace shows. The delivery's sender is
+// signalReceived is the runtime.SignalDataObserver's SignalReceivedData
+// (engine.go): a signal an agent received, with its data, which the trace
+// shows. The sender is the delivery under way (deliver), or else the agent
+// itself, sending during its step. The delivery's sender is
 // the first signal's only: the runtime reports the delivered signal before
 // calling its handlers, and a signal a handler sends the agent itself is
 // the agent's own (docs/reference.md).
-func (g *Game) SignalReceivedData(a *runtime.Agent, signal string, data runtime.Value) {
+func (g *Game) signalReceived(a *runtime.Agent, signal string, data runtime.Value) {
 	from := g.from
 	if from == "" { // during the steps (the workers' too): only read
 		from = a.ID()
@@ -45,13 +41,13 @@ func (g *Game) SignalReceivedData(a *runtime.Agent, signal string, data runtime.
 	g.noteChange(a, change{kind: 's', name: signal, from: from, data: data})
 }
 
-// VarChanged is the runtime.ChangeObserver.
-func (g *Game) VarChanged(a *runtime.Agent, slot int32, v bool) {
+// varChanged is the runtime.ChangeObserver's VarChanged.
+func (g *Game) varChanged(a *runtime.Agent, slot int32, v bool) {
 	g.noteChange(a, change{kind: 'v', name: a.Tree().Tree.Vars[slot].Name, value: v})
 }
 
-// StampChanged is the runtime.ChangeObserver.
-func (g *Game) StampChanged(a *runtime.Agent, slot int32, set bool) {
+// stampChanged is the runtime.ChangeObserver's StampChanged.
+func (g *Game) stampChanged(a *runtime.Agent, slot int32, set bool) {
 	g.noteChange(a, change{kind: 't', name: a.Tree().Tree.Stamps[slot].Name, value: set})
 }
 
@@ -93,8 +89,3 @@ func (g *Game) writeChanges(ga *gameAgent, s uint64, t float64) error {
 	ga.changes = ga.changes[:0]
 	return nil
 }
-
-var (
-	_ runtime.ChangeObserver     = (*Game)(nil)
-	_ runtime.SignalDataObserver = (*Game)(nil)
-)

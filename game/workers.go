@@ -279,7 +279,7 @@ func (r roundEnd) EndRound([]*runtime.Agent) error {
 		if l.print {
 			quietable{g}.Write([]byte(l.text))
 		} else {
-			g.Log(l.a, l.label, l.text)
+			g.log(l.a, l.label, l.text)
 		}
 	}
 	clear(g.mergeOut)
@@ -289,12 +289,12 @@ func (r roundEnd) EndRound([]*runtime.Agent) error {
 
 func (roundEnd) Continue(*runtime.Agent) (runtime.Status, error, bool) { return 0, nil, false }
 
-// Route is the runtime.Router of a worker's agents: Game.Route, kept with
+// Route is the runtime.Router of a worker's agents: Game.route, kept with
 // the sender's place until the round ends.
 func (w *worker) Route(from *runtime.Agent, to, signal string, data runtime.Value) error {
 	g := w.g
 	if !g.parallel {
-		return g.Route(from, to, signal, data)
+		return g.route(from, to, signal, data)
 	}
 	ga, err := g.checkRoute(from, to, signal)
 	if err != nil {
@@ -305,13 +305,13 @@ func (w *worker) Route(from *runtime.Agent, to, signal string, data runtime.Valu
 }
 
 // Log is the runtime.Logger of a worker's agents: kept until the round
-// ends, unless the output is quiet and no live view watches: Game.Log
+// ends, unless the output is quiet and no live view watches: Game.log
 // would drop it then. btrun bench is quiet, and the example game's grunts
 // log: keeping the lines only to drop them took about 1.5% of two
 // workers' time.
 func (w *worker) Log(a *runtime.Agent, label, msg string) {
 	if !w.g.parallel {
-		w.g.Log(a, label, msg)
+		w.g.log(a, label, msg)
 		return
 	}
 	if w.g.out.quiet && w.g.debug == nil {
