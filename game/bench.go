@@ -125,7 +125,7 @@ func Bench(cfg *Config, n, steps int, workers *int, prof Profiles) (BenchResult,
 		}
 		defer pprof.StopCPUProfile()
 	}
-	g.MeasurePhases()
+	g.measurePhases()
 	start := time.Now()
 	for range steps {
 		k, err := g.RunStep()
@@ -135,7 +135,7 @@ func Bench(cfg *Config, n, steps int, workers *int, prof Profiles) (BenchResult,
 		r.AgentSteps += k
 	}
 	r.Wall = time.Since(start)
-	r.Phases = g.Phases()
+	r.Phases = g.phaseReport()
 	goruntime.ReadMemStats(&after)
 	r.Allocs = after.Mallocs - before.Mallocs
 	if prof.Allocs != nil {

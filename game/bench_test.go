@@ -115,7 +115,7 @@ func TestBench_reportsTheWorkersBalanceAndTheSerialPartOfAStep(t *testing.T) {
 func TestMeasurePhases_theGatesStayARoundFilter(t *testing.T) {
 	for _, n := range []int{1, 2} {
 		s := openWithWorkers(t, fixturePath("gates"), 0, n)
-		s.g.MeasurePhases()
+		s.g.measurePhases()
 		resolvers := s.g.rounds.Resolvers
 		if s.g.par != nil {
 			resolvers = s.g.par.Resolvers

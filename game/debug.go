@@ -20,6 +20,9 @@ import (
 // goroutine (the one that called Run), so a debugger may read and change
 // the game from these calls and from nowhere else.
 type Debugger interface {
+	// Attached is called by AttachDebugger, before anything else: h is
+	// what the debugger may do to the game beyond its methods (DebugHost).
+	Attached(h DebugHost)
 	// Between is called before each step Run runs and once more after its
 	// last step (Step() == end): the debugger applies the commands it has
 	// queued, and may wait there while the game is paused. It returns
@@ -64,11 +67,13 @@ const (
 // sends (SendSignal).
 const DebuggerSender = "debugger"
 
-// AttachDebugger makes d see and steer the run from its next step. The
-// runtime then reports every agent's runs and changes to the game, as it
-// does for a trace.
+// AttachDebugger makes d see and steer the run from its next step, and
+// hands it the game's DebugHost. The runtime then reports every agent's
+// runs and changes to the game, as it does for a trace. (liveview.New
+// attaches the live view itself.)
 func (g *Game) AttachDebugger(d Debugger) {
 	g.debug = d
+	d.Attached(g.host())
 	g.env.Observer, g.env.Changes = g.engine(), g.engine()
 	g.env.Explain = true // the live view shows why, always
 }
@@ -136,7 +141,8 @@ func (g *Game) Dt() float64 { return g.cfg.Run.Dt }
 // signal. Data that runtime.CheckData refuses is an error and nothing is
 // delivered, as is a signal whose stimulus the agent cannot hold
 // (runtime.ErrStimuli); the agent keeps data as it is, so do not change it afterwards.
-func (g *Game) SendSignal(agent, signal string, data runtime.Value) error {
+func (h *debugHost) SendSignal(agent, signal string, data runtime.Value) error {
+	g := (*Game)(h)
 	ga, err := g.debugAgent(agent)
 	if err != nil {
 		return err
@@ -155,7 +161,8 @@ func (g *Game) SendSignal(agent, signal string, data runtime.Value) error {
 // between steps (an action it was running is cancelled; the rule runs at
 // the next step). The output says so; the trace shows it in the agent's
 // next step line.
-func (g *Game) JumpAgent(agent, id string) error {
+func (h *debugHost) JumpAgent(agent, id string) error {
+	g := (*Game)(h)
 	ga, err := g.debugAgent(agent)
 	if err != nil {
 		return err
@@ -182,7 +189,8 @@ func (g *Game) debugAgent(id string) (*gameAgent, error) {
 // Quietly runs f with the trace, the output for people and Lua's print
 // turned off: what f does leaves no trace and prints nothing. The live view
 // replays past steps this way.
-func (g *Game) Quietly(f func() error) error {
+func (h *debugHost) Quietly(f func() error) error {
+	g := (*Game)(h)
 	trace, quiet := g.trace, g.out.quiet
 	g.trace, g.out.quiet = nil, true // Lua's print checks out.quiet too (quietable)
 	defer func() { g.trace, g.out.quiet = trace, quiet }()
@@ -191,8 +199,9 @@ func (g *Game) Quietly(f func() error) error {
 
 // ReplayStep runs the next step again quietly (see Quietly), with the
 // program's BeforeStep and AfterStep around it (StepInfo.Replay set).
-func (g *Game) ReplayStep() error {
-	return g.Quietly(func() error {
+func (h *debugHost) ReplayStep() error {
+	g := (*Game)(h)
+	return h.Quietly(func() error {
 		_, err := g.hookedStep(true)
 		return err
 	})
@@ -201,8 +210,9 @@ func (g *Game) ReplayStep() error {
 // Rewind restores a state SaveState returned, quietly: what the cancel
 // hooks of the replaced running actions do (log lines, signals to other
 // agents, changes) is dropped with the state they replaced.
-func (g *Game) Rewind(state []byte) error {
-	err := g.Quietly(func() error { return g.RestoreState(state) })
+func (h *debugHost) Rewind(state []byte) error {
+	g := (*Game)(h)
+	err := h.Quietly(func() error { return g.RestoreState(state) })
 	g.outbox = g.outbox[:0]
 	for _, ga := range g.agents {
 		ga.changes = ga.changes[:0]
@@ -211,7 +221,8 @@ func (g *Game) Rewind(state []byte) error {
 }
 
 // TraceKind says where the trace goes: "none", "stdout" or "file".
-func (g *Game) TraceKind() string {
+func (h *debugHost) TraceKind() string {
+	g := (*Game)(h)
 	switch {
 	case g.trace == nil:
 		return "none"
@@ -223,7 +234,8 @@ func (g *Game) TraceKind() string {
 
 // TraceOffset is the size of the trace written so far, buffered lines
 // included (0 without a trace).
-func (g *Game) TraceOffset() int64 {
+func (h *debugHost) TraceOffset() int64 {
+	g := (*Game)(h)
 	if g.trace == nil {
 		return 0
 	}
@@ -236,8 +248,9 @@ var ErrTraceNotCut = errors.New("game: the trace goes to standard output, which 
 // CutTrace cuts the trace file back to off bytes (a TraceOffset taken
 // earlier): the lines written since are taken back, and the next ones are
 // written from there.
-func (g *Game) CutTrace(off int64) error {
-	switch g.TraceKind() {
+func (h *debugHost) CutTrace(off int64) error {
+	g := (*Game)(h)
+	switch h.TraceKind() {
 	case "none":
 		return nil
 	case "stdout":
@@ -267,7 +280,8 @@ func (g *Game) FlushTrace() error { return g.flushTrace() }
 // InspectAgent returns an agent's ctx.agent, ctx.memory and ctx.state as
 // plain data for people (luabind.Inspect describes the shapes), within
 // budget values; all nil in a game without scripts.
-func (g *Game) InspectAgent(a *runtime.Agent, budget int) (agent, memory, state any) {
+func (h *debugHost) InspectAgent(a *runtime.Agent, budget int) (agent, memory, state any) {
+	g := (*Game)(h)
 	if g.lua == nil {
 		return nil, nil, nil
 	}
@@ -279,4 +293,7 @@ func (g *Game) InspectAgent(a *runtime.Agent, budget int) (agent, memory, state 
 }
 
 // Notice writes a line for people (`btrun: ...`), even with -quiet.
-func (g *Game) Notice(msg string) { g.out.notice(msg) }
+func (h *debugHost) Notice(msg string) {
+	g := (*Game)(h)
+	g.out.notice(msg)
+}

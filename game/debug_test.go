@@ -80,24 +80,24 @@ func TestQuietly_leavesNoTrace(t *testing.T) {
 	path := filepath.Join(dir, "trace.jsonl")
 	g := guardsGame(t, path, &out)
 	steps(t, g, 10)
-	at10, off10 := state(t, g), g.TraceOffset()
+	at10, off10 := state(t, g), g.host().TraceOffset()
 	steps(t, g, 25) // past the Alarm at step 20: signals, logs, changes
-	printed, written := out.Len(), g.TraceOffset()
-	if err := g.Rewind(at10); err != nil {
+	printed, written := out.Len(), g.host().TraceOffset()
+	if err := g.host().Rewind(at10); err != nil {
 		t.Fatal(err)
 	}
 	for range 30 {
-		if err := g.ReplayStep(); err != nil {
+		if err := g.host().ReplayStep(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if out.Len() != printed || g.TraceOffset() != written {
-		t.Fatalf("quiet steps wrote %d bytes of output and %d of trace", out.Len()-printed, g.TraceOffset()-written)
+	if out.Len() != printed || g.host().TraceOffset() != written {
+		t.Fatalf("quiet steps wrote %d bytes of output and %d of trace", out.Len()-printed, g.host().TraceOffset()-written)
 	}
-	if err := g.Rewind(at10); err != nil {
+	if err := g.host().Rewind(at10); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.CutTrace(off10); err != nil {
+	if err := g.host().CutTrace(off10); err != nil {
 		t.Fatal(err)
 	}
 	steps(t, g, 40)
@@ -112,8 +112,8 @@ func TestQuietly_leavesNoTrace(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("after a rewind and a cut, the trace (%d bytes) differs from a straight run's (%d bytes)", len(got), len(want))
 	}
-	if g.TraceKind() != "file" || s.TraceKind() != "file" {
-		t.Errorf("trace kind %q", g.TraceKind())
+	if g.host().TraceKind() != "file" || s.host().TraceKind() != "file" {
+		t.Errorf("trace kind %q", g.host().TraceKind())
 	}
 }
 
@@ -122,7 +122,7 @@ func TestQuietly_leavesNoTrace(t *testing.T) {
 func TestCutTrace_stdoutCannotBeCut(t *testing.T) {
 	g := guardsGame(t, "-", io.Discard)
 	steps(t, g, 3)
-	if g.TraceKind() != "stdout" || g.CutTrace(0) != ErrTraceNotCut {
-		t.Errorf("kind %q, cut %v", g.TraceKind(), g.CutTrace(0))
+	if g.host().TraceKind() != "stdout" || g.host().CutTrace(0) != ErrTraceNotCut {
+		t.Errorf("kind %q, cut %v", g.host().TraceKind(), g.host().CutTrace(0))
 	}
 }

@@ -70,9 +70,9 @@ func (r timedResolver) EndRound(round []*runtime.Agent) error {
 // rounds is the time of the ends of rounds.
 func (p *stepPhases) rounds() time.Duration { return p.gates + p.plugins + p.merge }
 
-// MeasurePhases makes the game measure what the parts of its steps cost
+// measurePhases makes the game measure what the parts of its steps cost
 // from now on (PhaseReport).
-func (g *Game) MeasurePhases() {
+func (g *Game) measurePhases() {
 	g.phases = &stepPhases{}
 	for _, w := range g.workers {
 		w.busy = 0
@@ -123,9 +123,9 @@ type PhaseReport struct {
 	WorkerBusy   []time.Duration
 }
 
-// Phases reports what the parts of the steps measured since MeasurePhases
+// phaseReport reports what the parts of the steps measured since measurePhases
 // cost, per step.
-func (g *Game) Phases() PhaseReport {
+func (g *Game) phaseReport() PhaseReport {
 	p := g.phases
 	if p == nil || p.steps == 0 {
 		return PhaseReport{}

@@ -22,7 +22,10 @@ type StepInfo struct {
 // StepHooks reports whether the game has a BeforeStep or AfterStep
 // callback: the live view's time travel then replays the program's
 // between-step code with btrun's steps; without, it replays btrun's part only.
-func (g *Game) StepHooks() bool { return g.opts.BeforeStep != nil || g.opts.AfterStep != nil }
+func (h *debugHost) StepHooks() bool {
+	g := (*Game)(h)
+	return g.opts.BeforeStep != nil || g.opts.AfterStep != nil
+}
 
 // hookedStep runs the next step with the program's callbacks around it.
 func (g *Game) hookedStep(replay bool) (int, error) {

@@ -28,7 +28,8 @@ var ErrNoTree = errors.New("game: no such tree")
 
 // TreeFiles returns the files tree name is loaded from, as of its last
 // load: its main file first, then its subtree files in load order.
-func (g *Game) TreeFiles(name string) ([]string, error) {
+func (h *debugHost) TreeFiles(name string) ([]string, error) {
+	g := (*Game)(h)
 	b := g.trees[name]
 	if b == nil {
 		return nil, fmt.Errorf("%w %q: the config's trees are %s", ErrNoTree, name, strings.Join(g.TreeNames(), ", "))
@@ -57,7 +58,8 @@ var ErrTreesNotFiles = errors.New("game: the game's sources are an fs.FS (Option
 // nil when they are files on disk, ErrTreesNotFiles when the game reads
 // its sources from Options.Files, where the editor would read and write
 // other files than those the game runs.
-func (g *Game) EditableTrees() error {
+func (h *debugHost) EditableTrees() error {
+	g := (*Game)(h)
 	if g.opts.Files != nil {
 		return ErrTreesNotFiles
 	}
@@ -67,34 +69,26 @@ func (g *Game) EditableTrees() error {
 // ReadTreeFile reads a file named relative to the config's folder, as the
 // loader reads tree files (within [scripts] root when the config confines
 // the game, at most the tree file limit).
-func (g *Game) ReadTreeFile(file string) ([]byte, error) {
+func (h *debugHost) ReadTreeFile(file string) ([]byte, error) {
+	g := (*Game)(h)
 	confine, _ := newConfinement(g.cfg) // checked with the config
 	return confine.reader(readfile.TreeLimit, "tree file")(g.treePath(file))
 }
 
-// LoadTree loads tree name from its files, those named in override (by
-// path relative to the config's folder) replaced by the bytes given.
-func (g *Game) LoadTree(name string, override map[string][]byte) (*runtime.Tree, error) {
-	return g.TreeLoader().LoadTree(name, override)
-}
-
-// LoadTreeFile loads a file on its own, as a <subtree> would include it
-// (a new subtree file, which no tree includes yet).
-func (g *Game) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
-	return g.TreeLoader().LoadTreeFile(file, data)
-}
-
-// TreeLoader loads trees as Game.LoadTree and Game.LoadTreeFile do, from
-// any goroutine: it reads only the config, which does not change while the
+// TreeLoader loads a game's trees from their files, from any goroutine: it reads only the config, which does not change while the
 // game runs, and the files. An editor loads its candidate texts with it
 // without holding the game's goroutine (a tree of thousands of rules takes
 // a while to load).
 type TreeLoader struct{ cfg *Config }
 
 // TreeLoader returns the game's TreeLoader.
-func (g *Game) TreeLoader() TreeLoader { return TreeLoader{cfg: g.cfg} }
+func (h *debugHost) TreeLoader() TreeLoader {
+	g := (*Game)(h)
+	return TreeLoader{cfg: g.cfg}
+}
 
-// LoadTree is Game.LoadTree.
+// LoadTree loads tree name from its files, those named in override (by
+// path relative to the config's folder) replaced by the bytes given.
 func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.Tree, error) {
 	tc, ok := l.cfg.treeConfig(name)
 	if !ok {
@@ -117,7 +111,8 @@ func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.
 		}})
 }
 
-// LoadTreeFile is Game.LoadTreeFile.
+// LoadTreeFile loads a file on its own, as a <subtree> would include it
+// (a new subtree file, which no tree includes yet).
 func (l TreeLoader) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
 	confine, _ := newConfinement(l.cfg)
 	return runtime.LoadBytes(treePath(l.cfg, file), data, runtime.LoadOptions{Root: l.cfg.Dir, Subtree: true,
@@ -150,8 +145,9 @@ type TreeProblem struct {
 // runs), and linted as `btrun validate` does. It returns the loaded tree
 // (nil when it does not load) and every problem, in the order validate
 // prints them.
-func (g *Game) CheckTree(name string, override map[string][]byte) (*runtime.Tree, []TreeProblem) {
-	t, err := g.LoadTree(name, override)
+func (h *debugHost) CheckTree(name string, override map[string][]byte) (*runtime.Tree, []TreeProblem) {
+	g := (*Game)(h)
+	t, err := h.TreeLoader().LoadTree(name, override)
 	if err != nil {
 		return nil, ProblemsOf(err)
 	}
@@ -238,8 +234,9 @@ func lintProblem(t *runtime.Tree, l Lint) TreeProblem {
 // folder, atomically (a temporary file renamed over it: the file is the
 // old or the new text, never half of one). create says the file must not
 // exist yet.
-func (g *Game) WriteTreeFile(file string, data []byte, create bool) error {
-	if err := g.EditableTrees(); err != nil {
+func (h *debugHost) WriteTreeFile(file string, data []byte, create bool) error {
+	g := (*Game)(h)
+	if err := h.EditableTrees(); err != nil {
 		return fmt.Errorf("game: writing %s: %w", file, err)
 	}
 	path := g.treePath(file)
@@ -278,7 +275,10 @@ func (g *Game) WriteTreeFile(file string, data []byte, create bool) error {
 
 // RemoveTreeFile removes a file WriteTreeFile created, when what followed
 // failed.
-func (g *Game) RemoveTreeFile(file string) error { return os.Remove(g.treePath(file)) }
+func (h *debugHost) RemoveTreeFile(file string) error {
+	g := (*Game)(h)
+	return os.Remove(g.treePath(file))
+}
 
 // treeSource gives slots the game's trees, by [[trees]] name.
 func treeSource(loaded map[string]*runtime.Tree) runtime.TreeSource {

@@ -45,33 +45,33 @@ func TestCheckTree_asValidate(t *testing.T) {
 		"mod/t.xml":   "<behaviorTree>\n  <sequence id=\"s\">\n    <subtree>sub.xml</subtree>\n  </sequence>\n</behaviorTree>\n",
 		"mod/sub.xml": "<behaviorTree>\n  <action id=\"w\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n</behaviorTree>\n",
 	})
-	files, err := g.TreeFiles("t")
+	files, err := g.host().TreeFiles("t")
 	if err != nil || !reflect.DeepEqual(files, []string{"mod/t.xml", "mod/sub.xml"}) {
 		t.Errorf("files %v %v", files, err)
 	}
-	if _, err := g.TreeFiles("nope"); !errors.Is(err, ErrNoTree) {
+	if _, err := g.host().TreeFiles("nope"); !errors.Is(err, ErrNoTree) {
 		t.Errorf("an unknown tree: %v", err)
 	}
 	// The subtree file replaced: an unknown action (an error at its rule)
 	// and an unread parameter (a lint, a warning).
-	tree, ps := g.CheckTree("t", map[string][]byte{"mod/sub.xml": []byte(
+	tree, ps := g.host().CheckTree("t", map[string][]byte{"mod/sub.xml": []byte(
 		"<behaviorTree>\n  <action name=\"bt.wiat\"/>\n  <action name=\"bt.wait\" id=\"w\"><parameter name=\"wait.seconds\">1</parameter><parameter name=\"wait.secs\">2</parameter></action>\n</behaviorTree>\n")})
 	if tree == nil || len(ps) != 1 || ps[0].Warning || ps[0].Pos.String() != "mod/sub.xml:2:3" || ps[0].Rule != "action@mod/sub.xml:2:3" ||
 		!strings.HasPrefix(ps[0].Msg, `unknown action "bt.wiat"`) {
 		t.Errorf("bind: %+v", ps)
 	}
-	_, ps = g.CheckTree("t", map[string][]byte{"mod/sub.xml": []byte(
+	_, ps = g.host().CheckTree("t", map[string][]byte{"mod/sub.xml": []byte(
 		"<behaviorTree>\n  <action name=\"bt.wait\" id=\"w\"><parameter name=\"wait.seconds\">1</parameter><parameter name=\"wait.secs\">2</parameter></action>\n</behaviorTree>\n")})
 	if len(ps) != 1 || !ps[0].Warning || ps[0].Rule != "w" || !strings.Contains(ps[0].Msg, `parameter "wait.secs" is read by nothing`) || strings.HasPrefix(ps[0].Msg, "rule ") {
 		t.Errorf("lint: %+v", ps)
 	}
 	// A load error: no tree, the problem at its position.
-	tree, ps = g.CheckTree("t", map[string][]byte{"mod/t.xml": []byte("<behaviorTree>\n  <sequence loop=\"often\"/>\n</behaviorTree>")})
+	tree, ps = g.host().CheckTree("t", map[string][]byte{"mod/t.xml": []byte("<behaviorTree>\n  <sequence loop=\"often\"/>\n</behaviorTree>")})
 	if tree != nil || len(ps) != 1 || ps[0].Pos.String() != "mod/t.xml:2:3" {
 		t.Errorf("load: %+v", ps)
 	}
 	// The files on disk are what the game loaded.
-	if _, ps := g.CheckTree("t", nil); len(ps) != 0 {
+	if _, ps := g.host().CheckTree("t", nil); len(ps) != 0 {
 		t.Errorf("as it is: %+v", ps)
 	}
 }
@@ -85,7 +85,7 @@ func TestWriteTreeFile_inPlaceAndConfined(t *testing.T) {
 	if err := os.Chmod(path, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.WriteTreeFile("mod/t.xml", []byte("<behaviorTree/>"), false); err != nil {
+	if err := g.host().WriteTreeFile("mod/t.xml", []byte("<behaviorTree/>"), false); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != "<behaviorTree/>" {
@@ -94,13 +94,13 @@ func TestWriteTreeFile_inPlaceAndConfined(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 		t.Errorf("the file's mode became %v", fi.Mode().Perm())
 	}
-	if err := g.WriteTreeFile("mod/t.xml", nil, true); !errors.Is(err, fs.ErrExist) {
+	if err := g.host().WriteTreeFile("mod/t.xml", nil, true); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("creating a file that exists: %v", err)
 	}
-	if err := g.WriteTreeFile("mod/new/n.xml", []byte("<behaviorTree/>"), true); err != nil {
+	if err := g.host().WriteTreeFile("mod/new/n.xml", []byte("<behaviorTree/>"), true); err != nil {
 		t.Errorf("a new file in a new folder: %v", err)
 	}
-	err := g.WriteTreeFile("other/x.xml", []byte("<behaviorTree/>"), true)
+	err := g.host().WriteTreeFile("other/x.xml", []byte("<behaviorTree/>"), true)
 	if err == nil || !strings.Contains(err.Error(), "it lies outside the game's folder mod ([scripts] root)") {
 		t.Errorf("outside the root: %v", err)
 	}
@@ -121,7 +121,7 @@ func TestCheckTree_signalDataParametersAreRead(t *testing.T) {
 		"mod/t.xml":   "<behaviorTree>\n  <action id=\"s\" name=\"bt.signal.send\"><parameter name=\"signal.name\">Hurt</parameter></action>\n</behaviorTree>\n",
 		"mod/sub.xml": "<behaviorTree/>\n",
 	})
-	_, ps := g.CheckTree("t", map[string][]byte{"mod/t.xml": []byte("<behaviorTree><signals><signal name=\"Hurt\"/></signals>\n  <action id=\"s\" name=\"bt.signal.send\"><parameter name=\"signal.name\">Hurt</parameter>" +
+	_, ps := g.host().CheckTree("t", map[string][]byte{"mod/t.xml": []byte("<behaviorTree><signals><signal name=\"Hurt\"/></signals>\n  <action id=\"s\" name=\"bt.signal.send\"><parameter name=\"signal.name\">Hurt</parameter>" +
 		"<parameter name=\"signal.data.hp\">3</parameter><parameter name=\"signal.data.at.x\">1</parameter><parameter name=\"signal.dat.who\">me</parameter></action>\n</behaviorTree>\n")})
 	if len(ps) != 1 || !strings.Contains(ps[0].Msg, `parameter "signal.dat.who" is read by nothing`) || !strings.Contains(ps[0].Msg, `did you mean "signal.data.KEY"?`) {
 		t.Errorf("lints: %+v", ps)

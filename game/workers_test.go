@@ -217,6 +217,7 @@ type stepsSeen struct {
 	steps []string
 }
 
+func (d *stepsSeen) Attached(DebugHost)      {}
 func (d *stepsSeen) Between(end uint64) bool { return true }
 func (d *stepsSeen) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
 	if !d.busy.CompareAndSwap(false, true) {

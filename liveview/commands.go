@@ -274,7 +274,7 @@ func (d *Debugger) cmdSignal(agent, signal string, data runtime.Value) (any, err
 	if err := d.tl.room(d, c); err != nil {
 		return nil, err
 	}
-	if err := d.g.SendSignal(agent, signal, data); err != nil {
+	if err := d.host.SendSignal(agent, signal, data); err != nil {
 		return nil, errorf(http.StatusConflict, "%v", err)
 	}
 	d.tl.record(c)
@@ -325,7 +325,7 @@ func (d *Debugger) cmdJump(agent, id string) (any, error) {
 
 // jumpAgent moves an agent's cursor (a command, or its replay).
 func (d *Debugger) jumpAgent(agent, id string) error {
-	err := d.g.JumpAgent(agent, id)
+	err := d.host.JumpAgent(agent, id)
 	if i, ok := d.byID[agent]; ok && !d.replaying {
 		d.agents[i].events.add(d.eventCap, event{step: d.g.Step(), kind: evJump, label: id, text: "jump -> " + id})
 	}

@@ -64,10 +64,11 @@ const (
 )
 
 // Debugger is the live view's side of a game: it implements game.Debugger
-// and serves the API (Handler). Create it with New, attach it with
-// game.AttachDebugger, and Close it after the run.
+// and serves the API (Handler). Create it with New (which attaches it to
+// the game), and Close it after the run.
 type Debugger struct {
 	g    *game.Game
+	host game.DebugHost // what else the game lets its debugger do (Attached)
 	opts Options
 
 	queue     chan *request
@@ -122,7 +123,8 @@ type reason struct {
 	hits []hit  // breakpoint
 }
 
-// New makes a debugger for g. Attach it with g.AttachDebugger before Run.
+// New makes a debugger for g and attaches it (game.Game.AttachDebugger):
+// from g's next step on, the debugger sees and steers it.
 func New(g *game.Game, opts Options) *Debugger {
 	if opts.SnapshotEvery <= 0 {
 		opts.SnapshotEvery = defaultEvery
@@ -136,7 +138,7 @@ func New(g *game.Game, opts Options) *Debugger {
 	d := &Debugger{g: g, opts: opts,
 		queue: make(chan *request, queueLen), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		speed: defaultSpeedReal, paused: opts.Paused, nextBP: 1,
-		edits: make(chan struct{}, maxEditsAtOnce), disk: g}
+		edits: make(chan struct{}, maxEditsAtOnce)}
 	if opts.Fast {
 		d.speed = 0
 	}
@@ -146,7 +148,17 @@ func New(g *game.Game, opts Options) *Debugger {
 	d.tl = timeline{every: opts.SnapshotEvery, budget: opts.Budget}
 	d.pace.clock = &wallClock{}
 	d.index()
+	g.AttachDebugger(d)
 	return d
+}
+
+// Attached is game.Debugger: it keeps what the game lets its debugger do
+// (time travel's quiet replays, the editor's files).
+func (d *Debugger) Attached(h game.DebugHost) {
+	d.host = h
+	if d.disk == nil {
+		d.disk = h
+	}
 }
 
 // index builds the agent records (again after a reload).
@@ -336,7 +348,7 @@ func (d *Debugger) answerSteppers() {
 func (d *Debugger) finish() {
 	if d.g.Step() != d.tl.head {
 		if err := d.tl.travel(d, d.tl.head); err != nil {
-			d.g.Notice("live view: could not go back to step " + fmt.Sprint(d.tl.head) + " before ending: " + err.Error())
+			d.host.Notice("live view: could not go back to step " + fmt.Sprint(d.tl.head) + " before ending: " + err.Error())
 		}
 	}
 	d.dirty = true

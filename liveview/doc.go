@@ -6,8 +6,8 @@
 //
 // # How it reaches the game
 //
-// The game knows nothing of HTTP: it calls a Debugger (game.Debugger)
-// between its steps and reports what happens during them (the rules each
+// The game knows nothing of HTTP: it calls a Debugger (game.Debugger,
+// attached by New) between its steps and reports what happens during them (the rules each
 // agent ran, signals, changes of variables and timestamps, log lines).
 // HTTP handlers never touch the game. They put a request on a queue and
 // wait for its answer; the game's goroutine runs the queued requests
@@ -41,8 +41,8 @@
 // (editor_source.go), and makes each edit operation a byte-range
 // replacement of the edited element's text (editor_ops.go,
 // editor_place.go): whatever an operation does not touch stays byte for
-// byte. Checks and saves go through the game (game.Game.CheckTree,
-// WriteTreeFile, Reload), on the game's goroutine like every request; a
+// byte. Checks and saves go through the game (game.DebugHost's CheckTree
+// and WriteTreeFile, game.Game.Reload), on the game's goroutine like every request; a
 // save reloads the game between two steps. The editor's handlers are its
 // own (editor_http.go); what it offers comes from runtime.FormatTags and
 // the registry (editor_palette.go).

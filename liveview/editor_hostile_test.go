@@ -302,7 +302,7 @@ func TestEditorAPI_failedUndoIsSaid(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := startWith(t, filepath.Join(dir, "config.toml"), 100000, Options{Paused: true, Edit: true}, func(d *Debugger) {
-				d.disk = &stubbornDisk{g: d.g, fail: tt.fail}
+				d.disk = &stubbornDisk{g: d.host, fail: tt.fail}
 			})
 			text, version, _ := h.source("guard", "")
 			body := map[string]any{"source": h.edited("guard", "", text, `{"op":"param","rule":"guard.rounds.rest","name":"wait.seconds","value":"2"}`), "version": version}
@@ -338,10 +338,10 @@ func TestEditorAPI_filesFromAnFS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if err := g.WriteTreeFile("ai/guard.xml", []byte("<behaviorTree/>"), false); !errors.Is(err, game.ErrTreesNotFiles) {
+	d := New(g, Options{Paused: true, Edit: true, Timeout: time.Second}) // no game runs: a request that reached it would wait
+	if err := d.host.WriteTreeFile("ai/guard.xml", []byte("<behaviorTree/>"), false); !errors.Is(err, game.ErrTreesNotFiles) {
 		t.Errorf("WriteTreeFile: %v", err)
 	}
-	d := New(g, Options{Paused: true, Edit: true, Timeout: time.Second}) // no game runs: a request that reached it would wait
 	defer d.Close()
 	srv := httptest.NewServer(d.Handler())
 	defer srv.Close()

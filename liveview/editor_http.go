@@ -87,7 +87,7 @@ func (d *Debugger) editorRefusal(r *http.Request) error {
 	if !d.opts.Edit {
 		return errorf(http.StatusForbidden, "this run does not edit its trees: start it with btrun run -debug ADDR -edit")
 	}
-	if err := d.g.EditableTrees(); err != nil {
+	if err := d.host.EditableTrees(); err != nil {
 		// The game runs what Options.Files holds; the editor would read,
 		// check and write other files, on disk.
 		return errorf(http.StatusForbidden, "this game's trees cannot be edited: %v", err)
@@ -125,7 +125,7 @@ func versionOf(data []byte) string {
 
 // treeFiles returns the files of tree name (404 when there is none).
 func (d *Debugger) treeFiles(name string) ([]string, error) {
-	files, err := d.g.TreeFiles(name)
+	files, err := d.host.TreeFiles(name)
 	if err != nil {
 		return nil, &apiError{code: http.StatusNotFound, msg: err.Error(), extra: map[string]any{"trees": d.g.TreeNames()}}
 	}
@@ -145,7 +145,7 @@ func (d *Debugger) serveSource(w http.ResponseWriter, r *http.Request, name stri
 		if !slices.Contains(files, file) {
 			return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("%s is not a file of tree %s", file, name), extra: map[string]any{"files": files}}
 		}
-		raw, err := d.g.ReadTreeFile(file)
+		raw, err := d.host.ReadTreeFile(file)
 		if err != nil {
 			return nil, errorf(http.StatusUnprocessableEntity, "%v", err)
 		}
@@ -298,7 +298,7 @@ func (d *Debugger) editLoader(name string, body editRequest) (any, error) {
 			news[f.File] = data
 		}
 	}
-	files, _ := d.g.TreeFiles(name)
+	files, _ := d.host.TreeFiles(name)
 	return editJob{file: file, load: d.loader(name, file, slices.Contains(files, file), news)}, nil
 }
 
@@ -340,7 +340,7 @@ func (d *Debugger) newFileProblem(file string) error {
 	case path.Ext(file) != ".xml":
 		return errors.New("a tree file's name ends in .xml")
 	}
-	if _, err := d.g.ReadTreeFile(file); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := d.host.ReadTreeFile(file); !errors.Is(err, fs.ErrNotExist) {
 		return errors.New("it is not a file of the tree (the files a save writes are the tree's main file, its subtree files, and new subtree files it includes)")
 	}
 	return nil
@@ -351,7 +351,7 @@ func (d *Debugger) newFileProblem(file string) error {
 // file (inTree false), loaded on its own as a subtree file. It may be
 // called from any goroutine (game.TreeLoader).
 func (d *Debugger) loader(name, file string, inTree bool, news map[string][]byte) func(string) error {
-	tl, hook := d.g.TreeLoader(), d.loadHook
+	tl, hook := d.host.TreeLoader(), d.loadHook
 	return func(text string) error {
 		if hook != nil {
 			hook()
@@ -442,7 +442,7 @@ func (d *Debugger) candidate(tree, file, source string, news []fileSource) (map[
 // checkTree checks tree name with override and returns its problems, each
 // at its rule (a label found from the position when the problem has none).
 func (d *Debugger) checkTree(name string, override map[string][]byte) (*runtime.Tree, []problemView) {
-	t, ps := d.g.CheckTree(name, override)
+	t, ps := d.host.CheckTree(name, override)
 	out := []problemView{}
 	texts := map[string]string{}
 	for f, data := range override {
@@ -526,7 +526,7 @@ func (d *Debugger) save(name string, body saveRequest) (any, error) {
 		return nil, &apiError{code: http.StatusForbidden, msg: fmt.Sprintf("%s is not a file of tree %s: only the files of the game's trees can be written", file, name),
 			extra: map[string]any{"files": files}}
 	}
-	old, err := d.g.ReadTreeFile(file)
+	old, err := d.host.ReadTreeFile(file)
 	if err != nil {
 		return nil, errorf(http.StatusConflict, "%s cannot be read any more: %v", file, err)
 	}

@@ -74,7 +74,6 @@ func TestEmbedded_liveViewOnTheProgramsOwnServer(t *testing.T) {
 				reloads++
 				return g.ReloadAll()
 			}})
-			g.AttachDebugger(d)
 			defer d.Close()
 
 			mux := http.NewServeMux()

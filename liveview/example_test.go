@@ -28,8 +28,7 @@ func Example_embedded() {
 	defer g.Close()
 	g.Start()
 
-	view := liveview.New(g, liveview.Options{Embedded: true})
-	g.AttachDebugger(view)
+	view := liveview.New(g, liveview.Options{Embedded: true}) // attached to g from its next step
 	defer view.Close()
 	mux := http.NewServeMux() // the program's own server
 	mux.Handle("/bt/", http.StripPrefix("/bt", view.Handler()))

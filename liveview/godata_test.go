@@ -65,7 +65,6 @@ func TestView_showsTheGamesGoDataAndATypedActionsState(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := New(g, Options{Embedded: true})
-	g.AttachDebugger(d)
 	defer d.Close()
 	for range 2 {
 		if ok, err := g.Advance(); !ok || err != nil {

@@ -68,7 +68,6 @@ func startWith(t testing.TB, config string, steps int, opts Options, setup func(
 	if setup != nil {
 		setup(h.d)
 	}
-	h.g.AttachDebugger(h.d)
 	h.srv = httptest.NewServer(h.d.Handler())
 	go func() { h.done <- h.g.Run(steps) }()
 	t.Cleanup(func() {

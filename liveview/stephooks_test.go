@@ -150,7 +150,6 @@ func TestTimeTravel_replaysTheProgramsStepCallbacks(t *testing.T) {
 	states := map[uint64][]byte{}
 	g, data := hookedGame(t, true, states)
 	d := New(g, Options{Embedded: true, Paused: true, SnapshotEvery: 4})
-	g.AttachDebugger(d)
 	defer d.Close()
 	st := viaAPI(t, g, d, "POST", "/api/step", `{"steps":9}`)
 	if st["step"] != 9.0 || data.HP != 100-9-10 {
@@ -197,7 +196,6 @@ func TestTimeTravel_saysItReplaysBtrunsPartOnlyWithoutCallbacks(t *testing.T) {
 	for _, hooks := range []bool{false, true} {
 		g, _ := hookedGame(t, hooks, map[uint64][]byte{})
 		d := New(g, Options{Embedded: true, Paused: true})
-		g.AttachDebugger(d)
 		st := viaAPI(t, g, d, "GET", "/api/status", "")
 		if got := st["timeTravel"].(map[string]any)["btrunOnly"]; got != !hooks {
 			t.Errorf("step callbacks %v: btrunOnly is %v", hooks, got)
@@ -220,7 +218,6 @@ func TestTimeTravel_afterAStepCallbackAddsAnAgent(t *testing.T) {
 		return nil
 	})
 	d := New(g, Options{Embedded: true, Paused: true, SnapshotEvery: 4})
-	g.AttachDebugger(d)
 	defer d.Close()
 	st := viaAPI(t, g, d, "POST", "/api/step", `{"steps":7}`)
 	if st["first"] != 3.0 || st["agents"] != 2.0 {

@@ -97,7 +97,7 @@ func (t *timeline) left(d *Debugger, step uint64) {
 		return
 	}
 	i := int(step - t.offBase)
-	off := d.g.TraceOffset()
+	off := d.host.TraceOffset()
 	switch {
 	case i < len(t.offsets): // left again after a branch
 		t.bytes -= 8 * int64(len(t.offsets)-i-1)
@@ -256,7 +256,7 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 	if cur < to && cur >= from { // replaying on from here is shorter
 		from = cur
 	} else {
-		if err := d.g.Rewind(t.snaps[k].game); err != nil {
+		if err := d.host.Rewind(t.snaps[k].game); err != nil {
 			return fmt.Errorf("restoring the snapshot of step %d: %w", from, err)
 		}
 		for i, r := range d.agents {
@@ -269,7 +269,7 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 		}
 	}
 	for p := from; p < to; p++ {
-		if err := d.g.ReplayStep(); err != nil {
+		if err := d.host.ReplayStep(); err != nil {
 			return fmt.Errorf("replaying step %d: %w", p+1, err)
 		}
 		if err := t.applyJournal(d, p+1); err != nil {
@@ -290,11 +290,11 @@ func (t *timeline) applyJournal(d *Debugger, pos uint64) error {
 		if c.pos != pos {
 			continue
 		}
-		err := d.g.Quietly(func() error {
+		err := d.host.Quietly(func() error {
 			if c.jump {
 				return d.jumpAgent(c.agent, c.name)
 			}
-			return d.g.SendSignal(c.agent, c.name, c.data)
+			return d.host.SendSignal(c.agent, c.name, c.data)
 		})
 		errs = append(errs, err)
 	}
@@ -325,7 +325,7 @@ func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
 	d.world.discardAfter(s)
 	if s >= t.offBase && int(s-t.offBase) < len(t.offsets) {
 		off := t.offsets[s-t.offBase]
-		if cerr := d.g.CutTrace(off); cerr != nil && !errors.Is(cerr, game.ErrTraceNotCut) {
+		if cerr := d.host.CutTrace(off); cerr != nil && !errors.Is(cerr, game.ErrTraceNotCut) {
 			err = cerr
 		}
 		n := int(s - t.offBase)
@@ -340,10 +340,10 @@ func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
 		}
 	}
 	msg := fmt.Sprintf("live view: going on from step %d; steps %d..%d are discarded", s, discarded[0], discarded[1])
-	if d.g.TraceKind() == "stdout" {
+	if d.host.TraceKind() == "stdout" {
 		msg += " (the trace on standard output keeps their lines)"
 	}
-	d.g.Notice(msg)
+	d.host.Notice(msg)
 	return discarded, err
 }
 

@@ -83,7 +83,7 @@ func (d *Debugger) statusView() statusView {
 	g := d.g
 	s := g.Step()
 	v := statusView{Step: s, Time: roundTime(g.Time(s)), Dt: g.Dt(), End: d.end, First: d.tl.first, Head: d.tl.head,
-		Live: s == d.tl.head, Paused: d.paused, AtEnd: s >= d.end, Trace: g.TraceKind(),
+		Live: s == d.tl.head, Paused: d.paused, AtEnd: s >= d.end, Trace: d.host.TraceKind(),
 		Reload: d.opts.Reload != nil, Reloads: d.reloads, Agents: len(d.agents), Trees: g.TreeNames(),
 		Breakpoints: []breakpointView{}}
 	if !d.started || d.opts.Embedded { // before the first step Run has not said where it ends; a program's loop has no end
@@ -105,7 +105,7 @@ func (d *Debugger) statusView() statusView {
 	}
 	t := &d.tl
 	v.TimeTravel = travelView{Snapshots: len(t.snaps), Bytes: t.bytes, Budget: t.budget, Every: t.every, Error: t.err,
-		BtrunOnly: d.opts.Embedded && !g.StepHooks()}
+		BtrunOnly: d.opts.Embedded && !d.host.StepHooks()}
 	if o, ok := t.oldest(); ok {
 		v.TimeTravel.Oldest = &o
 	}
@@ -371,7 +371,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 		}
 		v.Orders = append(v.Orders, ov)
 	}
-	v.Ctx.Agent, v.Ctx.Memory, v.Ctx.State = g.InspectAgent(a, inspectBudget)
+	v.Ctx.Agent, v.Ctx.Memory, v.Ctx.State = d.host.InspectAgent(a, inspectBudget)
 	if d := a.Data(); d != nil { // the game's own Go data, field by field (godata.go)
 		v.Ctx.Agent = goDataView(d, inspectBudget)
 	}

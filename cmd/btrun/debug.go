@@ -42,7 +42,6 @@ func startDebug(g *game.Game, opts debugOptions, people io.Writer, interrupted <
 	d := liveview.New(g, liveview.Options{Paused: opts.paused, Host: host, Reload: g.ReloadAll, Edit: opts.edit})
 	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	g.AttachDebugger(d)
 	ended := make(chan struct{})
 	go func() { // Ctrl-C or SIGTERM ends the run even while the page holds it paused
 		select {

@@ -208,7 +208,6 @@ func run(out io.Writer, s settings) error {
 
 	// The live view, mounted on the program's own server under /bt/.
 	view := liveview.New(c.g, liveview.Options{Embedded: true, Reload: c.g.ReloadAll})
-	c.g.AttachDebugger(view)
 	defer view.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/bt/", http.StripPrefix("/bt", view.Handler()))
