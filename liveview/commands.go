@@ -363,7 +363,8 @@ func (d *Debugger) cmdReload(*request) (any, error) {
 
 // Reloaded is the game.Debugger's: a reload applied, from the page or from
 // -watch.
-func (d *Debugger) Reloaded() {
+func (s *gameSide) Reloaded() {
+	d := (*Debugger)(s)
 	d.reloads++
 	d.reindex()
 }

@@ -63,9 +63,10 @@ const (
 	defaultSpeedReal = 1.0
 )
 
-// Debugger is the live view's side of a game: it implements game.Debugger
-// and serves the API (Handler). Create it with New (which attaches it to
-// the game), and Close it after the run.
+// Debugger is the live view's side of a game: the game's debugger (its
+// game.Debugger methods are those of an unexported adapter, gameside.go),
+// and the server of the page and its API (Handler). Create it with New,
+// which attaches it to the game, and Close it after the run.
 type Debugger struct {
 	g    *game.Game
 	host game.DebugHost // what else the game lets its debugger do (Attached)
@@ -148,13 +149,14 @@ func New(g *game.Game, opts Options) *Debugger {
 	d.tl = timeline{every: opts.SnapshotEvery, budget: opts.Budget}
 	d.pace.clock = &wallClock{}
 	d.index()
-	g.AttachDebugger(d)
+	g.AttachDebugger((*gameSide)(d))
 	return d
 }
 
 // Attached is game.Debugger: it keeps what the game lets its debugger do
 // (time travel's quiet replays, the editor's files).
-func (d *Debugger) Attached(h game.DebugHost) {
+func (s *gameSide) Attached(h game.DebugHost) {
+	d := (*Debugger)(s)
 	d.host = h
 	if d.disk == nil {
 		d.disk = h
@@ -185,7 +187,8 @@ func (d *Debugger) index() {
 
 // Between is game.Debugger: it runs the queued requests and decides whether
 // and when the next step runs.
-func (d *Debugger) Between(end uint64) bool {
+func (s *gameSide) Between(end uint64) bool {
+	d := (*Debugger)(s)
 	d.end = end
 	step := d.g.Step()
 	switch {
@@ -230,7 +233,8 @@ func (d *Debugger) Between(end uint64) bool {
 // MayStep is game.StepGate, for a game stepped by a program's own loop
 // (Options.Embedded): it runs the queued requests and says whether the next
 // step runs now, without waiting, as Between does when it does not wait.
-func (d *Debugger) MayStep() (step, quit bool) {
+func (s *gameSide) MayStep() (step, quit bool) {
+	d := (*Debugger)(s)
 	d.end = game.MaxSteps
 	now := d.g.Step()
 	switch {
@@ -262,8 +266,6 @@ func (d *Debugger) MayStep() (step, quit bool) {
 	d.leave(now)
 	return true, false
 }
-
-var _ game.StepGate = (*Debugger)(nil)
 
 // arrived is what happens when a step has run: the timeline grows, and a
 // breakpoint hit or the end of requested steps pauses the game.

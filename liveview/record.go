@@ -70,7 +70,8 @@ func (s *recState) lastResult(r int32) (runtime.Status, uint64, bool) {
 }
 
 // Stepped is game.Debugger.
-func (d *Debugger) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
+func (s *gameSide) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.Status, err error) {
+	d := (*Debugger)(s)
 	i, ok := d.byPtr[a]
 	if !ok {
 		return
@@ -132,7 +133,8 @@ func (d *Debugger) noteStep(i int, r *agentRec, runs []runtime.RuleRun, st runti
 }
 
 // Changed is game.Debugger.
-func (d *Debugger) Changed(a *runtime.Agent, c game.Change) {
+func (s *gameSide) Changed(a *runtime.Agent, c game.Change) {
+	d := (*Debugger)(s)
 	i, ok := d.byPtr[a]
 	if !ok || d.replaying {
 		return
@@ -153,7 +155,8 @@ func (d *Debugger) Changed(a *runtime.Agent, c game.Change) {
 }
 
 // Logged is game.Debugger.
-func (d *Debugger) Logged(a *runtime.Agent, label, msg string) {
+func (s *gameSide) Logged(a *runtime.Agent, label, msg string) {
+	d := (*Debugger)(s)
 	if d.replaying {
 		return
 	}
