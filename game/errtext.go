@@ -38,6 +38,9 @@ func (t *errorTexts) cut(s string) string {
 		t.seen = map[uint64]bool{}
 	}
 	note := "; the whole text is on standard error"
+	if _, ok := t.w.(slogWriter); ok {
+		note = "; the whole text is in the log"
+	}
 	if h := maphash.String(t.seed, s); !t.seen[h] && t.w != nil {
 		t.seen[h] = true
 		full, more := cutAt(s, maxFullErrorText), ""

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"time"
 
@@ -22,9 +23,23 @@ type Options struct {
 	// orders, refusals).
 	Explain bool
 	Quiet   bool // print only the summary
-	Stdout  io.Writer
-	Stderr  io.Writer
-	Timing  bool // time every action for the summary
+	// Stdout gets the lines for people (what each agent does, its log,
+	// Lua's print, errors) and the summary; Stderr the whole texts of
+	// errors too long for a line. Nil is nowhere: a game prints nothing
+	// unless asked (btrun gives os.Stdout and os.Stderr). A trace to "-"
+	// goes to Stdout, or os.Stdout when it is nil.
+	Stdout io.Writer
+	Stderr io.Writer
+	// Logger, when set, gets the lines for people instead of Stdout and
+	// Stderr, as records with the line's game time ("t") and agent
+	// ("agent"; "world", "plugins" or "reload:" for the game's own): an
+	// agent's log lines (bt.log, ctx:log) at Info with the rule's label
+	// ("rule"), Lua's print at Info, changes of rule and signals received
+	// at Debug, failures at Warn, errors at Error. Quiet still keeps all
+	// but notices and reloads from it. The summary (WriteSummary) goes to
+	// Stdout.
+	Logger *slog.Logger
+	Timing bool // time every action for the summary
 	// Unbatched sends every plugin call as a round trip of its own instead
 	// of one batch per plugin and round: a run is the same either way, and
 	// tests hold it to that.
@@ -55,11 +70,13 @@ type Options struct {
 	// to the config's folder. Plugins, saves and the trace are always files.
 	Files fs.FS
 	// Register, when set, registers the game's Go actions, conditions and
-	// scorers (runtime.TypedAction and the like). It is called for every
-	// registry the game fills: at Open, once per worker, and again at each
-	// hot reload, each time before the trees are bound. What it registers
-	// is shared by the workers: it must be safe to call from several
-	// goroutines at once, for different agents.
+	// scorers (runtime.TypedAction and the like). It is called once for
+	// every registry the game fills (at Open, once per worker, and again
+	// at each hot reload, each time before the trees are bound), one
+	// registry at a time, on the goroutine that calls Open or Reload:
+	// never concurrently. What it registers is then called by the
+	// workers: with several, from several goroutines at once (for
+	// different agents), so it must keep per-agent data in the agent.
 	Register func(reg *runtime.Registry) error
 	// AgentData, when set, gives each agent the game's own data as it is
 	// made (the config's agents at Open, the agents Load adds): Lua's
@@ -204,18 +221,22 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	if err := cfg.checkGo(opts.Files); err != nil {
 		return nil, err
 	}
-	if opts.Stdout == nil {
-		opts.Stdout = os.Stdout
-	}
-	if opts.Stderr == nil {
-		opts.Stderr = os.Stderr
+	stdout, stderr := opts.Stdout, opts.Stderr // nil: nowhere (OpenTrace's "-" excepted)
+	if stdout == nil {
+		stdout = io.Discard
 	}
 	g := &Game{cfg: cfg, opts: opts, reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{},
 		byID: map[string]*gameAgent{}, byPtr: map[*runtime.Agent]*gameAgent{}, delivered: make([]bool, len(cfg.Signals))}
-	g.out = printer{w: opts.Stdout, quiet: opts.Quiet, progress: opts.Progress}
-	g.errTexts.w = opts.Stderr
+	g.out = printer{w: stdout, quiet: opts.Quiet, progress: opts.Progress, log: opts.Logger}
+	g.errTexts.w = stderr // nil: the note of a cut text does not point there
+	if opts.Logger != nil {
+		g.errTexts.w = slogWriter{log: opts.Logger, level: slog.LevelError, source: "error"}
+	}
 	if opts.Trace == "-" {
-		g.out.w = opts.Stderr // stdout carries the trace: people's output goes to stderr
+		g.out.w = stderr // stdout carries the trace: people's output goes to stderr
+		if stderr == nil {
+			g.out.w = io.Discard
+		}
 	}
 	// Observer is set by OpenTrace: the rules run in a step are kept only
 	// for the trace, and keeping them is a map look-up and a copy per
@@ -317,7 +338,11 @@ func (g *Game) OpenTrace() error {
 		return nil
 	case "-":
 		g.env.Observer, g.env.Changes = g.engine(), g.engine()
-		g.trace = NewTraceWriter(g.opts.Stdout)
+		w := g.opts.Stdout
+		if w == nil { // asked for by name: "-" is standard output
+			w = os.Stdout
+		}
+		g.trace = NewTraceWriter(w)
 		g.trace.Explain = g.opts.Explain
 		g.env.Explain = g.env.Explain || g.opts.Explain // recorded for a reader only: the trace, or the live view (debug.go)
 	default:
@@ -575,7 +600,7 @@ func (g *Game) log(a *runtime.Agent, label, msg string) {
 	if g.out.quiet || g.silent {
 		return
 	}
-	g.out.line(a.Time(), a.ID(), "log "+label+": "+msg)
+	g.out.logged(a.Time(), a.ID(), label, msg)
 }
 
 func (g *Game) flushTrace() error {

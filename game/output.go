@@ -1,8 +1,10 @@
 package game
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +20,10 @@ type printer struct {
 	w     io.Writer
 	quiet bool
 	buf   []byte
+	// log, when set (Options.Logger), gets every line instead of w, as a
+	// record with the line's time and agent (slog.go); the summary still
+	// goes to w.
+	log *slog.Logger
 
 	// A progress line for terminals: redrawn in place, erased before any
 	// other line.
@@ -64,14 +70,27 @@ func (p *printer) clearProgress() {
 }
 
 func (p *printer) line(t float64, agent, text string) {
+	p.lineAt(slog.LevelInfo, t, agent, text)
+}
+
+// lineAt is line, with the level a Logger gets it at.
+func (p *printer) lineAt(level slog.Level, t float64, agent, text string) {
 	if p.quiet {
 		return
 	}
-	p.always(t, agent, text)
+	p.alwaysAt(level, t, agent, text)
 }
 
 // always writes a line that -quiet keeps too: what a hot reload did.
 func (p *printer) always(t float64, agent, text string) {
+	p.alwaysAt(slog.LevelInfo, t, agent, text)
+}
+
+func (p *printer) alwaysAt(level slog.Level, t float64, agent, text string) {
+	if p.log != nil {
+		p.log.LogAttrs(context.Background(), level, text, slog.Float64("t", t), slog.String("agent", agent))
+		return
+	}
 	p.clearProgress()
 	b := append(p.buf[:0], "t="...)
 	b = appendFixed2(b, t)
@@ -84,9 +103,23 @@ func (p *printer) always(t float64, agent, text string) {
 	p.w.Write(b)
 }
 
+// logged writes an agent's log line (bt.log, ctx:log): a Logger gets the
+// message as it is, with the rule's label.
+func (p *printer) logged(t float64, agent, label, msg string) {
+	if p.log != nil {
+		p.log.LogAttrs(context.Background(), slog.LevelInfo, msg, slog.Float64("t", t), slog.String("agent", agent), slog.String("rule", label))
+		return
+	}
+	p.line(t, agent, "log "+label+": "+msg)
+}
+
 // notice writes a line for people that -quiet keeps: the progress of a
 // plugin build, which can take a minute.
 func (p *printer) notice(msg string) {
+	if p.log != nil {
+		p.log.Info(msg)
+		return
+	}
 	p.clearProgress()
 	fmt.Fprintf(p.w, "btrun: %s\n", msg)
 }
@@ -104,14 +137,14 @@ func (p *printer) change(t float64, agent, from, to string) {
 	if from == "" {
 		from = "(start)"
 	}
-	p.line(t, agent, from+" -> "+to)
+	p.lineAt(slog.LevelDebug, t, agent, from+" -> "+to)
 }
 
 func (p *printer) signal(t float64, agent, signal string) {
 	if p.quiet {
 		return
 	}
-	p.line(t, agent, "<- signal "+printable(signal))
+	p.lineAt(slog.LevelDebug, t, agent, "<- signal "+printable(signal))
 }
 
 // printable shows a name with its control characters escaped (a carriage
@@ -129,7 +162,7 @@ func (p *printer) failed(t float64, agent, policy string) {
 	if p.quiet {
 		return
 	}
-	p.line(t, agent, "tree failed ("+policy+")")
+	p.lineAt(slog.LevelWarn, t, agent, "tree failed ("+policy+")")
 }
 
 func (p *printer) errored(t float64, agent string, err error, policy string) {

@@ -1,6 +1,9 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+	"log/slog"
+)
 
 // Folding repeated errors: an agent whose action fails the same way every
 // step would print the same line every step. The first occurrence is
@@ -37,7 +40,7 @@ func (p *printer) repeatable(t float64, source, text string) {
 		p.repeats = map[string]*repeat{}
 	}
 	p.repeats[source] = &repeat{text: text}
-	p.line(t, source, text)
+	p.lineAt(slog.LevelError, t, source, text)
 }
 
 // flushRepeat reports the repeats of source's last error, if any, and
@@ -49,7 +52,7 @@ func (p *printer) flushRepeat(source string) {
 	}
 	delete(p.repeats, source)
 	if r.count > 0 {
-		p.line(r.last, source, fmt.Sprintf("same error x%d (t=%.2f..%.2f)", r.count, r.first, r.last))
+		p.lineAt(slog.LevelError, r.last, source, fmt.Sprintf("same error x%d (t=%.2f..%.2f)", r.count, r.first, r.last))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
@@ -345,6 +346,9 @@ type quietable struct{ g *Game }
 func (q quietable) Write(p []byte) (int, error) {
 	if q.g.silent || q.g.out.quiet { // out.quiet: -quiet, or the live view replaying steps (Quietly)
 		return len(p), nil
+	}
+	if q.g.out.log != nil {
+		return slogWriter{log: q.g.out.log, level: slog.LevelInfo, source: "print"}.Write(p)
 	}
 	return q.g.out.w.Write(p)
 }
