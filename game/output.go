@@ -88,7 +88,7 @@ func (p *printer) always(t float64, agent, text string) {
 
 func (p *printer) alwaysAt(level slog.Level, t float64, agent, text string) {
 	if p.log != nil {
-		p.log.LogAttrs(context.Background(), level, text, slog.Float64("t", t), slog.String("agent", agent))
+		p.log.LogAttrs(context.Background(), level, text, logTime(t), slog.String("agent", agent))
 		return
 	}
 	p.clearProgress()
@@ -107,7 +107,7 @@ func (p *printer) alwaysAt(level slog.Level, t float64, agent, text string) {
 // message as it is, with the rule's label.
 func (p *printer) logged(t float64, agent, label, msg string) {
 	if p.log != nil {
-		p.log.LogAttrs(context.Background(), slog.LevelInfo, msg, slog.Float64("t", t), slog.String("agent", agent), slog.String("rule", label))
+		p.log.LogAttrs(context.Background(), slog.LevelInfo, msg, logTime(t), slog.String("agent", agent), slog.String("rule", label))
 		return
 	}
 	p.line(t, agent, "log "+label+": "+msg)

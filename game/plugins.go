@@ -66,6 +66,10 @@ func (g *Game) pluginLog(level, msg string) {
 	if level == "debug" {
 		return
 	}
+	if g.out.log != nil {
+		g.out.lineAt(pluginLevel(level), g.Time(g.step), "plugins", cutLine(msg))
+		return
+	}
 	g.out.line(g.Time(g.step), "plugins", level+": "+cutLine(msg))
 }
 

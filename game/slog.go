@@ -3,6 +3,7 @@ package game
 import (
 	"context"
 	"log/slog"
+	"math"
 	"strings"
 )
 
@@ -23,4 +24,21 @@ type slogWriter struct {
 func (w slogWriter) Write(p []byte) (int, error) {
 	w.log.LogAttrs(context.Background(), w.level, strings.TrimSuffix(string(p), "\n"), slog.String("source", w.source))
 	return len(p), nil
+}
+
+// logTime is a record's game time, t, rounded to the microsecond as people
+// read it: step × dt is 1.4000000000000001 at step 14 of 0.1.
+func logTime(t float64) slog.Attr {
+	return slog.Float64("t", math.Round(t*1e6)/1e6)
+}
+
+// pluginLevel is the Logger's level of a plugin's line.
+func pluginLevel(level string) slog.Level {
+	switch level {
+	case "warn", "warning":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -69,6 +70,18 @@ type courtyard struct {
 	yard *Courtyard
 }
 
+// gameLog is the program's log of what the game does, at Debug to show
+// every change of rule too: a line per record, without the wall time.
+func gameLog(out io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey && len(groups) == 0 {
+				return slog.Attr{}
+			}
+			return a
+		}}))
+}
+
 // open assembles the game from Go values: a config made in Go, the trees
 // and scripts from the program's embedded files, the Go actions, the
 // plugin, and two guards whose data is the program's units.
@@ -84,9 +97,11 @@ func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard,
 	g, err := game.Open(cfg, game.Options{
 		Files:    files,
 		Register: register,
-		Stdout:   out,
-		Stderr:   out,
-		TraceTo:  trace,
+		// The game's lines (what each guard does, their log, errors) go to
+		// the program's own log; without a Logger, Stdout or Stderr the
+		// game prints nothing.
+		Logger:  gameLog(out),
+		TraceTo: trace,
 		// A save holds the guards that were there when it was made; a
 		// restore makes the game's guards those (AgentData gives the units
 		// of the guards it adds).

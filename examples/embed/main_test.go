@@ -23,9 +23,9 @@ func TestRun(t *testing.T) {
 	for _, want := range []string{
 		"live view: 200 OK, trees guard",
 		"frame 30: guard-3 joins",
-		"t=3.00 guard-3 (start) -> guard.patrol",
-		"guard.patrol -> guard.search",
-		"caught the thief",
+		`level=DEBUG msg="(start) -> guard.patrol" t=3 agent=guard-3`,
+		`msg="guard.patrol -> guard.search"`,
+		`level=INFO msg="caught the thief" t=0.5 agent=guard-2 rule=guard.chase`,
 		"frame 80: reloaded, 3 guards kept their place",
 		"frame 100: guard-2 leaves",
 		"the same game, byte for byte",
