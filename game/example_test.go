@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"testing/fstest"
 
 	"github.com/btrun/btrun/game"
@@ -112,7 +111,6 @@ func openGame() (*game.Game, error) {
 	g, err := game.Open(cfg, game.Options{
 		Files:    files,    // trees and scripts: an fs.FS
 		Register: register, // the Go actions
-		Stdout:   io.Discard,
 	})
 	if err != nil {
 		return nil, err
@@ -197,7 +195,7 @@ func ExampleGame_SaveState() {
 	cfg.Run.Dt = 0.5
 	cfg.Scripts.Paths = []string{"ai"}
 	cfg.Trees = []game.TreeConfig{{Name: "guard", File: "ai/guard.xml"}}
-	h, err := game.Open(cfg, game.Options{Files: files, Register: register, Stdout: io.Discard,
+	h, err := game.Open(cfg, game.Options{Files: files, Register: register,
 		AgentsFromSave: true,
 		AgentData: func(id, tree string) runtime.AgentData {
 			units[id] = &Unit{}
