@@ -28,7 +28,16 @@
 //	g.Close()
 //
 // Run(n) is the command's loop: n steps, with the periodic saves and the
-// closing summary.
+// closing summary. Options.BeforeStep and AfterStep are the program's own
+// work around each step, which time travel replays (StepInfo).
+//
+// # Output and logs
+//
+// A game prints nothing unless asked: Options.Stdout and Stderr take the
+// lines `btrun run` prints for people, Options.Logger (a *slog.Logger)
+// takes them as records instead (an agent's log lines at Info with its id
+// and rule, errors at Error, rule changes at Debug). The trace (OpenTrace,
+// Options.TraceTo) is apart from both.
 //
 // # Changing a running game
 //
@@ -37,7 +46,9 @@
 // game (Save, Load, SaveState, RestoreState), reload its sources (Reload,
 // or Watch for files on disk), and read any agent (Agent, AgentInfos,
 // Outcome). A debugger (Debugger; liveview is one) attached with
-// AttachDebugger watches and steers the steps.
+// AttachDebugger watches and steers the steps; the game hands it a
+// DebugHost for what only a debugger does (time travel's quiet replays,
+// the editor's files), which are not Game's methods.
 //
 // # Concurrency
 //

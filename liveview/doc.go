@@ -4,6 +4,19 @@
 // step, set breakpoints, send signals, jump agents to rules and travel back
 // to earlier steps. docs/debug.md documents the page and the API.
 //
+// # Using it
+//
+// New makes the live view of a game and attaches it; Handler is the page
+// and its API, to mount on any http.ServeMux under any prefix; Close ends
+// it after the run, and Quit asks the game to end. A game a Go program
+// steps from its own loop (game.Game.Advance) takes Options.Embedded:
+//
+//	view := liveview.New(g, liveview.Options{Embedded: true})
+//	defer view.Close()
+//	mux.Handle("/bt/", http.StripPrefix("/bt", view.Handler()))
+//
+// The rest of this comment is how it works.
+//
 // # How it reaches the game
 //
 // The game knows nothing of HTTP: it calls a Debugger (game.Debugger,

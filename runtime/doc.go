@@ -4,6 +4,22 @@
 // nothing of Lua, plugins, TOML or the command line; those fill a Registry
 // and drive agents from outside.
 //
+// # For a Go game
+//
+// A game that embeds btrun through package game uses this package for its
+// Go rules and its agents: TypedAction and TypedCondition (and TypedScorer,
+// TypedHook) with a ParamSet declare a rule's typed parameters and state,
+// registered in the Registry that game.Options.Register is given;
+// AgentData is the game's own data of an agent (Lua's ctx.agent); an
+// Agent's ID, Data, CursorLabel, Var and Stamp read its state, and Send and
+// Value (Field for tables) send signals with data. Error, ErrorList and Pos
+// are the errors with positions that loading and binding report.
+//
+// Alone, without package game: LoadFile or LoadBytes, a Registry, Bind and
+// BoundTree.NewAgent, then Agent.Step (the package's example). The rest
+// (the save codecs Encoder and Decoder, the observers, rounds and workers)
+// is what btrun's own packages are built from.
+//
 // # Data flow
 //
 //	LoadFile (XML -> *Tree) -> Registry (names -> Action/Condition) ->
