@@ -89,7 +89,7 @@ func (c *Config) ScaleAgents(n int) {
 type Profiles struct {
 	CPU io.Writer // a CPU profile of the stepping, not the loading
 	// Allocs is the heap profile after the run; `go tool pprof
-	// -sample_index=alloc_objects -focus=RunStep` shows the stepping's
+	// -sample_index=alloc_objects -focus=runStep` shows the stepping's
 	// allocations.
 	Allocs io.Writer
 }
@@ -128,7 +128,7 @@ func Bench(cfg *Config, n, steps int, workers *int, prof Profiles) (BenchResult,
 	g.measurePhases()
 	start := time.Now()
 	for range steps {
-		k, err := g.RunStep()
+		k, err := g.runStep()
 		if err != nil {
 			return r, err
 		}

@@ -65,7 +65,7 @@ func BenchmarkExampleGameStep(b *testing.B) {
 	b.ResetTimer()
 	steps := 0
 	for range b.N {
-		n, err := g.RunStep()
+		n, err := g.runStep()
 		if err != nil {
 			b.Fatal(err)
 		}

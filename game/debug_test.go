@@ -33,7 +33,7 @@ func guardsGame(t *testing.T, trace string, out io.Writer) *Game {
 func steps(t *testing.T, g *Game, n int) {
 	t.Helper()
 	for range n {
-		if _, err := g.RunStep(); err != nil {
+		if _, err := g.runStep(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -150,7 +150,7 @@ type Game struct {
 	activeStale bool
 	// The outcomes of the agents' steps (one per g.activeGA), and the error
 	// that broke the rounds if one did: reported in config order once every
-	// agent has stepped (RunStep).
+	// agent has stepped (runStep).
 	outcomes  []runtime.Outcome
 	roundsErr error
 	plainOut  []runtime.Outcome  // the outcomes' own buffer in a game without rounds
@@ -160,7 +160,7 @@ type Game struct {
 	loadPlan  runtime.AgentsPlan // reused by every load: its arrays are allocated once
 
 	step     uint64 // steps done
-	stepping bool   // RunStep is under way: the agents' list must not change (agents.go)
+	stepping bool   // runStep is under way: the agents' list must not change (agents.go)
 	life     life   // idle, busy or closed, for calls from the embedding program (lifecycle.go)
 	// A step callback added or removed agents: the debugger hears it after
 	// the step (stephooks.go).
@@ -512,10 +512,12 @@ func (g *Game) savePlan() (string, int) {
 // output (after Close, so that it comes last).
 func (g *Game) WriteSummary() { g.last.write(g.out.w) }
 
-// RunStep runs one step of the game (SPEC §7): the world's tick, the
+// runStep runs one step of the game (SPEC §7): the world's tick, the
 // scheduled signals due, every active agent's step in config order, then the
 // signals agents sent each other. It returns the number of agent-steps.
-func (g *Game) RunStep() (int, error) {
+// Advance and Run call it with the step callbacks around it and the
+// debugger before it; a program calls those.
+func (g *Game) runStep() (int, error) {
 	g.stepping = true
 	defer func() { g.stepping = false }()
 	g.step++

@@ -70,7 +70,7 @@ func (g *Game) lifeErr(what string) error {
 }
 
 // notClosed says whether the game is not closed, for calls that do not take it
-// (Run, RunStep).
+// (Run, runStep).
 func (g *Game) notClosed(what string) error {
 	if g.life.state.Load() == lifeClosed {
 		return fmt.Errorf("%w: cannot %s after Close", ErrClosed, what)

@@ -18,10 +18,10 @@ func TestReportSteps_thePickedStepsGiveTheOutputOfEveryStep(t *testing.T) {
 				quiet := openOnWorkers(t, tc.config, tc.scale, n, false)
 				ran, reported := 0, 0
 				for range tc.steps {
-					if _, err := traced.g.RunStep(); err != nil {
+					if _, err := traced.g.runStep(); err != nil {
 						t.Fatal(err)
 					}
-					m, err := quiet.g.RunStep()
+					m, err := quiet.g.runStep()
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -27,7 +27,7 @@ func exampleGame(tb testing.TB, n, steps int) *Game {
 		tb.Fatal(err)
 	}
 	for range steps {
-		if _, err := g.RunStep(); err != nil {
+		if _, err := g.runStep(); err != nil {
 			tb.Fatal(err)
 		}
 	}

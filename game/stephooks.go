@@ -33,7 +33,7 @@ func (g *Game) hookedStep(replay bool) (int, error) {
 	if err := g.callHook(g.opts.BeforeStep, "BeforeStep", g.step+1, replay); err != nil {
 		return 0, err
 	}
-	n, err := g.RunStep()
+	n, err := g.runStep()
 	if err != nil {
 		return n, err
 	}

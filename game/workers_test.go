@@ -290,7 +290,7 @@ func TestWorkers_writingAModuleTableIsAnAgentsErrorAtTheScriptLine(t *testing.T)
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if _, err := g.RunStep(); err != nil {
+	if _, err := g.runStep(); err != nil {
 		t.Fatal(err)
 	}
 	for _, ga := range g.agents {

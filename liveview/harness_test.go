@@ -222,7 +222,7 @@ func straight(t testing.TB, config string, steps int) ([]byte, [][]byte) {
 	}
 	save()
 	for range steps {
-		if _, err := g.RunStep(); err != nil {
+		if _, err := g.Advance(); err != nil {
 			t.Fatal(err)
 		}
 		save()

@@ -19,7 +19,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	steps := fs.Int("steps", 100, "steps to run")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the stepping to this file (for go tool pprof)")
 	workers := fs.Int("workers", 1, "threads to spread the agents over, 0 for one per CPU core (default: the config's run.workers)")
-	memProfile := fs.String("memprofile", "", "write a heap profile to this file after the run (go tool pprof -sample_index=alloc_objects -focus=RunStep)")
+	memProfile := fs.String("memprofile", "", "write a heap profile to this file after the run (go tool pprof -sample_index=alloc_objects -focus=runStep)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: btrun bench [-config F] [-agents N] [-steps N] [-workers N] [-cpuprofile F] [-memprofile F]")
 		fs.PrintDefaults()

@@ -74,7 +74,7 @@ func run(config, nav string, agents, steps, times int, only string) error {
 		return err
 	}
 	for range steps {
-		if _, err := g.RunStep(); err != nil {
+		if _, err := g.Advance(); err != nil {
 			return err
 		}
 	}

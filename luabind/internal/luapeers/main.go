@@ -219,7 +219,7 @@ func stepTime(config, nav string, agents, steps int) (time.Duration, error) {
 	defer g.Close()
 	start := cpuTime()
 	for range steps {
-		if _, err := g.RunStep(); err != nil {
+		if _, err := g.Advance(); err != nil {
 			return 0, err
 		}
 	}
@@ -256,7 +256,7 @@ func record(config, nav, logPath string, agents, steps int) (int, error) {
 	}
 	rec.n, rec.live = 0, true // the calls of the steps, not of the spawns
 	for range steps {
-		if _, err := g.RunStep(); err != nil {
+		if _, err := g.Advance(); err != nil {
 			return 0, err
 		}
 	}
