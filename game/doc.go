@@ -62,7 +62,9 @@
 // registry and bound trees: Go actions, conditions and scorers registered
 // through Options.Register are then called from several goroutines at once
 // (for different agents), and must keep per-agent data in the agent (its
-// typed state, runtime.Agent.Data), never in shared variables. Everything
+// typed state, runtime.Agent.Data), never in shared variables (Register
+// itself is called on the game's goroutine, once per registry, one at a
+// time). Everything
 // else (the world's tick, the delivery of signals, the ends of plugin and
 // gate rounds, the trace) stays on the game's goroutine, in the agents'
 // order, so that a run is the same for any number of workers. The live
