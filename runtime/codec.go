@@ -15,7 +15,10 @@ var ErrCorrupt = errors.New("runtime: corrupt save data")
 // Encoder writes save data: varints, floats, strings through a string
 // table (the names of variables, rules and Lua fields repeat in every agent
 // of a save, so each is written once), and Values. Its output is Bytes plus
-// Strings, which a save file stores ahead of the body.
+// Strings, which a save file stores ahead of the body. It is the engine's
+// side of saves, for the hosts that keep state in them (HostState: luabind's
+// Lua values, package game's world): a game that embeds btrun saves with
+// game.Game.Save and never needs it.
 type Encoder struct {
 	buf  []byte
 	strs map[string]uint64
