@@ -177,9 +177,19 @@ func ScalarValue(x any) (Value, bool) {
 		return Number(float64(x)), true
 	case int:
 		return Number(float64(x)), true
+	case int8:
+		return Number(float64(x)), true
+	case int16:
+		return Number(float64(x)), true
 	case int32:
 		return Number(float64(x)), true
 	case int64:
+		return Number(float64(x)), true
+	case uint:
+		return Number(float64(x)), true
+	case uint8:
+		return Number(float64(x)), true
+	case uint16:
 		return Number(float64(x)), true
 	case uint32:
 		return Number(float64(x)), true
