@@ -13,18 +13,18 @@ type testVec struct {
 }
 
 type testNPC struct {
-	HP    float64          `bt:"hp"`
-	Level int8             `bt:"level"`
-	Gold  uint16           `bt:"gold"`
-	Speed float32          `bt:"speed"`
-	Name  string           `bt:"name"`
-	Alive bool             `bt:"alive"`
-	Pos   testVec          `bt:"pos"`
-	Loot  []string         `bt:"loot"`
-	Path  []testVec        `bt:"path"`
-	Seen  map[string]int   `bt:"seen"`
-	ByID  map[int]string   `bt:"byId"`
-	Pair  [2]int           `bt:"pair"`
+	HP    float64           `bt:"hp"`
+	Level int8              `bt:"level"`
+	Gold  uint16            `bt:"gold"`
+	Speed float32           `bt:"speed"`
+	Name  string            `bt:"name"`
+	Alive bool              `bt:"alive"`
+	Pos   testVec           `bt:"pos"`
+	Loot  []string          `bt:"loot"`
+	Path  []testVec         `bt:"path"`
+	Seen  map[string]int    `bt:"seen"`
+	ByID  map[int]string    `bt:"byId"`
+	Pair  [2]int            `bt:"pair"`
 	brain map[string]func() // untagged: the game's own
 	Notes string            // untagged and exported: not the trees'
 }
