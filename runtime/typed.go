@@ -3,7 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"reflect"
+	"unsafe"
 )
 
 // Go actions, conditions and scorers with typed parameters (P, a struct
@@ -133,7 +133,7 @@ func (b *typedAction[P, S]) state(a *Agent) (*S, *typedScratch, error) {
 		s = new(S)
 		sc.val = s
 	}
-	if err := b.codec.decode(a.RuleBytes(), reflect.ValueOf(s).Elem()); err != nil {
+	if err := b.codec.decode(a.RuleBytes(), unsafe.Pointer(s)); err != nil {
 		return nil, nil, fmt.Errorf("action %q: %w", b.x.Name, err)
 	}
 	return s, sc, nil
@@ -144,7 +144,7 @@ func (b *typedAction[P, S]) keep(a *Agent, s *S, sc *typedScratch) {
 	if sc == nil {
 		return
 	}
-	sc.buf = b.codec.encode(sc.buf[:0], reflect.ValueOf(s).Elem())
+	sc.buf = b.codec.encode(sc.buf[:0], unsafe.Pointer(s))
 	a.SetRuleBytes(sc.buf)
 }
 
