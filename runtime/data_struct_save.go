@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -10,7 +11,8 @@ import (
 // Saving tagged struct data (data_struct.go): MarshalBinary writes the
 // tagged fields as one table Value, field names and all, in declaration
 // order (maps with their keys sorted), so equal data saves equal bytes on
-// every run. The names make a save readable by a build whose struct gained
+// every run. The bytes are base64 text: a save holds game data as a string,
+// which must be valid UTF-8 (EncodeData). The names make a save readable by a build whose struct gained
 // or lost fields: a field the save lacks keeps the value the game gave the
 // struct before the restore, a saved field the struct no longer has is
 // dropped. A saved value that does not fit its field is an error, and then
@@ -32,10 +34,15 @@ const (
 
 func (s *structData) MarshalBinary() ([]byte, error) {
 	v := s.t.node.table(reflect.NewAt(s.t.node.typ, s.p).Elem())
-	return appendDataValue([]byte{structFormat}, v), nil
+	raw := appendDataValue([]byte{structFormat}, v)
+	return base64.RawStdEncoding.AppendEncode(nil, raw), nil
 }
 
-func (s *structData) UnmarshalBinary(b []byte) error {
+func (s *structData) UnmarshalBinary(text []byte) error {
+	b, err := base64.RawStdEncoding.AppendDecode(nil, text)
+	if err != nil {
+		return fmt.Errorf("%w: the saved agent data is not a tagged struct's (base64: %w)", ErrCorrupt, err)
+	}
 	if len(b) == 0 || b[0] != structFormat {
 		return fmt.Errorf("%w: the saved agent data is not a tagged struct's (format byte %v)", ErrCorrupt, b[:min(len(b), 1)])
 	}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -84,6 +85,11 @@ func TestDeclareData_refusesWhatCannotBeData(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// savedData is what MarshalBinary would save for the table v.
+func savedData(v Value) []byte {
+	return base64.RawStdEncoding.AppendEncode(nil, appendDataValue([]byte{structFormat}, v))
+}
 
 // TestStructData_fieldsReadAndWrittenByTag: scalars by their tags, with
 // their Go types' ranges; tables built from and written into the Go
@@ -188,39 +194,45 @@ func TestStructData_savedAndRestoredByTag(t *testing.T) {
 		t.Errorf("restored %+v", c)
 	}
 	// An older build's save with a field this struct lacks, and without hp.
-	old := appendDataValue([]byte{structFormat}, Table("gone", 5, "name", "z"))
+	old := savedData(Table("gone", 5, "name", "z"))
 	must(t, cd.UnmarshalBinary(old))
 	if c.Name != "z" || c.HP != 3 {
 		t.Errorf("older save: %+v", c)
 	}
-	bad := appendDataValue([]byte{structFormat}, Table("name", "y", "hp", "high"))
+	bad := savedData(Table("name", "y", "hp", "high"))
 	if err := cd.UnmarshalBinary(bad); err == nil || !strings.Contains(err.Error(), "hp is a number") || c.Name != "z" {
 		t.Errorf("a save that does not fit: %v, name %q", err, c.Name)
 	}
-	for i := range len(ab) - 1 {
-		if err := cd.UnmarshalBinary(ab[:i]); !errors.Is(err, ErrCorrupt) {
+	raw, _ := base64.RawStdEncoding.DecodeString(string(ab))
+	for i := range len(raw) - 1 {
+		if err := cd.UnmarshalBinary(base64.RawStdEncoding.AppendEncode(nil, raw[:i])); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("cut at %d: %v", i, err)
 		}
+	}
+	if err := cd.UnmarshalBinary([]byte("not base64!")); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("not base64: %v", err)
 	}
 	if c.Name != "z" {
 		t.Errorf("damaged saves changed the data: %+v", c)
 	}
 }
 
-// FuzzStructData_unmarshal: any bytes are restored or refused, never a
-// panic, and what is restored saves again to bytes that restore the same.
+// FuzzStructData_unmarshal: any bytes (in base64, as saved) are restored
+// or refused, never a panic, and what is restored saves again to bytes
+// that restore the same.
 func FuzzStructData_unmarshal(f *testing.F) {
 	typ, err := DeclareData[testNPC]()
 	if err != nil {
 		f.Fatal(err)
 	}
 	full, _ := typ.Of(&testNPC{HP: 1, Loot: []string{"a"}, Seen: map[string]int{"k": 2}, ByID: map[int]string{3: "c"}}).MarshalBinary()
-	f.Add(full)
+	raw, _ := base64.RawStdEncoding.DecodeString(string(full))
+	f.Add(raw) // the fuzzer's bytes are the decoded bytes: base64 is no obstacle
 	f.Add([]byte{structFormat, sdTable, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		n := &testNPC{}
 		d := typ.Of(n)
-		if d.UnmarshalBinary(b) != nil {
+		if d.UnmarshalBinary(base64.RawStdEncoding.AppendEncode(nil, b)) != nil {
 			return
 		}
 		again, err := d.MarshalBinary()
