@@ -67,8 +67,8 @@ func TestStructData_luaReadsAndWritesTheStruct(t *testing.T) {
 		t.Errorf("after two steps: %+v", g)
 	}
 	for _, c := range []struct{ action, want string }{
-		{"spoil", "ctx.agent.at: writing the table back into the game's data: at.x is a number (float64), not a string"},
-		{"bad", "hp is a number (float64), not a string"},
+		{"spoil", "g.lua:9: ctx.agent.at: writing the table back into the game's data: at.x is a number (float64), not a string"},
+		{"bad", "g.lua:14: ctx.agent.hp: hp is a number (float64), not a string"},
 	} {
 		f.bind(tree(`<action id="go" name="` + c.action + `"/>`))
 		b := f.tree.NewAgent("g2", f.env)

@@ -20,7 +20,7 @@ import (
 //		brain *somethingElse    // no tag: the game's, never seen nor saved
 //	}
 //
-//	npcs, err := runtime.DeclareData[NPC]() // once, at start-up
+//	npcs, err := runtime.DeclareData[NPC]() // once, at start-up (or MustDeclareData)
 //	data := npcs.Of(&NPC{HP: 10})           // a runtime.AgentData
 //	...
 //	npc := runtime.DataOf[*NPC](agent)      // in a Go action: the struct itself
@@ -57,6 +57,17 @@ func DeclareData[T any]() (DataType[T], error) {
 		return DataType[T]{}, err
 	}
 	return DataType[T]{&structType{node: n}}, nil
+}
+
+// MustDeclareData is DeclareData for a package-level variable: it panics
+// when T cannot be agent data, which is a mistake in the program, found
+// when it starts (as regexp.MustCompile does for a pattern).
+func MustDeclareData[T any]() DataType[T] {
+	d, err := DeclareData[T]()
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 // Of makes p the data of an agent (give it to AddAgent, or to

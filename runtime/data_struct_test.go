@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -85,6 +86,24 @@ func TestDeclareData_refusesWhatCannotBeData(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+func TestMustDeclareData_panicsOnATypeThatCannotBeData(t *testing.T) {
+	type fn struct {
+		F func() `bt:"f"`
+	}
+	if got := fmt.Sprint(panicValue(func() { MustDeclareData[fn]() })); !strings.Contains(got, "field runtime.fn.F is a func()") {
+		t.Errorf("panic %q", got)
+	}
+	if got := panicValue(func() { MustDeclareData[testNPC]() }); got != nil {
+		t.Errorf("panic %v", got)
+	}
+}
+
+func panicValue(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
 
 // savedData is what MarshalBinary would save for the table v.
 func savedData(v Value) []byte {
