@@ -140,10 +140,11 @@ const (
 type dataNode struct {
 	kind   nodeKind
 	typ    reflect.Type
-	size   uintptr     // of an integer, unsigned or float scalar: 1, 2, 4, 8
-	fields []dataField // a struct's tagged fields, in declaration order
-	elem   *dataNode   // a list's elements, a map's values
-	key    *dataNode   // a map's keys: a string or integer node
+	size   uintptr        // of an integer, unsigned or float scalar: 1, 2, 4, 8
+	fields []dataField    // a struct's tagged fields, in declaration order
+	byName map[string]int // the fields' indices, for a struct of many
+	elem   *dataNode      // a list's elements, a map's values
+	key    *dataNode      // a map's keys: a string or integer node
 }
 
 type dataField struct {
@@ -153,8 +154,15 @@ type dataField struct {
 	node *dataNode
 }
 
-// field is the struct field named name (a short list: searched in order).
+// field is the struct field named name: a short list is searched in
+// order, a long one through byName.
 func (n *dataNode) field(name string) *dataField {
+	if n.byName != nil {
+		if i, ok := n.byName[name]; ok {
+			return &n.fields[i]
+		}
+		return nil
+	}
 	for i := range n.fields {
 		if n.fields[i].name == name {
 			return &n.fields[i]
@@ -249,6 +257,12 @@ func (d *dataDecl) structNode(n *dataNode, t reflect.Type, where string, depth i
 	if len(n.fields) == 0 {
 		return fmt.Errorf("%w: agent data type %s (at %s) has no field with a bt tag", ErrParamDecl, t, where)
 	}
+	if len(n.fields) > 8 {
+		n.byName = make(map[string]int, len(n.fields))
+		for i, f := range n.fields {
+			n.byName[f.name] = i
+		}
+	}
 	return nil
 }
 
@@ -333,8 +347,15 @@ func (n *dataNode) integer(v Value, path string) (int64, error) {
 }
 
 func (n *dataNode) mismatch(v Value, path string) error {
-	want := map[nodeKind]string{nodeBool: "a boolean", nodeInt: "a number", nodeUint: "a number", nodeFloat: "a number",
-		nodeString: "a string", nodeStruct: "a table", nodeList: "a table", nodeMap: "a table"}[n.kind]
+	want := "a table"
+	switch n.kind {
+	case nodeBool:
+		want = "a boolean"
+	case nodeInt, nodeUint, nodeFloat:
+		want = "a number"
+	case nodeString:
+		want = "a string"
+	}
 	return fmt.Errorf("%s is %s (%s), not %s", path, want, n.typ, valueKindText(v))
 }
 
