@@ -45,7 +45,8 @@ end)
 // reads its fields by tag, and Lua's writes, into scalar fields and into
 // fields that are tables (a nested struct, a slice, a map), change the Go
 // values; a write that does not fit is an error at the script, naming the
-// field, never dropped.
+// field, never dropped: a table's at the line that read it, as its write
+// is known only when the call returns.
 func TestStructData_luaReadsAndWritesTheStruct(t *testing.T) {
 	typ, err := runtime.DeclareData[sentry]()
 	if err != nil {
@@ -67,7 +68,7 @@ func TestStructData_luaReadsAndWritesTheStruct(t *testing.T) {
 		t.Errorf("after two steps: %+v", g)
 	}
 	for _, c := range []struct{ action, want string }{
-		{"spoil", "g.lua:9: ctx.agent.at: writing the table back into the game's data: at.x is a number (float64), not a string"},
+		{"spoil", "g.lua:10: ctx.agent.at: writing the table back into the game's data: at.x is a number (float64), not a string"},
 		{"bad", "g.lua:14: ctx.agent.hp: hp is a number (float64), not a string"},
 	} {
 		f.bind(tree(`<action id="go" name="` + c.action + `"/>`))
