@@ -34,11 +34,12 @@ import (
 // that does not fit; nothing is dropped. Pointers, interfaces, functions
 // and channels cannot be tagged: DeclareData says which field is one.
 //
-// The type is read once, by DeclareData: each tagged field's offset and
-// kind. A number, boolean or string field (a tree's usual read or write) is
-// then read and written at its offset, without reflection or allocation. A
-// table-valued field is built anew at each read, and converted with
-// reflection, as is a save (MarshalBinary): both allocate anyway.
+// The type is read once, by DeclareData: each tagged field's offset, size
+// and kind. A number, boolean or string field (a tree's usual read or
+// write) is then read and written at its offset, without reflection or
+// allocation. A table-valued field is built anew at each read, from the
+// offsets too (a map's entries by reflection); a table written into a field
+// is converted with reflection, as is a restore: those make Go values.
 
 // DataType is a struct type T whose bt-tagged fields are agent data. Make
 // it once with DeclareData and use it for every agent of that type.
@@ -140,11 +141,12 @@ const (
 type dataNode struct {
 	kind   nodeKind
 	typ    reflect.Type
-	size   uintptr        // of an integer, unsigned or float scalar: 1, 2, 4, 8
+	size   uintptr        // the Go type's size (a number's: 1, 2, 4 or 8)
 	fields []dataField    // a struct's tagged fields, in declaration order
 	byName map[string]int // the fields' indices, for a struct of many
 	elem   *dataNode      // a list's elements, a map's values
 	key    *dataNode      // a map's keys: a string or integer node
+	alen   int            // an array's length; -1 for a slice
 }
 
 type dataField struct {
@@ -193,7 +195,10 @@ func (d *dataDecl) node(t reflect.Type, where string, depth int) (*dataNode, err
 	case reflect.String:
 		n.kind = nodeString
 	case reflect.Slice, reflect.Array:
-		n.kind = nodeList
+		n.kind, n.alen = nodeList, -1
+		if t.Kind() == reflect.Array {
+			n.alen = t.Len()
+		}
 		e, err := d.node(t.Elem(), where+"[]", depth+1)
 		if err != nil {
 			return nil, err
@@ -266,8 +271,10 @@ func (d *dataDecl) structNode(n *dataNode, t reflect.Type, where string, depth i
 	return nil
 }
 
-// get reads the value of n's type at p. Scalars are read at their offset;
-// tables are built by reflection (tables allocate anyway).
+// get reads the value of n's type at p: scalars at their offsets, a
+// struct's fields and a list's elements by their offsets and sizes, read
+// once by DeclareData; only a map is walked by reflection (Go has no other
+// way to range over a map whose type a program gives at run time).
 func (n *dataNode) get(p unsafe.Pointer) Value {
 	switch n.kind {
 	case nodeBool:
@@ -283,8 +290,33 @@ func (n *dataNode) get(p unsafe.Pointer) Value {
 		return Number(*(*float64)(p))
 	case nodeString:
 		return String(*(*string)(p))
+	case nodeStruct:
+		out := Value{Kind: TableValue, Table: make([]Field, len(n.fields))}
+		for i := range n.fields {
+			f := &n.fields[i]
+			out.Table[i] = Field{String(f.name), f.node.get(unsafe.Add(p, f.off))}
+		}
+		return out
+	case nodeList:
+		base, size := p, n.alen
+		if size < 0 {
+			h := (*sliceHeader)(p)
+			base, size = h.data, h.len
+		}
+		out := Value{Kind: TableValue, Table: make([]Field, size)}
+		for i := range size {
+			out.Table[i] = Field{Number(float64(i + 1)), n.elem.get(unsafe.Add(base, uintptr(i)*n.elem.size))}
+		}
+		return out
 	}
 	return n.table(reflect.NewAt(n.typ, p).Elem())
+}
+
+// sliceHeader is how a slice is laid out: what get reads a slice of a type
+// known at run time by.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
 }
 
 // set writes v into the value of n's type at p; path names the value for

@@ -33,7 +33,7 @@ const (
 )
 
 func (s *structData) MarshalBinary() ([]byte, error) {
-	v := s.t.node.table(reflect.NewAt(s.t.node.typ, s.p).Elem())
+	v := s.t.node.get(s.p)
 	raw := appendDataValue([]byte{structFormat}, v)
 	return base64.RawStdEncoding.AppendEncode(nil, raw), nil
 }
