@@ -19,7 +19,7 @@ var dataType = reflect.TypeOf(runtime.Value{})
 // storeData converts a decoded TOML value into the signal data field f; it
 // returns "" or what is wrong.
 func storeData(f reflect.Value, v any) string {
-	d, err := runtime.DocumentData(v)
+	d, err := runtime.DataFromDecoded(v)
 	if err == nil {
 		err = runtime.CheckData(d)
 	}

@@ -7,7 +7,6 @@ package game_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"testing/fstest"
 
@@ -33,31 +32,16 @@ bt.action("flee", function(ctx, params)
 end)`)},
 }
 
-// Unit is the game's own data for a guard. Implementing runtime.AgentData
-// makes it what Lua's ctx.agent, plugins' fields and Go actions read and
-// write: nothing is copied into Lua tables.
+// Unit is the game's own data for a guard. Its bt-tagged fields are what
+// Lua's ctx.agent, plugins' fields and Go actions read and write, and what
+// a save holds: nothing is copied into Lua tables, no method is written.
 type Unit struct {
-	X float64
+	X float64 `bt:"x"`
 }
 
-func (u *Unit) Field(name string) runtime.Value {
-	if name == "x" {
-		return runtime.Number(u.X)
-	}
-	return runtime.Value{} // no such field: nil in Lua
-}
-
-func (u *Unit) SetField(name string, v runtime.Value) error {
-	if name != "x" || v.Kind != runtime.NumberValue {
-		return fmt.Errorf("a unit has no field %s of that type", name)
-	}
-	u.X = v.Num
-	return nil
-}
-
-// A save holds what MarshalBinary returns; a restore gives it back.
-func (u *Unit) MarshalBinary() ([]byte, error) { return json.Marshal(u) }
-func (u *Unit) UnmarshalBinary(b []byte) error { return json.Unmarshal(b, u) }
+// unitData makes a *Unit an agent's data (unitData.Of(u)); Unit's tags
+// are read once, here.
+var unitData = runtime.MustDeclareData[Unit]()
 
 // patrolParams are the parameters patrol reads, parsed when the tree is
 // bound: a wrong value is an error at the rule's FILE:LINE:COL.
@@ -78,7 +62,7 @@ func register(reg *runtime.Registry) error {
 		Name: "patrol",
 		Doc:  "walks on at patrol.speed",
 		Run: func(a *runtime.Agent, p *patrolParams, s *patrolState) (runtime.Status, error) {
-			u := a.Data().(*Unit)
+			u := runtime.DataOf[*Unit](a) // the agent's data, typed
 			u.X += p.Speed * a.Dt()
 			s.Steps++
 			return runtime.Running, nil
@@ -132,7 +116,7 @@ func Example() {
 	}
 	defer g.Close()
 	u := &Unit{}
-	if _, err := g.AddAgent("guard-1", "guard", u); err != nil {
+	if _, err := g.AddAgent("guard-1", "guard", unitData.Of(u)); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -156,11 +140,10 @@ func ExampleGame_Signal() {
 	g, _ := openGame()
 	defer g.Close()
 	u := &Unit{X: 10}
-	g.AddAgent("guard-1", "guard", u)
+	g.AddAgent("guard-1", "guard", unitData.Of(u))
 	g.Advance()
 
-	where := runtime.Value{Kind: runtime.TableValue, Table: []runtime.Field{
-		{Key: runtime.String("x"), Val: runtime.Number(4)}}}
+	where := runtime.Table("x", 4, "who", "grunt-2") // signal data: {x = 4, who = "grunt-2"}
 	if err := g.Signal("guard-1", "Alarm", where); err != nil {
 		fmt.Println(err)
 		return
@@ -181,7 +164,7 @@ func ExampleGame_Signal() {
 func ExampleGame_SaveState() {
 	g, _ := openGame()
 	defer g.Close()
-	g.AddAgent("guard-1", "guard", &Unit{})
+	g.AddAgent("guard-1", "guard", unitData.Of(&Unit{}))
 	g.Advance()
 	g.Advance()
 	data, err := g.SaveState() // g.Save(path) writes a file
@@ -199,7 +182,7 @@ func ExampleGame_SaveState() {
 		AgentsFromSave: true,
 		AgentData: func(id, tree string) runtime.AgentData {
 			units[id] = &Unit{}
-			return units[id]
+			return unitData.Of(units[id])
 		}})
 	if err != nil {
 		fmt.Println(err)
@@ -221,7 +204,7 @@ func ExampleGame_Reload() {
 	g, _ := openGame()
 	defer g.Close()
 	u := &Unit{}
-	g.AddAgent("guard-1", "guard", u)
+	g.AddAgent("guard-1", "guard", unitData.Of(u))
 	g.Advance()
 
 	edited := fstest.MapFS{"ai/guard.lua": files["ai/guard.lua"], // a designer made patrols faster

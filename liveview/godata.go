@@ -20,8 +20,9 @@ import (
 // the view is for people, asked for between steps, never on a step's path.
 
 // goDataView is the agent's Go data for the view, with at most budget
-// values; "go" names its type.
-func goDataView(d runtime.AgentData, budget int) any {
+// values; "go" names its type. d is the AgentData, or the struct a
+// runtime.DataType made agent data of.
+func goDataView(d any, budget int) any {
 	in := goInspector{left: budget, open: map[uintptr]bool{}}
 	v := in.value(reflect.ValueOf(d), 0)
 	if m, ok := v.(map[string]any); ok {

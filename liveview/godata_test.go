@@ -92,3 +92,44 @@ func TestView_showsTheGamesGoDataAndATypedActionsState(t *testing.T) {
 		t.Errorf("the agent view shows plugin state or an unexported field:\n%s", got)
 	}
 }
+
+// tagged is agent data through bt tags (runtime.DeclareData).
+type tagged struct {
+	HP   float64 `bt:"hp"`
+	Kind string  `bt:"kind"`
+}
+
+// TestView_showsATaggedStructsFields: the view shows the game's struct,
+// not the runtime's wrapper around it.
+func TestView_showsATaggedStructsFields(t *testing.T) {
+	typ, err := runtime.DeclareData[tagged]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := game.NewConfig("")
+	cfg.Trees = []game.TreeConfig{{Name: "npc", File: "npc.xml"}}
+	cfg.Agents = []game.AgentConfig{{Tree: "npc", Count: 1}}
+	files := fstest.MapFS{"npc.xml": {Data: []byte(`<behaviorTree><action id="idle" name="bt.wait"><parameter name="wait.seconds">9</parameter></action></behaviorTree>`)}}
+	g, err := game.Open(cfg, game.Options{Files: files, Stdout: io.Discard, Stderr: io.Discard,
+		AgentData: func(id, tree string) runtime.AgentData { return typ.Of(&tagged{HP: 3, Kind: "orc"}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := New(g, Options{Embedded: true})
+	defer d.Close()
+	v, err := d.cmdAgent(g.Agents()[0].ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"agent":{"go":"*liveview.tagged","table":[["HP",3],["Kind","orc"]]}`; !strings.Contains(string(raw), want) {
+		t.Errorf("the agent view lacks\n%s\nin\n%s", want, raw)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // form gives it: JSON null or absent (no data), a boolean, a number, a
 // string, an array (integer keys from 1, as a Lua list) or an object
 // (string keys). It is converted as the config's [[signals]] data is
-// (runtime.DocumentData), checked as every signal's data is (depth, size)
+// (runtime.DataFromDecoded), checked as every signal's data is (depth, size)
 // and sorted, so the same JSON always sends the same data.
 func dataFromJSON(raw *json.RawMessage) (runtime.Value, error) {
 	if raw == nil {
@@ -21,7 +21,7 @@ func dataFromJSON(raw *json.RawMessage) (runtime.Value, error) {
 	if err := json.NewDecoder(bytes.NewReader(*raw)).Decode(&x); err != nil {
 		return runtime.Value{}, err
 	}
-	v, err := runtime.DocumentData(x)
+	v, err := runtime.DataFromDecoded(x)
 	if err != nil {
 		return runtime.Value{}, err
 	}

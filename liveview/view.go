@@ -373,7 +373,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	}
 	v.Ctx.Agent, v.Ctx.Memory, v.Ctx.State = d.host.InspectAgent(a, inspectBudget)
 	if d := a.Data(); d != nil { // the game's own Go data, field by field (godata.go)
-		v.Ctx.Agent = goDataView(d, inspectBudget)
+		v.Ctx.Agent = goDataView(runtime.DataOf[any](a), inspectBudget) // a tagged struct's own type, not its wrapper
 	}
 	st, typed, err := a.TypedState()
 	switch b := a.RuleBytes(); {

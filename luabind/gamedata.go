@@ -98,7 +98,7 @@ func (e *Engine) dataIndex(L *lua.LState) int {
 	case runtime.StringValue:
 		L.Push(lua.LString(v.Str))
 	default:
-		L.Push(e.tableField(st, string(name), v)) // a table, written back when the call returns (gamedata_copies.go)
+		L.Push(e.tableField(L, st, string(name), v)) // a table, written back when the call returns (gamedata_copies.go)
 	}
 	return 1
 }

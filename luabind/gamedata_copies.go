@@ -16,8 +16,10 @@ import (
 // and when the call returns each such table that changed is written back
 // with SetField: the write reaches the game's value. A table that cannot be
 // written back (a function put in it, or a SetField that refuses it) is an
-// error of the call, naming the field. A table kept past the call (in
-// ctx.memory) is a copy from then on.
+// error of the call, naming the field, at the script line that read the
+// field (where the write is, or near: the write itself leaves no trace in
+// a plain table). A table kept past the call (in ctx.memory) is a copy
+// from then on.
 //
 // The cost is paid by table fields only: a call that read none checks one
 // slice length.
@@ -28,11 +30,12 @@ type dataCopy struct {
 	name string
 	t    *lua.LTable
 	was  runtime.Value // the table as handed out, to see whether it changed
+	at   string        // "FILE:LINE" of the script that read it, for errors
 }
 
 // tableField is ctx.agent.NAME for a table-valued field v: the table the
 // current call was given already, or a new one kept until the call ends.
-func (e *Engine) tableField(st *AgentData, name string, v runtime.Value) lua.LValue {
+func (e *Engine) tableField(L *lua.LState, st *AgentData, name string, v runtime.Value) lua.LValue {
 	for _, c := range e.dataCopies {
 		if c.st == st && c.name == name {
 			return c.t
@@ -47,7 +50,11 @@ func (e *Engine) tableField(st *AgentData, name string, v runtime.Value) lua.LVa
 	if err != nil { // a table made from a Value is plain data: cannot happen
 		return lv
 	}
-	e.dataCopies = append(e.dataCopies, dataCopy{st: st, name: name, t: t, was: was})
+	at := where(L)
+	if _, line, _, ok := splitPosition(at + ": "); !ok || line <= 0 {
+		at = "" // read from Go, not from a script's line
+	}
+	e.dataCopies = append(e.dataCopies, dataCopy{st: st, name: name, t: t, was: was, at: at})
 	return t
 }
 
@@ -74,8 +81,13 @@ func (e *Engine) commitFields(fn *lua.LFunction) error {
 			err = c.st.game.SetField(c.name, v)
 		}
 		if err != nil {
-			file, line := funcPos(fn)
-			first = scriptError(fmt.Errorf("%s: writing the table back into the game's data: %w", what, err), ErrScript, file, line)
+			file, line := funcPos(fn) // where the function starts, unless the read's line is known
+			if c.at != "" {
+				err = fmt.Errorf("%s: %s: writing the table back into the game's data: %w", c.at, what, err)
+			} else {
+				err = fmt.Errorf("%s: writing the table back into the game's data: %w", what, err)
+			}
+			first = scriptError(err, ErrScript, file, line)
 		}
 	}
 	clear(e.dataCopies)

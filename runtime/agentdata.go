@@ -1,6 +1,9 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // AgentData is a game's own data for one agent, kept in the game's Go
 // values rather than in Lua tables: a Go game that embeds btrun implements
@@ -19,8 +22,11 @@ import "fmt"
 //
 // A save holds what MarshalBinary returns (and a hot reload carries it the
 // same way); a restore gives those bytes back to UnmarshalBinary of the
-// agent's data, which the game attached before the restore. Data that the
-// game saves itself may return nil and ignore what it is given.
+// agent's data, which the game attached before the restore. A save holds
+// them as text: they must be valid UTF-8 (JSON, or base64 of binary data),
+// else the save is refused. Data that the game saves itself may return nil
+// and ignore what it is given. (A struct made agent data by DeclareData
+// needs none of these methods.)
 //
 // The methods are called on the goroutine that steps the agent (with
 // workers, the agent's worker), never concurrently for one agent.
@@ -70,6 +76,9 @@ func EncodeData(e *Encoder, a *Agent, d AgentData) error {
 	b, err := d.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("runtime: agent %s: saving its game data: %w", a.ID(), err)
+	}
+	if !utf8.Valid(b) { // a save's strings are UTF-8: refused now, or the save would not load
+		return fmt.Errorf("runtime: agent %s: saving its game data: %T.MarshalBinary returned bytes that are not valid UTF-8; a save holds them as text (use JSON, or base64)", a.ID(), d)
 	}
 	m := e.BeginTable()
 	e.ValueString(agentDataKey)
@@ -177,9 +186,19 @@ func ScalarValue(x any) (Value, bool) {
 		return Number(float64(x)), true
 	case int:
 		return Number(float64(x)), true
+	case int8:
+		return Number(float64(x)), true
+	case int16:
+		return Number(float64(x)), true
 	case int32:
 		return Number(float64(x)), true
 	case int64:
+		return Number(float64(x)), true
+	case uint:
+		return Number(float64(x)), true
+	case uint8:
+		return Number(float64(x)), true
+	case uint16:
 		return Number(float64(x)), true
 	case uint32:
 		return Number(float64(x)), true

@@ -72,3 +72,24 @@ func TestAgentData_savedByDataHostThroughTheGamesBytes(t *testing.T) {
 		t.Errorf("no game data into an agent with some: %v", err)
 	}
 }
+
+// rawData is agent data whose bytes are binary, not text.
+type rawData struct{ counter }
+
+func (rawData) MarshalBinary() ([]byte, error) { return []byte{0xff, 0xfe, 1}, nil }
+
+// TestAgentData_bytesThatAreNotTextAreRefusedAtSave: a save holds game
+// data as a string, which a load requires to be UTF-8: bytes that are not
+// are an error of the save (they used to save, and the load failed).
+func TestAgentData_bytesThatAreNotTextAreRefusedAtSave(t *testing.T) {
+	reg := NewRegistry()
+	must(t, reg.RegisterAction("idle", ActionFunc(func(*Agent, Params) (Status, error) { return Running, nil })))
+	b, err := bindTyped(t, `<behaviorTree><action id="idle" name="idle"/></behaviorTree>`, reg)
+	must(t, err)
+	a := b.NewAgent("a", nil)
+	a.SetUserData(&rawData{})
+	_, err = SaveAgents([]*Agent{a}, DataHost{})
+	if err == nil || !strings.Contains(err.Error(), "agent a: saving its game data: *runtime.rawData.MarshalBinary returned bytes that are not valid UTF-8") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// DocumentData converts a decoded document value into signal data: what a TOML
-// or JSON decoder gives for `any` (a string, a float64 or int64 number, a
+// DataFromDecoded converts a decoded document value into signal data: what
+// a TOML or JSON decoder gives for `any` (a string, a float64 or int64 number, a
 // boolean, map[string]any, []any, []map[string]any; nil). A map keeps its
 // keys, sorted, so that the same document always gives the same data; an
 // array becomes a table with the keys 1, 2, ...; a nil entry is left out
@@ -17,7 +17,7 @@ import (
 // the document is (a config line, a request). The result still has to
 // pass CheckData (its size is not checked here). The config's
 // [[signals]] data and the live view's signal form use it.
-func DocumentData(v any) (Value, error) { return docData(v, 0, "data") }
+func DataFromDecoded(v any) (Value, error) { return docData(v, 0, "data") }
 
 func docData(v any, depth int, path string) (Value, error) {
 	if depth > MaxDataDepth {

@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// TestDocumentData_convertsDecodedDocuments: what TOML and JSON decoders
+// TestDataFromDecoded_convertsDecodedDocuments: what TOML and JSON decoders
 // give becomes data: maps sorted, arrays as lists from 1, nil entries left
 // out; what cannot be sent is an error naming its path.
-func TestDocumentData_convertsDecodedDocuments(t *testing.T) {
-	v, err := DocumentData(map[string]any{"who": "grunt-2", "at": []any{4.5, int64(-2), nil, true}, "none": nil,
+func TestDataFromDecoded_convertsDecodedDocuments(t *testing.T) {
+	v, err := DataFromDecoded(map[string]any{"who": "grunt-2", "at": []any{4.5, int64(-2), nil, true}, "none": nil,
 		"kids": []map[string]any{{"hp": float64(3)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -18,7 +18,7 @@ func TestDocumentData_convertsDecodedDocuments(t *testing.T) {
 	if got, want := DataText(v, 200), `{at = {[1] = 4.5, [2] = -2, [4] = true}, kids = {[1] = {hp = 3}}, who = "grunt-2"}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if v, err := DocumentData(nil); err != nil || v.Kind != NilValue {
+	if v, err := DataFromDecoded(nil); err != nil || v.Kind != NilValue {
 		t.Errorf("nil: %v %v", v, err)
 	}
 	deep := any(1.0)
@@ -34,7 +34,7 @@ func TestDocumentData_convertsDecodedDocuments(t *testing.T) {
 		{[]any{time.Unix(0, 0)}, "data[1]: a date or time cannot be sent"},
 		{[]any{[]int{1}}, "data[1]: a value of type []int cannot be sent"},
 	} {
-		if _, err := DocumentData(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := DataFromDecoded(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
 	}

@@ -3,7 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"reflect"
+	"unsafe"
 )
 
 // Go actions, conditions and scorers with typed parameters (P, a struct
@@ -41,6 +41,22 @@ type TypedAction[P, S any] struct {
 	Start  func(a *Agent, p *P, s *S) error
 	Run    func(a *Agent, p *P, s *S) (Status, error)
 	Cancel func(a *Agent, p *P, s *S) error
+
+	// Check, when set, is called once per rule at bind time with the
+	// rule's parsed parameters, to refuse values no type can express (a
+	// speed above the game's limit, two parameters that contradict each
+	// other). Its error is a bind error at the rule's position.
+	Check func(p *P) error
+
+	// On holds the action's signal handlers, by signal name: while the
+	// action runs at a rule (it returned Running), a signal the agent
+	// receives calls its handler with the rule's parameters and state
+	// (changes to the state are kept) and the signal's data. Success or
+	// Failure finishes the action: that is its result the next time the
+	// step reaches the rule, without calling Run; Running lets it go on.
+	// See SignalHandler for when handlers are called. An action without
+	// handlers costs nothing more.
+	On map[string]func(a *Agent, p *P, s *S, data Value) (Status, error)
 }
 
 // Def makes the action's definition: its declarations are read here, so a
@@ -55,14 +71,38 @@ func (x TypedAction[P, S]) Def() (ActionDef, error) {
 	if err := errors.Join(perr, serr); err != nil {
 		return ActionDef{}, fmt.Errorf("action %q: %w", x.Name, err)
 	}
-	return ActionDef{Name: x.Name, Origin: Origin{Kind: "go"}, Doc: x.Doc, Params: params.Specs(), Instant: x.Instant,
+	on, handles, err := typedHandlers(x.Name, x.On)
+	if err != nil {
+		return ActionDef{}, err
+	}
+	return ActionDef{Name: x.Name, Origin: Origin{Kind: "go"}, Doc: x.Doc, Params: params.Specs(), Instant: x.Instant, Handles: handles,
 		Bind: func(s *Site) (Action, error) {
 			p, err := params.Parse(s, x.Name)
 			if err != nil {
 				return nil, err
 			}
-			return &typedAction[P, S]{x: &x, p: p, codec: codec}, nil
+			if err := checkParams(s, "action", x.Name, x.Check, p); err != nil {
+				return nil, err
+			}
+			b := &typedAction[P, S]{x: &x, p: p, codec: codec}
+			if on != nil {
+				return &typedHandled[P, S]{typedAction: b, signals: handles, on: on}, nil
+			}
+			return b, nil
 		}}, nil
+}
+
+// checkParams calls a typed rule's Check, if it has one, with the rule's
+// parameters p; its error becomes a bind error at the site.
+func checkParams[P any](s *Site, kind, name string, check func(*P) error, p *P) error {
+	if check == nil {
+		return nil
+	}
+	if err := check(p); err != nil {
+		return &Error{Pos: s.Pos, Label: s.Label(), Msg: fmt.Sprintf("%s %q: parameters refused: %v", kind, name, err),
+			Err: fmt.Errorf("%w: %w", ErrUnbound, err)}
+	}
+	return nil
 }
 
 // Register adds the action to r (Def, then Registry.AddAction).
@@ -93,7 +133,7 @@ func (b *typedAction[P, S]) state(a *Agent) (*S, *typedScratch, error) {
 		s = new(S)
 		sc.val = s
 	}
-	if err := b.codec.decode(a.RuleBytes(), reflect.ValueOf(s).Elem()); err != nil {
+	if err := b.codec.decode(a.RuleBytes(), unsafe.Pointer(s)); err != nil {
 		return nil, nil, fmt.Errorf("action %q: %w", b.x.Name, err)
 	}
 	return s, sc, nil
@@ -104,7 +144,7 @@ func (b *typedAction[P, S]) keep(a *Agent, s *S, sc *typedScratch) {
 	if sc == nil {
 		return
 	}
-	sc.buf = b.codec.encode(sc.buf[:0], reflect.ValueOf(s).Elem())
+	sc.buf = b.codec.encode(sc.buf[:0], unsafe.Pointer(s))
 	a.SetRuleBytes(sc.buf)
 }
 
@@ -150,11 +190,14 @@ type TypedCondition[P any] struct {
 	Name string
 	Doc  string
 	Test func(a *Agent, p *P) (bool, error)
+	// Check, when set, checks each rule's parameters at bind, as
+	// TypedAction.Check does.
+	Check func(p *P) error
 }
 
 // Def makes the condition's definition (see TypedAction.Def).
 func (x TypedCondition[P]) Def() (ConditionDef, error) {
-	specs, bind, err := bindParams("condition", x.Name, "Test", x.Test == nil,
+	specs, bind, err := bindParams("condition", x.Name, "Test", x.Test == nil, x.Check,
 		func(p *P) Condition { return typedCondition[P]{test: x.Test, p: p} })
 	if err != nil {
 		return ConditionDef{}, err
@@ -187,7 +230,7 @@ type TypedScorer[P any] struct {
 
 // Def makes the scorer's definition (see TypedAction.Def).
 func (x TypedScorer[P]) Def() (ScorerDef, error) {
-	_, bind, err := bindParams("scorer", x.Name, "Score", x.Score == nil,
+	_, bind, err := bindParams("scorer", x.Name, "Score", x.Score == nil, nil,
 		func(p *P) Scorer { return typedScorer[P]{score: x.Score, p: p} })
 	if err != nil {
 		return ScorerDef{}, err
@@ -212,9 +255,10 @@ type typedScorer[P any] struct {
 func (c typedScorer[P]) Score(a *Agent, _ Params) (float64, error) { return c.score(a, c.p) }
 
 // bindParams declares the parameters P of a typed condition or scorer
-// named name, and makes its Bind: the rule's parameters parsed, then made
-// into the bound value. missing reports that the function fn is nil.
-func bindParams[P, T any](kind, name, fn string, missing bool, make func(p *P) T) ([]ParamSpec, func(*Site) (T, error), error) {
+// named name, and makes its Bind: the rule's parameters parsed, checked
+// (check may be nil), then made into the bound value. missing reports that
+// the function fn is nil.
+func bindParams[P, T any](kind, name, fn string, missing bool, check func(*P) error, make func(p *P) T) ([]ParamSpec, func(*Site) (T, error), error) {
 	if missing {
 		return nil, nil, fmt.Errorf("%w: %s %q has no %s function", ErrParamDecl, kind, name, fn)
 	}
@@ -224,6 +268,9 @@ func bindParams[P, T any](kind, name, fn string, missing bool, make func(p *P) T
 	}
 	return params.Specs(), func(s *Site) (T, error) {
 		p, err := params.Parse(s, name)
+		if err == nil {
+			err = checkParams(s, kind, name, check, p)
+		}
 		if err != nil {
 			var zero T
 			return zero, err
@@ -243,7 +290,7 @@ type TypedHook[P any] struct {
 
 // Def makes the hook's definition (see TypedAction.Def).
 func (x TypedHook[P]) Def() (HookDef, error) {
-	specs, bind, err := bindParams("hook", x.Name, "Call", x.Call == nil,
+	specs, bind, err := bindParams("hook", x.Name, "Call", x.Call == nil, nil,
 		func(p *P) Hook { return typedHook[P]{call: x.Call, p: p} })
 	if err != nil {
 		return HookDef{}, err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"sync"
+	"unsafe"
 )
 
 // Typed rule state: a Go action keeps its per-rule state in a struct S
@@ -18,9 +19,12 @@ import (
 //
 // During a call the state lives in a struct of the Env's (one per state
 // type: an Env is used by one goroutine at a time), decoded from the bytes
-// before the call and encoded back after it. A state of a few numbers costs
-// a few tens of nanoseconds a call and no allocation (a string field that
-// changes costs one); an action whose S has no fields pays nothing.
+// before the call and encoded back after it. The struct is read once, when
+// the action is defined: each field's offset, size and kind. Decoding and
+// encoding then read and write the fields at their offsets, with no
+// reflection: a state of a few numbers costs a few tens of nanoseconds a
+// call and no allocation (a string field that changes costs one); an
+// action whose S has no fields pays nothing.
 //
 // The bytes name each field, so a save stays readable by a build whose
 // state struct gained or lost fields: a field the bytes lack starts at its
@@ -35,9 +39,11 @@ type stateCodec struct {
 }
 
 type stateField struct {
-	index int
-	name  string
-	kind  ParamKind
+	off    uintptr // the field's offset in the struct
+	size   uintptr // of a number or an integer: 4 or 8, 1, 2, 4 or 8
+	signed bool    // an integer's
+	name   string
+	kind   ParamKind
 }
 
 // stateFormat is the first byte of typed state bytes.
@@ -71,11 +77,11 @@ func declareState[S any]() (*stateCodec, error) {
 			return nil, fmt.Errorf("%w: two fields of %s are saved as %q", ErrParamDecl, t, name)
 		}
 		seen[name] = true
-		kind, _, _ := kindOf(f.Type)
+		kind, _, signed := kindOf(f.Type)
 		if kind == ParamAny {
 			return nil, fmt.Errorf("%w: state field %s is a %s; a rule's state holds numbers, integers, durations, bools and strings", ErrParamDecl, where, f.Type)
 		}
-		c.fields = append(c.fields, stateField{index: i, name: name, kind: kind})
+		c.fields = append(c.fields, stateField{off: f.Offset, size: f.Type.Size(), signed: signed, name: name, kind: kind})
 	}
 	c.slot = stateSlot(t)
 	return c, nil
@@ -116,33 +122,38 @@ func (e *Env) typedScratch(slot int) *typedScratch {
 	return &e.typed[slot]
 }
 
-// encode appends the state v (a struct of the codec's type) to b.
-func (c *stateCodec) encode(b []byte, v reflect.Value) []byte {
+// encode appends the state at p (a *S of the codec's type) to b.
+func (c *stateCodec) encode(b []byte, p unsafe.Pointer) []byte {
 	b = append(b, stateFormat)
-	for _, f := range c.fields {
+	for i := range c.fields {
+		f := &c.fields[i]
 		b = binary.AppendUvarint(b, uint64(len(f.name)))
 		b = append(b, f.name...)
 		b = append(b, byte(f.kind))
-		fv := v.Field(f.index)
+		q := unsafe.Add(p, f.off)
 		switch f.kind {
 		case ParamNumber:
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(fv.Float()))
+			x := *(*float64)(q)
+			if f.size == 4 {
+				x = float64(*(*float32)(q))
+			}
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 		case ParamInteger, ParamDuration:
-			x := int64(0)
-			if fv.CanInt() {
-				x = fv.Int()
+			var x int64
+			if f.signed {
+				x = readInt(q, f.size)
 			} else {
-				x = int64(fv.Uint()) // its bits: decode gives them back
+				x = int64(readUint(q, f.size)) // its bits: decode gives them back
 			}
 			b = binary.AppendVarint(b, x)
 		case ParamBool:
-			if fv.Bool() {
+			if *(*bool)(q) {
 				b = append(b, 1)
 			} else {
 				b = append(b, 0)
 			}
 		case ParamString:
-			s := fv.String()
+			s := *(*string)(q)
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
@@ -150,11 +161,13 @@ func (c *stateCodec) encode(b []byte, v reflect.Value) []byte {
 	return b
 }
 
-// decode sets the state v from b: fields b lacks (all of them when b is
+// decode sets the state at p from b: fields b lacks (all of them when b is
 // empty, at a rule's first call) get their zero value.
-func (c *stateCodec) decode(b []byte, v reflect.Value) error {
+func (c *stateCodec) decode(b []byte, p unsafe.Pointer) error {
 	if len(b) == 0 {
-		v.SetZero()
+		for i := range c.fields {
+			c.fields[i].zero(p)
+		}
 		return nil
 	}
 	if b[0] != stateFormat {
@@ -194,13 +207,13 @@ func (c *stateCodec) decode(b []byte, v reflect.Value) error {
 			}
 		}
 		var err error
-		if b, err = c.field(b, kind, f, v); err != nil {
+		if b, err = c.field(b, kind, f, p); err != nil {
 			return err
 		}
 	}
 	for i := range c.fields {
 		if i >= 64 || set&(1<<i) == 0 {
-			v.Field(c.fields[i].index).SetZero()
+			c.fields[i].zero(p)
 		}
 	}
 	return nil
@@ -208,12 +221,26 @@ func (c *stateCodec) decode(b []byte, v reflect.Value) error {
 
 var errCorruptState = fmt.Errorf("%w: the rule's typed state bytes are cut short", ErrCorrupt)
 
-// field reads one value of kind from b into f's field of v (nil f: a saved
-// field the struct no longer has, skipped) and returns the rest of b.
-func (c *stateCodec) field(b []byte, kind ParamKind, f *stateField, v reflect.Value) ([]byte, error) {
-	var fv reflect.Value
+// zero sets f's field of the state at p to its zero value.
+func (f *stateField) zero(p unsafe.Pointer) {
+	q := unsafe.Add(p, f.off)
+	switch f.kind {
+	case ParamNumber, ParamInteger, ParamDuration:
+		writeUint(q, f.size, 0)
+	case ParamBool:
+		*(*bool)(q) = false
+	case ParamString:
+		*(*string)(q) = ""
+	}
+}
+
+// field reads one value of kind from b into f's field of the state at p
+// (nil f: a saved field the struct no longer has, skipped) and returns the
+// rest of b.
+func (c *stateCodec) field(b []byte, kind ParamKind, f *stateField, p unsafe.Pointer) ([]byte, error) {
+	var q unsafe.Pointer
 	if f != nil {
-		fv = v.Field(f.index)
+		q = unsafe.Add(p, f.off)
 	}
 	switch kind {
 	case ParamNumber:
@@ -221,7 +248,12 @@ func (c *stateCodec) field(b []byte, kind ParamKind, f *stateField, v reflect.Va
 			return nil, errCorruptState
 		}
 		if f != nil {
-			fv.SetFloat(math.Float64frombits(binary.LittleEndian.Uint64(b)))
+			x := math.Float64frombits(binary.LittleEndian.Uint64(b))
+			if f.size == 4 {
+				*(*float32)(q) = float32(x)
+			} else {
+				*(*float64)(q) = x
+			}
 		}
 		return b[8:], nil
 	case ParamInteger, ParamDuration:
@@ -231,10 +263,10 @@ func (c *stateCodec) field(b []byte, kind ParamKind, f *stateField, v reflect.Va
 		}
 		switch {
 		case f == nil:
-		case fv.CanInt():
-			fv.SetInt(x)
+		case f.signed:
+			writeInt(q, f.size, x)
 		default:
-			fv.SetUint(uint64(x))
+			writeUint(q, f.size, uint64(x))
 		}
 		return b[k:], nil
 	case ParamBool:
@@ -242,7 +274,7 @@ func (c *stateCodec) field(b []byte, kind ParamKind, f *stateField, v reflect.Va
 			return nil, errCorruptState
 		}
 		if f != nil {
-			fv.SetBool(b[0] != 0)
+			*(*bool)(q) = b[0] != 0
 		}
 		return b[1:], nil
 	case ParamString:
@@ -251,8 +283,8 @@ func (c *stateCodec) field(b []byte, kind ParamKind, f *stateField, v reflect.Va
 			return nil, errCorruptState
 		}
 		s := b[k : k+int(n)]
-		if f != nil && fv.String() != string(s) { // allocates only when the text changes
-			fv.SetString(string(s))
+		if f != nil && *(*string)(q) != string(s) { // allocates only when the text changes
+			*(*string)(q) = string(s)
 		}
 		return b[k+int(n):], nil
 	}

@@ -2,10 +2,10 @@ package runtime
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestTypedStateValue_decodesEveryKindAndRefusesCutBytes: the live view's
@@ -25,7 +25,7 @@ func TestTypedStateValue_decodesEveryKindAndRefusesCutBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := st{N: 1.5, I: 42, D: 1500 * time.Millisecond, B: true, S: "hi", Neg: -3}
-	b := c.encode(nil, reflect.ValueOf(&s).Elem())
+	b := c.encode(nil, unsafe.Pointer(&s))
 	v, err := typedStateValue(b)
 	if err != nil {
 		t.Fatal(err)

@@ -66,8 +66,9 @@ const dt = 0.1
 
 // courtyard is a running game: btrun's, and the program's own state.
 type courtyard struct {
-	g    *game.Game
-	yard *Courtyard
+	g     *game.Game
+	yard  *Courtyard
+	units runtime.DataType[Unit] // what makes a *Unit an agent's data
 }
 
 // gameLog is the program's log of what the game does, at Debug to show
@@ -93,7 +94,11 @@ func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard,
 	cfg.Scripts.Paths = []string{"ai"}
 	cfg.Trees = []game.TreeConfig{{Name: "guard", File: "ai/guard.xml"}}
 	cfg.Plugins = []game.PluginConfig{{Name: "sight", Path: "plugins/sight"}}
-	c := &courtyard{yard: &Courtyard{Units: map[string]*Unit{}}}
+	units, err := runtime.DeclareData[Unit]() // reads Unit's bt tags, once
+	if err != nil {
+		return nil, err
+	}
+	c := &courtyard{yard: &Courtyard{Units: map[string]*Unit{}}, units: units}
 	g, err := game.Open(cfg, game.Options{
 		Files:    files,
 		Register: register,
@@ -108,23 +113,22 @@ func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard,
 		AgentsFromSave: true,
 		AgentData: func(id, tree string) runtime.AgentData {
 			if u := c.yard.Units[id]; u != nil {
-				return u
+				return units.Of(u)
 			}
-			return c.yard.unit(id, 0, 0)
+			return units.Of(c.yard.unit(id, 0, 0))
 		},
 		// The program's own work before each step, which the live view's
 		// time travel replays with the step (so the steps it shows are the
-		// ones the game had): the thief moves, and at step 45 someone sees
-		// it and the alarm goes to every guard, with where.
+		// ones the game had): the thief moves, and at steps 45 and 52
+		// someone sees it and the alarm goes to every guard, with where
+		// (a guard already searching goes there instead: search's handler).
 		BeforeStep: func(g *game.Game, s game.StepInfo) error {
 			c.yard.moveThief(int(s.Step))
-			if s.Step != 45 {
+			if s.Step != 45 && s.Step != 52 {
 				return nil
 			}
 			c.yard.AlarmX, c.yard.AlarmY = c.yard.ThiefX, c.yard.ThiefY
-			where := runtime.Value{Kind: runtime.TableValue, Table: []runtime.Field{
-				{Key: runtime.String("x"), Val: runtime.Number(c.yard.AlarmX)},
-				{Key: runtime.String("y"), Val: runtime.Number(c.yard.AlarmY)}}}
+			where := runtime.Table("x", c.yard.AlarmX, "y", c.yard.AlarmY)
 			if !s.Replay { // the program's output is not the game's: once is enough
 				fmt.Fprintf(out, "frame %d: alarm at (%.1f, %.1f)\n", s.Step, c.yard.AlarmX, c.yard.AlarmY)
 			}
@@ -145,7 +149,7 @@ func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard,
 	}
 	for i, post := range [][2]float64{{2, 2}, {10, 6}} {
 		id := fmt.Sprintf("guard-%d", i+1)
-		if _, err := g.AddAgent(id, "guard", c.yard.unit(id, post[0], post[1])); err != nil {
+		if _, err := g.AddAgent(id, "guard", units.Of(c.yard.unit(id, post[0], post[1]))); err != nil {
 			g.Close()
 			return nil, err
 		}
@@ -160,7 +164,7 @@ func open(out io.Writer, trace io.Writer, files fs.FS, workers int) (*courtyard,
 func (c *courtyard) frame(out io.Writer, f int) error {
 	switch f {
 	case 30: // reinforcements
-		if _, err := c.g.AddAgent("guard-3", "guard", c.yard.unit("guard-3", 6, 0)); err != nil {
+		if _, err := c.g.AddAgent("guard-3", "guard", c.units.Of(c.yard.unit("guard-3", 6, 0))); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "frame %d: guard-3 joins\n", f)
@@ -193,7 +197,7 @@ func (c *courtyard) frame(out io.Writer, f int) error {
 		if u := c.yard.Units[id]; u.Caught {
 			// The thief slips away: the guard is back at its post, where
 			// its tree finds it next step (the unit is the tree's data).
-			fmt.Fprintf(out, "frame %d: %s caught the thief at (%.1f, %.1f); it slips away\n", f, id, u.X, u.Y)
+			fmt.Fprintf(out, "frame %d: %s caught the thief at (%.1f, %.1f) (its catch number %d); it slips away\n", f, id, u.X, u.Y, len(u.Catches))
 			u.Caught = false
 			u.X, u.Y = u.PostX, u.PostY
 		}

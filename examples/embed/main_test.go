@@ -26,6 +26,8 @@ func TestRun(t *testing.T) {
 		`level=DEBUG msg="(start) -> guard.patrol" t=3 agent=guard-3`,
 		`msg="guard.patrol -> guard.search"`,
 		`level=INFO msg="caught the thief" t=0.5 agent=guard-2 rule=guard.chase`,
+		"(its catch number 2)", // Lua's chase adds to the unit's Catches, a Go slice
+		`msg="searches at (`,   // a second alarm: search's typed signal handler
 		"frame 80: reloaded, 3 guards kept their place",
 		"frame 100: guard-2 leaves",
 		"the same game, byte for byte",
@@ -66,25 +68,32 @@ func TestRun_twoWorkersStepTheAddedGuardsAsOneDoes(t *testing.T) {
 }
 
 // TestOpen_aWrongParameterIsAnErrorAtItsPosition: the Go actions' typed
-// parameters are checked when the tree is bound.
+// parameters are checked when the tree is bound: their types, and the
+// values patrol's Check refuses.
 func TestOpen_aWrongParameterIsAnErrorAtItsPosition(t *testing.T) {
-	files := fstest.MapFS{}
-	for _, name := range []string{"ai/guard.xml", "ai/guard.lua"} {
-		data, err := sources.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct{ param, want string }{
+		{`<parameter name="patrol.speed">fast</parameter>`,
+			`ai/guard.xml:28:5: rule guard.patrol: patrol: parameter "patrol.speed" = "fast" is not a number`},
+		{`<parameter name="patrol.speed">0</parameter>`,
+			`ai/guard.xml:28:5: rule guard.patrol: action "patrol": parameters refused: patrol.speed and patrol.span must be above 0`},
+	} {
+		files := fstest.MapFS{}
+		for _, name := range []string{"ai/guard.xml", "ai/guard.lua"} {
+			data, err := sources.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[name] = &fstest.MapFile{Data: data}
 		}
-		files[name] = &fstest.MapFile{Data: data}
-	}
-	files["ai/guard.xml"].Data = bytes.Replace(files["ai/guard.xml"].Data,
-		[]byte(`<parameter name="patrol.speed">1</parameter>`), []byte(`<parameter name="patrol.speed">fast</parameter>`), 1)
-	c, err := open(io.Discard, nil, files, 1)
-	if err == nil {
-		c.g.Close()
-		t.Fatal("a patrol.speed of fast opened")
-	}
-	want := `ai/guard.xml:28:5: rule guard.patrol: patrol: parameter "patrol.speed" = "fast" is not a number`
-	if !strings.Contains(err.Error(), want) {
-		t.Errorf("error:\n%v\nwant it to hold:\n%s", err, want)
+		files["ai/guard.xml"].Data = bytes.Replace(files["ai/guard.xml"].Data,
+			[]byte(`<parameter name="patrol.speed">1</parameter>`), []byte(c.param), 1)
+		g, err := open(io.Discard, nil, files, 1)
+		if err == nil {
+			g.g.Close()
+			t.Fatalf("%s opened", c.param)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error:\n%v\nwant it to hold:\n%s", err, c.want)
+		}
 	}
 }

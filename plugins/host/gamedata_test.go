@@ -62,3 +62,36 @@ func TestPlugin_readsAndWritesTheGamesOwnAgentData(t *testing.T) {
 		t.Errorf("unit 2: x = %v, want 1 (its flag is false: the condition read it)", units[1].x)
 	}
 }
+
+// taggedUnit is a game's struct made agent data by its bt tags.
+type taggedUnit struct {
+	X    float64 `bt:"x"`
+	Flag bool    `bt:"flag"`
+}
+
+// TestPlugin_readsAndWritesATaggedStruct: a plugin's fields are the
+// tagged struct's fields, read and written in the game's Go value.
+func TestPlugin_readsAndWritesATaggedStruct(t *testing.T) {
+	typ, err := runtime.DeclareData[taggedUnit]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, `<behaviorTree><sequence id="root" loop="true">
+  <action id=".move" name="test.move"><parameter name="move.dx">2.5</parameter><condition>test.flag</condition></action>
+  <yield id=".rest"/>
+</sequence></behaviorTree>`, []Spec{helperSpec("test", "plugin")}, Options{}, 2, nil)
+	units := []*taggedUnit{{X: 1, Flag: true}, {X: 1, Flag: false}}
+	for i, a := range w.agents {
+		a.SetUserData(typ.Of(units[i]))
+	}
+	for range 3 {
+		for _, o := range w.step() {
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+		}
+	}
+	if units[0].X != 1+3*2.5 || units[1].X != 1 {
+		t.Errorf("x = %v and %v, want 8.5 (moved) and 1 (its flag is false)", units[0].X, units[1].X)
+	}
+}

@@ -1,5 +1,6 @@
 -- The courtyard's Lua action. ctx.agent is the guard's unit, the program's
--- own Go value: reading and writing its fields reads and writes the unit.
+-- own Go value: reading and writing its fields (by their bt tags) reads and
+-- writes the unit, its table fields included.
 local bt = require("bt")
 
 -- chase runs at the thief; it succeeds when it is close enough to catch it.
@@ -9,6 +10,7 @@ bt.action("chase", function(ctx, params)
   local d = math.sqrt(dx * dx + dy * dy)
   if d < 0.5 then
     a.caught = true
+    a.catches[#a.catches + 1] = {x = a.x, y = a.y} -- a table field: the Go slice grows
     ctx:log("caught the thief")
     return bt.SUCCESS
   end
