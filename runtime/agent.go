@@ -24,6 +24,11 @@ type Agent struct {
 	// start time bits, bt.signal.wait's signal mark. Reset on arrival.
 	ruleWord uint64
 	ext      *agentExt
+	// userData is the host's per-agent value (UserData): in the agent
+	// itself, not in ext, because a host's actions and conditions read it
+	// at every call (two loads, no nil check of ext), and an agent whose
+	// host keeps only this value has no ext at all.
+	userData any
 
 	cursor   int32
 	jump     int32  // a jump requested during a call, applied after it; -1 none
@@ -38,7 +43,6 @@ type Agent struct {
 // agentExt holds state most agents never need, allocated on first use: the
 // host's values and the runs of a paused step.
 type agentExt struct {
-	userData  any       // the host's per-agent value (luabind: ctx.memory, ctx.agent)
 	ruleValue any       // the host's value for the current rule (luabind: ctx.state)
 	ruleBytes []byte    // a plugin's state bytes for the current rule
 	runs      []RuleRun // the runs of a paused step
@@ -199,15 +203,10 @@ func (a *Agent) Label() string { return a.bound.Tree.Rules[a.Rule()].Label }
 func (a *Agent) Log(msg string) { a.env.log(a, a.Label(), msg) }
 
 // UserData is the host's per-agent value (nil until set).
-func (a *Agent) UserData() any {
-	if a.ext == nil {
-		return nil
-	}
-	return a.ext.userData
-}
+func (a *Agent) UserData() any { return a.userData }
 
 // SetUserData sets the host's per-agent value.
-func (a *Agent) SetUserData(v any) { a.extra().userData = v }
+func (a *Agent) SetUserData(v any) { a.userData = v }
 
 // RuleValue is the host's value for the current rule; it is reset to nil
 // each time the cursor arrives at a rule.

@@ -40,9 +40,51 @@ const (
 	hotSibling hotBits = 1 << 2
 	hotEnters  hotBits = 1 << 3
 	hotFast            = hotSibling | hotEnters
-	// upRoot, in hotRule.up: the parent is the root.
-	upRoot hotBits = 1 << 4
 )
+
+// sibAfter is what a choice the fast path runs does after a child
+// finished with a given result: choiceMove's decision for that child and
+// result, made once at bind time (markSiblings) so that the fast path
+// reads one byte instead of deciding again. The low two bits say how
+// (afterHow); a choice that finishes does so with the result in the bits
+// above them (result).
+type sibAfter uint8
+
+const (
+	afterNext  sibAfter = iota // on to the next child (moveNext)
+	afterFirst                 // back to its first child (moveFirst: it loops)
+	afterUp                    // it finishes, and its parent runs next
+	afterRoot                  // it finishes, and it is the root: the step ends
+	afterHow   sibAfter = 3    // the bits of the above
+)
+
+// result is the finished choice's result (after its doNotFail).
+func (s sibAfter) result() Status { return Status(s >> 2) }
+
+// sibAfterOf is choiceMove's decision as a sibAfter, for a child with a
+// next sibling or not (hasNext) of choice p that finished with res; ok is
+// false for a move the fast path does not make (a pass of a list with
+// repeat).
+func sibAfterOf(res Status, hasNext bool, p *hotRule) (sibAfter, bool) {
+	var how sibAfter
+	switch choiceMove(res, hasNext, p.bits) {
+	case moveNext:
+		return afterNext, true
+	case moveFirst:
+		return afterFirst, true
+	case moveSucceed:
+		res = Success
+	case moveFail:
+		res = p.failed
+	default:
+		return 0, false
+	}
+	how = afterUp
+	if p.parent < 0 {
+		how = afterRoot
+	}
+	return how | sibAfter(res)<<2, true
+}
 
 // markSiblings sets hotSibling and hotEnters on the rules of hot that
 // the fast path runs, and gives each such child what the fast path reads of
@@ -70,11 +112,13 @@ func markSiblings(hot []hotRule) {
 		if p.kind != KindChoice || p.conds != condNone || p.hooks != 0 || inLane(hot, h.parent) {
 			continue
 		}
-		h.bits |= hotSibling
-		h.up, h.upFailed = p.bits&hotLoop, p.failed
-		if p.parent < 0 {
-			h.up |= upRoot
+		onFail, ok1 := sibAfterOf(Failure, h.next >= 0, p)
+		onSuccess, ok2 := sibAfterOf(Success, h.next >= 0, p)
+		if !ok1 || !ok2 {
+			continue
 		}
+		h.bits |= hotSibling
+		h.after = [2]sibAfter{onFail, onSuccess} // indexed by Status&1: Failure is 2, Success 1
 		if p.firstChild == int32(i) && h.parent == int32(i)-1 {
 			p.bits |= hotEnters
 		}
@@ -122,20 +166,22 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 	a.time = t
 	a.step++
 	env := a.env
-	if env.runsFor != env.RunawayLimit+1 {
-		env.sizeRuns()
+	// One check for the Env's three reasons to leave the fast path: the
+	// run-away limit changed or leaves no room for two runs (runsFor), an
+	// Observer sees the step, or the step is explained (explain.go): the
+	// decisions are recorded in the loop, which every step then runs in.
+	if env.runsFor != env.RunawayLimit+1 || env.Observer != nil || env.Explain {
+		if quiet, fast := env.opening(); !fast {
+			return a.loopFrom(quiet)
+		}
 	}
-	if env.Observer != nil || env.Explain {
-		// Seen, or recording why (explain.go): the decisions are
-		// recorded in the loop, which every step then runs in.
-		return a.loopFrom(false)
-	}
-	// Nothing will see the step's runs. (Between steps an agent is not
-	// bubbling: every way a step ends clears it.)
-	a.flags |= flagQuiet
+	// Nothing will see the step's runs. The fast path does not mark the
+	// step quiet (flagQuiet): nothing reads the flag before it leaves, and
+	// every way out but the end of the step marks it (sibMoved, sibRunaway,
+	// sibStopped, siblingJumped).
 	r := a.cursor
 	h := a.bound.hotAt(r)
-	if !a.fastAt(h) { // (a tree with work before its cursor has no rule marked: markSiblings)
+	if !fastAt(h) { // (a tree with work before its cursor has no rule marked: markSiblings)
 		return a.loopFrom(true)
 	}
 	a.phase = phaseStep
@@ -185,12 +231,19 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 			if err != nil {
 				return a.sibStopped(a.actionFailed(a.cursor, err))
 			}
-			flags, ok := resultFlags(a.flags, st) // actionResult
-			a.flags = flags
-			if !ok {
+			// actionResult (resultFlags): an action that finished keeps
+			// its flags until the arrival that follows on every way from
+			// here clears them (siblingJumped clears them where a jump
+			// moves the cursor instead).
+			switch st {
+			case Running:
+				a.flags = a.flags&^flagFirstRun | flagActionRunning | flagActive
+			case Failure:
+				st = h.failed // notFail
+			case Success:
+			default:
 				return a.sibStopped(a.badResult(a.cursor, st))
 			}
-			st = notFail(h, st)
 		case h.run != nil:
 			// An action without Start and Cancel whose conditions failed:
 			// it only stops running, which arriving elsewhere, on every way
@@ -218,14 +271,16 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 		}
 		// The child finished: it is left (ruleFinished: it has no hooks,
 		// and the cursor arrives elsewhere on every way from here). Its
-		// parent, a choice without conditions, runs on (choiceMove).
+		// parent, a choice without conditions, runs on as Bind decided
+		// for this child and result (choiceMove, sibAfter).
 		env := a.env
 		count := int(a.count) + 2 // the child's run and its parent's
+		after := h.after[st&1]
 		var next *hotRule
-		switch choiceMove(st, h.next >= 0, h.up) {
-		case moveNext:
+		switch after & afterHow {
+		case afterNext:
 			r, next = h.next, sibNext(h)
-		case moveFirst: // a loop back: the runs so far are written out
+		case afterFirst: // a loop back: the runs so far are written out
 			a.sibRuns(count)
 			r = a.bound.hot[h.parent].firstChild
 			env.segFrom, env.segRule = count, r
@@ -238,17 +293,14 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				// and nothing is called in between.
 				return a.sibRunaway(count, h.parent)
 			}
-			if st != Success {
-				st = h.upFailed
-			}
-			if h.up&upRoot != 0 {
+			st = after.result()
+			a.last = st
+			if after&afterHow == afterRoot {
 				// Past the root (pastRoot: the cursor is on the root as an
 				// arrival already).
-				a.last = st
 				a.phase = phaseIdle
 				return st, nil
 			}
-			a.last = st
 			a.childRes = st // the choice finished: its parent runs next
 			a.flags |= flagBubbling
 			return a.sibMoved(count)
@@ -271,12 +323,27 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 	}
 }
 
-// fastAt is the chooser: whether a quiet step (nothing will see its runs:
-// stepTo has just found no Observer) runs on the fast path from rule h (the
-// cursor's), at its beginning: the rule is one the fast path runs (hotFast,
-// decided at bind time), and two more runs fit under the run-away limit.
-func (a *Agent) fastAt(h *hotRule) bool {
-	return h.bits&hotFast != 0 && 2 <= a.env.runLimit
+// opening is the rare part of a step's opening (stepTo), out of line: it
+// sizes the runs for the run-away limit when that changed, and says
+// whether the step is quiet (no Observer, not explained: nothing will see
+// its runs) and may begin on the fast path (quiet, with room for two runs
+// under the run-away limit).
+//
+//go:noinline
+func (e *Env) opening() (quiet, fast bool) {
+	if e.runsFor != e.RunawayLimit+1 {
+		e.sizeRuns()
+	}
+	quiet = e.Observer == nil && !e.Explain
+	return quiet, quiet && e.runLimit >= 2
+}
+
+// fastAt is the chooser: whether a quiet step with room for two runs
+// (stepTo has just checked both) runs on the fast path from rule h (the
+// cursor's), at its beginning: the rule is one the fast path runs
+// (hotFast, decided at bind time).
+func fastAt(h *hotRule) bool {
+	return h.bits&hotFast != 0
 }
 
 // loopFrom begins a step in the loop, quiet or not.
@@ -332,6 +399,7 @@ func sibNext(h *hotRule) *hotRule {
 // sibMoved hands the step over to the loop after count runs, the runs
 // written out.
 func (a *Agent) sibMoved(count int) (Status, error) {
+	a.flags |= flagQuiet
 	a.sibRuns(count)
 	a.count = uint16(count)
 	return a.loop()
@@ -340,6 +408,7 @@ func (a *Agent) sibMoved(count int) (Status, error) {
 // sibRunaway ends the step with the run-away error of rule r after count
 // runs, the runs written out.
 func (a *Agent) sibRunaway(count int, r int32) (Status, error) {
+	a.flags |= flagQuiet
 	a.count = uint16(count)
 	a.sibRuns(count)
 	return a.abort(a.runawayError(r))
@@ -348,6 +417,7 @@ func (a *Agent) sibRunaway(count int, r int32) (Status, error) {
 // sibStopped ends the fast path on err (errPaused at a pending call: the
 // step pauses) after the runs counted (a.count), the runs written out.
 func (a *Agent) sibStopped(err error) (Status, error) {
+	a.flags |= flagQuiet
 	a.sibRuns(int(a.count))
 	return a.stopped(err)
 }
@@ -398,6 +468,12 @@ func (a *Agent) siblingJumped(st Status) (Status, error, bool) {
 	target, ok := a.takeJump(r)
 	if !ok {
 		return 0, nil, false
+	}
+	a.flags |= flagQuiet
+	if st != Running {
+		// actionResult's flags, which the fast path leaves to the
+		// arrival that follows a finished run: the jump moves the cursor.
+		a.flags &^= flagActionRunning | flagFirstRun
 	}
 	a.count++ // the cursor's run
 	if err := a.jumpNow(r, true, target); err != nil {

@@ -37,11 +37,11 @@ type hotRule struct {
 	// failed is the rule's result when it fails: Failure, or Success
 	// with doNotFail (notFail).
 	failed Status
-	// up and upFailed are, for a rule the fast path runs (hotSibling),
-	// what it reads of the parent choice once the rule finished: its loop
-	// bit and whether it is the root (upRoot), and its failed.
-	up       hotBits
-	upFailed Status
+	// after is, for a rule the fast path runs (hotSibling), what its
+	// parent choice does once the rule finished, by the rule's result
+	// after doNotFail: after[0] on failure, after[1] on success
+	// (indexed by the status's low bit; markSiblings).
+	after [2]sibAfter
 	// hooks says what letting the rule in and leaving it do beyond
 	// marking it active (step_hot.go).
 	hooks hookBits
