@@ -40,6 +40,10 @@ const (
 	hotSibling hotBits = 1 << 2
 	hotEnters  hotBits = 1 << 3
 	hotFast            = hotSibling | hotEnters
+	// hotCalls marks a rule the fast path runs whose one condition is a
+	// call (condOneFunc) and whose action has no Start and Cancel
+	// (hotRule.run): the commonest child, run without looking further.
+	hotCalls hotBits = 1 << 4
 )
 
 // sibAfter is what a choice the fast path runs does after a child
@@ -118,6 +122,9 @@ func markSiblings(hot []hotRule) {
 			continue
 		}
 		h.bits |= hotSibling
+		if h.conds == condOneFunc && h.run != nil {
+			h.bits |= hotCalls
+		}
 		h.after = [2]sibAfter{onFail, onSuccess} // indexed by Status&1: Failure is 2, Success 1
 		if p.firstChild == int32(i) && h.parent == int32(i)-1 {
 			p.bits |= hotEnters
@@ -204,58 +211,91 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 		h = sibNext(h)
 	}
 	a.count = uint16(count)
+	// No room for another child and its parent past this count (fastAt
+	// saw room for two runs at the opening).
+	last := env.runLimit - 2
 	for {
 		// letIn: the rule has no hooks, so nothing refuses it and letting it
 		// in only marks it active, which matters only if it is still the
 		// cursor after its run: when its action returns running
 		// (resultFlags), or a jump moves the cursor from it (jumpNow's
 		// fromActive).
-		ok := true
-		switch h.conds {
-		case condOneFunc:
+		var st Status
+		if h.bits&hotCalls != 0 {
+			// The commonest child: one condition that is a call, and an
+			// action without Start and Cancel.
 			v, err := h.test(a, h.params)
 			if err != nil {
 				return a.sibStopped(a.condFailed(a.cursor, 0, err))
 			}
-			ok = v != h.flip
-		case condOneVar:
-			ok = a.VarAt(h.slot) != h.flip
-		}
-		// Failure after doNotFail (notFail): its conditions failed, or a
-		// failure rule.
-		st := h.failed
-		switch {
-		case ok && h.run != nil: // an action without Start and Cancel
-			var err error
-			st, err = h.run(a, h.params)
-			if err != nil {
-				return a.sibStopped(a.actionFailed(a.cursor, err))
+			// Its conditions failed: failure after doNotFail (notFail);
+			// an action without Start and Cancel only stops running,
+			// which arriving elsewhere, on every way from here, does
+			// (cancelRunning, for an action without Cancel).
+			st = h.failed
+			if v != h.flip {
+				if st, err = h.run(a, h.params); err != nil {
+					return a.sibStopped(a.actionFailed(a.cursor, err))
+				}
+				// actionResult (resultFlags): an action that finished
+				// keeps its flags until the arrival that follows on every
+				// way from here clears them (siblingJumped clears them
+				// where a jump moves the cursor instead).
+				if st == Running {
+					a.flags = a.flags&^flagFirstRun | flagActionRunning | flagActive
+					goto running
+				}
+				if st == Failure {
+					st = h.failed // notFail
+				} else if st != Success {
+					return a.sibStopped(a.badResult(a.cursor, st))
+				}
 			}
-			// actionResult (resultFlags): an action that finished keeps
-			// its flags until the arrival that follows on every way from
-			// here clears them (siblingJumped clears them where a jump
-			// moves the cursor instead).
-			switch st {
-			case Running:
-				a.flags = a.flags&^flagFirstRun | flagActionRunning | flagActive
-			case Failure:
-				st = h.failed // notFail
-			case Success:
-			default:
-				return a.sibStopped(a.badResult(a.cursor, st))
+		} else {
+			ok := true
+			switch h.conds {
+			case condOneFunc:
+				v, err := h.test(a, h.params)
+				if err != nil {
+					return a.sibStopped(a.condFailed(a.cursor, 0, err))
+				}
+				ok = v != h.flip
+			case condOneVar:
+				ok = a.VarAt(h.slot) != h.flip
 			}
-		case h.run != nil:
-			// An action without Start and Cancel whose conditions failed:
-			// it only stops running, which arriving elsewhere, on every way
-			// from here, does (cancelRunning, for an action without Cancel).
-		case h.kind != KindAction: // a success or failure rule
-			if h.kind == KindSuccess {
-				st = Success
-			}
-		default: // another action, or one whose conditions failed
-			var err error
-			if st, err = a.sibAction(h, ok); err != nil {
-				return a.sibStopped(err)
+			// Failure after doNotFail (notFail): its conditions failed, or a
+			// failure rule.
+			st = h.failed
+			switch {
+			case ok && h.run != nil: // an action without Start and Cancel
+				var err error
+				if st, err = h.run(a, h.params); err != nil {
+					return a.sibStopped(a.actionFailed(a.cursor, err))
+				}
+				if st == Running {
+					a.flags = a.flags&^flagFirstRun | flagActionRunning | flagActive
+					goto running
+				}
+				if st == Failure {
+					st = h.failed // notFail
+				} else if st != Success {
+					return a.sibStopped(a.badResult(a.cursor, st))
+				}
+			case h.run != nil:
+				// An action without Start and Cancel whose conditions failed
+				// (as above).
+			case h.kind != KindAction: // a success or failure rule
+				if h.kind == KindSuccess {
+					st = Success
+				}
+			default: // another action, or one whose conditions failed
+				var err error
+				if st, err = a.sibAction(h, ok); err != nil {
+					return a.sibStopped(err)
+				}
+				if st == Running {
+					goto running
+				}
 			}
 		}
 		a.last = st
@@ -264,63 +304,72 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				return st, err
 			}
 		}
-		if st == Running {
-			a.count++
-			a.phase = phaseIdle // the step ended
-			return Running, nil
-		}
-		// The child finished: it is left (ruleFinished: it has no hooks,
-		// and the cursor arrives elsewhere on every way from here). Its
-		// parent, a choice without conditions, runs on as Bind decided
-		// for this child and result (choiceMove, sibAfter).
-		env := a.env
-		count := int(a.count) + 2 // the child's run and its parent's
-		after := h.after[st&1]
-		var next *hotRule
-		switch after & afterHow {
-		case afterNext:
-			r, next = h.next, sibNext(h)
-		case afterFirst: // a loop back: the runs so far are written out
-			a.sibRuns(count)
-			r = a.bound.hot[h.parent].firstChild
-			env.segFrom, env.segRule = count, r
-			next = &a.bound.hot[r]
-		default: // the choice finishes
-			a.arrive(h.parent)
+		{
+			// The child finished: it is left (ruleFinished: it has no
+			// hooks, and the cursor arrives elsewhere on every way from
+			// here). Its parent, a choice without conditions, runs on as
+			// Bind decided for this child and result (choiceMove,
+			// sibAfter).
+			count := int(a.count) + 2 // the child's run and its parent's
+			after := h.after[st&1]
+			var next *hotRule
+			switch after & afterHow {
+			case afterNext:
+				r, next = h.next, sibNext(h)
+			case afterFirst: // a loop back: the runs so far are written out
+				a.sibRuns(count)
+				r = a.bound.hot[h.parent].firstChild
+				a.env.segFrom, a.env.segRule = count, r
+				next = &a.bound.hot[r]
+			default: // the choice finishes
+				a.arrive(h.parent)
+				a.count = uint16(count)
+				if a.runawayAt(uint16(last + 2)) {
+					// The cursor is on the parent: abort puts it on the root,
+					// and nothing is called in between.
+					return a.sibRunaway(count, h.parent)
+				}
+				st = after.result()
+				a.last = st
+				if after&afterHow == afterRoot {
+					// Past the root (pastRoot: the cursor is on the root as an
+					// arrival already).
+					a.phase = phaseIdle
+					return st, nil
+				}
+				a.childRes = st // the choice finished: its parent runs next
+				a.flags |= flagBubbling
+				return a.sibMoved(count)
+			}
 			a.count = uint16(count)
-			if a.runawayAt(uint16(env.runLimit)) {
-				// The cursor is on the parent: abort puts it on the root,
-				// and nothing is called in between.
-				return a.sibRunaway(count, h.parent)
-			}
-			st = after.result()
-			a.last = st
-			if after&afterHow == afterRoot {
-				// Past the root (pastRoot: the cursor is on the root as an
-				// arrival already).
-				a.phase = phaseIdle
-				return st, nil
-			}
-			a.childRes = st // the choice finished: its parent runs next
-			a.flags |= flagBubbling
-			return a.sibMoved(count)
-		}
-		a.count = uint16(count)
-		if count+2 > env.runLimit { // no room for another child and its parent
-			if a.runawayAt(uint16(env.runLimit)) {
-				// A run-away (the cursor not yet moved on: abort puts it
-				// on the root, and nothing is called in between).
-				return a.sibRunaway(count, h.parent)
+			if count > last { // no room for another child and its parent
+				if a.runawayAt(uint16(last + 2)) {
+					// A run-away (the cursor not yet moved on: abort puts it
+					// on the root, and nothing is called in between).
+					return a.sibRunaway(count, h.parent)
+				}
+				a.arrive(r)
+				return a.sibMoved(count)
 			}
 			a.arrive(r)
-			return a.sibMoved(count)
-		}
-		a.arrive(r)
-		h = next
-		if h.bits&hotSibling == 0 {
-			return a.sibMoved(count)
+			h = next
+			if h.bits&hotSibling == 0 {
+				return a.sibMoved(count)
+			}
 		}
 	}
+running:
+	// The cursor's action returned running: the step ends, unless a jump
+	// asked for during its call moves the cursor.
+	a.last = Running
+	if a.jump >= 0 {
+		if st, err, jumped := a.siblingJumped(Running); jumped {
+			return st, err
+		}
+	}
+	a.count++
+	a.phase = phaseIdle // the step ended
+	return Running, nil
 }
 
 // opening is the rare part of a step's opening (stepTo), out of line: it
