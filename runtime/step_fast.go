@@ -55,20 +55,22 @@ const (
 type sibAfter uint8
 
 const (
-	afterNext  sibAfter = iota // on to the next child (moveNext)
+	afterNext  sibAfter = iota // on to the next child, which the fast path runs (moveNext)
 	afterFirst                 // back to its first child (moveFirst: it loops)
+	afterOut                   // on to the next child, which the fast path does not run
 	afterUp                    // it finishes, and its parent runs next
 	afterRoot                  // it finishes, and it is the root: the step ends
-	afterHow   sibAfter = 3    // the bits of the above
+	afterHow   sibAfter = 7    // the bits of the above
 )
 
 // result is the finished choice's result (after its doNotFail).
-func (s sibAfter) result() Status { return Status(s >> 2) }
+func (s sibAfter) result() Status { return Status(s >> 3) }
 
 // sibAfterOf is choiceMove's decision as a sibAfter, for a child with a
 // next sibling or not (hasNext) of choice p that finished with res; ok is
 // false for a move the fast path does not make (a pass of a list with
-// repeat).
+// repeat). A move to the next child is afterNext here; markSiblings makes
+// it afterOut where that child is not one the fast path runs.
 func sibAfterOf(res Status, hasNext bool, p *hotRule) (sibAfter, bool) {
 	var how sibAfter
 	switch choiceMove(res, hasNext, p.bits) {
@@ -87,7 +89,7 @@ func sibAfterOf(res Status, hasNext bool, p *hotRule) (sibAfter, bool) {
 	if p.parent < 0 {
 		how = afterRoot
 	}
-	return how | sibAfter(res)<<2, true
+	return how | sibAfter(res)<<3, true
 }
 
 // markSiblings sets hotSibling and hotEnters on the rules of hot that
@@ -128,6 +130,16 @@ func markSiblings(hot []hotRule) {
 		h.after = [2]sibAfter{onFail, onSuccess} // indexed by Status&1: Failure is 2, Success 1
 		if p.firstChild == int32(i) && h.parent == int32(i)-1 {
 			p.bits |= hotEnters
+		}
+	}
+	// A move on to a next child the fast path does not run hands the
+	// step over (afterOut), so that the common move needs no check of it.
+	for i := range hot {
+		h := &hot[i]
+		for k, after := range h.after {
+			if h.bits&hotSibling != 0 && after == afterNext && hot[h.next].bits&hotSibling == 0 {
+				h.after[k] = afterOut
+			}
 		}
 	}
 }
@@ -312,50 +324,50 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 			// sibAfter).
 			count := int(a.count) + 2 // the child's run and its parent's
 			after := h.after[st&1]
-			var next *hotRule
+			if after == afterNext {
+				a.count = uint16(count)
+				if count > last { // no room for another child and its parent
+					return a.sibOut(count, h.parent, h.next)
+				}
+				a.arrive(h.next)
+				h = sibNext(h) // one the fast path runs (markSiblings)
+				continue
+			}
 			switch after & afterHow {
-			case afterNext:
-				r, next = h.next, sibNext(h)
+			case afterOut:
+				a.count = uint16(count)
+				return a.sibOut(count, h.parent, h.next)
 			case afterFirst: // a loop back: the runs so far are written out
 				a.sibRuns(count)
 				r = a.bound.hot[h.parent].firstChild
 				a.env.segFrom, a.env.segRule = count, r
-				next = &a.bound.hot[r]
-			default: // the choice finishes
-				a.arrive(h.parent)
 				a.count = uint16(count)
-				if a.runawayAt(uint16(last + 2)) {
-					// The cursor is on the parent: abort puts it on the root,
-					// and nothing is called in between.
-					return a.sibRunaway(count, h.parent)
-				}
-				st = after.result()
-				a.last = st
-				if after&afterHow == afterRoot {
-					// Past the root (pastRoot: the cursor is on the root as an
-					// arrival already).
-					a.phase = phaseIdle
-					return st, nil
-				}
-				a.childRes = st // the choice finished: its parent runs next
-				a.flags |= flagBubbling
-				return a.sibMoved(count)
-			}
-			a.count = uint16(count)
-			if count > last { // no room for another child and its parent
-				if a.runawayAt(uint16(last + 2)) {
-					// A run-away (the cursor not yet moved on: abort puts it
-					// on the root, and nothing is called in between).
-					return a.sibRunaway(count, h.parent)
+				if count > last || a.bound.hot[r].bits&hotSibling == 0 {
+					return a.sibOut(count, h.parent, r)
 				}
 				a.arrive(r)
-				return a.sibMoved(count)
+				h = &a.bound.hot[r]
+				continue
 			}
-			a.arrive(r)
-			h = next
-			if h.bits&hotSibling == 0 {
-				return a.sibMoved(count)
+			// The choice finishes.
+			a.arrive(h.parent)
+			a.count = uint16(count)
+			if a.runawayAt(uint16(last + 2)) {
+				// The cursor is on the parent: abort puts it on the root,
+				// and nothing is called in between.
+				return a.sibRunaway(count, h.parent)
 			}
+			st = after.result()
+			a.last = st
+			if after&afterHow == afterRoot {
+				// Past the root (pastRoot: the cursor is on the root as an
+				// arrival already).
+				a.phase = phaseIdle
+				return st, nil
+			}
+			a.childRes = st // the choice finished: its parent runs next
+			a.flags |= flagBubbling
+			return a.sibMoved(count)
 		}
 	}
 running:
@@ -452,6 +464,20 @@ func (a *Agent) sibMoved(count int) (Status, error) {
 	a.sibRuns(count)
 	a.count = uint16(count)
 	return a.loop()
+}
+
+// sibOut hands the step over to the loop after count runs, the last of
+// them the run of the choice parent moving on to its child to (its next
+// child, or its first after a loop back), which the cursor arrives at
+// unless no room is left for it under the run-away limit: a run-away.
+func (a *Agent) sibOut(count int, parent, to int32) (Status, error) {
+	if a.runawayAt(uint16(a.env.runLimit)) {
+		// A run-away (the cursor not yet moved on: abort puts it on the
+		// root, and nothing is called in between).
+		return a.sibRunaway(count, parent)
+	}
+	a.arrive(to)
+	return a.sibMoved(count)
 }
 
 // sibRunaway ends the step with the run-away error of rule r after count
