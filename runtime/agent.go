@@ -570,10 +570,15 @@ func (a *Agent) arrive(i int32) {
 	// Most rules hold no host value or bytes: read before writing, which
 	// spares the pointer store (and its write barrier) on every arrival.
 	if x := a.ext; x != nil && x.ruleHeld {
-		x.ruleValue = nil
-		x.ruleBytes = x.ruleBytes[:0]
-		x.ruleHeld = false
+		x.clearRule()
 	}
+}
+
+// clearRule empties the host's value and bytes for the current rule.
+func (x *agentExt) clearRule() {
+	x.ruleValue = nil
+	x.ruleBytes = x.ruleBytes[:0]
+	x.ruleHeld = false
 }
 
 // cancelRunning calls the cancel hook of the cursor's action if it last

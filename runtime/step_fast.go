@@ -215,7 +215,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 		// Entered: into its first child (listEnters: it has one, and no
 		// conditions; it has no hooks, so letting it in only marks it
 		// active, which arriving at its child clears).
-		a.listGoes(r, h.firstChild, 0)
+		a.sibArrive(h.firstChild) // listGoes
 		count++
 		if count+2 > env.runLimit {
 			return a.sibMoved(count)
@@ -240,12 +240,14 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 			if err != nil {
 				return a.sibStopped(a.condFailed(a.cursor, 0, err))
 			}
-			// Its conditions failed: failure after doNotFail (notFail);
-			// an action without Start and Cancel only stops running,
-			// which arriving elsewhere, on every way from here, does
-			// (cancelRunning, for an action without Cancel).
-			st = h.failed
-			if v != h.flip {
+			if v == h.flip {
+				// Its conditions failed: failure after doNotFail
+				// (notFail); an action without Start and Cancel only
+				// stops running, which arriving elsewhere, on every way
+				// from here, does (cancelRunning, for an action without
+				// Cancel).
+				st = h.failed
+			} else {
 				if st, err = h.run(a, h.params); err != nil {
 					return a.sibStopped(a.actionFailed(a.cursor, err))
 				}
@@ -254,7 +256,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				// way from here clears them (siblingJumped clears them
 				// where a jump moves the cursor instead).
 				if st == Running {
-					a.flags = a.flags&^flagFirstRun | flagActionRunning | flagActive
+					a.flags = flagActionRunning | flagActive // sibArrive's flags, run
 					goto running
 				}
 				if st == Failure {
@@ -285,7 +287,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 					return a.sibStopped(a.actionFailed(a.cursor, err))
 				}
 				if st == Running {
-					a.flags = a.flags&^flagFirstRun | flagActionRunning | flagActive
+					a.flags = flagActionRunning | flagActive // sibArrive's flags, run
 					goto running
 				}
 				if st == Failure {
@@ -329,7 +331,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				if count > last { // no room for another child and its parent
 					return a.sibOut(count, h.parent, h.next)
 				}
-				a.arrive(h.next)
+				a.sibArrive(h.next)
 				h = sibNext(h) // one the fast path runs (markSiblings)
 				continue
 			}
@@ -345,14 +347,14 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				if count > last || a.bound.hot[r].bits&hotSibling == 0 {
 					return a.sibOut(count, h.parent, r)
 				}
-				a.arrive(r)
+				a.sibArrive(r)
 				h = &a.bound.hot[r]
 				continue
 			}
 			// The choice finishes.
-			a.arrive(h.parent)
+			a.sibArrive(h.parent)
 			a.count = uint16(count)
-			if a.runawayAt(uint16(last + 2)) {
+			if a.runawayAt(uint16(a.env.runLimit)) {
 				// The cursor is on the parent: abort puts it on the root,
 				// and nothing is called in between.
 				return a.sibRunaway(count, h.parent)
@@ -446,6 +448,24 @@ func (a *Agent) sibAction(h *hotRule, ok bool) (Status, error) {
 	}
 	st, err := a.callAction(r, &a.bound.rules[r])
 	return notFail(h, st), err
+}
+
+// sibArrive is arrive for the fast path: the cursor arrives at rule i.
+// The agent's flags, which arrive updates, are set instead: on the fast
+// path they hold only the state of the cursor's run (flagFirstRun,
+// flagActionRunning, flagActive), which an arrival sets afresh, and
+// flagQuiet, which means nothing until the fast path leaves and marks it
+// (sibMoved and the others): a step begins neither bubbling nor with an
+// answer (flagBubbling, flagCondAnswered, flagActionAnswered are cleared
+// by every way a step ends, and an answer resumes a paused step in the
+// loop).
+func (a *Agent) sibArrive(i int32) {
+	a.cursor = i
+	a.flags = flagFirstRun
+	a.ruleWord = 0
+	if x := a.ext; x != nil && x.ruleHeld {
+		x.clearRule()
+	}
 }
 
 // sibNext is the rule after h in the tree's order, which is h's next
