@@ -44,6 +44,9 @@ const (
 	// call (condOneFunc) and whose action has no Start and Cancel
 	// (hotRule.run): the commonest child, run without looking further.
 	hotCalls hotBits = 1 << 4
+	// hotLean marks such a rule whose condition and action are both lean
+	// (hotRule.ltest, lrun), instead of hotCalls.
+	hotLean hotBits = 1 << 6
 )
 
 // sibAfter is what a choice the fast path runs does after a child
@@ -124,7 +127,10 @@ func markSiblings(hot []hotRule) {
 			continue
 		}
 		h.bits |= hotSibling
-		if h.conds == condOneFunc && h.run != nil {
+		switch {
+		case h.lrun != nil:
+			h.bits |= hotLean
+		case h.conds == condOneFunc && h.run != nil:
 			h.bits |= hotCalls
 		}
 		h.after = [2]sibAfter{onFail, onSuccess} // indexed by Status&1: Failure is 2, Success 1
@@ -236,7 +242,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 		if h.bits&hotCalls != 0 {
 			// The commonest child: one condition that is a call, and an
 			// action without Start and Cancel.
-			v, err := h.test(a, h.params)
+			v, err := h.test(a, *h.params)
 			if err != nil {
 				return a.sibStopped(a.condFailed(a.cursor, 0, err))
 			}
@@ -248,7 +254,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				// Cancel).
 				st = h.failed
 			} else {
-				if st, err = h.run(a, h.params); err != nil {
+				if st, err = h.run(a, *h.params); err != nil {
 					return a.sibStopped(a.actionFailed(a.cursor, err))
 				}
 				// actionResult (resultFlags): an action that finished
@@ -265,11 +271,29 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 					return a.sibStopped(a.badResult(a.cursor, st))
 				}
 			}
+		} else if h.bits&hotLean != 0 {
+			// The commonest child with a lean condition and action
+			// (registry_lean.go): as below, called with the agent alone,
+			// and neither can fail.
+			if h.ltest(a) == h.flip {
+				st = h.failed // as below
+			} else {
+				st = h.lrun(a)
+				if st == Running {
+					a.flags = flagActionRunning | flagActive // sibArrive's flags, run
+					goto running
+				}
+				if st == Failure {
+					st = h.failed // notFail
+				} else if st != Success {
+					return a.sibStopped(a.badResult(a.cursor, st))
+				}
+			}
 		} else {
 			ok := true
 			switch h.conds {
 			case condOneFunc:
-				v, err := h.test(a, h.params)
+				v, err := h.test(a, *h.params)
 				if err != nil {
 					return a.sibStopped(a.condFailed(a.cursor, 0, err))
 				}
@@ -283,7 +307,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 			switch {
 			case ok && h.run != nil: // an action without Start and Cancel
 				var err error
-				if st, err = h.run(a, h.params); err != nil {
+				if st, err = h.run(a, *h.params); err != nil {
 					return a.sibStopped(a.actionFailed(a.cursor, err))
 				}
 				if st == Running {

@@ -50,8 +50,16 @@ type hotRule struct {
 	run func(*Agent, Params) (Status, error)
 	// test is the rule's one condition when conds is condOneFunc: a call
 	// (condTest).
-	test   func(*Agent, Params) (bool, error)
-	params Params
+	test func(*Agent, Params) (bool, error)
+	// params are the rule's (boundRule.params), which run and test are
+	// passed.
+	params *Params
+	// lrun and ltest are run and test when both are lean (LeanAction,
+	// LeanCondition: registry_lean.go), which the fast path calls with the
+	// agent alone (hotLean); nil otherwise. run and test hold them as an
+	// ActionFunc and a ConditionFunc would be held, for every other loop.
+	lrun  LeanAction
+	ltest LeanCondition
 }
 
 type hotBits uint8
@@ -148,7 +156,7 @@ func (b *BoundTree) bindHot() {
 	for i := range b.rules {
 		r := &b.rules[i]
 		h := &b.hot[i]
-		*h = hotRule{kind: r.kind, parent: r.parent, firstChild: r.firstChild, next: r.next, params: r.params, hooks: b.ruleHooks(i)}
+		*h = hotRule{kind: r.kind, parent: r.parent, firstChild: r.firstChild, next: r.next, params: &r.params, hooks: b.ruleHooks(i)}
 		if b.Tree.Rules[i].Kind == KindSlot {
 			h.hooks |= hookSlot
 		}
@@ -184,6 +192,13 @@ func (b *BoundTree) bindHot() {
 		}
 		if b.feats != nil && b.feats[i].repeat > 0 {
 			h.bits |= hotRepeat
+		}
+		if h.conds == condOneFunc && h.run != nil {
+			run, ok1 := r.action.(LeanAction)
+			test, ok2 := b.conds[r.condStart].cond.(LeanCondition)
+			if ok1 && ok2 {
+				h.lrun, h.ltest = run, test
+			}
 		}
 	}
 	b.begins = b.gated || b.watch
