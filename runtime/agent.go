@@ -115,8 +115,10 @@ const (
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
 	// flagQuiet: no Observer was set when the step began, so nothing will
 	// see its runs: the fast path keeps only the rules it runs (what a
-	// run-away error lists), and the step's end calls no observer. Each
-	// step's beginning sets or clears it (stepTo); between steps it means
+	// run-away error lists), and the step's end calls no observer. A step
+	// begun in the loop sets or clears it at its beginning (loopFrom); the
+	// fast path sets it where it leaves (sibMoved, sibStopped, sibRunaway,
+	// siblingJumped), as nothing reads it before. Between steps it means
 	// nothing.
 	flagQuiet
 )

@@ -97,7 +97,7 @@ func sibAfterOf(res Status, hasNext bool, p *hotRule) (sibAfter, bool) {
 
 // markSiblings sets hotSibling and hotEnters on the rules of hot that
 // the fast path runs, and gives each such child what the fast path reads of
-// its parent (hotRule.up, upFailed). A tree whose steps have work before
+// its parent choice (hotRule.after). A tree whose steps have work before
 // their cursor runs (b.begins: gates, checks at the start of a step) begin
 // every step in the loop, which does that work: Bind marks none of its
 // rules.
