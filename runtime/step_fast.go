@@ -196,7 +196,11 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 	// Observer sees the step, or the step is explained (explain.go): the
 	// decisions are recorded in the loop, which every step then runs in.
 	if env.runsFor != env.RunawayLimit+1 || env.Observer != nil || env.Explain {
-		if quiet, fast := env.opening(); !fast {
+		quiet := env.Observer == nil && !env.Explain
+		if env.runsFor != env.RunawayLimit+1 {
+			env.sizeRuns() // out of line
+		}
+		if !quiet || env.runLimit < 2 {
 			return a.loopFrom(quiet)
 		}
 	}
@@ -408,21 +412,6 @@ running:
 	a.count++
 	a.phase = phaseIdle // the step ended
 	return Running, nil
-}
-
-// opening is the rare part of a step's opening (stepTo), out of line: it
-// sizes the runs for the run-away limit when that changed, and says
-// whether the step is quiet (no Observer, not explained: nothing will see
-// its runs) and may begin on the fast path (quiet, with room for two runs
-// under the run-away limit).
-//
-//go:noinline
-func (e *Env) opening() (quiet, fast bool) {
-	if e.runsFor != e.RunawayLimit+1 {
-		e.sizeRuns()
-	}
-	quiet = e.Observer == nil && !e.Explain
-	return quiet, quiet && e.runLimit >= 2
 }
 
 // fastAt is the chooser: whether a quiet step with room for two runs
