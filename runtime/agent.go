@@ -24,6 +24,11 @@ type Agent struct {
 	// start time bits, bt.signal.wait's signal mark. Reset on arrival.
 	ruleWord uint64
 	ext      *agentExt
+	// userData is the host's per-agent value (UserData): in the agent
+	// itself, not in ext, because a host's actions and conditions read it
+	// at every call (two loads, no nil check of ext), and an agent whose
+	// host keeps only this value has no ext at all.
+	userData any
 
 	cursor   int32
 	jump     int32  // a jump requested during a call, applied after it; -1 none
@@ -38,7 +43,6 @@ type Agent struct {
 // agentExt holds state most agents never need, allocated on first use: the
 // host's values and the runs of a paused step.
 type agentExt struct {
-	userData  any       // the host's per-agent value (luabind: ctx.memory, ctx.agent)
 	ruleValue any       // the host's value for the current rule (luabind: ctx.state)
 	ruleBytes []byte    // a plugin's state bytes for the current rule
 	runs      []RuleRun // the runs of a paused step
@@ -111,8 +115,10 @@ const (
 	flagActive         // the cursor rule is active (active.go); its ancestors always are
 	// flagQuiet: no Observer was set when the step began, so nothing will
 	// see its runs: the fast path keeps only the rules it runs (what a
-	// run-away error lists), and the step's end calls no observer. Each
-	// step's beginning sets or clears it (stepTo); between steps it means
+	// run-away error lists), and the step's end calls no observer. A step
+	// begun in the loop sets or clears it at its beginning (loopFrom); the
+	// fast path sets it where it leaves (sibMoved, sibStopped, sibRunaway,
+	// siblingJumped), as nothing reads it before. Between steps it means
 	// nothing.
 	flagQuiet
 )
@@ -199,15 +205,10 @@ func (a *Agent) Label() string { return a.bound.Tree.Rules[a.Rule()].Label }
 func (a *Agent) Log(msg string) { a.env.log(a, a.Label(), msg) }
 
 // UserData is the host's per-agent value (nil until set).
-func (a *Agent) UserData() any {
-	if a.ext == nil {
-		return nil
-	}
-	return a.ext.userData
-}
+func (a *Agent) UserData() any { return a.userData }
 
 // SetUserData sets the host's per-agent value.
-func (a *Agent) SetUserData(v any) { a.extra().userData = v }
+func (a *Agent) SetUserData(v any) { a.userData = v }
 
 // RuleValue is the host's value for the current rule; it is reset to nil
 // each time the cursor arrives at a rule.
@@ -571,10 +572,15 @@ func (a *Agent) arrive(i int32) {
 	// Most rules hold no host value or bytes: read before writing, which
 	// spares the pointer store (and its write barrier) on every arrival.
 	if x := a.ext; x != nil && x.ruleHeld {
-		x.ruleValue = nil
-		x.ruleBytes = x.ruleBytes[:0]
-		x.ruleHeld = false
+		x.clearRule()
 	}
+}
+
+// clearRule empties the host's value and bytes for the current rule.
+func (x *agentExt) clearRule() {
+	x.ruleValue = nil
+	x.ruleBytes = x.ruleBytes[:0]
+	x.ruleHeld = false
 }
 
 // cancelRunning calls the cancel hook of the cursor's action if it last

@@ -128,11 +128,13 @@
 // choice without conditions over actions with at most one condition (Go
 // functions, Lua and plugin actions, with or without Start and Cancel),
 // run in one tight loop through the same decisions, storing
-// the runs only where something reads them. Whether it runs is decided in
-// one place, fastAt, when the step begins (stepTo): the step is quiet (no
-// Observer), its cursor's rule is one Bind marked (hotFast: markSiblings;
-// rules with hooks, in lanes, or under a choice with conditions or an
-// order are not), and two more runs fit under the run-away limit; where the
+// the runs only where something reads them. Whether it runs is decided
+// when the step begins (stepTo, fastAt): the step is quiet (no Observer,
+// not explained) and two more runs fit under the run-away limit (one check
+// of the Env), and its cursor's rule is one Bind marked (hotFast:
+// markSiblings; rules with hooks, in lanes, or under a choice with
+// conditions or an order are not). What a choice does after each child
+// finished is decided at bind too (sibAfter); where the
 // rules stop having that shape the loop goes on with the step. An Observer
 // sees every run but changes nothing else: FuzzStep holds observed and
 // quiet steps, and the fast path and the loop alone, to the same calls,

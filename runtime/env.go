@@ -48,7 +48,10 @@ type Env struct {
 	runs []RuleRun
 	// runLimit is the run-away limit runs was sized for and runsFor the
 	// RunawayLimit it was taken from, plus one: a step sizes runs again
-	// only when the setting changed (sizeRuns).
+	// only when the setting changed (sizeRuns). runsFor is left unequal
+	// to RunawayLimit+1 while runLimit is below 2, so that the one check
+	// at the opening of a step (stepTo) also sends every step of such an
+	// Env off the fast path, which needs room for two runs.
 	runLimit, runsFor int
 	// segFrom and segRule are where the fast path's runs not yet written
 	// out begin: the runs from there are the ones the tree implies
@@ -136,6 +139,9 @@ func (e *Env) limit() uint16 {
 //go:noinline
 func (e *Env) sizeRuns() {
 	e.runLimit, e.runsFor = int(e.limit()), e.RunawayLimit+1
+	if e.runLimit < 2 {
+		e.runsFor = e.RunawayLimit // checked and sized again at every step
+	}
 	if n := e.runLimit + 1; cap(e.runs) < n {
 		e.runs = append(e.runs[:cap(e.runs)], make([]RuleRun, n-cap(e.runs))...)
 	}

@@ -40,13 +40,64 @@ const (
 	hotSibling hotBits = 1 << 2
 	hotEnters  hotBits = 1 << 3
 	hotFast            = hotSibling | hotEnters
-	// upRoot, in hotRule.up: the parent is the root.
-	upRoot hotBits = 1 << 4
+	// hotCalls marks a rule the fast path runs whose one condition is a
+	// call (condOneFunc) and whose action has no Start and Cancel
+	// (hotRule.run): the commonest child, run without looking further.
+	hotCalls hotBits = 1 << 4
+	// hotLean marks such a rule whose condition and action are both lean
+	// (hotRule.ltest, lrun), instead of hotCalls.
+	hotLean hotBits = 1 << 6
 )
+
+// sibAfter is what a choice the fast path runs does after a child
+// finished with a given result: choiceMove's decision for that child and
+// result, made once at bind time (markSiblings) so that the fast path
+// reads one byte instead of deciding again. The low two bits say how
+// (afterHow); a choice that finishes does so with the result in the bits
+// above them (result).
+type sibAfter uint8
+
+const (
+	afterNext  sibAfter = iota // on to the next child, which the fast path runs (moveNext)
+	afterFirst                 // back to its first child (moveFirst: it loops)
+	afterOut                   // on to the next child, which the fast path does not run
+	afterUp                    // it finishes, and its parent runs next
+	afterRoot                  // it finishes, and it is the root: the step ends
+	afterHow   sibAfter = 7    // the bits of the above
+)
+
+// result is the finished choice's result (after its doNotFail).
+func (s sibAfter) result() Status { return Status(s >> 3) }
+
+// sibAfterOf is choiceMove's decision as a sibAfter, for a child with a
+// next sibling or not (hasNext) of choice p that finished with res; ok is
+// false for a move the fast path does not make (a pass of a list with
+// repeat). A move to the next child is afterNext here; markSiblings makes
+// it afterOut where that child is not one the fast path runs.
+func sibAfterOf(res Status, hasNext bool, p *hotRule) (sibAfter, bool) {
+	var how sibAfter
+	switch choiceMove(res, hasNext, p.bits) {
+	case moveNext:
+		return afterNext, true
+	case moveFirst:
+		return afterFirst, true
+	case moveSucceed:
+		res = Success
+	case moveFail:
+		res = p.failed
+	default:
+		return 0, false
+	}
+	how = afterUp
+	if p.parent < 0 {
+		how = afterRoot
+	}
+	return how | sibAfter(res)<<3, true
+}
 
 // markSiblings sets hotSibling and hotEnters on the rules of hot that
 // the fast path runs, and gives each such child what the fast path reads of
-// its parent (hotRule.up, upFailed). A tree whose steps have work before
+// its parent choice (hotRule.after). A tree whose steps have work before
 // their cursor runs (b.begins: gates, checks at the start of a step) begin
 // every step in the loop, which does that work: Bind marks none of its
 // rules.
@@ -70,13 +121,31 @@ func markSiblings(hot []hotRule) {
 		if p.kind != KindChoice || p.conds != condNone || p.hooks != 0 || inLane(hot, h.parent) {
 			continue
 		}
-		h.bits |= hotSibling
-		h.up, h.upFailed = p.bits&hotLoop, p.failed
-		if p.parent < 0 {
-			h.up |= upRoot
+		onFail, ok1 := sibAfterOf(Failure, h.next >= 0, p)
+		onSuccess, ok2 := sibAfterOf(Success, h.next >= 0, p)
+		if !ok1 || !ok2 {
+			continue
 		}
+		h.bits |= hotSibling
+		switch {
+		case h.lrun != nil:
+			h.bits |= hotLean
+		case h.conds == condOneFunc && h.run != nil:
+			h.bits |= hotCalls
+		}
+		h.after = [2]sibAfter{onFail, onSuccess} // indexed by Status&1: Failure is 2, Success 1
 		if p.firstChild == int32(i) && h.parent == int32(i)-1 {
 			p.bits |= hotEnters
+		}
+	}
+	// A move on to a next child the fast path does not run hands the
+	// step over (afterOut), so that the common move needs no check of it.
+	for i := range hot {
+		h := &hot[i]
+		for k, after := range h.after {
+			if h.bits&hotSibling != 0 && after == afterNext && hot[h.next].bits&hotSibling == 0 {
+				h.after[k] = afterOut
+			}
 		}
 	}
 }
@@ -122,20 +191,26 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 	a.time = t
 	a.step++
 	env := a.env
-	if env.runsFor != env.RunawayLimit+1 {
-		env.sizeRuns()
+	// One check for the Env's three reasons to leave the fast path: the
+	// run-away limit changed or leaves no room for two runs (runsFor), an
+	// Observer sees the step, or the step is explained (explain.go): the
+	// decisions are recorded in the loop, which every step then runs in.
+	if env.runsFor != env.RunawayLimit+1 || env.Observer != nil || env.Explain {
+		quiet := env.Observer == nil && !env.Explain
+		if env.runsFor != env.RunawayLimit+1 {
+			env.sizeRuns() // out of line
+		}
+		if !quiet || env.runLimit < 2 {
+			return a.loopFrom(quiet)
+		}
 	}
-	if env.Observer != nil || env.Explain {
-		// Seen, or recording why (explain.go): the decisions are
-		// recorded in the loop, which every step then runs in.
-		return a.loopFrom(false)
-	}
-	// Nothing will see the step's runs. (Between steps an agent is not
-	// bubbling: every way a step ends clears it.)
-	a.flags |= flagQuiet
+	// Nothing will see the step's runs. The fast path does not mark the
+	// step quiet (flagQuiet): nothing reads the flag before it leaves, and
+	// every way out but the end of the step marks it (sibMoved, sibRunaway,
+	// sibStopped, siblingJumped).
 	r := a.cursor
 	h := a.bound.hotAt(r)
-	if !a.fastAt(h) { // (a tree with work before its cursor has no rule marked: markSiblings)
+	if !fastAt(h) { // (a tree with work before its cursor has no rule marked: markSiblings)
 		return a.loopFrom(true)
 	}
 	a.phase = phaseStep
@@ -150,7 +225,7 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 		// Entered: into its first child (listEnters: it has one, and no
 		// conditions; it has no hooks, so letting it in only marks it
 		// active, which arriving at its child clears).
-		a.listGoes(r, h.firstChild, 0)
+		a.sibArrive(h.firstChild) // listGoes
 		count++
 		if count+2 > env.runLimit {
 			return a.sibMoved(count)
@@ -158,51 +233,111 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 		h = sibNext(h)
 	}
 	a.count = uint16(count)
+	// No room for another child and its parent past this count (fastAt
+	// saw room for two runs at the opening).
+	last := env.runLimit - 2
 	for {
 		// letIn: the rule has no hooks, so nothing refuses it and letting it
 		// in only marks it active, which matters only if it is still the
 		// cursor after its run: when its action returns running
 		// (resultFlags), or a jump moves the cursor from it (jumpNow's
 		// fromActive).
-		ok := true
-		switch h.conds {
-		case condOneFunc:
-			v, err := h.test(a, h.params)
+		var st Status
+		if h.bits&hotCalls != 0 {
+			// The commonest child: one condition that is a call, and an
+			// action without Start and Cancel.
+			v, err := h.test(a, *h.params)
 			if err != nil {
 				return a.sibStopped(a.condFailed(a.cursor, 0, err))
 			}
-			ok = v != h.flip
-		case condOneVar:
-			ok = a.VarAt(h.slot) != h.flip
-		}
-		// Failure after doNotFail (notFail): its conditions failed, or a
-		// failure rule.
-		st := h.failed
-		switch {
-		case ok && h.run != nil: // an action without Start and Cancel
-			var err error
-			st, err = h.run(a, h.params)
-			if err != nil {
-				return a.sibStopped(a.actionFailed(a.cursor, err))
+			if v == h.flip {
+				// Its conditions failed: failure after doNotFail
+				// (notFail); an action without Start and Cancel only
+				// stops running, which arriving elsewhere, on every way
+				// from here, does (cancelRunning, for an action without
+				// Cancel).
+				st = h.failed
+			} else {
+				if st, err = h.run(a, *h.params); err != nil {
+					return a.sibStopped(a.actionFailed(a.cursor, err))
+				}
+				// actionResult (resultFlags): an action that finished
+				// keeps its flags until the arrival that follows on every
+				// way from here clears them (siblingJumped clears them
+				// where a jump moves the cursor instead).
+				if st == Running {
+					a.flags = flagActionRunning | flagActive // sibArrive's flags, run
+					goto running
+				}
+				if st == Failure {
+					st = h.failed // notFail
+				} else if st != Success {
+					return a.sibStopped(a.badResult(a.cursor, st))
+				}
 			}
-			flags, ok := resultFlags(a.flags, st) // actionResult
-			a.flags = flags
-			if !ok {
-				return a.sibStopped(a.badResult(a.cursor, st))
+		} else if h.bits&hotLean != 0 {
+			// The commonest child with a lean condition and action
+			// (registry_lean.go): as below, called with the agent alone,
+			// and neither can fail.
+			if h.ltest(a) == h.flip {
+				st = h.failed // as below
+			} else {
+				st = h.lrun(a)
+				if st == Running {
+					a.flags = flagActionRunning | flagActive // sibArrive's flags, run
+					goto running
+				}
+				if st == Failure {
+					st = h.failed // notFail
+				} else if st != Success {
+					return a.sibStopped(a.badResult(a.cursor, st))
+				}
 			}
-			st = notFail(h, st)
-		case h.run != nil:
-			// An action without Start and Cancel whose conditions failed:
-			// it only stops running, which arriving elsewhere, on every way
-			// from here, does (cancelRunning, for an action without Cancel).
-		case h.kind != KindAction: // a success or failure rule
-			if h.kind == KindSuccess {
-				st = Success
+		} else {
+			ok := true
+			switch h.conds {
+			case condOneFunc:
+				v, err := h.test(a, *h.params)
+				if err != nil {
+					return a.sibStopped(a.condFailed(a.cursor, 0, err))
+				}
+				ok = v != h.flip
+			case condOneVar:
+				ok = a.VarAt(h.slot) != h.flip
 			}
-		default: // another action, or one whose conditions failed
-			var err error
-			if st, err = a.sibAction(h, ok); err != nil {
-				return a.sibStopped(err)
+			// Failure after doNotFail (notFail): its conditions failed, or a
+			// failure rule.
+			st = h.failed
+			switch {
+			case ok && h.run != nil: // an action without Start and Cancel
+				var err error
+				if st, err = h.run(a, *h.params); err != nil {
+					return a.sibStopped(a.actionFailed(a.cursor, err))
+				}
+				if st == Running {
+					a.flags = flagActionRunning | flagActive // sibArrive's flags, run
+					goto running
+				}
+				if st == Failure {
+					st = h.failed // notFail
+				} else if st != Success {
+					return a.sibStopped(a.badResult(a.cursor, st))
+				}
+			case h.run != nil:
+				// An action without Start and Cancel whose conditions failed
+				// (as above).
+			case h.kind != KindAction: // a success or failure rule
+				if h.kind == KindSuccess {
+					st = Success
+				}
+			default: // another action, or one whose conditions failed
+				var err error
+				if st, err = a.sibAction(h, ok); err != nil {
+					return a.sibStopped(err)
+				}
+				if st == Running {
+					goto running
+				}
 			}
 		}
 		a.last = st
@@ -211,72 +346,80 @@ func (a *Agent) stepTo(t float64) (Status, error) {
 				return st, err
 			}
 		}
-		if st == Running {
-			a.count++
-			a.phase = phaseIdle // the step ended
-			return Running, nil
-		}
-		// The child finished: it is left (ruleFinished: it has no hooks,
-		// and the cursor arrives elsewhere on every way from here). Its
-		// parent, a choice without conditions, runs on (choiceMove).
-		env := a.env
-		count := int(a.count) + 2 // the child's run and its parent's
-		var next *hotRule
-		switch choiceMove(st, h.next >= 0, h.up) {
-		case moveNext:
-			r, next = h.next, sibNext(h)
-		case moveFirst: // a loop back: the runs so far are written out
-			a.sibRuns(count)
-			r = a.bound.hot[h.parent].firstChild
-			env.segFrom, env.segRule = count, r
-			next = &a.bound.hot[r]
-		default: // the choice finishes
-			a.arrive(h.parent)
+		{
+			// The child finished: it is left (ruleFinished: it has no
+			// hooks, and the cursor arrives elsewhere on every way from
+			// here). Its parent, a choice without conditions, runs on as
+			// Bind decided for this child and result (choiceMove,
+			// sibAfter).
+			count := int(a.count) + 2 // the child's run and its parent's
+			after := h.after[st&1]
+			if after == afterNext {
+				a.count = uint16(count)
+				if count > last { // no room for another child and its parent
+					return a.sibOut(count, h.parent, h.next)
+				}
+				a.sibArrive(h.next)
+				h = sibNext(h) // one the fast path runs (markSiblings)
+				continue
+			}
+			switch after & afterHow {
+			case afterOut:
+				a.count = uint16(count)
+				return a.sibOut(count, h.parent, h.next)
+			case afterFirst: // a loop back: the runs so far are written out
+				a.sibRuns(count)
+				r = a.bound.hot[h.parent].firstChild
+				a.env.segFrom, a.env.segRule = count, r
+				a.count = uint16(count)
+				if count > last || a.bound.hot[r].bits&hotSibling == 0 {
+					return a.sibOut(count, h.parent, r)
+				}
+				a.sibArrive(r)
+				h = &a.bound.hot[r]
+				continue
+			}
+			// The choice finishes.
+			a.sibArrive(h.parent)
 			a.count = uint16(count)
-			if a.runawayAt(uint16(env.runLimit)) {
+			if a.runawayAt(uint16(a.env.runLimit)) {
 				// The cursor is on the parent: abort puts it on the root,
 				// and nothing is called in between.
 				return a.sibRunaway(count, h.parent)
 			}
-			if st != Success {
-				st = h.upFailed
-			}
-			if h.up&upRoot != 0 {
+			st = after.result()
+			a.last = st
+			if after&afterHow == afterRoot {
 				// Past the root (pastRoot: the cursor is on the root as an
 				// arrival already).
-				a.last = st
 				a.phase = phaseIdle
 				return st, nil
 			}
-			a.last = st
 			a.childRes = st // the choice finished: its parent runs next
 			a.flags |= flagBubbling
 			return a.sibMoved(count)
 		}
-		a.count = uint16(count)
-		if count+2 > env.runLimit { // no room for another child and its parent
-			if a.runawayAt(uint16(env.runLimit)) {
-				// A run-away (the cursor not yet moved on: abort puts it
-				// on the root, and nothing is called in between).
-				return a.sibRunaway(count, h.parent)
-			}
-			a.arrive(r)
-			return a.sibMoved(count)
-		}
-		a.arrive(r)
-		h = next
-		if h.bits&hotSibling == 0 {
-			return a.sibMoved(count)
+	}
+running:
+	// The cursor's action returned running: the step ends, unless a jump
+	// asked for during its call moves the cursor.
+	a.last = Running
+	if a.jump >= 0 {
+		if st, err, jumped := a.siblingJumped(Running); jumped {
+			return st, err
 		}
 	}
+	a.count++
+	a.phase = phaseIdle // the step ended
+	return Running, nil
 }
 
-// fastAt is the chooser: whether a quiet step (nothing will see its runs:
-// stepTo has just found no Observer) runs on the fast path from rule h (the
-// cursor's), at its beginning: the rule is one the fast path runs (hotFast,
-// decided at bind time), and two more runs fit under the run-away limit.
-func (a *Agent) fastAt(h *hotRule) bool {
-	return h.bits&hotFast != 0 && 2 <= a.env.runLimit
+// fastAt is the chooser: whether a quiet step with room for two runs
+// (stepTo has just checked both) runs on the fast path from rule h (the
+// cursor's), at its beginning: the rule is one the fast path runs
+// (hotFast, decided at bind time).
+func fastAt(h *hotRule) bool {
+	return h.bits&hotFast != 0
 }
 
 // loopFrom begins a step in the loop, quiet or not.
@@ -320,6 +463,24 @@ func (a *Agent) sibAction(h *hotRule, ok bool) (Status, error) {
 	return notFail(h, st), err
 }
 
+// sibArrive is arrive for the fast path: the cursor arrives at rule i.
+// The agent's flags, which arrive updates, are set instead: on the fast
+// path they hold only the state of the cursor's run (flagFirstRun,
+// flagActionRunning, flagActive), which an arrival sets afresh, and
+// flagQuiet, which means nothing until the fast path leaves and marks it
+// (sibMoved and the others): a step begins neither bubbling nor with an
+// answer (flagBubbling, flagCondAnswered, flagActionAnswered are cleared
+// by every way a step ends, and an answer resumes a paused step in the
+// loop).
+func (a *Agent) sibArrive(i int32) {
+	a.cursor = i
+	a.flags = flagFirstRun
+	a.ruleWord = 0
+	if x := a.ext; x != nil && x.ruleHeld {
+		x.clearRule()
+	}
+}
+
 // sibNext is the rule after h in the tree's order, which is h's next
 // sibling when h is a leaf (an action, a success or failure rule) and its
 // first child when h is a list: markSiblings marks only rules for which
@@ -332,14 +493,30 @@ func sibNext(h *hotRule) *hotRule {
 // sibMoved hands the step over to the loop after count runs, the runs
 // written out.
 func (a *Agent) sibMoved(count int) (Status, error) {
+	a.flags |= flagQuiet
 	a.sibRuns(count)
 	a.count = uint16(count)
 	return a.loop()
 }
 
+// sibOut hands the step over to the loop after count runs, the last of
+// them the run of the choice parent moving on to its child to (its next
+// child, or its first after a loop back), which the cursor arrives at
+// unless no room is left for it under the run-away limit: a run-away.
+func (a *Agent) sibOut(count int, parent, to int32) (Status, error) {
+	if a.runawayAt(uint16(a.env.runLimit)) {
+		// A run-away (the cursor not yet moved on: abort puts it on the
+		// root, and nothing is called in between).
+		return a.sibRunaway(count, parent)
+	}
+	a.arrive(to)
+	return a.sibMoved(count)
+}
+
 // sibRunaway ends the step with the run-away error of rule r after count
 // runs, the runs written out.
 func (a *Agent) sibRunaway(count int, r int32) (Status, error) {
+	a.flags |= flagQuiet
 	a.count = uint16(count)
 	a.sibRuns(count)
 	return a.abort(a.runawayError(r))
@@ -348,6 +525,7 @@ func (a *Agent) sibRunaway(count int, r int32) (Status, error) {
 // sibStopped ends the fast path on err (errPaused at a pending call: the
 // step pauses) after the runs counted (a.count), the runs written out.
 func (a *Agent) sibStopped(err error) (Status, error) {
+	a.flags |= flagQuiet
 	a.sibRuns(int(a.count))
 	return a.stopped(err)
 }
@@ -398,6 +576,12 @@ func (a *Agent) siblingJumped(st Status) (Status, error, bool) {
 	target, ok := a.takeJump(r)
 	if !ok {
 		return 0, nil, false
+	}
+	a.flags |= flagQuiet
+	if st != Running {
+		// actionResult's flags, which the fast path leaves to the
+		// arrival that follows a finished run: the jump moves the cursor.
+		a.flags &^= flagActionRunning | flagFirstRun
 	}
 	a.count++ // the cursor's run
 	if err := a.jumpNow(r, true, target); err != nil {

@@ -37,11 +37,11 @@ type hotRule struct {
 	// failed is the rule's result when it fails: Failure, or Success
 	// with doNotFail (notFail).
 	failed Status
-	// up and upFailed are, for a rule the fast path runs (hotSibling),
-	// what it reads of the parent choice once the rule finished: its loop
-	// bit and whether it is the root (upRoot), and its failed.
-	up       hotBits
-	upFailed Status
+	// after is, for a rule the fast path runs (hotSibling), what its
+	// parent choice does once the rule finished, by the rule's result
+	// after doNotFail: after[0] on failure, after[1] on success
+	// (indexed by the status's low bit; markSiblings).
+	after [2]sibAfter
 	// hooks says what letting the rule in and leaving it do beyond
 	// marking it active (step_hot.go).
 	hooks hookBits
@@ -50,8 +50,16 @@ type hotRule struct {
 	run func(*Agent, Params) (Status, error)
 	// test is the rule's one condition when conds is condOneFunc: a call
 	// (condTest).
-	test   func(*Agent, Params) (bool, error)
-	params Params
+	test func(*Agent, Params) (bool, error)
+	// params are the rule's (boundRule.params), which run and test are
+	// passed.
+	params *Params
+	// lrun and ltest are run and test when both are lean (LeanAction,
+	// LeanCondition: registry_lean.go), which the fast path calls with the
+	// agent alone (hotLean); nil otherwise. run and test hold them as an
+	// ActionFunc and a ConditionFunc would be held, for every other loop.
+	lrun  LeanAction
+	ltest LeanCondition
 }
 
 type hotBits uint8
@@ -126,8 +134,11 @@ func (b *BoundTree) ruleHooks(i int) hookBits {
 // method (a Lua action's, a Go type's), so that the loop and the fast path
 // call it directly.
 func actionRun(act Action) func(*Agent, Params) (Status, error) {
-	if f, ok := act.(ActionFunc); ok {
+	switch f := act.(type) {
+	case ActionFunc:
 		return f
+	case LeanAction:
+		return f.Run // its own method, not the interface's: one call less
 	}
 	return act.Run
 }
@@ -136,8 +147,11 @@ func actionRun(act Action) func(*Agent, Params) (Status, error) {
 // call: the function itself for a ConditionFunc, else the condition's Test
 // method.
 func condTest(c Condition) func(*Agent, Params) (bool, error) {
-	if f, ok := c.(ConditionFunc); ok {
+	switch f := c.(type) {
+	case ConditionFunc:
 		return f
+	case LeanCondition:
+		return f.Test // its own method, not the interface's: one call less
 	}
 	return c.Test
 }
@@ -148,7 +162,7 @@ func (b *BoundTree) bindHot() {
 	for i := range b.rules {
 		r := &b.rules[i]
 		h := &b.hot[i]
-		*h = hotRule{kind: r.kind, parent: r.parent, firstChild: r.firstChild, next: r.next, params: r.params, hooks: b.ruleHooks(i)}
+		*h = hotRule{kind: r.kind, parent: r.parent, firstChild: r.firstChild, next: r.next, params: &r.params, hooks: b.ruleHooks(i)}
 		if b.Tree.Rules[i].Kind == KindSlot {
 			h.hooks |= hookSlot
 		}
@@ -184,6 +198,13 @@ func (b *BoundTree) bindHot() {
 		}
 		if b.feats != nil && b.feats[i].repeat > 0 {
 			h.bits |= hotRepeat
+		}
+		if h.conds == condOneFunc && h.run != nil {
+			run, ok1 := r.action.(LeanAction)
+			test, ok2 := b.conds[r.condStart].cond.(LeanCondition)
+			if ok1 && ok2 {
+				h.lrun, h.ltest = run, test
+			}
 		}
 	}
 	b.begins = b.gated || b.watch

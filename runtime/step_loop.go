@@ -83,7 +83,7 @@ func (a *Agent) loop() (Status, error) {
 						err = a.cancelRunning()
 					}
 				case h.run != nil: // an ActionFunc: no Start, no Cancel
-					if st, err = h.run(a, h.params); err != nil {
+					if st, err = h.run(a, *h.params); err != nil {
 						err = a.actionFailed(r, err)
 						break
 					}

@@ -307,7 +307,7 @@ func (a *Agent) testSomeConds(r int32, h *hotRule) (bool, error) {
 	case h.conds == condOneVar:
 		return a.VarAt(h.slot) != h.flip, nil
 	default: // condOneFunc
-		v, err := h.test(a, h.params)
+		v, err := h.test(a, *h.params)
 		if err != nil {
 			return false, a.condFailed(r, 0, err)
 		}

@@ -18,20 +18,21 @@ go build -o "$dir/peerbench" ./runtime/internal/peerbench
 export GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off
 
 # count IMPL STEPS [valgrind options...]: prints the run's instruction count
-# (IMPL is btrun, btrun-opaque or switch).
+# (IMPL is btrun, btrun-funcs, btrun-opaque or switch).
 count() {
 	impl=$1 n=$2
 	shift 2
 	flags="-impl $impl"
-	if [ "$impl" = btrun-opaque ]; then
-		flags="-impl btrun -opaque"
-	fi
+	case $impl in
+	btrun-opaque) flags="-impl btrun -opaque" ;;
+	btrun-funcs) flags="-impl btrun -funcs" ;;
+	esac
 	valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" "$@" \
 		"$dir/peerbench" $flags -agents "$agents" -steps "$n" 2>&1 >/dev/null |
 		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
 
-for impl in btrun btrun-opaque switch; do
+for impl in btrun btrun-funcs btrun-opaque switch; do
 	toggled=$(count "$impl" "$steps" --toggle-collect=main.stepRounds)
 	full=$(count "$impl" "$steps")
 	setup=$(count "$impl" 0)

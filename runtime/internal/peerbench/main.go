@@ -19,7 +19,9 @@
 // same figure within a few instructions; callgrind.sh beside this file runs
 // both ways and prints the figures. With -opaque the actions and conditions
 // are values of types of their own, called through the runtime's
-// interfaces, as Lua's and plugins' are, which the fast path does not take.
+// interfaces, as Lua's and plugins' are, which the fast path does not take;
+// with -funcs they are runtime.ActionFunc and runtime.ConditionFunc, which
+// take the rule's Params and return an error, rather than the lean forms.
 // With -observe the agents' Env has an
 // Observer (one that counts the rules run), as a game that traces its
 // steps does: those steps record every run in full. GODEBUG=asyncpreemptoff=1 keeps Go's
@@ -43,15 +45,16 @@ func main() {
 	impl := flag.String("impl", "btrun", "btrun, or switch for the hand-written Go switch")
 	tree := flag.String("tree", "scripts/ai/dragengine-exampleapp.xml", "the example tree")
 	observe := flag.Bool("observe", false, "btrun: step with an Observer that counts the rules run (what a game that traces its steps pays)")
+	funcs := flag.Bool("funcs", false, "btrun: register the actions and conditions as runtime.ActionFunc and runtime.ConditionFunc (peerwork.FuncRegistry) rather than their lean forms")
 	opaque := flag.Bool("opaque", false, "btrun: register the actions and conditions as types of their own, called through the Action and Condition interfaces, as Lua's and plugins' are (peerwork.OpaqueRegistry)")
 	flag.Parse()
-	if err := run(*impl, *tree, *agents, *steps, *observe, *opaque); err != nil {
+	if err := run(*impl, *tree, *agents, *steps, *observe, *opaque, *funcs); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(impl, tree string, agents, steps int, observe, opaque bool) error {
+func run(impl, tree string, agents, steps int, observe, opaque, funcs bool) error {
 	var (
 		round func() error
 		calls func() uint64 // action calls so far, all agents
@@ -59,8 +62,11 @@ func run(impl, tree string, agents, steps int, observe, opaque bool) error {
 	switch impl {
 	case "btrun":
 		reg := peerwork.Registry(nil)
-		if opaque {
+		switch {
+		case opaque:
 			reg = peerwork.OpaqueRegistry()
+		case funcs:
+			reg = peerwork.FuncRegistry(nil)
 		}
 		b, err := peerwork.Load(tree, reg)
 		if err != nil {

@@ -53,10 +53,52 @@ type Counts struct {
 	Calls      uint64
 }
 
-// Registry registers the workload's conditions and actions. With count set,
-// every condition evaluation and action call is also counted there (for the
-// test of the totals; the benchmarks pass nil and pay nothing for it).
+// Registry registers the workload's conditions and actions, as the
+// leanest Go functions the runtime takes (runtime.LeanCondition,
+// runtime.LeanAction: functions of the agent alone). With count set, every
+// condition evaluation and action call is also counted there (for the test
+// of the totals; the benchmarks pass nil and pay nothing for it).
 func Registry(count *Counts) *runtime.Registry {
+	reg := runtime.NewRegistry()
+	nearby := func(a *runtime.Agent) bool {
+		d, _ := a.UserData().(*Data)
+		return Nearby(d.T)
+	}
+	notNearby := func(a *runtime.Agent) bool {
+		d, _ := a.UserData().(*Data)
+		return !Nearby(d.T)
+	}
+	if count != nil {
+		inNearby, inNot := nearby, notNearby
+		nearby = func(a *runtime.Agent) bool { count.Conditions++; return inNearby(a) }
+		notNearby = func(a *runtime.Agent) bool { count.Conditions++; return inNot(a) }
+	}
+	reg.RegisterCondition("playerNearby", runtime.LeanCondition(nearby))
+	reg.RegisterCondition("playerNotNearby", runtime.LeanCondition(notNearby))
+	for i, name := range Actions {
+		run := func(a *runtime.Agent) runtime.Status {
+			d, _ := a.UserData().(*Data)
+			v := d.Calls[i] % 4
+			d.Calls[i]++
+			return results[v]
+		}
+		if count != nil {
+			inner := run
+			run = func(a *runtime.Agent) runtime.Status {
+				count.Calls++
+				return inner(a)
+			}
+		}
+		reg.RegisterAction(name, runtime.LeanAction(run))
+	}
+	return reg
+}
+
+// FuncRegistry is Registry with the actions and conditions registered as
+// runtime.ActionFunc and runtime.ConditionFunc, which take the rule's
+// Params and return an error besides: what a step costs a tree of such
+// functions. With count set, calls are counted as in Registry.
+func FuncRegistry(count *Counts) *runtime.Registry {
 	reg := runtime.NewRegistry()
 	nearby := func(a *runtime.Agent, _ runtime.Params) (bool, error) {
 		d, _ := a.UserData().(*Data)
