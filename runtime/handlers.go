@@ -197,6 +197,9 @@ func (a *Agent) dispatch(s *stimState, name string, data Value, calls *int) erro
 			return err
 		}
 	}
+	if err := a.dispatchCustom(name, data, calls); err != nil {
+		return err
+	}
 	return a.dispatchLanes(s, name, data, calls)
 }
 

@@ -118,6 +118,8 @@ func (a *Agent) loop() (Status, error) {
 				st = Failure
 			case kindOrderedChoice:
 				st, err = a.runOrderedChoice(r, h)
+			case kindCustom:
+				st, err = a.runCustom(r, h) // custom_step.go
 			case KindParallel:
 				st, err = a.runParallel(r, h)
 			default:

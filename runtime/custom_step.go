@@ -1,0 +1,241 @@
+package runtime
+
+import (
+	"fmt"
+	"slices"
+)
+
+// How custom rules (custom.go) are bound and stepped. A custom rule is
+// bound with kind kindCustom, so that the loop's switch sends it to
+// runCustom and no other rule pays for it; its bound value, its children
+// and its signals are in its feature row (ruleFeat.custom), and leaving it
+// (active.go: leave) calls its Exit and empties its state. Its children
+// know their position (ruleFeat.pos), which ChildDone is told.
+
+// kindCustom is the bound kind of a custom rule. It never appears in a Tree
+// (whose kind is KindCustom).
+const kindCustom Kind = 101
+
+// customFeat is what a custom rule's feature row holds.
+type customFeat struct {
+	rule    CustomRule
+	tag     string
+	signals []string      // the signals it handles (CustomSignals); nil when none
+	handler CustomSignals // nil when none
+}
+
+// bindCustom binds custom rule i of the tree: its registered definition,
+// bound to the rule. An unknown tag is an error (under lenient binding, a
+// warning: the rule fails when it runs).
+func (b *BoundTree) bindCustom(reg *Registry, i int32, f *ruleFeat, opts BindOptions, add func(error), warn func(kind, name string, pos Pos, label string)) {
+	r := &b.Tree.Rules[i]
+	f.kids = b.Tree.Children(i)
+	for k, c := range f.kids {
+		b.feats[c].pos = int32(k)
+	}
+	def, ok := reg.LookupRule(r.Tag)
+	if !ok {
+		if opts.Lenient {
+			warn("rule", r.Tag, r.Pos, r.Label)
+			b.rules[i].kind = KindFailure
+			return
+		}
+		add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("rule", r.Tag, ruleNames(reg))})
+		return
+	}
+	least, most := def.kids()
+	if n := len(f.kids); n < least || most > 0 && n > most { // a tree built by hand, or loaded without the declaration
+		add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: fmt.Sprintf("<%s> has %d children; %s", r.Tag, n, kidsWanted(&def.RuleDecl))})
+		return
+	}
+	cr, err := def.Bind(&Site{Tree: b.Tree, Rule: i, Name: r.Tag, Params: r.Params, Pos: r.Pos, bound: b})
+	if err != nil {
+		add(err)
+		return
+	}
+	if cr == nil {
+		add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: fmt.Sprintf("<%s>: its Bind returned no rule", r.Tag)})
+		return
+	}
+	f.custom = &customFeat{rule: cr, tag: r.Tag}
+	if h, ok := cr.(CustomSignals); ok {
+		if sigs := h.HandledSignals(); len(sigs) > 0 {
+			f.custom.handler, f.custom.signals = h, slices.Clone(sigs)
+			if b.handlers == nil { // owe queues signals only for trees with handlers (handlers.go)
+				b.handlers = make([]ruleHandler, len(b.rules))
+			}
+		}
+	}
+	b.rules[i].kind = kindCustom
+}
+
+// kidsWanted says how many children a rule of declaration d takes.
+func kidsWanted(d *RuleDecl) string {
+	least, most := d.kids()
+	switch {
+	case d.Decorator:
+		return "a decorator takes exactly one child rule"
+	case most == 0:
+		return fmt.Sprintf("it takes at least %d child rules", least)
+	case least == most:
+		return fmt.Sprintf("it takes exactly %d child rules", least)
+	}
+	return fmt.Sprintf("it takes %d to %d child rules", least, most)
+}
+
+func ruleNames(reg *Registry) []string {
+	out := make([]string, 0, len(reg.rules))
+	for n := range reg.rules {
+		out = append(out, n)
+	}
+	return out
+}
+
+// runCustom runs custom rule r: entered (its entry, as a list's:
+// listEnters, then Enter), or after its child (the cursor) finished
+// (ChildDone). Its answer moves the cursor to a child or finishes it.
+func (a *Agent) runCustom(r int32, h *hotRule) (Status, error) {
+	f := &a.bound.feats[r]
+	c := f.custom
+	var next Next
+	var err error
+	what := "rule <" + c.tag + ">"
+	if a.flags&flagBubbling == 0 { // entered: the cursor is r
+		ok, err := a.listEnters(r, h)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return a.listGoes(r, -1, Failure), nil
+		}
+		a.clearCustom(r)
+		what += " Enter"
+		next, err = c.rule.Enter(a)
+	} else {
+		child := a.bound.feats[a.cursor].pos
+		what += fmt.Sprintf(" ChildDone(%d, %s)", child, a.childRes)
+		next, err = c.rule.ChildDone(a, int(child), a.childRes)
+	}
+	if err == ErrPending {
+		err = fmt.Errorf("a custom rule may not pause (it returned ErrPending)")
+	}
+	if err != nil {
+		return 0, a.ruleError(r, nil, what, err)
+	}
+	if next.child >= 0 {
+		if int(next.child) >= len(f.kids) {
+			return 0, a.ruleError(r, nil, what, fmt.Errorf("answered child %d; the rule has %d children (0 to %d)", next.child, len(f.kids), len(f.kids)-1))
+		}
+		return a.listGoes(r, f.kids[next.child], 0), nil
+	}
+	if next.result != Success && next.result != Failure {
+		return 0, a.ruleError(r, nil, what, fmt.Errorf("answered %s; a custom rule finishes with success or failure", next.result))
+	}
+	return a.listGoes(r, -1, next.result), nil
+}
+
+// leaveCustom calls the Exit of custom rule r, left the way how, and
+// empties its state. Its error goes to the agent's log, as an exit hook's.
+// During the call Rule() is r, and a jump is refused.
+func (a *Agent) leaveCustom(r int32, c *customFeat, how leaveHow) {
+	x := a.extra()
+	phase, callRule := a.phase, x.callRule
+	a.phase, x.callRule = phaseHook, r
+	err := c.rule.Exit(a, how.String())
+	a.phase, x.callRule = phase, callRule
+	a.clearCustom(r)
+	if err != nil {
+		a.env.log(a, a.bound.Tree.Rules[r].Label, fmt.Sprintf("error: rule <%s> Exit (%s): %v", c.tag, how, err))
+	}
+}
+
+// customState is one custom rule's state bytes for an agent.
+type customState struct {
+	rule  int32
+	bytes []byte
+}
+
+// CustomBytes are the state bytes of custom rule r for the agent: empty
+// unless r is active and its calls set them (SetCustomBytes). TypedRule
+// keeps its typed state here.
+func (a *Agent) CustomBytes(r int32) []byte {
+	if a.ext == nil {
+		return nil
+	}
+	for i := range a.ext.customs {
+		if c := &a.ext.customs[i]; c.rule == r {
+			return c.bytes
+		}
+	}
+	return nil
+}
+
+// SetCustomBytes stores a copy of b as the state bytes of custom rule r.
+// Only an active custom rule keeps them: they are emptied when it is
+// entered and when it is left.
+func (a *Agent) SetCustomBytes(r int32, b []byte) {
+	x := a.extra()
+	for i := range x.customs {
+		if c := &x.customs[i]; c.rule == r || len(c.bytes) == 0 {
+			c.rule, c.bytes = r, append(c.bytes[:0], b...)
+			a.dropCustomAfter(i, r)
+			return
+		}
+	}
+	if len(b) > 0 {
+		x.customs = append(x.customs, customState{rule: r, bytes: append([]byte(nil), b...)})
+	}
+}
+
+// dropCustomAfter empties any later entry of rule r (an entry reused
+// before r's own one).
+func (a *Agent) dropCustomAfter(i int, r int32) {
+	for j := i + 1; j < len(a.ext.customs); j++ {
+		if c := &a.ext.customs[j]; c.rule == r {
+			c.bytes = c.bytes[:0]
+		}
+	}
+}
+
+// clearCustom empties the state of custom rule r.
+func (a *Agent) clearCustom(r int32) {
+	if a.ext == nil {
+		return
+	}
+	for i := range a.ext.customs {
+		if c := &a.ext.customs[i]; c.rule == r {
+			c.bytes = c.bytes[:0]
+		}
+	}
+}
+
+// dispatchCustom calls the signal handlers of the custom rules above the
+// agent's cursor (its own context's active path), innermost first.
+func (a *Agent) dispatchCustom(name string, data Value, calls *int) error {
+	b := a.bound
+	if b.feats == nil {
+		return nil
+	}
+	child := a.cursor
+	for r := b.rules[child].parent; r >= 0; child, r = r, b.rules[r].parent {
+		c := b.feats[r].custom
+		if c == nil || c.handler == nil || !slices.Contains(c.signals, name) {
+			continue
+		}
+		rule := &b.Tree.Rules[r]
+		if *calls++; *calls > int(a.env.limit()) {
+			return &Error{Pos: rule.Pos, Label: rule.Label, Agent: a.id, Err: ErrRunaway,
+				Msg: fmt.Sprintf("run-away signal handlers: %d handler calls for one delivery (limit %d)", *calls-1, a.env.limit())}
+		}
+		x := a.extra()
+		phase, callRule := a.phase, x.callRule
+		a.phase, x.callRule = phaseHook, r
+		err := c.handler.HandleSignal(a, name, data, int(b.feats[child].pos))
+		a.phase, x.callRule = phase, callRule
+		if err != nil {
+			return &Error{Pos: rule.Pos, Label: rule.Label, Agent: a.id, Err: fmt.Errorf("%w: %w", ErrAction, err),
+				Msg: fmt.Sprintf("handler for signal %q of rule <%s>: %v", name, c.tag, err)}
+		}
+	}
+	return nil
+}
