@@ -249,7 +249,7 @@ func (a *Agent) leave(r int32, res Status, how leaveHow) {
 		a.slab[f.countSlot] = 0
 	}
 	if f.custom != nil {
-		a.leaveCustom(r, f.custom, how) // custom_step.go
+		a.leaveCustom(r, f, how) // custom_step.go
 	}
 	if f.startBit >= 0 {
 		a.exit(r, f, how)

@@ -110,3 +110,19 @@ func (h *harness) registerCustom() {
 // children is the number of children of the rule a custom rule's call is
 // for.
 func (h *harness) children(a *Agent) int { return len(a.bound.Tree.Children(a.Rule())) }
+
+// registerFirst registers <first>, a composite without parameters or state
+// that runs its first child and finishes with its result (a CustomRule
+// written by hand, not a TypedRule).
+func registerFirst(reg *Registry) error {
+	return reg.AddRule(RuleDef{RuleDecl: RuleDecl{Tag: "first", Origin: Origin{Kind: "go"}},
+		Bind: func(s *Site) (CustomRule, error) { return firstRule{}, nil }})
+}
+
+type firstRule struct{}
+
+func (firstRule) Enter(a *Agent) (Next, error) { return RunChild(0), nil }
+func (firstRule) ChildDone(a *Agent, child int, res Status) (Next, error) {
+	return Finish(res), nil
+}
+func (firstRule) Exit(a *Agent, how string) error { return nil }

@@ -134,10 +134,17 @@ func (a *Agent) runCustom(r int32, h *hotRule) (Status, error) {
 	return a.listGoes(r, -1, next.result), nil
 }
 
-// leaveCustom calls the Exit of custom rule r, left the way how, and
-// empties its state. Its error goes to the agent's log, as an exit hook's.
-// During the call Rule() is r, and a jump is refused.
-func (a *Agent) leaveCustom(r int32, c *customFeat, how leaveHow) {
+// leaveCustom calls the Exit of custom rule r, left the way how, when it
+// started (its start bit: it was entered, or a jump landed below it; so
+// Exit answers a start, as an exit hook does), and empties its state. Its
+// error goes to the agent's log, as an exit hook's. During the call Rule()
+// is r, and a jump is refused.
+func (a *Agent) leaveCustom(r int32, f *ruleFeat, how leaveHow) {
+	c := f.custom
+	if !a.started(f) {
+		a.clearCustom(r)
+		return
+	}
 	x := a.extra()
 	phase, callRule := a.phase, x.callRule
 	a.phase, x.callRule = phaseHook, r

@@ -1,6 +1,9 @@
 package runtime
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Custom rules (custom.go): each call of the contract, and every attribute
 // of the format on them, stepped through the harness's <pick>, <invert>
@@ -28,4 +31,142 @@ func TestCustom_contract(t *testing.T) {
 			xml:  bt(`<pick id="p"><parameter name="pick.bad">true</parameter><action id="a" name="ok"/></pick>`),
 			want: []string{"error p: p.enter p.exit(reset:1) | rule <pick> Enter: answered child 1; the rule has 1 children (0 to 0)"}},
 	})
+}
+
+// TestCustom_theFormatsAttributes: abort, timeout, cooldown, enter and exit
+// hooks, attempts, gates, doNotFail and log parameters apply to a custom
+// rule as to a sequence, and Exit is told how it was left.
+func TestCustom_theFormatsAttributes(t *testing.T) {
+	runStepCases(t, []stepCase{
+		{name: "abort self: Exit(abort) after the running child's cancel",
+			xml: bt(`<choice id="root">
+  <times id="t" abort="self"><parameter name="times.n">3</parameter><condition>c</condition><action id="a" name="act"/></times>
+  <action id="b" name="ok"/>
+</choice>`),
+			conds: map[string]bool{"c": true}, script: map[string][]Status{"a": {R}},
+			changes: map[int]map[string]bool{2: {"c": false}},
+			want:    []string{"running a: ?c t.enter a:start a", "success root: ?c a:cancel t.exit(abort:0) b [abort t]"}},
+		{name: "conditions failing at its entry: no Enter, no Exit",
+			xml:   bt(`<choice id="root"><invert id="i"><condition>c</condition><action id="a" name="ok"/></invert><success id="s"/></choice>`),
+			conds: map[string]bool{"c": false},
+			want:  []string{"success root: ?c"}},
+		{name: "timeout",
+			xml:    bt(`<sequence id="root"><invert id="i" timeout="2"><action id="a" name="act"/></invert></sequence>`),
+			script: map[string][]Status{"a": {R}},
+			want:   []string{"running a: i.enter a:start a", "running a: a", "failure root: a:cancel i.exit(timeout) [timeout i]"}},
+		{name: "cooldown refuses it after it was left",
+			xml:  bt(`<choice id="root"><invert id="i" cooldown="5"><action id="a" name="fail"/></invert><action id="b" name="ok"/></choice>`),
+			want: []string{"success root: i.enter a i.done(0:failure) i.exit(success)", "success root: b"}},
+		{name: "enter and exit hooks around Enter and Exit",
+			xml:  bt(`<invert id="i" enter="h" exit="h"><action id="a" name="fail"/></invert>`),
+			want: []string{"success i: +i i.enter a i.done(0:failure) i.exit(success) -i(success)"}},
+		{name: "attempts: entered again after a failure, still active",
+			xml:  bt(`<sequence id="root"><invert id="i" attempts="2" exit="h"><action id="a" name="ok"/></invert></sequence>`),
+			want: []string{"failure root: i.enter a i.done(0:success) i.enter a i.done(0:success) i.exit(failure) -i(failure)"}},
+		{name: "doNotFail",
+			xml:  bt(`<sequence id="root"><invert id="i" doNotFail="true"><action id="a" name="ok"/></invert><action id="b" name="ok"/></sequence>`),
+			want: []string{"success root: i.enter a i.done(0:success) i.exit(failure) b"}},
+		{name: "log parameters",
+			xml:  bt(`<invert id="i"><parameter name="log.start">in</parameter><parameter name="log.failure">out</parameter><action id="a" name="ok"/></invert>`),
+			want: []string{"failure i: log(i: in) i.enter a i.done(0:success) i.exit(failure) log(i: out)"}},
+		{name: "in a parallel's lane",
+			xml: bt(`<parallel id="p"><invert id="i"><action id="a" name="act"/></invert><action id="b" name="act"/></parallel>`),
+			script: map[string][]Status{"a": {R, F}, "b": {R, S}},
+			want:   []string{"running p{a b}: i.enter a:start a b:start b", "success p: a i.done(0:failure) i.exit(success) b"}},
+	})
+}
+
+// TestCustom_jumps: a jump into a child of a custom rule that was not
+// active makes it active without Enter (its state empty), and ChildDone
+// is told that child's result; a jump out of it calls Exit(jump); a jump to
+// the rule itself while it is active enters it again.
+func TestCustom_jumps(t *testing.T) {
+	runStepCases(t, []stepCase{
+		{name: "into a child",
+			xml: bt(`<choice id="root"><action id="x" name="act"/>
+  <pick id="p"><action id="a" name="act"/><action id="b" name="ok"/></pick></choice>`),
+			script: map[string][]Status{"x": {R}, "a": {R, F}},
+			before: map[int]func(h *harness){2: func(h *harness) { h.must(h.agent.Jump("a")) }},
+			want: []string{"running x: x:start x", "running a: a:start a",
+				"success root: a p.done(0:failure:0) b p.done(1:success:1) p.exit(success:1)"}},
+		{name: "out of a child",
+			xml: bt(`<choice id="root"><pick id="p"><action id="a" name="act"/></pick><action id="x" name="act"/></choice>`),
+			script: map[string][]Status{"a": {R}, "x": {R}},
+			before: map[int]func(h *harness){2: func(h *harness) { h.must(h.agent.Jump("x")) }},
+			want:   []string{"running a: p.enter a:start a", "running x: x:start x"}},
+	})
+	h := newHarness(t, bt(`<choice id="root"><pick id="p"><action id="a" name="act"/></pick><action id="x" name="act"/></choice>`), nil)
+	h.script["a"] = []Status{R}
+	h.step()
+	h.log = nil
+	h.must(h.agent.Jump("x"))
+	if got := strings.Join(h.log, " "); got != "a:cancel p.exit(jump:1)" {
+		t.Errorf("the jump out logged %q", got)
+	}
+}
+
+// TestCustom_signals: a custom rule's signal handler is called while a
+// child runs, with the child's position, and its state change is what
+// ChildDone reads next.
+func TestCustom_signals(t *testing.T) {
+	h := newHarness(t, bt(`<times id="t"><parameter name="times.n">2</parameter><action id="a" name="act"/></times>`), nil)
+	h.script["a"] = []Status{R, S}
+	expectSteps(t, []string{h.step()}, []string{"running a: t.enter a:start a"})
+	h.log = nil
+	h.must(h.agent.Signal("Bump"))
+	if got := strings.Join(h.log, " "); got != "t.Bump(0:1)" {
+		t.Errorf("the signal logged %q", got)
+	}
+	h.must(h.agent.Signal("Other"))
+	expectSteps(t, []string{h.step()}, []string{"success t: a t.done(success:2) t.exit(success:2)"})
+}
+
+// TestCustom_saveRestoreAtEveryStep: an agent saved and restored into a
+// fresh agent after each step goes on exactly as the uninterrupted one.
+func TestCustom_saveRestoreAtEveryStep(t *testing.T) {
+	xml := bt(`<choice id="root" loop="true">
+  <pick id="p"><parameter name="pick.first">1</parameter>
+    <times id="t"><parameter name="times.n">3</parameter><action id="a" name="act"/></times>
+    <invert id="i"><action id="b" name="act"/></invert>
+  </pick>
+</choice>`)
+	script := map[string][]Status{"a": {R, S, S, R, F, S}, "b": {R, S, R, F, F, R, S}}
+	ref := newHarness(t, xml, nil)
+	for k, v := range script {
+		ref.script[k] = v
+	}
+	want := ref.steps(14)
+	for at := 1; at < 14; at++ {
+		h := newHarness(t, xml, nil)
+		for k, v := range script {
+			h.script[k] = v
+		}
+		got := h.steps(at)
+		data, err := SaveAgents([]*Agent{h.agent}, nil)
+		h.must(err)
+		fresh := h.tree.NewAgent("a1", h.env)
+		if _, err := RestoreAgents(data, []*Agent{fresh}, nil); err != nil {
+			t.Fatalf("restore after step %d: %v", at, err)
+		}
+		h.agent = fresh
+		got = append(got, h.steps(14-at)...)
+		for i := range got { // the restored agent's first step logs no Exit of the old one's rules
+			if got[i] != want[i] {
+				t.Errorf("restored after step %d: step %d:\n got  %s\n want %s", at, i+1, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestCustom_gate: a custom rule with a gate takes it when it is let in,
+// holds it while its child runs and is refused when the gate is full.
+func TestCustom_gate(t *testing.T) {
+	w := newGateWorld(t, `<behaviorTree>
+  <gates><gate name="g" users="1"/></gates>
+  <choice id="root"><first id="use" gate="g"><action id="r" name="run"/></first><running id="idle"/></choice>
+</behaviorTree>`, "a1", "a2")
+	expectLines(t, 1, w.stepAll(), []string{"a1 running r: r=running [gates g+]", "a2 running idle: idle=running"})
+	if got := w.holders("g"); got != "g: a1" {
+		t.Errorf("holders %q", got)
+	}
 }

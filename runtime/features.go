@@ -193,7 +193,7 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		f.logStart, _ = r.Params.Get(ParamLogStart)
 		f.logSuccess, _ = r.Params.Get(ParamLogSuccess)
 		f.logFailure, _ = r.Params.Get(ParamLogFailure)
-		if r.Enter != "" || r.Exit != "" || f.logStart != "" {
+		if r.Enter != "" || r.Exit != "" || f.logStart != "" || r.Kind == KindCustom { // a custom rule's Exit answers its start (custom_step.go)
 			f.startBit = bit(&startBits, &startAt)
 		}
 		if r.Abort != AbortNone || r.Timeout > 0 {
