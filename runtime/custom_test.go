@@ -70,7 +70,7 @@ func TestCustom_theFormatsAttributes(t *testing.T) {
 			xml:  bt(`<invert id="i"><parameter name="log.start">in</parameter><parameter name="log.failure">out</parameter><action id="a" name="ok"/></invert>`),
 			want: []string{"failure i: log(i: in) i.enter a i.done(0:success) i.exit(failure) log(i: out)"}},
 		{name: "in a parallel's lane",
-			xml: bt(`<parallel id="p"><invert id="i"><action id="a" name="act"/></invert><action id="b" name="act"/></parallel>`),
+			xml:    bt(`<parallel id="p"><invert id="i"><action id="a" name="act"/></invert><action id="b" name="act"/></parallel>`),
 			script: map[string][]Status{"a": {R, F}, "b": {R, S}},
 			want:   []string{"running p{a b}: i.enter a:start a b:start b", "success p: a i.done(0:failure) i.exit(success) b"}},
 	})
@@ -90,7 +90,7 @@ func TestCustom_jumps(t *testing.T) {
 			want: []string{"running x: x:start x", "running a: a:start a",
 				"success root: a p.done(0:failure:0) b p.done(1:success:1) p.exit(success:1)"}},
 		{name: "out of a child",
-			xml: bt(`<choice id="root"><pick id="p"><action id="a" name="act"/></pick><action id="x" name="act"/></choice>`),
+			xml:    bt(`<choice id="root"><pick id="p"><action id="a" name="act"/></pick><action id="x" name="act"/></choice>`),
 			script: map[string][]Status{"a": {R}, "x": {R}},
 			before: map[int]func(h *harness){2: func(h *harness) { h.must(h.agent.Jump("x")) }},
 			want:   []string{"running a: p.enter a:start a", "running x: x:start x"}},
