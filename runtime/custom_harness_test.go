@@ -42,16 +42,16 @@ func (h *harness) registerCustom() {
 			}
 			return RunChild(p.First), nil
 		},
-		ChildDone: func(a *Agent, p *pickParams, s *pickState, child int, res Status) (Next, error) {
+		ChildDone: func(a *Agent, p *pickParams, s *pickState, n, child int, res Status) (Next, error) {
 			line(a, fmt.Sprintf("done(%d:%s:%d)", child, res, s.Tried))
 			if res == Success {
 				return Finish(Success), nil
 			}
-			if s.Tried >= h.children(a) {
+			if s.Tried >= n {
 				return Finish(Failure), nil
 			}
 			s.Tried++
-			return RunChild((child + 1) % h.children(a)), nil
+			return RunChild((child + 1) % n), nil
 		},
 		Exit: func(a *Agent, p *pickParams, s *pickState, how string) error {
 			line(a, "exit("+how+":"+strconv.Itoa(s.Tried)+")")
@@ -64,7 +64,7 @@ func (h *harness) registerCustom() {
 			line(a, "enter")
 			return RunChild(0), nil
 		},
-		ChildDone: func(a *Agent, _ *struct{}, _ *struct{}, child int, res Status) (Next, error) {
+		ChildDone: func(a *Agent, _ *struct{}, _ *struct{}, n, child int, res Status) (Next, error) {
 			line(a, fmt.Sprintf("done(%d:%s)", child, res))
 			if res == Success {
 				return Finish(Failure), nil
@@ -82,7 +82,7 @@ func (h *harness) registerCustom() {
 			line(a, "enter")
 			return RunChild(0), nil
 		},
-		ChildDone: func(a *Agent, p *timesParams, s *timesState, child int, res Status) (Next, error) {
+		ChildDone: func(a *Agent, p *timesParams, s *timesState, n, child int, res Status) (Next, error) {
 			if res != Success {
 				line(a, fmt.Sprintf("done(%s:%d)", res, s.Done))
 				return Finish(Failure), nil
@@ -106,10 +106,6 @@ func (h *harness) registerCustom() {
 		},
 	}.Register(h.reg))
 }
-
-// children is the number of children of the rule a custom rule's call is
-// for.
-func (h *harness) children(a *Agent) int { return len(a.bound.Tree.Children(a.Rule())) }
 
 // registerFirst registers <first>, a composite without parameters or state
 // that runs its first child and finishes with its result (a CustomRule

@@ -12,7 +12,8 @@ import (
 // `param:"NAME"` fields, checked at bind), and whose per-agent state S the
 // runtime keeps, saves and carries (as TypedAction's state: exported
 // numbers, integers, durations, bools and strings). Use struct{} for P or S
-// when there are none. n is the rule's number of children.
+// when there are none. n is the rule's number of children, child a
+// child's position (0 to n-1).
 //
 //	type noRepeatState struct{ Last int }
 //	err := runtime.TypedRule[struct{}, noRepeatState]{
@@ -20,7 +21,7 @@ import (
 //		Enter: func(a *runtime.Agent, _ *struct{}, s *noRepeatState, n int) (runtime.Next, error) {
 //			return runtime.RunChild(pick(a, n, s.Last)), nil
 //		},
-//		ChildDone: func(a *runtime.Agent, _ *struct{}, s *noRepeatState, child int, res runtime.Status) (runtime.Next, error) {
+//		ChildDone: func(a *runtime.Agent, _ *struct{}, s *noRepeatState, n, child int, res runtime.Status) (runtime.Next, error) {
 //			return runtime.Finish(res), nil
 //		},
 //	}.Register(reg)
@@ -36,7 +37,7 @@ type TypedRule[P, S any] struct {
 	MinChildren, MaxChildren int
 
 	Enter     func(a *Agent, p *P, s *S, n int) (Next, error)
-	ChildDone func(a *Agent, p *P, s *S, child int, res Status) (Next, error)
+	ChildDone func(a *Agent, p *P, s *S, n, child int, res Status) (Next, error)
 	// Exit is optional: the state is gone after it.
 	Exit func(a *Agent, p *P, s *S, how string) error
 
@@ -138,7 +139,7 @@ func (b *typedRule[P, S]) ChildDone(a *Agent, child int, res Status) (Next, erro
 	if err != nil {
 		return Next{}, err
 	}
-	n, err := b.x.ChildDone(a, b.p, s, child, res)
+	n, err := b.x.ChildDone(a, b.p, s, b.n, child, res)
 	b.keep(a, s, sc)
 	return n, err
 }
