@@ -26,10 +26,11 @@ import (
 // as it reaches an ordered choice.
 //
 // Per-agent state: a custom rule keeps its state in bytes the runtime holds
-// for it per agent while the rule is active (Agent.CustomBytes): emptied
-// when it is entered and when it is left, saved and restored with the
-// agent, carried by a hot reload while the rule is still there. TypedRule
-// keeps a typed struct there for it, as TypedAction keeps an action's.
+// for it per agent (Agent.CustomBytes), from one activation to the next
+// (as Lumberyard's RuntimeData: the child chosen last time, a score held
+// on to), saved and restored with the agent, carried by a hot reload while
+// the rule is still there. TypedRule keeps a typed struct there for it, as
+// TypedAction keeps an action's.
 
 // Next is what a custom rule answers when it is entered or told a child's
 // result: the child to run next (RunChild) or its own result (Finish). The
@@ -75,8 +76,7 @@ func (n Next) String() string {
 // Enter is called when the rule is entered: it was let in and its
 // conditions passed (its enter hook has run). ChildDone is called when the
 // child at position child finished with res (after the child's doNotFail),
-// including a child a jump landed in while the rule was not entered (its
-// state is then empty). Exit is called when the rule is left, after the
+// including a child a jump landed in while the rule was not entered. Exit is called when the rule is left, after the
 // rules below it: how is "success" or "failure" when it finished, else
 // "abort", "timeout", "preempt", "jump", "cancel", "reset" or "remove", as
 // an exit hook's; its error goes to the agent's log. None of them may

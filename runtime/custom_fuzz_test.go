@@ -70,6 +70,7 @@ func (s *fuzzScript) registerCustom(reg *Registry) {
 		Tag: treegen.RandDecorator, Decorator: true,
 		Enter: func(a *Agent, _ *struct{}, st *fuzzDecoState, n int) (Next, error) {
 			logf(a, "enter:%d", st.Runs)
+			st.Runs = 0
 			return RunChild(0), nil
 		},
 		ChildDone: func(a *Agent, _ *struct{}, st *fuzzDecoState, n, child int, res Status) (Next, error) {

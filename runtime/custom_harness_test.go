@@ -80,6 +80,7 @@ func (h *harness) registerCustom() {
 		Tag: "times", Decorator: true,
 		Enter: func(a *Agent, p *timesParams, s *timesState, n int) (Next, error) {
 			line(a, "enter")
+			s.Done = 0
 			return RunChild(0), nil
 		},
 		ChildDone: func(a *Agent, p *timesParams, s *timesState, n, child int, res Status) (Next, error) {

@@ -108,7 +108,6 @@ func (a *Agent) runCustom(r int32, h *hotRule) (Status, error) {
 		if !ok {
 			return a.listGoes(r, -1, Failure), nil
 		}
-		a.clearCustom(r)
 		what += " Enter"
 		next, err = c.rule.Enter(a)
 	} else {
@@ -136,13 +135,13 @@ func (a *Agent) runCustom(r int32, h *hotRule) (Status, error) {
 
 // leaveCustom calls the Exit of custom rule r, left the way how, when it
 // started (its start bit: it was entered, or a jump landed below it; so
-// Exit answers a start, as an exit hook does), and empties its state. Its
-// error goes to the agent's log, as an exit hook's. During the call Rule()
-// is r, and a jump is refused.
+// Exit answers a start, as an exit hook does). Its error goes to the
+// agent's log, as an exit hook's. During the call Rule() is r, and a jump
+// is refused. The rule's state stays: it is the agent's memory of the
+// rule (the child it chose last time, a score it holds on to).
 func (a *Agent) leaveCustom(r int32, f *ruleFeat, how leaveHow) {
 	c := f.custom
 	if !a.started(f) {
-		a.clearCustom(r)
 		return
 	}
 	x := a.extra()
@@ -150,7 +149,6 @@ func (a *Agent) leaveCustom(r int32, f *ruleFeat, how leaveHow) {
 	a.phase, x.callRule = phaseHook, r
 	err := c.rule.Exit(a, how.String())
 	a.phase, x.callRule = phase, callRule
-	a.clearCustom(r)
 	if err != nil {
 		a.env.log(a, a.bound.Tree.Rules[r].Label, fmt.Sprintf("error: rule <%s> Exit (%s): %v", c.tag, how, err))
 	}
@@ -163,8 +161,8 @@ type customState struct {
 }
 
 // CustomBytes are the state bytes of custom rule r for the agent: empty
-// unless r is active and its calls set them (SetCustomBytes). TypedRule
-// keeps its typed state here.
+// until its calls set them (SetCustomBytes). TypedRule keeps its typed
+// state here.
 func (a *Agent) CustomBytes(r int32) []byte {
 	if a.ext == nil {
 		return nil
@@ -178,8 +176,9 @@ func (a *Agent) CustomBytes(r int32) []byte {
 }
 
 // SetCustomBytes stores a copy of b as the state bytes of custom rule r.
-// Only an active custom rule keeps them: they are emptied when it is
-// entered and when it is left.
+// They stay with the agent, whether the rule is active or not, until the
+// rule sets others; a slot that takes another tree empties those of the
+// rules of the tree it held (slots.go).
 func (a *Agent) SetCustomBytes(r int32, b []byte) {
 	x := a.extra()
 	for i := range x.customs {
@@ -204,13 +203,13 @@ func (a *Agent) dropCustomAfter(i int, r int32) {
 	}
 }
 
-// clearCustom empties the state of custom rule r.
-func (a *Agent) clearCustom(r int32) {
+// clearCustoms empties the state of the custom rules [from, to).
+func (a *Agent) clearCustoms(from, to int32) {
 	if a.ext == nil {
 		return
 	}
 	for i := range a.ext.customs {
-		if c := &a.ext.customs[i]; c.rule == r {
+		if c := &a.ext.customs[i]; c.rule >= from && c.rule < to {
 			c.bytes = c.bytes[:0]
 		}
 	}

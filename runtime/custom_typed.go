@@ -26,9 +26,10 @@ import (
 //		},
 //	}.Register(reg)
 //
-// The state is empty (S's zero value) when Enter is called, and when a jump
-// lands in a child of a rule that was not active, ChildDone sees it so.
-// The functions are shared as TypedAction's are.
+// The state starts at S's zero value and stays with the agent from one
+// activation of the rule to the next (Enter resets what it must): the
+// child chosen last time, a score held on to. The functions are shared as
+// TypedAction's are.
 type TypedRule[P, S any] struct {
 	Tag string
 	Doc string
@@ -38,7 +39,7 @@ type TypedRule[P, S any] struct {
 
 	Enter     func(a *Agent, p *P, s *S, n int) (Next, error)
 	ChildDone func(a *Agent, p *P, s *S, n, child int, res Status) (Next, error)
-	// Exit is optional: the state is gone after it.
+	// Exit is optional.
 	Exit func(a *Agent, p *P, s *S, how string) error
 
 	// Signals and Signal are optional (CustomSignals): Signal is called for
@@ -148,11 +149,13 @@ func (b *typedRule[P, S]) Exit(a *Agent, how string) error {
 	if b.x.Exit == nil {
 		return nil
 	}
-	s, _, err := b.state(a)
+	s, sc, err := b.state(a)
 	if err != nil {
 		return err
 	}
-	return b.x.Exit(a, b.p, s, how) // the rule is left: its state is not kept
+	err = b.x.Exit(a, b.p, s, how)
+	b.keep(a, s, sc)
+	return err
 }
 
 // typedSignalRule is a typedRule with signal handlers.

@@ -59,7 +59,7 @@ type Snapshot struct {
 	// tree that has them (format version 7).
 	Slots []SlotSave
 
-	// Customs are the states of the active custom rules that hold any, in
+	// Customs are the states of the custom rules that hold any, in
 	// document order (format version 8; custom_save.go).
 	Customs []RuleState
 
@@ -515,7 +515,7 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 	if err := p.planEntries(s, active, bad); err != nil {
 		return err
 	}
-	if err := p.planCustoms(s, active, bad); err != nil {
+	if err := p.planCustoms(s, bad); err != nil {
 		return err
 	}
 	// Active rules the save knew nothing about (the tree was edited).
