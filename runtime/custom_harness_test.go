@@ -25,7 +25,7 @@ type pickParams struct {
 type pickState struct{ Tried int }
 
 type timesParams struct {
-	N int `param:"times.n" required:"true" doc:"successes in a row"`
+	N int `param:"times.n,required" doc:"successes in a row"`
 }
 
 type timesState struct{ Done int }

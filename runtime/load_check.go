@@ -235,7 +235,7 @@ func (c *checker) checkFile(root *elem) []item {
 				}})
 			})
 		default:
-			c.notAllowed(e, "behaviorTree", topTags)
+			c.notAllowed(e, "behaviorTree", c.custom.with(topTags))
 		}
 	}
 	return items
@@ -426,7 +426,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 
 	allowed := ruleDetails
 	if kind.IsList() {
-		allowed = listChildren
+		allowed = c.custom.with(listChildren) // load_custom.go
 	}
 	var modePos Pos
 	for _, ch := range e.children {

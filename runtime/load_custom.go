@@ -1,6 +1,9 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Custom rules in tree files (custom.go): the tags LoadOptions.Rules
 // declares are rule tags of the files loaded with them, whose elements
@@ -24,6 +27,21 @@ func newCustomTags(decls []RuleDecl) customTags {
 		}
 	}
 	return m
+}
+
+// with is tags followed by the custom tags, sorted: what a place that
+// holds rules allows, for messages.
+func (m customTags) with(tags []string) []string {
+	if len(m) == 0 {
+		return tags
+	}
+	out := slices.Clip(tags)
+	first := len(out)
+	for t := range m {
+		out = append(out, t)
+	}
+	slices.Sort(out[first:])
+	return out
 }
 
 // kindOf is the kind of rule a tag makes, custom tags included.
