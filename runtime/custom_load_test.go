@@ -40,7 +40,9 @@ func TestCustom_refusedAtRegistration(t *testing.T) {
 		t.Errorf("a TypedRule without Enter: %v", err)
 	}
 	if _, err := (TypedRule[struct{}, struct{ m map[string]int }]{Tag: "x", Enter: func(*Agent, *struct{}, *struct{ m map[string]int }, int) (Next, error) { return Next{}, nil },
-		ChildDone: func(*Agent, *struct{}, *struct{ m map[string]int }, int, int, Status) (Next, error) { return Next{}, nil }}).Def(); !errors.Is(err, ErrParamDecl) {
+		ChildDone: func(*Agent, *struct{}, *struct{ m map[string]int }, int, int, Status) (Next, error) {
+			return Next{}, nil
+		}}).Def(); !errors.Is(err, ErrParamDecl) {
 		t.Errorf("a TypedRule whose state cannot be saved: %v", err)
 	}
 }
