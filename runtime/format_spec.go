@@ -16,6 +16,10 @@ type TagSpec struct {
 	Attrs  []AttrSpec
 	Inside []string // the tags it holds, in the order messages list them
 	Text   string   // what its text is, "" when it holds no text
+	// Params are a registered rule's <parameter>s (FormatTagsFor); its
+	// Origin says where it comes from. Both empty for the format's tags.
+	Params []ParamSpec
+	Origin string
 }
 
 // AttrSpec describes one attribute of a tag.
