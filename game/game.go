@@ -103,6 +103,10 @@ type Game struct {
 	cfg    *Config
 	opts   Options
 	reg    *runtime.Registry
+	// rules are the declarations of the custom rules the trees may use
+	// (rules.go), once rulesMade.
+	rules     []runtime.RuleDecl
+	rulesMade bool
 	trees  map[string]*runtime.BoundTree
 	agents []*gameAgent
 	byID   map[string]*gameAgent
@@ -271,7 +275,7 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 		t, again := byFile[path]
 		if !again {
 			var err error
-			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(),
+			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(), Rules: g.ruleDecls(),
 				ReadFile: g.reader(readfile.TreeLimit, "tree file")})
 			byFile[path] = t
 			if err != nil {

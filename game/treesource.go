@@ -89,10 +89,13 @@ func (g *Game) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
 // game runs, and the files. An editor loads its candidate texts with it
 // without holding the game's goroutine (a tree of thousands of rules takes
 // a while to load).
-type TreeLoader struct{ cfg *Config }
+type TreeLoader struct {
+	cfg   *Config
+	rules []runtime.RuleDecl // the custom rules the game's registries hold (rules.go)
+}
 
 // TreeLoader returns the game's TreeLoader.
-func (g *Game) TreeLoader() TreeLoader { return TreeLoader{cfg: g.cfg} }
+func (g *Game) TreeLoader() TreeLoader { return TreeLoader{cfg: g.cfg, rules: g.ruleDecls()} }
 
 // LoadTree is Game.LoadTree.
 func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.Tree, error) {
@@ -106,7 +109,7 @@ func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.
 	}
 	confine, _ := newConfinement(l.cfg)
 	read := confine.reader(readfile.TreeLimit, "tree file")
-	return runtime.LoadFile(treePath(l.cfg, tc.File), runtime.LoadOptions{Root: l.cfg.Dir,
+	return runtime.LoadFile(treePath(l.cfg, tc.File), runtime.LoadOptions{Root: l.cfg.Dir, Rules: l.rules,
 		ReadFile: func(path string) ([]byte, error) {
 			if abs, err := filepath.Abs(path); err == nil {
 				if data, ok := byPath[abs]; ok {
@@ -120,7 +123,7 @@ func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.
 // LoadTreeFile is Game.LoadTreeFile.
 func (l TreeLoader) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
 	confine, _ := newConfinement(l.cfg)
-	return runtime.LoadBytes(treePath(l.cfg, file), data, runtime.LoadOptions{Root: l.cfg.Dir, Subtree: true,
+	return runtime.LoadBytes(treePath(l.cfg, file), data, runtime.LoadOptions{Root: l.cfg.Dir, Subtree: true, Rules: l.rules,
 		ReadFile: confine.reader(readfile.TreeLimit, "tree file")})
 }
 

@@ -121,12 +121,12 @@ func listParams(w io.Writer, ps []runtime.ParamSpec) {
 // since a lone tree has none. The lints that need no scripts run too
 // (warnings, errors with -strict); names they do not know are not checked.
 func validateTree(file string, strict bool, stdout, stderr io.Writer) int {
-	tree, err := runtime.LoadFile(file, runtime.LoadOptions{})
+	reg := shippedRules() // rules.go
+	tree, err := runtime.LoadFile(file, runtime.LoadOptions{Rules: reg.RuleDecls()})
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	reg := runtime.NewRegistry()
 	bound, err := runtime.Bind(tree, reg, runtime.BindOptions{Lenient: true})
 	if err != nil {
 		printProblems(stderr, err)
