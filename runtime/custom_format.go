@@ -32,7 +32,7 @@ func FormatTagsFor(reg *Registry) []TagSpec {
 	}
 	inside := append(slices.Clip(listChildren), tags...)
 	for _, d := range defs {
-		ts := TagSpec{Tag: d.Tag, Kind: "rule", Doc: customDoc(&d.RuleDecl), Inside: inside, Params: d.Params, Origin: d.Origin.String()}
+		ts := TagSpec{Tag: d.Tag, Kind: "rule", Doc: CustomDoc(&d.RuleDecl), Inside: inside, Params: d.Params, Origin: d.Origin.String()}
 		for _, a := range customAttrs {
 			spec, ok := attrDocs[a]
 			if !ok {
@@ -49,9 +49,9 @@ func FormatTagsFor(reg *Registry) []TagSpec {
 	return out
 }
 
-// customDoc is a registered rule's description: its own, and how many
-// children it takes.
-func customDoc(d *RuleDecl) string {
+// CustomDoc is a registered rule's description, as FormatTagsFor gives
+// it: its own, and how many children it takes.
+func CustomDoc(d *RuleDecl) string {
 	doc := d.Doc
 	if doc == "" {
 		doc = "a rule registered from Go"
