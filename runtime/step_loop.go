@@ -116,10 +116,8 @@ func (a *Agent) loop() (Status, error) {
 				st = a.listGoes(r, to, res)
 			case KindFailure:
 				st = Failure
-			case kindOrderedChoice:
+			case kindOrderedChoice: // and custom rules (custom_step.go)
 				st, err = a.runOrderedChoice(r, h)
-			case kindCustom:
-				st, err = a.runCustom(r, h) // custom_step.go
 			case KindParallel:
 				st, err = a.runParallel(r, h)
 			default:
