@@ -104,7 +104,7 @@ func (a *Agent) runCustom(r int32, h *hotRule) (Status, error) {
 	c := f.custom
 	var next Next
 	var err error
-	child := int32(-1) // entered
+	child := int32(-1)             // entered
 	if a.flags&flagBubbling == 0 { // entered: the cursor is r
 		ok, err := a.listEnters(r, h)
 		if err != nil {
