@@ -100,18 +100,19 @@ var ErrStopped = errors.New("game: run stopped")
 // Game is a running game config: its trees, registry, agents and loop.
 // A Game is used from one goroutine.
 type Game struct {
-	cfg  *Config
-	opts Options
-	reg  *runtime.Registry
+	cfg    *Config
+	opts   Options
+	reg    *runtime.Registry
+	trees  map[string]*runtime.BoundTree
+	agents []*gameAgent
+	byID   map[string]*gameAgent
+	byPtr  map[*runtime.Agent]*gameAgent // for the per-step hooks: no look-up by name there
+	env    *runtime.Env
+
 	// rules are the declarations of the custom rules the trees may use
 	// (rules.go), once rulesMade.
 	rules     []runtime.RuleDecl
 	rulesMade bool
-	trees     map[string]*runtime.BoundTree
-	agents    []*gameAgent
-	byID      map[string]*gameAgent
-	byPtr     map[*runtime.Agent]*gameAgent // for the per-step hooks: no look-up by name there
-	env       *runtime.Env
 
 	trace     *TraceWriter
 	traceFile io.Closer
