@@ -170,3 +170,17 @@ func TestCustom_gate(t *testing.T) {
 		t.Errorf("holders %q", got)
 	}
 }
+
+// TestCustom_hotReload: a hot reload carries a custom rule's state to the
+// same rule in the new version of the tree, where its index moved.
+func TestCustom_hotReload(t *testing.T) {
+	v1 := bt(`<sequence id="root"><times id="t"><parameter name="times.n">3</parameter><action id="a" name="act"/></times></sequence>`)
+	v2 := strings.Replace(v1, `<times id="t">`, `<success id="pre"/><times id="t">`, 1)
+	h, b2 := carryHarness(t, v1, v2)
+	h.script["a"] = []Status{R, S, R, S, R}
+	expectSteps(t, h.steps(2), []string{"running a: t.enter a:start a", "running a: a t.done(success:1) a:start a"})
+	if gone := h.carry(b2); gone != "" {
+		t.Fatalf("gone: %q", gone)
+	}
+	expectSteps(t, h.steps(1), []string{"running a: a t.done(success:2) a:start a"})
+}
