@@ -82,6 +82,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  hook      %-22s %s\n", d.Name, d.Origin)
 			listParams(stdout, d.Params)
 		}
+		for _, d := range reg.Rules() { // composites and decorators registered from Go
+			fmt.Fprintf(stdout, "  rule      %-22s %s\n", "<"+d.Tag+">", d.Origin)
+			listParams(stdout, d.Params)
+		}
 	}
 	if n := len(warnings); n > 0 {
 		if *strict {
