@@ -90,8 +90,8 @@ type CustomRule interface {
 // CustomSignals is implemented by custom rules that react to signals while
 // one of their children runs: HandledSignals is read once at bind;
 // HandleSignal is called when the agent receives one of them while the
-// rule is active (an ancestor of the agent's cursor), with the running
-// child's position. It changes the rule's state (which ChildDone reads
+// rule is active (an ancestor of the agent's cursor, or of a running
+// lane's), with the running child's position. It changes the rule's state (which ChildDone reads
 // next) or the agent's variables, which the tree may watch with abort; it
 // cannot move the cursor. An error is an error of the agent, as a running
 // action's handler's.

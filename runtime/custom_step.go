@@ -220,15 +220,16 @@ func (a *Agent) clearCustoms(from, to int32) {
 	}
 }
 
-// dispatchCustom calls the signal handlers of the custom rules above the
-// agent's cursor (its own context's active path), innermost first.
-func (a *Agent) dispatchCustom(name string, data Value, calls *int) error {
+// dispatchCustom calls the signal handlers of the custom rules above
+// cursor, a context's cursor, up to stop (the lane's parallel; -1 for the
+// agent's own context), innermost first.
+func (a *Agent) dispatchCustom(cursor, stop int32, name string, data Value, calls *int) error {
 	b := a.bound
 	if b.feats == nil {
 		return nil
 	}
-	child := a.cursor
-	for r := b.rules[child].parent; r >= 0; child, r = r, b.rules[r].parent {
+	child := cursor
+	for r := b.rules[child].parent; r >= 0 && r != stop; child, r = r, b.rules[r].parent {
 		c := b.feats[r].custom
 		if c == nil || c.handler == nil || !slices.Contains(c.signals, name) {
 			continue

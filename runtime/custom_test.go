@@ -184,3 +184,17 @@ func TestCustom_hotReload(t *testing.T) {
 	}
 	expectSteps(t, h.steps(1), []string{"running a: a t.done(success:2) a:start a"})
 }
+
+// TestCustom_signalsInALane: a custom rule in a parallel's lane has its
+// signal handler called too, with its running child.
+func TestCustom_signalsInALane(t *testing.T) {
+	h := newHarness(t, bt(`<parallel id="p"><action id="b" name="act"/><times id="t"><parameter name="times.n">2</parameter><action id="a" name="act"/></times></parallel>`), nil)
+	h.script["a"] = []Status{R, S}
+	h.script["b"] = []Status{R}
+	h.step()
+	h.log = nil
+	h.must(h.agent.Signal("Bump"))
+	if got := strings.Join(h.log, " "); got != "t.Bump(0:1)" {
+		t.Errorf("the signal logged %q", got)
+	}
+}

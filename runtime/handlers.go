@@ -197,7 +197,7 @@ func (a *Agent) dispatch(s *stimState, name string, data Value, calls *int) erro
 			return err
 		}
 	}
-	if err := a.dispatchCustom(name, data, calls); err != nil {
+	if err := a.dispatchCustom(a.cursor, -1, name, data, calls); err != nil { // custom_step.go
 		return err
 	}
 	return a.dispatchLanes(s, name, data, calls)
