@@ -109,11 +109,6 @@ type Game struct {
 	byPtr  map[*runtime.Agent]*gameAgent // for the per-step hooks: no look-up by name there
 	env    *runtime.Env
 
-	// rules are the declarations of the custom rules the trees may use
-	// (rules.go), once rulesMade.
-	rules     []runtime.RuleDecl
-	rulesMade bool
-
 	trace     *TraceWriter
 	traceFile io.Closer
 	out       printer
@@ -266,7 +261,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 // agents see), and the trees together hold at most MaxGameRules rules.
 // Loading stops at the tree that passes it, so that what a config makes
 // the game load stays bounded whatever it names.
-func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
+func (g *Game) loadTrees(decls []runtime.RuleDecl) (map[string]*runtime.Tree, []error) {
 	out := map[string]*runtime.Tree{}
 	var errs []error
 	byFile := map[string]*runtime.Tree{}
@@ -276,7 +271,7 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 		t, again := byFile[path]
 		if !again {
 			var err error
-			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(), Rules: g.ruleDecls(),
+			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(), Rules: decls,
 				ReadFile: g.reader(readfile.TreeLimit, "tree file")})
 			byFile[path] = t
 			if err != nil {

@@ -91,11 +91,11 @@ func (g *Game) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
 // a while to load).
 type TreeLoader struct {
 	cfg   *Config
-	rules []runtime.RuleDecl // the custom rules the game's registries hold (rules.go)
+	rules []runtime.RuleDecl // the custom rules the game's registry holds (Options.Register, package rules)
 }
 
 // TreeLoader returns the game's TreeLoader.
-func (g *Game) TreeLoader() TreeLoader { return TreeLoader{cfg: g.cfg, rules: g.ruleDecls()} }
+func (g *Game) TreeLoader() TreeLoader { return TreeLoader{cfg: g.cfg, rules: g.reg.RuleDecls()} }
 
 // LoadTree is Game.LoadTree.
 func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.Tree, error) {

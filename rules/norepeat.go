@@ -11,8 +11,8 @@ const NoRepeatTag = "noRepeat"
 // started with last time (1-based; 0 before the first time), and the
 // children tried since it was entered, a bit each.
 type noRepeatState struct {
-	Last  int
-	Tried uint64
+	Last  int    // the child started with last time, from 1; 0 before the first time
+	Tried uint64 // the children tried since it was entered, a bit each
 }
 
 // maxNoRepeatKids bounds a <noRepeat>'s children: its tried set is one
