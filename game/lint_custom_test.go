@@ -17,7 +17,9 @@ type lintPickParams struct {
 func TestTreeLints_customRuleParameters(t *testing.T) {
 	reg := runtime.NewRegistry()
 	err := runtime.TypedRule[lintPickParams, struct{}]{Tag: "pick",
-		Enter: func(*runtime.Agent, *lintPickParams, *struct{}, int) (runtime.Next, error) { return runtime.RunChild(0), nil },
+		Enter: func(*runtime.Agent, *lintPickParams, *struct{}, int) (runtime.Next, error) {
+			return runtime.RunChild(0), nil
+		},
 		ChildDone: func(_ *runtime.Agent, _ *lintPickParams, _ *struct{}, _, _ int, res runtime.Status) (runtime.Next, error) {
 			return runtime.Finish(res), nil
 		}}.Register(reg)
