@@ -106,8 +106,8 @@ func (a *Agent) runCustom(r int32, h *hotRule) (Status, error) {
 	var err error
 	child := int32(-1)             // entered
 	if a.flags&flagBubbling == 0 { // entered: the cursor is r
-		ok, err := a.listEnters(r, h)
-		if err != nil {
+		var ok bool
+		if ok, err = a.listEnters(r, h); err != nil {
 			return 0, err
 		}
 		if !ok {
@@ -118,18 +118,28 @@ func (a *Agent) runCustom(r int32, h *hotRule) (Status, error) {
 		child = a.bound.feats[a.cursor].pos
 		next, err = c.rule.ChildDone(a, int(child), a.childRes)
 	}
-	switch {
-	case err == ErrPending:
-		err = errors.New("a custom rule may not pause (it returned ErrPending)")
-	case err != nil:
-	case next.child >= int32(len(f.kids)):
-		err = fmt.Errorf("answered child %d; the rule has %d children (0 to %d)", next.child, len(f.kids), len(f.kids)-1)
-	case next.child >= 0:
-		return a.listGoes(r, f.kids[next.child], 0), nil
-	case next.result != Success && next.result != Failure:
-		err = fmt.Errorf("answered %s; a custom rule finishes with success or failure", next.result)
-	default:
-		return a.listGoes(r, -1, next.result), nil
+	for {
+		switch {
+		case err == ErrPending:
+			err = errors.New("a custom rule may not pause (it returned ErrPending)")
+		case err != nil:
+		case next.child >= int32(len(f.kids)):
+			err = fmt.Errorf("answered child %d; the rule has %d children (0 to %d)", next.child, len(f.kids), len(f.kids)-1)
+		case next.child >= 0:
+			return a.listGoes(r, f.kids[next.child], 0), nil
+		case next.result != Success && next.result != Failure:
+			err = fmt.Errorf("answered %s; a custom rule finishes with success or failure", next.result)
+		case next.result == Success && h.bits&hotRepeat != 0 && a.passMove(r) == moveFirst:
+			// A pass of a rule with repeat succeeded: it starts again, as a
+			// sequence with repeat goes back to its first child (active.go).
+			a.countPass(r)
+			child = -1
+			next, err = c.rule.Enter(a)
+			continue
+		default:
+			return a.listGoes(r, -1, next.result), nil
+		}
+		break
 	}
 	what := "rule <" + c.tag + "> Enter" // the call's name, made only for an error
 	if child >= 0 {

@@ -198,3 +198,60 @@ func TestCustom_signalsInALane(t *testing.T) {
 		t.Errorf("the signal logged %q", got)
 	}
 }
+
+// TestCustom_repeatAndErrors: repeat enters a custom rule again after each
+// success until that many passes succeeded; an error of Enter or
+// ChildDone, or an answer that is not a result, is the step's error at
+// the rule.
+func TestCustom_repeatAndErrors(t *testing.T) {
+	runStepCases(t, []stepCase{
+		{name: "repeat",
+			xml:  bt(`<invert id="i" repeat="2"><action id="a" name="fail"/></invert>`),
+			want: []string{"success i: i.enter a i.done(0:failure) i.enter a i.done(0:failure) i.exit(success)"}},
+		{name: "repeat: a failure ends it",
+			xml:  bt(`<invert id="i" repeat="3"><action id="a" name="ok"/></invert>`),
+			want: []string{"failure i: i.enter a i.done(0:success) i.exit(failure)"}},
+	})
+	h := newHarness(t, bt(`<success/>`), nil)
+	for _, c := range []struct {
+		name string
+		rule firstLike
+		want string
+	}{
+		{"Enter's error", firstLike{enterErr: errBoom}, "rule <fl> Enter: boom"},
+		{"ChildDone's error", firstLike{doneErr: errBoom}, "rule <fl> ChildDone(0, success): boom"},
+		{"a pause", firstLike{enterErr: ErrPending}, "rule <fl> Enter: a custom rule may not pause (it returned ErrPending)"},
+		{"running is no result", firstLike{result: Running}, "rule <fl> ChildDone(0, success): answered running; a custom rule finishes with success or failure"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reg := NewRegistry()
+			h.must(reg.RegisterAction("ok", ActionFunc(func(*Agent, Params) (Status, error) { return Success, nil })))
+			rule := c.rule
+			h.must(reg.AddRule(RuleDef{RuleDecl: RuleDecl{Tag: "fl"}, Bind: func(*Site) (CustomRule, error) { return rule, nil }}))
+			tree, err := LoadBytes("t.xml", []byte(bt(`<fl id="f"><action name="ok"/></fl>`)), LoadOptions{Rules: reg.RuleDecls()})
+			h.must(err)
+			b, err := Bind(tree, reg, BindOptions{})
+			h.must(err)
+			st, err := b.NewAgent("a", &Env{}).Step(1)
+			if st != Errored || err == nil || errSummary(err) != c.want || !strings.HasPrefix(err.Error(), "t.xml:1:15:") {
+				t.Errorf("got %v %v, want the error %q at t.xml:1:15", st, err, c.want)
+			}
+		})
+	}
+}
+
+// firstLike runs its first child and finishes with result (its child's
+// when 0), or fails with the errors it holds.
+type firstLike struct {
+	enterErr, doneErr error
+	result            Status
+}
+
+func (f firstLike) Enter(*Agent) (Next, error) { return RunChild(0), f.enterErr }
+func (f firstLike) ChildDone(_ *Agent, _ int, res Status) (Next, error) {
+	if f.result != 0 {
+		res = f.result
+	}
+	return Finish(res), f.doneErr
+}
+func (f firstLike) Exit(*Agent, string) error { return nil }

@@ -134,7 +134,7 @@ var (
 	parallelAttrs  = join([]string{"id", "success", "failure", "doNotFail"}, ruleTail)
 	leafAttrs      = join([]string{"id"}, ruleTail)
 	slotAttrs      = join([]string{"id", "default", "doNotFail"}, ruleTail)
-	customAttrs    = join([]string{"id", "doNotFail"}, ruleTail)
+	customAttrs    = join([]string{"id", "doNotFail"}, ruleTail, []string{"repeat"})
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default"}
 	signalAttrs    = []string{"name", "variable", "value", "expires"}
@@ -352,6 +352,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.doNotFail = c.boolAttr(e, v, 1, false)
 		c.interruption(n, e, v, 2)
 		c.vocab(n, e, v, 2+len(interruptAttrs))
+		n.repeat = c.countAttr(e, v, len(customAttrs)-1, "how many times it must finish with success before it succeeds")
 	case kind == KindParallel:
 		v := c.attrs(e, parallelAttrs)
 		c.id(n, e, v, 0)

@@ -301,7 +301,7 @@ func (g *randGen) rule(depth int, parent, order string) {
 	}
 	// Counted passes, retries, hooks.
 	if g.vocab {
-		if (kind == "sequence" || kind == "choice") && !strings.Contains(attrs.String(), "loop") && g.vn(4) == 0 && custom == "" {
+		if (kind == "sequence" || kind == "choice") && !strings.Contains(attrs.String(), "loop") && g.vn(4) == 0 {
 			fmt.Fprintf(&attrs, ` repeat="%d"`, 1+g.vn(3))
 		}
 		if g.vn(5) == 0 {
