@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/btrun/btrun/luabind"
+	"github.com/btrun/btrun/rules"
 	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -78,9 +79,13 @@ func (g *Game) agentData(id, tree string) runtime.AgentData {
 	return g.opts.AgentData(id, tree)
 }
 
-// registerGo registers the embedding program's Go actions, conditions and
-// scorers (Options.Register) in a registry the game fills.
+// registerGo registers the rule set btrun ships (package rules) and the
+// embedding program's Go actions, conditions, scorers and rules
+// (Options.Register) in a registry the game fills.
 func (g *Game) registerGo(reg *runtime.Registry) error {
+	if err := rules.Register(reg); err != nil {
+		return fmt.Errorf("game: registering btrun's rules: %w", err)
+	}
 	if g.opts.Register == nil {
 		return nil
 	}

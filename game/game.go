@@ -282,7 +282,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 // agents see), and the trees together hold at most MaxGameRules rules.
 // Loading stops at the tree that passes it, so that what a config makes
 // the game load stays bounded whatever it names.
-func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
+func (g *Game) loadTrees(decls []runtime.RuleDecl) (map[string]*runtime.Tree, []error) {
 	out := map[string]*runtime.Tree{}
 	var errs []error
 	byFile := map[string]*runtime.Tree{}
@@ -292,7 +292,7 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 		t, again := byFile[path]
 		if !again {
 			var err error
-			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(),
+			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(), Rules: decls,
 				ReadFile: g.reader(readfile.TreeLimit, "tree file")})
 			byFile[path] = t
 			if err != nil {

@@ -15,6 +15,7 @@ var guideSources = []string{
 	"../liveview/example_test.go",
 	"../examples/embed/*.go",
 	"../examples/embed/plugins/sight/*.go",
+	"../rules/*.go", // the rule set btrun ships: the guide's rule of your own
 }
 
 // TestEmbeddingGuide_blocksAreCompiled: every Go block of the embedding

@@ -267,6 +267,12 @@ func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string
 			return nil
 		}
 	}
+	if r.Kind == runtime.KindCustom { // a rule registered from Go reads its declared parameters
+		d, ok := reg.LookupRule(r.Tag)
+		if !ok || !take(d.Params, d.Origin) {
+			return nil
+		}
+	}
 	for _, c := range r.Conds {
 		if ps, ok := t.DeclaredParams(c.Name); ok {
 			take(ps, runtime.Origin{Kind: "builtin"})
@@ -308,6 +314,9 @@ func readers(r *runtime.Rule) string {
 	var w []string
 	if r.Kind == runtime.KindAction {
 		w = append(w, fmt.Sprintf("action %q", r.Action))
+	}
+	if r.Kind == runtime.KindCustom {
+		w = append(w, fmt.Sprintf("rule <%s>", r.Tag))
 	}
 	for _, c := range r.Conds {
 		w = append(w, fmt.Sprintf("condition %q", c.Name))

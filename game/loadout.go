@@ -40,7 +40,10 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	defer g.sweepCode()
 	cfg := g.cfg
 	l := &loadout{reg: runtime.NewRegistry(), trees: map[string]*runtime.BoundTree{}}
-	loaded, errs := g.loadTrees()
+	// Go first: the rules it registers (btrun's and the program's) are
+	// tags the trees may use (rules.go).
+	goErr := g.registerGo(l.reg)
+	loaded, errs := g.loadTrees(l.reg.RuleDecls())
 	var err error
 	var print io.Writer
 	if g.workers != nil {
@@ -50,8 +53,8 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if err := g.registerGo(l.reg); err != nil {
-		errs = append(errs, err)
+	if goErr != nil {
+		errs = append(errs, goErr)
 	}
 	if err := g.registerPlugins(l, reload, rebuild); err != nil {
 		errs = append(errs, err)

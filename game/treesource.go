@@ -79,12 +79,15 @@ func (h *debugHost) ReadTreeFile(file string) ([]byte, error) {
 // game runs, and the files. An editor loads its candidate texts with it
 // without holding the game's goroutine (a tree of thousands of rules takes
 // a while to load).
-type TreeLoader struct{ cfg *Config }
+type TreeLoader struct {
+	cfg   *Config
+	rules []runtime.RuleDecl // the custom rules the game's registry holds (Options.Register, package rules)
+}
 
 // TreeLoader returns the game's TreeLoader.
 func (h *debugHost) TreeLoader() TreeLoader {
 	g := (*Game)(h)
-	return TreeLoader{cfg: g.cfg}
+	return TreeLoader{cfg: g.cfg, rules: g.reg.RuleDecls()}
 }
 
 // LoadTree loads tree name from its files, those named in override (by
@@ -100,7 +103,7 @@ func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.
 	}
 	confine, _ := newConfinement(l.cfg)
 	read := confine.reader(readfile.TreeLimit, "tree file")
-	return runtime.LoadFile(treePath(l.cfg, tc.File), runtime.LoadOptions{Root: l.cfg.Dir,
+	return runtime.LoadFile(treePath(l.cfg, tc.File), runtime.LoadOptions{Root: l.cfg.Dir, Rules: l.rules,
 		ReadFile: func(path string) ([]byte, error) {
 			if abs, err := filepath.Abs(path); err == nil {
 				if data, ok := byPath[abs]; ok {
@@ -115,7 +118,7 @@ func (l TreeLoader) LoadTree(name string, override map[string][]byte) (*runtime.
 // (a new subtree file, which no tree includes yet).
 func (l TreeLoader) LoadTreeFile(file string, data []byte) (*runtime.Tree, error) {
 	confine, _ := newConfinement(l.cfg)
-	return runtime.LoadBytes(treePath(l.cfg, file), data, runtime.LoadOptions{Root: l.cfg.Dir, Subtree: true,
+	return runtime.LoadBytes(treePath(l.cfg, file), data, runtime.LoadOptions{Root: l.cfg.Dir, Subtree: true, Rules: l.rules,
 		ReadFile: confine.reader(readfile.TreeLimit, "tree file")})
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -483,6 +484,19 @@ func TestEditorAPI_palette(t *testing.T) {
 		for _, a := range tag.Attrs {
 			completes[tag.Tag+" "+a.Name] = a.Complete
 		}
+	}
+	// The rules btrun ships are rule tags of the palette, held where rules are.
+	var noRepeat *paletteTag
+	for i := range p.Tags {
+		if p.Tags[i].Tag == "noRepeat" {
+			noRepeat = &p.Tags[i]
+		}
+		if p.Tags[i].Tag == "sequence" && !slices.Contains(p.Tags[i].Inside, "noRepeat") {
+			t.Errorf("<sequence> does not hold <noRepeat>: %v", p.Tags[i].Inside)
+		}
+	}
+	if noRepeat == nil || noRepeat.Kind != "rule" || !slices.Contains(noRepeat.Inside, "action") {
+		t.Errorf("<noRepeat>: %+v", noRepeat)
 	}
 	for k, want := range map[string]string{"action name": "actions", "choice order": "values", "sequence loop": "boolean", "action gate": "gates", "action id": "", "slot default": "trees"} {
 		if completes[k] != want {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/btrun/btrun/rules"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -19,7 +20,10 @@ import (
 // format that the loader, docs/reference.md and the XSD share: a tag or
 // attribute added there shows here with no change to the editor.
 
-// formatIndex is runtime.FormatTags, indexed.
+// formatIndex is runtime.FormatTagsFor the rules btrun ships (package
+// rules: the btrun binary's), indexed. A program's own rules (registered
+// through game.Options.Register) are not in it yet: the index is one per
+// process, not per game.
 type formatIndex struct {
 	specs   []runtime.TagSpec
 	tag     map[string]*runtime.TagSpec
@@ -31,7 +35,9 @@ type formatIndex struct {
 }
 
 var tagFormat = sync.OnceValue(func() *formatIndex {
-	f := &formatIndex{specs: runtime.FormatTags(), tag: map[string]*runtime.TagSpec{}, rule: map[string]bool{},
+	reg := runtime.NewRegistry()
+	_ = rules.Register(reg) // btrun's own: it cannot conflict with the built-ins
+	f := &formatIndex{specs: runtime.FormatTagsFor(reg), tag: map[string]*runtime.TagSpec{}, rule: map[string]bool{},
 		list: map[string]bool{}, detail: map[string]bool{}, blockOf: map[string]string{}, block: map[string]bool{}}
 	for i := range f.specs {
 		s := &f.specs[i]

@@ -248,6 +248,9 @@ func (a *Agent) leave(r int32, res Status, how leaveHow) {
 	if f.countSlot >= 0 {
 		a.slab[f.countSlot] = 0
 	}
+	if f.custom != nil {
+		a.leaveCustom(r, f, how) // custom_step.go
+	}
 	if f.startBit >= 0 {
 		a.exit(r, f, how)
 	}

@@ -78,6 +78,10 @@ type agentExt struct {
 	// The reasons of the current or last step, when the Env records them
 	// (explain.go).
 	whys *whys
+
+	// The state bytes of the active custom rules that keep any
+	// (custom_step.go); an entry with no bytes is free.
+	customs []customState
 }
 
 type phase uint8

@@ -185,7 +185,7 @@ func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable, breaks []int32
 		b.Unresolved = append(b.Unresolved, Unresolved{Kind: kind, Name: name, Pos: pos, Label: label})
 		b.Warnings = append(b.Warnings, &Error{Pos: pos, Label: label, Err: ErrUnbound,
 			Msg: fmt.Sprintf("unknown %s %q: it %s at run time (strict = false)", kind, name,
-				map[string]string{"action": "fails", "condition": "is false", "scorer": "scores 0, so its child is not tried,"}[kind])})
+				map[string]string{"action": "fails", "condition": "is false", "scorer": "scores 0, so its child is not tried,", "rule": "fails"}[kind])})
 	}
 	add := func(err error) {
 		if e, ok := err.(*Error); ok {

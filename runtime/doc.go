@@ -32,8 +32,9 @@
 // and a compact copy of the rules the step reads (hotRule). Both are never
 // mutated after they are built and are shared by every agent. A tree that
 // uses abort, timeout, cooldown, gates, log parameters, choice orders,
-// parallels, repeat, attempts or enter/exit hooks also gets a per-rule
-// feature table at bind time (features.go);
+// parallels, repeat, attempts, enter/exit hooks or rules registered from Go
+// (composites and decorators of a program's own: custom.go, TypedRule)
+// also gets a per-rule feature table at bind time (features.go);
 // a tree that uses none of them has none and pays nothing for them, and a
 // rule that uses none costs nothing either (its hook bits are clear).
 //

@@ -79,6 +79,10 @@ type ruleFeat struct {
 	score      float64
 	scorer     Scorer
 	scorerName string
+
+	// custom is a custom rule's bound value (custom_step.go); nil for
+	// other rules.
+	custom *customFeat
 }
 
 // The arrival checks of a rule (ruleFeat.arrival).
@@ -94,7 +98,7 @@ const kindOrderedChoice Kind = 100
 
 // usesFeatures reports whether a rule asks for anything of this file.
 func usesFeatures(r *Rule) bool {
-	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList || r.Kind == KindParallel || r.Gate != "" ||
+	if r.Abort != AbortNone || r.Timeout > 0 || r.Cooldown > 0 || r.Order != OrderList || r.Kind == KindParallel || r.Kind == KindCustom || r.Gate != "" ||
 		r.Repeat > 0 || r.Attempts > 0 || r.Enter != "" || r.Exit != "" {
 		return true
 	}
@@ -189,11 +193,15 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 		f.logStart, _ = r.Params.Get(ParamLogStart)
 		f.logSuccess, _ = r.Params.Get(ParamLogSuccess)
 		f.logFailure, _ = r.Params.Get(ParamLogFailure)
-		if r.Enter != "" || r.Exit != "" || f.logStart != "" {
+		if r.Enter != "" || r.Exit != "" || f.logStart != "" || r.Kind == KindCustom { // a custom rule's Exit answers its start (custom_step.go)
 			f.startBit = bit(&startBits, &startAt)
 		}
 		if r.Abort != AbortNone || r.Timeout > 0 {
 			b.watch = true
+		}
+		if r.Kind == KindCustom {
+			b.bindCustom(reg, int32(i), f, opts, add, warn)
+			continue
 		}
 		if r.Kind == KindParallel {
 			f.kids = t.Children(int32(i))
@@ -230,7 +238,7 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 			f.arrival |= arriveGate
 		}
 		f.leaves = f.timeSlot >= 0 || f.coolSlot >= 0 || f.holdBit >= 0 || f.logSuccess != "" || f.logFailure != "" ||
-			f.countSlot >= 0 || f.startBit >= 0
+			f.countSlot >= 0 || f.startBit >= 0 || f.custom != nil
 	}
 	if b.breaks != nil {
 		b.breakWords = append(b.breakWords, int32(b.slabLen))
@@ -246,7 +254,7 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 	// label repeats when a subtree file is included twice).
 	b.featLabels = map[string][]int32{}
 	for i := range b.feats {
-		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 || f.holdBit >= 0 || f.countSlot >= 0 || f.startBit >= 0 || b.isLaneChild(int32(i)) {
+		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.orderSlot >= 0 || f.holdBit >= 0 || f.countSlot >= 0 || f.startBit >= 0 || f.custom != nil || b.isLaneChild(int32(i)) {
 			l := t.Rules[i].Label
 			b.featLabels[l] = append(b.featLabels[l], int32(i))
 		}

@@ -85,7 +85,8 @@ func newGateWorld(t testing.TB, xml string, ids ...string) *gateWorld {
 	w.must(w.reg.AddCondition(ConditionDef{Name: "on", Origin: Origin{Kind: "go"}, Condition: ConditionFunc(func(a *Agent, p Params) (bool, error) {
 		return w.conds["on."+a.ID()], nil
 	})}))
-	tree, err := LoadBytes("g.xml", []byte(xml), LoadOptions{})
+	w.must(registerFirst(w.reg)) // custom_harness_test.go
+	tree, err := LoadBytes("g.xml", []byte(xml), LoadOptions{Rules: w.reg.RuleDecls()})
 	w.must(err)
 	w.tree, err = Bind(tree, w.reg, BindOptions{})
 	w.must(err)

@@ -197,6 +197,9 @@ func (a *Agent) dispatch(s *stimState, name string, data Value, calls *int) erro
 			return err
 		}
 	}
+	if err := a.dispatchCustom(a.cursor, -1, name, data, calls); err != nil { // custom_step.go
+		return err
+	}
 	return a.dispatchLanes(s, name, data, calls)
 }
 

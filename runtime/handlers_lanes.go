@@ -17,6 +17,11 @@ func (a *Agent) dispatchLanes(s *stimState, name string, data Value, calls *int)
 	defer a.toMain()
 	for _, l := range s.lanes {
 		c := int32(l.Slot)
+		if l.Status == Running { // the custom rules of the lane's path (custom_step.go)
+			if err := a.dispatchCustom(l.Cursor, a.bound.lanes.slots[c].par, name, data, calls); err != nil {
+				return err
+			}
+		}
 		if l.Status != Running || a.bound.rules[l.Cursor].kind != KindAction || a.ctxFlags(c)&flagActionRunning == 0 {
 			continue
 		}

@@ -109,7 +109,8 @@ func newHarnessOpts(t *testing.T, xml string, conds map[string]bool, opts BindOp
 		h.log = append(h.log, hookLine(a, how))
 		return errors.New("hook failed")
 	})))
-	tree, err := LoadBytes("test.xml", []byte(xml), LoadOptions{})
+	h.registerCustom() // custom_test.go
+	tree, err := LoadBytes("test.xml", []byte(xml), LoadOptions{Rules: h.reg.RuleDecls()})
 	h.must(err)
 	h.tree, err = Bind(tree, h.reg, opts)
 	h.must(err)

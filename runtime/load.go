@@ -44,6 +44,9 @@ type LoadOptions struct {
 	// (tag "subtree", labelled at the file's <behaviorTree>). `btrun tree`
 	// uses it to print a subtree file on its own.
 	Subtree bool
+	// Rules are the custom rules (custom.go) whose tags the files may use:
+	// Registry.RuleDecls of the registry the tree will be bound with.
+	Rules []RuleDecl
 }
 
 // maxRules caps the rules of one tree, subtree files included, so that
@@ -103,6 +106,7 @@ type loader struct {
 	labelBytes int
 	strs       *strTable  // every string the tree keeps
 	reading    xmlReading // how files are read: the fast way but in tests
+	custom     customTags // LoadOptions.Rules by tag
 	decls
 }
 
@@ -116,6 +120,7 @@ func newLoader(opts LoadOptions) *loader {
 		ids:      make(map[string]int32),
 		strs:     newStrTable(),
 		decls:    newDecls(),
+		custom:   newCustomTags(opts.Rules),
 	}
 	if l.readFile == nil {
 		l.readFile = readTreeFile
@@ -210,7 +215,7 @@ func (l *loader) open(path string, data []byte) *treeFile {
 		l.errorf(Pos{File: display, Line: derr.line, Col: derr.col}, "%s", derr.msg)
 		return f
 	}
-	root, c := readXML(display, text, l.strs, &l.errs, l.reading)
+	root, c := readXML(display, text, l.strs, &l.errs, l.reading, l.custom)
 	if root == nil {
 		return f
 	}

@@ -134,6 +134,7 @@ var (
 	parallelAttrs  = join([]string{"id", "success", "failure", "doNotFail"}, ruleTail)
 	leafAttrs      = join([]string{"id"}, ruleTail)
 	slotAttrs      = join([]string{"id", "default", "doNotFail"}, ruleTail)
+	customAttrs    = join([]string{"id", "doNotFail"}, ruleTail, []string{"repeat"})
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default"}
 	signalAttrs    = []string{"name", "variable", "value", "expires"}
@@ -156,6 +157,7 @@ type checker struct {
 	kidLists   slab[*node]
 	condLists  slab[Cond]
 	paramLists slab[Param]
+	custom     customTags // the custom rules' tags the file may use (load_custom.go)
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -180,7 +182,7 @@ func (c *checker) checkFile(root *elem) []item {
 	}
 	var items []item
 	for _, e := range root.children {
-		if kind, ok := ruleKinds[e.name]; ok {
+		if kind, ok := c.kindOf(e.name); ok {
 			n := c.ruleOf(e, kind)
 			c.abortNeedsChoice(n, func() string {
 				return "here it is a top-level rule of its file: the root, or in a subtree file a child of the subtree's sequence"
@@ -233,7 +235,7 @@ func (c *checker) checkFile(root *elem) []item {
 				}})
 			})
 		default:
-			c.notAllowed(e, "behaviorTree", topTags)
+			c.notAllowed(e, "behaviorTree", c.custom.with(topTags))
 		}
 	}
 	return items
@@ -300,7 +302,7 @@ func (c *checker) block(e *elem, lineTag string, line func(*elem)) {
 // XML reader calls rule() for these as soon as their end tag is read
 // (xmlBuilder); it must not say yes for an element rule() would not check.
 func (c *checker) checksRule(name string, parent *elem, isRoot, parentChecked bool, parentKind Kind) (Kind, bool) {
-	kind, ok := ruleKinds[name]
+	kind, ok := c.kindOf(name)
 	switch {
 	case !ok:
 		return 0, false
@@ -344,6 +346,13 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.doNotFail = c.boolAttr(e, v, 2, false)
 		c.interruption(n, e, v, 3)
 		c.vocab(n, e, v, 3+len(interruptAttrs))
+	case kind == KindCustom:
+		v := c.attrs(e, customAttrs)
+		c.id(n, e, v, 0)
+		n.doNotFail = c.boolAttr(e, v, 1, false)
+		c.interruption(n, e, v, 2)
+		c.vocab(n, e, v, 2+len(interruptAttrs))
+		n.repeat = c.countAttr(e, v, len(customAttrs)-1, "how many times it must finish with success before it succeeds")
 	case kind == KindParallel:
 		v := c.attrs(e, parallelAttrs)
 		c.id(n, e, v, 0)
@@ -418,7 +427,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 
 	allowed := ruleDetails
 	if kind.IsList() {
-		allowed = listChildren
+		allowed = c.custom.with(listChildren) // load_custom.go
 	}
 	var modePos Pos
 	for _, ch := range e.children {
@@ -456,7 +465,7 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 				c.errorf(ch.pos, "unknown conditionMode %q; expected one of %s", text, strings.Join(condModeNames[:], ", "))
 			}
 		default:
-			childKind, isRule := ruleKinds[ch.name]
+			childKind, isRule := c.kindOf(ch.name)
 			if isRule && kind.IsList() {
 				child := c.ruleOf(ch, childKind)
 				switch kind {
@@ -479,6 +488,9 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	n.params = c.paramList(paramMark)
 	if kind == KindParallel {
 		c.checkParallel(n, e)
+	}
+	if kind == KindCustom {
+		c.checkCustom(n, e)
 	}
 	if n.abort != AbortNone && len(n.conds) == 0 {
 		c.errorf(e.pos, `abort=%q on <%s> without conditions: abort watches the rule's conditions; add a <condition> or leave abort out`, n.abort, e.name)

@@ -118,9 +118,9 @@ type xmlReading struct {
 // reading with one error; the others are added to errs and reading goes
 // on. A nil root means the file holds no usable element; the checker's
 // problems are then dropped. Strings are made by strs.
-func readXML(file string, text []byte, strs *strTable, errs *ErrorList, how xmlReading) (*elem, *checker) {
+func readXML(file string, text []byte, strs *strTable, errs *ErrorList, how xmlReading, custom customTags) (*elem, *checker) {
 	begin := func() (*checker, *xmlBuilder) {
-		c := &checker{errs: new(ErrorList)}
+		c := &checker{errs: new(ErrorList), custom: custom}
 		return c, newXMLBuilder(file, text, strs, c, how)
 	}
 	c, b := begin()

@@ -98,6 +98,9 @@ func (a *Agent) nextInOrder(f *ruleFeat, child int32) int32 {
 // moves on along that order instead of the siblings' links.
 func (a *Agent) runOrderedChoice(r int32, h *hotRule) (Status, error) {
 	f := &a.bound.feats[r]
+	if f.custom != nil { // a custom rule shares the bound kind (custom_step.go)
+		return a.runCustom(r, h)
+	}
 	if a.flags&flagBubbling == 0 { // entered: the cursor is r
 		return a.enterOrderedChoice(r, h, f)
 	}

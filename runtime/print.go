@@ -75,7 +75,11 @@ func (t *Tree) Format(w io.Writer) error {
 func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 	indent := strings.Repeat("  ", int(r.Depth)+1)
 	b.WriteString(indent)
-	b.WriteString(r.Kind.String())
+	if r.Kind == KindCustom { // a rule registered from Go: its tag says which
+		b.WriteString(r.Tag)
+	} else {
+		b.WriteString(r.Kind.String())
+	}
 	b.WriteByte(' ')
 	b.WriteString(r.Label)
 	if r.Kind == KindAction {

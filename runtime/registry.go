@@ -179,6 +179,7 @@ type Registry struct {
 	conditions map[string]*ConditionDef
 	scorers    map[string]*ScorerDef
 	hooks      map[string]*HookDef // enter and exit hooks (hooks.go)
+	rules      map[string]*RuleDef // custom composites and decorators (custom.go)
 }
 
 // NewRegistry returns a registry holding the built-in actions (bt.*).

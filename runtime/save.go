@@ -33,11 +33,12 @@ type HostState interface {
 // each agent's stimuli (the last data and arrival time of each signal it
 // holds); version 6 the counts of repeat and attempts and which rules
 // with hooks or log.start started; version 7 each agent's slots (the tree
-// each holds and the tree grafted into it). Versions 1 to 6 still load
+// each holds and the tree grafted into it); version 8 the states of active
+// custom rules (custom_save.go). Versions 1 to 7 still load
 // (RestoreAgents converts them).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 7
+	AgentsVersion = 8
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as

@@ -637,6 +637,7 @@ func (a *Agent) takeView(to *BoundTree, k int) {
 	if w := to.blocks[k].words; w[1] > w[0] {
 		copy(a.slab[w[0]:w[1]], to.slabInit[w[0]:w[1]])
 	}
+	a.clearCustoms(to.blocks[k].start, to.blocks[k].end) // custom_step.go
 	a.bound = to
 	if a.ext == nil || a.ext.lanes == nil || to.lanes == nil {
 		return

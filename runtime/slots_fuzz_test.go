@@ -195,7 +195,7 @@ func runSlotGame(tb testing.TB, rt treegen.RandomTree, seed uint64, trees TreeSo
 // (slottedHost).
 func slotted(tb testing.TB, rt treegen.RandomTree, shape uint64) (treegen.RandomTree, TreeSource) {
 	tb.Helper()
-	tree, err := LoadBytes("r.xml", rt.XML, LoadOptions{})
+	tree, err := LoadBytes("r.xml", rt.XML, fuzzLoadOptions)
 	if err != nil {
 		tb.Fatalf("a random tree does not load: %v\n%s", err, rt.XML)
 	}

@@ -183,6 +183,10 @@ func (b *BoundTree) canonicalIndices(s *Snapshot) {
 		s.Entries[i].Index = at(s.Entries[i].Index)
 	}
 	slices.SortStableFunc(s.Entries, func(x, y RuleEntry) int { return cmp.Compare(x.Index, y.Index) })
+	for i := range s.Customs {
+		s.Customs[i].Index = at(s.Customs[i].Index)
+	}
+	slices.SortStableFunc(s.Customs, func(x, y RuleState) int { return cmp.Compare(x.Index, y.Index) })
 	var lanes func([]LaneSnapshot)
 	lanes = func(l []LaneSnapshot) {
 		for i := range l {

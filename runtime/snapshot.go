@@ -59,6 +59,10 @@ type Snapshot struct {
 	// tree that has them (format version 7).
 	Slots []SlotSave
 
+	// Customs are the states of the custom rules that hold any, in
+	// document order (format version 8; custom_save.go).
+	Customs []RuleState
+
 	// startedUnsaved: read from a version before 6, which did not save
 	// starts: every active rule with a start bit is taken as started (at a
 	// step's end an active rule has started).
@@ -154,9 +158,10 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		Active: a.flags&flagActive != 0, Rand: a.randState(),
 		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
-		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0],
+		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0], Customs: s.Customs[:0],
 	}
 	a.snapshotFeatures(s)
+	a.snapshotCustoms(s)
 	a.snapshotStimuli(s)
 	a.snapshotSlots(s)
 	if a.bound.view != nil && !carry {
@@ -208,6 +213,7 @@ type RestorePlan struct {
 	slab                      []uint64
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
+	customs                   []customState // the custom rules' states to put back (custom_save.go)
 	stimuli                   []Stimulus    // the stimuli to put back (stimuli.go)
 	bound                     *BoundTree    // the view of the tree whose slots hold the saved trees (slots_save.go)
 	wants                     []string      // the trees grafted into the slots, by slot
@@ -436,7 +442,7 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		return nil
 	}
 	if b.feats == nil {
-		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders)+len(s.Entries) > 0 {
+		if len(s.Clocks)+len(s.Cooldowns)+len(s.Orders)+len(s.Entries)+len(s.Customs) > 0 {
 			return bad("the save holds timeouts, cooldowns, choice orders, counts or hooks, and the tree has none")
 		}
 		if len(s.Holds) > 0 && s.carry == nil { // carried, the gates' carry releases them
@@ -507,6 +513,9 @@ func (p *RestorePlan) planFeatures(s *Snapshot) error {
 		return err
 	}
 	if err := p.planEntries(s, active, bad); err != nil {
+		return err
+	}
+	if err := p.planCustoms(s, bad); err != nil {
 		return err
 	}
 	// Active rules the save knew nothing about (the tree was edited).
@@ -587,6 +596,7 @@ func (p *RestorePlan) Apply() error {
 	}
 	p.applyLanes()
 	p.applyStimuli()
+	p.applyCustoms()
 	a.rehold()
 	return err
 }
@@ -683,6 +693,7 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 		e.Uvarint(uint64(x.Failures))
 	}
 	e.slots(s.Slots)
+	e.customs(s.Customs)
 }
 
 // Snapshot reads a snapshot.
@@ -700,7 +711,7 @@ func (d *Decoder) Snapshot() Snapshot {
 func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
-		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0]}
+		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0], Customs: s.Customs[:0]}
 	s.ID = d.String()
 	s.Tree = d.String()
 	s.Fingerprint = d.String()
@@ -798,5 +809,8 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	}
 	if d.Version >= 7 {
 		s.Slots = d.slots(s.Slots)
+	}
+	if d.Version >= 8 {
+		s.Customs = d.customs(s.Customs)
 	}
 }

@@ -235,7 +235,8 @@ func (s *fuzzScript) registry() *Registry {
 		}
 		return nil
 	}))
-	s.registerSlots(reg) // slots_fuzz_test.go
+	s.registerSlots(reg)  // slots_fuzz_test.go
+	s.registerCustom(reg) // custom_fuzz_test.go
 	return reg
 }
 
@@ -297,7 +298,7 @@ func (o *fuzzRuns) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
 // newFuzzWorld makes the agents of a random game, for mode m.
 func newFuzzWorld(tb testing.TB, rt treegen.RandomTree, m fuzzMode, script *fuzzScript) *fuzzWorld {
 	tb.Helper()
-	tree, err := LoadBytes("fuzz.xml", rt.XML, LoadOptions{})
+	tree, err := LoadBytes("fuzz.xml", rt.XML, fuzzLoadOptions)
 	if err != nil {
 		tb.Fatalf("a random tree does not load: %v\n%s", err, rt.XML)
 	}

@@ -116,7 +116,7 @@ func (a *Agent) loop() (Status, error) {
 				st = a.listGoes(r, to, res)
 			case KindFailure:
 				st = Failure
-			case kindOrderedChoice:
+			case kindOrderedChoice: // and custom rules (custom_step.go)
 				st, err = a.runOrderedChoice(r, h)
 			case KindParallel:
 				st, err = a.runParallel(r, h)

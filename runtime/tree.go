@@ -24,7 +24,13 @@ const (
 	KindSlot
 )
 
-var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel", "slot"}
+// KindCustom is a rule whose tag a Go program registered (custom.go): a
+// composite or decorator that decides itself which of its children runs.
+// Kinds get explicit values from here on, so that kinds added apart do not
+// collide.
+const KindCustom Kind = 11
+
+var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel", "slot", KindCustom: "custom"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -34,8 +40,10 @@ func (k Kind) String() string {
 }
 
 // IsList reports whether rules of this kind have children: sequences,
-// choices and parallels.
-func (k Kind) IsList() bool { return k == KindSequence || k == KindChoice || k == KindParallel }
+// choices, parallels and custom rules.
+func (k Kind) IsList() bool {
+	return k == KindSequence || k == KindChoice || k == KindParallel || k == KindCustom
+}
 
 // CondMode says how a rule's conditions combine.
 type CondMode uint8

@@ -415,18 +415,18 @@ func TestLiveView_showsStimuli(t *testing.T) {
 	}
 }
 
-// TestLiveView_showsCountsAndHooks: on the example game at step 175, the
+// TestLiveView_showsCountsAndHooks: on the example game at step 155, the
 // page shows medic-3's repeat rule with its pass ("pass 3/3", two passes
 // succeeded) and the hooked healing branch as started, with the rules'
 // repeat, enter and exit attributes.
 func TestLiveView_showsCountsAndHooks(t *testing.T) {
 	ctx := browser(t)
 	url := liveView(t, "-config", "../config.toml", "-paused", "-steps", "600")
-	stepPaused(t, url, 175)
+	stepPaused(t, url, 155) // medic-3's bandages: steps 142, 152 and 163 (tests/testdata/golden/example.trace)
 	if err := chromedp.Run(ctx,
 		chromedp.EmulateViewport(1600, 1000),
 		chromedp.Navigate(url+"#agent=medic-3"),
-		waitText("#stepno", "step 175"),
+		waitText("#stepno", "step 155"),
 		waitText("#treetitle", "medic-3"),
 		waitText("#timers", "medic.heal.treat"),
 		waitText("#timers", "pass 3 of 3 (2 succeeded)"),

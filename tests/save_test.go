@@ -147,7 +147,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 	os.WriteFile(tree, bytes.ReplaceAll(xml, []byte(`id=".walk"`), []byte(`id=".stroll"`)), 0o644)
 
 	version := append([]byte(nil), data...)
-	version[8] = 9 // the version varint follows the 8-byte magic; the checksum is made right
+	version[8] = 10 // the version varint follows the 8-byte magic; the checksum is made right
 	binary.LittleEndian.PutUint32(version[len(version)-4:], crc32.ChecksumIEEE(version[:len(version)-4]))
 	flip := append([]byte(nil), data...)
 	flip[len(flip)/2] ^= 1
@@ -164,7 +164,7 @@ func TestSave_badFilesAreRejectedWithoutDamage(t *testing.T) {
 		{"truncated", cfg, "", "checksum mismatch"},
 		{"corrupted", cfg, "", "checksum mismatch"},
 		{"wrong-format", cfg, "", `not a btrun save file`},
-		{"wrong-version", cfg, "", "save format version 9; this btrun reads versions 1 to 7"},
+		{"wrong-version", cfg, "", "save format version 10; this btrun reads versions 1 to 8"},
 		{"foreign", cfg, foreign, "the save is of another game"},
 		{"unknown-id", filepath.Join(renamed, "config.toml"), good, `agent sentry-2: cannot restore: the saved cursor "patrol.walk" is not an id of tree ai/sentry.xml`},
 		{"missing", cfg, filepath.Join(dir, "nope.save"), "no such file"},

@@ -27,9 +27,10 @@ func runTree(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	file := fs.Arg(0)
-	tree, err := runtime.LoadFile(file, runtime.LoadOptions{})
+	decls := shippedRules().RuleDecls() // rules.go
+	tree, err := runtime.LoadFile(file, runtime.LoadOptions{Rules: decls})
 	if err != nil && onlySeveralRoots(err) {
-		tree, err = runtime.LoadFile(file, runtime.LoadOptions{Subtree: true})
+		tree, err = runtime.LoadFile(file, runtime.LoadOptions{Subtree: true, Rules: decls})
 		if err == nil {
 			fmt.Fprintf(stdout, "%s holds %d top-level rules: a subtree file, shown as a <subtree> includes it\n",
 				tree.File, len(tree.Children(runtime.Root)))

@@ -82,6 +82,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  hook      %-22s %s\n", d.Name, d.Origin)
 			listParams(stdout, d.Params)
 		}
+		for _, d := range reg.Rules() { // composites and decorators registered from Go
+			fmt.Fprintf(stdout, "  rule      %-22s %s\n", "<"+d.Tag+">", d.Origin)
+			listParams(stdout, d.Params)
+		}
 	}
 	if n := len(warnings); n > 0 {
 		if *strict {
@@ -121,12 +125,12 @@ func listParams(w io.Writer, ps []runtime.ParamSpec) {
 // since a lone tree has none. The lints that need no scripts run too
 // (warnings, errors with -strict); names they do not know are not checked.
 func validateTree(file string, strict bool, stdout, stderr io.Writer) int {
-	tree, err := runtime.LoadFile(file, runtime.LoadOptions{})
+	reg := shippedRules() // rules.go
+	tree, err := runtime.LoadFile(file, runtime.LoadOptions{Rules: reg.RuleDecls()})
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	reg := runtime.NewRegistry()
 	bound, err := runtime.Bind(tree, reg, runtime.BindOptions{Lenient: true})
 	if err != nil {
 		printProblems(stderr, err)

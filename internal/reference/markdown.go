@@ -8,13 +8,18 @@ import (
 
 	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/luabind"
+	"github.com/btrun/btrun/rules"
 	"github.com/btrun/btrun/runtime"
 )
 
-// Builtins returns a registry holding every built-in action and condition:
-// the runtime's and luabind's bt.lua.
+// Builtins returns a registry holding every built-in action and condition
+// (the runtime's and luabind's bt.lua) and the rules btrun ships (package
+// rules): what the btrun binary knows before a game's scripts and plugins.
 func Builtins() (*runtime.Registry, error) {
 	reg := runtime.NewRegistry()
+	if err := rules.Register(reg); err != nil {
+		return nil, err
+	}
 	e, err := luabind.New(luabind.Options{})
 	if err != nil {
 		return nil, err
@@ -48,7 +53,7 @@ func Markdown(w io.Writer) error {
 	p("Every tag and attribute a tree file may use; anything else is a load error. Booleans are exactly `true` or `false`. ")
 	p("An XML Schema of the format is in [editor/behaviortree.xsd](../editor/behaviortree.xsd).\n\n")
 	p("| tag | what it is | attributes | inside |\n|---|---|---|---|\n")
-	for _, t := range runtime.FormatTags() {
+	for _, t := range runtime.FormatTagsFor(reg) {
 		var attrs []string
 		for _, a := range t.Attrs {
 			s := "`" + a.Name + "`"
@@ -68,7 +73,7 @@ func Markdown(w io.Writer) error {
 	}
 	p("\n| attribute | on | value | default | meaning |\n|---|---|---|---|---|\n")
 	seen := map[string]bool{}
-	for _, t := range runtime.FormatTags() {
+	for _, t := range runtime.FormatTagsFor(reg) {
 		for _, a := range t.Attrs {
 			key := a.Name + "|" + a.Doc
 			if seen[key] {
@@ -76,7 +81,7 @@ func Markdown(w io.Writer) error {
 			}
 			seen[key] = true
 			var on []string
-			for _, u := range runtime.FormatTags() {
+			for _, u := range runtime.FormatTagsFor(reg) {
 				for _, x := range u.Attrs {
 					if x.Name == a.Name && x.Doc == a.Doc {
 						on = append(on, "`"+u.Tag+"`")
@@ -91,6 +96,15 @@ func Markdown(w io.Writer) error {
 		}
 	}
 	p("\n`<conditionMode>` is one of %s.\n\n", "`"+strings.Join(runtime.CondModes(), "`, `")+"`")
+
+	p("## Rules btrun ships\n\n")
+	p("Composites and decorators written in Go against the extension point for rules of your own ([embedding.md](embedding.md#rules-of-your-own)); ")
+	p("a Go program that embeds btrun registers its own the same way, and they become tags of its trees. ")
+	p("Each takes the attributes every rule takes, `<parameter>`, `<condition>`, `<conditionMode>` and child rules.\n\n")
+	for _, d := range reg.Rules() {
+		p("### `<%s>`\n\n%s.\n\n", d.Tag, capital(strings.TrimSuffix(runtime.CustomDoc(&d.RuleDecl), ".")))
+		params(&b, d.Params)
+	}
 
 	p("## Built-in actions\n\n")
 	p("Built-in names start with `bt.`; scripts and plugins cannot register such names. ")

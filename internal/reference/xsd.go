@@ -9,10 +9,14 @@ import (
 )
 
 // XSD writes editor/behaviortree.xsd: an XML Schema (1.0) of the tree
-// format, from runtime.FormatTags. It checks tags, attributes, boolean
+// format, from runtime.FormatTagsFor (with the rules btrun ships). It checks tags, attributes, boolean
 // values, condition modes and where text goes; what needs the whole tree
 // (ids, subtree files, declarations across files, names) is the loader's.
 func XSD(w io.Writer) error {
+	reg, err := Builtins() // the format's tags and the rules btrun ships
+	if err != nil {
+		return err
+	}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p(`<?xml version="1.0" encoding="UTF-8"?>
@@ -47,7 +51,7 @@ func XSD(w io.Writer) error {
 	p("</xs:restriction>\n  </xs:simpleType>\n")
 	textType := map[string]string{"subtree": "path", "subTree": "path", "parameter": "xs:string",
 		"condition": "conditionName", "conditionMode": "conditionMode"}
-	for _, t := range runtime.FormatTags() {
+	for _, t := range runtime.FormatTagsFor(reg) {
 		p("\n  <xs:element name=%q>\n", t.Tag)
 		p("    <xs:annotation><xs:documentation>%s</xs:documentation></xs:annotation>\n", xmlEscape(t.Doc))
 		switch {
@@ -83,7 +87,7 @@ func XSD(w io.Writer) error {
 		p("  </xs:element>\n")
 	}
 	p("</xs:schema>\n")
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

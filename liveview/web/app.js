@@ -446,7 +446,7 @@ function titleOf(r, parent, out) {
 function subtitle(r) {
   const parts = [];
   if (r.kind === 'action') parts.push(`<code>${esc(r.action)}</code>`);
-  else if (r.children.length) parts.push(r.kind);
+  else if (r.kind === 'custom') parts.push(esc(r.tag)); // a rule registered from Go: its tag says which
   else parts.push(r.kind);
   if (r.attrs.loop) parts.push('loop');
   if (r.subtree) parts.push('subtree ' + esc(r.subtree));

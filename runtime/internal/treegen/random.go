@@ -12,7 +12,8 @@ import (
 // timeout, cooldown, log parameters, the
 // choice orders with weights and scorers, parallels with their thresholds,
 // gates and bt.gate.wait, signals (their stimuli, S.held, actions with
-// signal handlers), small run-away limits. What the tree calls is
+// signal handlers), custom composites and decorators, small run-away
+// limits. What the tree calls is
 // named by the exported names below: a test registers them with whatever
 // behaviour it wants (results, jumps, pauses, errors).
 //
@@ -40,6 +41,11 @@ const (
 	// RandHandled is an action with Start and Cancel hooks and handlers
 	// for the signals a tree declares (RandomTree.Signals).
 	RandHandled = "hd"
+	// RandComposite and RandDecorator are the tags of a custom composite
+	// and a custom decorator (one child) that a test registers
+	// (runtime.RuleDef) and loads with (LoadOptions.Rules).
+	RandComposite = "xpick"
+	RandDecorator = "xdeco"
 )
 
 // RandVars is the number of boolean variables a random tree declares:
@@ -83,6 +89,11 @@ type randGen struct {
 	// two above draw the same bytes as before signals were added.
 	signals int
 	si      int
+	// custom: the tree may use custom rules; decided, like each use, from
+	// a fourth stream that reads data from its first quarter on (cbyte),
+	// so that the three above draw the same bytes as before.
+	custom bool
+	ci     int
 }
 
 type randGate struct{ users int }
@@ -118,6 +129,20 @@ func (g *randGen) sbyte() byte {
 	return b
 }
 
+// cbyte is the next byte of the custom rules' stream, from data's first
+// quarter on, around.
+func (g *randGen) cbyte() byte {
+	if len(g.data) == 0 {
+		return 0
+	}
+	b := g.data[(len(g.data)/4+g.ci)%len(g.data)]
+	g.ci++
+	return b
+}
+
+// cn is n for the custom rules' stream.
+func (g *randGen) cn(n int) int { return int(g.cbyte()) % n }
+
 // sn is n for the signals' stream.
 func (g *randGen) sn(n int) int { return int(g.sbyte()) % n }
 
@@ -141,6 +166,7 @@ func Random(data []byte) RandomTree {
 	t := RandomTree{Agents: 1 + g.n(3), Limit: 2 + g.n(40), Steps: 10 + g.n(40)}
 	g.plain = g.chance(6)
 	g.vocab = !g.plain && g.vn(4) != 0
+	g.custom = !g.plain && g.cn(3) != 0
 	for range g.n(3) {
 		g.gates = append(g.gates, randGate{users: 1 + g.n(2)})
 	}
@@ -202,13 +228,17 @@ func (g *randGen) rule(depth int, parent, order string) {
 	if depth >= 4 || g.rules >= maxRandRules {
 		kind = []string{"action", "success", "failure", "running", "yield"}[g.n(5)]
 	}
+	custom := "" // a custom rule's tag, in place of a sequence or a choice
+	if g.custom && (kind == "sequence" || kind == "choice") && g.cn(2) == 0 {
+		custom = []string{RandComposite, RandDecorator}[g.cn(2)]
+	}
 	var attrs, body strings.Builder
 	fmt.Fprintf(&attrs, ` id="%s"`, id)
 	isList := kind == "sequence" || kind == "choice" || kind == "parallel"
 	if (isList || kind == "action") && g.chance(3) {
 		attrs.WriteString(` doNotFail="true"`)
 	}
-	if (kind == "sequence" || kind == "choice") && g.chance(3) {
+	if (kind == "sequence" || kind == "choice") && g.chance(3) && custom == "" {
 		attrs.WriteString(` loop="true"`)
 	}
 	// Conditions and their mode.
@@ -325,7 +355,7 @@ func (g *randGen) rule(depth int, parent, order string) {
 		}
 		fmt.Fprintf(&attrs, ` name="%s"`, name)
 	case "choice":
-		if !g.plain && g.chance(6) {
+		if !g.plain && g.chance(6) && custom == "" {
 			childOrder = []string{"random", "weighted", "score"}[g.n(3)]
 			fmt.Fprintf(&attrs, ` order="%s"`, childOrder)
 		}
@@ -335,8 +365,14 @@ func (g *randGen) rule(depth int, parent, order string) {
 		return
 	}
 	n := 1 + g.n(4)
-	if kind != "parallel" && g.chance(1) {
+	if kind != "parallel" && g.chance(1) && custom == "" {
 		n = 0 // a list without children fails
+	}
+	if custom == RandDecorator {
+		n = 1
+	}
+	if custom != "" {
+		tag, kind = custom, custom
 	}
 	if kind == "parallel" {
 		th := func() string {
