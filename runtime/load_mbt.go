@@ -485,13 +485,23 @@ func (e *elem) withKid(k *elem) *elem {
 // luaRun is MBT's Lua code as bt.lua's lua.run: entity is the agent's game
 // data, and what the code returns is dropped (ExecuteLua always succeeds).
 func luaRun(code string) string {
-	return "local entity = ctx.agent; (function() " + strings.TrimSpace(code) + "\nend)()"
+	return "local entity = ctx.agent; (function() " + luaBody(code) + "end)()"
+}
+
+// luaBody is code ready for an "end" on the same line: on the next when
+// the code may end in a line comment.
+func luaBody(code string) string {
+	code = strings.TrimSpace(code)
+	if strings.Contains(code, "--") {
+		return code + "\n"
+	}
+	return code + " "
 }
 
 // luaTest is MBT's Lua code as bt.lua's lua.test: true when the code
 // returns a true value, false when it returns false or nothing.
 func luaTest(code string) string {
-	return "not not (function() local entity = ctx.agent; " + strings.TrimSpace(code) + "\nend)()"
+	return "not not (function() local entity = ctx.agent; " + luaBody(code) + "end)()"
 }
 
 // mbtStateMachine translates a StateMachine into the format's stateMachine:

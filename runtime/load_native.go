@@ -110,7 +110,11 @@ func paramElem(pos Pos, name, value string) *elem {
 // origin records where a made rule comes from.
 func (t *native) origin(made, from *elem) *elem {
 	if t.origins != nil && made != nil {
-		t.origins[made] = fmt.Sprintf("%s %s, line %d", t.kind, from.name, from.pos.Line)
+		where := ""
+		if from.pos.File != t.file {
+			where = from.pos.File + " "
+		}
+		t.origins[made] = fmt.Sprintf("%s %s, %sline %d", t.kind, from.name, where, from.pos.Line)
 	}
 	return made
 }

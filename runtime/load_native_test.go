@@ -41,3 +41,23 @@ func TestNative_seedsLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestConvert_seeds(t *testing.T) {
+	for _, f := range nativeSeeds(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv, err := Convert(f, data, LoadOptions{Root: "testdata/native"})
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if os.Getenv("SHOW") != "" {
+			t.Logf("%s:\n%s", f, conv.Text)
+		}
+		if _, err := LoadBytes(f, conv.Text, LoadOptions{Root: "testdata/native"}); err != nil {
+			t.Errorf("%s: the converted document does not load: %v\n%s", f, err, conv.Text)
+		}
+	}
+}
