@@ -189,9 +189,12 @@ func (t *native) mbtNode(e *elem, inChoice bool) *elem {
 	case "Loop":
 		m = attrs("count")
 		r = mk("sequence", e.pos)
-		if n, ok := t.count(e, m, "count"); ok && n > 0 {
+		n, ok := t.count(e, m, "count")
+		_, given := m["count"]
+		switch {
+		case ok && n > 0:
 			setAttr(r, "repeat", strconv.Itoa(n))
-		} else if ok {
+		case ok || !given: // no count, or one <= 0: for ever, until it fails
 			setAttr(r, "loop", "true")
 		}
 		t.mbtOne(r, e)
