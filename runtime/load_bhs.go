@@ -14,8 +14,13 @@ import "strings"
 // (blocks="Common.xml other.xml", paths relative to the document), and a
 // <Ref name="..."/> (or <ref>) puts a block's content in its place.
 
-// maxRefDepth bounds blocks that refer to blocks.
-const maxRefDepth = 32
+// maxRefDepth bounds blocks that refer to blocks, and maxRefElems the
+// elements that references put in place in all: blocks that refer to
+// blocks twice over would otherwise double at each level.
+const (
+	maxRefDepth = 32
+	maxRefElems = 50_000
+)
 
 func (t *native) bhs(root *elem, blockFiles func(Pos, string) *elem) *elem {
 	m := t.attrMap(root, "name", "type", "blocks", "xmlns")
@@ -113,19 +118,43 @@ func (t *native) refDepth(e *elem, depth int, each func(*elem)) {
 	case !ok:
 		t.errorf(e.pos, "BHS <Ref> names block %q, which no <Blocks> defines; blocks come from this document and the files its blocks= attribute names", name)
 		return
+	case t.expanding[name]:
+		t.errorf(e.pos, "BHS <Ref> to %q inside block %q itself; a block cannot hold itself", name, name)
+		return
 	case depth >= maxRefDepth:
-		t.errorf(e.pos, "BHS <Ref> to %q: blocks refer to blocks more than %d deep (a cycle?)", name, maxRefDepth)
+		t.errorf(e.pos, "BHS <Ref> to %q: blocks refer to blocks more than %d deep", name, maxRefDepth)
+		return
+	case t.refElems > maxRefElems:
+		if !t.refFull {
+			t.refFull = true
+			t.errorf(e.pos, "BHS <Ref> to %q: the references put more than %d elements in place; blocks that refer to blocks several times over multiply", name, maxRefElems)
+		}
 		return
 	}
+	if t.expanding == nil {
+		t.expanding = map[string]bool{}
+	}
+	t.expanding[name] = true
+	defer delete(t.expanding, name)
 	for _, ch := range b.children {
 		switch {
 		case ch.name == commentTag:
 		case strings.EqualFold(ch.name, "ref"):
 			t.refDepth(ch, depth+1, each)
 		default:
+			t.refElems += countElems(ch)
 			each(ch)
 		}
 	}
+}
+
+// countElems counts e and the elements inside it.
+func countElems(e *elem) int {
+	n := 1
+	for _, k := range e.children {
+		n += countElems(k)
+	}
+	return n
 }
 
 func (t *native) leafMap(e *elem) {
@@ -152,10 +181,6 @@ func (t *native) bhsNode(e *elem, inChoice bool, depth int) *elem {
 			case ch.name == commentTag:
 				r.children = append(r.children, ch)
 			case strings.EqualFold(ch.name, "ref"):
-				if depth >= maxRefDepth {
-					t.errorf(ch.pos, "BHS <Ref>: blocks refer to blocks more than %d deep (a cycle?)", maxRefDepth)
-					continue
-				}
 				t.refDepth(ch, depth, func(k *elem) {
 					if k := t.bhsNode(k, true, depth+1); k != nil {
 						r.children = append(r.children, k)

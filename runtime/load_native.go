@@ -51,6 +51,12 @@ type native struct {
 	blocks map[string]*elem
 	// leaves maps BHS leaf names to behaviour (action) names.
 	leaves map[string]string
+	// expanding holds the blocks whose <Ref> is being put in place (a
+	// block that refers to itself is an error); refElems counts the
+	// elements put in place, refFull says the count went over.
+	expanding map[string]bool
+	refElems  int
+	refFull   bool
 }
 
 func (t *native) errorf(pos Pos, format string, args ...any) {

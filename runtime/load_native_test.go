@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,67 @@ func TestConvert_seeds(t *testing.T) {
 		if _, err := LoadBytes(f, conv.Text, LoadOptions{Root: "testdata/native"}); err != nil {
 			t.Errorf("%s: the converted document does not load: %v\n%s", f, err, conv.Text)
 		}
+	}
+}
+
+// Errors in native documents carry the document's own line and column.
+func TestNative_errorsCarryTheDocumentsPositions(t *testing.T) {
+	cases := []struct{ doc, want string }{
+		{"<BehaviorTree>\n<Root><Sequence>\n  <Loop count=\"x\"><A/></Loop></Sequence></Root></BehaviorTree>",
+			`n.xml:3:3: count="x" on MBT <Loop> is not a whole number up to 2147483647`},
+		{"<BehaviorTree><Root>\n <Wait duration=\"2\" variation=\"1\"/></Root></BehaviorTree>",
+			`n.xml:2:2: unknown attribute variation on MBT <Wait>; expected one of duration, _startLog, _successLog, _failureLog`},
+		{"<BehaviorTree><Root>\n <IfCondition condition=\"A and\"><B/></IfCondition></Root></BehaviorTree>",
+			`n.xml:2:2: condition="A and" on MBT <IfCondition> ends where a name or ( was expected`},
+		{"<BehaviorTree><Root><A/>\n<B/></Root></BehaviorTree>",
+			`n.xml:1:15: MBT <Root> holds 2 nodes; expected exactly one, the tree's root node`},
+		{"<BehaviorTree><Root><Sequence>\n <Case><A/></Case></Sequence></Root></BehaviorTree>",
+			`n.xml:2:2: MBT <Case> is not allowed here; expected a node such as Sequence, Selector, Parallel, Loop, or an action leaf`},
+		{"<BehaviorTree><SignalVariables>\n <Signal name=\"S\" variable=\"Nope\" value=\"true\"/></SignalVariables><Root><A/></Root></BehaviorTree>",
+			`n.xml:2:2: signal "S" sets variable "Nope", which is not declared`},
+		{"<BehaviorTree><Root>\n  <Parallel/></Root></BehaviorTree>",
+			`n.xml:2:3: <parallel> has no children`},
+		{"<SelectionTree><Priority>\n <Ref name=\"Missing\"/></Priority></SelectionTree>",
+			`n.xml:2:2: BHS <Ref> names block "Missing", which no <Blocks> defines`},
+		{"<SelectionTree><Priority>\n <Leaf name=\"A\" condition=\"A ^^ B\"/></Priority></SelectionTree>",
+			`n.xml:2:2: condition="A ^^ B" on BHS <Leaf> has "^" where a name, not or ( was expected`},
+		{"<SelectionTree>\n <Prio/></SelectionTree>",
+			`n.xml:2:2: unknown element <Prio> in BHS <SelectionTree>`},
+		{"<SelectionTree blocks=\"none.xml\"><Priority><Leaf name=\"A\"/></Priority></SelectionTree>",
+			`n.xml:1:1: cannot read BHS block file none.xml`},
+	}
+	files := map[string][]byte{}
+	opts := LoadOptions{ReadFile: func(p string) ([]byte, error) {
+		if b, ok := files[p]; ok {
+			return b, nil
+		}
+		return nil, os.ErrNotExist
+	}}
+	for _, c := range cases {
+		_, err := LoadBytes("n.xml", []byte(c.doc), opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s\n got: %v\nwant: %s", c.doc, err, c.want)
+		}
+	}
+}
+
+// Blocks that refer to themselves, or to others many times over, are
+// errors, not a hang.
+func TestNative_blocksThatMultiplyAreErrors(t *testing.T) {
+	self := `<SelectionTree><Blocks><Block name="X"><Priority><Ref name="X"/></Priority></Block></Blocks>
+<Priority><Ref name="X"/></Priority></SelectionTree>`
+	_, err := LoadBytes("n.xml", []byte(self), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), `n.xml:1:50: BHS <Ref> to "X" inside block "X" itself`) {
+		t.Fatalf("got %v", err)
+	}
+	var b strings.Builder
+	b.WriteString("<SelectionTree><Blocks>")
+	for i := range 20 {
+		fmt.Fprintf(&b, `<Block name="B%d"><Priority><Ref name="B%d"/><Ref name="B%d"/></Priority></Block>`, i, i+1, i+1)
+	}
+	b.WriteString(`<Block name="B20"><Leaf name="L"/></Block></Blocks><Priority><Ref name="B0"/></Priority></SelectionTree>`)
+	_, err = LoadBytes("n.xml", []byte(b.String()), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "put more than 50000 elements in place") {
+		t.Fatalf("got %v", err)
 	}
 }
