@@ -215,3 +215,38 @@ func firstDiff(a, b []string) string {
 	}
 	return ""
 }
+
+// A native document's agents save and restore at any step (their rules have
+// ids, made from the node path), and go on as the uninterrupted run does.
+func TestNative_seedDocumentsSaveAndRestoreAtEveryStep(t *testing.T) {
+	for _, name := range []string{"mbt_limit.xml", "mbt_lua.xml", "mbt_timestamps.xml", "bhs_grunt_blocks.xml"} {
+		t.Run(name, func(t *testing.T) {
+			script := leafScript(seedLeaves(), seedGlobals)
+			const steps = 16
+			whole := newNativeGame(t, name, "", false, script, "m1", "m2", "m3").run(steps, seedSignals)
+			for at := 1; at < steps; at++ {
+				g := newNativeGame(t, name, "", false, script, "m1", "m2", "m3")
+				g.run(at, seedSignals)
+				data, err := runtime.SaveAgents(g.agents, g.f.e)
+				if err != nil {
+					t.Fatalf("save at step %d: %v", at, err)
+				}
+				h := newNativeGame(t, name, "", false, script, "m1", "m2", "m3")
+				if _, err := runtime.RestoreAgents(data, h.agents, h.f.e); err != nil {
+					t.Fatalf("restore at step %d: %v", at, err)
+				}
+				for s := at + 1; s <= steps; s++ {
+					h.step(s, seedSignals[s]...)
+				}
+				rest := slices.DeleteFunc(slices.Clone(whole), func(l string) bool {
+					var n int
+					fmt.Sscan(l, &n)
+					return n <= at
+				})
+				if d := firstDiff(rest, h.trace); d != "" {
+					t.Fatalf("restored at step %d: %s", at, d)
+				}
+			}
+		})
+	}
+}

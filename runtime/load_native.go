@@ -4,10 +4,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"path"
-
-	"github.com/btrun/btrun/internal/readfile"
 	"strconv"
 	"strings"
+
+	"github.com/btrun/btrun/internal/readfile"
 )
 
 // Native documents: Lumberyard's modular behavior trees (MBT, root
@@ -57,6 +57,8 @@ type native struct {
 	expanding map[string]bool
 	refElems  int
 	refFull   bool
+	// src maps each made rule to the native element it comes from.
+	src map[*elem]*elem
 }
 
 func (t *native) errorf(pos Pos, format string, args ...any) {
@@ -66,16 +68,104 @@ func (t *native) errorf(pos Pos, format string, args ...any) {
 // translateNative turns a native document's root into a <behaviorTree>
 // element; nil when the root is not a native one.
 func translateNative(file string, root *elem, errs *ErrorList, origins map[*elem]string, blockFiles func(Pos, string) *elem) *elem {
-	t := &native{file: file, errs: errs, origins: origins, gateNames: map[string]bool{}}
+	t := &native{file: file, errs: errs, origins: origins, gateNames: map[string]bool{}, src: map[*elem]*elem{}}
+	var doc *elem
 	switch root.name {
 	case mbtRoot:
 		t.kind = "MBT"
-		return t.mbt(root)
+		doc = t.mbt(root)
 	case bhsRoot:
 		t.kind = "BHS"
-		return t.bhs(root, blockFiles)
+		doc = t.bhs(root, blockFiles)
+	default:
+		return nil
 	}
-	return nil
+	t.assignIDs(doc, "")
+	return doc
+}
+
+// maxIDPrefix bounds the path part of a made id; deeper rules start a new
+// path at their position, so that ids stay short however deep the tree.
+const maxIDPrefix = 200
+
+// assignIDs gives every rule inside e an id: its path of node names from
+// the root (Selector.LimitConcurrentUsers.ChasePlayer; a BHS Priority or
+// Leaf by its name attribute; a second sibling of one name gets 2, ...).
+// Saves name an agent's current rule by its id, and the path survives
+// edits that move lines; labels and the trace show it too.
+func (t *native) assignIDs(e *elem, prefix string) {
+	taken := map[string]bool{}
+	for _, k := range e.children {
+		switch {
+		case k.name == "state":
+			name := ""
+			for _, a := range k.attrs {
+				if a.Name.Local == "name" {
+					name = idSegment(a.Value)
+				}
+			}
+			t.assignIDs(k, joinID(prefix, name))
+		case k.name == "stateMachine" || isRuleTag(k.name):
+			seg := t.segment(k)
+			if len(prefix) > maxIDPrefix {
+				prefix = ""
+				seg = fmt.Sprintf("%s@%d:%d", seg, k.pos.Line, k.pos.Col)
+			}
+			base := seg
+			for n := 2; taken[seg]; n++ {
+				seg = base + strconv.Itoa(n)
+			}
+			taken[seg] = true
+			id := joinID(prefix, seg)
+			setAttr(k, "id", id)
+			t.assignIDs(k, id)
+		}
+	}
+}
+
+func isRuleTag(name string) bool { _, ok := ruleKinds[name]; return ok }
+
+func joinID(prefix, seg string) string {
+	if prefix == "" {
+		return seg
+	}
+	return prefix + "." + seg
+}
+
+// segment is a made rule's part of its id.
+func (t *native) segment(k *elem) string {
+	from := t.src[k]
+	if from == nil {
+		for _, a := range k.attrs {
+			if a.Name.Local == "name" {
+				return idSegment(a.Value) // a built-in action a node needed
+			}
+		}
+		return k.name
+	}
+	if from.name == "Leaf" || from.name == "Priority" {
+		for _, a := range from.attrs {
+			if a.Name.Local == "name" && a.Value != "" {
+				return idSegment(a.Value)
+			}
+		}
+	}
+	return idSegment(from.name)
+}
+
+// idSegment keeps letters, digits, _ and - of a name (others become _):
+// a dot would read as a path.
+func idSegment(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "_"
+	}
+	return string(b)
 }
 
 // mk makes an element of the format at pos, with attribute name, value
@@ -115,6 +205,9 @@ func paramElem(pos Pos, name, value string) *elem {
 
 // origin records where a made rule comes from.
 func (t *native) origin(made, from *elem) *elem {
+	if made != nil {
+		t.src[made] = from
+	}
 	if t.origins != nil && made != nil {
 		where := ""
 		if from.pos.File != t.file {
