@@ -21,7 +21,7 @@ func TestConvert_seedDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<!-- MBT Selector, line 3 -->", `<sequence gate="limitconcurrentusers_mbt_limit_3_34">`, "only one monster"} {
+	for _, want := range []string{"<!-- MBT Selector, line 3 -->", `<sequence gate="limitconcurrentusers_mbt_limit_3_34" id="Selector.LimitConcurrentUsers">`, "only one monster"} {
 		if !strings.Contains(string(text), want) {
 			t.Fatalf("no %q in\n%s", want, text)
 		}
