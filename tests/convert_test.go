@@ -33,10 +33,10 @@ func TestConvert_seedDocument(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("<BehaviorTree><Root>\n <Loop count=\"x\"><A/></Loop></Root></BehaviorTree>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"convert", "tree"} {
-		r := run(t, dir, cmd, "bad.xml")
+	for _, args := range [][]string{{"convert", "bad.xml"}, {"tree", "bad.xml"}, {"validate", "-tree", "bad.xml"}} {
+		r := run(t, dir, args...)
 		if r.code != 2 || !strings.Contains(r.stderr, `bad.xml:2:2: count="x" on MBT <Loop> is not a whole number`) {
-			t.Errorf("%s: exit %d\n%s", cmd, r.code, r.stderr)
+			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
 	}
 }
