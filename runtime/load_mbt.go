@@ -67,6 +67,7 @@ func (t *native) declBlock(e *elem, line string, each func(*elem)) {
 	for _, ch := range e.children {
 		switch {
 		case ch.name == commentTag:
+			t.declComment(line, ch)
 		case ch.name == line:
 			each(ch)
 		case strings.EqualFold(ch.name, "ref") && t.blocks != nil:
@@ -74,6 +75,25 @@ func (t *native) declBlock(e *elem, line string, each func(*elem)) {
 		default:
 			t.errorf(ch.pos, "unknown element <%s> in %s <%s>; expected <%s>", ch.name, t.kind, e.name, line)
 		}
+	}
+}
+
+// declComment keeps a comment of a declaration block (for convert) in
+// the block its lines go to; LeafTranslations have none, and their
+// comments go before the tree's root.
+func (t *native) declComment(line string, c *elem) {
+	switch line {
+	case "Variable":
+		b := t.block(&t.vars, "variables", c.pos)
+		b.children = append(b.children, c)
+	case "Signal":
+		b := t.block(&t.signals, "signals", c.pos)
+		b.children = append(b.children, c)
+	case "Timestamp":
+		b := t.block(&t.stamps, "timestamps", c.pos)
+		b.children = append(b.children, c)
+	default:
+		t.comments = append(t.comments, c)
 	}
 }
 

@@ -57,6 +57,9 @@ type native struct {
 	expanding map[string]bool
 	refElems  int
 	refFull   bool
+	// comments are kept (for convert) before the root: those of
+	// sections with no counterpart, such as LeafTranslations.
+	comments []*elem
 	// src maps each made rule to the native element it comes from.
 	src map[*elem]*elem
 }
@@ -328,25 +331,15 @@ func (t *native) document(from *elem, comments []*elem, root *elem) *elem {
 			doc.children = append(doc.children, b)
 		}
 	}
+	doc.children = append(doc.children, t.comments...)
 	if root != nil {
 		doc.children = append(doc.children, root)
 	}
 	return doc
 }
 
-// ruleChildren splits a native element's children into comments and
-// elements.
-func splitComments(kids []*elem) (elems []*elem) {
-	for _, k := range kids {
-		if k.name != commentTag {
-			elems = append(elems, k)
-		}
-	}
-	return elems
-}
-
-// withComments returns the comments among kids followed by made, keeping
-// a translated element's comments with its children for convert.
+// addComment appends k to dst when it is a comment (for convert), and
+// says whether it was.
 func addComment(dst *elem, k *elem) bool {
 	if k.name == commentTag {
 		dst.children = append(dst.children, k)

@@ -124,3 +124,56 @@ func TestNative_blocksThatMultiplyAreErrors(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Convert keeps the document's comments, those of declaration sections
+// included, and says where each rule comes from.
+func TestConvert_keepsCommentsAndOrigins(t *testing.T) {
+	doc := `<!-- before -->
+<SelectionTree>
+<Variables>
+  <!-- what the grunt knows -->
+  <Variable name="A"/>
+</Variables>
+<LeafTranslations>
+  <!-- grunt names -->
+  <Map node="X" target="GruntX"/>
+</LeafTranslations>
+<Priority><!-- root --><Leaf name="X" condition="A"/><Leaf name="Y"/></Priority>
+</SelectionTree>`
+	conv, err := Convert("g.xml", []byte(doc), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<?xml version="1.0" encoding="UTF-8"?>
+<!-- Converted by btrun convert from g.xml (CryEngine BHS). -->
+<!-- before -->
+<behaviorTree>
+  <variables>
+    <!-- what the grunt knows -->
+    <!-- BHS Variable, line 5 -->
+    <variable name="A"/>
+  </variables>
+  <!-- grunt names -->
+  <!-- BHS Priority, line 11 -->
+  <choice id="Priority">
+    <!-- root -->
+    <!-- BHS Leaf, line 11 -->
+    <action name="GruntX" abort="both" id="Priority.X">
+      <condition>A</condition>
+    </action>
+    <!-- BHS Leaf, line 11 -->
+    <action name="Y" id="Priority.Y"/>
+  </choice>
+</behaviorTree>
+<!-- Actions this tree expects to be registered (by a script or a plugin): GruntX, Y -->
+`
+	if string(conv.Text) != want {
+		t.Fatalf("got\n%s\nwant\n%s", conv.Text, want)
+	}
+	if strings.Join(conv.Actions, ",") != "GruntX,Y" {
+		t.Fatalf("actions %v", conv.Actions)
+	}
+	if _, err := Convert("g.xml", []byte(bt(`<success/>`)), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "btrun convert reads <BehaviorTree> (MBT) and <SelectionTree> (BHS) documents") {
+		t.Fatalf("a tree file of the format: %v", err)
+	}
+}
