@@ -44,7 +44,7 @@ func (t *native) mbt(root *elem) *elem {
 			rootPos = ch.pos
 			t.attrMap(ch)
 			t.noText(ch)
-			kids := t.mbtKids(nil, ch, false)
+			kids := t.mbtKids(nil, ch)
 			if len(kids) != 1 {
 				t.errorf(ch.pos, "MBT <Root> holds %d nodes; expected exactly one, the tree's root node", len(kids))
 				continue
@@ -152,8 +152,8 @@ func (t *native) timestamp(e *elem) {
 
 // mbtKids translates the node children of e, appending them (and the
 // comments among them) to dst when dst is not nil, and returns the made
-// rules. inChoice says the parent becomes a choice.
-func (t *native) mbtKids(dst, e *elem, inChoice bool) []*elem {
+// rules.
+func (t *native) mbtKids(dst, e *elem) []*elem {
 	var out []*elem
 	for _, ch := range e.children {
 		if ch.name == commentTag {
@@ -162,7 +162,7 @@ func (t *native) mbtKids(dst, e *elem, inChoice bool) []*elem {
 			}
 			continue
 		}
-		if r := t.mbtNode(ch, inChoice); r != nil {
+		if r := t.mbtNode(ch); r != nil {
 			out = append(out, r)
 			if dst != nil {
 				dst.children = append(dst.children, r)
@@ -174,13 +174,13 @@ func (t *native) mbtKids(dst, e *elem, inChoice bool) []*elem {
 
 // mbtOne translates the single child node of a decorator into dst.
 func (t *native) mbtOne(dst, e *elem) {
-	if n := len(t.mbtKids(dst, e, false)); n != 1 {
+	if n := len(t.mbtKids(dst, e)); n != 1 {
 		t.errorf(e.pos, "MBT <%s> holds %d nodes; expected exactly one child node", e.name, n)
 	}
 }
 
 // mbtNode translates one MBT node; nil when it is wrong (reported).
-func (t *native) mbtNode(e *elem, inChoice bool) *elem {
+func (t *native) mbtNode(e *elem) *elem {
 	t.noText(e)
 	attrs := func(names ...string) map[string]string {
 		return t.attrMap(e, append(names, mbtLogAttrs...)...)
@@ -191,7 +191,7 @@ func (t *native) mbtNode(e *elem, inChoice bool) *elem {
 	case "Sequence", "Selector":
 		m = attrs()
 		r = mk(map[string]string{"Sequence": "sequence", "Selector": "choice"}[e.name], e.pos)
-		t.mbtKids(r, e, e.name == "Selector")
+		t.mbtKids(r, e)
 	case "Parallel":
 		m = attrs("successMode", "failureMode")
 		r = mk("parallel", e.pos)
@@ -205,7 +205,7 @@ func (t *native) mbtNode(e *elem, inChoice bool) *elem {
 				}
 			}
 		}
-		t.mbtKids(r, e, false)
+		t.mbtKids(r, e)
 	case "Loop":
 		m = attrs("count")
 		r = mk("sequence", e.pos)
@@ -413,8 +413,8 @@ func (t *native) leaf(e *elem) *elem {
 func (t *native) noKids(e *elem) {
 	for _, ch := range e.children {
 		if ch.name != commentTag {
-			t.errorf(ch.pos, "unexpected <%s> in %s <%s>; it holds no nodes (one of %s %s?)", ch.name, t.kind, e.name,
-				"the nodes that hold a child, such as", "Sequence")
+			t.errorf(ch.pos, "unexpected <%s> in %s <%s>, which holds no nodes; put them in a node that does, such as a Sequence",
+				ch.name, t.kind, e.name)
 		}
 	}
 }
@@ -571,9 +571,9 @@ func (t *native) mbtStateMachine(e *elem) *elem {
 				}
 			case mbtRoot:
 				t.attrMap(ch)
-				nodes += len(t.mbtKids(s, ch, false))
+				nodes += len(t.mbtKids(s, ch))
 			default:
-				if r := t.mbtNode(ch, false); r != nil {
+				if r := t.mbtNode(ch); r != nil {
 					s.children = append(s.children, r)
 					nodes++
 				}

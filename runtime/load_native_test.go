@@ -84,6 +84,8 @@ func TestNative_errorsCarryTheDocumentsPositions(t *testing.T) {
 			`n.xml:2:2: BHS <Ref> names block "Missing", which no <Blocks> defines`},
 		{"<SelectionTree><Priority>\n <Leaf name=\"A\" condition=\"A ^^ B\"/></Priority></SelectionTree>",
 			`n.xml:2:2: condition="A ^^ B" on BHS <Leaf> has "^" where a name, not or ( was expected`},
+		{"<BehaviorTree><Root><Move>\n <Wait duration=\"1\"/></Move></Root></BehaviorTree>",
+			`n.xml:2:2: unexpected <Wait> in MBT <Move>, which holds no nodes; put them in a node that does, such as a Sequence`},
 		{"<SelectionTree>\n <Prio/></SelectionTree>",
 			`n.xml:2:2: unknown element <Prio> in BHS <SelectionTree>`},
 		{"<SelectionTree blocks=\"none.xml\"><Priority><Leaf name=\"A\"/></Priority></SelectionTree>",
