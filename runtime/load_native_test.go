@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,9 @@ func TestNative_seedsLoad(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
+		}
+		if strings.Contains(f, "_blocks") && !slices.Contains(tree.Files, "Common.xml") {
+			t.Errorf("%s: files %v; the block file counts among them (reload watches it)", f, tree.Files)
 		}
 		var b strings.Builder
 		tree.Format(&b)
