@@ -193,10 +193,18 @@ func readSource(file, text string) (*outline, error) {
 	}
 	if doc.root.name != "behaviorTree" {
 		line, col := doc.pos(doc.root.start)
+		if kind, ok := nativeDocs[doc.root.name]; ok {
+			return nil, fmt.Errorf("%s:%d:%d: the root element is <%s>: a %s document, which btrun runs but the editor edits as text only; "+
+				"btrun convert writes it in btrun's format", file, line, col, doc.root.name, kind)
+		}
 		return nil, fmt.Errorf("%s:%d:%d: the root element is <%s>; a tree file's is <behaviorTree>", file, line, col, doc.root.name)
 	}
 	return newOutline(doc, file, enc)
 }
+
+// nativeDocs are the root elements of the documents the loader translates
+// (Lumberyard MBT, CryEngine BHS): the editor's operations are the format's.
+var nativeDocs = map[string]string{"BehaviorTree": "Lumberyard MBT", "SelectionTree": "CryEngine BHS"}
 
 // applyOp returns the text of o with op applied.
 func applyOp(o *outline, op *editOp) (string, error) {

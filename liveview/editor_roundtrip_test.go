@@ -68,7 +68,7 @@ func TestEditRoundTrip_everyTreeFile(t *testing.T) {
 		}
 		o, err := readSource(file, text)
 		if err != nil {
-			if loadErr() == nil {
+			if loadErr() == nil && !strings.Contains(err.Error(), "the editor edits as text only") {
 				t.Errorf("%s: the editor cannot read it (%v) but the loader reads it", path, err)
 			}
 			textOnly++

@@ -31,7 +31,7 @@ const (
 // every error must carry a file and a line. Trees that load must hold
 // together, and be what reading every file with encoding/xml makes.
 func FuzzLoad(f *testing.F) {
-	for _, pattern := range []string{"testdata/valid/*.xml", "testdata/valid/*/*.xml", "testdata/invalid/*.xml", "../scripts/ai/*.xml"} {
+	for _, pattern := range []string{"testdata/valid/*.xml", "testdata/valid/*/*.xml", "testdata/invalid/*.xml", "../scripts/ai/*.xml", "testdata/native/*.xml"} {
 		files, err := filepath.Glob(pattern)
 		if err != nil {
 			f.Fatal(err)
@@ -46,7 +46,11 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(bt(`<sequence id="m"><subtree>sub.xml</subtree><subTree id=".y">sub.xml</subTree></sequence>`)))
 	f.Add([]byte(bt(`<sequence id="m"><subtree>cycle.xml</subtree></sequence>`)))
 
-	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree, "cycle.xml": fuzzCycle})
+	common, err := os.ReadFile("testdata/native/Common.xml") // BHS blocks
+	if err != nil {
+		f.Fatal(err)
+	}
+	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree, "cycle.xml": fuzzCycle, "Common.xml": string(common)})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := LoadOptions{ReadFile: func(path string) ([]byte, error) {
 			if filepath.ToSlash(path) == "main.xml" {
@@ -76,9 +80,37 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		checkTree(t, tree)
+		checkConvert(t, tree, data, opts)
 		var b strings.Builder
 		if err := tree.Format(&b); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// checkConvert checks that a native document (MBT, BHS) that loads
+// converts, and that the conversion loads as the same rules.
+func checkConvert(t *testing.T, tree *Tree, data []byte, opts LoadOptions) {
+	t.Helper()
+	root, _, errs := readComments("main.xml", data)
+	if len(errs) > 0 || !isNativeRoot(root.name) {
+		return
+	}
+	conv, err := Convert("main.xml", data, opts)
+	if err != nil {
+		t.Fatalf("a native document that loads does not convert: %v", err)
+	}
+	again, err := LoadBytes("main.xml", conv.Text, opts)
+	if err != nil {
+		t.Fatalf("the conversion does not load: %v\n%s", err, conv.Text)
+	}
+	if len(again.Rules) != len(tree.Rules) {
+		t.Fatalf("the conversion has %d rules, the document %d", len(again.Rules), len(tree.Rules))
+	}
+	for i := range tree.Rules {
+		a, b := &tree.Rules[i], &again.Rules[i]
+		if a.Kind != b.Kind || a.Parent != b.Parent || a.Action != b.Action || len(a.Conds) != len(b.Conds) || !reflect.DeepEqual(a.Params, b.Params) {
+			t.Fatalf("rule %d differs after conversion: %+v\n%+v", i, *a, *b)
+		}
+	}
 }

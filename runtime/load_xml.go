@@ -110,6 +110,9 @@ func identityCharset(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 type xmlReading struct {
 	noScan   bool // read with encoding/xml only
 	noStream bool // check the rules after reading the whole file, keeping every element
+	// comments keeps comments as commentTag elements and checks nothing
+	// (btrun convert reads with it, through decodeXML: convert.go).
+	comments bool
 }
 
 // readXML parses the decoded text of one file and returns its root element
@@ -172,7 +175,11 @@ func decodeXML(b *xmlBuilder) *elem {
 			if t.Target == "xml" && !b.xmlDecl(start) {
 				return nil
 			}
-		case xml.Comment, xml.Directive:
+		case xml.Comment:
+			if b.comments {
+				b.comment(string(t), start)
+			}
+		case xml.Directive:
 			// ignored, as the format says
 		}
 	}
@@ -204,6 +211,8 @@ type xmlBuilder struct {
 	kids      []*elem
 	textBuf   []byte
 	strayText bool
+	comments  bool    // xmlReading.comments
+	outer     []*elem // with comments: those outside the root element
 	elems     slab[elem]
 	kidLists  slab[*elem]
 	attrLists slab[xml.Attr]
@@ -226,9 +235,10 @@ func newXMLBuilder(file string, text []byte, strs *strTable, c *checker, how xml
 		text: text, lc: newLineCounter(file, text), strs: strs, check: c,
 		elems: newSlab[elem](32, 256), kidLists: newSlab[*elem](64, 1024), attrLists: newSlab[xml.Attr](64, 512),
 	}
-	if how.noStream {
+	if how.noStream || how.comments {
 		b.check = nil
 	}
+	b.comments = how.comments
 	return b
 }
 
@@ -262,6 +272,16 @@ func (b *xmlBuilder) start(name string, attrs []xml.Attr, off int) bool {
 	b.stack = append(b.stack, e)
 	b.marks = append(b.marks, m)
 	return true
+}
+
+// comment keeps a comment whose '<' is at offset off (xmlReading.comments).
+func (b *xmlBuilder) comment(text string, off int) {
+	e := &elem{name: commentTag, text: text, pos: b.lc.pos(off)}
+	if len(b.stack) > 0 {
+		b.kids = append(b.kids, e)
+	} else {
+		b.outer = append(b.outer, e)
+	}
 }
 
 // top is the innermost open element, nil when there is none.

@@ -11,7 +11,7 @@ import (
 // TestCLI_helpExitsZero: -h of every command prints its usage on stdout and
 // exits 0, as btrun -h does.
 func TestCLI_helpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"run", "-h"}, {"validate", "-h"}, {"tree", "-h"}, {"bench", "-h"}, {"plugin", "-h"}, {"version", "-h"}, {"run", "-config", "x.toml", "--help"}} {
+	for _, args := range [][]string{{"-h"}, {"run", "-h"}, {"validate", "-h"}, {"tree", "-h"}, {"convert", "-h"}, {"bench", "-h"}, {"plugin", "-h"}, {"version", "-h"}, {"run", "-config", "x.toml", "--help"}} {
 		r := run(t, "", args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "usage: btrun") {
 			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -85,6 +86,9 @@ func TestXSD_acceptsEveryTreeAndRefusesBrokenOnes(t *testing.T) {
 		t.Fatalf("only %d tree files found: %v", len(valid), valid)
 	}
 	for _, f := range valid {
+		if nativeDocument(t, f) {
+			continue
+		}
 		if out, err := exec.Command(lint, "--noout", "--schema", xsd, f).CombinedOutput(); err != nil {
 			t.Errorf("%s does not validate: %v\n%s", f, err, out)
 		}
@@ -320,4 +324,16 @@ func kind(v any) string {
 		return "a table"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// nativeDocument reports whether a file is a Lumberyard MBT or CryEngine
+// BHS document (or BHS block file), which the loader translates: the
+// schema describes btrun's own format only.
+func nativeDocument(t *testing.T, file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return !bytes.Contains(data, []byte("<behaviorTree")) &&
+		(bytes.Contains(data, []byte("<BehaviorTree")) || bytes.Contains(data, []byte("<SelectionTree")) || bytes.Contains(data, []byte("<Blocks>")))
 }
