@@ -49,6 +49,9 @@ type agentExt struct {
 	// clears; one byte read on every arrival instead of both fields.
 	ruleHeld bool
 
+	// strs are the values of the tree's string variables (vars_agent.go).
+	strs []string
+
 	// Interruption and choice orders (interrupt.go, order.go), for trees
 	// that use them.
 	interrupt Interrupt  // the current or last step's
@@ -129,6 +132,9 @@ func (b *BoundTree) NewAgent(id string, env *Env) *Agent {
 	if b.slabLen > 0 {
 		a.slab = make([]uint64, b.slabLen)
 		copy(a.slab, b.slabInit)
+	}
+	if b.strInit != nil {
+		a.extra().strs = append([]string(nil), b.strInit...)
 	}
 	if len(b.Tree.Gates) > 0 {
 		a.joinGates()
@@ -408,10 +414,16 @@ func (a *Agent) SignalDataAt(name string, data Value, t float64) error {
 // changed: it is copied into the stimulus). A signal whose stimulus the
 // agent cannot hold (admitStimulus) is an error and nothing is delivered.
 func (a *Agent) receive(name string, data *Value, t float64) error {
+	i, ok := a.bound.signalIdx[name]
+	if ok {
+		if err := a.checkSets(i, data); err != nil {
+			return err
+		}
+	}
 	if err := a.admitStimulus(name, data); err != nil {
 		return err
 	}
-	if i, ok := a.bound.signalIdx[name]; ok {
+	if ok {
 		a.signalSlot(i, data, t)
 	} else {
 		a.observeSignal(name, data)
@@ -429,8 +441,13 @@ func (a *Agent) signalSlot(i int32, data *Value, t float64) {
 	if a.env.Changes != nil {
 		a.observeSignal(s.name, data)
 	}
-	for _, set := range s.sets {
-		a.SetVarAt(set.Var, set.Value)
+	for k := range s.sets {
+		set := &s.sets[k]
+		if set.From == nil && set.Typed.Type == VarBoolean {
+			a.SetVarAt(set.Var, set.Value)
+		} else {
+			a.applySet(set, data) // vars_agent.go
+		}
 	}
 	for _, st := range s.stamps {
 		a.SetStampAt(st, t)
