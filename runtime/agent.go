@@ -271,18 +271,18 @@ func (a *Agent) SetVarAt(i int32, v bool) {
 	}
 }
 
-// Var returns a declared variable.
+// Var returns a declared boolean variable (VarValue reads any type).
 func (a *Agent) Var(name string) (bool, error) {
-	i, err := a.varSlot(name)
+	i, err := a.boolSlot(name)
 	if err != nil {
 		return false, err
 	}
 	return a.VarAt(i), nil
 }
 
-// SetVar sets a declared variable.
+// SetVar sets a declared boolean variable (SetVarValue sets any type).
 func (a *Agent) SetVar(name string, v bool) error {
-	i, err := a.varSlot(name)
+	i, err := a.boolSlot(name)
 	if err != nil {
 		return err
 	}
@@ -296,6 +296,15 @@ func (a *Agent) varSlot(name string) (int32, error) {
 		return 0, fmt.Errorf("%w: agent %s: no variable %q is declared", ErrUnbound, a.id, name)
 	}
 	return i, nil
+}
+
+// boolSlot is varSlot for Var and SetVar, which take booleans only.
+func (a *Agent) boolSlot(name string) (int32, error) {
+	i, err := a.varSlot(name)
+	if err == nil && a.bound.Tree.Vars[i].Type != VarBoolean {
+		err = fmt.Errorf("%w: agent %s: variable %q is a %s; read and write it with VarValue and SetVarValue", ErrBadValue, a.id, name, a.bound.Tree.Vars[i].Type)
+	}
+	return i, err
 }
 
 // --- timestamps ---
