@@ -282,3 +282,23 @@ func isDecimal(s string) bool {
 func badValueMsg(err error) string {
 	return strings.TrimPrefix(err.Error(), ErrBadValue.Error()+": ")
 }
+
+// typeAttr is a declaration's type attribute as a message writes it: none
+// for a boolean.
+func typeAttr(t VarType) string {
+	if t == VarBoolean {
+		return ""
+	}
+	return fmt.Sprintf(" type=%q", t.String())
+}
+
+// setText is what a signal line sets, for comparing declarations.
+func setText(set *SignalSet) string {
+	switch {
+	case set.From != nil:
+		return "from:" + strings.Join(set.From, ".")
+	case set.Typed.Type != VarBoolean:
+		return set.Typed.String()
+	}
+	return strconv.FormatBool(set.Value)
+}
