@@ -73,7 +73,7 @@ func TestVars_inASlotsTree(t *testing.T) {
 	trees := map[string]string{
 		"shoot": `<behaviorTree><variables><variable name="Ammo" type="number" default="2"/></variables>
   <action id="fire" name="bt.variable.set"><condition>Ammo &gt; 0</condition><parameter name="variable.name">Ammo</parameter><parameter name="variable.add">-1</parameter></action></behaviorTree>`,
-		"asString": `<behaviorTree><variables><variable name="Ammo" type="string"/></variables><action name="ok" id="x"/></behaviorTree>`,
+		"asString":     `<behaviorTree><variables><variable name="Ammo" type="string"/></variables><action name="ok" id="x"/></behaviorTree>`,
 		"otherDefault": `<behaviorTree><variables><variable name="Ammo" type="number" default="3"/></variables><action name="ok" id="x"/></behaviorTree>`,
 	}
 	h := newHarnessOpts(t, host, nil, BindOptions{Trees: slotTrees(t, trees)})
