@@ -733,7 +733,7 @@ func (c *checker) cond(e *elem) (Cond, bool) {
 	if rest, ok := strings.CutPrefix(text, "!"); ok && !strings.HasPrefix(rest, "=") {
 		cond.Name, cond.Negate = strings.Trim(rest, xmlSpace), true
 	}
-	if IsComparison(cond.Name) {
+	if IsComparison(cond.Name) && !strings.HasPrefix(cond.Name, "!") {
 		cmp, err := ParseCompare(cond.Name)
 		if err != nil {
 			c.errorf(e.pos, "comparison %q: %v", text, err)
