@@ -55,3 +55,20 @@ func (g *Game) checkRouteData(from *runtime.Agent, to, signal string, data runti
 	}
 	return nil
 }
+
+// SetAgentVar sets an agent's declared variable now, between steps, to a
+// value of its type (the live view's edit): the output says so and the
+// trace writes the change at once. A value of another type or an unknown
+// name is an error and changes nothing.
+func (g *Game) SetAgentVar(agent, name string, v runtime.VarValue) error {
+	ga, err := g.debugAgent(agent)
+	if err != nil {
+		return err
+	}
+	if err := ga.a.SetVarValue(name, v); err != nil {
+		return fmt.Errorf("game: %w", err)
+	}
+	g.out.line(g.Time(g.step), agent, "set "+printable(name)+" = "+printable(v.String())+" (debugger)")
+	g.writeChanges(ga, g.step, g.Time(g.step))
+	return nil
+}
