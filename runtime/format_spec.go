@@ -79,7 +79,7 @@ var tagDocs = map[string]string{
 	"subTree":       "the same as `subtree`",
 	"slot":          "runs the tree grafted into it for this agent (Lua `ctx:graft`), as its only child, else its `default` tree, else fails; a graft takes effect the next time the slot is entered, and the grafted tree's labels are the slot's id, a dot, and the tree's own ids",
 	"parameter":     "a string parameter of the rule, shared by its action and conditions; a later one with the same name wins",
-	"condition":     "a condition of the rule; a leading `!` negates it",
+	"condition":     "a condition of the rule: a name, or a comparison of variables (`Health >= 50`, `Target == \"grunt-2\"`; `<` is written `&lt;` in XML); a leading `!` negates it",
 	"conditionMode": "how the rule's conditions combine: `allTrue` (default), `anyTrue`, `anyFalse`, `allFalse`",
 	"variables":     "declares variables: booleans, numbers, strings and vectors",
 	"variable":      "one variable of every agent running the tree, of a type (boolean by default)",
@@ -111,6 +111,8 @@ func FormatTags() []TagSpec {
 				spec.Values = abortNames[:]
 			case "order":
 				spec.Values = orderNames[:]
+			case "type":
+				spec.Values = varTypeNames[:]
 			}
 			ts.Attrs = append(ts.Attrs, spec)
 		}
@@ -136,7 +138,7 @@ func FormatTags() []TagSpec {
 		}
 	}
 	add("parameter", "detail", parameterAttrs, nil, "the value (trimmed; empty is \"\")")
-	add("condition", "detail", nil, nil, "a condition name, optionally negated with a leading !")
+	add("condition", "detail", nil, nil, "a condition name or a comparison, optionally negated with a leading !")
 	add("conditionMode", "detail", nil, nil, "allTrue, anyTrue, anyFalse or allFalse")
 	add("variables", "block", nil, []string{"variable"}, "")
 	add("variable", "declaration", variableAttrs, nil, "")
