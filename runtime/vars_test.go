@@ -250,3 +250,39 @@ func TestVars_signalsSetFromData(t *testing.T) {
 		}
 	}
 }
+
+// TestVars_comparisonsStepWithoutAllocating: comparisons of every type,
+// a number alone, bt.variable.set's add and value, and a signal line that
+// sets a number from data, step with no allocation.
+func TestVars_comparisonsStepWithoutAllocating(t *testing.T) {
+	h := newHarness(t, bt(typedDecls+fromDecls+`<sequence id="root" loop="true">
+  <action id="a" name="bt.variable.set"><condition>Ammo &gt;= Max</condition><condition>Target != "x"</condition><condition>Pos == Pos</condition><condition>Ammo</condition>
+    <parameter name="variable.name">Ammo</parameter><parameter name="variable.add">-1</parameter></action>
+  <action id="b" name="bt.variable.set"><condition>!Ammo &lt; 3</condition><parameter name="variable.name">Target</parameter><parameter name="variable.value">grunt-9</parameter></action>
+  <running id="r"/>
+</sequence>`), nil)
+	h.env.Observer = nil
+	hurt := Value{Kind: TableValue, Table: []Field{{Key: String("hp"), Val: Number(40)},
+		{Key: String("at"), Val: Value{Kind: TableValue, Table: []Field{{Key: String("x"), Val: Number(1)}, {Key: String("y"), Val: Number(2)}, {Key: String("z"), Val: Number(3)}}}}}}
+	a := h.agent
+	if _, err := a.Step(0.5); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := a.SignalData("Hurt", hurt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Step(0.5); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Jump("root"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations a step", allocs)
+	}
+	if v, _ := a.VarValue("Target"); !v.Equal(StringVar("grunt-9")) {
+		t.Errorf("Target = %v: the rules did not run", v)
+	}
+}
