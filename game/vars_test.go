@@ -3,6 +3,8 @@ package game
 import (
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 // typedGame: a schedule sets a number and a vector from its data; an
@@ -133,5 +135,25 @@ func TestLints_aVariableAConditionReadsThatNothingSets(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lints:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSignal_fromGoWithDataThatDoesNotFitIsRefused: a sender that hears at
+// once (Go's Signal, the world, the live view) gets the error, and nothing
+// is delivered to anyone.
+func TestSignal_fromGoWithDataThatDoesNotFitIsRefused(t *testing.T) {
+	g, trace, _ := openTraced(t, typedGame)
+	bad := runtime.Value{Kind: runtime.TableValue, Table: []runtime.Field{{Key: runtime.String("hp"), Val: runtime.Bool(true)}}}
+	for _, to := range []string{"t-1", "all"} {
+		err := g.Signal(to, "Hurt", bad)
+		if err == nil || !strings.Contains(err.Error(), `signal "Hurt" sets variable "Health" from "hp" (ai/t.xml:8:5): runtime: bad variable value: expected a number, got a boolean`) {
+			t.Errorf("to %s: %v", to, err)
+		}
+	}
+	if strings.Contains(trace.String(), `"signal":"Hurt"`) {
+		t.Errorf("a refused signal was delivered:\n%s", trace)
+	}
+	if v, _ := g.Agent("t-1").VarValue("Health"); !v.Equal(runtime.NumberVar(100)) {
+		t.Errorf("Health = %v", v)
 	}
 }
