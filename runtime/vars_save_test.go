@@ -148,3 +148,39 @@ func TestVars_restoreRejectsBadValues(t *testing.T) {
 		t.Errorf("a bad tag: %v, want ErrCorrupt", err)
 	}
 }
+
+// FuzzRestoreTyped is FuzzRestoreAgents for an agent with typed variables:
+// no input panics, a failed restore changes nothing, and a restored agent
+// saves to bytes that restore to the same agent.
+func FuzzRestoreTyped(f *testing.F) {
+	a := typedAgent(f, typedRun)
+	for s := range 6 {
+		f.Add(mustSave(f, a))
+		if _, err := a.Step(0.5); err != nil {
+			f.Fatal(err)
+		}
+		if s == 2 {
+			if err := a.SetVarValue("Target", StringVar("grunt \x00 7")); err != nil {
+				f.Fatal(err)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fresh := typedAgent(t, typedRun)
+		before := mustSave(t, fresh)
+		if _, err := RestoreAgents(data, []*Agent{fresh}, nil); err != nil {
+			if after := mustSave(t, fresh); !bytes.Equal(before, after) {
+				t.Fatalf("a failed restore changed the agent: %v", err)
+			}
+			return
+		}
+		again := mustSave(t, fresh)
+		other := typedAgent(t, typedRun)
+		if _, err := RestoreAgents(again, []*Agent{other}, nil); err != nil {
+			t.Fatalf("a restored agent's save does not restore: %v", err)
+		}
+		if !bytes.Equal(mustSave(t, other), again) {
+			t.Fatalf("a restored agent's save restores to another agent")
+		}
+	})
+}
