@@ -1,6 +1,7 @@
 package liveview
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -28,6 +29,17 @@ func TestAPI_typedVariablesShownAndSet(t *testing.T) {
 	}
 	if strings.Join(types, " ") != "number string vector boolean" {
 		t.Errorf("types %v", types)
+	}
+	// The tree's declarations carry the types and defaults the editor
+	// completes conditions with.
+	tree := h.ok("GET", "/api/trees/gunner", "")
+	var decls []string
+	for _, v := range tree["vars"].([]any) {
+		m := v.(map[string]any)
+		decls = append(decls, fmt.Sprintf("%v:%v=%v", m["name"], m["type"], m["default"]))
+	}
+	if got := strings.Join(decls, " "); got != "Ammo:number=5 Target:string=player Goal:vector=map[x:1 y:2 z:3] Aware:boolean=false" {
+		t.Errorf("the tree's variables: %s", got)
 	}
 	h.ok("POST", "/api/agents/gunner-1/var", `{"name":"Ammo","value":10}`)
 	h.ok("POST", "/api/agents/gunner-1/var", `{"name":"Target","value":"grunt-2"}`)
