@@ -86,3 +86,23 @@ func TestAPI_typedVariablesShownAndSet(t *testing.T) {
 		}
 	}
 }
+
+// TestEditOps_aComparisonIsWrittenEscaped: the editor's conditions op
+// writes a comparison as the file needs it (< as &lt;), beside a typed
+// declaration.
+func TestEditOps_aComparisonIsWrittenEscaped(t *testing.T) {
+	got, err := applyOps("editor.xml", opsTree, ops(t,
+		`{"op":"declare","xml":"<variable name=\"Ammo\" type=\"number\" default=\"3\"/>"}`,
+		`{"op":"conditions","rule":"guard.fight","conditions":["Ammo < 3","Alarm"]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"    <variable name=\"Ammo\" type=\"number\" default=\"3\"/>\n",
+		"      <condition>Ammo &lt; 3</condition>\n      <condition>Alarm</condition>\n",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the edited file lacks %q:\n%s", want, got)
+		}
+	}
+}
