@@ -21,6 +21,9 @@ func lintUnsetVars(t *runtime.Tree, set func(string) bool) []Lint {
 	reported := map[string]bool{}
 	for i := range t.Rules {
 		r := &t.Rules[i]
+		if l, ok := neverRuns(t, r, set); ok {
+			out = append(out, l)
+		}
 		for _, c := range r.Conds {
 			for _, name := range condVars(t, &c) {
 				if reported[name] || set(name) {
@@ -100,4 +103,76 @@ func condVars(t *runtime.Tree, c *runtime.Cond) []string {
 		return []string{c.Name}
 	}
 	return nil
+}
+
+// neverRuns finds a rule that can never run: a condition that reads only
+// variables nothing sets has the same value at every step (their
+// defaults), and decides the rule's mode against it (false in allTrue,
+// true in allFalse).
+func neverRuns(t *runtime.Tree, r *runtime.Rule, set func(string) bool) (Lint, bool) {
+	if r.Mode != runtime.AllTrue && r.Mode != runtime.AllFalse {
+		return Lint{}, false
+	}
+	for _, c := range r.Conds {
+		vars := condVars(t, &c)
+		if len(vars) == 0 || (c.Cmp != nil && len(vars) != len(c.Cmp.Vars())) {
+			continue // not only declared variables: it may change
+		}
+		fixed := true
+		for _, name := range vars {
+			fixed = fixed && !set(name)
+		}
+		if !fixed {
+			continue
+		}
+		v, ok := defaultValue(t, &c)
+		if !ok {
+			continue
+		}
+		if c.Negate {
+			v = !v
+		}
+		if v == (r.Mode == runtime.AllFalse) {
+			var defs []string
+			for _, name := range vars {
+				vi, _ := t.VarIndex(name)
+				defs = append(defs, fmt.Sprintf("%s (default %s)", name, t.Vars[vi].DefaultValue()))
+			}
+			return Lint{c.Pos.String(), fmt.Sprintf("rule %s can never run: its condition %q is always %t, since nothing in the game sets %s",
+				r.Label, condText(&c), v, strings.Join(defs, ", "))}, true
+		}
+	}
+	return Lint{}, false
+}
+
+// defaultValue is a condition's value (before its !) when its variables
+// hold their defaults.
+func defaultValue(t *runtime.Tree, c *runtime.Cond) (bool, bool) {
+	value := func(name string) (runtime.VarValue, bool) {
+		vi, ok := t.VarIndex(name)
+		if !ok {
+			return runtime.VarValue{}, false
+		}
+		return t.Vars[vi].DefaultValue(), true
+	}
+	if c.Cmp != nil {
+		return c.Cmp.Eval(value)
+	}
+	v, ok := value(c.Name)
+	switch {
+	case !ok:
+		return false, false
+	case v.Type == runtime.VarNumber:
+		return v.Num > 0, true
+	case v.Type == runtime.VarBoolean:
+		return v.Bool, true
+	}
+	return false, false
+}
+
+func condText(c *runtime.Cond) string {
+	if c.Negate {
+		return "!" + c.Name
+	}
+	return c.Name
 }

@@ -111,6 +111,8 @@ func TestLints_aVariableAConditionReadsThatNothingSets(t *testing.T) {
     <success id=".a"><condition>Ammo &lt; Clip</condition><condition>Told</condition></success>
     <success id=".b"><condition>Aware</condition><condition>!Ammo</condition></success>
     <action id=".c" name="bt.variable.set"><parameter name="variable.name">Clip</parameter><parameter name="variable.value">1</parameter></action>
+    <success id=".d"><condition>Ammo &gt;= 3</condition><condition>!Ammo &gt; 2</condition></success>
+    <success id=".e"><conditionMode>anyTrue</conditionMode><condition>Ammo &gt; 5</condition><condition>Told</condition></success>
   </sequence>
 </behaviorTree>`,
 	}
@@ -125,14 +127,16 @@ func TestLints_aVariableAConditionReadsThatNothingSets(t *testing.T) {
 	defer g.Close()
 	var got []string
 	for _, l := range g.Lints() {
-		if strings.Contains(l.Msg, "nothing in the game sets") {
+		if strings.Contains(l.Msg, "nothing in the game sets") || strings.Contains(l.Msg, "can never run") {
 			got = append(got, l.Pos+": "+l.Msg)
 		}
 	}
 	want := []string{
 		`t.xml:10:22: rule root.a: condition "Ammo < Clip" reads variable "Ammo", which nothing in the game sets (no <signal> line, no bt.variable.set, no script names it): it always reads its default, 3`,
+		`t.xml:11:22: rule root.b can never run: its condition "Aware" is always false, since nothing in the game sets Aware (default false)`,
 		`t.xml:11:22: rule root.b: condition "Aware" reads variable "Aware", which nothing in the game sets (no <signal> line, no bt.variable.set, no script names it): it always reads its default, false`,
 	}
+	want = append(want, `t.xml:13:57: rule root.d can never run: its condition "!Ammo > 2" is always false, since nothing in the game sets Ammo (default 3)`)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lints:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -323,3 +323,42 @@ func (a *Agent) whyCompare(c *boundCond) string {
 	}
 	return s
 }
+
+// Eval evaluates the comparison on values given by name (before a leading
+// !); false when a side names a variable value does not give, or the
+// sides' types differ.
+func (c *Compare) Eval(value func(name string) (VarValue, bool)) (result, ok bool) {
+	side := func(o Operand) (VarValue, bool) {
+		switch o.Kind {
+		case OperandNumber:
+			return NumberVar(o.Num), true
+		case OperandString:
+			return StringVar(o.Str), true
+		}
+		return value(o.Name)
+	}
+	x, okx := side(c.Left)
+	y, oky := side(c.Right)
+	if !okx || !oky || x.Type != y.Type {
+		return false, false
+	}
+	if x.Type != VarNumber {
+		if c.Op != CmpEQ && c.Op != CmpNE {
+			return false, false
+		}
+		return x.Equal(y) == (c.Op == CmpEQ), true
+	}
+	switch c.Op {
+	case CmpLT:
+		return x.Num < y.Num, true
+	case CmpLE:
+		return x.Num <= y.Num, true
+	case CmpGT:
+		return x.Num > y.Num, true
+	case CmpGE:
+		return x.Num >= y.Num, true
+	case CmpEQ:
+		return x.Num == y.Num, true
+	}
+	return x.Num != y.Num, true
+}
