@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -159,5 +160,48 @@ func TestSignal_fromGoWithDataThatDoesNotFitIsRefused(t *testing.T) {
 	}
 	if v, _ := g.Agent("t-1").VarValue("Health"); !v.Equal(runtime.NumberVar(100)) {
 		t.Errorf("Health = %v", v)
+	}
+}
+
+// TestWorkers_typedVariablesTraceAlike: a game whose agents compare and
+// set typed variables, and receive them from a schedule's data, writes the
+// same trace on one worker and on three.
+func TestWorkers_typedVariablesTraceAlike(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range typedGame {
+		files[k] = v
+	}
+	files["config.toml"] = strings.Replace(typedGame["config.toml"], "count = 2", "count = 7", 1)
+	config := writeGame(t, files)
+	run := func(n int) string {
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var trace, people bytes.Buffer
+		g, err := Open(cfg, Options{Trace: "-", Stdout: &trace, Stderr: &people, Workers: &n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.OpenTrace(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Run(3); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return trace.String()
+	}
+	one, three := run(1), run(3)
+	if one != three {
+		t.Errorf("three workers:\n%s\none:\n%s", three, one)
+	}
+	if !strings.Contains(one, `"var":"Health","value":45.5`) {
+		t.Errorf("the run does not show the typed changes:\n%s", one)
 	}
 }
