@@ -146,15 +146,33 @@ function Ctx:graft(slot, tree) end
 ---@param slot string
 function Ctx:ungraft(slot) end
 
----A declared variable's value.
+---A declared boolean variable's value (ctx:get reads any type).
 ---@param name string
 ---@return boolean
 function Ctx:var(name) end
 
----Sets a declared variable.
+---Sets a declared boolean variable (ctx:set writes any type).
 ---@param name string
 ---@param value boolean
 function Ctx:setVar(name, value) end
+
+---@class BtVector
+---@field x number
+---@field y number
+---@field z number
+
+---A declared variable's value, of its type: a boolean, a number, a string,
+---or a vector as a new table {x=, y=, z=}.
+---@param name string
+---@return boolean|number|string|BtVector
+function Ctx:get(name) end
+
+---Sets a declared variable to a value of its type (a vector as {x=, y=, z=});
+---another type, a number that is not finite or an undeclared name is the
+---step's error: nothing is converted.
+---@param name string
+---@param value boolean|number|string|BtVector
+function Ctx:set(name, value) end
 
 ---Sets a declared timestamp to now.
 ---@param name string

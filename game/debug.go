@@ -49,9 +49,10 @@ type Debugger interface {
 // that changed.
 type Change struct {
 	Kind  ChangeKind
-	Name  string // the signal, variable or timestamp
-	Value bool   // a variable's new value; whether a timestamp is set
-	From  string // a signal's sender: an agent id, "schedule", "world" or "debugger"
+	Name  string           // the signal, variable or timestamp
+	Value bool             // a variable's new value; whether a timestamp is set
+	Typed runtime.VarValue // a number's, string's or vector's new value (Typed.Type is not boolean)
+	From  string           // a signal's sender: an agent id, "schedule", "world" or "debugger"
 }
 
 // ChangeKind says what a Change is.
@@ -83,14 +84,14 @@ func (g *Game) debugChanges(ga *gameAgent) {
 	for _, c := range ga.changes {
 		k := SignalReceived
 		switch c.kind {
-		case 'v':
+		case 'v', 'V':
 			k = VarChanged
 		case 't':
 			k = StampChanged
 		case 'e':
 			continue // a handler's error: the output and the trace report it
 		}
-		g.debug.Changed(ga.a, Change{Kind: k, Name: c.name, Value: c.value, From: c.from})
+		g.debug.Changed(ga.a, Change{Kind: k, Name: c.name, Value: c.value, From: c.from, Typed: c.typed})
 	}
 }
 

@@ -27,6 +27,7 @@ type DebugHost interface {
 	// Commands from the page, and what it shows.
 	SendSignal(agent, signal string, data runtime.Value) error
 	JumpAgent(agent, id string) error
+	SetAgentVar(agent, name string, v runtime.VarValue) error
 	InspectAgent(a *runtime.Agent, budget int) (agent, memory, state any)
 
 	// The editor's files.

@@ -36,6 +36,10 @@ func (e *engine) VarChanged(a *runtime.Agent, slot int32, v bool) {
 	(*Game)(e).varChanged(a, slot, v)
 }
 
+func (e *engine) VarValueChanged(a *runtime.Agent, slot int32, v runtime.VarValue) {
+	(*Game)(e).varValueChanged(a, slot, v)
+}
+
 func (e *engine) StampChanged(a *runtime.Agent, slot int32, set bool) {
 	(*Game)(e).stampChanged(a, slot, set)
 }
@@ -44,6 +48,7 @@ var (
 	_ runtime.Observer           = (*engine)(nil)
 	_ runtime.ChangeObserver     = (*engine)(nil)
 	_ runtime.SignalDataObserver = (*engine)(nil)
+	_ runtime.VarValueObserver   = (*engine)(nil)
 	_ runtime.Router             = (*engine)(nil)
 	_ runtime.Logger             = (*engine)(nil)
 )

@@ -273,6 +273,9 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	}
 	g.use(l)
 	g.opening = nil
+	if err := g.checkSchedule(); err != nil { // signals_typed.go
+		return nil, err
+	}
 	return g, nil
 }
 

@@ -46,10 +46,16 @@ func (g *Game) Lints() []Lint {
 	strs := g.stringConstants()
 	declared := g.knownSignals("", nil)
 	signals := g.listenedSignals(declared)
+	var trees []*runtime.Tree
 	for _, tc := range g.cfg.Trees {
 		if b := g.trees[tc.Name]; b != nil {
-			out = append(out, g.treeLints(b.Tree, signals, strs)...)
+			trees = append(trees, b.Tree)
 		}
+	}
+	set := varSetters(trees, strs) // lint_vars.go
+	for _, t := range trees {
+		out = append(out, g.treeLints(t, signals, strs)...)
+		out = append(out, lintUnsetVars(t, set)...)
 	}
 	out = append(out, g.lintScripts(signals)...)
 	for i, sc := range g.cfg.Signals {

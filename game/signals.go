@@ -160,6 +160,9 @@ func (g *Game) route(from *runtime.Agent, to, signal string, data runtime.Value)
 	if err != nil {
 		return err
 	}
+	if err := g.checkRouteData(from, to, signal, data); err != nil { // signals_typed.go
+		return err
+	}
 	g.outbox = append(g.outbox, routed{from: ga, to: to, signal: signal, data: data})
 	return nil
 }

@@ -1,6 +1,10 @@
 package game
 
-import "github.com/btrun/btrun/runtime"
+import (
+	"fmt"
+
+	"github.com/btrun/btrun/runtime"
+)
 
 // The memory of the agents' stimuli (the last data of each signal an agent
 // received, runtime.Agent.Stimulus) lives outside every Lua state's
@@ -27,7 +31,8 @@ func (g *Game) shareStimuli() {
 }
 
 // refuses is the error a delivery of the signal to each agent of to would
-// meet because an agent cannot hold its stimulus (nil: every one can), for
+// meet because an agent cannot hold its stimulus, or because its data does
+// not fit a signal line that sets a variable from it (nil: none), for
 // the senders that hear of it at once (the world's game.signal, Go's
 // Signal, the live view), which deliver nothing when one refuses.
 func (g *Game) refuses(signal string, data runtime.Value, to ...*gameAgent) error {
@@ -37,6 +42,9 @@ func (g *Game) refuses(signal string, data runtime.Value, to ...*gameAgent) erro
 		}
 		if err := ga.a.CanHold(signal, data); err != nil {
 			return err
+		}
+		if err := runtime.CheckSignalData(ga.a.Tree().Tree, signal, data); err != nil { // signals_typed.go
+			return fmt.Errorf("agent %s: %w", ga.a.ID(), err)
 		}
 	}
 	return nil

@@ -184,6 +184,17 @@ func (t *TraceWriter) Var(step uint64, time float64, agent, name string, value b
 	return t.end(b)
 }
 
+// VarValue writes the line of a number, string or vector variable that
+// changed: its new value, a vector as an object {"x","y","z"}.
+func (t *TraceWriter) VarValue(step uint64, time float64, agent, name string, v runtime.VarValue) error {
+	b := t.head(step, time, agent)
+	b = append(b, `,"var":`...)
+	b = appendString(b, name)
+	b = append(b, `,"value":`...)
+	b = AppendData(b, v.Data())
+	return t.end(b)
+}
+
 // Stamp writes the line of a timestamp that was set (to the line's time)
 // or cleared.
 func (t *TraceWriter) Stamp(step uint64, time float64, agent, name string, set bool) error {

@@ -16,12 +16,13 @@ import (
 
 // change is one signal received or variable or timestamp changed.
 type change struct {
-	kind  byte          // 's' signal, 'v' variable, 't' timestamp, 'e' a signal handler's error
-	name  string        // the signal, variable or timestamp; the rule of the handler
-	value bool          // the variable's value; whether the timestamp is set
-	from  string        // signals: who sent it
-	data  runtime.Value // signals: what it carried
-	err   error         // 'e'
+	kind  byte             // 's' signal, 'v' variable, 'V' typed variable, 't' timestamp, 'e' a signal handler's error
+	name  string           // the signal, variable or timestamp; the rule of the handler
+	value bool             // the variable's value; whether the timestamp is set
+	from  string           // signals: who sent it
+	data  runtime.Value    // signals: what it carried
+	err   error            // 'e'
+	typed runtime.VarValue // 'V': a number's, string's or vector's new value
 }
 
 // signalReceived is the runtime.SignalDataObserver's SignalReceivedData
@@ -44,6 +45,12 @@ func (g *Game) signalReceived(a *runtime.Agent, signal string, data runtime.Valu
 // varChanged is the runtime.ChangeObserver's VarChanged.
 func (g *Game) varChanged(a *runtime.Agent, slot int32, v bool) {
 	g.noteChange(a, change{kind: 'v', name: a.Tree().Tree.Vars[slot].Name, value: v})
+}
+
+// varValueChanged is the runtime.VarValueObserver's VarValueChanged: a
+// number, string or vector variable changed.
+func (g *Game) varValueChanged(a *runtime.Agent, slot int32, v runtime.VarValue) {
+	g.noteChange(a, change{kind: 'V', name: a.Tree().Tree.Vars[slot].Name, typed: v})
 }
 
 // stampChanged is the runtime.ChangeObserver's StampChanged.
@@ -79,6 +86,8 @@ func (g *Game) writeChanges(ga *gameAgent, s uint64, t float64) error {
 			err = g.trace.HandlerError(s, t, id, c.name, c.err)
 		case 'v':
 			err = g.trace.Var(s, t, id, c.name, c.value)
+		case 'V':
+			err = g.trace.VarValue(s, t, id, c.name, c.typed)
 		default:
 			err = g.trace.Stamp(s, t, id, c.name, c.value)
 		}

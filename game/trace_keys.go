@@ -47,7 +47,7 @@ var TraceLines = []TraceLine{
 	)},
 	{Kind: "a variable that changed", Keys: append(head[:3:3],
 		TraceKey{Key: "var", Type: "string", Doc: "the variable's name"},
-		TraceKey{Key: "value", Type: "boolean", Doc: "its new value"},
+		TraceKey{Key: "value", Type: "boolean, number, string or object", Doc: "its new value, of the variable's type: a vector as an object {\"x\",\"y\",\"z\"}; setting a variable to the value it has writes no line"},
 	)},
 	{Kind: "a timestamp that was set or cleared", Keys: append(head[:3:3],
 		TraceKey{Key: "stamp", Type: "string", Doc: "the timestamp's name"},

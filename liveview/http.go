@@ -194,6 +194,21 @@ func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		d.call(w, r, func(*request) (any, error) { return d.cmdSignal(seg[1], *body.Signal, data) })
+	case n == 3 && seg[0] == "agents" && seg[2] == "var":
+		var body struct {
+			Name  *string          `json:"name"`
+			Value *json.RawMessage `json:"value"`
+		}
+		if !method(w, r, "POST") || !decode(w, r, &body) || !need(w, body.Name != nil && *body.Name != "", `"name" (the variable's name) is required`) ||
+			!need(w, body.Value != nil, `"value" (the variable's new value: true or false, a number, a string, or {"x","y","z"} for a vector) is required`) {
+			return
+		}
+		data, err := dataFromJSON(body.Value)
+		if err != nil {
+			writeError(w, errorf(http.StatusUnprocessableEntity, `"value": %v`, err))
+			return
+		}
+		d.call(w, r, func(*request) (any, error) { return d.cmdSetVar(seg[1], *body.Name, data) })
 	case n == 3 && seg[0] == "agents" && seg[2] == "jump":
 		var body struct {
 			Rule *string `json:"rule"`

@@ -145,6 +145,9 @@ func (s *gameSide) Changed(a *runtime.Agent, c game.Change) {
 		e.kind, e.text = evSignal, c.Name+" from "+c.From
 	case game.VarChanged:
 		e.kind, e.text = evVar, c.Name+" = "+boolText(c.Value)
+		if c.Typed.Type != runtime.VarBoolean {
+			e.text = c.Name + " = " + c.Typed.String()
+		}
 	default:
 		e.kind, e.text = evStamp, c.Name+" cleared"
 		if c.Value {

@@ -62,14 +62,16 @@ type snapshot struct {
 // command is a change the debugger applied to the game at a position.
 type command struct {
 	pos   uint64
-	jump  bool // else a signal
+	jump  bool // else a signal, or a variable set
+	set   bool // a variable set to value (vars.go)
 	agent string
-	name  string        // the signal, or the rule id jumped to
+	name  string        // the signal, the rule id jumped to, or the variable
 	data  runtime.Value // a signal's data (never changed once recorded)
+	value runtime.VarValue
 }
 
 func (c command) size() int64 {
-	n := 48 + int64(len(c.agent)+len(c.name))
+	n := 48 + int64(len(c.agent)+len(c.name)+len(c.value.Str))
 	if c.data.Kind != runtime.NilValue {
 		n += int64(runtime.DataSize(c.data))
 	}
@@ -293,6 +295,9 @@ func (t *timeline) applyJournal(d *Debugger, pos uint64) error {
 		err := d.host.Quietly(func() error {
 			if c.jump {
 				return d.jumpAgent(c.agent, c.name)
+			}
+			if c.set {
+				return d.host.SetAgentVar(c.agent, c.name, c.value)
 			}
 			return d.host.SendSignal(c.agent, c.name, c.data)
 		})

@@ -242,7 +242,8 @@ type resultView struct {
 
 type varView struct {
 	Name  string `json:"name"`
-	Value bool   `json:"value"`
+	Type  string `json:"type"`
+	Value any    `json:"value"` // true or false, a number, a string, {"x","y","z"} (vars.go)
 }
 
 type stampView struct {
@@ -334,7 +335,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 		}
 	}
 	for k, vd := range t.Vars {
-		v.Vars = append(v.Vars, varView{Name: vd.Name, Value: a.VarAt(int32(k))})
+		v.Vars = append(v.Vars, varView{Name: vd.Name, Type: vd.Type.String(), Value: varValueJSON(a.VarValueAt(int32(k)))})
 	}
 	v.Stimuli = stimulusViews(a)
 	for k, sd := range t.Stamps {
@@ -439,7 +440,8 @@ type condView struct {
 
 type varDecl struct {
 	Name    string `json:"name"`
-	Default bool   `json:"default"`
+	Type    string `json:"type"`
+	Default any    `json:"default"`
 }
 
 type stampDecl struct {
@@ -525,7 +527,7 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 	}
 	markGrafts(&v, b)
 	for _, vd := range t.Vars {
-		v.Vars = append(v.Vars, varDecl{Name: vd.Name, Default: vd.Default})
+		v.Vars = append(v.Vars, varDecl{Name: vd.Name, Type: vd.Type.String(), Default: varValueJSON(vd.DefaultValue())})
 	}
 	for _, sd := range t.Stamps {
 		v.Stamps = append(v.Stamps, stampDecl{Name: sd.Name, SetOnSignal: sd.SetOnSignal, ExclusiveTo: sd.ExclusiveTo})
@@ -533,7 +535,7 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 	for _, sd := range t.Signals {
 		s := signalDecl{Name: sd.Name, Sets: []string{}, Stamps: []string{}, Expires: sd.Expires}
 		for _, set := range sd.Sets {
-			s.Sets = append(s.Sets, t.Vars[set.Var].Name+" = "+boolText(set.Value))
+			s.Sets = append(s.Sets, t.Vars[set.Var].Name+" = "+setText(set))
 		}
 		for _, st := range sd.Stamps {
 			s.Stamps = append(s.Stamps, t.Stamps[st].Name)

@@ -396,7 +396,7 @@ func (k *ctxKit) init(e *Engine) {
 	methods := L.NewTable()
 	for name, fn := range map[string]lua.LGFunction{
 		"jump": e.ctxJump, "signal": e.ctxSignal, "send": e.ctxSend,
-		"var": e.ctxVar, "setVar": e.ctxSetVar,
+		"var": e.ctxVar, "setVar": e.ctxSetVar, "get": e.ctxGet, "set": e.ctxSet, // ctx_vars.go
 		"stamp": e.ctxStamp, "clearStamp": e.ctxClearStamp, "since": e.ctxSince,
 		"log": e.ctxLog, "gateSlot": e.ctxGateSlot,
 		"stimulus": e.ctxStimulus, "forget": e.ctxForget,
@@ -603,6 +603,9 @@ func (e *Engine) ctxVar(L *lua.LState) int {
 	st := checkCtx(L, "var")
 	name := L.CheckString(2)
 	v, err := st.agent.Var(name)
+	if errors.Is(err, runtime.ErrBadValue) {
+		L.RaiseError("ctx:var(%q): %s", name, notBoolean(st, name, "ctx:get reads"))
+	}
 	if err != nil {
 		L.RaiseError("ctx:var(%q): %s", name, undeclared("variable", name, st))
 	}
@@ -620,7 +623,9 @@ func (e *Engine) ctxSetVar(L *lua.LState) int {
 	if !ok {
 		L.ArgError(3, "true or false expected, got "+L.Get(3).Type().String())
 	}
-	st.agent.SetVar(name, bool(v))
+	if err := st.agent.SetVar(name, bool(v)); err != nil {
+		L.RaiseError("ctx:setVar(%q): %s", name, notBoolean(st, name, "ctx:set writes"))
+	}
 	return 0
 }
 

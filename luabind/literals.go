@@ -33,7 +33,7 @@ var literalArgs = map[string]struct {
 	arg  int
 }{
 	":signal": {"signal", 0}, ":send": {"signal", 1},
-	":var": {"variable", 0}, ":setVar": {"variable", 0},
+	":var": {"variable", 0}, ":setVar": {"variable", 0}, ":get": {"variable", 0}, ":set": {"variable", 0},
 	":stamp": {"timestamp", 0}, ":clearStamp": {"timestamp", 0}, ":since": {"timestamp", 0},
 	":gateSlot": {"gate", 0},
 	":stimulus": {"stimulus", 0}, ":forget": {"stimulus", 0},
@@ -55,7 +55,7 @@ func (e *Engine) Literals() []Literal {
 
 // literalCall finds, in a source, what could be a call Literals reports:
 // a source without one (a script of data) is not walked.
-var literalCall = regexp.MustCompile(`:\s*(signal|send|var|setVar|stamp|clearStamp|since|gateSlot)\b|\b(bt|game)\s*\.\s*(broadcast|signal)\b`)
+var literalCall = regexp.MustCompile(`:\s*(signal|send|var|setVar|get|set|stamp|clearStamp|since|gateSlot)\b|\b(bt|game)\s*\.\s*(broadcast|signal)\b`)
 
 // literalsOf is what Literals reports of one parsed source (file is its
 // display path), in line order; it is read when the source is compiled.

@@ -53,6 +53,9 @@ type agentExt struct {
 	// clears; one byte read on every arrival instead of both fields.
 	ruleHeld bool
 
+	// strs are the values of the tree's string variables (vars_agent.go).
+	strs []string
+
 	// Interruption and choice orders (interrupt.go, order.go), for trees
 	// that use them.
 	interrupt Interrupt  // the current or last step's
@@ -139,6 +142,9 @@ func (b *BoundTree) NewAgent(id string, env *Env) *Agent {
 	if b.slabLen > 0 {
 		a.slab = make([]uint64, b.slabLen)
 		copy(a.slab, b.slabInit)
+	}
+	if b.strInit != nil {
+		a.extra().strs = append([]string(nil), b.strInit...)
 	}
 	if len(b.Tree.Gates) > 0 {
 		a.joinGates()
@@ -270,18 +276,18 @@ func (a *Agent) SetVarAt(i int32, v bool) {
 	}
 }
 
-// Var returns a declared variable.
+// Var returns a declared boolean variable (VarValue reads any type).
 func (a *Agent) Var(name string) (bool, error) {
-	i, err := a.varSlot(name)
+	i, err := a.boolSlot(name)
 	if err != nil {
 		return false, err
 	}
 	return a.VarAt(i), nil
 }
 
-// SetVar sets a declared variable.
+// SetVar sets a declared boolean variable (SetVarValue sets any type).
 func (a *Agent) SetVar(name string, v bool) error {
-	i, err := a.varSlot(name)
+	i, err := a.boolSlot(name)
 	if err != nil {
 		return err
 	}
@@ -295,6 +301,15 @@ func (a *Agent) varSlot(name string) (int32, error) {
 		return 0, fmt.Errorf("%w: agent %s: no variable %q is declared", ErrUnbound, a.id, name)
 	}
 	return i, nil
+}
+
+// boolSlot is varSlot for Var and SetVar, which take booleans only.
+func (a *Agent) boolSlot(name string) (int32, error) {
+	i, err := a.varSlot(name)
+	if err == nil && a.bound.Tree.Vars[i].Type != VarBoolean {
+		err = fmt.Errorf("%w: agent %s: variable %q is a %s; read and write it with VarValue and SetVarValue", ErrBadValue, a.id, name, a.bound.Tree.Vars[i].Type)
+	}
+	return i, err
 }
 
 // --- timestamps ---
@@ -413,10 +428,16 @@ func (a *Agent) SignalDataAt(name string, data Value, t float64) error {
 // changed: it is copied into the stimulus). A signal whose stimulus the
 // agent cannot hold (admitStimulus) is an error and nothing is delivered.
 func (a *Agent) receive(name string, data *Value, t float64) error {
+	i, ok := a.bound.signalIdx[name]
+	if ok {
+		if err := a.checkSets(i, data); err != nil {
+			return err
+		}
+	}
 	if err := a.admitStimulus(name, data); err != nil {
 		return err
 	}
-	if i, ok := a.bound.signalIdx[name]; ok {
+	if ok {
 		a.signalSlot(i, data, t)
 	} else {
 		a.observeSignal(name, data)
@@ -434,8 +455,13 @@ func (a *Agent) signalSlot(i int32, data *Value, t float64) {
 	if a.env.Changes != nil {
 		a.observeSignal(s.name, data)
 	}
-	for _, set := range s.sets {
-		a.SetVarAt(set.Var, set.Value)
+	for k := range s.sets {
+		set := &s.sets[k]
+		if set.From == nil && set.Typed.Type == VarBoolean {
+			a.SetVarAt(set.Var, set.Value)
+		} else {
+			a.applySet(set, data) // vars_agent.go
+		}
 	}
 	for _, st := range s.stamps {
 		a.SetStampAt(st, t)

@@ -45,8 +45,14 @@ type BoundTree struct {
 	// Layout of an agent's slab: variable bit words, then timestamps (float64
 	// bits, NaN when unset), then one "last seen" mark per signal slot, then
 	// the signal sequence counter.
-	varWords   int
-	stampBase  int
+	varWords  int
+	stampBase int
+	// Typed variables (vars_agent.go): where each variable lives, the
+	// slab words the numbers and vectors take after the booleans' words,
+	// and the strings' defaults (nil when the tree has none).
+	varPlace   []int32
+	typedWords int
+	strInit    []string
 	signalBase int
 	seqIndex   int
 	slabLen    int
@@ -130,6 +136,7 @@ const (
 	condStampMore
 	condCall
 	condUnknown // Lenient binding: always false
+	condCmp     // a comparison of typed variables (vars_cmp.go)
 )
 
 type boundCond struct {
@@ -140,6 +147,14 @@ type boundCond struct {
 	limit   float64 // condStampLess / condStampMore: seconds
 	cond    Condition
 	src     *Cond
+	// condCmp (vars_cmp.go): the operator, the variables' type, the
+	// right side's place (-1: the constant limit or str), and the
+	// variables compared (v2 -1 for a constant), which "why" names.
+	cmp    CmpOp
+	vtype  VarType
+	slot2  int32
+	str    string
+	v1, v2 int32
 }
 
 type boundSignal struct {
@@ -147,6 +162,9 @@ type boundSignal struct {
 	sets    []SignalSet
 	stamps  []int32
 	expires float64 // seconds a stimulus of the signal is held (stimuli.go); 0: until replaced or forgotten
+	// fromData: a line sets a variable from the signal's data (vars_agent.go:
+	// checkSets), which delivery checks first.
+	fromData bool
 }
 
 type boundStamp struct {
@@ -169,11 +187,12 @@ func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable, breaks []int32
 	b := &BoundTree{Tree: t, signalIdx: make(map[string]int32, len(t.Signals)), gateCount: -1, breaks: breaks}
 	for _, s := range t.Signals {
 		b.signalIdx[s.Name] = int32(len(b.signals))
-		b.signals = append(b.signals, boundSignal{name: s.Name, sets: s.Sets, stamps: s.Stamps, expires: s.Expires})
+		b.signals = append(b.signals, boundSignal{name: s.Name, sets: s.Sets, stamps: s.Stamps, expires: s.Expires, fromData: setsFromData(s.Sets)})
 	}
 	for _, s := range t.Stamps {
 		b.stamps = append(b.stamps, boundStamp{exclusive: s.Exclusive})
 	}
+	b.placeVars()
 	var errs ErrorList
 	warned := map[string]bool{}
 	warn := func(kind, name string, pos Pos, label string) {
@@ -295,9 +314,11 @@ func hasSlots(t *Tree) bool {
 func (b *BoundTree) bindCondition(reg *Registry, rule int32, c *Cond) (boundCond, error) {
 	t := b.Tree
 	bc := boundCond{negate: c.Negate, src: c}
+	if c.Cmp != nil {
+		return bc, b.bindCompare(rule, c, &bc)
+	}
 	if v, ok := t.VarIndex(c.Name); ok {
-		bc.kind, bc.slot = condVar, v
-		return bc, nil
+		return bc, b.bindAlone(rule, c, v, &bc)
 	}
 	if dot := strings.LastIndexByte(c.Name, '.'); dot > 0 {
 		if g, ok := t.GateIndex(c.Name[:dot]); ok {
@@ -374,7 +395,7 @@ func (b *BoundTree) signalSlot(name string) int32 {
 func (b *BoundTree) layout() {
 	t := b.Tree
 	b.varWords = (len(t.Vars) + 63) / 64
-	b.stampBase = b.varWords
+	b.stampBase = b.varWords + b.typedWords
 	b.signalBase = b.stampBase + len(b.stamps)
 	b.seqIndex = b.signalBase + len(b.signals)
 	b.slabLen = b.seqIndex
@@ -384,13 +405,14 @@ func (b *BoundTree) layout() {
 	b.declLen = b.slabLen
 	b.slabInit = make([]uint64, b.slabLen)
 	for i, v := range t.Vars {
-		if v.Default {
+		if v.Type == VarBoolean && v.Default {
 			b.slabInit[i/64] |= 1 << (i % 64)
 		}
 	}
 	for i := range b.stamps {
 		b.slabInit[b.stampBase+i] = unsetStamp
 	}
+	b.initTypedVars(b.slabInit)
 }
 
 // SignalNames lists the signal slots: declared signals, then names that

@@ -42,10 +42,11 @@ func builtinActions() []ActionDef {
 			Doc:    "the agent forgets its stimulus of `signal.name` (the data and time of the last such signal it received), then success; the signal need not be declared",
 			Params: []ParamSpec{signalName}},
 		{Name: "bt.variable.set", Bind: bindVariableSet, Instant: true,
-			Doc: "sets a declared variable, then success",
+			Doc: "sets a declared variable (`variable.value`) or adds to a number variable (`variable.add`), then success; exactly one of the two",
 			Params: []ParamSpec{
 				{Name: "variable.name", Type: "variable name", Required: true, Doc: "a variable the tree declares"},
-				{Name: "variable.value", Type: "boolean", Required: true, Doc: "`true` or `false`"},
+				{Name: "variable.value", Type: "value of the variable's type", Doc: "the new value, written as the variable's default is: `true` or `false`, a number, any text for a string, `x,y,z` for a vector"},
+				{Name: "variable.add", Type: "number", Doc: "a number added to a number variable (negative to subtract); the sum must stay finite"},
 			}},
 		{Name: "bt.timestamp.set", Bind: bindTimestampSet, Instant: true,
 			Doc:    "sets a declared timestamp to the agent's time (clearing its exclusive partner), then success",
@@ -142,6 +143,9 @@ func bindSignalSend(s *Site) (Action, error) {
 
 func (x *signalSendAction) Run(a *Agent, _ Params) (Status, error) {
 	if x.to == "self" || x.to == a.id {
+		if err := a.checkSets(x.slot, &x.data); err != nil {
+			return 0, err
+		}
 		if err := a.admitStimulus(x.name, &x.data); err != nil {
 			return 0, err
 		}
@@ -167,6 +171,9 @@ func bindVariableSet(s *Site) (Action, error) {
 	slot, ok := s.Tree.VarIndex(name)
 	if !ok {
 		return nil, s.Errorf("bt.variable.set: no variable %q is declared", name)
+	}
+	if s.Tree.Vars[slot].Type != VarBoolean || hasParam(s.Params, "variable.add") {
+		return bindVariableSetTyped(s, slot) // vars_set.go
 	}
 	if _, ok := s.Params.Get("variable.value"); !ok {
 		return nil, s.Errorf("bt.variable.set: needs parameter %q (true or false)", "variable.value")

@@ -121,6 +121,8 @@ func (a *Agent) condRead(c *boundCond) string {
 			return e.read(a)
 		}
 		return "" // a host's condition: what it read is its own
+	case condCmp:
+		return a.whyCompare(c)
 	}
 	return "unknown condition: false"
 }

@@ -57,10 +57,12 @@ var attrDocs = map[string]AttrSpec{
 	"choice order":          {Type: "list, random, weighted or score", Default: "list", Doc: "the order in which the choice tries its children: document order, a random permutation, a weighted random order (`choice.weight`), or by score (`choice.score`), fixed each time the choice is entered"},
 	"parameter name":        {Type: "name", Required: true, Doc: "the parameter's name, by convention `source.parameter`"},
 	"variable name":         {Type: "name", Required: true, Doc: "the variable's name"},
-	"variable default":      {Type: "boolean", Default: "false", Doc: "its value in a new agent"},
+	"variable default":      {Type: "value of its type", Doc: "its value in a new agent: `true` or `false` for a boolean (default false), a finite decimal number (default 0), any text for a string (default empty), `x,y,z` for a vector (default 0,0,0); a bad value, NaN or infinity is a load error"},
+	"variable type":         {Type: "boolean, number, string or vector", Default: "boolean", Doc: "the variable's type; a condition compares numbers with <, <=, >, >=, == and !=, the others with == and != (`Ammo < 3`, `Target == \"grunt-2\"`)"},
 	"signal name":           {Type: "name", Required: true, Doc: "the signal's name"},
-	"signal variable":       {Type: "name", Doc: "a declared variable the signal sets (with `value`)"},
-	"signal value":          {Type: "boolean", Doc: "what the signal sets the variable to; required with `variable`"},
+	"signal variable":       {Type: "name", Doc: "a declared variable the signal sets (with `value` or `from`)"},
+	"signal value":          {Type: "value of the variable's type", Doc: "what the signal sets the variable to, written as the variable's default is; with `variable`, exactly one of `value` and `from`"},
+	"signal from":           {Type: "path", Doc: "sets the variable to the value at this path in the signal's data (keys joined by dots, `target.pos`; an all-digit key indexes a list from 1); the data must already have the variable's type (a vector is a table with x, y and z), else the send is the sender's error and nothing is delivered"},
 	"signal expires":        {Type: "seconds > 0", Doc: "an agent holds the signal's stimulus (its last data and arrival time, condition `S.held`) until the first step whose time is at least arrival + expires; without it, until the signal arrives again or the agent forgets it"},
 	"timestamp name":        {Type: "name", Required: true, Doc: "the timestamp's name"},
 	"timestamp setOnSignal": {Type: "name", Doc: "a signal that sets the timestamp to the agent's time when received"},
@@ -81,12 +83,12 @@ var tagDocs = map[string]string{
 	"subTree":       "the same as `subtree`",
 	"slot":          "runs the tree grafted into it for this agent (Lua `ctx:graft`), as its only child, else its `default` tree, else fails; a graft takes effect the next time the slot is entered, and the grafted tree's labels are the slot's id, a dot, and the tree's own ids",
 	"parameter":     "a string parameter of the rule, shared by its action and conditions; a later one with the same name wins",
-	"condition":     "a condition of the rule; a leading `!` negates it",
+	"condition":     "a condition of the rule: a name, or a comparison of variables (`Health >= 50`, `Target == \"grunt-2\"`; `<` is written `&lt;` in XML); a leading `!` negates it",
 	"conditionMode": "how the rule's conditions combine: `allTrue` (default), `anyTrue`, `anyFalse`, `allFalse`",
-	"variables":     "declares boolean variables",
-	"variable":      "one boolean variable of every agent running the tree",
+	"variables":     "declares variables: booleans, numbers, strings and vectors",
+	"variable":      "one variable of every agent running the tree, of a type (boolean by default)",
 	"signals":       "declares signals and the variables they set",
-	"signal":        "receiving the signal sets a variable (or, with only a name, just declares the signal)",
+	"signal":        "receiving the signal sets a variable to a value or to part of its data (or, with only a name, just declares the signal)",
 	"timestamps":    "declares timestamps",
 	"timestamp":     "a time an agent remembers: set by a signal, an action or a script",
 	"gates":         "declares gates: limits shared by every agent of the game whose tree declares them",
@@ -113,6 +115,8 @@ func FormatTags() []TagSpec {
 				spec.Values = abortNames[:]
 			case "order":
 				spec.Values = orderNames[:]
+			case "type":
+				spec.Values = varTypeNames[:]
 			}
 			ts.Attrs = append(ts.Attrs, spec)
 		}
@@ -138,7 +142,7 @@ func FormatTags() []TagSpec {
 		}
 	}
 	add("parameter", "detail", parameterAttrs, nil, "the value (trimmed; empty is \"\")")
-	add("condition", "detail", nil, nil, "a condition name, optionally negated with a leading !")
+	add("condition", "detail", nil, nil, "a condition name or a comparison, optionally negated with a leading !")
 	add("conditionMode", "detail", nil, nil, "allTrue, anyTrue, anyFalse or allFalse")
 	add("variables", "block", nil, []string{"variable"}, "")
 	add("variable", "declaration", variableAttrs, nil, "")

@@ -50,13 +50,17 @@ type node struct {
 type varLine struct {
 	name string
 	def  bool
+	typ  VarType
+	init VarValue // a typed variable's default
 	pos  Pos
 }
 
 // signalLine is one <signal>; variable is "" when the line only names the signal.
 type signalLine struct {
 	name, variable string
-	value          bool
+	value          string  // value= as written; read against the variable's type once it is known (resolveSignals)
+	from           string  // from= as written: a path into the signal's data; "" when none
+	noValue        bool    // neither value= nor from= (reported)
 	expires        float64 // seconds; 0 when the line does not say
 	pos            Pos
 }
@@ -136,8 +140,8 @@ var (
 	slotAttrs      = join([]string{"id", "default", "doNotFail"}, ruleTail)
 	customAttrs    = join([]string{"id", "doNotFail"}, ruleTail, []string{"repeat"})
 	parameterAttrs = []string{"name"}
-	variableAttrs  = []string{"name", "default"}
-	signalAttrs    = []string{"name", "variable", "value", "expires"}
+	variableAttrs  = []string{"name", "default", "type"}
+	signalAttrs    = []string{"name", "variable", "value", "expires", "from"}
 	stampAttrs     = []string{"name", "setOnSignal", "exclusiveTo"}
 	gateAttrs      = []string{"name", "users", "cooldown"}
 )
@@ -194,23 +198,33 @@ func (c *checker) checkFile(root *elem) []item {
 		case "variables":
 			c.block(e, "variable", func(e *elem) {
 				v := c.attrs(e, variableAttrs)
-				name := c.nameAttr(e, v, 0, "the variable's name")
-				def := c.boolAttr(e, v, 1, false)
-				items = append(items, item{variable: &varLine{name, def, e.pos}})
+				line := &varLine{name: c.nameAttr(e, v, 0, "the variable's name"), pos: e.pos}
+				c.varType(e, v, line)
+				items = append(items, item{variable: line})
 			})
 		case "signals":
 			c.block(e, "signal", func(e *elem) {
 				v := c.attrs(e, signalAttrs)
 				s := &signalLine{name: c.nameAttr(e, v, 0, "the signal's name"), pos: e.pos}
-				if v.has[1] {
+				switch {
+				case v.has[1]:
 					s.variable = c.optNameAttr(e, v, 1, "the name of a declared variable")
-					if !v.has[2] {
-						c.errorf(e.pos, `<signal> with a variable needs a value attribute; expected value="true" or value="false"`)
+					switch {
+					case !v.has[2] && !v.has[4]:
+						s.noValue = true
+						c.errorf(e.pos, `<signal> with a variable needs a value attribute; expected value="true" or value="false" (or from="PATH", a path into the signal's data)`)
+					case v.has[2] && v.has[4]:
+						c.errorf(e.pos, `<signal> has both value= and from=; expected exactly one: the value to set, or the path in the signal's data to take it from`)
 					}
-				} else if v.has[2] {
+					s.value, s.from = v.val[2], v.val[4]
+					if v.has[4] {
+						c.fromAttr(e, s.from)
+					}
+				case v.has[2]:
 					c.errorf(e.pos, `<signal> has a value but no variable; expected variable="NAME" with value=, or neither`)
+				case v.has[4]:
+					c.errorf(e.pos, `<signal> has from= but no variable; expected variable="NAME" with from=, or neither`)
 				}
-				s.value = c.boolAttr(e, v, 2, false)
 				s.expires = c.secondsAttr(e, v, 3, "an agent holds the signal's stimulus that long after it arrived")
 				items = append(items, item{signal: s})
 			})
@@ -723,12 +737,22 @@ func moveAbove[T any](stack *[]T, mark int, to *slab[T]) []T {
 	return run
 }
 
-// cond reads a <condition>: a name, negated by one leading "!".
+// cond reads a <condition>: a name or a comparison (vars_cmp.go),
+// negated by one leading "!".
 func (c *checker) cond(e *elem) (Cond, bool) {
 	text := strings.Trim(e.text, xmlSpace)
 	cond := Cond{Name: text, Pos: e.pos}
-	if rest, ok := strings.CutPrefix(text, "!"); ok {
+	if rest, ok := strings.CutPrefix(text, "!"); ok && !strings.HasPrefix(rest, "=") {
 		cond.Name, cond.Negate = strings.Trim(rest, xmlSpace), true
+	}
+	if IsComparison(cond.Name) && !strings.HasPrefix(cond.Name, "!") {
+		cmp, err := ParseCompare(cond.Name)
+		if err != nil {
+			c.errorf(e.pos, "comparison %q: %v", text, err)
+			return cond, false
+		}
+		cond.Cmp, cond.Name = cmp, cmp.String()
+		return cond, true
 	}
 	switch {
 	case cond.Name == "":
@@ -867,4 +891,42 @@ func snippet(text string) string {
 		s = string(r[:max]) + "..."
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// varType reads a <variable>'s type and default (indices 2 and 1 of v):
+// a boolean's default is true or false, a typed one's a value of its type
+// (ParseVarValue); a bad one is reported, never taken as its zero.
+func (c *checker) varType(e *elem, v attrVals, line *varLine) {
+	if v.has[2] {
+		t, ok := ParseVarType(v.val[2])
+		if !ok {
+			c.errorf(e.pos, "type=%q on <variable> is not a type; expected boolean, number, string or vector", v.val[2])
+			return
+		}
+		line.typ = t
+	}
+	if line.typ == VarBoolean {
+		line.def = c.boolAttr(e, v, 1, false)
+		return
+	}
+	line.init = VarValue{Type: line.typ}
+	if !v.has[1] {
+		return
+	}
+	val, err := ParseVarValue(line.typ, v.val[1])
+	if err != nil {
+		c.errorf(e.pos, "default=%q on <variable> of type %s: %s", v.val[1], line.typ, badValueMsg(err))
+		return
+	}
+	line.init = val
+}
+
+// fromAttr checks a <signal>'s from= path: keys joined by dots, none empty.
+func (c *checker) fromAttr(e *elem, path string) {
+	for _, k := range strings.Split(path, ".") {
+		if k == "" {
+			c.errorf(e.pos, `from=%q on <signal> has an empty key; expected a path of keys joined by dots, such as "hp" or "target.pos" (an all-digit key indexes a list from 1)`, path)
+			return
+		}
+	}
 }

@@ -21,8 +21,8 @@ type signalVar struct{ signal, variable string }
 
 // signalSetAt is the value a signal line sets and where that line is.
 type signalSetAt struct {
-	value bool
-	pos   Pos
+	value, from string
+	pos         Pos
 }
 
 // pendingSet is a signal line whose variable is looked up at the end of
@@ -53,14 +53,17 @@ func (l *loader) declare(f *treeFile, it item) {
 			return // reported by the checker
 		}
 		if i, ok := l.varIdx[v.name]; ok {
-			if old := t.Vars[i]; old.Default != v.def {
-				l.errorf(v.pos, "variable %q declared again with default=\"%t\" (first declared at %s with default=\"%t\"); "+
-					"declare it once, or each time with the same default", v.name, v.def, old.Pos, old.Default)
+			if old := t.Vars[i]; old.Type != v.typ {
+				l.errorf(v.pos, "variable %q declared again with type=\"%s\" (first declared at %s with type=\"%s\"); "+
+					"declare it once, or each time with the same type and default", v.name, v.typ, old.Pos, old.Type)
+			} else if old.Default != v.def || !old.Init.Equal(v.init) {
+				l.errorf(v.pos, "variable %q declared again with default=\"%s\" (first declared at %s with default=\"%s\"); "+
+					"declare it once, or each time with the same default", v.name, v.decl().DefaultValue().Text(), old.Pos, old.DefaultValue().Text())
 			}
 			return
 		}
 		l.varIdx[v.name] = int32(len(t.Vars))
-		t.Vars = append(t.Vars, VarDecl{Name: v.name, Default: v.def, Pos: v.pos})
+		t.Vars = append(t.Vars, v.decl())
 
 	case it.signal != nil:
 		s := it.signal
@@ -83,16 +86,16 @@ func (l *loader) declare(f *treeFile, it item) {
 		}
 		key := signalVar{s.name, s.variable}
 		if old, ok := l.signalVars[key]; ok {
-			if old.value != s.value {
-				l.errorf(s.pos, "signal %q sets variable %q to %t here but to %t at %s; a signal sets a variable to one value",
-					s.name, s.variable, s.value, old.value, old.pos)
+			if old.value != s.value || old.from != s.from {
+				l.errorf(s.pos, "signal %q sets variable %q to %s here but to %s at %s; a signal sets a variable to one value",
+					s.name, s.variable, s.setText(), (&signalLine{value: old.value, from: old.from}).setText(), old.pos)
 			}
 			return
 		}
-		l.signalVars[key] = signalSetAt{s.value, s.pos}
+		l.signalVars[key] = signalSetAt{s.value, s.from, s.pos}
 		sig := &t.Signals[si]
 		f.pending = append(f.pending, pendingSet{signal: si, set: int32(len(sig.Sets)), variable: s.variable, line: s})
-		sig.Sets = append(sig.Sets, SignalSet{Var: -1, Value: s.value, Pos: s.pos})
+		sig.Sets = append(sig.Sets, SignalSet{Var: -1, Pos: s.pos})
 
 	case it.stamp != nil:
 		s := it.stamp
@@ -162,9 +165,37 @@ func (l *loader) resolveSignals(f *treeFile) {
 				"<variable name=%q/> in this file or in a file read before it", p.line.name, p.variable, p.variable)
 			continue
 		}
-		l.tree.Signals[p.signal].Sets[p.set].Var = vi
+		set := &l.tree.Signals[p.signal].Sets[p.set]
+		set.Var = vi
+		l.signalValue(set, &l.tree.Vars[vi], p.line)
 	}
 	f.pending = nil
+}
+
+// signalValue reads a signal line's value= against its variable's type,
+// or keeps its from= path.
+func (l *loader) signalValue(set *SignalSet, v *VarDecl, s *signalLine) {
+	if s.noValue {
+		return
+	}
+	if s.from != "" {
+		set.From = strings.Split(s.from, ".")
+		set.Typed = VarValue{Type: v.Type}
+		return
+	}
+	val, err := ParseVarValue(v.Type, s.value)
+	if err != nil {
+		if v.Type == VarBoolean {
+			l.errorf(s.pos, "value=%q on <signal> is not a boolean; expected true or false", s.value)
+		} else {
+			l.errorf(s.pos, "value=%q on <signal> for %s variable %q: %s", s.value, v.Type, v.Name, badValueMsg(err))
+		}
+		return
+	}
+	set.Value = val.Bool
+	if v.Type != VarBoolean {
+		set.Typed = val
+	}
 }
 
 // finishDecls resolves what may refer to any file of the tree: the signals
@@ -273,4 +304,21 @@ func (l *loader) checkHeld() {
 				c.Name, sig, what, c.Name)
 		}
 	}
+}
+
+// decl is the declaration a variable line makes.
+func (v *varLine) decl() VarDecl {
+	d := VarDecl{Name: v.name, Default: v.def, Type: v.typ, Pos: v.pos}
+	if v.typ != VarBoolean {
+		d.Init = v.init
+	}
+	return d
+}
+
+// setText is what a signal line sets its variable to, as messages say it.
+func (s *signalLine) setText() string {
+	if s.from != "" {
+		return fmt.Sprintf("the data at %q", s.from)
+	}
+	return s.value
 }

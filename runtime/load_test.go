@@ -261,9 +261,9 @@ func TestLoad_parametersAndConditions(t *testing.T) {
 		t.Errorf("params %q, want %q", r.Params, want)
 	}
 	wantConds := []Cond{
-		{"playerNearby", false, Pos{"main.xml", 9, 3}},
-		{"hungry", true, Pos{"main.xml", 10, 3}},
-		{"tired", true, Pos{"main.xml", 11, 3}},
+		{Name: "playerNearby", Negate: false, Pos: Pos{"main.xml", 9, 3}},
+		{Name: "hungry", Negate: true, Pos: Pos{"main.xml", 10, 3}},
+		{Name: "tired", Negate: true, Pos: Pos{"main.xml", 11, 3}},
 	}
 	if !reflect.DeepEqual(r.Conds, wantConds) || r.Mode != AnyFalse {
 		t.Errorf("conds %+v mode %s", r.Conds, r.Mode)
@@ -505,18 +505,18 @@ func TestLoad_declarations(t *testing.T) {
 </behaviorTree>`,
 	})
 	wantVars := []VarDecl{
-		{"AwareOfEnemy", false, Pos{"main.xml", 9, 5}},
-		{"AwareOfSound", true, Pos{"main.xml", 10, 5}},
-		{"Hungry", false, Pos{"sub.xml", 4, 5}},
+		{Name: "AwareOfEnemy", Default: false, Pos: Pos{"main.xml", 9, 5}},
+		{Name: "AwareOfSound", Default: true, Pos: Pos{"main.xml", 10, 5}},
+		{Name: "Hungry", Default: false, Pos: Pos{"sub.xml", 4, 5}},
 	}
 	if !reflect.DeepEqual(tree.Vars, wantVars) {
 		t.Errorf("vars %+v", tree.Vars)
 	}
 	wantSignals := []SignalDecl{
-		{"OnEnemySeen", Pos{"main.xml", 3, 5}, []SignalSet{{0, true, Pos{"main.xml", 3, 5}}}, []int32{1}, 0, Pos{}},
-		{"OnNoTarget", Pos{"main.xml", 4, 5}, []SignalSet{{0, false, Pos{"main.xml", 4, 5}}, {1, false, Pos{"main.xml", 5, 5}}}, []int32{0}, 0, Pos{}},
+		{"OnEnemySeen", Pos{"main.xml", 3, 5}, []SignalSet{{Var: 0, Value: true, Pos: Pos{"main.xml", 3, 5}}}, []int32{1}, 0, Pos{}},
+		{"OnNoTarget", Pos{"main.xml", 4, 5}, []SignalSet{{Var: 0, Value: false, Pos: Pos{"main.xml", 4, 5}}, {Var: 1, Value: false, Pos: Pos{"main.xml", 5, 5}}}, []int32{0}, 0, Pos{}},
 		{"OnPing", Pos{"main.xml", 6, 5}, nil, nil, 0, Pos{}},
-		{"OnFood", Pos{"sub.xml", 8, 5}, []SignalSet{{2, false, Pos{"sub.xml", 8, 5}}}, nil, 0, Pos{}},
+		{"OnFood", Pos{"sub.xml", 8, 5}, []SignalSet{{Var: 2, Value: false, Pos: Pos{"sub.xml", 8, 5}}}, nil, 0, Pos{}},
 		{"OnNoise", Pos{"main.xml", 16, 5}, nil, []int32{2}, 0, Pos{}},
 	}
 	if !reflect.DeepEqual(tree.Signals, wantSignals) {

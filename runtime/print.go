@@ -31,6 +31,10 @@ func (t *Tree) Format(w io.Writer) error {
 	if len(t.Vars) > 0 {
 		b.WriteString("\nvariables:\n")
 		for _, v := range t.Vars {
+			if v.Type != VarBoolean { // a boolean prints as it always did
+				fmt.Fprintf(&b, "  %s: %s = %s  (%s)\n", v.Name, v.Type, v.Init, v.Pos)
+				continue
+			}
 			fmt.Fprintf(&b, "  %s = %t  (%s)\n", v.Name, v.Default, v.Pos)
 		}
 	}
@@ -170,7 +174,14 @@ func (t *Tree) formatSignal(b *strings.Builder, s *SignalDecl) {
 			if set.Var >= 0 && int(set.Var) < len(t.Vars) {
 				name = t.Vars[set.Var].Name
 			}
-			fmt.Fprintf(b, " %s=%t", name, set.Value)
+			switch {
+			case set.From != nil:
+				fmt.Fprintf(b, " %s=data.%s", name, strings.Join(set.From, "."))
+			case set.Typed.Type != VarBoolean:
+				fmt.Fprintf(b, " %s=%s", name, set.Typed)
+			default:
+				fmt.Fprintf(b, " %s=%t", name, set.Value)
+			}
 		}
 	}
 	if len(s.Stamps) > 0 {

@@ -17,6 +17,7 @@ func TestFormat_golden(t *testing.T) {
 		{"interrupt", "testdata/valid/interrupt.xml", "testdata/valid"},
 		{"parallel", "testdata/valid/parallel.xml", "testdata/valid"},
 		{"gates", "testdata/valid/gates.xml", "testdata/valid"},
+		{"typed", "testdata/valid/typed.xml", "testdata/valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,7 +45,8 @@ type ConditionForm struct {
 // order names resolve: variables, then timestamp, gate and signal
 // conditions, before built-in and registered conditions).
 var DeclaredConditions = []ConditionForm{
-	{Name: "VARIABLE", Doc: "a declared variable's name: true when the variable is true"},
+	{Name: "VARIABLE", Doc: "a declared variable's name: a boolean is true when the variable is true, a number when it is above 0; a string or a vector alone is a bind error (compare it)"},
+	{Name: "A OP B", Doc: "a comparison: A and B are declared variables, numbers or double-quoted strings, at least one a variable, of one type; OP is `<`, `<=`, `>`, `>=`, `==` or `!=` for numbers (compared exactly), `==` or `!=` for strings, booleans and vectors; spaces around OP are optional and a leading `!` negates the whole (`Ammo < 3`, `Target == \"grunt-2\"`, `!Health >= 50`)"},
 	{Name: "T.set", Doc: "timestamp T has a value (it was set and not cleared since)"},
 	{Name: "T.lessThan", Doc: "T is set and fewer than `T.lessThan` seconds have passed since",
 		Params: []ParamSpec{{Name: "T.lessThan", Type: "seconds", Required: true, Doc: "the limit, in seconds (a finite number >= 0)"}}},
@@ -91,6 +92,9 @@ func (t *Tree) RuleReads(i int32) []ParamSpec {
 // name is such a condition of t.
 func (t *Tree) DeclaredParams(name string) ([]ParamSpec, bool) {
 	if _, ok := t.VarIndex(name); ok {
+		return nil, true
+	}
+	if IsComparison(name) { // a comparison reads no parameter
 		return nil, true
 	}
 	dot := strings.LastIndexByte(name, '.')

@@ -462,10 +462,13 @@ func fits(c, host *Tree, slot, name string) error {
 	for _, v := range c.Vars {
 		i, ok := host.VarIndex(v.Name)
 		if !ok {
-			return fmt.Errorf(`%s: it uses variable %q (%s), which %s does not declare; declare <variable name=%q default="%t"/> there too`, into, v.Name, v.Pos, host.File, v.Name, v.Default)
+			return fmt.Errorf(`%s: it uses variable %q (%s), which %s does not declare; declare <variable name=%q%s default="%s"/> there too`, into, v.Name, v.Pos, host.File, v.Name, typeAttr(v.Type), v.DefaultValue().Text())
 		}
-		if hv := host.Vars[i]; hv.Default != v.Default {
-			return fmt.Errorf("%s: its variable %q has default %t (%s), %s's has %t (%s); declare it the same in both", into, v.Name, v.Default, v.Pos, host.File, hv.Default, hv.Pos)
+		if hv := host.Vars[i]; hv.Type != v.Type {
+			return fmt.Errorf("%s: its variable %q is a %s (%s), %s's is a %s (%s); declare it the same in both", into, v.Name, v.Type, v.Pos, host.File, hv.Type, hv.Pos)
+		}
+		if hv := host.Vars[i]; !hv.DefaultValue().Equal(v.DefaultValue()) {
+			return fmt.Errorf("%s: its variable %q has default %s (%s), %s's has %s (%s); declare it the same in both", into, v.Name, v.DefaultValue().Text(), v.Pos, host.File, hv.DefaultValue().Text(), hv.Pos)
 		}
 	}
 	for _, st := range c.Stamps {
@@ -499,7 +502,7 @@ func fits(c, host *Tree, slot, name string) error {
 func signalSays(t *Tree, s *SignalDecl) string {
 	var parts []string
 	for _, set := range s.Sets {
-		parts = append(parts, fmt.Sprintf("%s=%t", t.Vars[set.Var].Name, set.Value))
+		parts = append(parts, t.Vars[set.Var].Name+"="+setText(&set))
 	}
 	for _, st := range s.Stamps {
 		parts = append(parts, "@"+t.Stamps[st].Name)

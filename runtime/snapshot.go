@@ -99,10 +99,12 @@ type RuleOrder struct {
 	Order []int32
 }
 
-// NamedBool is a saved variable.
+// NamedBool is a saved variable: a boolean's value is Value; a number's,
+// string's or vector's is Typed (whose Type is VarBoolean for a boolean).
 type NamedBool struct {
 	Name  string
 	Value bool
+	Typed VarValue
 }
 
 // NamedStamp is a saved timestamp.
@@ -174,7 +176,11 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		}
 	}
 	for i, v := range t.Vars {
-		s.Vars = append(s.Vars, NamedBool{v.Name, a.VarAt(int32(i))})
+		if v.Type != VarBoolean {
+			s.Vars = append(s.Vars, NamedBool{Name: v.Name, Typed: a.VarValueAt(int32(i))})
+			continue
+		}
+		s.Vars = append(s.Vars, NamedBool{Name: v.Name, Value: a.VarAt(int32(i))})
 	}
 	for i, st := range t.Stamps {
 		at, set := a.StampAt(int32(i))
@@ -211,6 +217,7 @@ type RestorePlan struct {
 	step, ruleWord, rand      uint64
 	ruleBytes                 []byte
 	slab                      []uint64
+	strs                      []string // the string variables (vars_agent.go)
 	warnings                  []string
 	lanes                     []plannedLane // the lanes to put back (lanes_save.go)
 	customs                   []customState // the custom rules' states to put back (custom_save.go)
@@ -373,6 +380,7 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	}
 	p.slab = slab
 	copy(p.slab, b.slabInit)
+	p.strs = append(p.strs[:0], b.strInit...)
 	// A save lists the variables and timestamps in the tree's order (a
 	// name at its place is found without a look-up); one made before an
 	// edit of the tree may not.
@@ -383,6 +391,12 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 		}
 		if !ok {
 			p.warn("variable %q of the save is not declared any more; dropped", v.Name)
+			continue
+		}
+		if t.Vars[i].Type != VarBoolean || v.Typed.Type != VarBoolean {
+			if err := p.planTyped(i, v); err != nil { // vars_save.go
+				return err
+			}
 			continue
 		}
 		if v.Value {
@@ -591,6 +605,9 @@ func (p *RestorePlan) Apply() error {
 	} else {
 		a.slab = p.slab
 	}
+	if len(p.strs) > 0 {
+		a.ext.strs = append(a.ext.strs[:0], p.strs...)
+	}
 	if len(p.ruleBytes) > 0 {
 		a.SetRuleBytes(p.ruleBytes)
 	}
@@ -640,7 +657,7 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 	e.Uvarint(uint64(len(s.Vars)))
 	for _, v := range s.Vars {
 		e.String(v.Name)
-		e.Bool(v.Value)
+		e.varValue(v) // vars_save.go
 	}
 	e.Uvarint(uint64(len(s.Stamps)))
 	for _, st := range s.Stamps {
@@ -730,7 +747,7 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	}
 	n := d.Count(2)
 	for range n {
-		s.Vars = append(s.Vars, NamedBool{d.String(), d.Bool()})
+		s.Vars = append(s.Vars, d.varValue(d.String())) // vars_save.go
 	}
 	n = d.Count(2)
 	for range n {

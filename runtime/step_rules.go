@@ -404,6 +404,8 @@ func (a *Agent) evalCond(c *boundCond, rule *boundRule) (bool, error) {
 		return a.time-t > c.limit, nil
 	case condCall:
 		return c.cond.Test(a, rule.params)
+	case condCmp:
+		return a.evalCompare(c), nil
 	}
 	return false, nil // condUnknown
 }

@@ -212,9 +212,10 @@ const (
 
 // Cond is one <condition> of a rule: a name, negated by a leading "!".
 type Cond struct {
-	Name   string // without the "!"
+	Name   string // without the "!"; a comparison's text, normalized (vars_cmp.go)
 	Negate bool
 	Pos    Pos
+	Cmp    *Compare // a comparison (Ammo < 3); nil for a condition name
 }
 
 // Rule is one node of a tree. Rules live in Tree.Rules in document order
@@ -250,11 +251,22 @@ type Rule struct {
 	Depth      int32 // 0 for the root
 }
 
-// VarDecl declares a boolean variable.
+// VarDecl declares a variable (vars.go): a boolean, whose default is
+// Default, or a number, string or vector, whose default is Init.
 type VarDecl struct {
 	Name    string
 	Default bool
+	Type    VarType
+	Init    VarValue // the default of a typed variable (Type is not VarBoolean)
 	Pos     Pos
+}
+
+// DefaultValue is the variable's default, of its type.
+func (v VarDecl) DefaultValue() VarValue {
+	if v.Type == VarBoolean {
+		return BoolVar(v.Default)
+	}
+	return v.Init
 }
 
 // SignalSet is one <signal> line's effect: receiving the signal sets the
@@ -262,6 +274,11 @@ type VarDecl struct {
 type SignalSet struct {
 	Var   int32
 	Value bool
+	// A typed variable (vars.go) is set to Typed (value=), or, when From
+	// is not nil, to the value at that path in the signal's data
+	// (from="hp": a path of keys, an all-digit key an index from 1).
+	Typed VarValue
+	From  []string
 	Pos   Pos
 }
 

@@ -11,13 +11,16 @@ import (
 // workersTree exercises everything that could make a parallel step differ
 // from a serial one: a gate of two users with a cooldown, a random choice
 // order (each agent's own generator), calls answered in the next round
-// (as plugin calls are), and a signal that some agents send to themselves.
+// (as plugin calls are), a signal that some agents send to themselves, and
+// typed variables a comparison reads (counted turns, a string).
 const workersTree = `<behaviorTree>
 <gates><gate name="g" users="2" cooldown="0.5"/></gates>
-<variables><variable name="poked"/></variables>
+<variables><variable name="poked"/><variable name="turns" type="number"/><variable name="who" type="string"/></variables>
 <choice id="root" loop="true">
   <sequence id="take" gate="g">
     <action id="p1" name="pend"/>
+    <action id="count" name="bt.variable.set" doNotFail="true"><condition>!turns &gt;= 2</condition><parameter name="variable.name">turns</parameter><parameter name="variable.add">1</parameter></action>
+    <action id="name" name="bt.variable.set" doNotFail="true"><condition>who == ""</condition><parameter name="variable.name">who</parameter><parameter name="variable.value">named</parameter></action>
     <action id="w1" name="spin"/>
     <action id="p2" name="pend"/>
   </sequence>

@@ -97,6 +97,8 @@ func attrs(b *strings.Builder, as []runtime.AttrSpec, indent string) {
 		switch a.Type {
 		case "boolean", "threshold":
 			typ = a.Type
+		case "value of its type", "value of the variable's type":
+			typ = "xs:string" // a string variable's value may be empty
 		}
 		use := ""
 		if a.Required {

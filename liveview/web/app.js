@@ -742,7 +742,7 @@ function renderAgent() {
   if (a.error) card.append(el('div', 'err', a.error));
   for (const s of a.slots || []) card.append(el('div', 'slotline', slotText(s)));
 
-  renderKV($('#vars'), a.vars.map((v) => [v.name, boolPill(v.value)]), 'No variables declared.');
+  renderKV($('#vars'), a.vars.map((v) => [v.name, varCell(a.id, v)]), 'No variables declared.');
   renderKV($('#stamps'), a.stamps.map((s) => [s.name, s.set ? `set at ${fmtTime(s.time)} (${fmtTime(s.since)} ago)` : 'unset']), 'No timestamps declared.');
   renderStimuli(a);
   renderWhy(a);
@@ -868,6 +868,46 @@ function shortName(r) {
   if (!r) return '?';
   if (r.id) return r.id.slice(r.id.lastIndexOf('.') + 1);
   return r.label;
+}
+
+// varCell shows a variable's value (its type in the tooltip) with a button
+// that sets it between steps: a boolean flips, other types ask for a value
+// (a vector as x,y,z).
+function varCell(id, v) {
+  const type = v.type || 'boolean';
+  const box = el('span', 'varcell');
+  let shown;
+  if (type === 'boolean') shown = boolPill(v.value);
+  else if (type === 'vector') shown = el('span', 'num', `${v.value.x}, ${v.value.y}, ${v.value.z}`);
+  else if (type === 'string') shown = el('span', 'str', JSON.stringify(v.value));
+  else shown = el('span', 'num', String(v.value));
+  shown.title = `${v.name}: ${type}`;
+  const edit = el('button', 'edit', '✎');
+  edit.title = `set ${v.name} (${type}) now`;
+  edit.onclick = () => {
+    let value;
+    if (type === 'boolean') value = !v.value;
+    else {
+      const was = type === 'vector' ? `${v.value.x},${v.value.y},${v.value.z}` : String(v.value);
+      const text = prompt(`New value of ${v.name} (${type}${type === 'vector' ? ': x,y,z' : ''})`, was);
+      if (text === null) return;
+      if (type === 'string') value = text;
+      else if (type === 'number') value = Number(text.trim());
+      else {
+        const p = text.split(',').map((x) => Number(x.trim()));
+        if (p.length !== 3) { toast('A vector is x,y,z', true); return; }
+        value = { x: p[0], y: p[1], z: p[2] };
+      }
+      if (type !== 'string' && [].concat(type === 'vector' ? [value.x, value.y, value.z] : [value]).some((x) => !Number.isFinite(x))) {
+        toast(`${text} is not a finite number`, true); return;
+      }
+    }
+    confirmDiscard('Set the variable', async () => {
+      if (await act('POST', `/api/agents/${encodeURIComponent(id)}/var`, { name: v.name, value })) toast(`${v.name} set on ${id}`);
+    });
+  };
+  box.append(shown, ' ', edit);
+  return box;
 }
 
 function boolPill(v) {

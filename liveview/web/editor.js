@@ -37,6 +37,21 @@ function names(kind, rule) {
   const decl = (tag) => o ? o.decls.filter((d) => d.tag === tag).map((d) => attrOf(d.attrs, 'name')) : [];
   const uniq = (xs) => [...new Set(xs.filter(Boolean))].map((n) => (typeof n === 'string' ? { name: n } : n));
   const vars = () => [...t.vars.map((v) => v.name), ...decl('variable')];
+  // typedVars: each variable once with its type (the tree's, else the
+  // declaration being edited says it), for completion in conditions.
+  const typedVars = () => {
+    const seen = new Map();
+    for (const v of t.vars) seen.set(v.name, v.type || 'boolean');
+    for (const d of o ? o.decls.filter((x) => x.tag === 'variable') : []) {
+      const n = attrOf(d.attrs, 'name');
+      if (n && !seen.has(n)) seen.set(n, attrOf(d.attrs, 'type') || 'boolean');
+    }
+    return [...seen].map(([name, type]) => ({ name, type }));
+  };
+  const compares = { boolean: 'true when it is true; == and != compare it with another boolean variable',
+    number: 'alone: > 0; compare with <, <=, >, >=, ==, != and a number or a number variable (Ammo < 3)',
+    string: 'compare with == or != and a double-quoted string (Target == "grunt-2"); not a condition alone',
+    vector: 'compare with == or != and another vector variable; not a condition alone' };
   const stamps = () => [...t.stamps.map((s) => s.name), ...decl('timestamp')];
   const gates = () => [...(t.gates || []).map((g) => g.name), ...decl('gate')];
   const signals = () => [...t.signals.map((s) => s.name), ...decl('signal')];
@@ -45,7 +60,7 @@ function names(kind, rule) {
     case 'scorers': return ed.palette.scorers.map(asItem);
     case 'hooks': return ed.palette.hooks.map(asItem);
     case 'trees': return uniq(ed.palette.trees);
-    case 'variables': return uniq(vars());
+    case 'variables': return typedVars().map((v) => ({ name: v.name, doc: compares[v.type] || '', detail: v.type + ' variable' }));
     case 'timestamps': return uniq(stamps());
     case 'gates': return uniq(gates());
     case 'signals': return uniq(signals());
@@ -54,7 +69,12 @@ function names(kind, rule) {
       const out = [];
       for (const f of ed.palette.declared) {
         const dot = f.name.indexOf('.');
-        const each = f.name === 'VARIABLE' ? vars() : f.name.startsWith('T.') ? stamps() : f.name.startsWith('G.') ? gates() : f.name.startsWith('S.') ? signals() : null;
+        if (f.name === 'A OP B') continue; // comparisons: completed through the variables' items
+        if (f.name === 'VARIABLE') {
+          for (const v of typedVars()) out.push({ name: v.name, doc: compares[v.type] || f.doc, detail: v.type + ' variable' });
+          continue;
+        }
+        const each = f.name.startsWith('T.') ? stamps() : f.name.startsWith('G.') ? gates() : f.name.startsWith('S.') ? signals() : null;
         if (!each) { out.push(asItem(f)); continue; }
         for (const n of new Set(each)) out.push({ name: dot < 0 ? n : n + f.name.slice(dot), doc: f.doc, detail: f.origin });
       }

@@ -67,7 +67,10 @@ bt.scorer("restless", function(ctx, params)
 end)
 
 -- shoot: fire a burst while the player is in range; fails when it is not.
--- The tree gives it a cooldown between bursts and aims meanwhile.
+-- The tree gives it a cooldown between bursts and aims meanwhile. Each shot
+-- takes a round from the grunt's magazine, the tree's number variable Ammo
+-- (grunt.xml: the tree shoots only while Ammo > 0 and reloads at 0); a
+-- burst ends early when the magazine runs dry.
 bt.action("shoot", {
   start = function(ctx, params)
     local s = ctx.state
@@ -87,9 +90,10 @@ bt.action("shoot", {
     if ctx.time >= ctx.state.next then
       ctx.state.shots = ctx.state.shots + 1
       ctx.state.next = ctx.time + params:number("shoot.interval", 0.5)
-      ctx.memory.shotsFired = (ctx.memory.shotsFired or 0) + 1
-      if ctx.state.shots >= params:number("shoot.burst", 3) then
-        ctx:log("fired a burst; " .. ctx.memory.shotsFired .. " shots so far")
+      local ammo = ctx:get("Ammo") - 1
+      ctx:set("Ammo", ammo)
+      if ctx.state.shots >= params:number("shoot.burst", 3) or ammo == 0 then
+        ctx:log("fired a burst; " .. ammo .. (ammo == 1 and " round" or " rounds") .. " left")
         return bt.SUCCESS
       end
     end

@@ -64,6 +64,9 @@ type RandomTree struct {
 	// (to the agent itself, to others, to all), and their cancels too; 0:
 	// the tree uses no signal, and nothing sends any.
 	Signals int
+	// Typed: the tree declares number and string variables, compares and
+	// sets them (RandNumbers).
+	Typed bool
 }
 
 // randGen reads decisions from data.
@@ -94,6 +97,14 @@ type randGen struct {
 	// so that the three above draw the same bytes as before.
 	custom bool
 	ci     int
+
+	// typed: the tree declares number and string variables (RandNumbers,
+	// T0), compares them in conditions and sets them with bt.variable.set;
+	// decided, like each use, from a fourth stream that reads data from
+	// its first third on (tbyte), so that the three above draw the same
+	// bytes as before typed variables were added.
+	typed bool
+	ti    int
 }
 
 type randGate struct{ users int }
@@ -143,6 +154,20 @@ func (g *randGen) cbyte() byte {
 // cn is n for the custom rules' stream.
 func (g *randGen) cn(n int) int { return int(g.cbyte()) % n }
 
+// tbyte is the next byte of the typed variables' stream, from data's
+// first third on, around.
+func (g *randGen) tbyte() byte {
+	if len(g.data) == 0 {
+		return 0
+	}
+	b := g.data[(len(g.data)/3+g.ti)%len(g.data)]
+	g.ti++
+	return b
+}
+
+// tn is n for the typed variables' stream.
+func (g *randGen) tn(n int) int { return int(g.tbyte()) % n }
+
 // sn is n for the signals' stream.
 func (g *randGen) sn(n int) int { return int(g.sbyte()) % n }
 
@@ -190,9 +215,17 @@ func Random(data []byte) RandomTree {
 		g.b.WriteString("</signals>\n")
 	}
 	t.Signals = g.signals
+	g.typed = !g.plain && g.tn(2) == 0
+	t.Typed = g.typed
 	g.b.WriteString("<variables>")
 	for v := range RandVars {
 		fmt.Fprintf(&g.b, `<variable name="V%d"%s/>`, v, map[bool]string{true: ` default="true"`}[v == 0])
+	}
+	if g.typed {
+		for v := range RandNumbers {
+			fmt.Fprintf(&g.b, `<variable name="N%d" type="number" default="%d"/>`, v, g.tn(4)-1)
+		}
+		g.b.WriteString(`<variable name="T0" type="string" default="a"/>`)
 	}
 	g.b.WriteString("</variables>\n")
 	if len(g.gates) > 0 {
@@ -270,6 +303,9 @@ func (g *randGen) rule(depth int, parent, order string) {
 		if g.signals > 0 && g.sn(4) == 0 {
 			name = fmt.Sprintf("S%d.held", g.sn(g.signals))
 		}
+		if g.typed && g.tn(3) == 0 {
+			name = g.comparison()
+		}
 		fmt.Fprintf(&body, "<condition>%s%s</condition>", neg, name)
 	}
 	if conds > 0 && g.chance(8) {
@@ -342,6 +378,10 @@ func (g *randGen) rule(depth int, parent, order string) {
 		if g.signals > 0 && g.sn(2) == 0 {
 			name = RandHandled
 		}
+		if g.typed && g.tn(4) == 0 {
+			name = "bt.variable.set"
+			g.variableSet(&body)
+		}
 		if name == "bt.gate.wait" {
 			if len(g.gates) == 0 {
 				name = RandFunc
@@ -391,4 +431,40 @@ func (g *randGen) rule(depth int, parent, order string) {
 		g.rule(depth+1, kind, childOrder)
 	}
 	fmt.Fprintf(&g.b, "</%s>\n", tag)
+}
+
+// RandNumbers is the number of number variables a typed random tree
+// declares: N0, N1, ...
+const RandNumbers = 2
+
+// comparison writes a comparison of the typed variables (escaped for XML):
+// every operator, a number alone, a constant on either side, two
+// variables, a string.
+func (g *randGen) comparison() string {
+	ops := []string{"&lt;", "&lt;=", "&gt;", "&gt;=", "==", "!="}
+	n := fmt.Sprintf("N%d", g.tn(RandNumbers))
+	switch g.tn(6) {
+	case 0:
+		return n
+	case 1:
+		return fmt.Sprintf("%d %s %s", g.tn(5)-2, ops[g.tn(6)], n)
+	case 2:
+		return fmt.Sprintf("N0 %s N1", ops[g.tn(6)])
+	case 3:
+		return fmt.Sprintf(`T0 %s "%s"`, []string{"==", "!="}[g.tn(2)], []string{"a", "b"}[g.tn(2)])
+	}
+	return fmt.Sprintf("%s%s%s", n, ops[g.tn(6)], []string{"-1", "0", "0.5", "1", "2"}[g.tn(5)])
+}
+
+// variableSet writes the parameters of a bt.variable.set of a typed
+// variable: a number set or added to, or the string set.
+func (g *randGen) variableSet(body *strings.Builder) {
+	switch g.tn(3) {
+	case 0:
+		fmt.Fprintf(body, `<parameter name="variable.name">N%d</parameter><parameter name="variable.add">%d</parameter>`, g.tn(RandNumbers), g.tn(5)-2)
+	case 1:
+		fmt.Fprintf(body, `<parameter name="variable.name">N%d</parameter><parameter name="variable.value">%d</parameter>`, g.tn(RandNumbers), g.tn(5)-2)
+	default:
+		fmt.Fprintf(body, `<parameter name="variable.name">T0</parameter><parameter name="variable.value">%s</parameter>`, []string{"a", "b"}[g.tn(2)])
+	}
 }

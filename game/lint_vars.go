@@ -1,0 +1,178 @@
+package game
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/btrun/btrun/luabind"
+	"github.com/btrun/btrun/runtime"
+)
+
+// lintUnsetVars reports each variable a condition of tree t reads (a name
+// or a comparison's operand) that nothing in the game can set: no signal
+// line sets it, no bt.variable.set names it, and no script names it (a
+// string constant of the scripts, or a quoted name in inline Lua), in any
+// of the game's trees (a tree grafted into a slot reads what its host's
+// lines set). Such a condition always reads the default: a designer lost
+// an afternoon to one. set is what the game sets (varSetters). One finding
+// per variable, at the first condition reading it.
+func lintUnsetVars(t *runtime.Tree, set func(string) bool) []Lint {
+	var out []Lint
+	reported := map[string]bool{}
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		if l, ok := neverRuns(t, r, set); ok {
+			out = append(out, l)
+		}
+		for _, c := range r.Conds {
+			for _, name := range condVars(t, &c) {
+				if reported[name] || set(name) {
+					continue
+				}
+				reported[name] = true
+				vi, _ := t.VarIndex(name)
+				out = append(out, Lint{c.Pos.String(), fmt.Sprintf(
+					"rule %s: condition %q reads variable %q, which nothing in the game sets (no <signal> line, no bt.variable.set, no script names it): it always reads its default, %s",
+					r.Label, c.Name, name, t.Vars[vi].DefaultValue())})
+			}
+		}
+	}
+	return out
+}
+
+// varSetters says which variable names something in the game sets: the
+// trees' signal lines and bt.variable.set rules, and the names scripts
+// write (strs, the scripts' string constants; quoted names in inline Lua).
+func varSetters(trees []*runtime.Tree, strs map[string]bool) func(string) bool {
+	set := map[string]bool{}
+	var inline []string
+	for _, t := range trees {
+		setters(t, set, &inline)
+	}
+	return func(name string) bool {
+		if set[name] || strs[name] {
+			return true
+		}
+		for _, code := range inline {
+			if strings.Contains(code, `"`+name+`"`) || strings.Contains(code, `'`+name+`'`) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func setters(t *runtime.Tree, set map[string]bool, inline *[]string) {
+	for _, s := range t.Signals {
+		for _, line := range s.Sets {
+			if line.Var >= 0 {
+				set[t.Vars[line.Var].Name] = true
+			}
+		}
+	}
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		if r.Kind != runtime.KindAction {
+			continue
+		}
+		switch r.Action {
+		case "bt.variable.set":
+			if name, ok := r.Params.Get("variable.name"); ok {
+				set[name] = true
+			}
+		case luabind.InlineName:
+			for _, p := range r.Params {
+				*inline = append(*inline, p.Value)
+			}
+		}
+	}
+}
+
+// condVars lists the declared variables a condition reads.
+func condVars(t *runtime.Tree, c *runtime.Cond) []string {
+	if c.Cmp != nil {
+		var out []string
+		for _, name := range c.Cmp.Vars() {
+			if _, ok := t.VarIndex(name); ok {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	if _, ok := t.VarIndex(c.Name); ok {
+		return []string{c.Name}
+	}
+	return nil
+}
+
+// neverRuns finds a rule that can never run: a condition that reads only
+// variables nothing sets has the same value at every step (their
+// defaults), and decides the rule's mode against it (false in allTrue,
+// true in allFalse).
+func neverRuns(t *runtime.Tree, r *runtime.Rule, set func(string) bool) (Lint, bool) {
+	if r.Mode != runtime.AllTrue && r.Mode != runtime.AllFalse {
+		return Lint{}, false
+	}
+	for _, c := range r.Conds {
+		vars := condVars(t, &c)
+		if len(vars) == 0 || (c.Cmp != nil && len(vars) != len(c.Cmp.Vars())) {
+			continue // not only declared variables: it may change
+		}
+		fixed := true
+		for _, name := range vars {
+			fixed = fixed && !set(name)
+		}
+		if !fixed {
+			continue
+		}
+		v, ok := defaultValue(t, &c)
+		if !ok {
+			continue
+		}
+		if c.Negate {
+			v = !v
+		}
+		if v == (r.Mode == runtime.AllFalse) {
+			var defs []string
+			for _, name := range vars {
+				vi, _ := t.VarIndex(name)
+				defs = append(defs, fmt.Sprintf("%s (default %s)", name, t.Vars[vi].DefaultValue()))
+			}
+			return Lint{c.Pos.String(), fmt.Sprintf("rule %s can never run: its condition %q is always %t, since nothing in the game sets %s",
+				r.Label, condText(&c), v, strings.Join(defs, ", "))}, true
+		}
+	}
+	return Lint{}, false
+}
+
+// defaultValue is a condition's value (before its !) when its variables
+// hold their defaults.
+func defaultValue(t *runtime.Tree, c *runtime.Cond) (bool, bool) {
+	value := func(name string) (runtime.VarValue, bool) {
+		vi, ok := t.VarIndex(name)
+		if !ok {
+			return runtime.VarValue{}, false
+		}
+		return t.Vars[vi].DefaultValue(), true
+	}
+	if c.Cmp != nil {
+		return c.Cmp.Eval(value)
+	}
+	v, ok := value(c.Name)
+	switch {
+	case !ok:
+		return false, false
+	case v.Type == runtime.VarNumber:
+		return v.Num > 0, true
+	case v.Type == runtime.VarBoolean:
+		return v.Bool, true
+	}
+	return false, false
+}
+
+func condText(c *runtime.Cond) string {
+	if c.Negate {
+		return "!" + c.Name
+	}
+	return c.Name
+}

@@ -1,0 +1,207 @@
+package game
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/btrun/btrun/runtime"
+)
+
+// typedGame: a schedule sets a number and a vector from its data; an
+// action sets a string, then the same string again (no change line), and
+// adds to the number.
+var typedGame = map[string]string{
+	"config.toml": `[run]
+steps = 3
+[[trees]]
+name = "t"
+file = "ai/t.xml"
+[[agents]]
+tree = "t"
+count = 2
+[[signals]]
+at = 0.1
+signal = "Hurt"
+to = ["t-2"]
+data = { hp = 40, at = { x = 1, y = 2.5, z = -3 } }
+`,
+	"ai/t.xml": `<behaviorTree>
+  <variables>
+    <variable name="Health" type="number" default="100"/>
+    <variable name="Pos" type="vector"/>
+    <variable name="Target" type="string"/>
+  </variables>
+  <signals>
+    <signal name="Hurt" variable="Health" from="hp"/>
+    <signal name="Hurt" variable="Pos" from="at"/>
+  </signals>
+  <sequence id="root">
+    <action id=".aim" name="bt.variable.set"><parameter name="variable.name">Target</parameter><parameter name="variable.value">grunt-2</parameter></action>
+    <action id=".again" name="bt.variable.set"><parameter name="variable.name">Target</parameter><parameter name="variable.value">grunt-2</parameter></action>
+    <action id=".heal" name="bt.variable.set"><condition>Health &lt; 50</condition><parameter name="variable.name">Health</parameter><parameter name="variable.add">5.5</parameter></action>
+    <running id=".hold"/>
+  </sequence>
+</behaviorTree>`,
+}
+
+func TestTrace_typedVariableChanges(t *testing.T) {
+	got := runTrace(t, writeGame(t, typedGame), 1)
+	want := `{"step":1,"time":0.1,"agent":"t-2","signal":"Hurt","from":"schedule","data":{"at":{"x":1,"y":2.5,"z":-3},"hp":40}}
+{"step":1,"time":0.1,"agent":"t-2","var":"Health","value":40}
+{"step":1,"time":0.1,"agent":"t-2","var":"Pos","value":{"x":1,"y":2.5,"z":-3}}
+{"step":1,"time":0.1,"agent":"t-1","var":"Target","value":"grunt-2"}
+{"step":1,"time":0.1,"agent":"t-1","runs":[["root.aim","success"],["root.again","success"],["root.heal","failure"]],"result":"failure","cursor":"root"}
+{"step":1,"time":0.1,"agent":"t-2","var":"Target","value":"grunt-2"}
+{"step":1,"time":0.1,"agent":"t-2","var":"Health","value":45.5}
+{"step":1,"time":0.1,"agent":"t-2","runs":[["root.aim","success"],["root.again","success"],["root.heal","success"],["root.hold","running"]],"result":"running","cursor":"root.hold"}
+`
+	if got != want {
+		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestOpen_scheduledDataThatDoesNotFitIsAnErrorAtItsLine(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range typedGame {
+		files[k] = v
+	}
+	files["config.toml"] = strings.Replace(typedGame["config.toml"], `hp = 40`, `hp = "40"`, 1)
+	cfg, err := LoadConfig(writeGame(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), `config.toml:13: signals[0]: data does not fit: signal "Hurt" sets variable "Health" from "hp"`) ||
+		!strings.Contains(err.Error(), "expected a number, got a string") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestSend_dataThatDoesNotFitTheReceiverIsTheSendersError(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range typedGame {
+		files[k] = v
+	}
+	files["ai/t.xml"] = strings.Replace(typedGame["ai/t.xml"], `<running id=".hold"/>`,
+		`<action id=".tell" name="bt.signal.send"><parameter name="signal.name">Hurt</parameter><parameter name="signal.to">all</parameter><parameter name="signal.data.hp">lots</parameter></action>
+    <running id=".hold"/>`, 1)
+	files["ai/t.xml"] = strings.Replace(files["ai/t.xml"], `<condition>Health &lt; 50</condition>`, ``, 1)
+	got := runTrace(t, writeGame(t, files), 1)
+	if !strings.Contains(got, `"agent":"t-1","runs":[["root.aim","success"],["root.again","success"],["root.heal","success"]],"result":"error"`) ||
+		!strings.Contains(got, `rule root.tell: action \"bt.signal.send\": game: agent t-2: signal \"Hurt\" sets variable \"Health\" from \"hp\" (ai/t.xml:8:5): runtime: bad variable value: expected a number, got a string`) {
+		t.Errorf("trace:\n%s", got)
+	}
+	if strings.Contains(got, `"signal":"Hurt","from":"t-1"`) {
+		t.Errorf("a refused signal was delivered:\n%s", got)
+	}
+}
+
+func TestLints_aVariableAConditionReadsThatNothingSets(t *testing.T) {
+	files := map[string]string{
+		"config.toml": "[[trees]]\nname = \"t\"\nfile = \"t.xml\"\n[[agents]]\ntree = \"t\"\n",
+		"t.xml": `<behaviorTree>
+  <variables>
+    <variable name="Ammo" type="number" default="3"/>
+    <variable name="Clip" type="number"/>
+    <variable name="Aware"/>
+    <variable name="Told"/>
+  </variables>
+  <signals><signal name="Tell" variable="Told" value="true"/></signals>
+  <sequence id="root">
+    <success id=".a"><condition>Ammo &lt; Clip</condition><condition>Told</condition></success>
+    <success id=".b"><condition>Aware</condition><condition>!Ammo</condition></success>
+    <action id=".c" name="bt.variable.set"><parameter name="variable.name">Clip</parameter><parameter name="variable.value">1</parameter></action>
+    <success id=".d"><condition>Ammo &gt;= 3</condition><condition>!Ammo &gt; 2</condition></success>
+    <success id=".e"><conditionMode>anyTrue</conditionMode><condition>Ammo &gt; 5</condition><condition>Told</condition></success>
+  </sequence>
+</behaviorTree>`,
+	}
+	cfg, err := LoadConfig(writeGame(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var got []string
+	for _, l := range g.Lints() {
+		if strings.Contains(l.Msg, "nothing in the game sets") || strings.Contains(l.Msg, "can never run") {
+			got = append(got, l.Pos+": "+l.Msg)
+		}
+	}
+	want := []string{
+		`t.xml:10:22: rule root.a: condition "Ammo < Clip" reads variable "Ammo", which nothing in the game sets (no <signal> line, no bt.variable.set, no script names it): it always reads its default, 3`,
+		`t.xml:11:22: rule root.b can never run: its condition "Aware" is always false, since nothing in the game sets Aware (default false)`,
+		`t.xml:11:22: rule root.b: condition "Aware" reads variable "Aware", which nothing in the game sets (no <signal> line, no bt.variable.set, no script names it): it always reads its default, false`,
+	}
+	want = append(want, `t.xml:13:57: rule root.d can never run: its condition "!Ammo > 2" is always false, since nothing in the game sets Ammo (default 3)`)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lints:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSignal_fromGoWithDataThatDoesNotFitIsRefused: a sender that hears at
+// once (Go's Signal, the world, the live view) gets the error, and nothing
+// is delivered to anyone.
+func TestSignal_fromGoWithDataThatDoesNotFitIsRefused(t *testing.T) {
+	g, trace, _ := openTraced(t, typedGame)
+	bad := runtime.Value{Kind: runtime.TableValue, Table: []runtime.Field{{Key: runtime.String("hp"), Val: runtime.Bool(true)}}}
+	for _, to := range []string{"t-1", "all"} {
+		err := g.Signal(to, "Hurt", bad)
+		if err == nil || !strings.Contains(err.Error(), `signal "Hurt" sets variable "Health" from "hp" (ai/t.xml:8:5): runtime: bad variable value: expected a number, got a boolean`) {
+			t.Errorf("to %s: %v", to, err)
+		}
+	}
+	if strings.Contains(trace.String(), `"signal":"Hurt"`) {
+		t.Errorf("a refused signal was delivered:\n%s", trace)
+	}
+	if v, _ := g.Agent("t-1").VarValue("Health"); !v.Equal(runtime.NumberVar(100)) {
+		t.Errorf("Health = %v", v)
+	}
+}
+
+// TestWorkers_typedVariablesTraceAlike: a game whose agents compare and
+// set typed variables, and receive them from a schedule's data, writes the
+// same trace on one worker and on three.
+func TestWorkers_typedVariablesTraceAlike(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range typedGame {
+		files[k] = v
+	}
+	files["config.toml"] = strings.Replace(typedGame["config.toml"], "count = 2", "count = 7", 1)
+	config := writeGame(t, files)
+	run := func(n int) string {
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var trace, people bytes.Buffer
+		g, err := Open(cfg, Options{Trace: "-", Stdout: &trace, Stderr: &people, Workers: &n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.OpenTrace(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Run(3); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return trace.String()
+	}
+	one, three := run(1), run(3)
+	if one != three {
+		t.Errorf("three workers:\n%s\none:\n%s", three, one)
+	}
+	if !strings.Contains(one, `"var":"Health","value":45.5`) {
+		t.Errorf("the run does not show the typed changes:\n%s", one)
+	}
+}
