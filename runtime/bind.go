@@ -41,6 +41,10 @@ type BoundTree struct {
 	// handlers are the signal handlers of the actions bound to rules, by
 	// rule (handlers.go); nil for a tree whose actions have none.
 	handlers []ruleHandler
+	// machineSignals is set when a state machine of the tree has a
+	// transition on a signal (machine.go): receiving a signal then looks
+	// for the transitions of the machines the agent is in.
+	machineSignals bool
 
 	// Layout of an agent's slab: variable bit words, then timestamps (float64
 	// bits, NaN when unset), then one "last seen" mark per signal slot, then
@@ -264,6 +268,7 @@ func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable, breaks []int32
 		br.canceler, _ = act.(Canceler)
 		br.action = b.bindHandler(int32(i), act)
 	}
+	b.bindMachines()
 	b.layout()
 	b.bindFeatures(reg, opts, add, warn)
 	b.bindHot()

@@ -50,6 +50,11 @@ var attrDocs = map[string]AttrSpec{
 	"slot default":          {Type: "name", Doc: "a tree of the game (a `[[trees]]` name) that the slot runs when nothing is grafted into it; without it, such a slot fails"},
 	"parallel success":      {Type: "threshold", Default: "all", Doc: "the parallel succeeds once this many lanes are done with success: `all` (every child), `any` (one), or a count N from 1 to the number of children"},
 	"parallel failure":      {Type: "threshold", Default: "any", Doc: "the parallel fails once this many lanes are done with failure: `all`, `any` or a count N, as for `success`; it also fails when no lane runs any more and `success` was not reached"},
+	"stateMachine initial":  {Type: "name", Doc: "the state the machine enters first each time it is entered; without it, its first state"},
+	"state name":            {Type: "name", Required: true, Doc: "the state's name, unique in its machine; transitions name their target by it"},
+	"transition signal":     {Type: "name", Doc: "a signal the tree declares: when the agent receives it while the machine is in this state, the state's rule is left (its running action cancelled, exit hooks with `preempt`) and the target state's rule runs at the agent's next step. Exactly one of `signal` and `result`"},
+	"transition result":     {Type: "success or failure", Values: transitionResult, Doc: "when the state's rule finishes with this result, the machine moves on to the target state in the same step (its conditions checked again, as a sequence checks them); without a matching transition the machine finishes with the result"},
+	"transition to":         {Type: "name", Required: true, Doc: "the target: the name of a state of the same machine (its own state's name starts that state's rule afresh)"},
 	"choice order":          {Type: "list, random, weighted or score", Default: "list", Doc: "the order in which the choice tries its children: document order, a random permutation, a weighted random order (`choice.weight`), or by score (`choice.score`), fixed each time the choice is entered"},
 	"parameter name":        {Type: "name", Required: true, Doc: "the parameter's name, by convention `source.parameter`"},
 	"variable name":         {Type: "name", Required: true, Doc: "the variable's name"},
@@ -76,6 +81,9 @@ var tagDocs = map[string]string{
 	"subtree":       "a sequence whose children are the top-level rules of another tree file (its path, relative to this file's folder, is the text)",
 	"subTree":       "the same as `subtree`",
 	"slot":          "runs the tree grafted into it for this agent (Lua `ctx:graft`), as its only child, else its `default` tree, else fails; a graft takes effect the next time the slot is entered, and the grafted tree's labels are the slot's id, a dot, and the tree's own ids",
+	"stateMachine":  "runs one of its states' rules at a time: entered, its `initial` state's; a transition on the rule's result or on a signal the agent receives moves it to another state; it finishes with its state rule's result when no transition takes that result. The current state is the agent's (saved and carried by reload with the cursor)",
+	"state":         "a state of its `<stateMachine>`: exactly one rule, and the transitions taken while the machine is in it, first match in document order",
+	"transition":    "a transition of its state, on a signal or on the state rule's result, to another state (or the same one, started afresh)",
 	"parameter":     "a string parameter of the rule, shared by its action and conditions; a later one with the same name wins",
 	"condition":     "a condition of the rule; a leading `!` negates it",
 	"conditionMode": "how the rule's conditions combine: `allTrue` (default), `anyTrue`, `anyFalse`, `allFalse`",
@@ -127,6 +135,8 @@ func FormatTags() []TagSpec {
 			add(tag, "rule", parallelAttrs, listChildren, "")
 		case kind == KindSlot:
 			add(tag, "rule", slotAttrs, ruleDetails, "")
+		case kind == KindStateMachine:
+			add(tag, "rule", machineAttrs, machineChildren, "")
 		case kind.IsList():
 			add(tag, "rule", listAttrs, listChildren, "")
 		default:
@@ -136,6 +146,8 @@ func FormatTags() []TagSpec {
 	add("parameter", "detail", parameterAttrs, nil, "the value (trimmed; empty is \"\")")
 	add("condition", "detail", nil, nil, "a condition name, optionally negated with a leading !")
 	add("conditionMode", "detail", nil, nil, "allTrue, anyTrue, anyFalse or allFalse")
+	add("state", "detail", stateAttrs, stateChildren, "")
+	add("transition", "detail", transitionAttrs, nil, "")
 	add("variables", "block", nil, []string{"variable"}, "")
 	add("variable", "declaration", variableAttrs, nil, "")
 	add("signals", "block", nil, []string{"signal"}, "")

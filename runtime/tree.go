@@ -24,7 +24,13 @@ const (
 	KindSlot
 )
 
-var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel", "slot"}
+// KindStateMachine is a <stateMachine> (machine.go): its children are its
+// states' rules, one per state in document order; Rule.Machine says where
+// its states and transitions are. Its value is fixed so that branches
+// adding kinds do not collide.
+const KindStateMachine Kind = 10
+
+var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel", "slot", "stateMachine"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -34,8 +40,10 @@ func (k Kind) String() string {
 }
 
 // IsList reports whether rules of this kind have children: sequences,
-// choices and parallels.
-func (k Kind) IsList() bool { return k == KindSequence || k == KindChoice || k == KindParallel }
+// choices, parallels and state machines.
+func (k Kind) IsList() bool {
+	return k == KindSequence || k == KindChoice || k == KindParallel || k == KindStateMachine
+}
 
 // CondMode says how a rule's conditions combine.
 type CondMode uint8
@@ -226,6 +234,7 @@ type Rule struct {
 	Order      Order     // KindChoice: the order attribute
 	SuccessAt  Threshold // KindParallel: lanes done with success that make it succeed (default all)
 	FailureAt  Threshold // KindParallel: lanes done with failure that make it fail (default any)
+	Machine    int32     // KindStateMachine: its index into Tree.Machines (in the padding after FailureAt)
 	Timeout    float64   // seconds the rule may stay active; 0 when none
 	Cooldown   float64   // seconds after the rule was left during which it refuses arrivals; 0 when none
 	Gate       string    // the gate the rule takes when the cursor arrives at it; "" when none
@@ -298,7 +307,8 @@ type Tree struct {
 	Signals     []SignalDecl
 	Stamps      []StampDecl
 	Gates       []GateDecl
-	Fingerprint string // hex SHA-256 over the loaded files' paths and bytes
+	Machines    []Machine // the stateMachine rules' states, in document order
+	Fingerprint string    // hex SHA-256 over the loaded files' paths and bytes
 
 	ids  map[string]int32
 	vars map[string]int32
