@@ -32,7 +32,7 @@ type AttrSpec struct {
 // means the same on every tag, by "attribute".
 var attrDocs = map[string]AttrSpec{
 	"action name":           {Type: "name", Required: true, Doc: "the action to run: a built-in, or one a script or plugin registers"},
-	"id":                    {Type: "id", Doc: "the rule's id (`.x` is prefixed with the closest enclosing sequence, choice or parallel that has an id); needed to jump to the rule and to save an agent whose current rule it is"},
+	"id":                    {Type: "id", Doc: "the rule's id (`.x` is prefixed with the closest enclosing sequence, choice, parallel or stateMachine that has an id); needed to jump to the rule and to save an agent whose current rule it is"},
 	"doNotFail":             {Type: "boolean", Default: "false", Doc: "`true` turns the rule's failure into success"},
 	"loop":                  {Type: "boolean", Default: "false", Doc: "`true`: a sequence starts over after its last child; a choice after a child succeeded"},
 	"abort":                 {Type: "none, self, lower or both", Default: "none", Doc: "watch the rule's conditions while the tree runs elsewhere: `self` aborts the rule when they fail, `lower` lets the rule (a child of a choice) preempt the siblings after it when they pass, `both` does both; the rule must have conditions"},
