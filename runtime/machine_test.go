@@ -324,3 +324,24 @@ func TestMachine_loadErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMachine_format: btrun tree prints each state with its transitions
+// before its rule, and the machine's initial state.
+func TestMachine_format(t *testing.T) {
+	tree, err := LoadBytes("m.xml", []byte(machineXML), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := tree.Format(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  stateMachine root  exit=h  initial=Idle  (m.xml:3:1)\n    state Idle  Seen->Combat  success->Patrol  (m.xml:4:3)\n    action idle  name=act",
+		"    state Combat  Lost->Idle  Seen->Combat  (m.xml:14:3)\n    action fight",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}
