@@ -50,6 +50,7 @@ var attrDocs = map[string]AttrSpec{
 	"slot default":          {Type: "name", Doc: "a tree of the game (a `[[trees]]` name) that the slot runs when nothing is grafted into it; without it, such a slot fails"},
 	"parallel success":      {Type: "threshold", Default: "all", Doc: "the parallel succeeds once this many lanes are done with success: `all` (every child), `any` (one), or a count N from 1 to the number of children"},
 	"parallel failure":      {Type: "threshold", Default: "any", Doc: "the parallel fails once this many lanes are done with failure: `all`, `any` or a count N, as for `success`; it also fails when no lane runs any more and `success` was not reached"},
+	"include file":          {Type: "path", Required: true, Doc: "a file of declarations (a `<behaviorTree>` holding only variables, signals, timestamps and gates blocks, and includes), relative to this file's folder; its declarations join the tree as if written here"},
 	"stateMachine initial":  {Type: "name", Doc: "the state the machine enters first each time it is entered; without it, its first state"},
 	"state name":            {Type: "name", Required: true, Doc: "the state's name, unique in its machine; transitions name their target by it"},
 	"transition signal":     {Type: "name", Doc: "a signal the tree declares: when the agent receives it while the machine is in this state, the state's rule is left (its running action cancelled, exit hooks with `preempt`) and the target state's rule runs at the agent's next step. Exactly one of `signal` and `result`"},
@@ -94,6 +95,7 @@ var tagDocs = map[string]string{
 	"timestamps":    "declares timestamps",
 	"timestamp":     "a time an agent remembers: set by a signal, an action or a script",
 	"gates":         "declares gates: limits shared by every agent of the game whose tree declares them",
+	"include":       "shares declarations between trees: the declarations of another file join this tree's; a file included several times joins once",
 	"gate":          "a gate: at most `users` agents hold it at once, and after a release it stays shut for `cooldown` seconds",
 }
 
@@ -156,6 +158,7 @@ func FormatTags() []TagSpec {
 	add("timestamp", "declaration", stampAttrs, nil, "")
 	add("gates", "block", nil, []string{"gate"}, "")
 	add("gate", "declaration", gateAttrs, nil, "")
+	add("include", "block", includeAttrs, nil, "")
 	return out
 }
 

@@ -56,6 +56,10 @@ func (l *loader) addFile(f *treeFile, parent, depth int32, scope idScope) {
 			if parent >= 0 {
 				l.link(parent, &prev, child)
 			}
+		case it.include != nil:
+			if merge {
+				l.include(f, it.include)
+			}
 		case merge:
 			l.declare(f, it)
 		}

@@ -84,6 +84,7 @@ type item struct {
 	signal   *signalLine
 	stamp    *stampLine
 	gate     *gateLine
+	include  *includeLine // <include file="..."/> (load_include.go)
 }
 
 // ruleKinds maps each rule tag to the kind of rule it makes.
@@ -97,7 +98,7 @@ var ruleKinds = map[string]Kind{
 var (
 	ruleTags     = []string{"action", "sequence", "choice", "parallel", "success", "failure", "running", "yield", "subtree", "subTree", "slot", "stateMachine"}
 	ruleDetails  = []string{"parameter", "condition", "conditionMode"}
-	declTags     = []string{"variables", "signals", "timestamps", "gates"}
+	declTags     = []string{"variables", "signals", "timestamps", "gates", "include"}
 	topTags      = join(ruleTags, declTags)
 	listChildren = join(ruleTags, ruleDetails)
 	knownTags    = map[string]bool{"behaviorTree": true, "variable": true, "signal": true, "timestamp": true, "gate": true, "state": true, "transition": true}
@@ -224,6 +225,8 @@ func (c *checker) checkFile(root *elem) []item {
 					pos:         e.pos,
 				}})
 			})
+		case "include":
+			items = append(items, item{include: c.include(e)})
 		case "gates":
 			c.block(e, "gate", func(e *elem) {
 				v := c.attrs(e, gateAttrs)
