@@ -132,6 +132,8 @@ func tomlType(t reflect.Type) string {
 		return "boolean"
 	case reflect.Slice:
 		return "array of " + tomlType(t.Elem()) + "s"
+	case reflect.Map:
+		return "table of strings"
 	}
 	return t.String()
 }
