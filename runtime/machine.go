@@ -257,3 +257,23 @@ func (b *BoundTree) bindMachines() {
 		}
 	}
 }
+
+// MachineRestart is where an agent whose current rule a reload removed
+// (RuleMap.Unplaced) starts again when that rule is inside a state
+// machine the new version still has: the innermost such machine with an
+// id (so that the place carries over), which the agent then enters again
+// at its initial state (Agent.JumpTo on the old version: a jump to an
+// active rule enters it again). ok is false when there is none: the agent
+// restarts at the root.
+func (m *RuleMap) MachineRestart(old *Agent) (int32, bool) {
+	t := m.from
+	for x := t.Rules[old.cursor].Parent; x >= 0; x = t.Rules[x].Parent {
+		if t.Rules[x].Kind != KindStateMachine || t.Rules[x].ID == "" {
+			continue
+		}
+		if nx, ok := m.Rule(x); ok && m.to.Rules[nx].Kind == KindStateMachine {
+			return x, true
+		}
+	}
+	return -1, false
+}
