@@ -272,8 +272,9 @@ func TestMachine_saveRestoreInEveryState(t *testing.T) {
 
 // TestMachine_reloadAddsAndRemovesAState: a reload carries the state by
 // the cursor's id; one that adds a state keeps the agent where it is, one
-// that removes the state the agent is in leaves it unplaced (the game
-// restarts it at the root: MapRules).
+// that removes the state the agent is in leaves it unplaced, to start
+// again at its machine (MachineRestart), which a jump on the old version
+// enters again at its initial state.
 func TestMachine_reloadAddsAndRemovesAState(t *testing.T) {
 	h := newHarness(t, machineXML, nil)
 	h.script["idle"] = []Status{R}
@@ -297,6 +298,15 @@ func TestMachine_reloadAddsAndRemovesAState(t *testing.T) {
 	if gone, ok := m.Unplaced(h.agent, b3.NewAgent("a1", h.env)); !ok || gone.Label != "fight" {
 		t.Errorf("an agent in a removed state is not unplaced: %v %v", gone, ok)
 	}
+	at, ok := m.MachineRestart(h.agent)
+	if !ok || at != Root {
+		t.Fatalf("MachineRestart: %d %v", at, ok)
+	}
+	h.must(h.agent.JumpTo(at))
+	if _, ok := m.Unplaced(h.agent, b3.NewAgent("a1", h.env)); ok {
+		t.Error("after the jump to its machine the agent is still unplaced")
+	}
+	expectSteps(t, h.steps(1), []string{"running idle: idle:start idle"})
 }
 
 // TestMachine_loadErrors: what the loader refuses, with positions.
