@@ -36,6 +36,8 @@ var (
 type machineNode struct {
 	states  []stateLine
 	initial string
+	// every <state>, with a rule or not, for the checks of names
+	all []stateLine
 }
 
 // stateLine is a checked <state>: its rule is the machine's child at the
@@ -83,6 +85,7 @@ func (c *checker) state(n *node, e *elem) {
 		}
 		child = r
 	}
+	n.machine.all = append(n.machine.all, s)
 	if child == nil {
 		c.errorf(e.pos, "<state name=%q> has no rule; a state holds exactly one rule, which runs while the machine is in that state", s.name)
 		return
@@ -119,19 +122,20 @@ func (c *checker) transition(e *elem) transLine {
 // checkMachine checks what a machine's states decide together: it has
 // some, their names are unique, and initial= and every to= name one.
 func (c *checker) checkMachine(n *node, e *elem) {
-	if len(n.machine.states) == 0 {
+	all := n.machine.all
+	if len(all) == 0 {
 		c.errorf(e.pos, "<stateMachine> has no states; give it at least one <state name=\"...\"> holding a rule")
 		return
 	}
-	names := make([]string, len(n.machine.states))
-	first := make(map[string]Pos, len(n.machine.states))
-	for k, s := range n.machine.states {
-		names[k] = s.name
+	var names []string
+	first := make(map[string]Pos, len(all))
+	for _, s := range all {
 		if p, dup := first[s.name]; dup && s.name != "" {
 			c.errorf(s.pos, "duplicate state name %q in <stateMachine> (the first is at %s); each state needs a name of its own", s.name, p)
 			continue
 		}
 		first[s.name] = s.pos
+		names = append(names, s.name)
 	}
 	unknown := func(pos Pos, attr, name string) {
 		hint := "expected one of " + strings.Join(names, ", ")
@@ -143,7 +147,7 @@ func (c *checker) checkMachine(n *node, e *elem) {
 	if _, ok := first[n.machine.initial]; n.machine.initial != "" && !ok {
 		unknown(e.pos, "initial", n.machine.initial)
 	}
-	for _, s := range n.machine.states {
+	for _, s := range all {
 		for _, t := range s.trans {
 			if _, ok := first[t.to]; t.to != "" && !ok {
 				unknown(t.pos, "to", t.to)
