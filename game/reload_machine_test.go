@@ -69,3 +69,45 @@ func TestReload_removedStateRestartsItsMachineAtTheInitialState(t *testing.T) {
 		`{"step":3,"time":1.5,"agent":"m-1","runs":[["root.mode.a","success"],["root.mode.c","running"]],"result":"running","cursor":"root.mode.c"}`,
 	)
 }
+
+// TestMachine_scheduledSignalSwitchesTheStateInItsStep: a signal the
+// config schedules for a step's time arrives before that step, which runs
+// the new state's rule (the old one's action cancelled first); a signal an
+// agent sends itself during a step switches it at its next step.
+func TestMachine_scheduledSignalSwitchesTheStateInItsStep(t *testing.T) {
+	files := map[string]string{
+		"config.toml": `[run]
+steps = 4
+dt = 0.5
+[scripts]
+paths = ["ai"]
+[[trees]]
+name = "m"
+file = "ai/m.xml"
+[[agents]]
+tree = "m"
+count = 1
+[[signals]]
+at = 1.0
+signal = "Go"
+to = ["m-1"]
+`,
+		"ai/m.xml": `<behaviorTree>
+  <signals><signal name="Go"/><signal name="Back"/></signals>
+  <stateMachine id="mode">
+    <state name="A"><transition signal="Go" to="B"/><action id=".a" name="hold"/></state>
+    <state name="B"><transition signal="Back" to="A"/><action id=".b" name="back"/></state>
+  </stateMachine>
+</behaviorTree>`,
+		"ai/m.lua": `local bt = require("bt")
+bt.action("hold", { run = function(ctx) return bt.RUNNING end, cancel = function(ctx) ctx:log("cancelled") end })
+bt.action("back", function(ctx) ctx:signal("Back") return bt.RUNNING end)
+`,
+	}
+	trace := runTrace(t, writeGame(t, files), 4)
+	wantLines(t, "trace", trace,
+		`{"step":1,"time":0.5,"agent":"m-1","runs":[["mode.a","running"]],"result":"running","cursor":"mode.a"}`,
+		`{"step":2,"time":1,"agent":"m-1","runs":[["mode.b","running"]],"result":"running","cursor":"mode.b"}`,
+		`{"step":3,"time":1.5,"agent":"m-1","runs":[["mode.a","running"]],"result":"running","cursor":"mode.a"}`,
+	)
+}
