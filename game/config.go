@@ -79,6 +79,10 @@ type AgentConfig struct {
 	Tree  string `toml:"tree"`
 	Count int    `toml:"count"`
 	Name  string `toml:"name"`
+	// Translate maps the action names the tree calls to this kind's own
+	// actions (leaf translations): the kinds share the tree, each binding it
+	// to its own actions (runtime.BindOptions.Translate).
+	Translate map[string]string `toml:"translate"`
 }
 
 // SignalConfig is one [[signals]] entry of the schedule.

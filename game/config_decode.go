@@ -196,6 +196,20 @@ func store(f reflect.Value, v any) string {
 			out[i] = s
 		}
 		f.Set(reflect.ValueOf(out))
+	case reflect.Map: // of strings to strings: [[agents]] translate
+		m, ok := v.(map[string]any)
+		if !ok {
+			return "expected a table of names, such as { Attack = \"gruntAttack\" }, not " + valueType(v)
+		}
+		out := make(map[string]string, len(m))
+		for _, k := range sortedKeys(m) {
+			s, ok := m[k].(string)
+			if !ok || s == "" || k == "" {
+				return fmt.Sprintf("expected a table of action names; %q = %s is not a name", k, valueText(m[k]))
+			}
+			out[k] = s
+		}
+		f.Set(reflect.ValueOf(out))
 	default:
 		panic("game: config field of a type the decoder does not know: " + f.Type().String())
 	}

@@ -60,6 +60,7 @@ var configDocs = map[string]KeyDoc{
 	"agents.tree":             {Doc: "the tree the agents run", Required: true},
 	"agents.count":            {Doc: "how many agents: ids NAME-1 .. NAME-COUNT; a game has at most 1,000,000 agents", Min: num(1), Max: num(MaxAgents)},
 	"agents.name":             {Doc: "NAME in the agents' ids; default: the tree's name"},
+	"agents.translate":        {Doc: "leaf translations: a table mapping action names the tree calls to this kind's own actions, such as `{ Attack = \"gruntAttack\" }`, so that one tree serves several kinds of agent; an unknown target is an error at the rule"},
 	"signals.at":              {Doc: "game time in seconds; delivered at the first step whose time is at or after it", Required: true, Min: num(0)},
 	"signals.signal":          {Doc: "the signal's name", Required: true},
 	"signals.to":              {Doc: "agent ids, or `[\"all\"]`", Required: true},
@@ -131,6 +132,8 @@ func tomlType(t reflect.Type) string {
 		return "boolean"
 	case reflect.Slice:
 		return "array of " + tomlType(t.Elem()) + "s"
+	case reflect.Map:
+		return "table of strings"
 	}
 	return t.String()
 }

@@ -117,7 +117,11 @@ func (g *Game) AgentInfos() []AgentInfo {
 	}
 	out := make([]AgentInfo, len(g.agents))
 	for i, ga := range g.agents {
-		out[i] = AgentInfo{Agent: ga.a, Tree: names[ga.a.Template()], Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors}
+		name := names[ga.a.Template()]
+		if ga.kind > 0 { // bound with its kind's translations (translate.go): the tree is its tree's
+			name = g.treeName(ga)
+		}
+		out[i] = AgentInfo{Agent: ga.a, Tree: name, Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors}
 	}
 	return out
 }

@@ -260,11 +260,14 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// -workers override other than 1 asks for them.
 	g.contract = cfg.Run.Workers != 1 || workers != 1
 	g.openWorkers(resolveWorkers(workers, agents), counts)
-	for _, ac := range cfg.Agents {
+	for k, ac := range cfg.Agents {
 		tree, _ := g.treeIndex(ac.Tree) // checked with the config
 		for _, id := range ac.IDs() {
 			g.opening = append(g.opening, id)
-			g.listAgent(id, tree, g.agentData(id, ac.Tree))
+			ga := g.listAgent(id, tree, g.agentData(id, ac.Tree))
+			if len(ac.Translate) > 0 {
+				ga.kind = int32(k) + 1
+			}
 		}
 	}
 	l, err := g.load(false, nil)

@@ -112,7 +112,7 @@ func (g *Game) makeAgent(ga *gameAgent, id string, data runtime.AgentData, k int
 			trees, scripts = g.extra[k-1].trees, g.extra[k-1].lua
 		}
 	}
-	ga.a = trees[g.treeName(ga)].NewAgent(id, env)
+	ga.a = trees[g.boundKey(ga)].NewAgent(id, env)
 	switch {
 	case scripts != nil:
 		return scripts.engine.AttachData(ga.a, data)

@@ -83,6 +83,7 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 		}
 		l.trees[tc.Name] = b
 	}
+	errs = append(errs, g.bindKinds(l.trees, loaded, l.reg, l.lua)...)
 	if err := g.openGates(l); err != nil {
 		errs = append(errs, err)
 	}
@@ -98,7 +99,7 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	running := g.env.Gates
 	g.setGates(l.gates)
 	for i, ga := range g.agents {
-		l.agents = append(l.agents, l.treesFor(g, i)[g.treeName(ga)].NewAgent(g.agentID(ga), g.workerEnv(i)))
+		l.agents = append(l.agents, l.treesFor(g, i)[g.boundKey(ga)].NewAgent(g.agentID(ga), g.workerEnv(i)))
 	}
 	g.setGates(running)
 	if err := l.attachScripts(g); err != nil {

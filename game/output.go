@@ -236,6 +236,7 @@ func (s *summary) write(w io.Writer) {
 type gameAgent struct {
 	idx      int32 // its place in config order
 	tree     int32 // its tree: an index into the config's [[trees]]
+	kind     int32 // 1 + the index of its [[agents]] entry when that entry translates leaves (translate.go); 0 otherwise
 	a        *runtime.Agent
 	stopped  bool
 	failures int

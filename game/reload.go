@@ -57,7 +57,7 @@ type ReloadReport struct {
 	Step      uint64 // the reload came after this step
 	Changed   []string
 	Kept      int       // agents that kept their place
-	Restarted []Restart // agents that restarted at the root, in config order
+	Restarted []Restart // agents that restarted (at the root, or at a state machine's initial state), in config order
 	Plugins   []string  // plugins now running a new build
 	// Warnings are what the carry let through (a variable no longer
 	// declared, the cooldown of a rule that is gone), and errors of cancel
@@ -65,10 +65,13 @@ type ReloadReport struct {
 	Warnings []string
 }
 
-// Restart is an agent that a reload restarted at the root.
+// Restart is an agent that a reload restarted: at the root, or, when the
+// rule it sat on was inside a state machine the new version still has
+// (a state removed), at that machine's initial state.
 type Restart struct {
 	Agent string
 	Rule  runtime.GoneRule // the rule it sat on, which the new version does not have
+	At    string           // the label of the state machine it restarts in; "" for the root
 }
 
 func (r Restart) String() string { return r.Agent + ": " + r.Rule.String() }
@@ -128,7 +131,11 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 	for i, ga := range g.agents {
 		if gone, ok := maps[i].Unplaced(ga.a, next.agents[i]); ok {
 			lost = append(lost, i)
-			rep.Restarted = append(rep.Restarted, Restart{Agent: ga.a.ID(), Rule: gone})
+			r := Restart{Agent: ga.a.ID(), Rule: gone}
+			if m, ok := maps[i].MachineRestart(ga.a); ok {
+				r.At = ga.a.Tree().Tree.Rules[m].Label
+			}
+			rep.Restarted = append(rep.Restarted, r)
 			continue
 		}
 		// Started rules edited out above a kept place exit now, on the
@@ -155,9 +162,17 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 		// are left (cooldowns start). Then the carry is planned again, with
 		// what that changed.
 		s, t := g.step, g.Time(g.step)
-		for _, i := range lost {
+		for k, i := range lost {
 			ga := g.agents[i]
-			if err := ga.a.Reset(); err != nil {
+			// An agent whose state a state machine lost starts that machine
+			// again at its initial state (a jump to the machine, which is
+			// active: it is entered again); any other starts at the root.
+			restart := ga.a.Reset
+			if at := rep.Restarted[k].At; at != "" {
+				m, _ := maps[i].MachineRestart(ga.a)
+				restart = func() error { return ga.a.JumpTo(m) }
+			}
+			if err := restart(); err != nil {
 				rep.Warnings = append(rep.Warnings, err.Error())
 			}
 			if err := g.writeChanges(ga, s, t); err != nil {
@@ -344,17 +359,22 @@ func (r *ReloadReport) summary() string {
 // together ("grunt-1, grunt-2: rule grunt.attack.aim is gone"), at most
 // listShown ids a rule (the trace names every one).
 func restartGroups(rs []Restart) string {
+	type key struct {
+		rule runtime.GoneRule
+		at   string
+	}
 	type group struct {
 		rule runtime.GoneRule
+		at   string
 		ids  []string
 	}
 	var groups []*group
-	byRule := map[runtime.GoneRule]*group{}
+	byRule := map[key]*group{}
 	for _, r := range rs {
-		g := byRule[r.Rule]
+		g := byRule[key{r.Rule, r.At}]
 		if g == nil {
-			g = &group{rule: r.Rule}
-			byRule[r.Rule] = g
+			g = &group{rule: r.Rule, at: r.At}
+			byRule[key{r.Rule, r.At}] = g
 			groups = append(groups, g)
 		}
 		g.ids = append(g.ids, r.Agent)
@@ -366,6 +386,9 @@ func restartGroups(rs []Restart) string {
 			ids += fmt.Sprintf(" and %d more", more)
 		}
 		parts[i] = ids + ": " + g.rule.String()
+		if g.at != "" {
+			parts[i] += "; state machine " + g.at + " starts again at its initial state"
+		}
 	}
 	return strings.Join(parts, "; ")
 }

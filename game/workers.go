@@ -187,6 +187,9 @@ func (g *Game) loadWorkers(l *loadout, loaded map[string]*runtime.Tree) []error 
 				}
 			}
 		}
+		if kerrs := g.bindKinds(wl.trees, loaded, wl.reg, wl.lua); len(kerrs) > 0 {
+			return append(errs, kerrs...)
+		}
 	}
 	return errs
 }

@@ -118,7 +118,7 @@ func wellFormed(text string) error {
 }
 
 func FuzzEditOps(f *testing.F) {
-	for _, seed := range []string{opsTree, "testdata/editor/ai/guard.xml", "testdata/editor/ai/rounds.xml", "../scripts/ai/grunt.xml", "../scripts/ai/courier.xml"} {
+	for _, seed := range []string{opsTree, "testdata/editor/ai/guard.xml", "testdata/editor/ai/rounds.xml", "../scripts/ai/grunt.xml", "../scripts/ai/courier.xml", "../scripts/ai/lookout.xml"} {
 		text := seed
 		if !strings.HasPrefix(seed, "<") {
 			data, err := os.ReadFile(seed)
@@ -139,7 +139,7 @@ func FuzzEditOps(f *testing.F) {
 // random sequences of operations on the seed files, in every test run.
 func TestEditOps_randomSequences(t *testing.T) {
 	texts := []string{opsTree}
-	for _, path := range []string{"testdata/editor/ai/guard.xml", "../scripts/ai/grunt.xml", "../scripts/ai/courier.xml", "testdata/editor/ai/latin.xml"} {
+	for _, path := range []string{"testdata/editor/ai/guard.xml", "../scripts/ai/grunt.xml", "../scripts/ai/courier.xml", "testdata/editor/ai/latin.xml", "../scripts/ai/lookout.xml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -620,13 +620,14 @@ func (d *Debugger) undo(file string, old []byte, written []string) error {
 }
 
 // reloadView is what a save's reload did: who kept their place and who
-// restarted at the root, and why.
+// restarted, and why: at the root, or at the initial state of the state
+// machine "at" names.
 func (d *Debugger) reloadView(rep *game.ReloadReport) map[string]any {
 	restarted := []map[string]string{}
 	gone := map[string]bool{}
 	for _, r := range rep.Restarted {
 		gone[r.Agent] = true
-		restarted = append(restarted, map[string]string{"agent": r.Agent, "rule": r.Rule.Label, "why": r.Rule.String()})
+		restarted = append(restarted, map[string]string{"agent": r.Agent, "rule": r.Rule.Label, "why": r.Rule.String(), "at": r.At})
 	}
 	kept := []string{}
 	for _, r := range d.agents {

@@ -208,7 +208,7 @@ func (o *outline) addRule(n *srcNode, parent, depth int, dot string) int {
 	o.nodes = append(o.nodes, n)
 	o.labels[r.Label] = append(o.labels[r.Label], i)
 	inner := dot
-	if r.ID != "" && f.list[n.name] {
+	if r.ID != "" && (f.list[n.name] || n.name == "stateMachine") {
 		inner = r.ID
 	}
 	for _, c := range n.elements() {
@@ -229,6 +229,20 @@ func (o *outline) addRule(n *srcNode, parent, depth int, dot string) int {
 				return -1
 			}
 			o.Rules[i].Children = append(o.Rules[i].Children, k)
+		case c.name == "state" && n.name == "stateMachine":
+			// A state's rule is its machine's child, as the loader
+			// builds it; the state itself (its name, its transitions)
+			// is edited in the source.
+			for _, g := range c.elements() {
+				if f.rule[g.name] {
+					k := o.addRule(g, i, depth+1, inner)
+					if o.err != nil {
+						return -1
+					}
+					o.Rules[i].Children = append(o.Rules[i].Children, k)
+				}
+			}
+			o.Rules[i].Other = append(o.Rules[i].Other, c.name)
 		default:
 			o.Rules[i].Other = append(o.Rules[i].Other, c.name)
 		}

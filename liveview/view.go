@@ -201,6 +201,7 @@ type agentView struct {
 	Orders    []orderView    `json:"orders"`
 	Counts    []countView    `json:"counts"`    // active rules' passes (repeat), failures (attempts) and starts (hooks)
 	Parallels []parallelView `json:"parallels"` // the parallels it entered, with their lanes (lanes_gates.go)
+	Machines  []machineView  `json:"machines"`  // the state machines it is in, with their current states
 	Gates     []heldGateView `json:"gates"`     // the gates it holds
 	Why       []whyView      `json:"why"`       // why each rule last passed, failed or was refused (why.go)
 	Ctx       ctxView        `json:"ctx"`
@@ -324,6 +325,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 		v.Cursors = append(v.Cursors, laneCursors(a, lanes)...)
 	}
 	v.Parallels = d.parallelViews(r, lanes)
+	v.Machines = machineViews(a)
 	v.Gates = heldGates(a)
 	v.Why = r.whyViews(a)
 	if in := r.intr; in.Kind != 0 && r.stepped > 0 {
@@ -429,8 +431,24 @@ type ruleView struct {
 	Mode       string         `json:"conditionMode"`
 	Params     [][2]string    `json:"params"`
 	Attrs      map[string]any `json:"attrs"`
+	State      *stateMark     `json:"state,omitempty"` // the rule of a state of a stateMachine: the state
 	Graft      *graftMark     `json:"graft,omitempty"` // a rule of a tree grafted into a slot (grafts.go)
 	Dead       bool           `json:"dead,omitempty"`  // a rule of a tree its slot gave up during the step: nothing reaches it
+}
+
+// stateMark names the state whose rule a rule is, and its transitions
+// ("SIGNAL->STATE", "success->STATE").
+type stateMark struct {
+	Name        string   `json:"name"`
+	Transitions []string `json:"transitions"`
+}
+
+// machineView is the state an active stateMachine is in.
+type machineView struct {
+	Rule      int32  `json:"rule"`
+	Label     string `json:"label"`
+	State     string `json:"state"`
+	StateRule int32  `json:"stateRule"`
 }
 
 type condView struct {
@@ -523,6 +541,10 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 			rv.Attrs["success"] = r.SuccessAt.String()
 			rv.Attrs["failure"] = r.FailureAt.String()
 		}
+		if m, ok := t.MachineOf(int32(i)); ok {
+			rv.Attrs["initial"] = m.States[m.Initial].Name
+		}
+		rv.State = stateOf(t, int32(i))
 		v.Rules[i] = rv
 	}
 	markGrafts(&v, b)
@@ -543,4 +565,43 @@ func (d *Debugger) treeView(name string, b *runtime.BoundTree) treeView {
 		v.Signals = append(v.Signals, s)
 	}
 	return v
+}
+
+// stateOf is the state whose rule rule i is, or nil.
+func stateOf(t *runtime.Tree, i int32) *stateMark {
+	p := t.Rules[i].Parent
+	if p < 0 {
+		return nil
+	}
+	m, ok := t.MachineOf(p)
+	if !ok {
+		return nil
+	}
+	k := m.StateOf(i)
+	if k < 0 {
+		return nil
+	}
+	s := &m.States[k]
+	mark := &stateMark{Name: s.Name, Transitions: []string{}}
+	for _, tr := range s.Transitions {
+		on := tr.Signal
+		if on == "" {
+			on = tr.Result.String()
+		}
+		mark.Transitions = append(mark.Transitions, on+"->"+tr.ToName)
+	}
+	return mark
+}
+
+// machineViews are the states of the state machines agent a is in.
+func machineViews(a *runtime.Agent) []machineView {
+	t := a.Tree().Tree
+	out := []machineView{}
+	for _, m := range t.Machines {
+		if k, ok := a.CurrentState(m.Rule); ok {
+			s := &m.States[k]
+			out = append(out, machineView{Rule: m.Rule, Label: t.Rules[m.Rule].Label, State: s.Name, StateRule: s.Rule})
+		}
+	}
+	return out
 }

@@ -230,7 +230,7 @@ func TestNative_StateMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<stateMachine>`, `<state name="Idle">`, `<transition signal="OnSeen" to="Combat"/>`, `<state name="Combat">`} {
+	for _, want := range []string{`<stateMachine id="StateMachine">`, `<state name="Idle">`, `<transition signal="OnSeen" to="Combat"/>`, `<state name="Combat">`} {
 		if !strings.Contains(string(conv.Text), want) {
 			t.Fatalf("no %s in\n%s", want, conv.Text)
 		}

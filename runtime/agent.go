@@ -443,7 +443,7 @@ func (a *Agent) receive(name string, data *Value, t float64) error {
 		a.observeSignal(name, data)
 		a.recordStimulus(name, data, t)
 	}
-	if a.bound.handlers == nil {
+	if a.bound.handlers == nil && !a.bound.machineSignals {
 		return nil
 	}
 	return a.owe(name, data, t)

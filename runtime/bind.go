@@ -21,6 +21,14 @@ type BindOptions struct {
 	// Trees finds the game's trees by name, for the trees the bound tree's
 	// slots run (slots.go); nil: slots have no trees to run.
 	Trees TreeSource
+	// Translate maps the action names the tree's rules call to the names
+	// bound instead (leaf translations: one tree serves several agent
+	// kinds, each binding the tree's generic leaves to its own actions,
+	// `[[agents]] translate = { Attack = "gruntAttack" }`). The tree itself
+	// is not changed: each kind's BoundTree shares it. A target that is not
+	// registered is a bind error at the rule naming both names. Nil
+	// translates nothing.
+	Translate map[string]string
 }
 
 func (o *BindOptions) skip(kind, name string) bool { return o.Skip != nil && o.Skip(kind, name) }
@@ -41,6 +49,10 @@ type BoundTree struct {
 	// handlers are the signal handlers of the actions bound to rules, by
 	// rule (handlers.go); nil for a tree whose actions have none.
 	handlers []ruleHandler
+	// machineSignals is set when a state machine of the tree has a
+	// transition on a signal (machine.go): receiving a signal then looks
+	// for the transitions of the machines the agent is in.
+	machineSignals bool
 
 	// Layout of an agent's slab: variable bit words, then timestamps (float64
 	// bits, NaN when unset), then one "last seen" mark per signal slot, then
@@ -258,22 +270,30 @@ func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable, breaks []int32
 		if r.Kind != KindAction {
 			continue
 		}
-		def, ok := reg.LookupAction(r.Action)
+		name := r.Action
+		if to, ok := opts.Translate[name]; ok {
+			name = to
+		}
+		def, ok := reg.LookupAction(name)
 		if !ok {
-			if opts.skip("action", r.Action) {
+			if opts.skip("action", name) {
 				continue
 			}
 			if !opts.Lenient {
-				add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: unknownMsg("action", r.Action, actionNames(reg))})
+				msg := unknownMsg("action", name, actionNames(reg))
+				if name != r.Action {
+					msg = fmt.Sprintf("action %q translates to %s", r.Action, msg)
+				}
+				add(&Error{Pos: r.Pos, Label: r.Label, Err: ErrUnbound, Msg: msg})
 			} else {
-				warn("action", r.Action, r.Pos, r.Label)
+				warn("action", name, r.Pos, r.Label)
 			}
 			continue
 		}
 		act := def.Action
 		if def.Bind != nil {
 			var err error
-			act, err = def.Bind(&Site{Tree: t, Rule: int32(i), Name: r.Action, Params: r.Params, Pos: r.Pos, bound: b})
+			act, err = def.Bind(&Site{Tree: t, Rule: int32(i), Name: name, Params: r.Params, Pos: r.Pos, bound: b})
 			if err != nil {
 				add(err)
 				continue
@@ -283,6 +303,7 @@ func bind(t *Tree, reg *Registry, opts BindOptions, g *slotTable, breaks []int32
 		br.canceler, _ = act.(Canceler)
 		br.action = b.bindHandler(int32(i), act)
 	}
+	b.bindMachines()
 	b.layout()
 	b.bindFeatures(reg, opts, add, warn)
 	b.bindHot()

@@ -60,7 +60,7 @@ func TestCustom_loadAndBindErrors(t *testing.T) {
 		{"a decorator with two children", `<invert id="i"><success/><success/></invert>`, "<invert> has 2 child rules; a decorator takes exactly one child rule"},
 		{"a composite without children", `<pick id="p"/>`, "<pick> has no child rule; it takes at least 1 child rules"},
 		{"an attribute it does not take", `<pick id="p" loop="true"><success/></pick>`, "unknown attribute loop on <pick>"},
-		{"unknown without the declaration", `<sequence><nope><success/></nope></sequence>`, "unknown tag <nope> in <sequence>; expected one of action, sequence, choice, parallel, success, failure, running, yield, subtree, subTree, slot, parameter, condition, conditionMode, invert, pick, times"},
+		{"unknown without the declaration", `<sequence><nope><success/></nope></sequence>`, "unknown tag <nope> in <sequence>; expected one of action, sequence, choice, parallel, success, failure, running, yield, subtree, subTree, slot, stateMachine, parameter, condition, conditionMode, invert, pick, times"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := LoadBytes("t.xml", []byte(bt(c.xml)), opts)

@@ -63,6 +63,14 @@
 // nothing of handlers. A game loop calls Agent.RunHandlers after a step for
 // the signals an agent sent itself during it.
 //
+// A state machine (<stateMachine>, machine.go) holds no agent state of its
+// own: its current state is the state whose rule holds the cursor (the
+// agent's or a lane's), so saves, restores and hot reload carry it with the
+// cursor, and the workers need nothing new. Its transitions on signals are
+// taken when the signal is delivered, between steps, like a jump from
+// outside (RunHandlers takes those of the signals an agent sent itself
+// during its step).
+//
 // # How a step works
 //
 // Step is Drag[en]gine's stepBehaviorTree written as a state machine rather
@@ -77,6 +85,18 @@
 //     step ends with the root's result and the cursor on the root.
 //  4. Every rule run counts; when the count reaches the run-away limit on a
 //     run that did not return Running, the step ends with ErrRunaway.
+//
+// A state machine is a list rule here: entered, it moves the cursor to its
+// initial state's rule; when that rule finishes, the state's transition on
+// the result moves the cursor to the target state's rule in the same step
+// (step 2), or the machine finishes with the result (step 3). A transition
+// on a signal never happens inside a step: the signal arrives between
+// steps, the state's rule is left at once (its action cancelled, its rules
+// left with "preempt") and the cursor arrives at the target state's rule,
+// which the next step runs from 1, after the checks at its start. So a
+// game's scheduled and world signals, delivered before the step at their
+// time, take effect in that step; signals from other agents, and those an
+// agent sends itself, in its next step.
 //
 // Because everything the loop needs lives in the agent (cursor, bubbling
 // flag, child result, index of the condition being evaluated, run count), a
@@ -106,8 +126,9 @@
 //     (notFail); whether a jump moves the cursor (takeJump: a jump to the
 //     rule being run changes nothing); the run-away check (runawayAt);
 //     walking past the root (pastRoot). The kinds other than actions run
-//     in runList, runLeaf, runOrderedChoice (order.go) and runParallel
-//     (lanes.go); an action's run is written out in the loop.
+//     in runList, runLeaf, runOrderedChoice (order.go), runParallel
+//     (lanes.go) and runMachine (machine.go); an action's run is written
+//     out in the loop.
 //   - active.go: a rule let in at its first run since the cursor arrived
 //     (letIn: its arrival checks; it becomes active), a let-in rule that
 //     finished (ruleFinished), every way of leaving (leave, with how:

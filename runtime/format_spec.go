@@ -36,7 +36,7 @@ type AttrSpec struct {
 // means the same on every tag, by "attribute".
 var attrDocs = map[string]AttrSpec{
 	"action name":           {Type: "name", Required: true, Doc: "the action to run: a built-in, or one a script or plugin registers"},
-	"id":                    {Type: "id", Doc: "the rule's id (`.x` is prefixed with the closest enclosing sequence, choice, parallel or rule registered from Go that has an id); needed to jump to the rule and to save an agent whose current rule it is"},
+	"id":                    {Type: "id", Doc: "the rule's id (`.x` is prefixed with the closest enclosing sequence, choice, parallel, stateMachine or rule registered from Go that has an id); needed to jump to the rule and to save an agent whose current rule it is"},
 	"doNotFail":             {Type: "boolean", Default: "false", Doc: "`true` turns the rule's failure into success"},
 	"loop":                  {Type: "boolean", Default: "false", Doc: "`true`: a sequence starts over after its last child; a choice after a child succeeded"},
 	"abort":                 {Type: "none, self, lower or both", Default: "none", Doc: "watch the rule's conditions while the tree runs elsewhere: `self` aborts the rule when they fail, `lower` lets the rule (a child of a choice) preempt the siblings after it when they pass, `both` does both; the rule must have conditions"},
@@ -54,6 +54,12 @@ var attrDocs = map[string]AttrSpec{
 	"slot default":          {Type: "name", Doc: "a tree of the game (a `[[trees]]` name) that the slot runs when nothing is grafted into it; without it, such a slot fails"},
 	"parallel success":      {Type: "threshold", Default: "all", Doc: "the parallel succeeds once this many lanes are done with success: `all` (every child), `any` (one), or a count N from 1 to the number of children"},
 	"parallel failure":      {Type: "threshold", Default: "any", Doc: "the parallel fails once this many lanes are done with failure: `all`, `any` or a count N, as for `success`; it also fails when no lane runs any more and `success` was not reached"},
+	"include file":          {Type: "path", Required: true, Doc: "a file of declarations (a `<behaviorTree>` holding only variables, signals, timestamps and gates blocks, and includes), relative to this file's folder; its declarations join the tree as if written here"},
+	"stateMachine initial":  {Type: "name", Doc: "the state the machine enters first each time it is entered; without it, its first state"},
+	"state name":            {Type: "name", Required: true, Doc: "the state's name, unique in its machine; transitions name their target by it"},
+	"transition signal":     {Type: "name", Doc: "a signal the tree declares: when the agent receives it while the machine is in this state, the state's rule is left (its running action cancelled, exit hooks with `preempt`) and the target state's rule runs at the agent's next step (signals arrive between steps: one the game schedules or the world sends for a step's time arrives before that step, which runs the new state; one from another agent or from the agent itself, after its step). Exactly one of `signal` and `result`"},
+	"transition result":     {Type: "success or failure", Values: transitionResult, Doc: "when the state's rule finishes with this result, the machine moves on to the target state in the same step (its conditions checked again, as a sequence checks them); without a matching transition the machine finishes with the result"},
+	"transition to":         {Type: "name", Required: true, Doc: "the target: the name of a state of the same machine (its own state's name starts that state's rule afresh)"},
 	"choice order":          {Type: "list, random, weighted or score", Default: "list", Doc: "the order in which the choice tries its children: document order, a random permutation, a weighted random order (`choice.weight`), or by score (`choice.score`), fixed each time the choice is entered"},
 	"parameter name":        {Type: "name", Required: true, Doc: "the parameter's name, by convention `source.parameter`"},
 	"variable name":         {Type: "name", Required: true, Doc: "the variable's name"},
@@ -82,6 +88,9 @@ var tagDocs = map[string]string{
 	"subtree":       "a sequence whose children are the top-level rules of another tree file (its path, relative to this file's folder, is the text)",
 	"subTree":       "the same as `subtree`",
 	"slot":          "runs the tree grafted into it for this agent (Lua `ctx:graft`), as its only child, else its `default` tree, else fails; a graft takes effect the next time the slot is entered, and the grafted tree's labels are the slot's id, a dot, and the tree's own ids",
+	"stateMachine":  "runs one of its states' rules at a time: entered, its `initial` state's; a transition on the rule's result or on a signal the agent receives moves it to another state; it finishes with its state rule's result when no transition takes that result. The current state is the agent's (saved and carried by reload with the cursor)",
+	"state":         "a state of its `<stateMachine>`: exactly one rule, and the transitions taken while the machine is in it, first match in document order",
+	"transition":    "a transition of its state, on a signal or on the state rule's result, to another state (or the same one, started afresh)",
 	"parameter":     "a string parameter of the rule, shared by its action and conditions; a later one with the same name wins",
 	"condition":     "a condition of the rule: a name, or a comparison of variables (`Health >= 50`, `Target == \"grunt-2\"`; `<` is written `&lt;` in XML); a leading `!` negates it",
 	"conditionMode": "how the rule's conditions combine: `allTrue` (default), `anyTrue`, `anyFalse`, `allFalse`",
@@ -92,6 +101,7 @@ var tagDocs = map[string]string{
 	"timestamps":    "declares timestamps",
 	"timestamp":     "a time an agent remembers: set by a signal, an action or a script",
 	"gates":         "declares gates: limits shared by every agent of the game whose tree declares them",
+	"include":       "shares declarations between trees: the declarations of another file join this tree's; a file included several times joins once",
 	"gate":          "a gate: at most `users` agents hold it at once, and after a release it stays shut for `cooldown` seconds",
 }
 
@@ -135,6 +145,8 @@ func FormatTags() []TagSpec {
 			add(tag, "rule", parallelAttrs, listChildren, "")
 		case kind == KindSlot:
 			add(tag, "rule", slotAttrs, ruleDetails, "")
+		case kind == KindStateMachine:
+			add(tag, "rule", machineAttrs, machineChildren, "")
 		case kind.IsList():
 			add(tag, "rule", listAttrs, listChildren, "")
 		default:
@@ -144,6 +156,8 @@ func FormatTags() []TagSpec {
 	add("parameter", "detail", parameterAttrs, nil, "the value (trimmed; empty is \"\")")
 	add("condition", "detail", nil, nil, "a condition name or a comparison, optionally negated with a leading !")
 	add("conditionMode", "detail", nil, nil, "allTrue, anyTrue, anyFalse or allFalse")
+	add("state", "detail", stateAttrs, stateChildren, "")
+	add("transition", "detail", transitionAttrs, nil, "")
 	add("variables", "block", nil, []string{"variable"}, "")
 	add("variable", "declaration", variableAttrs, nil, "")
 	add("signals", "block", nil, []string{"signal"}, "")
@@ -152,6 +166,7 @@ func FormatTags() []TagSpec {
 	add("timestamp", "declaration", stampAttrs, nil, "")
 	add("gates", "block", nil, []string{"gate"}, "")
 	add("gate", "declaration", gateAttrs, nil, "")
+	add("include", "block", includeAttrs, nil, "")
 	return out
 }
 

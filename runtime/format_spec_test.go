@@ -18,6 +18,15 @@ func probe(tag, attr, v string) string {
 		body = `<action id="root" name="x">` + el + text + `</` + tag + `></action>`
 	case "variables", "signals", "timestamps", "gates":
 		body = el + `</` + tag + `>`
+	case "include":
+		body = `<` + tag + ` file="sub.xml" ` + attr + `="` + v + `"/>`
+		if attr == "file" {
+			body = `<include file="sub.xml"/>`
+		}
+	case "state":
+		body = `<stateMachine id="root">` + el + `<success/></state></stateMachine>`
+	case "transition":
+		body = `<stateMachine id="root"><state name="A">` + el + `</transition><success/></state></stateMachine>`
 	case "variable", "signal", "timestamp", "gate":
 		body = `<` + tag + `s>` + `<` + tag + ` name="N" ` + attr + `="` + v + `"/></` + tag + `s>`
 		if attr == "name" {

@@ -101,10 +101,11 @@ func (b *BoundTree) bindHandler(r int32, act Action) Action {
 	return handledAction{act}
 }
 
-// HasHandlers reports whether an action bound in the tree has handlers: a
+// HasHandlers reports whether an action bound in the tree has handlers, or
+// a state machine of the tree has transitions on signals (machine.go): a
 // game loop needs to call RunHandlers after the steps of its agents only
 // then.
-func (b *BoundTree) HasHandlers() bool { return b.handlers != nil }
+func (b *BoundTree) HasHandlers() bool { return b.handlers != nil || b.machineSignals }
 
 // Handles lists the signals the action bound to rule i handles (nil when
 // it has no handler).
@@ -119,7 +120,7 @@ func (b *BoundTree) Handles(i int32) []string {
 // and calls them at once when the agent is between steps and no handler is
 // running.
 func (a *Agent) owe(name string, data *Value, t float64) error {
-	if a.bound.handlers == nil {
+	if a.bound.handlers == nil && !a.bound.machineSignals {
 		return nil
 	}
 	s := a.stimState()
@@ -188,10 +189,20 @@ func (a *Agent) RunHandlers() error {
 	return err
 }
 
-// dispatch calls the handlers of signal name of the actions running now:
-// the agent's cursor, then its lanes' cursors (handlers_lanes.go).
+// dispatch takes the transitions on signal name of the state machines the
+// agent is in (machine.go), then calls the handlers of signal name of the
+// actions running now: the agent's cursor, then its lanes' cursors
+// (handlers_lanes.go).
 func (a *Agent) dispatch(s *stimState, name string, data Value, calls *int) error {
+	if a.bound.machineSignals {
+		if err := a.machineSignal(name); err != nil {
+			return err
+		}
+	}
 	a.toMain()
+	if a.bound.handlers == nil {
+		return nil
+	}
 	if a.flags&flagActionRunning != 0 && a.bound.rules[a.cursor].kind == KindAction {
 		if err := a.callHandler(name, data, calls); err != nil {
 			return err

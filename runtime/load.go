@@ -163,6 +163,7 @@ func (l *loader) load(path string, data []byte) (*Tree, error) {
 			})
 		}
 		l.finishDecls()
+		l.checkMachineSignals()
 	}
 	if len(l.errs) > 0 {
 		l.sortErrors()

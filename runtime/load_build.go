@@ -56,6 +56,10 @@ func (l *loader) addFile(f *treeFile, parent, depth int32, scope idScope) {
 			if parent >= 0 {
 				l.link(parent, &prev, child)
 			}
+		case it.include != nil:
+			if merge {
+				l.include(f, it.include)
+			}
 		case merge:
 			l.declare(f, it)
 		}
@@ -139,8 +143,16 @@ func (l *loader) build(f *treeFile, n *node, parent, depth int32, scope idScope)
 		inner.dot = r.ID
 	} // r is not used below: building the children moves Tree.Rules
 	prev := int32(-1)
+	var states []int32 // a state machine's states' rules
 	for _, c := range n.children {
-		l.link(idx, &prev, l.build(f, c, idx, depth+1, inner))
+		child := l.build(f, c, idx, depth+1, inner)
+		l.link(idx, &prev, child)
+		if n.kind == KindStateMachine && child >= 0 {
+			states = append(states, child)
+		}
+	}
+	if n.kind == KindStateMachine {
+		l.addMachine(n, idx, states)
 	}
 	return idx
 }

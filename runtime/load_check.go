@@ -41,6 +41,7 @@ type node struct {
 	mode      CondMode
 	params    Params
 	children  []*node
+	machine   *machineNode // <stateMachine> only (load_machine.go)
 	// Where the last <parameter> named choice.weight and choice.score are,
 	// for errors about their values; nil when there is none.
 	weightPos, scorePos *Pos
@@ -87,23 +88,24 @@ type item struct {
 	signal   *signalLine
 	stamp    *stampLine
 	gate     *gateLine
+	include  *includeLine // <include file="..."/> (load_include.go)
 }
 
 // ruleKinds maps each rule tag to the kind of rule it makes.
 var ruleKinds = map[string]Kind{
 	"action": KindAction, "sequence": KindSequence, "choice": KindChoice, "parallel": KindParallel,
 	"success": KindSuccess, "failure": KindFailure, "running": KindRunning, "yield": KindYield,
-	"subtree": KindSequence, "subTree": KindSequence, "slot": KindSlot,
+	"subtree": KindSequence, "subTree": KindSequence, "slot": KindSlot, "stateMachine": KindStateMachine,
 }
 
 // The tags allowed in each place, in the order error messages list them.
 var (
-	ruleTags     = []string{"action", "sequence", "choice", "parallel", "success", "failure", "running", "yield", "subtree", "subTree", "slot"}
+	ruleTags     = []string{"action", "sequence", "choice", "parallel", "success", "failure", "running", "yield", "subtree", "subTree", "slot", "stateMachine"}
 	ruleDetails  = []string{"parameter", "condition", "conditionMode"}
-	declTags     = []string{"variables", "signals", "timestamps", "gates"}
+	declTags     = []string{"variables", "signals", "timestamps", "gates", "include"}
 	topTags      = join(ruleTags, declTags)
 	listChildren = join(ruleTags, ruleDetails)
-	knownTags    = map[string]bool{"behaviorTree": true, "variable": true, "signal": true, "timestamp": true, "gate": true}
+	knownTags    = map[string]bool{"behaviorTree": true, "variable": true, "signal": true, "timestamp": true, "gate": true, "state": true, "transition": true}
 )
 
 func init() {
@@ -139,6 +141,7 @@ var (
 	leafAttrs      = join([]string{"id"}, ruleTail)
 	slotAttrs      = join([]string{"id", "default", "doNotFail"}, ruleTail)
 	customAttrs    = join([]string{"id", "doNotFail"}, ruleTail, []string{"repeat"})
+	machineAttrs   = join([]string{"id", "initial", "doNotFail"}, ruleTail)
 	parameterAttrs = []string{"name"}
 	variableAttrs  = []string{"name", "default", "type"}
 	signalAttrs    = []string{"name", "variable", "value", "expires", "from"}
@@ -238,6 +241,8 @@ func (c *checker) checkFile(root *elem) []item {
 					pos:         e.pos,
 				}})
 			})
+		case "include":
+			items = append(items, item{include: c.include(e)})
 		case "gates":
 			c.block(e, "gate", func(e *elem) {
 				v := c.attrs(e, gateAttrs)
@@ -323,7 +328,7 @@ func (c *checker) checksRule(name string, parent *elem, isRoot, parentChecked bo
 	case isRoot:
 		return kind, parent.name == "behaviorTree"
 	}
-	return kind, parentChecked && parentKind.IsList() && parent.name != "subtree" && parent.name != "subTree"
+	return kind, parentChecked && parentKind.IsList() && parent.name != "subtree" && parent.name != "subTree" && parentKind != KindStateMachine
 }
 
 // ruleOf returns the node of a rule element: checked when its end tag was
@@ -375,6 +380,13 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 		n.doNotFail = c.boolAttr(e, v, 3, false)
 		c.interruption(n, e, v, 4)
 		c.vocab(n, e, v, 4+len(interruptAttrs))
+	case kind == KindStateMachine:
+		v := c.attrs(e, machineAttrs)
+		c.id(n, e, v, 0)
+		n.machine = &machineNode{initial: c.optNameAttr(e, v, 1, "the name of one of its states")}
+		n.doNotFail = c.boolAttr(e, v, 2, false)
+		c.interruption(n, e, v, 3)
+		c.vocab(n, e, v, 3+len(interruptAttrs))
 	case kind.IsList():
 		attrs := listAttrs
 		if kind == KindChoice {
@@ -433,6 +445,8 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	}
 	switch {
 	case e.textPos.Line == 0:
+	case kind == KindStateMachine:
+		c.noText(e, "<stateMachine> holds only state, parameter, condition, conditionMode and comments")
 	case kind.IsList():
 		c.noText(e, fmt.Sprintf("<%s> holds only rules, parameter, condition, conditionMode and comments", e.name))
 	default:
@@ -440,7 +454,10 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	}
 
 	allowed := ruleDetails
-	if kind.IsList() {
+	switch {
+	case kind == KindStateMachine:
+		allowed = machineChildren
+	case kind.IsList():
 		allowed = c.custom.with(listChildren) // load_custom.go
 	}
 	var modePos Pos
@@ -479,6 +496,14 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 				c.errorf(ch.pos, "unknown conditionMode %q; expected one of %s", text, strings.Join(condModeNames[:], ", "))
 			}
 		default:
+			if kind == KindStateMachine {
+				if ch.name == "state" {
+					c.state(n, ch)
+				} else {
+					c.notAllowed(ch, e.name, allowed)
+				}
+				continue
+			}
 			childKind, isRule := c.kindOf(ch.name)
 			if isRule && kind.IsList() {
 				child := c.ruleOf(ch, childKind)
@@ -505,6 +530,9 @@ func (c *checker) rule(e *elem, kind Kind) *node {
 	}
 	if kind == KindCustom {
 		c.checkCustom(n, e)
+	}
+	if kind == KindStateMachine {
+		c.checkMachine(n, e)
 	}
 	if n.abort != AbortNone && len(n.conds) == 0 {
 		c.errorf(e.pos, `abort=%q on <%s> without conditions: abort watches the rule's conditions; add a <condition> or leave abort out`, n.abort, e.name)

@@ -45,12 +45,15 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(bt(`<subtree id="x">sub.xml</subtree>`)))
 	f.Add([]byte(bt(`<sequence id="m"><subtree>sub.xml</subtree><subTree id=".y">sub.xml</subTree></sequence>`)))
 	f.Add([]byte(bt(`<sequence id="m"><subtree>cycle.xml</subtree></sequence>`)))
+	f.Add([]byte(bt(`<include file="decls.xml"/><stateMachine id="m"><state name="A"><transition signal="S" to="B"/><sequence id=".a"><success/></sequence></state><state name="B"><transition result="failure" to="A"/><subtree>sub.xml</subtree></state></stateMachine>`)))
+	f.Add([]byte(bt(`<include file="sub.xml"/><include file="main.xml"/><success/>`)))
 
 	common, err := os.ReadFile("testdata/native/Common.xml") // BHS blocks
 	if err != nil {
 		f.Fatal(err)
 	}
-	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree, "cycle.xml": fuzzCycle, "Common.xml": string(common)})
+	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree, "cycle.xml": fuzzCycle, "Common.xml": string(common),
+		"decls.xml": `<behaviorTree><signals><signal name="S"/></signals></behaviorTree>`})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := LoadOptions{ReadFile: func(path string) ([]byte, error) {
 			if filepath.ToSlash(path) == "main.xml" {

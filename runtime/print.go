@@ -26,6 +26,7 @@ func (t *Tree) Format(w io.Writer) error {
 
 	b.WriteString("\nrules:\n")
 	for i := range t.Rules {
+		t.formatState(&b, int32(i))
 		t.formatRule(&b, &t.Rules[i])
 	}
 	if len(t.Vars) > 0 {
@@ -134,6 +135,9 @@ func (t *Tree) formatRule(b *strings.Builder, r *Rule) {
 	if r.Kind == KindParallel {
 		fmt.Fprintf(b, "  success=%s failure=%s", r.SuccessAt, r.FailureAt)
 	}
+	if m, ok := t.machineOf(r); ok {
+		fmt.Fprintf(b, "  initial=%s", m.States[m.Initial].Name)
+	}
 	if r.ID != "" {
 		// A label without id already ends with the position.
 		fmt.Fprintf(b, "  (%s)", r.Pos)
@@ -203,4 +207,39 @@ func (t *Tree) stampNames(idx []int32) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// machineOf is the machine of r when r is a stateMachine rule.
+func (t *Tree) machineOf(r *Rule) (*Machine, bool) {
+	if r.Kind != KindStateMachine || int(r.Machine) >= len(t.Machines) {
+		return nil, false
+	}
+	return &t.Machines[r.Machine], true
+}
+
+// formatState writes, before a state's rule, the line of its state: its
+// name and transitions.
+func (t *Tree) formatState(b *strings.Builder, i int32) {
+	r := &t.Rules[i]
+	if r.Parent < 0 {
+		return
+	}
+	m, ok := t.machineOf(&t.Rules[r.Parent])
+	if !ok {
+		return
+	}
+	k := m.StateOf(i)
+	if k < 0 {
+		return
+	}
+	s := &m.States[k]
+	fmt.Fprintf(b, "%sstate %s", strings.Repeat("  ", int(r.Depth)+1), s.Name)
+	for _, tr := range s.Transitions {
+		on := tr.Signal
+		if on == "" {
+			on = tr.Result.String()
+		}
+		fmt.Fprintf(b, "  %s->%s", on, tr.ToName)
+	}
+	fmt.Fprintf(b, "  (%s)\n", s.Pos)
 }

@@ -260,7 +260,7 @@ func (g *slotTable) universe(pairs []slotPair) (*slotGen, error) {
 	h := g.host.Tree
 	n := len(h.Rules)
 	t := &Tree{File: h.File, Files: slices.Clone(h.Files), Rules: slices.Clone(h.Rules),
-		Vars: h.Vars, Signals: h.Signals, Stamps: h.Stamps, Gates: h.Gates, Fingerprint: h.Fingerprint,
+		Vars: h.Vars, Signals: h.Signals, Stamps: h.Stamps, Gates: h.Gates, Machines: slices.Clone(h.Machines), Fingerprint: h.Fingerprint,
 		ids: h.ids, vars: h.vars, signals: h.signals, stamps: h.stamps, gates: h.gates}
 	gen := &slotGen{blocks: make([]slotBlock, len(pairs)), views: map[string]*BoundTree{}}
 	breaks := make([]int32, len(pairs))
@@ -276,8 +276,15 @@ func (g *slotTable) universe(pairs []slotPair) (*slotGen, error) {
 			}
 			return i + start
 		}
+		machines := int32(len(t.Machines))
+		for _, m := range p.t.Machines {
+			t.Machines = append(t.Machines, m.shifted(start))
+		}
 		for _, r := range p.t.Rules {
 			r.Parent, r.FirstChild, r.Next = shift(r.Parent), shift(r.FirstChild), shift(r.Next)
+			if r.Kind == KindStateMachine {
+				r.Machine += machines
+			}
 			r.Depth += s.depth + 1
 			if r.ID != "" {
 				r.ID = s.id + "." + r.ID

@@ -120,6 +120,8 @@ func (a *Agent) loop() (Status, error) {
 				st, err = a.runOrderedChoice(r, h)
 			case KindParallel:
 				st, err = a.runParallel(r, h)
+			case KindStateMachine:
+				st, err = a.runMachine(r, h)
 			default:
 				st, err = a.runLeaf(r, h)
 			}

@@ -24,13 +24,19 @@ const (
 	KindSlot
 )
 
+// KindStateMachine is a <stateMachine> (machine.go): its children are its
+// states' rules, one per state in document order; Rule.Machine says where
+// its states and transitions are. Its value is fixed so that branches
+// adding kinds do not collide.
+const KindStateMachine Kind = 10
+
 // KindCustom is a rule whose tag a Go program registered (custom.go): a
 // composite or decorator that decides itself which of its children runs.
 // Kinds get explicit values from here on, so that kinds added apart do not
 // collide.
 const KindCustom Kind = 11
 
-var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel", "slot", KindCustom: "custom"}
+var kindNames = [...]string{"", "action", "sequence", "choice", "success", "failure", "running", "yield", "parallel", "slot", "stateMachine", KindCustom: "custom"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -40,9 +46,9 @@ func (k Kind) String() string {
 }
 
 // IsList reports whether rules of this kind have children: sequences,
-// choices, parallels and custom rules.
+// choices, parallels, state machines and custom rules.
 func (k Kind) IsList() bool {
-	return k == KindSequence || k == KindChoice || k == KindParallel || k == KindCustom
+	return k == KindSequence || k == KindChoice || k == KindParallel || k == KindStateMachine || k == KindCustom
 }
 
 // CondMode says how a rule's conditions combine.
@@ -235,6 +241,7 @@ type Rule struct {
 	Order      Order     // KindChoice: the order attribute
 	SuccessAt  Threshold // KindParallel: lanes done with success that make it succeed (default all)
 	FailureAt  Threshold // KindParallel: lanes done with failure that make it fail (default any)
+	Machine    int32     // KindStateMachine: its index into Tree.Machines (in the padding after FailureAt)
 	Timeout    float64   // seconds the rule may stay active; 0 when none
 	Cooldown   float64   // seconds after the rule was left during which it refuses arrivals; 0 when none
 	Gate       string    // the gate the rule takes when the cursor arrives at it; "" when none
@@ -323,7 +330,8 @@ type Tree struct {
 	Signals     []SignalDecl
 	Stamps      []StampDecl
 	Gates       []GateDecl
-	Fingerprint string // hex SHA-256 over the loaded files' paths and bytes
+	Machines    []Machine // the stateMachine rules' states, in document order
+	Fingerprint string    // hex SHA-256 over the loaded files' paths and bytes
 
 	ids  map[string]int32
 	vars map[string]int32

@@ -258,7 +258,7 @@ func TestEditor_inABrowser(t *testing.T) {
 	run("save and apply",
 		chromedp.Click(`#edsave`, chromedp.ByQuery),
 		waitText("#edresult", "Saved scripts/ai/grunt.xml and applied at step 75"),
-		waitText("#edresult", "14 agents kept their place"),
+		waitText("#edresult", "16 agents kept their place"),
 		waitText("#edresult", "0 restarted"),
 		waitJS(`!document.querySelector('.edtab.on').classList.contains('dirty')`))
 	shoot(ctx, t, "debug-edit-saved.png")
@@ -319,7 +319,7 @@ func TestEditor_inABrowser(t *testing.T) {
 		waitJS(`document.querySelector('.edtab.on').classList.contains('dirty')`),
 		chromedp.WaitVisible(`.erule[data-label="grunt.idle.say"]`, chromedp.ByQuery),
 		chromedp.Click(`#edsave`, chromedp.ByQuery),
-		waitText("#edresult", "14 agents kept their place"),
+		waitText("#edresult", "16 agents kept their place"),
 		waitJS(`!document.querySelector('.edtab.on').classList.contains('dirty')`))
 	getJSON(t, g.url+"api/trees/grunt", &tree)
 	if param("grunt.idle.look", "wait.seconds") != "1.5" || !hasRule("grunt.idle.say") {

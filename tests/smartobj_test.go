@@ -188,7 +188,7 @@ func TestExample_reloadOfTheGunsTreeWhileAGruntMansIt(t *testing.T) {
 	if err := os.WriteFile(gun, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if summary := reloadLive(t, url); summary != "14 agents kept their place" {
+	if summary := reloadLive(t, url); summary != "16 agents kept their place" {
 		t.Fatalf("reload: %q", summary)
 	}
 	stepPaused(t, url, 18)

@@ -400,7 +400,7 @@ func TestWatch_touchedFileLeavesTheTraceAsItWas(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "scripts", "ai", "grunt.xml"), now, now); err != nil {
 		t.Fatal(err)
 	}
-	k := stepOf(t, w.waitFor(`^t=(\S+) reload: scripts/ai/grunt\.xml: 14 agents kept their place$`)[1], 0.1)
+	k := stepOf(t, w.waitFor(`^t=(\S+) reload: scripts/ai/grunt\.xml: 16 agents kept their place$`)[1], 0.1)
 	w.waitTraceStep(k + 20)
 	w.stop()
 	last := k + 19 // complete: lines of the next step follow it

@@ -83,6 +83,8 @@ func keySchema(k game.ConfigKey) obj {
 		s["type"], s["pattern"] = "string", sizePattern
 	case "array of strings":
 		s["type"], s["items"] = "array", obj{"type": "string"}
+	case "table of strings":
+		s["type"], s["additionalProperties"] = "object", obj{"type": "string", "minLength": 1}
 	case "signal data":
 		s["type"] = []string{"object", "array", "string", "number", "boolean"}
 	default:

@@ -548,6 +548,7 @@ function staticChips(r) {
   if (r.attrs.cooldown) out.push(['cooldown ' + r.attrs.cooldown + 's', '']);
   if (r.attrs.order) out.push(['order ' + r.attrs.order, '']);
   if (r.attrs.doNotFail) out.push(['doNotFail', '']);
+  if (r.state) out.push([`state ${r.state.name}` + (r.state.transitions.length ? ': ' + r.state.transitions.join(', ') : ''), 'state']);
   const slot = slotChip(r);
   if (slot) out.push(slot);
   for (const [k, v] of Object.entries(r.attrs)) {
@@ -615,6 +616,8 @@ function paintTree(view, a) {
   const clocks = new Map(a.clocks.map((c) => [c.rule, c]));
   const cools = new Map(a.cooldowns.map((c) => [c.rule, c]));
   const counts = new Map((a.counts || []).map((c) => [c.rule, c]));
+  const machines = new Map(); // a machine, and its current state's rule -> the state
+  for (const m of a.machines || []) { machines.set(m.rule, m); machines.set(m.stateRule, m); }
   const order = new Map();
   for (const o of a.orders) o.order.forEach((r, k) => order.set(r, k + 1));
   const q = ui.filter;
@@ -643,6 +646,9 @@ function paintTree(view, a) {
     const chips = staticChips(r);
     const clock = clocks.get(i);
     if (clock) chips.unshift([`⏱ ${clock.left.toFixed(2)}s left`, 'live']);
+    const mach = machines.get(i);
+    if (mach) chips.unshift([mach.rule === i ? `in state ${mach.state}` : `● current state`, 'live']);
+    n.classList.toggle('curstate', !!mach && mach.stateRule === i);
     const cnt = counts.get(i);
     if (cnt && cnt.repeat) chips.unshift([`pass ${cnt.passes + 1}/${cnt.repeat}`, 'live']);
     if (cnt && cnt.attempts) chips.unshift([`attempt ${cnt.failures + 1}/${cnt.attempts}`, 'live']);

@@ -28,7 +28,7 @@ const ed = {
 const tagSpec = (tag) => ed.palette.tags.find((t) => t.tag === tag);
 const ruleTags = () => ed.palette.tags.filter((t) => t.kind === 'rule').map((t) => t.tag);
 const holdsRules = (tag) => { const s = tagSpec(tag); return !!s && s.inside.some((t) => ruleTags().includes(t)); };
-const KINDS = { sequence: 'SEQ', choice: 'CHOICE', action: 'ACTION', parallel: 'PARALLEL', subtree: 'SUBTREE', subTree: 'SUBTREE' };
+const KINDS = { sequence: 'SEQ', choice: 'CHOICE', action: 'ACTION', parallel: 'PARALLEL', subtree: 'SUBTREE', subTree: 'SUBTREE', stateMachine: 'STATES' };
 
 // names gives the names completion offers for a kind of value.
 function names(kind, rule) {
@@ -436,6 +436,7 @@ const TEMPLATES = {
   sequence: (id) => `<sequence id="${id}">\n  <action name="bt.log"><parameter name="log.message">${id} starts</parameter></action>\n</sequence>`,
   choice: (id) => `<choice id="${id}">\n  <success/>\n</choice>`,
   parallel: (id) => `<parallel id="${id}" success="any">\n  <running/>\n  <running/>\n</parallel>`,
+  stateMachine: (id) => `<stateMachine id="${id}">\n  <state name="Idle">\n    <running id=".idle"/>\n  </state>\n</stateMachine>`,
 };
 
 function newSubtreeForm() {
@@ -499,7 +500,7 @@ function buildEditor() {
   </div>
   <div id="ednew" hidden>
     <label>file <input id="ednewfile" size="32" spellcheck="false"></label>
-    <label>template <select id="ednewtpl"><option>sequence</option><option>choice</option><option>parallel</option></select></label>
+    <label>template <select id="ednewtpl"><option>sequence</option><option>choice</option><option>parallel</option><option>stateMachine</option></select></label>
     <label>subtree id <input id="ednewid" size="12" placeholder="from the file" spellcheck="false"></label>
     <button id="ednewok">Create and include</button>
   </div>

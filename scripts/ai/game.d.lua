@@ -16,3 +16,6 @@
 ---@field pickupY? number
 ---@field dropoffX? number a courier's drop-off spot
 ---@field dropoffY? number
+---@field sees? boolean whether a grunt or a lookout sees the player
+---@field lastX? number where a lookout last saw the player
+---@field lastY? number

@@ -9,6 +9,7 @@ import (
 // Random trees, for the fuzz target and the seeded long run that hold
 // btrun's stepping loops to each other: every rule kind, condition modes and
 // negation, doNotFail, loop, repeat, attempts, enter and exit hooks, abort,
+// state machines with transitions on results and signals,
 // timeout, cooldown, log parameters, the
 // choice orders with weights and scorers, parallels with their thresholds,
 // gates and bt.gate.wait, signals (their stimuli, S.held, actions with
@@ -265,9 +266,15 @@ func (g *randGen) rule(depth int, parent, order string) {
 	if g.custom && (kind == "sequence" || kind == "choice") && g.cn(2) == 0 {
 		custom = []string{RandComposite, RandDecorator}[g.cn(2)]
 	}
+	// Some sequences become state machines, decided from the streams of
+	// the signals (whose transitions they take) and of the vocabulary, so
+	// that the first stream draws what it drew before they were added.
+	if kind == "sequence" && custom == "" && !g.plain && (g.signals > 0 && g.sn(2) == 0 || g.vocab && g.vn(3) == 0) {
+		kind = "stateMachine"
+	}
 	var attrs, body strings.Builder
 	fmt.Fprintf(&attrs, ` id="%s"`, id)
-	isList := kind == "sequence" || kind == "choice" || kind == "parallel"
+	isList := kind == "sequence" || kind == "choice" || kind == "parallel" || kind == "stateMachine"
 	if (isList || kind == "action") && g.chance(3) {
 		attrs.WriteString(` doNotFail="true"`)
 	}
@@ -405,6 +412,10 @@ func (g *randGen) rule(depth int, parent, order string) {
 		return
 	}
 	n := 1 + g.n(4)
+	if kind == "stateMachine" {
+		g.machine(depth, n, attrs.String(), body.String())
+		return
+	}
 	if kind != "parallel" && g.chance(1) && custom == "" {
 		n = 0 // a list without children fails
 	}
@@ -467,4 +478,28 @@ func (g *randGen) variableSet(body *strings.Builder) {
 	default:
 		fmt.Fprintf(body, `<parameter name="variable.name">T0</parameter><parameter name="variable.value">%s</parameter>`, []string{"a", "b"}[g.tn(2)])
 	}
+}
+
+// machine writes a state machine of n states, each with a few transitions
+// on results and on the declared signals (to any of its states, its own
+// included), each holding one random rule.
+func (g *randGen) machine(depth, n int, attrs, body string) {
+	if g.vn(3) == 0 {
+		attrs += fmt.Sprintf(` initial="S%d"`, g.vn(n))
+	}
+	fmt.Fprintf(&g.b, "<stateMachine%s>%s\n", attrs, body)
+	for k := range n {
+		fmt.Fprintf(&g.b, `<state name="S%d">`, k)
+		for range g.vn(4) {
+			if g.signals > 0 && g.sn(2) == 0 {
+				fmt.Fprintf(&g.b, `<transition signal="S%d" to="S%d"/>`, g.sn(g.signals), g.sn(n))
+			} else {
+				fmt.Fprintf(&g.b, `<transition result="%s" to="S%d"/>`, []string{"success", "failure"}[g.vn(2)], g.vn(n))
+			}
+		}
+		g.b.WriteString("\n")
+		g.rule(depth+1, "state", "")
+		g.b.WriteString("</state>\n")
+	}
+	g.b.WriteString("</stateMachine>\n")
 }
