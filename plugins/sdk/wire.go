@@ -175,11 +175,27 @@ func (e *encoder) data(f protowire.Number, d *Data) {
 type batchRequest struct {
 	b    *Batch
 	size int // the last encoding's size: the next one's first guess
+	// sent is the last encoding; buf is one given back (by keep) once
+	// gRPC was done with it, or nil: the next encoding writes into it
+	// instead of fresh memory (64 bytes a call, cleared by the allocator).
+	sent, buf []byte
 }
 
+// keep gives the last encoding's buffer back for the next: the caller
+// knows gRPC no longer reads it (a unary call answered without error: the
+// plugin read the whole request before it replied, and nothing is sent
+// again). A buffer not given back is left to gRPC and the collector.
+func (r *batchRequest) keep() { r.buf, r.sent = r.sent[:0], nil }
+
 func (r *batchRequest) marshal() ([]byte, error) {
-	// A new buffer each time: gRPC may still be writing the last one.
-	e := encoder{buf: make([]byte, 0, max(r.size, 64*len(r.b.Calls)))}
+	// A buffer given back, or a new one: gRPC may still be writing one
+	// not given back.
+	buf := r.buf
+	r.buf, r.sent = nil, nil
+	if cap(buf) < max(r.size, 64*len(r.b.Calls)) {
+		buf = make([]byte, 0, max(r.size, 64*len(r.b.Calls)))
+	}
+	e := encoder{buf: buf}
 	for i := range r.b.Sites {
 		s := &r.b.Sites[i]
 		m := e.begin(fBatchSites)
@@ -216,7 +232,7 @@ func (r *batchRequest) marshal() ([]byte, error) {
 		}
 		e.end(m)
 	}
-	r.size = len(e.buf)
+	r.size, r.sent = len(e.buf), e.buf
 	return e.buf, e.err
 }
 
@@ -510,6 +526,39 @@ type batchIn struct {
 	fields  []Value
 	replies []Reply
 	size    int // the last reply's encoded size
+	// ids are the agent ids this storage has read, for a call whose id is
+	// not the one its place had last time: a host sends a large batch as
+	// chunks, which land in whichever storage is free, so a chunk's calls
+	// were most often another chunk's the round before. At most maxIDs.
+	ids map[string]string
+}
+
+// maxIDs bounds batchIn.ids: past it the table starts again (a game whose
+// calls go round more agents than that allocates their ids as before).
+const maxIDs = 1 << 16
+
+// agent reads a call's agent id: the one its place had last time (old), or
+// one read before, without a new string; else a new one, remembered.
+func (in *batchIn) agent(m *decoder, old string) string {
+	b := m.bytes()
+	if string(b) == old { // valid UTF-8: old was checked
+		return old
+	}
+	if s, ok := in.ids[string(b)]; ok {
+		return s
+	}
+	if !utf8.Valid(b) {
+		if m.err == nil {
+			m.err = errWireUTF8
+		}
+		return ""
+	}
+	if in.ids == nil || len(in.ids) >= maxIDs {
+		in.ids = make(map[string]string)
+	}
+	s := string(b)
+	in.ids[s] = s
+	return s
 }
 
 func (in *batchIn) unmarshal(data []byte) error {
@@ -557,7 +606,7 @@ func (in *batchIn) readCall(m *decoder, c *Request, oldAgent string, states []by
 		case num == fCallSite && typ == protowire.VarintType:
 			c.Site = uint32(m.varint())
 		case num == fCallAgent && typ == protowire.BytesType:
-			c.Agent = m.string(oldAgent)
+			c.Agent = in.agent(m, oldAgent)
 		case num == fCallFirstRun && typ == protowire.VarintType:
 			c.FirstRun = m.varint() != 0
 		case num == fCallTime && typ == protowire.Fixed64Type:

@@ -1,7 +1,9 @@
 package sdk
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -371,5 +373,77 @@ func TestWire_generatedClientTalksToTheSDKServer(t *testing.T) {
 				t.Fatalf("round %d, reply %d:\n got %+v\nwant %+v", round, i, got, want[i])
 			}
 		}
+	}
+}
+
+// chunkBatch is a batch of n calls of agents from first on, at one site,
+// each with one field, as a host sends a chunk of its round.
+func chunkBatch(first, n int) *Batch {
+	b := &Batch{Sites: []Site{{Name: "test.move", Rule: "root"}}}
+	for i := range n {
+		b.Calls = append(b.Calls, Request{Kind: KindAction, Agent: fmt.Sprintf("grunt-%d", first+i),
+			Time: 1, Dt: 0.1, Fields: []Value{{Kind: ValueNumber, Num: float64(i)}}})
+	}
+	return b
+}
+
+// TestBatchIn_chunksInEitherStorageReadNoNewIDs: the chunks of a round land
+// in whichever storage is free, so one storage reads the first chunk's
+// calls one round and the second's the next; once it has read both, their
+// agent ids are the strings read before, and decoding allocates nothing.
+func TestBatchIn_chunksInEitherStorageReadNoNewIDs(t *testing.T) {
+	var chunks [2][]byte
+	for i := range chunks {
+		data, err := (&batchRequest{b: chunkBatch(i*100, 100)}).marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks[i] = data
+	}
+	var in batchIn
+	for _, data := range chunks {
+		if err := in.unmarshal(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		for _, data := range chunks {
+			if err := in.unmarshal(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per two chunks, want 0", allocs)
+	}
+	if got := in.b.Calls[99].Agent; got != "grunt-199" {
+		t.Errorf("last agent %q, want grunt-199", got)
+	}
+	bad, _ := (&batchRequest{b: &Batch{Calls: []Request{{Agent: "\xff"}}}}).marshal()
+	if err := in.unmarshal(bad); err == nil {
+		t.Error("an agent id that is not UTF-8 was read")
+	}
+}
+
+// TestBatchRequest_encodesIntoTheBufferGivenBack: a request's encoding goes
+// into the last one's buffer when the client gave it back (the call was
+// answered), with the same bytes as a fresh encoding, and into a new one
+// when it did not (gRPC may still hold it).
+func TestBatchRequest_encodesIntoTheBufferGivenBack(t *testing.T) {
+	b := chunkBatch(0, 50)
+	want, _ := (&batchRequest{b: b}).marshal()
+	r := batchRequest{b: b}
+	first, _ := r.marshal()
+	r.keep()
+	second, err := r.marshal()
+	if err != nil || !bytes.Equal(second, want) {
+		t.Fatalf("encoding into a kept buffer: %v, bytes differ: %v", err, !bytes.Equal(second, want))
+	}
+	if &first[0] != &second[0] {
+		t.Error("the buffer given back was not used")
+	}
+	third, _ := r.marshal() // second not given back
+	if &third[0] == &second[0] {
+		t.Error("a buffer not given back was written over")
 	}
 }
