@@ -67,6 +67,8 @@ func (wireCodec) Unmarshal(data []byte, v any) error {
 		return m.unmarshal(data)
 	case *batchIn:
 		return m.unmarshal(data)
+	case *batchPick:
+		return m.unmarshal(data)
 	}
 	return proto.Unmarshal(data, v.(proto.Message))
 }
@@ -526,39 +528,44 @@ type batchIn struct {
 	fields  []Value
 	replies []Reply
 	size    int // the last reply's encoded size
-	// ids are the agent ids this storage has read, for a call whose id is
-	// not the one its place had last time: a host sends a large batch as
-	// chunks, which land in whichever storage is free, so a chunk's calls
-	// were most often another chunk's the round before. At most maxIDs.
-	ids map[string]string
 }
 
-// maxIDs bounds batchIn.ids: past it the table starts again (a game whose
-// calls go round more agents than that allocates their ids as before).
-const maxIDs = 1 << 16
+// batchPick is what the plugin's RunBatch handler decodes a batch into:
+// the codec picks, of the batchIns kept, the one whose last batch began with
+// the same agent as this one (firstAgent), then decodes into it. A host
+// sends a large batch as chunks, several in flight; each chunk lands in the
+// storage that held the same chunk the round before, whose calls have the
+// same agent ids at the same places: taken as they came back, the chunks
+// swapped storage from round to round and every agent id was a new string.
+type batchPick struct {
+	s  *grpcServer
+	in *batchIn
+}
 
-// agent reads a call's agent id: the one its place had last time (old), or
-// one read before, without a new string; else a new one, remembered.
-func (in *batchIn) agent(m *decoder, old string) string {
-	b := m.bytes()
-	if string(b) == old { // valid UTF-8: old was checked
-		return old
-	}
-	if s, ok := in.ids[string(b)]; ok {
-		return s
-	}
-	if !utf8.Valid(b) {
-		if m.err == nil {
-			m.err = errWireUTF8
+func (p *batchPick) unmarshal(data []byte) error {
+	p.in = p.s.takeBatch(firstAgent(data))
+	return p.in.unmarshal(data)
+}
+
+// firstAgent is the agent id of a Batch's first call, still in data, or
+// nil (a batch without calls, or not well formed: unmarshal says why).
+func firstAgent(data []byte) []byte {
+	d := decoder{b: data}
+	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
+		if num != fBatchCalls || typ != protowire.BytesType {
+			d.skip(num, typ)
+			continue
 		}
-		return ""
+		m := d.sub()
+		for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+			if num == fCallAgent && typ == protowire.BytesType {
+				return m.bytes()
+			}
+			m.skip(num, typ)
+		}
+		return nil
 	}
-	if in.ids == nil || len(in.ids) >= maxIDs {
-		in.ids = make(map[string]string)
-	}
-	s := string(b)
-	in.ids[s] = s
-	return s
+	return nil
 }
 
 func (in *batchIn) unmarshal(data []byte) error {
@@ -606,7 +613,7 @@ func (in *batchIn) readCall(m *decoder, c *Request, oldAgent string, states []by
 		case num == fCallSite && typ == protowire.VarintType:
 			c.Site = uint32(m.varint())
 		case num == fCallAgent && typ == protowire.BytesType:
-			c.Agent = in.agent(m, oldAgent)
+			c.Agent = m.string(oldAgent)
 		case num == fCallFirstRun && typ == protowire.VarintType:
 			c.FirstRun = m.varint() != 0
 		case num == fCallTime && typ == protowire.Fixed64Type:
