@@ -214,13 +214,6 @@ func (d *Decoder) uvarintLong() uint64 {
 }
 
 func (d *Decoder) Varint() int64 {
-	// Most are small (the integers of Lua tables): one byte, unzigzagged
-	// without binary.Varint's loop; none after an error (fail).
-	if off := d.off; off < len(d.buf) && d.buf[off] < 0x80 {
-		d.off++
-		x := uint64(d.buf[off])
-		return int64(x>>1) ^ -int64(x&1)
-	}
 	if d.err != nil {
 		return 0
 	}
