@@ -69,10 +69,21 @@ func (e *Encoder) Bytes() []byte { return e.buf }
 func (e *Encoder) Strings() []string { return e.list }
 
 // Uvarint writes v as a varint; most are below 128 (string indices of
-// the first names, counts, flags), one byte without AppendUvarint's loop.
+// the first names, counts, flags), one byte without AppendUvarint's loop,
+// written where Uvarint is called (it inlines).
 func (e *Encoder) Uvarint(v uint64) {
 	if v < 0x80 {
 		e.buf = append(e.buf, byte(v))
+		return
+	}
+	e.uvarintLong(v)
+}
+
+// uvarintLong is Uvarint for v ≥ 128: most are below 2^14 (the string
+// indices of a save of many agents), two bytes without the loop.
+func (e *Encoder) uvarintLong(v uint64) {
+	if v < 1<<14 {
+		e.buf = append(e.buf, byte(v)|0x80, byte(v>>7))
 		return
 	}
 	e.buf = binary.AppendUvarint(e.buf, v)
@@ -165,30 +176,33 @@ func (d *Decoder) Remaining() int { return len(d.buf) - d.off }
 func (d *Decoder) fail(format string, args ...any) {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w: at byte %d: %s", ErrCorrupt, d.off, fmt.Sprintf(format, args...))
+		// No byte is left to read: the inlined fast paths (Uvarint,
+		// Byte) need not check the error.
+		d.buf = d.buf[:min(d.off, len(d.buf))]
 	}
 }
 
 func (d *Decoder) Uvarint() uint64 {
-	// Most varints of a save are one byte (counts, flags, the first names)
-	// or two (the string indices of a save of many agents): read without
-	// binary.Uvarint's loop.
-	if b := d.buf[d.off:]; len(b) >= 2 && d.err == nil {
-		if b[0] < 0x80 {
-			d.off++
-			return uint64(b[0])
-		}
-		if b[1] < 0x80 {
-			d.off += 2
-			return uint64(b[0]&0x7f) | uint64(b[1])<<7
-		}
+	// Most varints of a save are one byte (counts, flags, the first
+	// names): read where Uvarint is called (it inlines; a call was an
+	// eighth of a load's instructions), the others in uvarintLong.
+	if off := d.off; off < len(d.buf) && d.buf[off] < 0x80 { // none after an error (fail)
+		d.off++
+		return uint64(d.buf[off])
 	}
 	return d.uvarintLong()
 }
 
-// uvarintLong is Uvarint for a varint of more than one byte (or none).
+// uvarintLong is Uvarint for a varint of more than one byte (or none, or
+// after an error). Most are two bytes (the string indices of a save of
+// many agents): read without binary.Uvarint's loop.
 func (d *Decoder) uvarintLong() uint64 {
 	if d.err != nil {
 		return 0
+	}
+	if b := d.buf[d.off:]; len(b) >= 2 && b[1] < 0x80 {
+		d.off += 2
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7
 	}
 	v, n := binary.Uvarint(d.buf[d.off:])
 	if n <= 0 {
@@ -213,7 +227,7 @@ func (d *Decoder) Varint() int64 {
 }
 
 func (d *Decoder) Byte() byte {
-	if off := d.off; off < len(d.buf) && d.err == nil { // small enough to inline
+	if off := d.off; off < len(d.buf) { // none after an error (fail); small enough to inline
 		d.off++
 		return d.buf[off]
 	}
@@ -277,7 +291,19 @@ func (d *Decoder) index() int32 {
 }
 
 func (d *Decoder) String() string {
-	i := d.Uvarint()
+	// The index read here, not in a call of Uvarint: a load reads a string
+	// for every name, and in a save of many agents most indices are two
+	// bytes (each agent's id and Lua keys beyond the first 128 strings).
+	var i uint64
+	if b, off := d.buf, d.off; off+1 < len(b) && b[off] >= 0x80 && b[off+1] < 0x80 {
+		i = uint64(b[off]&0x7f) | uint64(b[off+1])<<7
+		d.off = off + 2
+	} else if off < len(b) && b[off] < 0x80 { // none after an error (fail)
+		i = uint64(b[off])
+		d.off = off + 1
+	} else {
+		i = d.uvarintLong()
+	}
 	if i < uint64(len(d.strs)) && d.err == nil {
 		return d.strs[i]
 	}
@@ -305,8 +331,11 @@ func (d *Decoder) blob() []byte {
 // refuses one the rest of the input could not hold, so that a damaged length
 // cannot make the reader allocate gigabytes.
 func (d *Decoder) Count(minSize int) int {
-	n := d.Uvarint()
-	if d.err != nil {
+	var n uint64
+	if off := d.off; off < len(d.buf) && d.buf[off] < 0x80 { // most counts are small; none after an error (fail)
+		n = uint64(d.buf[off])
+		d.off = off + 1
+	} else if n = d.uvarintLong(); d.err != nil {
 		return 0
 	}
 	if minSize < 1 {

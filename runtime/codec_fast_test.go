@@ -95,3 +95,58 @@ func TestEncoderString_cacheKeepsTheTable(t *testing.T) {
 		t.Errorf("after Reset: % x and %d strings, want 00 and 1", e.Bytes(), len(e.Strings()))
 	}
 }
+
+// TestDecoderStringAndCount_readTheirVarintsAsUvarintDoes: String and Count
+// read their varint with fast paths of their own; they read what Uvarint
+// reads, for every index up to three bytes and for inputs cut short,
+// overlong or too long, and after an error they read nothing.
+func TestDecoderStringAndCount_readTheirVarintsAsUvarintDoes(t *testing.T) {
+	strs := make([]string, 1<<14+5)
+	for i := range strs {
+		strs[i] = fmt.Sprint(i)
+	}
+	inputs := [][]byte{
+		{}, {0x80}, {0xff}, {0x80, 0x80}, {0x80, 0x00}, {0xff, 0x01}, {0x81, 0x80, 0x01}, {0x05},
+		{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01},
+	}
+	for v := range uint64(1 << 15) {
+		inputs = append(inputs, binary.AppendUvarint(nil, v))
+	}
+	for _, in := range inputs {
+		in = append(in[:len(in):len(in)], 0x07) // something after it
+		ref := NewDecoder(in, strs)
+		want := ref.Uvarint()
+		d := NewDecoder(in, strs)
+		got := d.String()
+		switch {
+		case ref.Err() != nil || want >= uint64(len(strs)):
+			if got != "" || d.Err() == nil {
+				t.Fatalf("String of % x = %q (%v), want an error", in, got, d.Err())
+			}
+		case got != strs[want] || d.Remaining() != ref.Remaining() || d.Err() != nil:
+			t.Fatalf("String of % x = %q, %d left (%v), want %q, %d left", in, got, d.Remaining(), d.Err(), strs[want], ref.Remaining())
+		}
+		// Count refuses a count larger than the bytes left: give it room.
+		room := in
+		if ref.Err() == nil && want < 1<<15 {
+			room = append(in, make([]byte, want)...)
+		}
+		ref, d = NewDecoder(room, nil), NewDecoder(room, nil)
+		want = ref.Uvarint()
+		wantErr := ref.Err() != nil || want > uint64(ref.Remaining())
+		n := d.Count(1)
+		switch {
+		case wantErr:
+			if n != 0 || d.Err() == nil {
+				t.Fatalf("Count of % x = %d (%v), want an error", in, n, d.Err())
+			}
+		case uint64(n) != want || d.Remaining() != ref.Remaining() || d.Err() != nil:
+			t.Fatalf("Count of % x = %d, %d left (%v), want %d, %d left", in, n, d.Remaining(), d.Err(), want, ref.Remaining())
+		}
+	}
+	d := NewDecoder([]byte{0x01, 0x81, 0x01, 0x01}, strs)
+	d.fail("broken")
+	if s, n, b := d.String(), d.Count(1), d.Byte(); s != "" || n != 0 || b != 0 || d.off != 0 {
+		t.Errorf("after an error: String %q, Count %d, Byte %d at byte %d, want nothing read", s, n, b, d.off)
+	}
+}

@@ -121,6 +121,7 @@ func (c *grpcClient) RunBatch(ctx context.Context, b *Batch, out []Reply) ([]Rep
 	if err != nil {
 		return out[:0], err
 	}
+	bc.req.keep()
 	if len(out) != len(b.Calls) {
 		return out[:0], fmt.Errorf("sdk: the plugin answered %d calls with %d replies", len(b.Calls), len(out))
 	}

@@ -17,6 +17,7 @@ type grpcServer struct {
 
 	mu    sync.Mutex
 	spare []*batchIn // the storage of batches done, for the next (one per batch in flight)
+	made  int        // batchIns made (maxBatchIns)
 }
 
 func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.DescribeReply, error) {
@@ -133,18 +134,40 @@ func (s *grpcServer) runBatch(ctx context.Context, in *batchIn) (any, error) {
 	return wireBytes(data), nil
 }
 
+// maxBatchIns bounds the batchIns a server makes while none of those
+// kept held the batch's first agent: one per chunk of the host's largest
+// batches, which it sends in at most 4.
+const maxBatchIns = 4
+
 // takeBatch returns a kept batchIn, or a new one while all are in use: a
 // host sends a large batch as a few chunks in flight at once, and each
-// keeps its storage from round to round.
-func (s *grpcServer) takeBatch() *batchIn {
+// keeps its storage from round to round. Of those kept, it takes the one
+// whose last batch began with agent first (batchPick), else the last.
+func (s *grpcServer) takeBatch(first []byte) *batchIn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := len(s.spare); n > 0 {
-		in := s.spare[n-1]
-		s.spare = s.spare[:n-1]
-		return in
+	n := len(s.spare)
+	k := -1
+	for i, in := range s.spare {
+		if c := in.b.Calls; len(c) > 0 && c[0].Agent == string(first) {
+			k = i
+			break
+		}
 	}
-	return &batchIn{}
+	if k < 0 {
+		// None held this chunk: a new one, up to maxBatchIns (a host
+		// sends at most 4 chunks), so that each chunk gets its own.
+		if n == 0 || s.made < maxBatchIns {
+			s.made++
+			return &batchIn{}
+		}
+		k = n - 1
+	}
+	in := s.spare[k]
+	s.spare[k] = s.spare[n-1]
+	s.spare[n-1] = nil
+	s.spare = s.spare[:n-1]
+	return in
 }
 
 func (s *grpcServer) putBatch(in *batchIn) {
@@ -155,9 +178,14 @@ func (s *grpcServer) putBatch(in *batchIn) {
 
 func runBatchHandler(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
 	s := srv.(*grpcServer)
-	in := s.takeBatch()
+	pick := batchPick{s: s}
+	err := dec(&pick)
+	in := pick.in
+	if in == nil { // the codec did not run
+		in = s.takeBatch(nil)
+	}
 	defer s.putBatch(in)
-	if err := dec(in); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if interceptor == nil {

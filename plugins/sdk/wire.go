@@ -67,6 +67,8 @@ func (wireCodec) Unmarshal(data []byte, v any) error {
 		return m.unmarshal(data)
 	case *batchIn:
 		return m.unmarshal(data)
+	case *batchPick:
+		return m.unmarshal(data)
 	}
 	return proto.Unmarshal(data, v.(proto.Message))
 }
@@ -175,11 +177,27 @@ func (e *encoder) data(f protowire.Number, d *Data) {
 type batchRequest struct {
 	b    *Batch
 	size int // the last encoding's size: the next one's first guess
+	// sent is the last encoding; buf is one given back (by keep) once
+	// gRPC was done with it, or nil: the next encoding writes into it
+	// instead of fresh memory (64 bytes a call, cleared by the allocator).
+	sent, buf []byte
 }
 
+// keep gives the last encoding's buffer back for the next: the caller
+// knows gRPC no longer reads it (a unary call answered without error: the
+// plugin read the whole request before it replied, and nothing is sent
+// again). A buffer not given back is left to gRPC and the collector.
+func (r *batchRequest) keep() { r.buf, r.sent = r.sent[:0], nil }
+
 func (r *batchRequest) marshal() ([]byte, error) {
-	// A new buffer each time: gRPC may still be writing the last one.
-	e := encoder{buf: make([]byte, 0, max(r.size, 64*len(r.b.Calls)))}
+	// A buffer given back, or a new one: gRPC may still be writing one
+	// not given back.
+	buf := r.buf
+	r.buf, r.sent = nil, nil
+	if cap(buf) < max(r.size, 64*len(r.b.Calls)) {
+		buf = make([]byte, 0, max(r.size, 64*len(r.b.Calls)))
+	}
+	e := encoder{buf: buf}
 	for i := range r.b.Sites {
 		s := &r.b.Sites[i]
 		m := e.begin(fBatchSites)
@@ -216,7 +234,7 @@ func (r *batchRequest) marshal() ([]byte, error) {
 		}
 		e.end(m)
 	}
-	r.size = len(e.buf)
+	r.size, r.sent = len(e.buf), e.buf
 	return e.buf, e.err
 }
 
@@ -510,6 +528,44 @@ type batchIn struct {
 	fields  []Value
 	replies []Reply
 	size    int // the last reply's encoded size
+}
+
+// batchPick is what the plugin's RunBatch handler decodes a batch into:
+// the codec picks, of the batchIns kept, the one whose last batch began with
+// the same agent as this one (firstAgent), then decodes into it. A host
+// sends a large batch as chunks, several in flight; each chunk lands in the
+// storage that held the same chunk the round before, whose calls have the
+// same agent ids at the same places: taken as they came back, the chunks
+// swapped storage from round to round and every agent id was a new string.
+type batchPick struct {
+	s  *grpcServer
+	in *batchIn
+}
+
+func (p *batchPick) unmarshal(data []byte) error {
+	p.in = p.s.takeBatch(firstAgent(data))
+	return p.in.unmarshal(data)
+}
+
+// firstAgent is the agent id of a Batch's first call, still in data, or
+// nil (a batch without calls, or not well formed: unmarshal says why).
+func firstAgent(data []byte) []byte {
+	d := decoder{b: data}
+	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
+		if num != fBatchCalls || typ != protowire.BytesType {
+			d.skip(num, typ)
+			continue
+		}
+		m := d.sub()
+		for num, typ, ok := m.next(); ok; num, typ, ok = m.next() {
+			if num == fCallAgent && typ == protowire.BytesType {
+				return m.bytes()
+			}
+			m.skip(num, typ)
+		}
+		return nil
+	}
+	return nil
 }
 
 func (in *batchIn) unmarshal(data []byte) error {
