@@ -25,10 +25,14 @@ type ConductorLink struct {
 	sent    []bool
 	traffic cluster.Traffic
 	closed  bool
+	// manifest is the hash of the game's files' manifest, given to every
+	// shard that joins.
+	manifest string
 }
 
 // Conduct connects to NATS as the conductor of run o.Run and waits for its
-// shards to join (o.JoinTimeout), numbering them in the order they join. A
+// shards to join (o.JoinTimeout), once it has published the game's files
+// (o.Files) to the run's object store, numbering them in the order they join. A
 // shard of another version is refused, naming both versions; shards that
 // do not join in time are named in the error (ErrMissing).
 func Conduct(o Options, shards int) (*ConductorLink, error) {
@@ -48,6 +52,10 @@ func Conduct(o Options, shards int) (*ConductorLink, error) {
 	if c.upSub, err = nc.ChanSubscribe(o.subject("up", "*"), c.up); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("natsnet: conductor: %w", err)
+	}
+	if c.manifest, err = publishFiles(nc, o.Run, o.Files); err != nil {
+		nc.Close()
+		return nil, err
 	}
 	if err := c.admit(shards); err != nil {
 		nc.Close()
@@ -81,7 +89,7 @@ func (c *ConductorLink) admit(shards int) error {
 			default:
 				c.ids = append(c.ids, id)
 				c.names = append(c.names, name)
-				m.Respond([]byte("ok " + strconv.Itoa(len(c.ids)-1)))
+				m.Respond([]byte("ok " + strconv.Itoa(len(c.ids)-1) + " " + c.manifest))
 			}
 		case <-timer.C:
 			joined := ""

@@ -13,7 +13,7 @@ import (
 
 func startServer(t *testing.T) *Server {
 	t.Helper()
-	s, err := StartServer(t.TempDir())
+	s, err := StartServer(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,5 +193,44 @@ func TestNATS_badRunName(t *testing.T) {
 		if _, err := Conduct(Options{URL: "nats://127.0.0.1:1", Run: name}, 1); !errors.Is(err, ErrRunName) {
 			t.Errorf("%q: %v", name, err)
 		}
+	}
+}
+
+// The game's files reach every shard through the object store, whole.
+func TestNATS_filesReachTheShards(t *testing.T) {
+	s := startServer(t)
+	files := []File{{Path: "config.toml", Data: []byte("[run]\nsteps = 600\n")}, {Path: "scripts/ai/grunt.lua", Data: []byte("return {}\n")},
+		{Path: "scripts/ai/empty.lua"}, {Path: "scripts/ai/same.lua", Data: []byte("return {}\n")}}
+	o := Options{URL: s.URL(), Run: "files", Version: "v1", Files: files}
+	c, ends := joinAll(t, o, 2)
+	defer c.Close()
+	for k, e := range ends {
+		got := e.(*ShardLink).Files()
+		if len(got) != len(files) {
+			t.Fatalf("shard %d: %d files", k, len(got))
+		}
+		byPath := map[string]string{}
+		for _, f := range got {
+			byPath[f.Path] = string(f.Data)
+		}
+		for _, f := range files {
+			if byPath[f.Path] != string(f.Data) {
+				t.Errorf("shard %d: %s: %q", k, f.Path, byPath[f.Path])
+			}
+		}
+	}
+}
+
+// A store too small for the game's files is an error naming the file.
+func TestNATS_fullStoreIsAnError(t *testing.T) {
+	s, err := StartServer(t.TempDir(), 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	o := Options{URL: s.URL(), Run: "full", Version: "v1", Files: []File{{Path: "scripts/big.lua", Data: make([]byte, 1<<20)}}}
+	_, err = Conduct(o, 1)
+	if !errors.Is(err, ErrFiles) || !strings.Contains(err.Error(), "scripts/big.lua") {
+		t.Errorf("got %v", err)
 	}
 }

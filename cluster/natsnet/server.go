@@ -13,10 +13,12 @@ type Server struct {
 	s *server.Server
 }
 
-// StartServer starts the embedded server, its JetStream store in store.
-func StartServer(store string) (*Server, error) {
+// StartServer starts the embedded server, its JetStream store in store
+// holding at most maxStore bytes (0: the server's default, a share of the
+// disk).
+func StartServer(store string, maxStore int64) (*Server, error) {
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
-		StoreDir: store, NoSigs: true, NoLog: true, DisableJetStreamBanner: true})
+		StoreDir: store, JetStreamMaxStore: maxStore, NoSigs: true, NoLog: true, DisableJetStreamBanner: true})
 	if err != nil {
 		return nil, fmt.Errorf("natsnet: embedded server: %w", err)
 	}

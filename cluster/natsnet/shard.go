@@ -23,6 +23,7 @@ type ShardLink struct {
 	parts  parts
 	seq    cluster.Sequence
 	check  cluster.Sequence
+	files  []File
 }
 
 // Join connects to NATS and joins run o.Run as a shard, trying until the
@@ -57,7 +58,12 @@ func Join(o Options) (*ShardLink, error) {
 		}
 		name += " client " + strconv.FormatUint(mustID(nc), 10)
 	}
-	if s.k, err = s.join(id, name); err != nil {
+	manifest := ""
+	if s.k, manifest, err = s.join(id, name); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	if s.files, err = fetchFiles(nc, o.Run, manifest); err != nil {
 		nc.Close()
 		return nil, err
 	}
@@ -69,34 +75,41 @@ func mustID(nc *nats.Conn) uint64 {
 	return id
 }
 
-func (s *ShardLink) join(id, name string) (int, error) {
+// join asks the conductor to take the shard: its number and the hash of
+// the game's files' manifest.
+func (s *ShardLink) join(id, name string) (int, string, error) {
 	deadline := time.Now().Add(s.o.JoinTimeout)
 	req := []byte(s.o.Version + "\n" + id + "\n" + name)
 	for {
 		m, err := s.nc.Request(s.o.subject("join"), req, time.Second)
 		if err == nil {
 			reply := string(m.Data)
-			if k, ok := strings.CutPrefix(reply, "ok "); ok {
+			if rest, ok := strings.CutPrefix(reply, "ok "); ok {
+				k, manifest, _ := strings.Cut(rest, " ")
 				n, err := strconv.Atoi(k)
-				if err != nil || n < 0 {
-					return 0, fmt.Errorf("natsnet: shard: the conductor of run %s answered %q", s.o.Run, reply)
+				if err != nil || n < 0 || manifest == "" {
+					return 0, "", fmt.Errorf("natsnet: shard: the conductor of run %s answered %q", s.o.Run, reply)
 				}
-				return n, nil
+				return n, manifest, nil
 			}
 			if why, ok := strings.CutPrefix(reply, "refused: version: "); ok {
-				return 0, fmt.Errorf("%w: %s", ErrVersion, why)
+				return 0, "", fmt.Errorf("%w: %s", ErrVersion, why)
 			}
-			return 0, fmt.Errorf("natsnet: shard: the conductor of run %s %s", s.o.Run, reply)
+			return 0, "", fmt.Errorf("natsnet: shard: the conductor of run %s %s", s.o.Run, reply)
 		}
 		if !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, nats.ErrTimeout) {
-			return 0, fmt.Errorf("natsnet: shard: joining run %s: %w", s.o.Run, err)
+			return 0, "", fmt.Errorf("natsnet: shard: joining run %s: %w", s.o.Run, err)
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%w: no conductor of run %s on %s took this shard within %s", ErrMissing, s.o.Run, s.o.URL, s.o.JoinTimeout)
+			return 0, "", fmt.Errorf("%w: no conductor of run %s on %s took this shard within %s", ErrMissing, s.o.Run, s.o.URL, s.o.JoinTimeout)
 		}
 		time.Sleep(100 * time.Millisecond) // the conductor is not there yet
 	}
 }
+
+// Files are the game's files, fetched from the run's object store as the
+// shard joined, every hash checked.
+func (s *ShardLink) Files() []File { return s.files }
 
 // K is the shard's number in the run.
 func (s *ShardLink) K() int { return s.k }
