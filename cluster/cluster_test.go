@@ -95,3 +95,31 @@ func TestCluster_saveMovesBetweenLayouts(t *testing.T) {
 		}
 	}
 }
+
+// Messages per step follow the shards, rounds and delivery batches, not
+// the agents: 40 agents and 4,000 on 3 shards exchange within the same
+// bound per step, and the most a step of the model needs.
+func TestCluster_messagesDoNotGrowWithAgents(t *testing.T) {
+	const shards, steps = 3, 30
+	perStep := map[int32]float64{}
+	for _, n := range []int32{40, 4000} {
+		w := &model.World{N: n}
+		mc, link := startLocal(t, w, shards)
+		if err := mc.Steps(1, steps); err != nil {
+			t.Fatal(err)
+		}
+		st, tr := mc.C.Stats(), link.Traffic()
+		// Per shard at most: the step start, each later round, the report,
+		// each delivery batch.
+		if bound := uint64(shards) * (st.Rounds + st.Steps + st.Batches); tr.Sent > bound {
+			t.Errorf("%d agents: %d messages, more than %d (%+v)", n, tr.Sent, bound, st)
+		}
+		// The model's rounds end by the fourth and its relays by the
+		// fourth batch: at most shards × (4 + 1 + 4) a step.
+		perStep[n] = float64(tr.Sent) / steps
+		if perStep[n] > shards*9 {
+			t.Errorf("%d agents: %.1f messages a step", n, perStep[n])
+		}
+	}
+	t.Logf("messages per step: %v", perStep)
+}

@@ -36,6 +36,8 @@ type Conductor struct {
 	Link   ConductorLink
 	Layout Layout
 
+	stats Stats
+
 	replies []Message
 	out     []Message // per shard, the message being made
 	lists   [][]Item
@@ -44,6 +46,16 @@ type Conductor struct {
 	reqs    []Item
 	outbox  []Item
 }
+
+// Stats count the exchanges of a conductor's steps: what the number of
+// messages follows (per shard: one per step, round after the first, report
+// and delivery batch), whatever the number of agents.
+type Stats struct {
+	Steps, Rounds, Batches uint64 // Rounds: every round; Batches: the delivery batches
+}
+
+// Stats are the exchanges so far.
+func (c *Conductor) Stats() Stats { return c.stats }
 
 // ErrLayout is a layout whose shards are not the link's.
 var ErrLayout = errors.New("cluster: layout and link differ")
@@ -70,6 +82,7 @@ func (c *Conductor) Step(step uint64) error {
 		return err
 	}
 	c.outbox = c.outbox[:0]
+	c.stats.Steps++
 	c.begin(StepStart, step)
 	for k := range c.out {
 		c.out[k].Time, c.out[k].Shared = t, shared
@@ -81,6 +94,7 @@ func (c *Conductor) Step(step uint64) error {
 		return fmt.Errorf("cluster: step %d, round 1: %w", step, err)
 	}
 	for round := uint32(1); ; round++ {
+		c.stats.Rounds++
 		waiting := 0
 		for k := range c.replies {
 			waiting += int(c.replies[k].Waiting)
@@ -117,6 +131,7 @@ func (c *Conductor) Step(step uint64) error {
 			return err
 		}
 		c.outbox = c.outbox[:0]
+		c.stats.Batches++
 		c.begin(Deliver, step)
 		if err := c.spread(dels, PhaseDelivery); err != nil {
 			return err

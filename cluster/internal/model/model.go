@@ -68,7 +68,7 @@ func (a *Agent) run(n int32, out emit) {
 			to := (a.Place + int32(a.V%7) + 1) % n
 			out(cluster.Item{Kind: cluster.Signal, Agent: a.Place, Text: ID(to), Name: "poke", Data: num(a.V % 1000)})
 		}
-		if a.V%13 == 2 {
+		if a.V%13 == 2 && a.Place%50 == 0 { // one in fifty shouts: what all hear grows as agents²
 			out(cluster.Item{Kind: cluster.Signal, Agent: a.Place, Text: "all", Name: "shout", Data: num(a.V%1000*3 + 1)})
 		}
 		a.owed = a.owed || a.V%11 == 0
@@ -242,8 +242,12 @@ func (m *Single) Step(step uint64) error {
 	}
 	deliver := func(dels []cluster.Item) {
 		for _, d := range dels {
+			if d.Agent >= 0 {
+				m.Agents[d.Agent].hear(d.Name, d.Text, d.Data, n, sink)
+				continue
+			}
 			for _, a := range m.Agents {
-				if (d.Agent < 0 && a.Place != d.Peer) || a.Place == d.Agent {
+				if a.Place != d.Peer {
 					a.hear(d.Name, d.Text, d.Data, n, sink)
 				}
 			}
@@ -308,9 +312,19 @@ func (s *Shard) Begin(step uint64, t float64, shared []byte) error {
 }
 
 func (s *Shard) Deliver(d *cluster.Item, out *cluster.Out) error {
+	hear := func(a *Agent) {
+		a.hear(d.Name, d.Text, d.Data, s.N, func(it cluster.Item) { out.Add(d.Order, uint64(a.Place), it) })
+	}
+	if d.Agent >= 0 {
+		if d.Agent < s.Lo || int(d.Agent-s.Lo) >= len(s.Agents) {
+			return fmt.Errorf("model: a delivery to agent %d on the shard of %d..", d.Agent, s.Lo)
+		}
+		hear(s.Agents[d.Agent-s.Lo])
+		return nil
+	}
 	for _, a := range s.Agents {
-		if (d.Agent < 0 && a.Place != d.Peer) || a.Place == d.Agent {
-			a.hear(d.Name, d.Text, d.Data, s.N, func(it cluster.Item) { out.Add(d.Order, uint64(a.Place), it) })
+		if a.Place != d.Peer {
+			hear(a)
 		}
 	}
 	return nil
