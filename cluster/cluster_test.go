@@ -97,12 +97,12 @@ func TestCluster_saveMovesBetweenLayouts(t *testing.T) {
 }
 
 // Messages per step follow the shards, rounds and delivery batches, not
-// the agents: 40 agents and 4,000 on 3 shards exchange within the same
+// the agents: 40 agents and 2,000 on 3 shards exchange within the same
 // bound per step, and the most a step of the model needs.
 func TestCluster_messagesDoNotGrowWithAgents(t *testing.T) {
-	const shards, steps = 3, 30
+	const shards, steps = 3, 20
 	perStep := map[int32]float64{}
-	for _, n := range []int32{40, 4000} {
+	for _, n := range []int32{40, 2000} {
 		w := &model.World{N: n}
 		mc, link := startLocal(t, w, shards)
 		if err := mc.Steps(1, steps); err != nil {
