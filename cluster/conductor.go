@@ -106,6 +106,9 @@ func (c *Conductor) Step(step uint64) error {
 		if waiting == 0 {
 			break
 		}
+		if len(answers) == 0 { // they would wait for ever
+			return fmt.Errorf("cluster: step %d, round %d: %d agents wait for calls that no resolver answered", step, round, waiting)
+		}
 		c.begin(Round, step)
 		for k := range c.out {
 			c.out[k].Round = round + 1

@@ -70,3 +70,36 @@ func TestConductor_layoutMustMatchTheLink(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// deafWorld answers no request: the agents that wait would wait for ever.
+type deafWorld struct{ model.World }
+
+func (*deafWorld) Resolve(uint32, []cluster.Item) ([]cluster.Item, error) { return nil, nil }
+
+func TestConductor_unansweredAgentsAreAnErrorNotAHang(t *testing.T) {
+	link, ends := cluster.NewLocal(1)
+	w := &deafWorld{model.World{N: 8}}
+	mc := model.Start(&w.World, link, ends)
+	mc.C.Host = w
+	var err error
+	for s := uint64(1); s <= 20 && err == nil; s++ {
+		err = mc.C.Step(s)
+	}
+	if err == nil || !strings.Contains(err.Error(), "wait for calls that no resolver answered") {
+		t.Errorf("got %v", err)
+	}
+	mc.Stop()
+}
+
+// A host that adds one place's items apart (not together) makes two
+// items at one place: an error, never a silent reorder.
+func TestOut_itemsOfOnePlaceApartAreAnError(t *testing.T) {
+	var out cluster.Out
+	p := cluster.Place(cluster.PhaseRound, 1)
+	out.Add(p, 0, cluster.Item{Kind: cluster.Record})
+	out.Add(cluster.Place(cluster.PhaseRound, 2), 0, cluster.Item{Kind: cluster.Record})
+	out.Add(p, 0, cluster.Item{Kind: cluster.Record})
+	if _, err := cluster.Merge(nil, out.Items); !errors.Is(err, cluster.ErrOrder) {
+		t.Errorf("got %v", err)
+	}
+}
