@@ -9,6 +9,7 @@ import (
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/cluster/internal/model"
+	"github.com/nats-io/nats.go"
 )
 
 func startServer(t *testing.T) *Server {
@@ -232,5 +233,62 @@ func TestNATS_fullStoreIsAnError(t *testing.T) {
 	_, err = Conduct(o, 1)
 	if !errors.Is(err, ErrFiles) || !strings.Contains(err.Error(), "scripts/big.lua") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A shard hears that the run ended when the conductor closes its link,
+// rather than waiting for a message that will not come.
+func TestNATS_shardHearsTheEnd(t *testing.T) {
+	s := startServer(t)
+	o := Options{URL: s.URL(), Run: "end", Version: "v1"}
+	c, ends := joinAll(t, o, 1)
+	got := make(chan error, 1)
+	go func() {
+		_, err := ends[0].Recv()
+		got <- err
+	}()
+	c.Close()
+	if err := <-got; !errors.Is(err, cluster.ErrClosed) {
+		t.Errorf("got %v", err)
+	}
+	ends[0].Close()
+}
+
+// Parts out of order, a part count that lies, or a whole message amid
+// parts are refused.
+func TestParts_badPartsAreRefused(t *testing.T) {
+	msg := func(h string, data string) *nats.Msg {
+		m := nats.NewMsg("x")
+		if h != "" {
+			m.Header.Set(hdrPart, h)
+		}
+		m.Data = []byte(data)
+		return m
+	}
+	for _, seq := range [][]*nats.Msg{
+		{msg("2/2", "b")},
+		{msg("1/2", "a"), msg("1/2", "a")},
+		{msg("1/1", "a")},
+		{msg("1/2", "a"), msg("", "whole")},
+		{msg("1/x", "a")},
+		{msg("3/2", "a")},
+	} {
+		var p parts
+		var err error
+		for _, m := range seq {
+			if _, _, err = p.add(m); err != nil {
+				break
+			}
+		}
+		if !errors.Is(err, cluster.ErrMessage) {
+			t.Errorf("%v: got %v", seq[len(seq)-1].Header, err)
+		}
+	}
+	var p parts
+	if _, whole, err := p.add(msg("1/2", "a")); whole || err != nil {
+		t.Fatal(whole, err)
+	}
+	if b, whole, err := p.add(msg("2/2", "b")); !whole || err != nil || string(b) != "ab" {
+		t.Errorf("%q %v %v", b, whole, err)
 	}
 }
