@@ -28,7 +28,7 @@ func TestModel_singleRunUsesEveryPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"hears alarm from schedule", "hears dawn from schedule", "hears poke from a", "hears shout from a", "hears relay", "hears owed", "pays an owed handler", "round 3:"} {
+	for _, want := range []string{"hears alarm from schedule", "world: step 5 sounds the alarm\na0 hears dawn from schedule", "hears dawn from schedule", "hears poke from a", "hears shout from a", "hears relay", "hears owed", "pays an owed handler", "round 3:"} {
 		if !strings.Contains(lines, want) {
 			t.Errorf("the single run has no %q", want)
 		}

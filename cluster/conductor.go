@@ -13,7 +13,8 @@ type ConductorHost interface {
 	// world's shared data when it changed since the last step or a Load
 	// (nil: unchanged; a shard keeps what it was given last) and the
 	// scheduled deliveries in schedule order (Delivery items: Agent the
-	// receiver, or -1 for every agent).
+	// receiver, or -1 for every agent), between which the conductor's own
+	// lines (Record items) keep their place.
 	BeginStep(step uint64) (t float64, shared []byte, deliveries []Item, err error)
 	// Write writes records (trace and output lines) in the order given.
 	Write(records []Item) error
@@ -41,6 +42,7 @@ type Conductor struct {
 	replies []Message
 	out     []Message // per shard, the message being made
 	lists   [][]Item
+	own     []Item // the conductor's own records, merged with the next replies
 	merged  []Item
 	records []Item
 	reqs    []Item
@@ -159,7 +161,12 @@ func (c *Conductor) begin(kind Kind, step uint64) {
 // shard those for its agents (one to every agent goes to every shard).
 func (c *Conductor) spread(dels []Item, phase uint64) error {
 	for i, d := range dels {
-		d.Kind, d.Order, d.Sub = Delivery, Place(phase, int64(i)), 0
+		d.Order, d.Sub = Place(phase, int64(i)), 0
+		if d.Kind == Record {
+			c.own = append(c.own, d)
+			continue
+		}
+		d.Kind = Delivery
 		if d.Agent < 0 {
 			for k := range c.out {
 				c.out[k].Items = append(c.out[k].Items, d)
@@ -190,18 +197,20 @@ func (c *Conductor) exchange(all bool) error {
 		}
 		sent++
 	}
-	if sent == 0 {
-		return nil
+	if sent > 0 {
+		if err := c.Link.Gather(c.replies); err != nil {
+			return err
+		}
 	}
-	if err := c.Link.Gather(c.replies); err != nil {
-		return err
-	}
-	c.lists = c.lists[:0]
+	c.lists = append(c.lists[:0], c.own)
 	for k := range c.replies {
 		c.lists = append(c.lists, c.replies[k].Items)
 	}
 	var err error
-	if c.merged, err = Merge(c.merged[:0], c.lists...); err != nil {
+	c.merged, err = Merge(c.merged[:0], c.lists...)
+	clear(c.own)
+	c.own = c.own[:0]
+	if err != nil {
 		return err
 	}
 	c.records, c.reqs = c.records[:0], c.reqs[:0]
@@ -275,6 +284,19 @@ func (c *Conductor) Load(step uint64, saves []Item) error {
 		c.out[k].Items = append(c.out[k].Items, s)
 	}
 	return c.exchange(true)
+}
+
+// Finish asks every shard for what its agents kept for the end of the run
+// (the output's folded repeats) and writes it in config order.
+func (c *Conductor) Finish(step uint64) error {
+	if err := c.init(); err != nil {
+		return err
+	}
+	c.begin(Finish, step)
+	if err := c.exchange(true); err != nil {
+		return fmt.Errorf("cluster: finishing at step %d: %w", step, err)
+	}
+	return nil
 }
 
 // Stop ends every shard and closes the link.

@@ -38,10 +38,13 @@ const (
 	Load
 	// Stop ends the shard.
 	Stop
+	// Finish ends a run: the shard adds what its agents kept for the end
+	// (the output's folded repeats, PhaseReport by place).
+	Finish
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {

@@ -31,6 +31,9 @@ type ShardHost interface {
 	// restores its agents from theirs.
 	Save(out *Out) error
 	Load(saves []Item) error
+	// Finish adds what its agents kept for the end of the run (PhaseReport,
+	// by place).
+	Finish(out *Out) error
 }
 
 // Shard serves the conductor's messages to a ShardHost, on the goroutine
@@ -91,6 +94,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.Host.Save(&s.out)
 	case Load:
 		return s.Host.Load(m.Items)
+	case Finish:
+		return s.Host.Finish(&s.out)
 	case Stop:
 		return nil
 	}

@@ -152,6 +152,7 @@ func (w *World) BeginStep(step uint64) (float64, []byte, []cluster.Item, error) 
 	var dels []cluster.Item
 	if step%5 == 0 {
 		dels = append(dels, cluster.Item{Kind: cluster.Delivery, Agent: int32(step) % w.N, Peer: -1, Text: "schedule", Name: "alarm", Data: num(step)})
+		dels = append(dels, cluster.Item{Kind: cluster.Record, Text: "out", Data: []byte(fmt.Sprintf("world: step %d sounds the alarm", step))})
 		dels = append(dels, cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: -1, Text: "schedule", Name: "dawn", Data: num(step * 3)})
 	}
 	return float64(step) / 10, shared, dels, nil
@@ -242,6 +243,10 @@ func (m *Single) Step(step uint64) error {
 	}
 	deliver := func(dels []cluster.Item) {
 		for _, d := range dels {
+			if d.Kind == cluster.Record { // the world's own line, in its place
+				recs = append(recs, d)
+				continue
+			}
 			if d.Agent >= 0 {
 				m.Agents[d.Agent].hear(d.Name, d.Text, d.Data, n, sink)
 				continue
@@ -365,6 +370,9 @@ func (s *Shard) Report(out *cluster.Out) error {
 	}
 	return nil
 }
+
+// Finish: the model's agents keep nothing for the end.
+func (s *Shard) Finish(*cluster.Out) error { return nil }
 
 func (s *Shard) Save(out *cluster.Out) error {
 	for _, a := range s.Agents {
