@@ -182,6 +182,8 @@ type Game struct {
 	mergeOut   []tagged
 	mergeLines []taggedLine
 
+	cl *clusterRole // the game's part in a cluster (cluster.go); nil outside one
+
 	// The steps to report, picked as they end (report_pick.go).
 	picked    bool // this step's were
 	picks     []pickList
