@@ -21,8 +21,9 @@ type ConductorHost interface {
 	// Resolve ends round number round of the step, as one process ends a
 	// round: requests are the round's (gate releases and takes, plugin
 	// calls), merged in config order; it returns their answers (Answer
-	// items, each for its Agent, in any order). It is called for every
-	// round, with requests or not.
+	// items, each for its Agent, or with Agent -1 for every shard, in the
+	// order given). It is called for every round, with requests or not;
+	// the last round's answers reach the shards with Report.
 	Resolve(round uint32, requests []Item) ([]Item, error)
 	// Route turns the signals agents sent, in the order sent, into their
 	// deliveries in the same order (Delivery items, Peer the sender).
@@ -95,38 +96,38 @@ func (c *Conductor) Step(step uint64) error {
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: step %d, round 1: %w", step, err)
 	}
+	var answers []Item
 	for round := uint32(1); ; round++ {
 		c.stats.Rounds++
 		waiting := 0
 		for k := range c.replies {
 			waiting += int(c.replies[k].Waiting)
 		}
-		answers, err := c.Host.Resolve(round, c.reqs)
+		answers, err = c.Host.Resolve(round, c.reqs)
 		if err != nil {
 			return err
 		}
 		if waiting == 0 {
-			break
+			break // the last round's answers go with Report
 		}
-		if len(answers) == 0 { // they would wait for ever
-			return fmt.Errorf("cluster: step %d, round %d: %d agents wait for calls that no resolver answered", step, round, waiting)
+		if round >= MaxRounds {
+			return fmt.Errorf("cluster: step %d: %d agents still wait after %d rounds", step, waiting, round)
 		}
 		c.begin(Round, step)
 		for k := range c.out {
 			c.out[k].Round = round + 1
 		}
-		for _, a := range answers {
-			k := c.Layout.Of(a.Agent)
-			if k < 0 {
-				return fmt.Errorf("cluster: step %d, round %d: an answer for agent %d, which no shard holds", step, round, a.Agent)
-			}
-			c.out[k].Items = append(c.out[k].Items, a)
+		if err := c.answer(answers); err != nil {
+			return fmt.Errorf("cluster: step %d, round %d: %w", step, round, err)
 		}
 		if err := c.exchange(true); err != nil {
 			return fmt.Errorf("cluster: step %d, round %d: %w", step, round+1, err)
 		}
 	}
 	c.begin(Report, step)
+	if err := c.answer(answers); err != nil {
+		return fmt.Errorf("cluster: step %d, report: %w", step, err)
+	}
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: step %d, report: %w", step, err)
 	}
@@ -144,6 +145,30 @@ func (c *Conductor) Step(step uint64) error {
 		if err := c.exchange(false); err != nil {
 			return fmt.Errorf("cluster: step %d, deliveries: %w", step, err)
 		}
+	}
+	return nil
+}
+
+// MaxRounds bounds the rounds of one step: agents that still wait after
+// so many are an error, not rounds for ever (a step's rule runs are
+// bounded by its runaway limit long before).
+const MaxRounds = 1 << 16
+
+// answer gives each shard the answers for its agents; one for every agent
+// (Agent -1) goes to every shard, in order.
+func (c *Conductor) answer(answers []Item) error {
+	for _, a := range answers {
+		if a.Agent < 0 {
+			for k := range c.out {
+				c.out[k].Items = append(c.out[k].Items, a)
+			}
+			continue
+		}
+		k := c.Layout.Of(a.Agent)
+		if k < 0 {
+			return fmt.Errorf("an answer for agent %d, which no shard holds", a.Agent)
+		}
+		c.out[k].Items = append(c.out[k].Items, a)
 	}
 	return nil
 }

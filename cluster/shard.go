@@ -23,10 +23,12 @@ type ShardHost interface {
 	// send others and their lines go to out at Place(PhaseRound, agent's
 	// place). It returns how many of its agents still wait.
 	Round(round uint32, answers []Item, out *Out) (waiting int, err error)
-	// Report adds the step's trace and output records of its agents
-	// (PhaseReport, by place), then runs the handlers they owe for signals
-	// they sent themselves (PhaseOwed: records and signals).
-	Report(out *Out) error
+	// Report ends the step's last round with its answers (as Round would,
+	// with none left to resume), adds the step's trace and output records
+	// of its agents (PhaseReport, by place), then runs the handlers they
+	// owe for signals they sent themselves (PhaseOwed: records and
+	// signals).
+	Report(answers []Item, out *Out) error
 	// Save adds one AgentSave item per agent (PhaseSave, by place); Load
 	// restores its agents from theirs.
 	Save(out *Out) error
@@ -87,7 +89,7 @@ func (s *Shard) serve(m, reply *Message) error {
 	case Round:
 		return s.round(m.Round, m.Items, reply)
 	case Report:
-		return s.Host.Report(&s.out)
+		return s.Host.Report(m.Items, &s.out)
 	case Deliver:
 		return s.deliver(m)
 	case Save:

@@ -25,8 +25,12 @@ import (
 // that agent's place: the conductor writes every record in the single
 // run's order, so the trace and the output are the single run's bytes.
 //
-// This first cut does not run gates or plugins (their calls would cross as
-// requests; clusterCheck refuses them), nor saves, a live view or reloads.
+// Gates: every process keeps a copy of the gates (agents' conditions read
+// them), and every copy ends each round from every agent's part of it, in
+// config order (runtime.Gates.EndRoundParts): the same decisions
+// everywhere. Plugins run on each shard for its agents, one batch per
+// plugin per round (as a plugin marked shardable will). Not yet: saves,
+// workers inside a shard, a live view, reloads.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
@@ -51,12 +55,7 @@ var ErrClusterFeature = errors.New("game: not in a cluster yet")
 // [lo, hi), before OpenTrace and Start: its trace and output go to its
 // role's buffers.
 func (g *Game) joinCluster(conductor bool, lo, hi int32) error {
-	switch {
-	case g.gates != nil:
-		return fmt.Errorf("%w: the trees declare gates", ErrClusterFeature)
-	case g.plugins != nil:
-		return fmt.Errorf("%w: the config starts plugins", ErrClusterFeature)
-	case g.workers != nil:
+	if g.workers != nil {
 		return fmt.Errorf("%w: workers inside a process of a cluster", ErrClusterFeature)
 	}
 	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: runtime.NewEncoder()}
@@ -266,7 +265,34 @@ func (h *conductorHost) Write(records []cluster.Item) error {
 	return nil
 }
 
-func (h *conductorHost) Resolve(uint32, []cluster.Item) ([]cluster.Item, error) { return nil, nil }
+// Resolve ends a round of the conductor's copy of the gates, and gives
+// every shard every part, in config order, to end the round of its own.
+func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, error) {
+	g := h.g
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	if g.gates == nil {
+		return nil, fmt.Errorf("game: a request to %q in a game without gates", reqs[0].Name)
+	}
+	agents := make([]*runtime.Agent, len(reqs))
+	own := make([]bool, len(reqs))
+	parts := make([]runtime.GatePart, len(reqs))
+	answers := make([]cluster.Item, len(reqs))
+	for i, r := range reqs {
+		if r.Name != "gate" || r.Agent < 0 || int(r.Agent) >= len(g.agents) {
+			return nil, fmt.Errorf("game: a request to %q from agent %d", r.Name, r.Agent)
+		}
+		p, err := decodeGatePart(r.Data)
+		if err != nil {
+			return nil, err
+		}
+		agents[i], parts[i] = g.agents[r.Agent].a, p
+		answers[i] = cluster.Item{Kind: cluster.Answer, Agent: -1, Peer: r.Agent, Name: r.Name, Data: r.Data}
+	}
+	g.gates.EndRoundParts(agents, own, parts)
+	return answers, nil
+}
 
 func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
 	g := h.g
@@ -290,7 +316,9 @@ func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
 
 // shardHost is a shard's side of a game (cluster.ShardHost).
 type shardHost struct {
-	g *Game
+	g            *Game
+	ran, waiting []int32 // indices into g.active: the round's agents, those that paused
+	round        []*runtime.Agent
 }
 
 // newShard makes g the shard of places [lo, hi).
@@ -323,6 +351,9 @@ func (h *shardHost) start() error {
 func (h *shardHost) Begin(step uint64, t float64, shared []byte) error {
 	g := h.g
 	g.step = step
+	if g.plugins != nil {
+		g.plugins.Advance(step) // restarts the plugins whose restart is due
+	}
 	if shared == nil || g.lua == nil {
 		return nil
 	}
@@ -371,29 +402,146 @@ func (h *shardHost) Deliver(d *cluster.Item, out *cluster.Out) error {
 	return nil
 }
 
+// Round steps the shard's agents (round 1) or resumes those that paused
+// with the round's answers, then ends its part of the round: the plugins'
+// batches of its agents' calls, and their gate parts as requests.
 func (h *shardHost) Round(round uint32, answers []cluster.Item, out *cluster.Out) (int, error) {
 	g := h.g
-	if round != 1 || len(answers) > 0 {
-		return 0, fmt.Errorf("%w: round %d (gates and plugins)", ErrClusterFeature, round)
-	}
-	if g.activeStale {
-		g.listActive()
-	}
 	t := g.Time(g.step)
-	g.plainOut = g.plainOut[:0]
-	for i, a := range g.active {
-		st, err := a.StepAt(t)
-		g.plainOut = append(g.plainOut, runtime.Outcome{Status: st, Err: err})
+	if round == 1 {
+		if g.activeStale {
+			g.listActive()
+		}
+		g.plainOut = append(g.plainOut[:0], make([]runtime.Outcome, len(g.active))...)
+		h.ran = h.ran[:0]
+		for i := range g.active {
+			h.ran = append(h.ran, int32(i))
+		}
+	} else {
+		if err := h.endGates(answers); err != nil {
+			return 0, err
+		}
+		h.ran, h.waiting = append(h.ran[:0], h.waiting...), h.waiting[:0]
+	}
+	h.waiting = h.waiting[:0]
+	for _, i := range h.ran {
+		a := g.active[i]
+		var st runtime.Status
+		var err error
+		if round == 1 {
+			st, err = a.StepAt(t)
+		} else {
+			var ok bool
+			if st, err, ok = h.resume(a); !ok {
+				return 0, fmt.Errorf("game: agent %s is paused at a call that nothing answers", a.ID())
+			}
+		}
+		g.plainOut[i] = runtime.Outcome{Status: st, Err: err}
+		if st == runtime.Paused {
+			h.waiting = append(h.waiting, i)
+		}
 		if err := g.take(out, cluster.Place(cluster.PhaseRound, int64(g.activeGA[i].idx)), 0); err != nil {
 			return 0, err
 		}
 	}
 	g.outcomes, g.roundsErr, g.picked = g.plainOut, nil, false
-	return 0, nil
+	h.round = h.round[:0]
+	for _, i := range h.ran {
+		h.round = append(h.round, g.active[i])
+	}
+	if g.plugins != nil {
+		if err := g.plugins.EndRound(h.round); err != nil {
+			return 0, err
+		}
+	}
+	if g.gates != nil {
+		for _, i := range h.ran {
+			if p, ok := g.active[i].GatePart(g.gates); ok {
+				out.Add(cluster.Place(cluster.PhaseRound, int64(g.activeGA[i].idx)), 1,
+					cluster.Item{Kind: cluster.Request, Agent: g.activeGA[i].idx, Name: "gate", Data: encodeGatePart(p)})
+			}
+		}
+	}
+	return len(h.waiting), nil
 }
 
-func (h *shardHost) Report(out *cluster.Out) error {
+// resume resumes a paused agent with the resolver that answers it.
+func (h *shardHost) resume(a *runtime.Agent) (runtime.Status, error, bool) {
 	g := h.g
+	if g.gates != nil {
+		if st, err, ok := g.gates.Continue(a); ok {
+			return st, err, true
+		}
+	}
+	if g.plugins != nil {
+		return g.plugins.Continue(a)
+	}
+	return 0, nil, false
+}
+
+// endGates ends the round of the shard's copy of the gates from every
+// agent's part, in config order: its own agents' and the others'.
+func (h *shardHost) endGates(answers []cluster.Item) error {
+	g := h.g
+	if len(answers) == 0 {
+		return nil
+	}
+	if g.gates == nil {
+		return fmt.Errorf("game: an answer of %q in a game without gates", answers[0].Name)
+	}
+	agents := make([]*runtime.Agent, len(answers))
+	own := make([]bool, len(answers))
+	parts := make([]runtime.GatePart, len(answers))
+	for i, ans := range answers {
+		if ans.Name != "gate" || ans.Peer < 0 || int(ans.Peer) >= len(g.agents) {
+			return fmt.Errorf("game: an answer of %q for agent %d", ans.Name, ans.Peer)
+		}
+		p, err := decodeGatePart(ans.Data)
+		if err != nil {
+			return err
+		}
+		agents[i], own[i], parts[i] = g.agents[ans.Peer].a, g.cl.holds(ans.Peer), p
+	}
+	g.gates.EndRoundParts(agents, own, parts)
+	return nil
+}
+
+// encodeGatePart is a gate part's bytes.
+func encodeGatePart(p runtime.GatePart) []byte {
+	e := runtime.NewEncoder()
+	e.Uvarint(uint64(len(p.Releases)))
+	for _, r := range p.Releases {
+		e.Varint(int64(r.Gate))
+		e.Uvarint(r.Step)
+		e.Float(r.Time)
+	}
+	e.Varint(int64(p.Take))
+	e.Uvarint(p.Step)
+	e.Float(p.Time)
+	return bytes.Clone(e.Bytes())
+}
+
+func decodeGatePart(b []byte) (runtime.GatePart, error) {
+	d := runtime.NewDecoder(b, nil)
+	var p runtime.GatePart
+	n := d.Count(3)
+	for range n {
+		p.Releases = append(p.Releases, runtime.GateRelease{Gate: int32(d.Varint()), Step: d.Uvarint(), Time: d.Float()})
+	}
+	p.Take = int32(d.Varint())
+	p.Step = d.Uvarint()
+	p.Time = d.Float()
+	if err := d.Done(); err != nil {
+		return runtime.GatePart{}, fmt.Errorf("game: a gate part from the cluster: %w", err)
+	}
+	return p, nil
+}
+
+func (h *shardHost) Report(answers []cluster.Item, out *cluster.Out) error {
+	g := h.g
+	if err := h.endGates(answers); err != nil {
+		return err
+	}
 	s := g.step
 	t := g.Time(s)
 	for i, ga := range g.activeGA {

@@ -3,6 +3,7 @@ package game
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // singleRun is the config's run in one process: its trace and output.
 func singleRun(t *testing.T, name string, steps int) (string, string) {
 	t.Helper()
-	cfg, err := LoadConfig(fixturePath(name))
+	cfg, err := LoadConfig(clusterConfig(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,20 +41,21 @@ func singleRun(t *testing.T, name string, steps int) (string, string) {
 // with its own agents and Lua state.
 func clusterRun(t *testing.T, name string, steps, shards int) (string, string) {
 	t.Helper()
-	open := func() *Game {
-		cfg, err := LoadConfig(fixturePath(name))
+	var trace, out bytes.Buffer
+	// What opening writes (a plugin's start) is the conductor's to write.
+	open := func(w io.Writer) *Game {
+		cfg, err := LoadConfig(clusterConfig(name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := Open(cfg, Options{})
+		g, err := Open(cfg, Options{Stdout: w, Stderr: w})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { g.Close() })
 		return g
 	}
-	var trace, out bytes.Buffer
-	cg := open()
+	cg := open(&out)
 	ch, err := newConductor(cg, &trace, &out)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func clusterRun(t *testing.T, name string, steps, shards int) (string, string) {
 	var wg sync.WaitGroup
 	errs := make([]error, shards)
 	for k := range shards {
-		sg := open()
+		sg := open(io.Discard)
 		lo, hi := layout.Range(k)
 		sh, err := newShard(sg, lo, hi)
 		if err != nil {
@@ -113,7 +115,7 @@ func TestCluster_sameTraceAndOutput(t *testing.T) {
 	for _, fx := range []struct {
 		name  string
 		steps int
-	}{{"signals", 80}, {"alarm", 30}} {
+	}{{"signals", 80}, {"alarm", 30}, {"gates", 60}, {"parallel", 48}, {"slots", 60}, {"interrupt", 40}, {"failing", 30}, {"slotlanes", 40}} {
 		wantTrace, wantOut := singleRun(t, fx.name, fx.steps)
 		for _, shards := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/%d", fx.name, shards), func(t *testing.T) {
@@ -126,6 +128,36 @@ func TestCluster_sameTraceAndOutput(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// clusterConfig is a fixture's config, or the example game's ("example").
+func clusterConfig(name string) string {
+	if name == "example" {
+		return "../config.toml"
+	}
+	return fixturePath(name)
+}
+
+// TestCluster_exampleGame: the example game (the gun, gates, parallels,
+// signals with data, handlers, grafts, the nav plugin, the world's shared
+// data) for 600 steps: the trace and output of one process on 1, 2 and 3
+// shards.
+func TestCluster_exampleGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the nav plugin")
+	}
+	wantTrace, wantOut := singleRun(t, "example", 600)
+	for _, shards := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(shards), func(t *testing.T) {
+			trace, out := clusterRun(t, "example", 600, shards)
+			if trace != wantTrace {
+				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+			}
+			if out != wantOut {
+				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+			}
+		})
 	}
 }
 

@@ -361,7 +361,7 @@ func (s *Shard) Round(round uint32, answers []cluster.Item, out *cluster.Out) (i
 	return waiting, nil
 }
 
-func (s *Shard) Report(out *cluster.Out) error {
+func (s *Shard) Report(_ []cluster.Item, out *cluster.Out) error {
 	for _, a := range s.Agents {
 		a.report(func(it cluster.Item) { out.Add(cluster.Place(cluster.PhaseReport, int64(a.Place)), 0, it) })
 	}
