@@ -581,10 +581,128 @@ func (h *shardHost) Finish(out *cluster.Out) error {
 	return nil
 }
 
-func (h *shardHost) Save(*cluster.Out) error {
-	return fmt.Errorf("%w: saves", ErrClusterFeature)
+// Save adds each of the shard's agents' save: the game's bookkeeping of
+// it, its snapshot and its Lua state, self-contained (its own strings).
+func (h *shardHost) Save(out *cluster.Out) error {
+	g := h.g
+	host := g.hostStateOf(g.Agents())
+	if g.lua != nil {
+		l := g.current()
+		l.beginSave()
+		defer l.endSave()
+	}
+	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
+		e := runtime.NewEncoder()
+		e.Bool(ga.stopped)
+		e.Uvarint(uint64(ga.failures))
+		e.Uvarint(uint64(ga.errors))
+		e.String(g.doing[ga.idx])
+		s, err := ga.a.Snapshot()
+		if err != nil {
+			return err
+		}
+		e.Snapshot(&s)
+		if host == nil {
+			e.ValueNil()
+		} else if err := host.EncodeHost(e, ga.a); err != nil {
+			return err
+		}
+		out.Add(cluster.Place(cluster.PhaseSave, int64(ga.idx)), 0,
+			cluster.Item{Kind: cluster.AgentSave, Agent: ga.idx, Data: runtime.WriteContainer(clusterAgentMagic, SaveVersion, e)})
+	}
+	return nil
 }
 
-func (h *shardHost) Load([]cluster.Item) error {
-	return fmt.Errorf("%w: loads", ErrClusterFeature)
+// clusterAgentMagic marks one agent's save crossing between processes.
+const clusterAgentMagic = "BTRUNAGT"
+
+// Load loads a whole save, as every process of the cluster does (the
+// conductor sends it to all): every process holds every agent.
+func (h *shardHost) Load(saves []cluster.Item) error {
+	if len(saves) != 1 || saves[0].Agent != -1 {
+		return fmt.Errorf("game: a shard loads a whole save (one item for every agent), not %d items", len(saves))
+	}
+	g := h.g
+	if _, err := g.decodeSave(saves[0].Data); err != nil {
+		return err
+	}
+	// What the load wrote is the conductor's to write.
+	if err := g.flushTrace(); err != nil {
+		return err
+	}
+	g.cl.trace.Reset()
+	g.cl.out.Reset()
+	return nil
+}
+
+// takeSaves makes the conductor's copies of the agents what the shards'
+// saves say, so that its own save is the game's.
+func (h *conductorHost) takeSaves(saves []cluster.Item) error {
+	g := h.g
+	host := g.hostStateOf(g.Agents())
+	if g.gates != nil {
+		defer g.gates.Keep()() // the rounds kept the copy of the gates right
+	}
+	// A restore leaves the copy's rules (their hooks run, and may log):
+	// what the shards' agents did is written already.
+	g.silent = true
+	defer func() {
+		g.silent = false
+		for _, ga := range g.agents {
+			ga.changes = ga.changes[:0]
+		}
+	}()
+	for _, it := range saves {
+		if it.Agent < 0 || int(it.Agent) >= len(g.agents) {
+			return fmt.Errorf("game: a save of agent %d", it.Agent)
+		}
+		ga := g.agents[it.Agent]
+		_, d, err := runtime.ReadContainer(clusterAgentMagic, it.Data)
+		if err != nil {
+			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
+		}
+		ga.stopped, ga.failures, ga.errors = d.Bool(), int(d.Uvarint()), int(d.Uvarint())
+		g.doing[ga.idx] = d.String()
+		s := d.Snapshot()
+		if err := d.Err(); err != nil {
+			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
+		}
+		if _, err := ga.a.Restore(&s); err != nil {
+			return err
+		}
+		if host == nil {
+			d.SkipValue()
+		} else if err := host.RestoreHost(ga.a, d); err != nil {
+			return err
+		}
+		if err := d.Done(); err != nil {
+			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
+		}
+	}
+	g.activeStale = true
+	return nil
+}
+
+// save is the game's save file, as one process writes it: the shards'
+// agents gathered into the conductor's copies.
+func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
+	saves, err := c.Save(h.g.step)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.takeSaves(saves); err != nil {
+		return nil, err
+	}
+	return h.g.encodeSave()
+}
+
+// load loads a save file on the conductor and on every shard.
+func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
+	if _, err := h.g.decodeSave(data); err != nil {
+		return err
+	}
+	if err := h.writeOwn(); err != nil {
+		return err
+	}
+	return c.LoadAll(h.g.step, data)
 }

@@ -83,3 +83,21 @@ func (g *Gates) EndRoundParts(agents []*Agent, own []bool, parts []GatePart) {
 		st.grant(a, parts[i].Step, parts[i].Time)
 	}
 }
+
+// Keep keeps the gates' state and returns what puts it back. A cluster's
+// conductor restores its copies of agents from their shards' saves: a
+// restore releases the gates the agent's rules held and takes them again
+// (at the end of the holders, with a new cooldown), while the copy of the
+// gates, kept by every round's end, is right already.
+func (g *Gates) Keep() (restore func()) {
+	kept := make([]gateState, len(g.gates))
+	for i, st := range g.gates {
+		kept[i] = st
+		kept[i].holders = append([]gateHolder(nil), st.holders...)
+	}
+	return func() {
+		for i := range kept {
+			g.gates[i] = kept[i]
+		}
+	}
+}
