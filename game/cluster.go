@@ -2,9 +2,12 @@ package game
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/luabind"
@@ -29,8 +32,10 @@ import (
 // them), and every copy ends each round from every agent's part of it, in
 // config order (runtime.Gates.EndRoundParts): the same decisions
 // everywhere. Plugins run on each shard for its agents, one batch per
-// plugin per round (as a plugin marked shardable will). Not yet: saves,
-// workers inside a shard, a live view, reloads.
+// plugin per round (as a plugin marked shardable will). A shard with
+// workers runs each round's parallel part on them (runtime.Workers by
+// hand) and takes what they kept in config order, as one process's round
+// end does. Not yet: a live view, reloads, agents added or removed.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
@@ -55,9 +60,6 @@ var ErrClusterFeature = errors.New("game: not in a cluster yet")
 // [lo, hi), before OpenTrace and Start: its trace and output go to its
 // role's buffers.
 func (g *Game) joinCluster(conductor bool, lo, hi int32) error {
-	if g.workers != nil {
-		return fmt.Errorf("%w: workers inside a process of a cluster", ErrClusterFeature)
-	}
 	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: runtime.NewEncoder()}
 	g.cl = r
 	g.opts.TraceTo = &r.trace
@@ -424,6 +426,9 @@ func (h *shardHost) Round(round uint32, answers []cluster.Item, out *cluster.Out
 		h.ran, h.waiting = append(h.ran[:0], h.waiting...), h.waiting[:0]
 	}
 	h.waiting = h.waiting[:0]
+	if g.workers != nil {
+		return h.workersRound(round, t, out)
+	}
 	for _, i := range h.ran {
 		a := g.active[i]
 		var st runtime.Status
@@ -449,20 +454,91 @@ func (h *shardHost) Round(round uint32, answers []cluster.Item, out *cluster.Out
 	for _, i := range h.ran {
 		h.round = append(h.round, g.active[i])
 	}
+	return h.endRound(out, len(h.waiting))
+}
+
+// endRound ends the shard's part of a round: the plugins' batches of its
+// agents' calls, and their gate parts as requests. waiting is the number
+// of its agents that paused.
+func (h *shardHost) endRound(out *cluster.Out, waiting int) (int, error) {
+	g := h.g
 	if g.plugins != nil {
 		if err := g.plugins.EndRound(h.round); err != nil {
 			return 0, err
 		}
 	}
 	if g.gates != nil {
-		for _, i := range h.ran {
-			if p, ok := g.active[i].GatePart(g.gates); ok {
-				out.Add(cluster.Place(cluster.PhaseRound, int64(g.activeGA[i].idx)), 1,
-					cluster.Item{Kind: cluster.Request, Agent: g.activeGA[i].idx, Name: "gate", Data: encodeGatePart(p)})
+		for _, a := range h.round {
+			if p, ok := a.GatePart(g.gates); ok {
+				idx := g.byPtr[a].idx
+				out.Add(cluster.Place(cluster.PhaseRound, int64(idx)), 1,
+					cluster.Item{Kind: cluster.Request, Agent: idx, Name: "gate", Data: encodeGatePart(p)})
 			}
 		}
 	}
-	return len(h.waiting), nil
+	return waiting, nil
+}
+
+// workersRound runs a round's parallel part on the shard's workers, then
+// takes what their steps kept (signals, log lines, prints), by agent in
+// config order: the records and signals of each agent's place.
+func (h *shardHost) workersRound(round uint32, t float64, out *cluster.Out) (int, error) {
+	g := h.g
+	if round == 1 {
+		w0 := g.workers[0].env
+		for _, w := range g.workers[1:] {
+			w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
+		}
+		g.par.Of, g.par.Serial, g.par.Ended = g.activeOf, false, nil
+		if err := g.par.Begin(g.active, t); err != nil {
+			return 0, err
+		}
+	}
+	g.parallel = true
+	waiting, err := g.par.NextRound()
+	g.parallel = false
+	if err != nil {
+		return 0, err
+	}
+	g.mergeOut, g.mergeLines = g.mergeOut[:0], g.mergeLines[:0]
+	for _, w := range g.workers {
+		g.mergeOut = append(g.mergeOut, w.outbox...)
+		g.mergeLines = append(g.mergeLines, w.lines...)
+		clear(w.outbox)
+		w.outbox = w.outbox[:0]
+		clear(w.lines)
+		w.lines = w.lines[:0]
+	}
+	slices.SortStableFunc(g.mergeOut, func(a, b tagged) int { return cmp.Compare(a.idx, b.idx) })
+	slices.SortStableFunc(g.mergeLines, func(a, b taggedLine) int { return cmp.Compare(a.idx, b.idx) })
+	sig, line := 0, 0
+	for sig < len(g.mergeOut) || line < len(g.mergeLines) {
+		idx := int32(math.MaxInt32)
+		if sig < len(g.mergeOut) {
+			idx = g.mergeOut[sig].idx
+		}
+		if line < len(g.mergeLines) {
+			idx = min(idx, g.mergeLines[line].idx)
+		}
+		for ; sig < len(g.mergeOut) && g.mergeOut[sig].idx == idx; sig++ {
+			g.outbox = append(g.outbox, g.mergeOut[sig].r)
+		}
+		for ; line < len(g.mergeLines) && g.mergeLines[line].idx == idx; line++ {
+			if l := g.mergeLines[line]; l.print {
+				quietable{g}.Write([]byte(l.text))
+			} else {
+				g.Log(l.a, l.label, l.text)
+			}
+		}
+		if err := g.take(out, cluster.Place(cluster.PhaseRound, int64(idx)), 0); err != nil {
+			return 0, err
+		}
+	}
+	clear(g.mergeOut)
+	clear(g.mergeLines)
+	g.outcomes, g.roundsErr, g.picked = g.par.Outcomes(), nil, false
+	h.round = append(h.round[:0], g.par.RoundAgents()...)
+	return h.endRound(out, waiting)
 }
 
 // resume resumes a paused agent with the resolver that answers it.

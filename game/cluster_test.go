@@ -49,22 +49,27 @@ type testCluster struct {
 }
 
 func startCluster(t *testing.T, name string, shards int) *testCluster {
+	return startClusterWorkers(t, name, shards, 1)
+}
+
+// startClusterWorkers is startCluster with workers on every shard.
+func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCluster {
 	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, shards)}
 	// What opening writes (a plugin's start) is the conductor's to write.
-	open := func(w io.Writer) *Game {
+	open := func(w io.Writer, workers int) *Game {
 		cfg, err := LoadConfig(clusterConfig(name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := Open(cfg, Options{Stdout: w, Stderr: w})
+		g, err := Open(cfg, Options{Stdout: w, Stderr: w, Workers: &workers})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { g.Close() })
 		return g
 	}
-	cg := open(&tc.out)
+	cg := open(&tc.out, 1)
 	ch, err := newConductor(cg, &tc.trace, &tc.out)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +77,7 @@ func startCluster(t *testing.T, name string, shards int) *testCluster {
 	layout := cluster.Cut(len(cg.agents), shards)
 	link, ends := cluster.NewLocal(shards)
 	for k := range shards {
-		sg := open(io.Discard)
+		sg := open(io.Discard, workers)
 		lo, hi := layout.Range(k)
 		sh, err := newShard(sg, lo, hi)
 		if err != nil {
@@ -151,7 +156,11 @@ func (tc *testCluster) stop() {
 // clusterRun is the config's run on shards: its trace and output.
 func clusterRun(t *testing.T, name string, steps, shards int) (string, string) {
 	t.Helper()
-	tc := startCluster(t, name, shards)
+	workers := 1
+	if shards < 0 {
+		shards, workers = -shards, 2
+	}
+	tc := startClusterWorkers(t, name, shards, workers)
 	tc.steps(1, steps)
 	return tc.finish()
 }
@@ -230,7 +239,7 @@ func TestCluster_sameTraceAndOutput(t *testing.T) {
 		steps int
 	}{{"signals", 80}, {"alarm", 30}, {"gates", 60}, {"parallel", 48}, {"slots", 60}, {"interrupt", 40}, {"failing", 30}, {"slotlanes", 40}} {
 		wantTrace, wantOut := singleRun(t, fx.name, fx.steps)
-		for _, shards := range []int{1, 2, 3} {
+		for _, shards := range []int{1, 2, 3, -2} { // -2: 2 shards of 2 workers
 			t.Run(fmt.Sprintf("%s/%d", fx.name, shards), func(t *testing.T) {
 				trace, out := clusterRun(t, fx.name, fx.steps, shards)
 				if trace != wantTrace {
@@ -287,11 +296,25 @@ func TestCluster_exampleGame(t *testing.T) {
 			}
 		})
 	}
+	t.Run("2x2workers", func(t *testing.T) {
+		tc := startClusterWorkers(t, "example", 2, 2)
+		tc.steps(1, steps)
+		if b := tc.save(); !bytes.Equal(b, wantEnd) {
+			t.Errorf("the final save differs")
+		}
+		trace, out := tc.finish()
+		if trace != wantTrace {
+			t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+		}
+		if out != wantOut {
+			t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+		}
+	})
 	if half == nil {
 		t.Fatal("no save from 2 shards")
 	}
 	for _, shards := range []int{3, 1} {
-		tc := startCluster(t, "example", shards)
+		tc := startClusterWorkers(t, "example", shards, 2)
 		tc.load(half)
 		tc.steps(steps/2+1, steps)
 		if b := tc.save(); !bytes.Equal(b, wantEnd) {
