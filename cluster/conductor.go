@@ -312,12 +312,16 @@ func (c *Conductor) Load(step uint64, saves []Item) error {
 }
 
 // Finish asks every shard for what its agents kept for the end of the run
-// (the output's folded repeats) and writes it in config order.
-func (c *Conductor) Finish(step uint64) error {
+// (the output's folded repeats: part 1) or what closing them writes (part
+// 2), and writes it in config order.
+func (c *Conductor) Finish(step uint64, part uint32) error {
 	if err := c.init(); err != nil {
 		return err
 	}
 	c.begin(Finish, step)
+	for k := range c.out {
+		c.out[k].Round = part
+	}
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: finishing at step %d: %w", step, err)
 	}

@@ -39,7 +39,8 @@ const (
 	// Stop ends the shard.
 	Stop
 	// Finish ends a run: the shard adds what its agents kept for the end
-	// (the output's folded repeats, PhaseReport by place).
+	// (Round 1: the output's folded repeats; Round 2: what closing them
+	// writes), PhaseReport by place.
 	Finish
 	numKinds
 )

@@ -33,9 +33,10 @@ type ShardHost interface {
 	// restores its agents from theirs.
 	Save(out *Out) error
 	Load(saves []Item) error
-	// Finish adds what its agents kept for the end of the run (PhaseReport,
-	// by place).
-	Finish(out *Out) error
+	// Finish adds what its agents kept for the end of the run (part 1:
+	// the output's folded repeats) or what closing them writes (part 2),
+	// PhaseReport by place.
+	Finish(part uint32, out *Out) error
 }
 
 // Shard serves the conductor's messages to a ShardHost, on the goroutine
@@ -97,7 +98,7 @@ func (s *Shard) serve(m, reply *Message) error {
 	case Load:
 		return s.Host.Load(m.Items)
 	case Finish:
-		return s.Host.Finish(&s.out)
+		return s.Host.Finish(m.Round, &s.out)
 	case Stop:
 		return nil
 	}

@@ -646,10 +646,17 @@ func (h *shardHost) Report(answers []cluster.Item, out *cluster.Out) error {
 	return nil
 }
 
-func (h *shardHost) Finish(out *cluster.Out) error {
+// Finish flushes its agents' folded repeats (part 1), or closes them
+// (part 2: an action running is cancelled, hooks may log), as the end of
+// a run in one process does.
+func (h *shardHost) Finish(part uint32, out *cluster.Out) error {
 	g := h.g
 	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
-		g.out.flushRepeat(ga.a.ID())
+		if part == 1 {
+			g.out.flushRepeat(ga.a.ID())
+		} else if err := ga.a.Close(); err != nil {
+			return err
+		}
 		if err := g.take(out, cluster.Place(cluster.PhaseReport, int64(ga.idx)), 0); err != nil {
 			return err
 		}

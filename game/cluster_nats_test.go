@@ -118,10 +118,7 @@ func TestCluster_exampleGameOnShardProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Finish(steps); err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.finish(); err != nil {
+	if err := (&Conductor{g: g, h: ch, c: c}).Finish(); err != nil {
 		t.Fatal(err)
 	}
 	tr := link.Traffic()

@@ -33,6 +33,9 @@ func singleRun(t *testing.T, name string, steps int) (string, string) {
 	if err := g.Run(steps); err != nil {
 		t.Fatal(err)
 	}
+	if err := g.Close(); err != nil { // closing the agents writes too
+		t.Fatal(err)
+	}
 	return trace.String(), out.String()
 }
 
@@ -128,10 +131,8 @@ func (tc *testCluster) load(b []byte) {
 // finish ends the run: the trace and the output.
 func (tc *testCluster) finish() (string, string) {
 	tc.t.Helper()
-	if err := tc.c.Finish(tc.ch.g.step); err != nil {
-		tc.t.Fatal(err)
-	}
-	if err := tc.ch.finish(); err != nil {
+	c := &Conductor{g: tc.ch.g, h: tc.ch, c: tc.c}
+	if err := c.Finish(); err != nil {
 		tc.t.Fatal(err)
 	}
 	return tc.trace.String(), tc.out.String()

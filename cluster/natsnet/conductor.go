@@ -89,7 +89,7 @@ func (c *ConductorLink) admit(shards int) error {
 			default:
 				c.ids = append(c.ids, id)
 				c.names = append(c.names, name)
-				m.Respond([]byte("ok " + strconv.Itoa(len(c.ids)-1) + " " + c.manifest))
+				m.Respond([]byte("ok " + strconv.Itoa(len(c.ids)-1) + " " + strconv.Itoa(shards) + " " + c.manifest))
 			}
 		case <-timer.C:
 			joined := ""

@@ -24,6 +24,7 @@ type ShardLink struct {
 	seq    cluster.Sequence
 	check  cluster.Sequence
 	files  []File
+	n      int // the run's shards
 }
 
 // Join connects to NATS and joins run o.Run as a shard, trying until the
@@ -85,12 +86,18 @@ func (s *ShardLink) join(id, name string) (int, string, error) {
 		if err == nil {
 			reply := string(m.Data)
 			if rest, ok := strings.CutPrefix(reply, "ok "); ok {
-				k, manifest, _ := strings.Cut(rest, " ")
-				n, err := strconv.Atoi(k)
-				if err != nil || n < 0 || manifest == "" {
+				f := strings.Fields(rest)
+				var k, n int
+				var err1, err2 error
+				if len(f) == 3 {
+					k, err1 = strconv.Atoi(f[0])
+					n, err2 = strconv.Atoi(f[1])
+				}
+				if len(f) != 3 || err1 != nil || err2 != nil || k < 0 || k >= n {
 					return 0, "", fmt.Errorf("natsnet: shard: the conductor of run %s answered %q", s.o.Run, reply)
 				}
-				return n, manifest, nil
+				s.n = n
+				return k, f[2], nil
 			}
 			if why, ok := strings.CutPrefix(reply, "refused: version: "); ok {
 				return 0, "", fmt.Errorf("%w: %s", ErrVersion, why)
@@ -110,6 +117,9 @@ func (s *ShardLink) join(id, name string) (int, string, error) {
 // Files are the game's files, fetched from the run's object store as the
 // shard joined, every hash checked.
 func (s *ShardLink) Files() []File { return s.files }
+
+// Shards is the number of the run's shards.
+func (s *ShardLink) Shards() int { return s.n }
 
 // K is the shard's number in the run.
 func (s *ShardLink) K() int { return s.k }

@@ -372,7 +372,7 @@ func (s *Shard) Report(_ []cluster.Item, out *cluster.Out) error {
 }
 
 // Finish: the model's agents keep nothing for the end.
-func (s *Shard) Finish(*cluster.Out) error { return nil }
+func (s *Shard) Finish(uint32, *cluster.Out) error { return nil }
 
 func (s *Shard) Save(out *cluster.Out) error {
 	for _, a := range s.Agents {

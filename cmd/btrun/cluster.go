@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/btrun/btrun/cluster/natsnet"
+	"github.com/btrun/btrun/game"
+)
+
+// clusterVersion is what a shard must share with its conductor: btrun's
+// version and the source revision.
+func clusterVersion() string { return Version + revision() }
+
+// runShard is `btrun shard`: join a run's cluster and serve its conductor.
+func runShard(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shard", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("cluster", "", "the NATS server or cluster (nats://HOST:PORT[,...])")
+	name := fs.String("name", "", "the run's name")
+	config := fs.String("config", "config.toml", "the game config (the conductor's own)")
+	workers := fs.Int("workers", 1, "threads to spread the shard's agents over, 0 for one per CPU core")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-config F] [-workers N]")
+		fs.PrintDefaults()
+	}
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
+	}
+	if code, ok := wantArgs(fs, stderr, 0, ""); !ok {
+		return code
+	}
+	if *url == "" || *name == "" {
+		fmt.Fprintln(stderr, "btrun shard: -cluster and -name are needed")
+		fs.Usage()
+		return exitUsage
+	}
+	cfg, err := game.LoadConfig(*config)
+	if err != nil {
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	host, _ := os.Hostname()
+	link, err := natsnet.Join(natsnet.Options{URL: *url, Run: *name, Version: clusterVersion(),
+		Name: host + " pid " + strconv.Itoa(os.Getpid())})
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun shard:", err)
+		return exitRuntime
+	}
+	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers})
+	if err != nil {
+		link.Close()
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	err = g.ServeShard(link, link.K(), link.Shards())
+	if cerr := g.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun shard:", err)
+		return exitRuntime
+	}
+	return exitOK
+}
+
+// clusterRun is `btrun run -shards N`: an embedded NATS server (unless
+// -cluster names one), N shard processes of this binary on this machine
+// (unless -cluster: then shards join with `btrun shard`), and this process
+// as their conductor.
+type clusterRun struct {
+	shards        int
+	url, name     string
+	config, trace string
+	save, load    string
+	steps         int
+	workers       int
+}
+
+func (r clusterRun) run(stdout, stderr io.Writer) int {
+	cfg, err := game.LoadConfig(r.config)
+	if err != nil {
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	url, name := r.url, r.name
+	var children *natsnet.Children
+	if url == "" {
+		store, err := os.MkdirTemp("", "btrun-cluster-")
+		if err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			return exitRuntime
+		}
+		defer os.RemoveAll(store)
+		srv, err := natsnet.StartServer(store, 0)
+		if err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			return exitRuntime
+		}
+		defer srv.Close()
+		url = srv.URL()
+		if name == "" {
+			name = "run-" + strconv.Itoa(os.Getpid())
+		}
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			return exitRuntime
+		}
+		children, err = natsnet.StartChildren(r.shards, self, func(int) []string {
+			return []string{"shard", "-cluster", url, "-name", name, "-config", r.config, "-workers", strconv.Itoa(r.workers)}
+		}, nil, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			return exitRuntime
+		}
+		defer children.Stop()
+	}
+	link, err := natsnet.Conduct(natsnet.Options{URL: url, Run: name, Version: clusterVersion(), JoinTimeout: time.Minute}, r.shards)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
+	}
+	g, err := game.Open(cfg, game.Options{Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		link.Close()
+		printProblems(stderr, err)
+		return exitUsage
+	}
+	defer g.Close()
+	var trace io.Writer
+	var traceBuf *bufio.Writer
+	if r.trace != "" {
+		w := stdout
+		if r.trace != "-" {
+			f, err := os.Create(r.trace)
+			if err != nil {
+				fmt.Fprintln(stderr, "btrun:", err)
+				return exitRuntime
+			}
+			defer f.Close()
+			w = f
+		}
+		traceBuf = bufio.NewWriter(w)
+		trace = traceBuf
+	}
+	people := stdout
+	if r.trace == "-" {
+		people = stderr
+	}
+	c, err := g.Conduct(link, trace, people)
+	if err == nil {
+		err = c.Start()
+	}
+	if err == nil && r.load != "" {
+		var data []byte
+		if data, err = os.ReadFile(r.load); err == nil {
+			err = c.Load(data)
+		}
+	}
+	steps := cfg.Run.Steps
+	if r.steps >= 0 {
+		steps = r.steps
+	}
+	if err == nil {
+		err = c.Run(steps)
+	}
+	if err == nil && r.save != "" {
+		err = c.Save(r.save)
+	}
+	if err == nil {
+		err = c.Finish()
+	}
+	st := c.Stats()
+	err = errors.Join(err, c.Stop())
+	if traceBuf != nil {
+		err = errors.Join(err, traceBuf.Flush())
+	}
+	if children != nil {
+		err = errors.Join(err, children.Wait(30*time.Second))
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
+	}
+	fmt.Fprintf(people, "btrun: %d steps on %d shards (%d rounds, %d delivery batches)\n", st.Steps, r.shards, st.Rounds, st.Batches)
+	return exitOK
+}
