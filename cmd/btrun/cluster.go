@@ -26,8 +26,9 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	name := fs.String("name", "", "the run's name")
 	config := fs.String("config", "config.toml", "the game config (the conductor's own)")
 	workers := fs.Int("workers", 1, "threads to spread the shard's agents over, 0 for one per CPU core")
+	quiet := fs.Bool("quiet", false, "the run prints only its summary (as the conductor's -quiet)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-config F] [-workers N]")
+		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-config F] [-workers N] [-quiet]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -53,7 +54,7 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "btrun shard:", err)
 		return exitRuntime
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers})
+	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet})
 	if err != nil {
 		link.Close()
 		printProblems(stderr, err)
@@ -81,6 +82,7 @@ type clusterRun struct {
 	save, load    string
 	steps         int
 	workers       int
+	quiet         bool
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
@@ -114,7 +116,8 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 			return exitRuntime
 		}
 		children, err = natsnet.StartChildren(r.shards, self, func(int) []string {
-			return []string{"shard", "-cluster", url, "-name", name, "-config", r.config, "-workers", strconv.Itoa(r.workers)}
+			return []string{"shard", "-cluster", url, "-name", name, "-config", r.config, "-workers", strconv.Itoa(r.workers),
+				"-quiet=" + strconv.FormatBool(r.quiet)}
 		}, nil, stderr)
 		if err != nil {
 			fmt.Fprintln(stderr, "btrun:", err)
@@ -127,7 +130,7 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: stdout, Stderr: stderr})
+	g, err := game.Open(cfg, game.Options{Stdout: stdout, Stderr: stderr, Quiet: r.quiet})
 	if err != nil {
 		link.Close()
 		printProblems(stderr, err)

@@ -69,7 +69,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return clusterRun{shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
-			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers}.run(stdout, stderr)
+			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet}.run(stdout, stderr)
 	}
 	if *clusterURL != "" || *runName != "" {
 		fmt.Fprintln(stderr, "btrun run: -cluster and -name go with -shards N")
