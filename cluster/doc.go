@@ -20,39 +20,8 @@
 // Concurrency: a Conductor is used from one goroutine; each Shard runs on
 // its own. Links are made for one conductor and its shards.
 //
-// # The game's side (not written yet)
-//
-// The game speaks this protocol through two hosts, each a thin adapter
-// over what a Game already does on its one thread and on its workers:
-//
-//   - ConductorHost.BeginStep is RunStep's head: the plugins' restarts, the
-//     world's tick (its game.shared, encoded as plain data, is Shared; its
-//     game.signal calls and the schedule's due entries become Delivery
-//     items, in the order one process delivers them) and the step's time.
-//   - ConductorHost.Resolve is the end of a round: the gates apply the
-//     round's releases and then its takes in config order, and each plugin
-//     gets one batch. Both read agents today (runtime.Gates holds
-//     *runtime.Agent holders; host.Set queues a ticket per agent); in a
-//     cluster they take Request items instead: a gate release or take is
-//     (place, gate, step, time), a plugin call is the call's site, its
-//     parameters and the agent's fields, which shardable plugins keep on
-//     the shard. Answers carry the grant or refusal, or the reply.
-//   - ConductorHost.Route is checkRoute and the outbox (the directory of
-//     ids knows every agent's place); Write feeds the one trace writer and
-//     the one output printer, whose folding of repeated errors stays there,
-//     so records are output events, not formatted lines.
-//   - ShardHost.Round is stepAgents over the shard's range, with the gate
-//     and plugin resolvers replaced by ones that turn a paused agent's call
-//     into a Request and Continue it with its Answer; what roundEnd takes
-//     from workers today (signals, log lines, prints tagged by place) is
-//     what the shard adds to Out.
-//   - ShardHost.Report is reportSteps and the owed handlers of
-//     deliverSent; ShardHost.Deliver is deliver for one queue entry;
-//     Save and Load are the per-agent part of a save file, which the
-//     conductor writes in config order around its own part (the world,
-//     the gates, the schedule).
-//
-// Tests then hold `btrun run` and the same config on 1, 2 and 3 shards (and
-// workers inside them, and saves moved between layouts) to byte-identical
-// traces, output and saves, as cluster_test.go does for the model game.
+// The game's side is in package game (cluster.go): Game.Conduct and
+// Game.ServeShard. There every process opens the whole config and holds
+// every agent; a shard steps its range, and the others are copies that its
+// start and the gates' rounds keep in line (runtime.Gates.EndRoundParts).
 package cluster
