@@ -59,10 +59,13 @@ var ErrClusterFeature = errors.New("game: not in a cluster yet")
 // joinCluster makes g the conductor (conductor) or the shard of places
 // [lo, hi), before OpenTrace and Start: its trace and output go to its
 // role's buffers.
-func (g *Game) joinCluster(conductor bool, lo, hi int32) error {
+func (g *Game) joinCluster(conductor bool, lo, hi int32, trace bool) error {
 	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: runtime.NewEncoder()}
 	g.cl = r
-	g.opts.TraceTo = &r.trace
+	g.opts.Trace, g.opts.TraceTo = "", nil
+	if trace {
+		g.opts.TraceTo = &r.trace
+	}
 	g.out.w = &r.out
 	g.activeStale = true
 	return nil
@@ -176,7 +179,7 @@ type conductorHost struct {
 
 // newConductor makes g the conductor, writing to trace and out.
 func newConductor(g *Game, trace, out io.Writer) (*conductorHost, error) {
-	if err := g.joinCluster(true, 0, 0); err != nil {
+	if err := g.joinCluster(true, 0, 0, trace != nil); err != nil {
 		return nil, err
 	}
 	return &conductorHost{g: g, trace: trace, out: out}, nil
@@ -201,8 +204,10 @@ func (h *conductorHost) writeOwn() error {
 	if err := g.flushTrace(); err != nil {
 		return err
 	}
-	if _, err := h.trace.Write(g.cl.trace.Bytes()); err != nil {
-		return fmt.Errorf("game: writing the trace: %w", err)
+	if h.trace != nil {
+		if _, err := h.trace.Write(g.cl.trace.Bytes()); err != nil {
+			return fmt.Errorf("game: writing the trace: %w", err)
+		}
 	}
 	h.out.Write(g.cl.out.Bytes())
 	g.cl.trace.Reset()
@@ -255,6 +260,9 @@ func (h *conductorHost) Write(records []cluster.Item) error {
 	for _, rec := range records {
 		switch rec.Text {
 		case "trace":
+			if h.trace == nil {
+				return fmt.Errorf("game: a shard writes a trace, and the run has none")
+			}
 			if _, err := h.trace.Write(rec.Data); err != nil {
 				return fmt.Errorf("game: writing the trace: %w", err)
 			}
@@ -324,8 +332,8 @@ type shardHost struct {
 }
 
 // newShard makes g the shard of places [lo, hi).
-func newShard(g *Game, lo, hi int32) (*shardHost, error) {
-	if err := g.joinCluster(false, lo, hi); err != nil {
+func newShard(g *Game, lo, hi int32, trace bool) (*shardHost, error) {
+	if err := g.joinCluster(false, lo, hi, trace); err != nil {
 		return nil, err
 	}
 	return &shardHost{g: g}, nil

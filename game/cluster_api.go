@@ -21,12 +21,10 @@ type Conductor struct {
 }
 
 // Conduct makes g, opened and not started, the conductor of the link's
-// shards: the run's trace goes to trace (nil: none) and its output to out.
-// Start it, then Step (or Run), then Finish and Stop.
+// shards: the run's trace goes to trace (nil: none; the shards must then
+// write none, ShardOptions.Trace) and its output to out. Start it, then
+// Run, then Finish and Stop.
 func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Conductor, error) {
-	if trace == nil {
-		trace = io.Discard
-	}
 	h, err := newConductor(g, trace, out)
 	if err != nil {
 		return nil, err
@@ -90,14 +88,19 @@ func (c *Conductor) Stats() cluster.Stats { return c.c.Stats() }
 // Step is the number of steps done.
 func (c *Conductor) Step() uint64 { return c.g.step }
 
+// ShardOptions are a shard's settings that must match its conductor's.
+type ShardOptions struct {
+	Trace bool // the run writes a trace: the shard's agents' lines cross
+}
+
 // ServeShard makes g, opened and not started, shard k of shards and
 // serves its conductor over link until the conductor ends the run.
-func (g *Game) ServeShard(link cluster.ShardLink, k, shards int) error {
+func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptions) error {
 	if k < 0 || k >= shards {
 		return fmt.Errorf("game: shard %d of %d", k, shards)
 	}
 	lo, hi := cluster.Cut(len(g.agents), shards).Range(k)
-	h, err := newShard(g, lo, hi)
+	h, err := newShard(g, lo, hi, opts.Trace)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func gameShardProcess() int {
 	}
 	defer g.Close()
 	lo, hi := cluster.Cut(len(g.agents), shards).Range(link.K())
-	sh, err := newShard(g, lo, hi)
+	sh, err := newShard(g, lo, hi, true)
 	if err == nil {
 		err = sh.start()
 	}

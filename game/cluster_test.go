@@ -82,7 +82,7 @@ func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCl
 	for k := range shards {
 		sg := open(io.Discard, workers)
 		lo, hi := layout.Range(k)
-		sh, err := newShard(sg, lo, hi)
+		sh, err := newShard(sg, lo, hi, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,6 +24,7 @@ type ConductorLink struct {
 	parts   []parts
 	sent    []bool
 	traffic cluster.Traffic
+	waits   []time.Duration // per shard: time from Gather's start to its reply
 	closed  bool
 	// manifest is the hash of the game's files' manifest, given to every
 	// shard that joins.
@@ -48,7 +49,7 @@ func Conduct(o Options, shards int) (*ConductorLink, error) {
 	}
 	c := &ConductorLink{o: o, nc: nc, up: make(chan *nats.Msg, chanRoom*(shards+1)),
 		down: make([]cluster.Sequence, shards), check: make([]cluster.Sequence, shards),
-		parts: make([]parts, shards), sent: make([]bool, shards)}
+		parts: make([]parts, shards), sent: make([]bool, shards), waits: make([]time.Duration, shards)}
 	if c.upSub, err = nc.ChanSubscribe(o.subject("up", "*"), c.up); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("natsnet: conductor: %w", err)
@@ -122,6 +123,11 @@ func (c *ConductorLink) Names() []string { return c.names }
 // Traffic is what the link carried so far.
 func (c *ConductorLink) Traffic() cluster.Traffic { return c.traffic }
 
+// Waits is, per shard, the time the conductor waited for its replies so
+// far: from the start of each Gather to the shard's reply. The slowest
+// shard's is the barrier's cost; the others' show the imbalance.
+func (c *ConductorLink) Waits() []time.Duration { return c.waits }
+
 func (c *ConductorLink) Send(k int, m *cluster.Message) error {
 	if c.closed {
 		return cluster.ErrClosed
@@ -157,6 +163,7 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 	}
 	timer := time.NewTimer(c.o.ReplyTimeout)
 	defer timer.Stop()
+	start := time.Now()
 	for waiting > 0 {
 		select {
 		case m := <-c.up:
@@ -170,6 +177,7 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 			}
 			c.sent[k] = false
 			waiting--
+			c.waits[k] += time.Since(start)
 			if err != nil {
 				fail(k, err)
 				continue
