@@ -31,6 +31,8 @@ func TestCluster_sameAsOneProcess(t *testing.T) {
 		steps        string
 	}{{"example", "../config.toml", "600"}, {"gates", fixture("gates"), "60"}} {
 		t.Run(c.name, func(t *testing.T) {
+			// The embedded server's store, beside the config ([cluster] store).
+			t.Cleanup(func() { os.RemoveAll(filepath.Join(filepath.Dir(c.config), "btrun-cluster")) })
 			dir := t.TempDir()
 			file := func(n string) string { return filepath.Join(dir, n) }
 			want := run(t, "", "run", "-config", c.config, "-steps", c.steps, "-trace", file("one.jsonl"), "-save", file("one.sav"))

@@ -82,6 +82,7 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 // (unless -cluster: then shards join with `btrun shard`), and this process
 // as their conductor.
 type clusterRun struct {
+	cfg           *game.Config
 	shards        int
 	url, name     string
 	config, trace string
@@ -92,20 +93,15 @@ type clusterRun struct {
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
-	cfg, err := game.LoadConfig(r.config)
-	if err != nil {
-		printProblems(stderr, err)
-		return exitUsage
-	}
+	cfg := r.cfg
 	url, name := r.url, r.name
 	var children *natsnet.Children
 	if url == "" {
-		store, err := os.MkdirTemp("", "btrun-cluster-")
-		if err != nil {
+		store := cfg.Abs(cfg.Cluster.Store) // [cluster] store, beside the config by default
+		if err := os.MkdirAll(store, 0o755); err != nil {
 			fmt.Fprintln(stderr, "btrun:", err)
 			return exitRuntime
 		}
-		defer os.RemoveAll(store)
 		srv, err := natsnet.StartServer(store, 0)
 		if err != nil {
 			fmt.Fprintln(stderr, "btrun:", err)

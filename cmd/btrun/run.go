@@ -63,21 +63,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *shards > 0 {
-		if *debug != "" || *watch || *explain || *realtime {
-			fmt.Fprintln(stderr, "btrun run: -shards runs without -debug, -watch, -explain and -realtime for now (docs/cluster.md)")
-			return exitUsage
-		}
-		return clusterRun{shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
-			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet}.run(stdout, stderr)
-	}
-	if *clusterURL != "" || *runName != "" {
-		fmt.Fprintln(stderr, "btrun run: -cluster and -name go with -shards N")
+	if *shards < 0 || *shards > game.MaxShards {
+		fmt.Fprintf(stderr, "btrun run: -shards %d: must be from 0 (one process) to %d\n", *shards, game.MaxShards)
 		return exitUsage
 	}
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {
 		printProblems(stderr, err)
+		return exitUsage
+	}
+	shardsSet := false
+	fs.Visit(func(f *flag.Flag) { shardsSet = shardsSet || f.Name == "shards" })
+	if !shardsSet {
+		*shards = cfg.Cluster.Shards
+	}
+	if *shards > 0 {
+		if *debug != "" || *watch || *explain || *realtime {
+			fmt.Fprintln(stderr, "btrun run: -shards runs without -debug, -watch, -explain and -realtime for now (docs/cluster.md)")
+			return exitUsage
+		}
+		return clusterRun{cfg: cfg, shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
+			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet}.run(stdout, stderr)
+	}
+	if *clusterURL != "" || *runName != "" {
+		fmt.Fprintln(stderr, "btrun run: -cluster and -name go with -shards N (or [cluster] shards)")
 		return exitUsage
 	}
 	in := watchInterrupts(stderr)
