@@ -71,8 +71,8 @@ func (g *Game) joinCluster(conductor bool, lo, hi int32, trace bool) error {
 	return nil
 }
 
-// goLive ends the start: from now on the role's hooks apply. A shard drops
-// what its start wrote (the conductor's start wrote the same).
+// goLive ends the start, which every process runs as one process does:
+// from now on the role's hooks apply.
 func (r *clusterRole) goLive() {
 	r.live = true
 }
@@ -111,15 +111,13 @@ func (r *clusterRole) encodeValue(v runtime.Value) ([]byte, error) {
 	r.enc.Value(v)
 	body := r.enc.Bytes()
 	strs := r.enc.Strings()
-	var b []byte
 	e := runtime.NewEncoder()
 	e.Uvarint(uint64(len(strs)))
 	for _, s := range strs {
 		e.Blob([]byte(s))
 	}
 	e.Blob(body)
-	b = append(b, e.Bytes()...)
-	return b, nil
+	return bytes.Clone(e.Bytes()), nil
 }
 
 // decodeValue reads what encodeValue wrote.
