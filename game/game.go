@@ -300,6 +300,9 @@ func (g *Game) loadTrees() (map[string]*runtime.Tree, []error) {
 // OpenTrace opens the trace the options or the config name. A trace that
 // cannot be written is a runtime failure, not a config problem.
 func (g *Game) OpenTrace() error {
+	if g.cl != nil && g.opts.TraceTo == nil { // a cluster's trace is the conductor's to write (cluster.go)
+		return nil
+	}
 	if g.opts.TraceTo != nil {
 		g.env.Observer, g.env.Changes = g, g
 		g.trace = NewTraceWriter(g.opts.TraceTo)

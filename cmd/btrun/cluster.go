@@ -94,6 +94,12 @@ type clusterRun struct {
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
 	cfg := r.cfg
+	if r.trace == "" && cfg.Trace.File != "" { // [trace] file, as btrun run
+		r.trace = cfg.Trace.File
+		if r.trace != "-" {
+			r.trace = cfg.Abs(r.trace)
+		}
+	}
 	url, name := r.url, r.name
 	var children *natsnet.Children
 	if url == "" {
