@@ -26,6 +26,7 @@ type Config struct {
 	Signals []SignalConfig `toml:"signals"`
 	Trace   TraceConfig    `toml:"trace"`
 	Save    SaveConfig     `toml:"save"`
+	Cluster ClusterConfig  `toml:"cluster"`
 
 	Path string `toml:"-"` // the config file as given
 	Dir  string `toml:"-"` // its folder: every path in the config is relative to it
@@ -105,6 +106,15 @@ type SaveConfig struct {
 	Every int    `toml:"every"`
 }
 
+// ClusterConfig is [cluster] (docs/cluster.md).
+type ClusterConfig struct {
+	Shards int    `toml:"shards"`
+	Store  string `toml:"store"`
+}
+
+// MaxShards bounds a cluster's shards.
+const MaxShards = 1024
+
 // Duration is a TOML string such as "100ms" or "2s".
 type Duration struct{ time.Duration }
 
@@ -159,7 +169,7 @@ func defaults() Config {
 		LuaMemory:         DefaultLuaMemory,
 		StimulusMemory:    DefaultStimulusMemory,
 		StimulusTotal:     DefaultStimulusTotal,
-	}}
+	}, Cluster: ClusterConfig{Store: "btrun-cluster"}}
 }
 
 // LoadConfig reads and checks a game config. It reports every problem it

@@ -112,6 +112,9 @@ func (d *decoder) check(cfg *Config) {
 	if cfg.Save.Every < 0 || cfg.Save.Every > MaxSteps {
 		add(line("save", "every"), "save.every = %d: must be from 0 to %d", cfg.Save.Every, MaxSteps)
 	}
+	if cfg.Cluster.Shards < 0 || cfg.Cluster.Shards > MaxShards {
+		add(line("cluster", "shards"), "cluster.shards = %d: must be from 0 (one process) to %d", cfg.Cluster.Shards, MaxShards)
+	}
 	confine, err := newConfinement(cfg)
 	if err != nil {
 		add(line("scripts", "root"), "scripts.root = %q: %v", cfg.Scripts.Root, err)

@@ -68,6 +68,8 @@ var configDocs = map[string]KeyDoc{
 	"trace.file":              {Doc: "write the JSON Lines trace here; `-` for standard output; empty for none", Path: true},
 	"save.file":               {Doc: "save the run here at its end (and every `every` steps); empty for none", Path: true},
 	"save.every":              {Doc: "also save every this many steps; 0 only at the end", Min: num(0), Max: num(MaxSteps)},
+	"cluster.shards":          {Doc: "run the agents on this many shard processes over NATS, as `btrun run -shards` (which overrides it); 0 in one process", Min: num(0), Max: num(MaxShards)},
+	"cluster.store":           {Doc: "the folder of the embedded NATS server's JetStream store, for `btrun run -shards`", Path: true},
 
 	// The bounds of stimuli (game/stimuli.go).
 	"run.stimulus_memory":       {Doc: "memory the stimuli of each agent may take (the last data of each signal it received, as docs/lua.md counts it: `4MB`, `1MB`), from `64KB` to `1024GB`; a signal that would take an agent past it is refused with an error"},

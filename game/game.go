@@ -199,6 +199,8 @@ type Game struct {
 	mergeOut   []tagged
 	mergeLines []taggedLine
 
+	cl *clusterRole // the game's part in a cluster (cluster.go); nil outside one
+
 	// The steps to report, picked as they end (report_pick.go).
 	picked    bool // this step's were
 	picks     []pickList
@@ -325,6 +327,9 @@ func (g *Game) loadTrees(decls []runtime.RuleDecl) (map[string]*runtime.Tree, []
 // OpenTrace opens the trace the options or the config name. A trace that
 // cannot be written is a runtime failure, not a config problem.
 func (g *Game) OpenTrace() error {
+	if g.cl != nil && g.opts.TraceTo == nil { // a cluster's trace is the conductor's to write (cluster.go)
+		return nil
+	}
 	if g.opts.TraceTo != nil {
 		g.env.Observer, g.env.Changes = g.engine(), g.engine()
 		g.trace = NewTraceWriter(g.opts.TraceTo)

@@ -69,7 +69,7 @@ func (g *Game) listActive() {
 	g.activeIdx = g.activeIdx[:0]
 	g.handlers = false
 	for _, ga := range g.agents {
-		if !ga.stopped {
+		if !ga.stopped && (g.cl == nil || g.cl.holds(ga.idx)) { // in a cluster, the shard's agents (cluster.go)
 			g.active = append(g.active, ga.a)
 			g.activeGA = append(g.activeGA, ga)
 			g.activeIdx = append(g.activeIdx, ga.idx)

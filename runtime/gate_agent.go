@@ -178,11 +178,7 @@ func (a *Agent) decideTake(x *agentGates) {
 		x.answer = takeRefused
 		return
 	}
-	st.holders = append(st.holders, gateHolder{a: a, step: a.step, time: a.time})
-	for k := range st.holders {
-		st.holders[k].seen = max(st.holders[k].seen, len(st.holders))
-	}
-	st.stats.Takes++
+	st.grant(a, a.step, a.time)
 	x.answer = takeGranted
 	x.events = append(x.events, GateEvent{Gate: x.want, Take: true})
 }

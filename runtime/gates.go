@@ -186,6 +186,15 @@ func (st *gateState) slot(a *Agent) int {
 	return 0
 }
 
+// grant makes agent a a holder of the gate, from step and time t.
+func (st *gateState) grant(a *Agent, step uint64, t float64) {
+	st.holders = append(st.holders, gateHolder{a: a, step: step, time: t})
+	for k := range st.holders {
+		st.holders[k].seen = max(st.holders[k].seen, len(st.holders))
+	}
+	st.stats.Takes++
+}
+
 // release removes agent a from the gate's holders at step and time t: the
 // cooldown runs from t, and the hold counts towards the longest.
 func (st *gateState) release(a *Agent, step uint64, t float64) {

@@ -67,6 +67,9 @@ type Workers struct {
 
 	filters roundFilters // rounds_filter.go
 	shown   []*Agent     // a filter's agents of the round
+
+	byHand  []*Agent // the agents of rounds run by hand (workers_byhand.go)
+	byHandT float64
 }
 
 // roundArgs is what a round's parallel part steps.

@@ -27,6 +27,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "run a game config (the default command)", runRun},
+		{"shard", "join a run's cluster as a shard: `btrun shard -cluster nats://... -name RUN`", runShard},
 		{"bench", "measure a config with many agents", runBench},
 		{"tree", "print a tree file with resolved ids, labels and declarations", runTree},
 		{"validate", "load and bind trees, print every problem, change nothing", runValidate},

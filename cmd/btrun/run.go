@@ -28,6 +28,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	paused := fs.Bool("paused", false, "with -debug: start paused, before the first step")
 	edit := fs.Bool("edit", false, "with -debug: the page edits the tree files too (saving writes a file and reloads the game)")
 	workers := fs.Int("workers", 1, "threads to spread the agents over, 0 for one per CPU core (default: the config's run.workers)")
+	shards := fs.Int("shards", 0, "run the agents on N shard processes, over NATS (docs/cluster.md)")
+	clusterURL := fs.String("cluster", "", "with -shards: an existing NATS server or cluster (nats://HOST:PORT); shards join with `btrun shard`")
+	runName := fs.String("name", "", "with -shards: the run's name on NATS")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-explain] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
 		fs.PrintDefaults()
@@ -60,9 +63,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if *shards < 0 || *shards > game.MaxShards {
+		fmt.Fprintf(stderr, "btrun run: -shards %d: must be from 0 (one process) to %d\n", *shards, game.MaxShards)
+		return exitUsage
+	}
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {
 		printProblems(stderr, err)
+		return exitUsage
+	}
+	shardsSet := false
+	fs.Visit(func(f *flag.Flag) { shardsSet = shardsSet || f.Name == "shards" })
+	if !shardsSet {
+		*shards = cfg.Cluster.Shards
+	}
+	if *shards > 0 {
+		if *debug != "" || *watch || *explain || *realtime {
+			fmt.Fprintln(stderr, "btrun run: -shards runs without -debug, -watch, -explain and -realtime for now (docs/cluster.md)")
+			return exitUsage
+		}
+		return clusterRun{cfg: cfg, shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
+			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet}.run(stdout, stderr)
+	}
+	if *clusterURL != "" || *runName != "" {
+		fmt.Fprintln(stderr, "btrun run: -cluster and -name go with -shards N (or [cluster] shards)")
 		return exitUsage
 	}
 	in := watchInterrupts(stderr)

@@ -1,0 +1,27 @@
+// Package cluster runs one game across processes: a conductor and N shards
+// speaking the round protocol that workers speak inside one process, over a
+// transport.
+//
+// A shard is a group of workers in another process. It holds a contiguous
+// range of the agents in config order and steps them; the conductor holds
+// what one process keeps on its one thread (the world, the schedule, the
+// gates, the plugins, the directory of agents, the trace and the output).
+// Everything that crosses is a Message, and every list the conductor takes
+// from several shards is merged by Merge, by a key naming a place in the
+// single run's order, never by which shard answered first: that is what
+// makes a cluster's results those of one process (docs/cluster.md).
+//
+// The package knows nothing of the game's rules: a Conductor drives a
+// ConductorHost (what the conductor's side of a game does) and a Shard
+// drives a ShardHost (what a shard's agents do), over a ConductorLink and
+// ShardLinks. NewLocal is the in-process transport (channels, one
+// goroutine per shard), with which the protocol is tested in one process.
+//
+// Concurrency: a Conductor is used from one goroutine; each Shard runs on
+// its own. Links are made for one conductor and its shards.
+//
+// The game's side is in package game (cluster.go): Game.Conduct and
+// Game.ServeShard. There every process opens the whole config and holds
+// every agent; a shard steps its range, and the others are copies that its
+// start and the gates' rounds keep in line (runtime.Gates.EndRoundParts).
+package cluster

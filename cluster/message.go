@@ -1,0 +1,347 @@
+package cluster
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Kind is what a message asks or answers. Every message the conductor sends
+// a shard gets exactly one reply of the same kind (Message.Reply set), so
+// the conductor's barrier is the same for every phase.
+type Kind uint8
+
+const (
+	// StepStart starts a step: its number and time, the world's shared
+	// data when it changed, the scheduled signals due (Delivery items).
+	// The shard applies them and runs its agents' first round; its reply
+	// is the round's (as Round's).
+	StepStart Kind = 1 + iota
+	// Round gives a shard the answers (Answer items) of its paused
+	// agents; the shard resumes them and replies with the next round's
+	// requests, signals and lines, and how many of its agents still wait.
+	Round
+	// Report asks for the step's trace and output records of the shard's
+	// agents (PhaseReport), then runs the handlers they owe for signals they
+	// sent themselves (PhaseOwed: records and signals).
+	Report
+	// Deliver hands a shard its part of the step's signal queue (Delivery
+	// items, keyed by their place in the queue). The reply holds each
+	// delivery's records and the signals its handlers sent, keyed by the
+	// delivery's place and the receiver's. The step ends with the last
+	// Deliver's reply (or Report's, when no signal is sent).
+	Deliver
+	// Save asks for the saves of the shard's agents (AgentSave items);
+	// Load gives a shard the saves of its agents.
+	Save
+	Load
+	// Stop ends the shard.
+	Stop
+	// Finish ends a run: the shard adds what its agents kept for the end
+	// (Round 1: the output's folded repeats; Round 2: what closing them
+	// writes), PhaseReport by place.
+	Finish
+	numKinds
+)
+
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish"}
+
+func (k Kind) String() string {
+	if k < numKinds && k > 0 {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind %d", uint8(k))
+}
+
+// ItemKind is what an item of a message is.
+type ItemKind uint8
+
+const (
+	// Request: an agent's step paused at a call the conductor answers
+	// (Name the resolver, "gate" or a plugin's name; Data the call).
+	Request ItemKind = 1 + iota
+	// Answer: the conductor's answer to a request, for its agent.
+	Answer
+	// Signal: a signal an agent sent to others (To an agent id or "all",
+	// Name the signal, Data its data).
+	Signal
+	// Delivery: a signal handed to an agent (Agent the receiver, To the
+	// sender's id or "schedule", "world").
+	Delivery
+	// Record: a line of the trace or the output (Name says which), from an
+	// agent's step, a round or a delivery.
+	Record
+	// AgentSave: one agent's save.
+	AgentSave
+	numItemKinds
+)
+
+// Item is one entry of a message: a request, an answer, a signal, a
+// delivery, a record or an agent's save. (Order, Sub) is its place in the
+// single run's order, by which Merge puts the items of several shards
+// together: Order the phase of the step and a place in it (Place), Sub the
+// item's rank there (an agent's n-th item; for a delivery's results, the
+// receiver's place and its n-th). Out numbers them.
+type Item struct {
+	Order uint64
+	Sub   uint64
+	Kind  ItemKind
+	// Agent is the agent it is of or for, by place in config order (-1:
+	// a Delivery to every agent).
+	Agent int32
+	// Peer is the other agent's place, -1 for none: a Delivery's sender
+	// (who does not hear its own signal to all).
+	Peer int32
+	// Text is a Signal's receiver (an id or "all"), a Delivery's sender
+	// (an id, "schedule", "world"), a Record's stream ("trace", "out").
+	Text string
+	Name string // a Signal's or Delivery's signal; a Request's resolver
+	Data []byte
+}
+
+// The phases of a step's replies whose items Merge orders: what comes
+// first in the single run has the lower phase.
+const (
+	PhaseSchedule uint64 = 1 + iota // results of the scheduled deliveries (by place in the schedule)
+	PhaseRound                      // a round's requests, signals and lines (by agent)
+	PhaseReport                     // the step's trace and output (by agent)
+	PhaseOwed                       // handlers agents owe for signals to themselves (by agent)
+	PhaseDelivery                   // results of the queue's deliveries (by place in the queue)
+	PhaseSave                       // agents' saves (by agent)
+)
+
+// Place is the Order of the items of place p (an agent's place in config
+// order, or a delivery's in its queue) in a phase.
+func Place(phase uint64, p int64) uint64 { return phase<<56 | uint64(p)&(1<<56-1) }
+
+// Message is what crosses between the conductor and a shard. Seq numbers
+// the messages of one direction of one link from 1: a receiver refuses a
+// gap or a repeat (Sequence), so no transport can reorder silently, and a
+// step can be replayed from a known message.
+type Message struct {
+	Kind    Kind
+	Reply   bool
+	Seq     uint64
+	Step    uint64
+	Round   uint32
+	Time    float64
+	Waiting uint32 // a round's reply: how many of the shard's agents still wait
+	Shared  []byte // StepStart: the world's shared data, when it changed
+	Err     string // a reply: the shard's error, which ends the run
+	Items   []Item
+}
+
+// Codec errors.
+var (
+	// ErrMessage is a message that cannot be read: truncated, or with a
+	// count or length beyond what its bytes hold.
+	ErrMessage = errors.New("cluster: malformed message")
+	// ErrSequence is a message out of sequence: lost, repeated or reordered
+	// by the transport.
+	ErrSequence = errors.New("cluster: message out of sequence")
+)
+
+const version = 1 // of the encoding; a message of another is refused
+
+// Append appends the message's encoding to dst.
+func (m *Message) Append(dst []byte) []byte {
+	flags := byte(0)
+	if m.Reply {
+		flags = 1
+	}
+	dst = append(dst, version, byte(m.Kind), flags)
+	dst = binary.AppendUvarint(dst, m.Seq)
+	dst = binary.AppendUvarint(dst, m.Step)
+	dst = binary.AppendUvarint(dst, uint64(m.Round))
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(m.Time))
+	dst = binary.AppendUvarint(dst, uint64(m.Waiting))
+	dst = appendBytes(dst, m.Shared)
+	dst = appendBytes(dst, []byte(m.Err))
+	dst = binary.AppendUvarint(dst, uint64(len(m.Items)))
+	for i := range m.Items {
+		it := &m.Items[i]
+		dst = binary.AppendUvarint(dst, it.Order)
+		dst = binary.AppendUvarint(dst, it.Sub)
+		dst = append(dst, byte(it.Kind))
+		dst = binary.AppendVarint(dst, int64(it.Agent))
+		dst = binary.AppendVarint(dst, int64(it.Peer))
+		dst = appendBytes(dst, []byte(it.Text))
+		dst = appendBytes(dst, []byte(it.Name))
+		dst = appendBytes(dst, it.Data)
+	}
+	return dst
+}
+
+func appendBytes(dst, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+// Decode reads a message Append wrote. Its slices are copies: b may be
+// reused. Bad bytes are an error wrapping ErrMessage naming the offset;
+// nothing in them makes Decode allocate more than a few times len(b).
+func Decode(b []byte) (Message, error) {
+	d := decoder{b: b}
+	var m Message
+	if v := d.byte(); d.err == nil && v != version {
+		return m, fmt.Errorf("%w: encoding version %d, this btrun reads %d", ErrMessage, v, version)
+	}
+	m.Kind = Kind(d.byte())
+	flags := d.byte()
+	m.Reply = flags&1 != 0
+	m.Seq = d.uvarint()
+	m.Step = d.uvarint()
+	m.Round = uint32(d.uvarint32())
+	m.Time = math.Float64frombits(d.uint64())
+	m.Waiting = uint32(d.uvarint32())
+	m.Shared = d.bytes()
+	m.Err = string(d.bytes())
+	// Each item takes at least 8 bytes: a count above what is left is false.
+	n := d.uvarint()
+	if d.err == nil && n > uint64(len(d.b)-d.at)/8 {
+		d.fail("item count %d", n)
+	}
+	if d.err == nil && n > 0 {
+		m.Items = make([]Item, n)
+		for i := range m.Items {
+			it := &m.Items[i]
+			it.Order = d.uvarint()
+			it.Sub = d.uvarint()
+			it.Kind = ItemKind(d.byte())
+			it.Agent = d.varint32()
+			it.Peer = d.varint32()
+			it.Text = string(d.bytes())
+			it.Name = string(d.bytes())
+			it.Data = d.bytes()
+			if d.err != nil {
+				break
+			}
+		}
+	}
+	if d.err == nil && d.at != len(d.b) {
+		d.fail("%d bytes after the message", len(d.b)-d.at)
+	}
+	if d.err == nil && (m.Kind == 0 || m.Kind >= numKinds) {
+		d.fail("kind %d", uint8(m.Kind))
+	}
+	if d.err != nil {
+		return Message{}, d.err
+	}
+	for i := range m.Items {
+		if k := m.Items[i].Kind; k == 0 || k >= numItemKinds {
+			return Message{}, fmt.Errorf("%w: item %d: kind %d", ErrMessage, i, uint8(k))
+		}
+	}
+	return m, nil
+}
+
+// decoder reads a message; the first error sticks.
+type decoder struct {
+	b   []byte
+	at  int
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: at byte %d: %s", ErrMessage, d.at, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if d.at >= len(d.b) {
+		d.fail("truncated")
+		return 0
+	}
+	d.at++
+	return d.b[d.at-1]
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.at:])
+	if n <= 0 {
+		d.fail("bad number")
+		return 0
+	}
+	d.at += n
+	return v
+}
+
+func (d *decoder) uvarint32() uint64 {
+	v := d.uvarint()
+	if v > math.MaxUint32 {
+		d.fail("number %d too large", v)
+		return 0
+	}
+	return v
+}
+
+func (d *decoder) varint32() int32 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.at:])
+	if n <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail("bad number")
+		return 0
+	}
+	d.at += n
+	return int32(v)
+}
+
+func (d *decoder) uint64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b)-d.at < 8 {
+		d.fail("truncated")
+		return 0
+	}
+	d.at += 8
+	return binary.LittleEndian.Uint64(d.b[d.at-8:])
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)-d.at) {
+		d.fail("length %d beyond the %d bytes left", n, len(d.b)-d.at)
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]byte, n)
+	copy(out, d.b[d.at:])
+	d.at += int(n)
+	return out
+}
+
+// Sequence checks that messages arrive numbered 1, 2, 3...; a transport
+// keeps one per direction of each link.
+type Sequence struct{ last uint64 }
+
+// Next numbers the next message sent.
+func (s *Sequence) Next() uint64 {
+	s.last++
+	return s.last
+}
+
+// Check accepts m when it is the next of the sequence; from names the
+// sender for the error.
+func (s *Sequence) Check(m *Message, from string) error {
+	if m.Seq != s.last+1 {
+		return fmt.Errorf("%w: %s sent message %d (%s) where %d was next", ErrSequence, from, m.Seq, m.Kind, s.last+1)
+	}
+	s.last = m.Seq
+	return nil
+}

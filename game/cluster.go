@@ -1,0 +1,797 @@
+package game
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/btrun/btrun/cluster"
+	"github.com/btrun/btrun/luabind"
+	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// One game across processes (package cluster): a Game is the conductor or
+// a shard. Both open the whole config and run its start (the world's init,
+// every agent's spawn) as one process does, so that every process begins
+// with the same agents; from the first step on, a shard steps only its
+// range of agents and the conductor none: it runs the world's tick and the
+// schedule, turns their signals into deliveries, routes the signals agents
+// send, and writes the trace and the output that the shards' steps made.
+//
+// What each process writes (trace lines, output lines) goes to a buffer of
+// its own and is taken after each agent's part (capture), as a record at
+// that agent's place: the conductor writes every record in the single
+// run's order, so the trace and the output are the single run's bytes.
+//
+// Gates: every process keeps a copy of the gates (agents' conditions read
+// them), and every copy ends each round from every agent's part of it, in
+// config order (runtime.Gates.EndRoundParts): the same decisions
+// everywhere. Plugins run on each shard for its agents, one batch per
+// plugin per round (as a plugin marked shardable will). A shard with
+// workers runs each round's parallel part on them (runtime.Workers by
+// hand) and takes what they kept in config order, as one process's round
+// end does. Not yet: a live view, reloads, agents added or removed.
+
+// clusterRole is what a Game does in a cluster; nil outside one.
+type clusterRole struct {
+	conductor bool
+	lo, hi    int32 // a shard's places, [lo, hi)
+	live      bool  // the start is over: the role's hooks apply
+
+	trace, out bytes.Buffer // what the game writes, until taken
+
+	entries []cluster.Item // the conductor's step start: its lines and deliveries
+	enc     *runtime.Encoder
+	shared  bool // the conductor sent shared data
+}
+
+// holds reports whether the agent at place i steps here.
+func (r *clusterRole) holds(i int32) bool { return !r.conductor && i >= r.lo && i < r.hi }
+
+// ErrClusterFeature is a game the cluster cannot run yet.
+var ErrClusterFeature = errors.New("game: not in a cluster yet")
+
+// joinCluster makes g the conductor (conductor) or the shard of places
+// [lo, hi), before OpenTrace and Start: its trace and output go to its
+// role's buffers.
+func (g *Game) joinCluster(conductor bool, lo, hi int32, trace bool) error {
+	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: runtime.NewEncoder()}
+	g.cl = r
+	g.opts.Trace, g.opts.TraceTo = "", nil
+	if trace {
+		g.opts.TraceTo = &r.trace
+	}
+	g.out.w = &r.out
+	g.activeStale = true
+	return nil
+}
+
+// goLive ends the start, which every process runs as one process does:
+// from now on the role's hooks apply.
+func (r *clusterRole) goLive() {
+	r.live = true
+}
+
+// take adds what the game wrote since the last take as records at order,
+// rank hi, and the signals its agents sent since as Signal items.
+func (g *Game) take(out *cluster.Out, order, hi uint64) error {
+	r := g.cl
+	if err := g.flushTrace(); err != nil {
+		return err
+	}
+	if r.trace.Len() > 0 {
+		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "trace", Data: bytes.Clone(r.trace.Bytes())})
+		r.trace.Reset()
+	}
+	if r.out.Len() > 0 {
+		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "out", Data: bytes.Clone(r.out.Bytes())})
+		r.out.Reset()
+	}
+	for _, s := range g.outbox {
+		data, err := r.encodeValue(s.data)
+		if err != nil {
+			return err
+		}
+		out.Add(order, hi, cluster.Item{Kind: cluster.Signal, Agent: s.from.idx, Text: s.to, Name: s.signal, Data: data})
+	}
+	clear(g.outbox)
+	g.outbox = g.outbox[:0]
+	return nil
+}
+
+// encodeValue is a signal's or the shared data's bytes: the strings the
+// save codec keeps apart, then the value.
+func (r *clusterRole) encodeValue(v runtime.Value) ([]byte, error) {
+	r.enc.Reset()
+	r.enc.Value(v)
+	body := r.enc.Bytes()
+	strs := r.enc.Strings()
+	e := runtime.NewEncoder()
+	e.Uvarint(uint64(len(strs)))
+	for _, s := range strs {
+		e.Blob([]byte(s))
+	}
+	e.Blob(body)
+	return bytes.Clone(e.Bytes()), nil
+}
+
+// decodeValue reads what encodeValue wrote.
+func decodeValue(b []byte) (runtime.Value, error) {
+	if len(b) == 0 {
+		return runtime.Value{}, nil
+	}
+	d := runtime.NewDecoder(b, nil)
+	n := d.Count(1)
+	strs := make([]string, 0, n)
+	for range n {
+		strs = append(strs, string(d.Blob()))
+	}
+	body := d.Blob()
+	if err := d.Done(); err != nil {
+		return runtime.Value{}, fmt.Errorf("game: a value from the cluster: %w", err)
+	}
+	vd := runtime.NewDecoder(body, strs)
+	v := vd.Value()
+	if err := vd.Done(); err != nil {
+		return runtime.Value{}, fmt.Errorf("game: a value from the cluster: %w", err)
+	}
+	return v, nil
+}
+
+// clusterDeliver is deliver on the conductor once live: the delivery
+// becomes an entry of the step start, after the lines written so far.
+func (g *Game) clusterDeliver(ga *gameAgent, signal string, data runtime.Value, from string) {
+	r := g.cl
+	r.ownLines()
+	b, err := r.encodeValue(data)
+	if err != nil {
+		g.out.repeatable(g.Time(g.step), "world", "error: "+err.Error())
+		return
+	}
+	r.entries = append(r.entries, cluster.Item{Kind: cluster.Delivery, Agent: ga.idx, Peer: -1, Text: from, Name: signal, Data: b})
+}
+
+// ownLines adds the conductor's lines written so far to its entries.
+func (r *clusterRole) ownLines() {
+	if r.trace.Len() > 0 {
+		r.entries = append(r.entries, cluster.Item{Kind: cluster.Record, Text: "trace", Data: bytes.Clone(r.trace.Bytes())})
+		r.trace.Reset()
+	}
+	if r.out.Len() > 0 {
+		r.entries = append(r.entries, cluster.Item{Kind: cluster.Record, Text: "out", Data: bytes.Clone(r.out.Bytes())})
+		r.out.Reset()
+	}
+}
+
+// conductorHost is the conductor's side of a game (cluster.ConductorHost):
+// it writes the records to the run's trace and output.
+type conductorHost struct {
+	g          *Game
+	trace, out io.Writer
+}
+
+// newConductor makes g the conductor, writing to trace and out.
+func newConductor(g *Game, trace, out io.Writer) (*conductorHost, error) {
+	if err := g.joinCluster(true, 0, 0, trace != nil); err != nil {
+		return nil, err
+	}
+	return &conductorHost{g: g, trace: trace, out: out}, nil
+}
+
+// start runs the game's start and writes what it wrote.
+func (h *conductorHost) start() error {
+	g := h.g
+	if err := g.OpenTrace(); err != nil {
+		return err
+	}
+	if err := g.Start(); err != nil {
+		return err
+	}
+	g.cl.goLive()
+	return h.writeOwn()
+}
+
+// writeOwn writes what the conductor wrote itself.
+func (h *conductorHost) writeOwn() error {
+	g := h.g
+	if err := g.flushTrace(); err != nil {
+		return err
+	}
+	if h.trace != nil {
+		if _, err := h.trace.Write(g.cl.trace.Bytes()); err != nil {
+			return fmt.Errorf("game: writing the trace: %w", err)
+		}
+	}
+	h.out.Write(g.cl.out.Bytes())
+	g.cl.trace.Reset()
+	g.cl.out.Reset()
+	return nil
+}
+
+// finish writes the world's folded repeats, after the shards' (Finish).
+func (h *conductorHost) finish() error {
+	h.g.out.flushRepeats(nil)
+	return h.writeOwn()
+}
+
+func (h *conductorHost) BeginStep(step uint64) (float64, []byte, []cluster.Item, error) {
+	g := h.g
+	r := g.cl
+	g.step = step
+	t := g.Time(step)
+	clear(r.entries)
+	r.entries = r.entries[:0]
+	if err := g.flushTrace(); err != nil {
+		return 0, nil, nil, err
+	}
+	g.tickWorld(step, t)
+	g.deliverSchedule(step, t)
+	if err := g.flushTrace(); err != nil {
+		return 0, nil, nil, err
+	}
+	r.ownLines()
+	var shared []byte
+	if g.lua != nil && g.lua.game != nil {
+		if v := g.lua.game.RawGetString("shared"); v != lua.LNil || r.shared {
+			d, err := luabind.DataOf(v)
+			if err == nil {
+				shared, err = r.encodeValue(d)
+			}
+			if err != nil {
+				return 0, nil, nil, fmt.Errorf("game: game.shared for the shards: %w", err)
+			}
+			if shared == nil {
+				shared = []byte{} // nil data, not "unchanged"
+			}
+			r.shared = true
+		}
+	}
+	return t, shared, r.entries, nil
+}
+
+func (h *conductorHost) Write(records []cluster.Item) error {
+	for _, rec := range records {
+		switch rec.Text {
+		case "trace":
+			if h.trace == nil {
+				return fmt.Errorf("game: a shard writes a trace, and the run has none")
+			}
+			if _, err := h.trace.Write(rec.Data); err != nil {
+				return fmt.Errorf("game: writing the trace: %w", err)
+			}
+		case "out":
+			h.out.Write(rec.Data)
+		default:
+			return fmt.Errorf("game: a record of stream %q", rec.Text)
+		}
+	}
+	return nil
+}
+
+// Resolve ends a round of the conductor's copy of the gates, and gives
+// every shard every part, in config order, to end the round of its own.
+func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, error) {
+	g := h.g
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	if g.gates == nil {
+		return nil, fmt.Errorf("game: a request to %q in a game without gates", reqs[0].Name)
+	}
+	agents := make([]*runtime.Agent, len(reqs))
+	own := make([]bool, len(reqs))
+	parts := make([]runtime.GatePart, len(reqs))
+	answers := make([]cluster.Item, len(reqs))
+	for i, r := range reqs {
+		if r.Name != "gate" || r.Agent < 0 || int(r.Agent) >= len(g.agents) {
+			return nil, fmt.Errorf("game: a request to %q from agent %d", r.Name, r.Agent)
+		}
+		p, err := decodeGatePart(r.Data)
+		if err != nil {
+			return nil, err
+		}
+		agents[i], parts[i] = g.agents[r.Agent].a, p
+		answers[i] = cluster.Item{Kind: cluster.Answer, Agent: -1, Peer: r.Agent, Name: r.Name, Data: r.Data}
+	}
+	g.gates.EndRoundParts(agents, own, parts)
+	return answers, nil
+}
+
+func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
+	g := h.g
+	dels := make([]cluster.Item, 0, len(signals))
+	for _, s := range signals {
+		if s.Agent < 0 || int(s.Agent) >= len(g.agents) {
+			return nil, fmt.Errorf("game: a signal %q from agent %d, which the game does not have", s.Name, s.Agent)
+		}
+		d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: s.Agent, Text: g.agents[s.Agent].a.ID(), Name: s.Name, Data: s.Data}
+		if s.Text != "all" {
+			to := g.byID[s.Text]
+			if to == nil {
+				return nil, fmt.Errorf("game: a signal %q to %q, which the game does not have", s.Name, s.Text)
+			}
+			d.Agent = to.idx
+		}
+		dels = append(dels, d)
+	}
+	return dels, nil
+}
+
+// shardHost is a shard's side of a game (cluster.ShardHost).
+type shardHost struct {
+	g            *Game
+	ran, waiting []int32 // indices into g.active: the round's agents, those that paused
+	round        []*runtime.Agent
+}
+
+// newShard makes g the shard of places [lo, hi).
+func newShard(g *Game, lo, hi int32, trace bool) (*shardHost, error) {
+	if err := g.joinCluster(false, lo, hi, trace); err != nil {
+		return nil, err
+	}
+	return &shardHost{g: g}, nil
+}
+
+// start runs the game's start, as the conductor does; what it writes is
+// the conductor's to write.
+func (h *shardHost) start() error {
+	g := h.g
+	if err := g.OpenTrace(); err != nil {
+		return err
+	}
+	if err := g.Start(); err != nil {
+		return err
+	}
+	if err := g.flushTrace(); err != nil {
+		return err
+	}
+	g.cl.trace.Reset()
+	g.cl.out.Reset()
+	g.cl.goLive()
+	return nil
+}
+
+func (h *shardHost) Begin(step uint64, t float64, shared []byte) error {
+	g := h.g
+	g.step = step
+	if g.plugins != nil {
+		g.plugins.Advance(step) // restarts the plugins whose restart is due
+	}
+	if shared == nil || g.lua == nil {
+		return nil
+	}
+	v, err := decodeValue(shared)
+	if err != nil {
+		return err
+	}
+	for _, s := range append([]*scripts{g.lua}, g.extraScripts()...) {
+		lv := lua.LValue(lua.LNil)
+		if len(shared) > 0 {
+			lv = s.engine.FromValue(v)
+		}
+		if err := s.engine.SetShared(lv); err != nil {
+			return fmt.Errorf("game: shared data from the conductor: %w", err)
+		}
+	}
+	g.lua.shared = len(shared) > 0
+	return nil
+}
+
+func (h *shardHost) Deliver(d *cluster.Item, out *cluster.Out) error {
+	g := h.g
+	s := g.step
+	t := g.Time(s)
+	data, err := decodeValue(d.Data)
+	if err != nil {
+		return err
+	}
+	one := func(ga *gameAgent) error {
+		g.deliver(ga, d.Name, data, d.Text, s, t)
+		return g.take(out, d.Order, uint64(ga.idx))
+	}
+	if d.Agent >= 0 {
+		if !g.cl.holds(d.Agent) {
+			return fmt.Errorf("game: a delivery to agent %d on the shard of agents %d..%d", d.Agent, g.cl.lo, g.cl.hi-1)
+		}
+		return one(g.agents[d.Agent])
+	}
+	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
+		if ga.idx != d.Peer {
+			if err := one(ga); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Round steps the shard's agents (round 1) or resumes those that paused
+// with the round's answers, then ends its part of the round: the plugins'
+// batches of its agents' calls, and their gate parts as requests.
+func (h *shardHost) Round(round uint32, answers []cluster.Item, out *cluster.Out) (int, error) {
+	g := h.g
+	t := g.Time(g.step)
+	if round == 1 {
+		if g.activeStale {
+			g.listActive()
+		}
+		g.plainOut = append(g.plainOut[:0], make([]runtime.Outcome, len(g.active))...)
+		h.ran = h.ran[:0]
+		for i := range g.active {
+			h.ran = append(h.ran, int32(i))
+		}
+	} else {
+		if err := h.endGates(answers); err != nil {
+			return 0, err
+		}
+		h.ran, h.waiting = append(h.ran[:0], h.waiting...), h.waiting[:0]
+	}
+	h.waiting = h.waiting[:0]
+	if g.workers != nil {
+		return h.workersRound(round, t, out)
+	}
+	for _, i := range h.ran {
+		a := g.active[i]
+		var st runtime.Status
+		var err error
+		if round == 1 {
+			st, err = a.StepAt(t)
+		} else {
+			var ok bool
+			if st, err, ok = h.resume(a); !ok {
+				return 0, fmt.Errorf("game: agent %s is paused at a call that nothing answers", a.ID())
+			}
+		}
+		g.plainOut[i] = runtime.Outcome{Status: st, Err: err}
+		if st == runtime.Paused {
+			h.waiting = append(h.waiting, i)
+		}
+		if err := g.take(out, cluster.Place(cluster.PhaseRound, int64(g.activeGA[i].idx)), 0); err != nil {
+			return 0, err
+		}
+	}
+	g.outcomes, g.roundsErr, g.picked = g.plainOut, nil, false
+	h.round = h.round[:0]
+	for _, i := range h.ran {
+		h.round = append(h.round, g.active[i])
+	}
+	return h.endRound(out, len(h.waiting))
+}
+
+// endRound ends the shard's part of a round: the plugins' batches of its
+// agents' calls, and their gate parts as requests. waiting is the number
+// of its agents that paused.
+func (h *shardHost) endRound(out *cluster.Out, waiting int) (int, error) {
+	g := h.g
+	if g.plugins != nil {
+		if err := g.plugins.EndRound(h.round); err != nil {
+			return 0, err
+		}
+	}
+	if g.gates != nil {
+		for _, a := range h.round {
+			if p, ok := a.GatePart(g.gates); ok {
+				idx := g.byPtr[a].idx
+				out.Add(cluster.Place(cluster.PhaseRound, int64(idx)), 1,
+					cluster.Item{Kind: cluster.Request, Agent: idx, Name: "gate", Data: encodeGatePart(p)})
+			}
+		}
+	}
+	return waiting, nil
+}
+
+// workersRound runs a round's parallel part on the shard's workers, then
+// takes what their steps kept (signals, log lines, prints), by agent in
+// config order: the records and signals of each agent's place.
+func (h *shardHost) workersRound(round uint32, t float64, out *cluster.Out) (int, error) {
+	g := h.g
+	if round == 1 {
+		w0 := g.workers[0].env
+		for _, w := range g.workers[1:] {
+			w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
+		}
+		g.par.Of, g.par.Serial, g.par.Ended = g.activeOf, false, nil
+		if err := g.par.Begin(g.active, t); err != nil {
+			return 0, err
+		}
+	}
+	g.parallel = true
+	waiting, err := g.par.NextRound()
+	g.parallel = false
+	if err != nil {
+		return 0, err
+	}
+	g.mergeOut, g.mergeLines = g.mergeOut[:0], g.mergeLines[:0]
+	for _, w := range g.workers {
+		g.mergeOut = append(g.mergeOut, w.outbox...)
+		g.mergeLines = append(g.mergeLines, w.lines...)
+		clear(w.outbox)
+		w.outbox = w.outbox[:0]
+		clear(w.lines)
+		w.lines = w.lines[:0]
+	}
+	slices.SortStableFunc(g.mergeOut, func(a, b tagged) int { return cmp.Compare(a.idx, b.idx) })
+	slices.SortStableFunc(g.mergeLines, func(a, b taggedLine) int { return cmp.Compare(a.idx, b.idx) })
+	sig, line := 0, 0
+	for sig < len(g.mergeOut) || line < len(g.mergeLines) {
+		idx := int32(math.MaxInt32)
+		if sig < len(g.mergeOut) {
+			idx = g.mergeOut[sig].idx
+		}
+		if line < len(g.mergeLines) {
+			idx = min(idx, g.mergeLines[line].idx)
+		}
+		for ; sig < len(g.mergeOut) && g.mergeOut[sig].idx == idx; sig++ {
+			g.outbox = append(g.outbox, g.mergeOut[sig].r)
+		}
+		for ; line < len(g.mergeLines) && g.mergeLines[line].idx == idx; line++ {
+			if l := g.mergeLines[line]; l.print {
+				quietable{g}.Write([]byte(l.text))
+			} else {
+				g.log(l.a, l.label, l.text)
+			}
+		}
+		if err := g.take(out, cluster.Place(cluster.PhaseRound, int64(idx)), 0); err != nil {
+			return 0, err
+		}
+	}
+	clear(g.mergeOut)
+	clear(g.mergeLines)
+	g.outcomes, g.roundsErr, g.picked = g.par.Outcomes(), nil, false
+	h.round = append(h.round[:0], g.par.RoundAgents()...)
+	return h.endRound(out, waiting)
+}
+
+// resume resumes a paused agent with the resolver that answers it.
+func (h *shardHost) resume(a *runtime.Agent) (runtime.Status, error, bool) {
+	g := h.g
+	if g.gates != nil {
+		if st, err, ok := g.gates.Continue(a); ok {
+			return st, err, true
+		}
+	}
+	if g.plugins != nil {
+		return g.plugins.Continue(a)
+	}
+	return 0, nil, false
+}
+
+// endGates ends the round of the shard's copy of the gates from every
+// agent's part, in config order: its own agents' and the others'.
+func (h *shardHost) endGates(answers []cluster.Item) error {
+	g := h.g
+	if len(answers) == 0 {
+		return nil
+	}
+	if g.gates == nil {
+		return fmt.Errorf("game: an answer of %q in a game without gates", answers[0].Name)
+	}
+	agents := make([]*runtime.Agent, len(answers))
+	own := make([]bool, len(answers))
+	parts := make([]runtime.GatePart, len(answers))
+	for i, ans := range answers {
+		if ans.Name != "gate" || ans.Peer < 0 || int(ans.Peer) >= len(g.agents) {
+			return fmt.Errorf("game: an answer of %q for agent %d", ans.Name, ans.Peer)
+		}
+		p, err := decodeGatePart(ans.Data)
+		if err != nil {
+			return err
+		}
+		agents[i], own[i], parts[i] = g.agents[ans.Peer].a, g.cl.holds(ans.Peer), p
+	}
+	g.gates.EndRoundParts(agents, own, parts)
+	return nil
+}
+
+// encodeGatePart is a gate part's bytes.
+func encodeGatePart(p runtime.GatePart) []byte {
+	e := runtime.NewEncoder()
+	e.Uvarint(uint64(len(p.Releases)))
+	for _, r := range p.Releases {
+		e.Varint(int64(r.Gate))
+		e.Uvarint(r.Step)
+		e.Float(r.Time)
+	}
+	e.Varint(int64(p.Take))
+	e.Uvarint(p.Step)
+	e.Float(p.Time)
+	return bytes.Clone(e.Bytes())
+}
+
+func decodeGatePart(b []byte) (runtime.GatePart, error) {
+	d := runtime.NewDecoder(b, nil)
+	var p runtime.GatePart
+	n := d.Count(3)
+	for range n {
+		p.Releases = append(p.Releases, runtime.GateRelease{Gate: int32(d.Varint()), Step: d.Uvarint(), Time: d.Float()})
+	}
+	p.Take = int32(d.Varint())
+	p.Step = d.Uvarint()
+	p.Time = d.Float()
+	if err := d.Done(); err != nil {
+		return runtime.GatePart{}, fmt.Errorf("game: a gate part from the cluster: %w", err)
+	}
+	return p, nil
+}
+
+func (h *shardHost) Report(answers []cluster.Item, out *cluster.Out) error {
+	g := h.g
+	if err := h.endGates(answers); err != nil {
+		return err
+	}
+	s := g.step
+	t := g.Time(s)
+	for i, ga := range g.activeGA {
+		if err := g.reportOne(ga, g.outcomes[i], s, t); err != nil {
+			return err
+		}
+		if err := g.take(out, cluster.Place(cluster.PhaseReport, int64(ga.idx)), 0); err != nil {
+			return err
+		}
+	}
+	if !g.handlers {
+		return nil
+	}
+	for _, ga := range g.activeGA { // deliverSent's owed handlers
+		if ga.stopped || !ga.a.HandlersOwed() {
+			continue
+		}
+		if err := ga.a.RunHandlers(); err != nil {
+			g.handlerFailed(ga, err, s, t)
+		}
+		g.writeChanges(ga, s, t)
+		if err := g.take(out, cluster.Place(cluster.PhaseOwed, int64(ga.idx)), 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finish flushes its agents' folded repeats (part 1), or closes them
+// (part 2: an action running is cancelled, hooks may log), as the end of
+// a run in one process does.
+func (h *shardHost) Finish(part uint32, out *cluster.Out) error {
+	g := h.g
+	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
+		if part == 1 {
+			g.out.flushRepeat(ga.a.ID())
+		} else if err := ga.a.Close(); err != nil {
+			return err
+		}
+		if err := g.take(out, cluster.Place(cluster.PhaseReport, int64(ga.idx)), 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Save adds each of the shard's agents' save: the game's bookkeeping of
+// it, its snapshot and its Lua state, self-contained (its own strings).
+func (h *shardHost) Save(out *cluster.Out) error {
+	g := h.g
+	host := g.hostStateOf(g.Agents())
+	if g.lua != nil {
+		l := g.current()
+		l.beginSave()
+		defer l.endSave()
+	}
+	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
+		e := runtime.NewEncoder()
+		e.Bool(ga.stopped)
+		e.Uvarint(uint64(ga.failures))
+		e.Uvarint(uint64(ga.errors))
+		e.String(g.doing[ga.idx])
+		s, err := ga.a.Snapshot()
+		if err != nil {
+			return err
+		}
+		e.Snapshot(&s)
+		if host == nil {
+			e.ValueNil()
+		} else if err := host.EncodeHost(e, ga.a); err != nil {
+			return err
+		}
+		out.Add(cluster.Place(cluster.PhaseSave, int64(ga.idx)), 0,
+			cluster.Item{Kind: cluster.AgentSave, Agent: ga.idx, Data: runtime.WriteContainer(clusterAgentMagic, SaveVersion, e)})
+	}
+	return nil
+}
+
+// clusterAgentMagic marks one agent's save crossing between processes.
+const clusterAgentMagic = "BTRUNAGT"
+
+// Load loads a whole save, as every process of the cluster does (the
+// conductor sends it to all): every process holds every agent.
+func (h *shardHost) Load(saves []cluster.Item) error {
+	if len(saves) != 1 || saves[0].Agent != -1 {
+		return fmt.Errorf("game: a shard loads a whole save (one item for every agent), not %d items", len(saves))
+	}
+	g := h.g
+	if _, err := g.decodeSave(saves[0].Data); err != nil {
+		return err
+	}
+	// What the load wrote is the conductor's to write.
+	if err := g.flushTrace(); err != nil {
+		return err
+	}
+	g.cl.trace.Reset()
+	g.cl.out.Reset()
+	return nil
+}
+
+// takeSaves makes the conductor's copies of the agents what the shards'
+// saves say, so that its own save is the game's.
+func (h *conductorHost) takeSaves(saves []cluster.Item) error {
+	g := h.g
+	host := g.hostStateOf(g.Agents())
+	if g.gates != nil {
+		defer g.gates.Keep()() // the rounds kept the copy of the gates right
+	}
+	// A restore leaves the copy's rules (their hooks run, and may log):
+	// what the shards' agents did is written already.
+	g.silent = true
+	defer func() {
+		g.silent = false
+		for _, ga := range g.agents {
+			ga.changes = ga.changes[:0]
+		}
+	}()
+	for _, it := range saves {
+		if it.Agent < 0 || int(it.Agent) >= len(g.agents) {
+			return fmt.Errorf("game: a save of agent %d", it.Agent)
+		}
+		ga := g.agents[it.Agent]
+		_, d, err := runtime.ReadContainer(clusterAgentMagic, it.Data)
+		if err != nil {
+			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
+		}
+		ga.stopped, ga.failures, ga.errors = d.Bool(), int(d.Uvarint()), int(d.Uvarint())
+		g.doing[ga.idx] = d.String()
+		s := d.Snapshot()
+		if err := d.Err(); err != nil {
+			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
+		}
+		if _, err := ga.a.Restore(&s); err != nil {
+			return err
+		}
+		if host == nil {
+			d.SkipValue()
+		} else if err := host.RestoreHost(ga.a, d); err != nil {
+			return err
+		}
+		if err := d.Done(); err != nil {
+			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
+		}
+	}
+	g.activeStale = true
+	return nil
+}
+
+// save is the game's save file, as one process writes it: the shards'
+// agents gathered into the conductor's copies.
+func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
+	saves, err := c.Save(h.g.step)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.takeSaves(saves); err != nil {
+		return nil, err
+	}
+	return h.g.encodeSave()
+}
+
+// load loads a save file on the conductor and on every shard.
+func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
+	if _, err := h.g.decodeSave(data); err != nil {
+		return err
+	}
+	if err := h.writeOwn(); err != nil {
+		return err
+	}
+	return c.LoadAll(h.g.step, data)
+}

@@ -1,0 +1,111 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/btrun/btrun/cluster"
+)
+
+// A game run by a cluster (docs/cluster.md): one Game is the conductor,
+// others (in other processes, or goroutines) are its shards. Every one is
+// opened from the same config; the conductor's trace and output are the
+// run's, and they are those of the same game run in one process.
+
+// Conductor is a Game conducting a cluster's shards over a link.
+type Conductor struct {
+	g *Game
+	h *conductorHost
+	c *cluster.Conductor
+}
+
+// Conduct makes g, opened and not started, the conductor of the link's
+// shards: the run's trace goes to trace (nil: none; the shards must then
+// write none, ShardOptions.Trace) and its output to out. Start it, then
+// Run, then Finish and Stop.
+func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Conductor, error) {
+	h, err := newConductor(g, trace, out)
+	if err != nil {
+		return nil, err
+	}
+	return &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards())}}, nil
+}
+
+// Start runs the game's start (the world's init, every agent's spawn) and
+// writes what it wrote.
+func (c *Conductor) Start() error { return c.h.start() }
+
+// Run runs steps steps.
+func (c *Conductor) Run(steps int) error {
+	for range steps {
+		if err := c.c.Step(c.g.step + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Save writes the run's save to path, as one process writes it.
+func (c *Conductor) Save(path string) error {
+	data, err := c.h.save(c.c)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrSave, err)
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return fmt.Errorf("%w: %w", ErrSave, err)
+	}
+	return nil
+}
+
+// Load continues the run saved in data, on the conductor and every shard.
+func (c *Conductor) Load(data []byte) error {
+	if err := c.h.load(c.c, data); err != nil {
+		return fmt.Errorf("%w: %w", ErrLoad, err)
+	}
+	return nil
+}
+
+// Finish ends the run as one process does: what the agents kept for the
+// end (the output's folded repeats), then what closing them writes (an
+// action running is cancelled). Save before.
+func (c *Conductor) Finish() error {
+	if err := c.c.Finish(c.g.step, 1); err != nil {
+		return err
+	}
+	if err := c.h.finish(); err != nil {
+		return err
+	}
+	return c.c.Finish(c.g.step, 2)
+}
+
+// Stop ends the shards and closes the link.
+func (c *Conductor) Stop() error { return c.c.Stop() }
+
+// Stats are the cluster's exchanges so far.
+func (c *Conductor) Stats() cluster.Stats { return c.c.Stats() }
+
+// Step is the number of steps done.
+func (c *Conductor) Step() uint64 { return c.g.step }
+
+// ShardOptions are a shard's settings that must match its conductor's.
+type ShardOptions struct {
+	Trace bool // the run writes a trace: the shard's agents' lines cross
+}
+
+// ServeShard makes g, opened and not started, shard k of shards and
+// serves its conductor over link until the conductor ends the run.
+func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptions) error {
+	if k < 0 || k >= shards {
+		return fmt.Errorf("game: shard %d of %d", k, shards)
+	}
+	lo, hi := cluster.Cut(len(g.agents), shards).Range(k)
+	h, err := newShard(g, lo, hi, opts.Trace)
+	if err != nil {
+		return err
+	}
+	if err := h.start(); err != nil {
+		return errors.Join(err, link.Close())
+	}
+	return (&cluster.Shard{Host: h, Link: link}).Run()
+}

@@ -1,0 +1,90 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// beforeSummary is a run's output for people up to its closing summary
+// (which a cluster writes as one line of its own).
+func beforeSummary(out string) string {
+	if i := strings.Index(out, "\nbtrun: "); i >= 0 {
+		return out[:i+1]
+	}
+	return out
+}
+
+// TestCluster_sameAsOneProcess: `btrun run -shards N` (shard processes over
+// an embedded NATS server) writes the trace, the output and the save of
+// `btrun run`: the example game for 600 steps on 2 shards and on 3 shards
+// of 2 workers, and the gates fixture; a save made on 2 shards at step
+// 300, loaded by 3 shards, ends with one process's save.
+func TestCluster_sameAsOneProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	for _, c := range []struct {
+		name, config string
+		steps        string
+	}{{"example", "../config.toml", "600"}, {"gates", fixture("gates"), "60"}} {
+		t.Run(c.name, func(t *testing.T) {
+			// The embedded server's store, beside the config ([cluster] store).
+			t.Cleanup(func() { os.RemoveAll(filepath.Join(filepath.Dir(c.config), "btrun-cluster")) })
+			dir := t.TempDir()
+			file := func(n string) string { return filepath.Join(dir, n) }
+			want := run(t, "", "run", "-config", c.config, "-steps", c.steps, "-trace", file("one.jsonl"), "-save", file("one.sav"))
+			if want.code != 0 {
+				t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
+			}
+			for _, layout := range [][]string{{"-shards", "2"}, {"-shards", "3", "-workers", "2"}} {
+				tag := strings.Join(layout, "")
+				args := append([]string{"run", "-config", c.config, "-steps", c.steps, "-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}, layout...)
+				got := run(t, "", args...)
+				if got.code != 0 {
+					t.Fatalf("btrun %s: exit %d: %s", strings.Join(args, " "), got.code, got.stderr)
+				}
+				if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
+					t.Errorf("%s: the output differs from one process's", tag)
+				}
+				if !strings.Contains(got.stdout, "btrun: "+c.steps+" steps on ") {
+					t.Errorf("%s: no cluster summary in %q", tag, got.stdout[max(0, len(got.stdout)-200):])
+				}
+				for _, ext := range []string{".jsonl", ".sav"} {
+					a, _ := os.ReadFile(file("one" + ext))
+					b, _ := os.ReadFile(file(tag + ext))
+					if len(a) == 0 || !bytes.Equal(a, b) {
+						t.Errorf("%s: the %s differs from one process's (%d and %d bytes)", tag, ext, len(b), len(a))
+					}
+				}
+			}
+			if c.name != "example" {
+				return
+			}
+			half := run(t, "", "run", "-config", c.config, "-steps", "300", "-shards", "2", "-save", file("half.sav"), "-quiet")
+			if half.code != 0 {
+				t.Fatalf("exit %d: %s", half.code, half.stderr)
+			}
+			rest := run(t, "", "run", "-config", c.config, "-steps", "300", "-shards", "3", "-load", file("half.sav"), "-save", file("rest.sav"), "-quiet")
+			if rest.code != 0 {
+				t.Fatalf("exit %d: %s", rest.code, rest.stderr)
+			}
+			a, _ := os.ReadFile(file("one.sav"))
+			b, _ := os.ReadFile(file("rest.sav"))
+			if !bytes.Equal(a, b) {
+				t.Errorf("300 steps on 2 shards, 300 on 3 from its save: the save differs from 600 steps in one process")
+			}
+		})
+	}
+}
+
+// TestCluster_unreachableNATS: a cluster whose NATS cannot be reached is a
+// clear error, at once.
+func TestCluster_unreachableNATS(t *testing.T) {
+	r := run(t, "", "run", "-config", fixture("alarm"), "-shards", "2", "-cluster", "nats://127.0.0.1:1", "-name", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "cannot reach NATS at nats://127.0.0.1:1") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
