@@ -918,8 +918,8 @@ function declarations() {
       const line = el('div', 'irow');
       line.append(el('span', 'dtext', d.attrs.map(([k, v]) => k === 'name' ? v : `${k}=${v}`).join(' ')));
       const x = el('button', 'icon', '×');
-      x.title = `Remove every <${spec.tag} name="${attrOf(d.attrs, 'name')}">`;
-      x.onclick = () => edit([{ op: 'undeclare', tag: spec.tag, name: attrOf(d.attrs, 'name') }]);
+      x.title = 'Remove this declaration';
+      x.onclick = () => edit([{ op: 'undeclare', tag: spec.tag, name: attrOf(d.attrs, 'name'), line: d.line, col: d.col }]);
       line.append(x);
       sect.append(line);
     }
