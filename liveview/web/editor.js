@@ -430,12 +430,20 @@ function newSubtreeForm() {
 async function createSubtree() {
   const file = $('#ednewfile').value.trim();
   const tpl = $('#ednewtpl').value;
-  const id = $('#ednewid').value.trim() || file.split('/').pop().replace(/\.xml$/, '');
+  // The id is the subtree's own name: the include adds the dot that joins
+  // it to its parent's id, so a typed ".stretch" is "stretch".
+  const id = ($('#ednewid').value.trim() || file.split('/').pop().replace(/\.xml$/, '')).replace(/^\.+/, '');
   const main = ed.cur.isNew ? includer(ed.cur) : ed.cur;
   if (!file.endsWith('.xml') || ed.tabs.some((t) => t.file === file)) { toast('a new file needs a name ending in .xml that is not open already', true); return; }
   const rel = relativePath(main.file, file);
   const r = main.outline ? main.outline.rules.find((x) => x.label === ed.sel) : null;
-  const parent = r && holdsRules(r.tag) ? r.label : (r && r.parent >= 0 ? main.outline.rules[r.parent].label : (main.outline.top.length ? main.outline.rules[main.outline.top[0]].label : ''));
+  // After the selected rule in its list (into it when it is the file's
+  // top rule), else last in the top rule.
+  const o = main.outline;
+  const top = o && o.top.length ? o.rules[o.top[0]] : null;
+  let parent = top && holdsRules(top.tag) ? top.label : '', index;
+  if (r && r.parent >= 0) { parent = o.rules[r.parent].label; index = o.rules[r.parent].children.indexOf(r.index) + 1; }
+  else if (r && holdsRules(r.tag)) parent = r.label;
   const source = `<?xml version="1.0" encoding="UTF-8"?>\n<behaviorTree>\n${TEMPLATES[tpl](id).replace(/^/gm, '  ')}\n</behaviorTree>\n`;
   const o = await edApi('POST', `/api/trees/${encodeURIComponent(ed.tree)}/edit`, { file, source, ops: [] });
   if (o.status !== 200) { toast(o.data.error, true); return; }
@@ -443,7 +451,7 @@ async function createSubtree() {
     undo: [], redo: [], problems: [], isNew: true };
   ed.tabs.push(tab);
   ed.cur = main;
-  if (!await edit([{ op: 'insert', parent, xml: `<subtree id=".${id}">${rel}</subtree>` }], inserted(parent))) {
+  if (!await edit([{ op: 'insert', parent, index, xml: `<subtree id=".${id}">${rel}</subtree>` }], inserted(parent, index))) {
     ed.tabs.splice(ed.tabs.indexOf(tab), 1);
     renderEditor();
     return;
