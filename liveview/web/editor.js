@@ -177,7 +177,7 @@ async function openFile(file) {
   const r = await edApi('GET', `/api/trees/${encodeURIComponent(ed.tree)}/source?file=${encodeURIComponent(file)}`);
   if (r.status !== 200) { toast(r.data.error || `cannot open ${file}`, true); return; }
   const d = r.data;
-  const tab = { file: d.file, source: d.source, saved: d.source, version: d.version, outline: d.outline, outlineError: d.outlineError || '',
+  const tab = { file: d.file, source: d.source, saved: d.source, version: d.version, base: d.source, outline: d.outline, outlineError: d.outlineError || '',
     encoding: d.encoding, files: d.files, undo: [], redo: [], problems: [], isNew: false };
   ed.tabs.push(tab);
   showTab(tab);
@@ -210,8 +210,11 @@ async function edit(ops, select) {
   return true;
 }
 
+// Each state keeps the version of the file it was made from (and that
+// version's text, base): a state from before a Load from disk saves only
+// after the page showed the disk's change.
 function setSource(tab, source, outline, outlineError) {
-  tab.undo.push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError });
+  tab.undo.push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError, version: tab.version, base: tab.base });
   if (tab.undo.length > 200) tab.undo.shift();
   tab.redo = [];
   Object.assign(tab, { source, outline, outlineError: outlineError || '' });
@@ -221,7 +224,7 @@ function setSource(tab, source, outline, outlineError) {
 function undoRedo(from, to) {
   const tab = ed.cur;
   if (!tab || !tab[from].length) return;
-  tab[to].push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError });
+  tab[to].push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError, version: tab.version, base: tab.base });
   Object.assign(tab, tab[from].pop());
   if (ed.sel && !(tab.outline && tab.outline.rules.some((r) => r.label === ed.sel))) ed.sel = null;
   renderEditor();
@@ -338,11 +341,9 @@ async function saveNow() {
   box.hidden = false;
   box.className = '';
   if (r.status === 409) {
-    box.className = 'conflict';
-    box.replaceChildren(el('span', '', r.data.error + ' '));
-    const b = el('button', '', 'Load the file from disk');
-    b.onclick = () => reloadFromDisk(tab);
-    box.append(b, el('span', 'muted', ' (your edits stay: Undo brings them back)'));
+    const disk = await edApi('GET', `/api/trees/${encodeURIComponent(ed.tree)}/source?file=${encodeURIComponent(tab.file)}`);
+    if (disk.status !== 200) { box.className = 'failed'; box.replaceChildren(el('b', '', r.data.error)); return; }
+    showConflict(tab, disk.data, r.data.error);
     return;
   }
   if (r.status !== 200) {
@@ -353,7 +354,7 @@ async function saveNow() {
   }
   if (r.data.unchanged) { box.replaceChildren(el('span', '', `${tab.file} is unchanged: nothing to save`)); return; }
   tab.saved = tab.source;
-  tab.version = r.data.version;
+  newVersion(tab, r.data.version, tab.source);
   for (const t of ed.tabs) if (t.isNew && news.some((n) => n.file === t.file)) { t.isNew = false; t.saved = t.source; }
   renderSaved(r.data);
   refreshView();
@@ -365,7 +366,14 @@ async function saveNow() {
 
 async function refreshVersion(t) {
   const r = await edApi('GET', `/api/trees/${encodeURIComponent(ed.tree)}/source?file=${encodeURIComponent(t.file)}`);
-  if (r.status === 200 && r.data.source === t.saved) t.version = r.data.version;
+  if (r.status === 200 && r.data.source === t.saved) newVersion(t, r.data.version, r.data.source);
+}
+
+// newVersion: the file on disk is the page's own write of the tab's
+// version; the states made from that version may overwrite it.
+function newVersion(tab, v, text) {
+  for (const s of [...tab.undo, ...tab.redo]) if (s.version === tab.version) Object.assign(s, { version: v, base: text });
+  Object.assign(tab, { version: v, base: text });
 }
 
 // renderSaved says what the save did: who kept their place, who restarted.
@@ -406,6 +414,7 @@ async function reloadFromDisk(tab) {
   setSource(tab, r.data.source, r.data.outline, r.data.outlineError);
   tab.saved = r.data.source;
   tab.version = r.data.version;
+  tab.base = r.data.source;
   $('#edresult').hidden = true;
   renderEditor();
 }
@@ -439,15 +448,15 @@ async function createSubtree() {
   const r = main.outline ? main.outline.rules.find((x) => x.label === ed.sel) : null;
   // After the selected rule in its list (into it when it is the file's
   // top rule), else last in the top rule.
-  const o = main.outline;
-  const top = o && o.top.length ? o.rules[o.top[0]] : null;
+  const mo = main.outline;
+  const top = mo && mo.top.length ? mo.rules[mo.top[0]] : null;
   let parent = top && holdsRules(top.tag) ? top.label : '', index;
-  if (r && r.parent >= 0) { parent = o.rules[r.parent].label; index = o.rules[r.parent].children.indexOf(r.index) + 1; }
+  if (r && r.parent >= 0) { parent = mo.rules[r.parent].label; index = mo.rules[r.parent].children.indexOf(r.index) + 1; }
   else if (r && holdsRules(r.tag)) parent = r.label;
   const source = `<?xml version="1.0" encoding="UTF-8"?>\n<behaviorTree>\n${TEMPLATES[tpl](id).replace(/^/gm, '  ')}\n</behaviorTree>\n`;
   const o = await edApi('POST', `/api/trees/${encodeURIComponent(ed.tree)}/edit`, { file, source, ops: [] });
   if (o.status !== 200) { toast(o.data.error, true); return; }
-  const tab = { file, source, saved: '', version: null, outline: o.data.outline, outlineError: o.data.outlineError || '', encoding: 'UTF-8',
+  const tab = { file, source, saved: '', version: null, base: '', outline: o.data.outline, outlineError: o.data.outlineError || '', encoding: 'UTF-8',
     undo: [], redo: [], problems: [], isNew: true };
   ed.tabs.push(tab);
   ed.cur = main;
@@ -924,6 +933,7 @@ function declarations() {
     sect.append(el('div', 'dtitle', spec.tag + 's'));
     for (const d of list) {
       const line = el('div', 'irow');
+      line.dataset.line = d.line;
       line.append(el('span', 'dtext', d.attrs.map(([k, v]) => k === 'name' ? v : `${k}=${v}`).join(' ')));
       const x = el('button', 'icon', '×');
       x.title = 'Remove this declaration';
