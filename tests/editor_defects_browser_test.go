@@ -96,6 +96,16 @@ func TestEditor_lostWorkDefects(t *testing.T) {
 		t.Errorf("the merge holds:\n%s", diffLines(both, string(got)))
 	}
 
+	// After Save and Close the live drawing fits the view (it was drawn at
+	// 5% while the editor hid it; a scroll bar may move the fit a little).
+	run("close after the save: the drawing fits",
+		chromedp.Click(`#edclose`, chromedp.ByQuery),
+		waitJS(`!document.body.classList.contains('editing') && ui.shown && ui.shown.tree.name === 'grunt'`),
+		waitJS(`ui.shown.fitted && ui.zoom > 0.2 && Math.abs(ui.zoom - fitZoom(ui.shown)) < 0.05`))
+	run("edit again",
+		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.erule[data-label="grunt.investigate.search"]`, chromedp.ByQuery))
+
 	// A new subtree with its id typed ".stretch": id "stretch" in the new
 	// file, ".stretch" in the include, placed after the selected rule.
 	run("new subtree after the search",

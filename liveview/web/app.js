@@ -560,13 +560,21 @@ function show(view) {
   if (ui.shown === view) return;
   ui.shown = view;
   $('#canvas').replaceChildren(view.root);
-  if (!view.fitted) {
-    view.fitted = true;
-    view.zoom = fitZoom(view);
-  }
-  ui.zoom = view.zoom;
+  ui.zoom = view.zoom || 1;
   applyZoom();
+  fitPending();
   paintBreakpoints(view);
+}
+
+// fitPending fits the shown tree to the view the first time the view has
+// a size: a tree drawn while the editor hides the view (a save applies
+// the new tree) is fitted when the editor closes, not shrunk to nothing.
+function fitPending() {
+  const v = ui.shown;
+  if (!v || v.fitted || !$('#canvaswrap').clientWidth) return;
+  v.fitted = true;
+  v.zoom = ui.zoom = fitZoom(v);
+  applyZoom();
 }
 
 // ruleOfBreakpoint is the rule of the drawing a breakpoint is on: by index

@@ -159,6 +159,7 @@ function closeEditor(then) {
     ed.cur = null;
     document.body.classList.remove('editing');
     $('#editor').hidden = true;
+    fitPending();
     if (location.hash.includes('edit')) history.replaceState(null, '', location.hash.replace(/&?edit(=[^&]*)?/, ''));
     if (typeof then === 'function') then();
   };
