@@ -2,6 +2,9 @@ package liveview
 
 import (
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/btrun/btrun/runtime"
@@ -76,8 +79,32 @@ func (r *agentRec) whyViews(a *runtime.Agent) []whyView {
 	rules := a.Tree().Tree.Rules
 	for i, w := range r.whys {
 		if w.step != 0 && i < len(rules) {
-			out = append(out, whyView{Rule: int32(i), Label: rules[i].Label, Step: w.step, Text: w.text})
+			out = append(out, whyView{Rule: int32(i), Label: rules[i].Label, Step: w.step, Text: designerNumbers(w.text)})
 		}
 	}
 	return out
+}
+
+// longFraction is a number printed with more decimals than a designer
+// reads ("cooling 6.599999999999909 s", "score 0.03333333333334091").
+var longFraction = regexp.MustCompile(`\d+\.\d{4,}(e-?\d+)?`)
+
+// designerNumbers rounds the long numbers of a reason as a designer reads
+// them: two decimals from 1 up, three significant digits below. The
+// records keep the exact text (a trace's reasons are exact); only the page
+// shows it rounded, when it asks.
+func designerNumbers(text string) string {
+	if !longFraction.MatchString(text) {
+		return text
+	}
+	return longFraction.ReplaceAllStringFunc(text, func(n string) string {
+		v, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return n
+		}
+		if math.Abs(v) >= 1 {
+			return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+		}
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	})
 }
