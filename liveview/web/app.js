@@ -763,7 +763,7 @@ function renderAgent() {
     const parts = [];
     if (c.repeat) parts.push(`pass ${c.passes + 1} of ${c.repeat} (${c.passes} succeeded)`);
     if (c.attempts) parts.push(`attempt ${c.failures + 1} of ${c.attempts} (${c.failures} failed)`);
-    if (c.started) parts.push('started: its exit hook will run when it is left');
+    if (c.started) parts.push(c.exit ? `started: its exit hook ${c.exit} will run when it is left` : 'started (its enter hook ran; it has no exit hook)');
     timers.push([c.label, parts.join('; ')]);
   }
   renderKV($('#timers'), timers, 'No timeouts running, cooldowns, choice orders or counts.');
