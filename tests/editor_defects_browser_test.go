@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -136,4 +137,66 @@ func diffLines(a, b string) string {
 		j++
 	}
 	return "want:\n" + strings.Join(al[i:len(al)-j], "") + "got:\n" + strings.Join(bl[i:len(bl)-j], "")
+}
+
+// Issue 40's smaller defects, in a real browser: Enter after renaming a
+// rule keeps it selected; the "not saved" banner goes once the error is
+// fixed; quick presses of [ and ] each move a step; a long value in the
+// "Interruption & orders" card leaves its rule's name readable.
+func TestEditor_smallDefects(t *testing.T) {
+	g := startEdited(t, "-paused")
+	ctx := browser(t)
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := runStep(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	resp, err := http.Post(g.url+"api/step", "application/json", strings.NewReader(`{"steps":175}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	// medic-3 treats a patient at step 175: its hooked branch started.
+	run("medic-3's card",
+		chromedp.EmulateViewport(1600, 1000),
+		chromedp.Navigate(g.url+"#agent=medic-3"),
+		waitText("#treetitle", "medic-3"),
+		waitText("#timers", "its exit hook medkit will run"))
+	var widths []float64
+	run("measure", chromedp.Evaluate(`(() => { const k = [...document.querySelectorAll('#timers .kv .k')].find((k) => k.textContent === 'medic.heal');
+		return [k.getBoundingClientRect().width, k.scrollWidth] })()`, &widths))
+	if len(widths) != 2 || widths[0] < widths[1]-1 {
+		t.Errorf("the rule's name is cut to %v px of %v", widths[0], widths[1])
+	}
+
+	key := func(k string) chromedp.Action { return chromedp.KeyEvent(k) }
+	run("three quick [ then two ]",
+		chromedp.Click(`#treetitle`, chromedp.ByQuery), // the page, not an input, has the keys
+		key("["), key("["), key("["),
+		waitText("#stepno", "step 172 / "),
+		key("]"), key("]"),
+		waitText("#stepno", "step 174 / "),
+		key("]"),
+		waitText("#stepno", "step 175 / ")) // the last step again: a save asks nothing
+
+	run("edit grunt's tree",
+		chromedp.Navigate(g.url+"#tree=grunt&edit"),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`.erule[data-label="grunt.idle.patrol"]`, chromedp.ByQuery))
+	run("rename a rule, press Enter: it stays selected",
+		chromedp.Click(`.erule[data-label="grunt.idle.patrol"] > .ehead`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#edinsp input[data-attr="id"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#edinsp input[data-attr="id"]').select()`, nil),
+		chromedp.SendKeys(`#edinsp input[data-attr="id"]`, ".walk\r", chromedp.ByQuery),
+		chromedp.WaitVisible(`.erule.sel[data-label="grunt.idle.walk"]`, chromedp.ByQuery),
+		waitJS(`ed.sel === 'grunt.idle.walk' && document.querySelector('#edinsp .ihead b').textContent === 'grunt.idle.walk'`))
+	run("a save refused, then the fix",
+		setField(`#edinsp input[data-attr="name"]`, "patrl"),
+		waitText("#edcount", "1 error"),
+		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		waitText("#edresult", "not saved"),
+		setField(`#edinsp input[data-attr="name"]`, "patrol"),
+		waitText("#edcount", "no problems"),
+		waitJS(`document.querySelector('#edresult').hidden`))
 }

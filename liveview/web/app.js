@@ -92,6 +92,7 @@ function onUpdate(u) {
     ui.shown = null;
   }
   ui.status = u.status;
+  if (!u.status.paused || u.status.step === ui.nudgeTo) ui.nudgeTo = null;
   ui.agents = u.agents || [];
   if (!ui.selected && !ui.treeOnly && ui.agents.length) {
     const tree = hashParam('tree');
@@ -1073,12 +1074,18 @@ function stepOnce() {
   confirmDiscard('Step', () => act('POST', '/api/step', { steps: 1 }));
 }
 
+// A second key before the page heard of the first's step counts from the
+// step the first asked for (ui.nudgeTo, until an update shows it), and the
+// requests go one after the other: quick presses are not dropped.
 function nudgeTime(d) {
   const s = ui.status;
   if (!s || !s.paused) return;
+  const from = ui.nudgeTo === null || ui.nudgeTo === undefined ? s.step : ui.nudgeTo;
   const oldest = s.timeTravel.oldest === null ? s.head : s.timeTravel.oldest;
-  const to = Math.max(oldest, Math.min(s.head, s.step + d));
-  if (to !== s.step) act('POST', '/api/travel', { step: to });
+  const to = Math.max(oldest, Math.min(s.head, from + d));
+  if (to === from) return;
+  ui.nudgeTo = to;
+  ui.nudges = (ui.nudges || Promise.resolve()).then(() => act('POST', '/api/travel', { step: to })).then((r) => { if (!r && ui.nudgeTo === to) ui.nudgeTo = null; });
 }
 
 function wire() {

@@ -267,6 +267,9 @@ async function check() {
   ed.others = r.data.problems.filter((p) => !ed.tabs.some((t) => t.file === p.file));
   renderProblems();
   markProblems();
+  // A save refused for errors: its banner goes once they are fixed.
+  const box = $('#edresult');
+  if (box.className === 'failed' && !r.data.problems.some((p) => p.severity === 'error')) box.hidden = true;
 }
 
 const newTabs = () => ed.tabs.filter((t) => t.isNew).map((t) => ({ file: t.file, source: t.source }));
@@ -849,7 +852,9 @@ function renderInspector() {
       input = textInput(cur || '', a.complete || '', r, a.default ? `default ${a.default}` : a.type);
     }
     input.dataset.attr = a.name;
-    input.onchange = () => edit([{ op: 'attr', rule: r.label, name: a.name, value: input.value === '' ? null : input.value }], a.name === 'id' ? null : r.label);
+    // A new id is a new label: the rule stays selected by its place.
+    const same = a.name === 'id' ? (o) => { const x = o.rules.find((y) => y.line === r.line && y.col === r.col && y.tag === r.tag); return x ? x.label : null; } : r.label;
+    input.onchange = () => edit([{ op: 'attr', rule: r.label, name: a.name, value: input.value === '' ? null : input.value }], same);
     parts.push(row(a.name + (a.required ? ' *' : ''), input, `${a.type}${a.default ? ', default ' + a.default : ''}: ${a.doc}`));
   }
   for (const [k] of r.attrs) if (!spec.attrs.some((a) => a.name === k)) parts.push(el('div', 'iprob p-warning', `attribute ${k} is not one <${r.tag}> takes`));
