@@ -33,9 +33,11 @@ type whyView struct {
 
 // noteWhys keeps the reasons of the agent's step that just ended. A rule
 // with several conditions gets them all, in the order they were evaluated.
-func (r *agentRec) noteWhys(a *runtime.Agent, step uint64) {
+// An action that failed this step with no condition of it false then failed
+// on its own: its reason says so (an older condition's would be blamed).
+func (r *agentRec) noteWhys(a *runtime.Agent, step uint64, runs []runtime.RuleRun) {
 	whys := a.Whys()
-	if len(whys) == 0 {
+	if len(whys) == 0 && !actionFailed(a, runs) {
 		return
 	}
 	rules := a.Tree().Tree.Rules
@@ -44,7 +46,11 @@ func (r *agentRec) noteWhys(a *runtime.Agent, step uint64) {
 	}
 	var texts = map[int32][]string{}
 	var order []int32
+	condFalse := map[int32]bool{}
 	for _, w := range whys {
+		if w.Kind == runtime.WhyCondition && !w.Result {
+			condFalse[w.Rule] = true
+		}
 		var t string
 		switch w.Kind {
 		case runtime.WhyCondition:
@@ -67,6 +73,19 @@ func (r *agentRec) noteWhys(a *runtime.Agent, step uint64) {
 			order = append(order, w.Rule)
 		}
 		texts[w.Rule] = append(texts[w.Rule], t)
+	}
+	for _, run := range runs {
+		if int(run.Rule) >= len(rules) {
+			continue
+		}
+		rule := &rules[run.Rule]
+		if run.Status != runtime.Failure || rule.Kind != runtime.KindAction || condFalse[run.Rule] {
+			continue
+		}
+		if _, seen := texts[run.Rule]; !seen {
+			order = append(order, run.Rule)
+		}
+		texts[run.Rule] = append(texts[run.Rule], "the action "+rule.Action+" failed")
 	}
 	for _, rule := range order {
 		r.whys[rule] = whyRec{step: step, text: strings.Join(texts[rule], "; ")}
@@ -107,4 +126,15 @@ func designerNumbers(text string) string {
 		}
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	})
+}
+
+// actionFailed reports whether an action of runs failed.
+func actionFailed(a *runtime.Agent, runs []runtime.RuleRun) bool {
+	rules := a.Tree().Tree.Rules
+	for _, run := range runs {
+		if run.Status == runtime.Failure && int(run.Rule) < len(rules) && rules[run.Rule].Kind == runtime.KindAction {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package liveview
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Issue 40: the Why card printed raw floats.
 func TestWhy_designerNumbers(t *testing.T) {
@@ -16,5 +19,28 @@ func TestWhy_designerNumbers(t *testing.T) {
 		if got := designerNumbers(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Issue 40: the Why card blamed a condition for a failure that came from
+// the action itself. swing runs at step 1 (Near was true) and fails on its
+// own at step 2 (Near still true): the reason says the action failed.
+func TestWhy_anActionsOwnFailure(t *testing.T) {
+	h := start(t, "testdata/blame/config.toml", 100, Options{Paused: true, Fast: true})
+	reason := func() string {
+		for _, w := range h.agent("blame-1").Why {
+			if w.Label == "root.hit" {
+				return fmt.Sprintf("step %d: %s", w.Step, w.Text)
+			}
+		}
+		return "none"
+	}
+	h.ok("POST", "/api/step", "")
+	if got := reason(); got != "step 1: Near was true (Near=true)" {
+		t.Errorf("at step 1: %s", got)
+	}
+	h.ok("POST", "/api/step", "")
+	if got := reason(); got != "step 2: Near was true (Near=true); the action swing failed" {
+		t.Errorf("at step 2: %s", got)
 	}
 }
