@@ -35,7 +35,9 @@ func TestAPI_countsAndHooksShowOnTheRules(t *testing.T) {
 	if treatCount == nil || treatCount.Passes != 2 || treatCount.Repeat != 3 {
 		t.Errorf("the repeat rule's count: %+v (all: %+v)", treatCount, a.Counts)
 	}
-	if healCount == nil || !healCount.Started {
+	// Issue 40: the page said "its exit hook will run" for any started
+	// rule; it names the hook, and only a rule with one has it.
+	if healCount == nil || !healCount.Started || healCount.Exit != "medkit" {
 		t.Errorf("the hooked branch has not started: %+v (all: %+v)", healCount, a.Counts)
 	}
 }

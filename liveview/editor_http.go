@@ -531,7 +531,7 @@ func (d *Debugger) save(name string, body saveRequest) (any, error) {
 		return nil, errorf(http.StatusConflict, "%s cannot be read any more: %v", file, err)
 	}
 	if v := versionOf(old); v != *body.Version {
-		return nil, &apiError{code: http.StatusConflict, msg: fmt.Sprintf("%s changed on disk since it was opened (version %s, now %s): reload it, then make the changes again", file, *body.Version, v),
+		return nil, &apiError{code: http.StatusConflict, msg: fmt.Sprintf("%s changed on disk since it was opened: compare the two versions and merge them, or reload it", file),
 			extra: map[string]any{"version": v}}
 	}
 	override, problems, err := d.candidate(name, file, *body.Source, body.New)

@@ -33,6 +33,8 @@ type editOp struct {
 	Index      *int            `json:"index"`
 	XML        string          `json:"xml"`
 	Tag        string          `json:"tag"`
+	Line       int             `json:"line"` // undeclare: the one declaration at line:col (the outline's), not every one of the name
+	Col        int             `json:"col"`
 }
 
 // opNames are the operations, in the order docs/debug.md lists them.
@@ -766,6 +768,20 @@ func (e *opEditor) opUndeclare(op *editOp) error {
 	if block == "" {
 		return fmt.Errorf("%q is not a declaration tag (variable, signal, timestamp, gate)", op.Tag)
 	}
+	// A name may be declared more than once (a signal that sets several
+	// variables): with line and col, only the declaration there goes.
+	one := op.Line > 0 || op.Col > 0
+	match := func(dl *srcNode) bool {
+		a, ok := dl.attr("name")
+		if !ok || dl.name != op.Tag || e.doc.attrValue(a) != op.Name {
+			return false
+		}
+		if one {
+			line, col := e.doc.pos(dl.start)
+			return line == op.Line && col == op.Col
+		}
+		return true
+	}
 	found := false
 	for _, blk := range e.doc.root.elements() {
 		if blk.name != block {
@@ -773,7 +789,7 @@ func (e *opEditor) opUndeclare(op *editOp) error {
 		}
 		var gone, kept int
 		for _, dl := range blk.elements() {
-			if a, ok := dl.attr("name"); ok && dl.name == op.Tag && e.doc.attrValue(a) == op.Name {
+			if match(dl) {
 				gone++
 			} else {
 				kept++
@@ -788,10 +804,13 @@ func (e *opEditor) opUndeclare(op *editOp) error {
 			continue
 		}
 		for _, dl := range blk.elements() {
-			if a, ok := dl.attr("name"); ok && dl.name == op.Tag && e.doc.attrValue(a) == op.Name {
+			if match(dl) {
 				e.removeNode(dl)
 			}
 		}
+	}
+	if !found && one {
+		return fmt.Errorf("%s has no <%s name=%q> at line %d, column %d", e.o.File, op.Tag, op.Name, op.Line, op.Col)
 	}
 	if !found {
 		return fmt.Errorf("%s declares no <%s name=%q>", e.o.File, op.Tag, op.Name)

@@ -339,3 +339,26 @@ func BenchmarkEditOps(b *testing.B) {
 		})
 	}
 }
+
+// Issue 40: × on one signal row removed every signal of that name. With
+// line and col (the outline's position of the row), undeclare removes that
+// one declaration and keeps the others of the name and the block.
+func TestOps_undeclareOneOfAName(t *testing.T) {
+	src := strings.Replace(opsTree, "  <choice id=\"guard\">\n", `  <signals>
+    <signal name="OnEnemy" variable="Alarm" value="true"/>
+    <signal name="OnEnemy" variable="Alarm" value="false"/>
+  </signals>
+  <choice id="guard">
+`, 1)
+	got, err := applyOps("editor.xml", src, ops(t, `{"op":"undeclare","tag":"signal","name":"OnEnemy","line":10,"col":5}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := change(src, got); c != "-    <signal name=\"OnEnemy\" variable=\"Alarm\" value=\"false\"/>\n" {
+		t.Errorf("change:\n%s", c)
+	}
+	_, err = applyOps("editor.xml", src, ops(t, `{"op":"undeclare","tag":"signal","name":"OnEnemy","line":5,"col":5}`), nil)
+	if err == nil || !strings.Contains(err.Error(), `editor.xml has no <signal name="OnEnemy"> at line 5, column 5`) {
+		t.Errorf("a position with another declaration: %v", err)
+	}
+}

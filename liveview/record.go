@@ -79,7 +79,7 @@ func (s *gameSide) Stepped(a *runtime.Agent, runs []runtime.RuleRun, st runtime.
 	r := d.agents[i]
 	step := d.g.Step()
 	d.follow(r)
-	r.noteWhys(a, step)
+	r.noteWhys(a, step, runs)
 	for _, run := range runs {
 		if int(run.Rule) < len(r.results) {
 			r.results[run.Rule] = step<<8 | uint64(run.Status)

@@ -256,7 +256,7 @@ type stampView struct {
 
 // countView is an active rule's counts: passes of repeat, failures of
 // attempts (both 0 when the rule has neither), and whether it started (its
-// enter hook ran: its exit hook will run).
+// enter hook ran: its exit hook, Exit when it has one, will run).
 type countView struct {
 	Rule     int32  `json:"rule"`
 	Label    string `json:"label"`
@@ -265,6 +265,7 @@ type countView struct {
 	Failures int32  `json:"failures"`
 	Attempts int32  `json:"attempts"`
 	Started  bool   `json:"started"`
+	Exit     string `json:"exit,omitempty"` // the rule's exit hook; none: nothing runs when it is left
 }
 
 type clockView struct {
@@ -362,7 +363,7 @@ func (d *Debugger) agentView(i int, info game.AgentInfo) agentView {
 	for _, e := range f.Entries {
 		r := &t.Rules[e.Index]
 		v.Counts = append(v.Counts, countView{Rule: e.Index, Label: e.Rule, Passes: e.Passes, Repeat: r.Repeat,
-			Failures: e.Failures, Attempts: r.Attempts, Started: e.Started})
+			Failures: e.Failures, Attempts: r.Attempts, Started: e.Started, Exit: r.Exit})
 	}
 	for _, o := range f.Orders {
 		kids := t.Children(o.Index)

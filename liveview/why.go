@@ -2,6 +2,9 @@ package liveview
 
 import (
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/btrun/btrun/runtime"
@@ -30,9 +33,11 @@ type whyView struct {
 
 // noteWhys keeps the reasons of the agent's step that just ended. A rule
 // with several conditions gets them all, in the order they were evaluated.
-func (r *agentRec) noteWhys(a *runtime.Agent, step uint64) {
+// An action that failed this step with no condition of it false then failed
+// on its own: its reason says so (an older condition's would be blamed).
+func (r *agentRec) noteWhys(a *runtime.Agent, step uint64, runs []runtime.RuleRun) {
 	whys := a.Whys()
-	if len(whys) == 0 {
+	if len(whys) == 0 && !actionFailed(a, runs) {
 		return
 	}
 	rules := a.Tree().Tree.Rules
@@ -41,7 +46,11 @@ func (r *agentRec) noteWhys(a *runtime.Agent, step uint64) {
 	}
 	var texts = map[int32][]string{}
 	var order []int32
+	condFalse := map[int32]bool{}
 	for _, w := range whys {
+		if w.Kind == runtime.WhyCondition && !w.Result {
+			condFalse[w.Rule] = true
+		}
 		var t string
 		switch w.Kind {
 		case runtime.WhyCondition:
@@ -65,6 +74,19 @@ func (r *agentRec) noteWhys(a *runtime.Agent, step uint64) {
 		}
 		texts[w.Rule] = append(texts[w.Rule], t)
 	}
+	for _, run := range runs {
+		if int(run.Rule) >= len(rules) {
+			continue
+		}
+		rule := &rules[run.Rule]
+		if run.Status != runtime.Failure || rule.Kind != runtime.KindAction || condFalse[run.Rule] {
+			continue
+		}
+		if _, seen := texts[run.Rule]; !seen {
+			order = append(order, run.Rule)
+		}
+		texts[run.Rule] = append(texts[run.Rule], "the action "+rule.Action+" failed")
+	}
 	for _, rule := range order {
 		r.whys[rule] = whyRec{step: step, text: strings.Join(texts[rule], "; ")}
 	}
@@ -76,8 +98,43 @@ func (r *agentRec) whyViews(a *runtime.Agent) []whyView {
 	rules := a.Tree().Tree.Rules
 	for i, w := range r.whys {
 		if w.step != 0 && i < len(rules) {
-			out = append(out, whyView{Rule: int32(i), Label: rules[i].Label, Step: w.step, Text: w.text})
+			out = append(out, whyView{Rule: int32(i), Label: rules[i].Label, Step: w.step, Text: designerNumbers(w.text)})
 		}
 	}
 	return out
+}
+
+// longFraction is a number printed with more decimals than a designer
+// reads ("cooling 6.599999999999909 s", "score 0.03333333333334091").
+var longFraction = regexp.MustCompile(`\d+\.\d{4,}(e-?\d+)?`)
+
+// designerNumbers rounds the long numbers of a reason as a designer reads
+// them: two decimals from 1 up, three significant digits below. The
+// records keep the exact text (a trace's reasons are exact); only the page
+// shows it rounded, when it asks.
+func designerNumbers(text string) string {
+	if !longFraction.MatchString(text) {
+		return text
+	}
+	return longFraction.ReplaceAllStringFunc(text, func(n string) string {
+		v, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return n
+		}
+		if math.Abs(v) >= 1 {
+			return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+		}
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	})
+}
+
+// actionFailed reports whether an action of runs failed.
+func actionFailed(a *runtime.Agent, runs []runtime.RuleRun) bool {
+	rules := a.Tree().Tree.Rules
+	for _, run := range runs {
+		if run.Status == runtime.Failure && int(run.Rule) < len(rules) && rules[run.Rule].Kind == runtime.KindAction {
+			return true
+		}
+	}
+	return false
 }

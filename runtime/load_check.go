@@ -802,6 +802,12 @@ func (c *checker) id(n *node, e *elem, v attrVals, i int) {
 		c.errorf(e.pos, `empty id on <%s>; an id must not be empty (leave out id= for a rule without an id)`, e.name)
 		return
 	}
+	// A leading "." joins the id to its parent's; any other empty part
+	// ("..x", "a..b", "x.") makes a label no one can write or read back.
+	if id := strings.TrimPrefix(v.val[i], "."); id == "" || strings.HasPrefix(id, ".") || strings.HasSuffix(id, ".") || strings.Contains(id, "..") {
+		c.errorf(e.pos, `id %q on <%s> has an empty part between dots; an id is names joined by single dots, with one leading "." to extend the enclosing rule's id`, v.val[i], e.name)
+		return
+	}
 	n.id, n.hasID = v.val[i], true
 	c.ids++
 }

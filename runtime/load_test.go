@@ -347,6 +347,18 @@ func TestLoad_idRules(t *testing.T) {
 	}
 }
 
+// Issue 40: an id with an empty part ("..stretch", a new subtree's id
+// typed with its dot) loaded as label "grunt.investigate..stretch" and
+// validate said nothing; it is an error at the rule.
+func TestLoad_idWithAnEmptyPartIsAnError(t *testing.T) {
+	for _, id := range []string{"..stretch", "a..b", "a.", "."} {
+		_, err := loadMem(t, map[string]string{"main.xml": bt(`<choice id="grunt"><subtree id="` + id + `">sub.xml</subtree></choice>`), "sub.xml": bt(`<success/>`)})
+		if err == nil || !strings.Contains(err.Error(), "main.xml:") || !strings.Contains(err.Error(), `id "`+id+`" on <subtree> has an empty part between dots`) {
+			t.Errorf("id %q: %v", id, err)
+		}
+	}
+}
+
 func TestLoad_subtreeFilesFromNestedFolders(t *testing.T) {
 	tree, err := LoadFile("testdata/valid/guard/main.xml", LoadOptions{Root: "testdata/valid/guard"})
 	if err != nil {

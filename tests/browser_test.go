@@ -430,7 +430,7 @@ func TestLiveView_showsCountsAndHooks(t *testing.T) {
 		waitText("#treetitle", "medic-3"),
 		waitText("#timers", "medic.heal.treat"),
 		waitText("#timers", "pass 3 of 3 (2 succeeded)"),
-		waitText("#timers", "started: its exit hook will run when it is left"),
+		waitText("#timers", "started: its exit hook medkit will run when it is left"),
 		waitText("#canvas", "pass 3/3"),
 		waitText("#canvas", "repeat"),
 		waitText("#canvas", "medkit"),

@@ -92,6 +92,7 @@ function onUpdate(u) {
     ui.shown = null;
   }
   ui.status = u.status;
+  if (!u.status.paused || u.status.step === ui.nudgeTo) ui.nudgeTo = null;
   ui.agents = u.agents || [];
   if (!ui.selected && !ui.treeOnly && ui.agents.length) {
     const tree = hashParam('tree');
@@ -561,13 +562,21 @@ function show(view) {
   if (ui.shown === view) return;
   ui.shown = view;
   $('#canvas').replaceChildren(view.root);
-  if (!view.fitted) {
-    view.fitted = true;
-    view.zoom = fitZoom(view);
-  }
-  ui.zoom = view.zoom;
+  ui.zoom = view.zoom || 1;
   applyZoom();
+  fitPending();
   paintBreakpoints(view);
+}
+
+// fitPending fits the shown tree to the view the first time the view has
+// a size: a tree drawn while the editor hides the view (a save applies
+// the new tree) is fitted when the editor closes, not shrunk to nothing.
+function fitPending() {
+  const v = ui.shown;
+  if (!v || v.fitted || !$('#canvaswrap').clientWidth) return;
+  v.fitted = true;
+  v.zoom = ui.zoom = fitZoom(v);
+  applyZoom();
 }
 
 // ruleOfBreakpoint is the rule of the drawing a breakpoint is on: by index
@@ -761,7 +770,7 @@ function renderAgent() {
     const parts = [];
     if (c.repeat) parts.push(`pass ${c.passes + 1} of ${c.repeat} (${c.passes} succeeded)`);
     if (c.attempts) parts.push(`attempt ${c.failures + 1} of ${c.attempts} (${c.failures} failed)`);
-    if (c.started) parts.push('started: its exit hook will run when it is left');
+    if (c.started) parts.push(c.exit ? `started: its exit hook ${c.exit} will run when it is left` : 'started (its enter hook ran; it has no exit hook)');
     timers.push([c.label, parts.join('; ')]);
   }
   renderKV($('#timers'), timers, 'No timeouts running, cooldowns, choice orders or counts.');
@@ -1111,12 +1120,18 @@ function stepOnce() {
   confirmDiscard('Step', () => act('POST', '/api/step', { steps: 1 }));
 }
 
+// A second key before the page heard of the first's step counts from the
+// step the first asked for (ui.nudgeTo, until an update shows it), and the
+// requests go one after the other: quick presses are not dropped.
 function nudgeTime(d) {
   const s = ui.status;
   if (!s || !s.paused) return;
+  const from = ui.nudgeTo === null || ui.nudgeTo === undefined ? s.step : ui.nudgeTo;
   const oldest = s.timeTravel.oldest === null ? s.head : s.timeTravel.oldest;
-  const to = Math.max(oldest, Math.min(s.head, s.step + d));
-  if (to !== s.step) act('POST', '/api/travel', { step: to });
+  const to = Math.max(oldest, Math.min(s.head, from + d));
+  if (to === from) return;
+  ui.nudgeTo = to;
+  ui.nudges = (ui.nudges || Promise.resolve()).then(() => act('POST', '/api/travel', { step: to })).then((r) => { if (!r && ui.nudgeTo === to) ui.nudgeTo = null; });
 }
 
 function wire() {

@@ -179,6 +179,7 @@ function closeEditor(then) {
     ed.cur = null;
     document.body.classList.remove('editing');
     $('#editor').hidden = true;
+    fitPending();
     if (location.hash.includes('edit')) history.replaceState(null, '', location.hash.replace(/&?edit(=[^&]*)?/, ''));
     if (typeof then === 'function') then();
   };
@@ -197,7 +198,7 @@ async function openFile(file) {
   const r = await edApi('GET', `/api/trees/${encodeURIComponent(ed.tree)}/source?file=${encodeURIComponent(file)}`);
   if (r.status !== 200) { toast(r.data.error || `cannot open ${file}`, true); return; }
   const d = r.data;
-  const tab = { file: d.file, source: d.source, saved: d.source, version: d.version, outline: d.outline, outlineError: d.outlineError || '',
+  const tab = { file: d.file, source: d.source, saved: d.source, version: d.version, base: d.source, outline: d.outline, outlineError: d.outlineError || '',
     encoding: d.encoding, files: d.files, undo: [], redo: [], problems: [], isNew: false };
   ed.tabs.push(tab);
   showTab(tab);
@@ -230,8 +231,11 @@ async function edit(ops, select) {
   return true;
 }
 
+// Each state keeps the version of the file it was made from (and that
+// version's text, base): a state from before a Load from disk saves only
+// after the page showed the disk's change.
 function setSource(tab, source, outline, outlineError) {
-  tab.undo.push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError });
+  tab.undo.push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError, version: tab.version, base: tab.base });
   if (tab.undo.length > 200) tab.undo.shift();
   tab.redo = [];
   Object.assign(tab, { source, outline, outlineError: outlineError || '' });
@@ -241,7 +245,7 @@ function setSource(tab, source, outline, outlineError) {
 function undoRedo(from, to) {
   const tab = ed.cur;
   if (!tab || !tab[from].length) return;
-  tab[to].push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError });
+  tab[to].push({ source: tab.source, outline: tab.outline, outlineError: tab.outlineError, version: tab.version, base: tab.base });
   Object.assign(tab, tab[from].pop());
   if (ed.sel && !(tab.outline && tab.outline.rules.some((r) => r.label === ed.sel))) ed.sel = null;
   renderEditor();
@@ -283,6 +287,9 @@ async function check() {
   ed.others = r.data.problems.filter((p) => !ed.tabs.some((t) => t.file === p.file));
   renderProblems();
   markProblems();
+  // A save refused for errors: its banner goes once they are fixed.
+  const box = $('#edresult');
+  if (box.className === 'failed' && !r.data.problems.some((p) => p.severity === 'error')) box.hidden = true;
 }
 
 const newTabs = () => ed.tabs.filter((t) => t.isNew).map((t) => ({ file: t.file, source: t.source }));
@@ -358,11 +365,9 @@ async function saveNow() {
   box.hidden = false;
   box.className = '';
   if (r.status === 409) {
-    box.className = 'conflict';
-    box.replaceChildren(el('span', '', r.data.error + ' '));
-    const b = el('button', '', 'Load the file from disk');
-    b.onclick = () => reloadFromDisk(tab);
-    box.append(b, el('span', 'muted', ' (your edits stay: Undo brings them back)'));
+    const disk = await edApi('GET', `/api/trees/${encodeURIComponent(ed.tree)}/source?file=${encodeURIComponent(tab.file)}`);
+    if (disk.status !== 200) { box.className = 'failed'; box.replaceChildren(el('b', '', r.data.error)); return; }
+    showConflict(tab, disk.data, r.data.error);
     return;
   }
   if (r.status !== 200) {
@@ -373,7 +378,7 @@ async function saveNow() {
   }
   if (r.data.unchanged) { box.replaceChildren(el('span', '', `${tab.file} is unchanged: nothing to save`)); return; }
   tab.saved = tab.source;
-  tab.version = r.data.version;
+  newVersion(tab, r.data.version, tab.source);
   for (const t of ed.tabs) if (t.isNew && news.some((n) => n.file === t.file)) { t.isNew = false; t.saved = t.source; }
   renderSaved(r.data);
   refreshView();
@@ -385,7 +390,14 @@ async function saveNow() {
 
 async function refreshVersion(t) {
   const r = await edApi('GET', `/api/trees/${encodeURIComponent(ed.tree)}/source?file=${encodeURIComponent(t.file)}`);
-  if (r.status === 200 && r.data.source === t.saved) t.version = r.data.version;
+  if (r.status === 200 && r.data.source === t.saved) newVersion(t, r.data.version, r.data.source);
+}
+
+// newVersion: the file on disk is the page's own write of the tab's
+// version; the states made from that version may overwrite it.
+function newVersion(tab, v, text) {
+  for (const s of [...tab.undo, ...tab.redo]) if (s.version === tab.version) Object.assign(s, { version: v, base: text });
+  Object.assign(tab, { version: v, base: text });
 }
 
 // renderSaved says what the save did: who kept their place, who restarted.
@@ -426,6 +438,7 @@ async function reloadFromDisk(tab) {
   setSource(tab, r.data.source, r.data.outline, r.data.outlineError);
   tab.saved = r.data.source;
   tab.version = r.data.version;
+  tab.base = r.data.source;
   $('#edresult').hidden = true;
   renderEditor();
 }
@@ -451,20 +464,28 @@ function newSubtreeForm() {
 async function createSubtree() {
   const file = $('#ednewfile').value.trim();
   const tpl = $('#ednewtpl').value;
-  const id = $('#ednewid').value.trim() || file.split('/').pop().replace(/\.xml$/, '');
+  // The id is the subtree's own name: the include adds the dot that joins
+  // it to its parent's id, so a typed ".stretch" is "stretch".
+  const id = ($('#ednewid').value.trim() || file.split('/').pop().replace(/\.xml$/, '')).replace(/^\.+/, '');
   const main = ed.cur.isNew ? includer(ed.cur) : ed.cur;
   if (!file.endsWith('.xml') || ed.tabs.some((t) => t.file === file)) { toast('a new file needs a name ending in .xml that is not open already', true); return; }
   const rel = relativePath(main.file, file);
   const r = main.outline ? main.outline.rules.find((x) => x.label === ed.sel) : null;
-  const parent = r && holdsRules(r.tag) ? r.label : (r && r.parent >= 0 ? main.outline.rules[r.parent].label : (main.outline.top.length ? main.outline.rules[main.outline.top[0]].label : ''));
+  // After the selected rule in its list (into it when it is the file's
+  // top rule), else last in the top rule.
+  const mo = main.outline;
+  const top = mo && mo.top.length ? mo.rules[mo.top[0]] : null;
+  let parent = top && holdsRules(top.tag) ? top.label : '', index;
+  if (r && r.parent >= 0) { parent = mo.rules[r.parent].label; index = mo.rules[r.parent].children.indexOf(r.index) + 1; }
+  else if (r && holdsRules(r.tag)) parent = r.label;
   const source = `<?xml version="1.0" encoding="UTF-8"?>\n<behaviorTree>\n${TEMPLATES[tpl](id).replace(/^/gm, '  ')}\n</behaviorTree>\n`;
   const o = await edApi('POST', `/api/trees/${encodeURIComponent(ed.tree)}/edit`, { file, source, ops: [] });
   if (o.status !== 200) { toast(o.data.error, true); return; }
-  const tab = { file, source, saved: '', version: null, outline: o.data.outline, outlineError: o.data.outlineError || '', encoding: 'UTF-8',
+  const tab = { file, source, saved: '', version: null, base: '', outline: o.data.outline, outlineError: o.data.outlineError || '', encoding: 'UTF-8',
     undo: [], redo: [], problems: [], isNew: true };
   ed.tabs.push(tab);
   ed.cur = main;
-  if (!await edit([{ op: 'insert', parent, xml: `<subtree id=".${id}">${rel}</subtree>` }], inserted(parent))) {
+  if (!await edit([{ op: 'insert', parent, index, xml: `<subtree id=".${id}">${rel}</subtree>` }], inserted(parent, index))) {
     ed.tabs.splice(ed.tabs.indexOf(tab), 1);
     renderEditor();
     return;
@@ -852,7 +873,9 @@ function renderInspector() {
       input = textInput(cur || '', a.complete || '', r, a.default ? `default ${a.default}` : a.type);
     }
     input.dataset.attr = a.name;
-    input.onchange = () => edit([{ op: 'attr', rule: r.label, name: a.name, value: input.value === '' ? null : input.value }], a.name === 'id' ? null : r.label);
+    // A new id is a new label: the rule stays selected by its place.
+    const same = a.name === 'id' ? (o) => { const x = o.rules.find((y) => y.line === r.line && y.col === r.col && y.tag === r.tag); return x ? x.label : null; } : r.label;
+    input.onchange = () => edit([{ op: 'attr', rule: r.label, name: a.name, value: input.value === '' ? null : input.value }], same);
     parts.push(row(a.name + (a.required ? ' *' : ''), input, `${a.type}${a.default ? ', default ' + a.default : ''}: ${a.doc}`));
   }
   for (const [k] of r.attrs) if (!spec.attrs.some((a) => a.name === k)) parts.push(el('div', 'iprob p-warning', `attribute ${k} is not one <${r.tag}> takes`));
@@ -937,10 +960,11 @@ function declarations() {
     sect.append(el('div', 'dtitle', spec.tag + 's'));
     for (const d of list) {
       const line = el('div', 'irow');
+      line.dataset.line = d.line;
       line.append(el('span', 'dtext', d.attrs.map(([k, v]) => k === 'name' ? v : `${k}=${v}`).join(' ')));
       const x = el('button', 'icon', '×');
-      x.title = `Remove every <${spec.tag} name="${attrOf(d.attrs, 'name')}">`;
-      x.onclick = () => edit([{ op: 'undeclare', tag: spec.tag, name: attrOf(d.attrs, 'name') }]);
+      x.title = 'Remove this declaration';
+      x.onclick = () => edit([{ op: 'undeclare', tag: spec.tag, name: attrOf(d.attrs, 'name'), line: d.line, col: d.col }]);
       line.append(x);
       sect.append(line);
     }
