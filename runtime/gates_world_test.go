@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -32,6 +33,7 @@ type gateWorld struct {
 	runs   map[*Agent]string // the leaf runs of each agent's last step
 	logs   []string
 	pend   *pendResolver
+	mu     sync.Mutex // StepDone and Log, which workers call at once
 }
 
 // pendResolver answers the "pend" action in the round after the call:
@@ -115,10 +117,14 @@ func (w *gateWorld) StepDone(a *Agent, runs []RuleRun, st Status, err error) {
 			fmt.Fprintf(&b, " %s=%s", rule.Label, r.Status)
 		}
 	}
+	w.mu.Lock()
 	w.runs[a] = b.String()
+	w.mu.Unlock()
 }
 
 func (w *gateWorld) Log(a *Agent, label, msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.logs = append(w.logs, a.ID()+" "+label+": "+msg)
 }
 

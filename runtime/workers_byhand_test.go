@@ -17,6 +17,11 @@ func TestWorkers_roundsByHandAreStepAtsRounds(t *testing.T) {
 	par := NewWorkers(2, w.gates)
 	defer par.Close()
 	par.Of = []int32{0, 1, 0, 1, 0}
+	// Each worker steps its agents with an Env of its own, as a host's do.
+	envs := []*Env{w.env, {Observer: w, Logger: w, Gates: w.gates}}
+	for i, id := range ids {
+		w.agents[i] = w.tree.NewAgent(id, envs[par.Of[i]])
+	}
 	for step := 1; step <= 3; step++ {
 		want := one.stepAll()
 		if err := par.Begin(w.agents, float64(step)); err != nil {

@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +34,9 @@ func TestEditor_lostWorkDefects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The row of the first OnEnemySeen line, wherever the example's
+	// declarations put it.
+	sigLine := strconv.Itoa(1 + strings.Count(string(original[:strings.Index(string(original), `<signal name="OnEnemySeen" variable="AwareOfEnemy"`)]), "\n"))
 	src := func(expr string) chromedp.Action { // a test of the open tab's text
 		return waitJS(`(() => { const s = ed.cur.source; return ` + expr + ` })()`)
 	}
@@ -41,14 +46,15 @@ func TestEditor_lostWorkDefects(t *testing.T) {
 		waitText("#treetitle", "grunt-1"),
 		chromedp.WaitVisible(`#editopen`, chromedp.ByQuery),
 		chromedp.Click(`#editopen`, chromedp.ByQuery),
-		chromedp.WaitVisible(`#edinsp .idecl .irow[data-line="40"]`, chromedp.ByQuery))
+		chromedp.WaitVisible(`#edinsp .idecl .irow[data-line="`+sigLine+`"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`window.rowsBefore = document.querySelectorAll('#edinsp .idecl .irow[data-line]').length`, nil))
 
 	// × on the first OnEnemySeen row removes that row only: the one that
 	// clears Investigating and the block stay.
 	run("remove one signal row",
-		chromedp.Click(`#edinsp .idecl .irow[data-line="40"] button`, chromedp.ByQuery),
+		chromedp.Click(`#edinsp .idecl .irow[data-line="`+sigLine+`"] button`, chromedp.ByQuery),
 		src(`!s.includes('<signal name="OnEnemySeen" variable="AwareOfEnemy"') && s.includes('<signal name="OnEnemySeen" variable="Investigating"') && s.includes('<signals>')`),
-		waitJS(`document.querySelectorAll('#edinsp .idecl .irow[data-line]').length === 10`),
+		waitJS(`document.querySelectorAll('#edinsp .idecl .irow[data-line]').length === window.rowsBefore - 1`),
 		chromedp.Click(`#edundo`, chromedp.ByQuery),
 		src(`s.includes('<signal name="OnEnemySeen" variable="AwareOfEnemy"')`))
 
@@ -144,6 +150,9 @@ func diffLines(a, b string) string {
 // fixed; quick presses of [ and ] each move a step; a long value in the
 // "Interruption & orders" card leaves its rule's name readable.
 func TestEditor_smallDefects(t *testing.T) {
+	// medic-3 treats a patient at this step of the example game (its
+	// golden trace): its hooked branch started.
+	const medicStep = 110
 	g := startEdited(t, "-paused")
 	ctx := browser(t)
 	run := func(what string, actions ...chromedp.Action) {
@@ -152,12 +161,11 @@ func TestEditor_smallDefects(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	resp, err := http.Post(g.url+"api/step", "application/json", strings.NewReader(`{"steps":175}`))
+	resp, err := http.Post(g.url+"api/step", "application/json", strings.NewReader(`{"steps":`+strconv.Itoa(medicStep)+`}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	// medic-3 treats a patient at step 175: its hooked branch started.
 	run("medic-3's card",
 		chromedp.EmulateViewport(1600, 1000),
 		chromedp.Navigate(g.url+"#agent=medic-3"),
@@ -174,11 +182,11 @@ func TestEditor_smallDefects(t *testing.T) {
 	run("three quick [ then two ]",
 		chromedp.Click(`#treetitle`, chromedp.ByQuery), // the page, not an input, has the keys
 		key("["), key("["), key("["),
-		waitText("#stepno", "step 172 / "),
+		waitText("#stepno", fmt.Sprintf("step %d / ", medicStep-3)),
 		key("]"), key("]"),
-		waitText("#stepno", "step 174 / "),
+		waitText("#stepno", fmt.Sprintf("step %d / ", medicStep-1)),
 		key("]"),
-		waitText("#stepno", "step 175 / ")) // the last step again: a save asks nothing
+		waitText("#stepno", fmt.Sprintf("step %d / ", medicStep))) // the last step again: a save asks nothing
 
 	run("edit grunt's tree",
 		chromedp.Navigate(g.url+"#tree=grunt&edit"),
