@@ -68,7 +68,11 @@ const (
 // and the server of the page and its API (Handler). Create it with New,
 // which attaches it to the game, and Close it after the run.
 type Debugger struct {
-	g    *game.Game
+	g *game.Game
+	// tags are the game's format, its registered rules included
+	// (editor_outline.go), read at New: rules from Go do not change while
+	// the game runs.
+	tags *formatIndex
 	host game.DebugHost // what else the game lets its debugger do (Attached)
 	opts Options
 
@@ -136,7 +140,7 @@ func New(g *game.Game, opts Options) *Debugger {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
-	d := &Debugger{g: g, opts: opts,
+	d := &Debugger{g: g, opts: opts, tags: newFormatIndex(g.Registry()),
 		queue: make(chan *request, queueLen), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		speed: defaultSpeedReal, paused: opts.Paused, nextBP: 1,
 		edits: make(chan struct{}, maxEditsAtOnce)}

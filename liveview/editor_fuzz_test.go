@@ -286,7 +286,7 @@ func FuzzScanSource(f *testing.F) {
 				t.Fatalf("node %+v outside the text", n)
 			}
 		}
-		o, err := newOutline(doc, "f.xml", runtime.TextEncoding{})
+		o, err := newOutline(tagFormat(), doc, "f.xml", runtime.TextEncoding{})
 		if err != nil { // ids longer than the loader takes: it refuses them too
 			if _, lerr := runtime.LoadBytes("f.xml", []byte(text), runtime.LoadOptions{Subtree: true, ReadFile: func(string) ([]byte, error) { return []byte("<behaviorTree/>"), nil }}); lerr == nil {
 				t.Fatalf("the loader reads it, the editor's outline does not (%v):\n%q", err, text)

@@ -157,18 +157,18 @@ func (d *Debugger) serveSource(w http.ResponseWriter, r *http.Request, name stri
 			return nil, errorf(http.StatusUnprocessableEntity, "%v", err)
 		}
 		v := sourceView{Tree: name, File: file, Files: files, Source: text, Version: versionOf(raw)}
-		v.Outline, v.Encoding, v.OutlineError = outlineOf(file, text)
+		v.Outline, v.Encoding, v.OutlineError = outlineOf(d.format(), file, text)
 		return v, nil
 	})
 }
 
 // outlineOf reads text's outline, or says why it cannot.
-func outlineOf(file, text string) (*outline, string, string) {
+func outlineOf(f *formatIndex, file, text string) (*outline, string, string) {
 	enc := "UTF-8"
 	if e, err := runtime.SourceEncoding(file, text); err == nil {
 		enc = e.Name()
 	}
-	o, err := readSource(file, text)
+	o, err := readSourceIn(f, file, text)
 	if err != nil {
 		return nil, enc, err.Error()
 	}
@@ -226,7 +226,7 @@ func (d *Debugger) serveEdit(w http.ResponseWriter, r *http.Request, name string
 	}
 	defer release()
 	file := job.file
-	text, err := applyOpsSafely(file, *body.Source, body.Ops, job.load)
+	text, err := applyOpsSafely(d.format(), file, *body.Source, body.Ops, job.load)
 	if err != nil {
 		var oe *opError
 		if errors.As(err, &oe) {
@@ -241,19 +241,19 @@ func (d *Debugger) serveEdit(w http.ResponseWriter, r *http.Request, name string
 		return
 	}
 	v := editView{Source: text, Changed: text != *body.Source}
-	v.Outline, _, v.OutlineError = outlineOf(file, text)
+	v.Outline, _, v.OutlineError = outlineOf(d.format(), file, text)
 	writeJSON(w, http.StatusOK, v)
 }
 
 // applyOpsSafely is applyOps, a panic made a 500 answer as on the game's
 // goroutine (queue.go).
-func applyOpsSafely(file, text string, ops []json.RawMessage, load func(string) error) (out string, err error) {
+func applyOpsSafely(f *formatIndex, file, text string, ops []json.RawMessage, load func(string) error) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = "", errorf(http.StatusInternalServerError, "internal error (please report it): %v", p)
 		}
 	}()
-	return applyOps(file, text, ops, load)
+	return applyOpsIn(f, file, text, ops, load)
 }
 
 // maxEditsAtOnce bounds the edit requests worked on at once, off the

@@ -20,7 +20,7 @@ func TestOutline_stateMachineRulesAreItsChildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := newOutline(doc, "scripts/ai/lookout.xml", runtime.TextEncoding{})
+	o, err := newOutline(tagFormat(), doc, "scripts/ai/lookout.xml", runtime.TextEncoding{})
 	if err != nil {
 		t.Fatal(err)
 	}

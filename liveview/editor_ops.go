@@ -79,13 +79,19 @@ const maxOpsWork = 16 << 20
 // made once an operation (a thousand operations would load a big tree a
 // thousand times). Errors are *opError.
 func applyOps(file, text string, ops []json.RawMessage, load func(string) error) (string, error) {
+	return applyOpsIn(tagFormat(), file, text, ops, load)
+}
+
+// applyOpsIn is applyOps with the tags of format f (a game's: its
+// registered rules included).
+func applyOpsIn(f *formatIndex, file, text string, ops []json.RawMessage, load func(string) error) (string, error) {
 	if len(ops) > maxOps {
 		return "", &opError{index: maxOps, msg: fmt.Sprintf("at most %d operations a request", maxOps)}
 	}
 	if len(ops) == 0 {
 		return text, nil
 	}
-	o, err := readSource(file, text)
+	o, err := readSourceIn(f, file, text)
 	if err != nil {
 		return "", &opError{field: "source", msg: err.Error()}
 	}
@@ -114,7 +120,7 @@ func applyOps(file, text string, ops []json.RawMessage, load func(string) error)
 		if work += len(next) + o.labelBytes; work > maxOpsWork {
 			return "", fail(fmt.Errorf("the operations of one request read at most %d MB of text (each reads the text the one before made): send them in several requests", maxOpsWork>>20))
 		}
-		if o, err = readSource(file, next); err != nil {
+		if o, err = readSourceIn(f, file, next); err != nil {
 			return "", fail(fmt.Errorf("the result cannot be edited: %w", err))
 		}
 		text = next
@@ -169,7 +175,10 @@ func (e *opEditor) unit() string {
 }
 
 // readSource scans text and reads its outline.
-func readSource(file, text string) (*outline, error) {
+func readSource(file, text string) (*outline, error) { return readSourceIn(tagFormat(), file, text) }
+
+// readSourceIn is readSource with the tags of format f.
+func readSourceIn(f *formatIndex, file, text string) (*outline, error) {
 	enc, err := runtime.SourceEncoding(file, text)
 	if err != nil {
 		return nil, err
@@ -201,7 +210,7 @@ func readSource(file, text string) (*outline, error) {
 		}
 		return nil, fmt.Errorf("%s:%d:%d: the root element is <%s>; a tree file's is <behaviorTree>", file, line, col, doc.root.name)
 	}
-	return newOutline(doc, file, enc)
+	return newOutline(f, doc, file, enc)
 }
 
 // nativeDocs are the root elements of the documents the loader translates
@@ -272,7 +281,7 @@ func (e *opEditor) parent(label *string) (*srcNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !tagFormat().list[p.name] {
+	if !e.o.format.list[p.name] {
 		return nil, fmt.Errorf("rule %s is a <%s>, which holds no rules", *label, p.name)
 	}
 	return p, nil
@@ -304,9 +313,8 @@ func (e *opEditor) value(op *editOp) (*string, error) {
 }
 
 // ruleChildren are n's rule elements (but skip).
-func ruleChildren(n, skip *srcNode) []*srcNode {
+func ruleChildren(f *formatIndex, n, skip *srcNode) []*srcNode {
 	var out []*srcNode
-	f := tagFormat()
 	for _, c := range n.children {
 		if c.kind == srcElem && c != skip && f.rule[c.name] {
 			out = append(out, c)
@@ -336,8 +344,8 @@ func (e *opEditor) opAttr(op *editOp) error {
 	if err != nil {
 		return err
 	}
-	if !tagFormat().takes(n.name, op.Name) {
-		return fmt.Errorf("<%s> takes no attribute %q; it takes %s", n.name, op.Name, tagFormat().attrNames(n.name))
+	if !e.o.format.takes(n.name, op.Name) {
+		return fmt.Errorf("<%s> takes no attribute %q; it takes %s", n.name, op.Name, e.o.format.attrNames(n.name))
 	}
 	return e.setAttr(n, op.Name, v)
 }
@@ -525,7 +533,7 @@ func (e *opEditor) opInsert(op *editOp) error {
 	if err != nil {
 		return err
 	}
-	frag, err := e.newFragment(op.XML, func(tag string) bool { return tagFormat().rule[tag] },
+	frag, err := e.newFragment(op.XML, func(tag string) bool { return e.o.format.rule[tag] },
 		"insert takes one rule element (<action>, <sequence>, ...); declarations go with declare")
 	if err != nil {
 		return err
@@ -559,7 +567,7 @@ func (e *opEditor) opMove(op *editOp) error {
 	if op.Index == nil {
 		return errors.New(`"index" is required: the rule's place among the parent's rules once moved (0 is first)`)
 	}
-	if n.parent == p && slices.Index(ruleChildren(p, nil), n) == *op.Index {
+	if n.parent == p && slices.Index(ruleChildren(e.o.format, p, nil), n) == *op.Index {
 		return nil // where it is already
 	}
 	from := e.attachedStart(n)
@@ -579,13 +587,13 @@ func (e *opEditor) opTag(op *editOp) error {
 	if err != nil {
 		return err
 	}
-	f := tagFormat()
+	f := e.o.format
 	switch {
 	case !f.rule[op.Tag]:
 		return fmt.Errorf("%q is not a rule tag", op.Tag)
 	case op.Tag == n.name:
 		return nil
-	case !f.list[op.Tag] && len(ruleChildren(n, nil)) > 0:
+	case !f.list[op.Tag] && len(ruleChildren(e.o.format, n, nil)) > 0:
 		return fmt.Errorf("rule %s has rules inside: <%s> cannot hold them", op.Rule, op.Tag)
 	}
 	e.edits = append(e.edits, textEdit{n.start + 1, n.start + 1 + len(n.name), op.Tag})
@@ -606,7 +614,7 @@ func (e *opEditor) opText(op *editOp) error {
 	if err != nil {
 		return err
 	}
-	if spec := tagFormat().tag[n.name]; spec == nil || spec.Text == "" {
+	if spec := e.o.format.tag[n.name]; spec == nil || spec.Text == "" {
 		return fmt.Errorf("<%s> holds no text", n.name)
 	}
 	if v == nil {
@@ -676,7 +684,7 @@ func (e *opEditor) renameIDs(n *srcNode) (string, error) {
 	}
 	dot := ""
 	for p := n.parent; p != nil; p = p.parent {
-		if i := slices.Index(e.o.nodes, p); i >= 0 && e.o.Rules[i].ID != "" && tagFormat().list[p.name] {
+		if i := slices.Index(e.o.nodes, p); i >= 0 && e.o.Rules[i].ID != "" && e.o.format.list[p.name] {
 			dot = e.o.Rules[i].ID
 			break
 		}
@@ -688,7 +696,7 @@ func (e *opEditor) renameIDs(n *srcNode) (string, error) {
 // placeRule inserts frag as rule number *index (nil: last) among p's rules
 // (moving, skip, the rule moved, is not counted).
 func (e *opEditor) placeRule(p, skip *srcNode, index *int, frag fragment) error {
-	rules := ruleChildren(p, skip)
+	rules := ruleChildren(e.o.format, p, skip)
 	i := len(rules)
 	if index != nil {
 		if *index < 0 || *index > len(rules) {
@@ -710,7 +718,7 @@ func (e *opEditor) placeRule(p, skip *srcNode, index *int, frag fragment) error 
 // --- declarations ---
 
 func (e *opEditor) opDeclare(op *editOp) error {
-	f := tagFormat()
+	f := e.o.format
 	frag, err := e.newFragment(op.XML, func(tag string) bool { return f.blockOf[tag] != "" },
 		"declare takes one declaration (<variable>, <signal>, <timestamp>, <gate>)")
 	if err != nil {
@@ -740,7 +748,7 @@ func (e *opEditor) opDeclare(op *editOp) error {
 	root := e.doc.root
 	if last := lastChild(root, func(c *srcNode) bool { return f.block[c.name] }); last != nil {
 		e.insertAfter(last, wrapped)
-	} else if rules := ruleChildren(root, nil); len(rules) > 0 {
+	} else if rules := ruleChildren(e.o.format, root, nil); len(rules) > 0 {
 		e.insertBefore(rules[0], wrapped)
 	} else {
 		e.placeChild(root, lastChild(root, func(*srcNode) bool { return true }), wrapped)
@@ -763,7 +771,7 @@ func sameAttrs(da *srcDoc, a *srcNode, db *srcDoc, b *srcNode) bool {
 }
 
 func (e *opEditor) opUndeclare(op *editOp) error {
-	f := tagFormat()
+	f := e.o.format
 	block := f.blockOf[op.Tag]
 	if block == "" {
 		return fmt.Errorf("%q is not a declaration tag (variable, signal, timestamp, gate)", op.Tag)

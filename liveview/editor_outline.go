@@ -20,10 +20,11 @@ import (
 // format that the loader, docs/reference.md and the XSD share: a tag or
 // attribute added there shows here with no change to the editor.
 
-// formatIndex is runtime.FormatTagsFor the rules btrun ships (package
-// rules: the btrun binary's), indexed. A program's own rules (registered
-// through game.Options.Register) are not in it yet: the index is one per
-// process, not per game.
+// formatIndex is runtime.FormatTagsFor a game's registry, indexed: the
+// built-in tags and the rules registered from Go (package rules, and a
+// program's own through game.Options.Register). Each Debugger builds its
+// game's (Debugger.format); tagFormat is the one of the btrun binary's
+// registry, for an outline read without a game.
 type formatIndex struct {
 	specs   []runtime.TagSpec
 	tag     map[string]*runtime.TagSpec
@@ -37,6 +38,14 @@ type formatIndex struct {
 var tagFormat = sync.OnceValue(func() *formatIndex {
 	reg := runtime.NewRegistry()
 	_ = rules.Register(reg) // btrun's own: it cannot conflict with the built-ins
+	return newFormatIndex(reg)
+})
+
+// format is the tags of d's game.
+func (d *Debugger) format() *formatIndex { return d.tags }
+
+// newFormatIndex indexes the format's tags with reg's rules.
+func newFormatIndex(reg *runtime.Registry) *formatIndex {
 	f := &formatIndex{specs: runtime.FormatTagsFor(reg), tag: map[string]*runtime.TagSpec{}, rule: map[string]bool{},
 		list: map[string]bool{}, detail: map[string]bool{}, blockOf: map[string]string{}, block: map[string]bool{}}
 	for i := range f.specs {
@@ -61,7 +70,7 @@ var tagFormat = sync.OnceValue(func() *formatIndex {
 		}
 	}
 	return f
-})
+}
 
 // takes reports whether tag takes attribute name.
 func (f *formatIndex) takes(tag, name string) bool {
@@ -101,7 +110,8 @@ type outline struct {
 	// the square of the depth: the outline stops where the loader stops,
 	// at runtime.MaxIDBytes an id and runtime.MaxLabelBytes in all.
 	labelBytes int
-	err        error // the first limit reached; reading stops there
+	err        error        // the first limit reached; reading stops there
+	format     *formatIndex // the tags of the game's format
 }
 
 // outlineRule is one rule of a file, in document order.
@@ -135,11 +145,10 @@ type outlineDecl struct {
 // newOutline reads the rules and declarations of a scanned file. The
 // error is a limit on ids the file goes beyond (at its rule), as the
 // loader reports it.
-func newOutline(d *srcDoc, file string, enc runtime.TextEncoding) (*outline, error) {
-	o := &outline{File: file, Encoding: enc.Name(), Rules: []outlineRule{}, Top: []int{}, Decls: []outlineDecl{},
+func newOutline(f *formatIndex, d *srcDoc, file string, enc runtime.TextEncoding) (*outline, error) {
+	o := &outline{format: f, File: file, Encoding: enc.Name(), Rules: []outlineRule{}, Top: []int{}, Decls: []outlineDecl{},
 		doc: d, enc: enc, labels: map[string][]int{}}
 	o.Line, o.Col = d.pos(d.root.start)
-	f := tagFormat()
 	for _, c := range d.root.elements() {
 		switch {
 		case f.rule[c.name]:
@@ -170,7 +179,7 @@ func (o *outline) attrsOf(n *srcNode) [][2]string {
 // closest enclosing rule that holds rules and has an id (the id rules).
 // At a limit it sets o.err and returns -1.
 func (o *outline) addRule(n *srcNode, parent, depth int, dot string) int {
-	d, f := o.doc, tagFormat()
+	d, f := o.doc, o.format
 	i := len(o.Rules)
 	line, col := d.pos(n.start)
 	r := outlineRule{Index: i, Tag: n.name, Line: line, Col: col, Parent: parent, Depth: depth,

@@ -80,7 +80,7 @@ var completions = map[string]string{
 
 func (d *Debugger) paletteView() paletteView {
 	v := paletteView{CondModes: runtime.CondModes(), Trees: d.g.TreeNames(), Hooks: []paletteName{}, Scorers: []paletteName{}}
-	for _, t := range tagFormat().specs {
+	for _, t := range d.format().specs {
 		pt := paletteTag{Tag: t.Tag, Kind: t.Kind, Doc: t.Doc, Attrs: []paletteAttr{}, Inside: t.Inside, Text: t.Text}
 		if pt.Inside == nil {
 			pt.Inside = []string{}
