@@ -1,13 +1,16 @@
 package natsnet
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,6 +167,10 @@ func separateServer(t *testing.T) string {
 	l.Close()
 	srv := exec.Command(bin, "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-js", "-sd", t.TempDir())
 	srv.SysProcAttr = childAttr()
+	logs, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -171,17 +178,17 @@ func separateServer(t *testing.T) string {
 		srv.Process.Kill()
 		srv.Wait()
 	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			conn.Close()
-			return "nats://" + addr
+	// Ready when the server says so in its log, not after some time: a
+	// server that exits first fails the test with what it printed.
+	lines := bufio.NewScanner(logs)
+	var seen strings.Builder
+	for lines.Scan() {
+		seen.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "Server is ready") {
+			go io.Copy(io.Discard, logs) // keep its later lines from blocking it
+			return "nats://127.0.0.1:" + strconv.Itoa(port)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nats-server on %s not ready: %v", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
+	t.Fatalf("nats-server on port %d ended before it was ready:\n%s", port, seen.String())
+	return ""
 }
