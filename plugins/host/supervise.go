@@ -339,27 +339,9 @@ func (s *Set) Advance(step uint64) {
 // note logs a message about a plugin's failure or restart. In step mode it
 // is held until the stepping goroutine reaches a fixed point (the end of a
 // Flush, Advance), so that it lands at the same place among the game's
-// lines in every run, whichever goroutine saw the failure first.
-func (s *Set) note(level, msg string) {
-	if s.opts.RestartMinSteps <= 0 {
-		s.log(level, msg)
-		return
-	}
-	s.notesMu.Lock()
-	s.notes = append(s.notes, [2]string{level, msg})
-	s.notesMu.Unlock()
-}
-
-// flushNotes logs the messages note held.
-func (s *Set) flushNotes() {
-	s.notesMu.Lock()
-	notes := s.notes
-	s.notes = nil
-	s.notesMu.Unlock()
-	for _, n := range notes {
-		s.log(n[0], n[1])
-	}
-}
+// lines in every run, whichever goroutine saw the failure first (s.log holds
+// every line in step mode: log.go).
+func (s *Set) note(level, msg string) { s.log(level, msg) }
 
 func plural(n int, word string) string {
 	if n == 1 {
