@@ -32,6 +32,7 @@ type plugin struct {
 
 	// Owned by the stepping goroutine (see batch.go).
 	queue, inflight round
+	lastCalls       int     // calls in the last round sent (stream.go)
 	reorder         reorder // the queue's calls while they are put in config order (order.go)
 }
 
@@ -149,9 +150,15 @@ func (p *plugin) do(f func(ctx context.Context, svc sdk.Service) error) error {
 	if err != nil {
 		return err
 	}
+	return p.doOn(inst, f)
+}
+
+// doOn is do with the instance found: the watchdog times f from its start
+// (f may stop and restart the clock, inst.callStart: stream.go).
+func (p *plugin) doOn(inst *instance, f func(ctx context.Context, svc sdk.Service) error) error {
 	timeout := p.callTimeout()
 	inst.callStart.Store(time.Now().UnixNano())
-	err = f(inst.ctx, inst.svc)
+	err := f(inst.ctx, inst.svc)
 	inst.callStart.Store(0)
 	if err == nil {
 		return nil
