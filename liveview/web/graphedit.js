@@ -9,7 +9,7 @@
 // sends its edits through editor.js's edit() and drag machinery.
 'use strict';
 
-const GW = 190, GH = 56, GGX = 36, GGY = 18;
+const GW = 190, GH = 64, GGX = 36, GGY = 18;
 
 const gr = {
   zoom: 1,
