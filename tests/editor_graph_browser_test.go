@@ -184,6 +184,16 @@ func TestEditor_editInTheDrawing(t *testing.T) {
 		chromedp.Click(`#edundo`, chromedp.ByQuery),
 		src(`s === ed.cur.saved`))
 
+	run("move a rule an agent runs: asked first, cancelled",
+		reveal(node(onRule)),
+		gdrag(node(onRule), `.gzone[data-parent="grunt.investigate"][data-index="0"]`),
+		chromedp.WaitVisible(`#confirm`, chromedp.ByQuery),
+		waitText("#confirmtext", "grunt-1"),
+		waitText("#confirmyes", "Move"),
+		chromedp.Click(`#confirmno`, chromedp.ByQuery),
+		waitJS(`document.querySelector('#confirm').hidden`),
+		src(`s === ed.cur.saved`))
+
 	var zoom, left float64
 	run("wheel zoom and drag-pan",
 		wheel(`#edgraph`, -300),

@@ -46,7 +46,13 @@ function graphInit() {
   const b = el('button', '', 'Drawing');
   b.id = 'edvgraph';
   b.title = 'Edit the rules in the drawing, with the agents on them';
-  b.onclick = () => { ed.view = 'graph'; renderEditor(); };
+  b.onclick = () => {
+    ed.view = 'graph';
+    renderEditor();
+    // The selection made in the tree in sight, else the agents.
+    const n = gr.nodes.get(ed.sel) || $('#edgcanvas .gnode.cursor');
+    if (n) graphReveal(n);
+  };
   seg.insertBefore(b, seg.firstChild);
   const wrap = el('div');
   wrap.id = 'edgraph';
