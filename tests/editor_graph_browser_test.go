@@ -252,6 +252,12 @@ func TestEditor_structuralEditing(t *testing.T) {
 	shoot(ctx, t, "debug-edit-structure.png")
 	run("undo", chromedp.Click(`#edundo`, chromedp.ByQuery), src(`s === ed.cur.saved`))
 
+	run("a new sequence from the palette has no placeholder rule",
+		chromedp.Click(rule("grunt.investigate"), chromedp.ByQuery),
+		chromedp.Click(`.epal[data-name="sequence"]`, chromedp.ByQuery),
+		src(`/<action id=".calm"[^\n]*\n\s*<sequence\/>\n/.test(s)`),
+		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		src(`s === ed.cur.saved`))
 	run("copy a rule, paste it into another list: a fresh id where the file uses it",
 		chromedp.Click(rule("grunt.idle.look"), chromedp.ByQuery),
 		key("c", ctrl),

@@ -280,16 +280,22 @@ function graphDragMove(e) {
   autoScroll(e);
 }
 
-// autoScroll scrolls the view a drag is in when the pointer comes near
-// its edge, faster the nearer (each pointer move scrolls a step).
+// autoScroll scrolls the view a drag is in when the pointer stays near
+// its edge, faster the nearer: from the fourth pointer move in a row
+// there, so that a drop on a rule near the edge is not scrolled away
+// under the pointer.
 function autoScroll(e) {
+  const d = ed.drag;
   const box = ed.view === 'graph' ? $('#edgraph') : $('#edcenter');
   const r = box.getBoundingClientRect();
-  if (e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom) return;
-  const edge = 48;
-  const step = (d) => (d < edge ? Math.ceil((edge - d) / 2) : 0);
-  box.scrollTop += step(r.bottom - e.clientY) - step(e.clientY - r.top);
-  box.scrollLeft += step(r.right - e.clientX) - step(e.clientX - r.left);
+  const edge = 40;
+  const near = (x) => Math.max(0, edge - x);
+  const dy = near(r.bottom - e.clientY) - near(e.clientY - r.top), dx = near(r.right - e.clientX) - near(e.clientX - r.left);
+  const inside = e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
+  d.edgeMoves = inside && (dx || dy) ? (d.edgeMoves || 0) + 1 : 0;
+  if (d.edgeMoves < 4) return;
+  box.scrollTop += Math.sign(dy) * Math.ceil(Math.abs(dy) / 2);
+  box.scrollLeft += Math.sign(dx) * Math.ceil(Math.abs(dx) / 2);
 }
 
 edHooks.build.push(graphInit);

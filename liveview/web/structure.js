@@ -1,4 +1,5 @@
-// btrun live view: structural editing at a designer's pace (`-edit`).
+// btrun live view: structural editing at a designer's pace (`-edit`), a
+// bar above the palette.
 // Wrap the selected rules in a sequence, choice or parallel, unwrap a
 // list, delete (Delete, Backspace), copy, cut and paste (Ctrl+C, X, V: a
 // clipboard of XML, within a file and between files), duplicate (Ctrl+D),
@@ -24,17 +25,15 @@ function structureInit() {
     <button data-wrap="choice" title="Wrap the selected rules in a choice">choice</button>
     <button data-wrap="parallel" title="Wrap the selected rules in a parallel">parallel</button>
     <button id="edunwrap" title="Put the selected list's rules in its place (Ctrl+Shift+G)">unwrap</button>
-    <span class="sep"></span>
     <button id="edcopy" title="Copy the selected rules as XML (Ctrl+C)">copy</button>
     <button id="edcut" title="Cut the selected rules (Ctrl+X)">cut</button>
     <button id="edpaste" title="Paste into the selected list, or after the selected rule (Ctrl+V)">paste</button>
     <button id="eddup" title="Duplicate the selected rule (Ctrl+D)">duplicate</button>
     <button id="eddel" title="Delete the selected rules (Delete, Backspace)">delete</button>
     <button id="edextract" title="Move the selected rule to a new subtree file, included in its place">extract to file…</button>
-    <div class="spacer"></div>
     <input id="edfind" type="search" placeholder="Find rules: id, action, condition (Ctrl+F)" spellcheck="false" autocomplete="off">
     <span id="edfound" class="edfound"></span>`;
-  $('#edbar').after(bar);
+  $('#edpal').prepend(bar); // above the palette: the tree keeps its height
   for (const b of bar.querySelectorAll('[data-wrap]')) b.onclick = () => wrapSel(b.dataset.wrap);
   $('#edunwrap').onclick = unwrapSel;
   $('#edcopy').onclick = () => copySel(false);
