@@ -387,3 +387,25 @@ func TestOps_undeclareOneOfAName(t *testing.T) {
 		t.Errorf("a position with another declaration: %v", err)
 	}
 }
+
+// TestEditOps_wrapKeepsLineEndsAndTabs: a file with "\r\n" and tabs is
+// wrapped and unwrapped in its own line ends and indentation, and the
+// unwrap gives the text back byte for byte.
+func TestEditOps_wrapKeepsLineEndsAndTabs(t *testing.T) {
+	text := "<behaviorTree>\r\n\t<sequence id=\"s\">\r\n\t\t<!-- first -->\r\n\t\t<action id=\".a\" name=\"walk\">\r\n\t\t\t<parameter name=\"walk.steps\">2</parameter>\r\n\t\t</action>\r\n\t\t<success/>\r\n\t</sequence>\r\n</behaviorTree>\r\n"
+	wrapped, err := applyOps("crlf.xml", text, ops(t, `{"op":"wrap","rule":"s.a","tag":"choice","count":2}`), loadText("crlf.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<behaviorTree>\r\n\t<sequence id=\"s\">\r\n\t\t<choice>\r\n\t\t\t<!-- first -->\r\n\t\t\t<action id=\".a\" name=\"walk\">\r\n\t\t\t\t<parameter name=\"walk.steps\">2</parameter>\r\n\t\t\t</action>\r\n\t\t\t<success/>\r\n\t\t</choice>\r\n\t</sequence>\r\n</behaviorTree>\r\n"
+	if wrapped != want {
+		t.Fatalf("wrapped:\n%q\nwant:\n%q", wrapped, want)
+	}
+	back, err := applyOps("crlf.xml", wrapped, ops(t, `{"op":"unwrap","rule":"choice@crlf.xml:3:3"}`), loadText("crlf.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back != text {
+		t.Errorf("unwrapped:\n%q\nwant the text back:\n%q", back, text)
+	}
+}
