@@ -72,6 +72,8 @@ type desmState struct {
 	enter []desmAction
 	exit  []desmAction
 	trans []desmTrans
+	// comments are kept (for convert) in the state where the machine rests
+	comments []*elem
 }
 
 // desmAction is an <enterAction>, <exitAction> or a transition's <action>.
@@ -145,7 +147,7 @@ func (d *desm) read(root *elem, depth int) []*elem {
 	for _, ch := range root.children {
 		switch ch.name {
 		case commentTag:
-			if depth == 0 && len(d.states) == 0 {
+			if depth == 0 {
 				comments = append(comments, ch)
 			}
 		case "import":
@@ -227,6 +229,7 @@ func (d *desm) state(e *elem) {
 	for _, ch := range e.children {
 		switch ch.name {
 		case commentTag:
+			s.comments = append(s.comments, ch)
 		case "enterAction":
 			s.enter = append(s.enter, d.action(ch, true))
 		case "exitAction":
@@ -447,6 +450,8 @@ func (d *desm) build(s *desmState) {
 		parts = append(parts, func() { d.buildTrans(s, i, n) })
 	}
 	d.addState(s.e, s.id, d.native.origin(mk("running", s.e.pos), s.e), "", sig...)
+	rest := d.machine.children[len(d.machine.children)-1]
+	rest.children = append(s.comments, rest.children...)
 	for _, p := range parts {
 		p()
 	}
