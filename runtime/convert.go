@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// Conversion is a native document (MBT or BHS) written in the format
+// Conversion is a native document (MBT, BHS or a Drag[en]gine state
+// machine) written in the format
 // (btrun convert): the translation the loader runs, as text.
 type Conversion struct {
 	// Text is the tree file: the document's comments kept in place, each

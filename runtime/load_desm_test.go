@@ -253,6 +253,8 @@ func TestDesm_loadErrors(t *testing.T) {
 	cases := []struct{ doc, want string }{
 		{smDoc("\n<state id=\"A\"><transition event=\"go\" state=\"Bee\"/></state><state id=\"B\"/>"),
 			`main.xml:2:15: <transition state=...> names state "Bee", which the state machine does not have; expected one of A, B`},
+		{smDoc("<state id=\"watch\"/><state id=\"alert\">\n  <transition event=\"e\" state=\"alrt\"/></state>"),
+			`main.xml:2:3: <transition state=...> names state "alrt", which the state machine does not have; did you mean "alert"? (expected one of watch, alert)`},
 		{smDoc("<initialState>Z</initialState>\n<state id=\"A\"/>"), `main.xml:1:36: <initialState> names state "Z"`},
 		{smDoc("<state id=\"A\"/>\n  <state id=\"A\"/>"), `main.xml:2:3: duplicate state id "A" in state machine (the first is at main.xml:1:36)`},
 		{smDoc("<state id=\"A\">\n <onEnter/></state>"), `main.xml:2:2: unknown element <onEnter> in state machine <state id="A">`},
