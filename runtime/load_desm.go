@@ -108,13 +108,18 @@ type desm struct {
 	// relative to.
 	importing []string
 	dirs      []string
+	// imported holds where each file was imported first: a file imported
+	// twice would bring its states twice, and imports that fan out would
+	// read files exponentially often.
+	imported map[string]Pos
 	machine   *elem
 	events    map[string]bool
 }
 
 // desmDoc translates a <stateMachine> document.
 func (t *native) desmDoc(root *elem, files func(Pos, string) *elem) *elem {
-	d := &desm{native: t, files: files, byID: map[string]*desmState{}, events: map[string]bool{}}
+	d := &desm{native: t, files: files, byID: map[string]*desmState{}, events: map[string]bool{},
+		importing: []string{path.Base(root.pos.File)}, imported: map[string]Pos{}}
 	comments := d.read(root, 0)
 	d.machine = t.origin(mk("stateMachine", root.pos), root)
 	if len(d.states) == 0 {
@@ -191,6 +196,18 @@ func (d *desm) importFile(e *elem, depth int) {
 	if len(d.dirs) > 0 && !path.IsAbs(rel) {
 		rel = path.Join(d.dirs[len(d.dirs)-1], rel)
 	}
+	rel = path.Clean(rel)
+	for _, f := range d.importing {
+		if f == rel {
+			t.errorf(e.pos, "state machine <import> of %s imports itself (through %s)", rel, strings.Join(d.importing, ", "))
+			return
+		}
+	}
+	if first, again := d.imported[rel]; again {
+		t.errorf(e.pos, "state machine <import> of %s again (it is imported at %s); import a file once", rel, first)
+		return
+	}
+	d.imported[rel] = e.pos
 	root := d.files(e.pos, rel)
 	if root == nil {
 		return // reported by files
@@ -199,13 +216,7 @@ func (d *desm) importFile(e *elem, depth int) {
 		t.errorf(root.pos, "root element of imported state machine file is <%s>; expected <%s>", root.name, desmRoot)
 		return
 	}
-	for _, f := range d.importing {
-		if f == root.pos.File {
-			t.errorf(e.pos, "state machine <import> of %s imports itself (through %s)", rel, strings.Join(d.importing, ", "))
-			return
-		}
-	}
-	d.importing = append(d.importing, root.pos.File)
+	d.importing = append(d.importing, rel)
 	d.dirs = append(d.dirs, path.Dir(rel))
 	d.read(root, depth+1)
 	d.importing = d.importing[:len(d.importing)-1]

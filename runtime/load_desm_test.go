@@ -264,6 +264,8 @@ func TestDesm_loadErrors(t *testing.T) {
 		{smDoc(""), `main.xml:1:22: state machine <stateMachine> has no states`},
 		{smDoc("<state id=\"A\"><enterAction name=\"a\"><condition name=\"c\">d</condition></enterAction></state>"), `names its condition either as text or as name=, once`},
 		{smDoc("<import>none.desm</import><state id=\"A\"/>"), `main.xml:1:36: cannot read imported state machine file none.desm`},
+		{smDoc("<import>main.xml</import><state id=\"A\"/>"), `main.xml:1:36: state machine <import> of main.xml imports itself (through main.xml)`},
+		{smDoc("<import>x.desm</import>\n<import>x.desm</import><state id=\"A\"/>"), `main.xml:2:1: state machine <import> of x.desm again (it is imported at main.xml:1:36); import a file once`},
 		{smDoc("<state id=\"A\"><enterAction name=\"nope\"/></state>"), `unknown action "nope"`},
 	}
 	for _, c := range cases {
