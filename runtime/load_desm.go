@@ -112,8 +112,8 @@ type desm struct {
 	// twice would bring its states twice, and imports that fan out would
 	// read files exponentially often.
 	imported map[string]Pos
-	machine   *elem
-	events    map[string]bool
+	machine  *elem
+	events   map[string]bool
 }
 
 // desmDoc translates a <stateMachine> document.
