@@ -374,3 +374,42 @@ func TestDesm_inALaneAndUnderAbort(t *testing.T) {
 		t.Errorf("under abort: %q, want the machine's action cancelled, then z", got)
 	}
 }
+
+// A reload that adds a state keeps the agent in its state; one that
+// removes the state it is in starts the machine again at its initial state
+// (the machine has an id, so its place carries over).
+func TestDesm_reloadAddsAndRemovesAState(t *testing.T) {
+	const states = `<state id="S"><enterAction name="a"/><transition event="go" state="T"/></state>
+<state id="T"><enterAction name="b"/><transition event="back" state="S"/></state>`
+	h := newDesmHarness(t, smDoc(states), nil, nil)
+	h.run(2, map[int][]string{1: {"go"}})
+	if h.state() != "T" {
+		t.Fatalf("state %s before the reload", h.state())
+	}
+	bindDoc := func(doc string) *BoundTree {
+		tree, err := LoadBytes("main.xml", []byte(doc), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Bind(tree, h.reg, BindOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	added := bindDoc(smDoc(states + `<state id="U"><enterAction name="c"/></state>`))
+	to, _ := carryAll(t, []*Agent{h.agent}, added)
+	m, _ := added.Tree.MachineOf(Root)
+	if k, ok := to[0].CurrentState(Root); !ok || m.States[k].Name != "T" {
+		t.Errorf("after a reload adding a state: %d %v, want T", k, ok)
+	}
+	removed := bindDoc(smDoc(`<state id="S"><enterAction name="a"/></state>`))
+	rm := MapRules(h.tree.Tree, removed.Tree)
+	if _, ok := rm.Unplaced(h.agent, removed.NewAgent("a1", &Env{})); !ok {
+		t.Fatal("an agent in a removed state is not unplaced")
+	}
+	at, ok := rm.MachineRestart(h.agent)
+	if !ok || at != Root {
+		t.Fatalf("MachineRestart: %d %v", at, ok)
+	}
+}
