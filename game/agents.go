@@ -132,7 +132,10 @@ func (g *Game) notStepping(what string) error {
 // data is the game's own data for it (nil: ctx.agent is a Lua table). When
 // the world script has started, its spawn(ctx) runs for the agent now, as
 // for the agents that were there from the start. With workers, the agent
-// goes to the worker with the fewest agents. Call it between steps.
+// goes to the worker with the fewest agents. An id that continues the ids
+// of an [[agents]] entry with translations on the same tree (sniper-7 for
+// name = "sniper") makes an agent of that kind, bound to its translations.
+// Call it between steps.
 func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent, error) {
 	if err := g.enterCall("add an agent"); err != nil {
 		return nil, err
@@ -158,7 +161,7 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 		}
 	}
 	ti, _ := g.treeIndex(tree)
-	ga := &gameAgent{tree: ti}
+	ga := &gameAgent{tree: ti, kind: g.kindOf(tree, id)} // its kind's translations (translate.go)
 	if err := g.makeAgent(ga, id, data, k); err != nil {
 		return nil, fmt.Errorf("game: adding agent %s: %w", id, err)
 	}

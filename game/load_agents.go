@@ -87,6 +87,7 @@ func (g *Game) planAgentSet(d *runtime.Decoder, ids []string) (*agentSet, error)
 		}
 		counts[k]++
 		ga := &gameAgent{tree: tree}
+		ga.kind = g.kindOf(g.treeName(ga), id) // translate.go
 		data := g.agentData(id, g.treeName(ga))
 		if err := g.makeAgent(ga, id, data, k); err != nil {
 			s.abort()

@@ -119,6 +119,12 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The schedule's data is checked against the new trees as at open
+	// (signals_typed.go).
+	if err := g.checkScheduleOn(func(ga *gameAgent) *runtime.Tree { return next.agents[ga.idx].Tree().Tree }); err != nil {
+		next.close()
+		return nil, err
+	}
 	old := g.current()
 	for i, ga := range g.agents { // grafted trees: the new agents hold the new versions of the same trees
 		if err := next.agents[i].FollowSlots(ga.a); err != nil {

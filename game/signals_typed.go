@@ -10,25 +10,37 @@ import (
 // Signal lines may set typed variables from a signal's data (<signal
 // name="OnHurt" variable="Health" from="hp"/>). Data that does not fit the
 // receiver's lines is the sender's error and nothing is delivered: a
-// [[signals]] entry is refused when the game opens (checkSchedule), a send
-// between agents is the sending step's error (checkRouteData).
+// [[signals]] entry is refused when the game opens (checkSchedule), and a
+// reload whose trees no longer take it is refused (checkScheduleOn, while
+// the entry is still to come); a send between agents is the sending
+// step's error (checkRouteData).
 
 // checkSchedule checks the data of every [[signals]] entry against the
 // trees of the agents it goes to.
 func (g *Game) checkSchedule() error {
+	return g.checkScheduleOn(func(ga *gameAgent) *runtime.Tree { return ga.a.Tree().Tree })
+}
+
+// checkScheduleOn checks the data of every [[signals]] entry not delivered
+// yet against the trees tree gives the agents it goes to (a reload's new
+// ones).
+func (g *Game) checkScheduleOn(tree func(*gameAgent) *runtime.Tree) error {
 	var errs []error
 	for i, sc := range g.cfg.Signals {
+		if i < len(g.delivered) && g.delivered[i] {
+			continue
+		}
 		var err error
 		for _, to := range sc.To {
 			if to == "all" {
 				for _, ga := range g.agents {
-					err = runtime.CheckSignalData(ga.a.Tree().Tree, sc.Signal, sc.Data)
+					err = runtime.CheckSignalData(tree(ga), sc.Signal, sc.Data)
 					if err != nil {
 						break
 					}
 				}
 			} else if ga := g.byID[to]; ga != nil {
-				err = runtime.CheckSignalData(ga.a.Tree().Tree, sc.Signal, sc.Data)
+				err = runtime.CheckSignalData(tree(ga), sc.Signal, sc.Data)
 			}
 			if err != nil {
 				line := newKeyFinder(g.cfgText()).lineIn(i, "signals", "data")

@@ -2,6 +2,7 @@ package game
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/btrun/btrun/runtime"
 )
@@ -47,4 +48,31 @@ func (g *Game) bindKinds(trees map[string]*runtime.BoundTree, loaded map[string]
 		trees[kindKey(k)] = b
 	}
 	return errs
+}
+
+// kindOf is the kind (1 + the index of its [[agents]] entry) of an agent
+// made after the game opened, by AddAgent or from a save, when that entry
+// translates leaves; 0 otherwise. The agent is of an entry's kind when it
+// runs the entry's tree and its id is one the entry's ids continue
+// (BASE-N, BASE the entry's name, or its tree's when it has none): so
+// "sniper-7" added to tree t is a sniper, and a save that holds it makes
+// it a sniper again.
+func (g *Game) kindOf(tree, id string) int32 {
+	for k, ac := range g.cfg.Agents {
+		if len(ac.Translate) == 0 || ac.Tree != tree {
+			continue
+		}
+		base := ac.Name
+		if base == "" {
+			base = ac.Tree
+		}
+		n, ok := strings.CutPrefix(id, base+"-")
+		if !ok || n == "" || n[0] == '0' {
+			continue
+		}
+		if _, err := strconv.ParseUint(n, 10, 31); err == nil {
+			return int32(k) + 1
+		}
+	}
+	return 0
 }

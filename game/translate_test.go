@@ -85,3 +85,61 @@ func TestTranslate_unknownTargetIsAnErrorAtTheRule(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestTranslate_agentsAddedAtRunTimeGetTheirKinds: an agent added between
+// steps whose id continues an [[agents]] entry's ids is of that kind (its
+// translations), on any worker; another id runs the tree's own actions;
+// and a game that takes its agents from a save makes them of their kinds
+// again.
+func TestTranslate_agentsAddedAtRunTimeGetTheirKinds(t *testing.T) {
+	dir := writeGame(t, translateGame("sniperAttack"))
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	g, err := Open(cfg, Options{Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"sniper-3", "t-3", "sniper-x", "sniper-07"} {
+		if _, err := g.AddAgent(id, "t", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Run(1); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"sniper-3 log root: snipe", "t-3 log root: melee", "sniper-x log root: melee", "sniper-07 log root: melee"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+	data, err := g.SaveState()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	out.Reset()
+	h, err := Open(cfg, Options{Stdout: &out, Stderr: &out, AgentsFromSave: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.RestoreState(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Run(1); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "sniper-3 log root: snipe") || !strings.Contains(out.String(), "t-3 log root: melee") {
+		t.Errorf("restored from the save:\n%s", out.String())
+	}
+}

@@ -2,6 +2,8 @@ package game
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -203,5 +205,54 @@ func TestWorkers_typedVariablesTraceAlike(t *testing.T) {
 	}
 	if !strings.Contains(one, `"var":"Health","value":45.5`) {
 		t.Errorf("the run does not show the typed changes:\n%s", one)
+	}
+}
+
+// TestReload_scheduledDataThatNoLongerFitsIsRefused: a reload whose trees
+// no longer take the data of a [[signals]] entry still to come is refused
+// at that entry's line, and the game keeps its version; entries delivered
+// already are not checked again.
+func TestReload_scheduledDataThatNoLongerFitsIsRefused(t *testing.T) {
+	config := writeGame(t, typedGame)
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	g, err := Open(cfg, Options{Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stringHealth := strings.Replace(typedGame["ai/t.xml"], `<variable name="Health" type="number" default="100"/>`, `<variable name="Health" type="string"/>`, 1)
+	stringHealth = strings.Replace(stringHealth, `<condition>Health &lt; 50</condition>`, ``, 1)
+	stringHealth = strings.Replace(stringHealth, `<parameter name="variable.add">5.5</parameter>`, `<parameter name="variable.value">ok</parameter>`, 1)
+	writeTreeFile(t, config, stringHealth)
+	_, err = g.Reload(ReloadOptions{})
+	if err == nil || !strings.Contains(err.Error(), `config.toml:13: signals[0]: data does not fit: signal "Hurt" sets variable "Health" from "hp"`) {
+		t.Fatalf("reload before the signal: %v", err)
+	}
+	if got := g.Agent("t-2").Tree().Tree.Vars[0].Type; got != runtime.VarNumber {
+		t.Errorf("after the refused reload Health is a %s", got)
+	}
+	// Once it was delivered, the entry no longer holds the reload back.
+	writeTreeFile(t, config, typedGame["ai/t.xml"])
+	if err := g.Run(1); err != nil {
+		t.Fatal(err)
+	}
+	writeTreeFile(t, config, stringHealth)
+	if _, err := g.Reload(ReloadOptions{}); err != nil {
+		t.Errorf("reload after the signal: %v", err)
+	}
+}
+
+// writeTreeFile writes the game's ai/t.xml beside its config.
+func writeTreeFile(t *testing.T, config, src string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(filepath.Dir(config), "ai", "t.xml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -216,8 +216,8 @@ func readSourceIn(f *formatIndex, file, text string) (*outline, error) {
 }
 
 // nativeDocs are the root elements of the documents the loader translates
-// (Lumberyard MBT, CryEngine BHS): the editor's operations are the format's.
-var nativeDocs = map[string]string{"BehaviorTree": "Lumberyard MBT", "SelectionTree": "CryEngine BHS"}
+// (Lumberyard MBT, CryEngine BHS, Drag[en]gine state machines): the editor's operations are the format's.
+var nativeDocs = map[string]string{"BehaviorTree": "Lumberyard MBT", "SelectionTree": "CryEngine BHS", "stateMachine": "Drag[en]gine state machine"}
 
 // applyOp returns the text of o with op applied.
 func applyOp(o *outline, op *editOp) (string, error) {

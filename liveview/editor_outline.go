@@ -131,6 +131,26 @@ type outlineRule struct {
 	Mode       string      `json:"mode,omitempty"`
 	Text       string      `json:"text,omitempty"` // a subtree's path
 	Other      []string    `json:"other,omitempty"`
+	// States are a stateMachine's states, in document order: the page
+	// draws each with its transitions over its rule.
+	States []outlineState `json:"states,omitempty"`
+}
+
+// outlineState is one <state> of a state machine.
+type outlineState struct {
+	Name        string              `json:"name"`
+	Line        int                 `json:"line"`
+	Col         int                 `json:"col"`
+	Initial     bool                `json:"initial,omitempty"` // the state the machine enters first
+	Rule        int                 `json:"rule"`              // its rule's index in the outline; -1 when it has none
+	Transitions []outlineTransition `json:"transitions"`
+}
+
+// outlineTransition is one <transition> of a state, as written.
+type outlineTransition struct {
+	Signal string `json:"signal,omitempty"`
+	Result string `json:"result,omitempty"`
+	To     string `json:"to"`
 }
 
 // outlineDecl is one declaration line (<variable>, <signal>, ...).
@@ -241,22 +261,61 @@ func (o *outline) addRule(n *srcNode, parent, depth int, dot string) int {
 		case c.name == "state" && n.name == "stateMachine":
 			// A state's rule is its machine's child, as the loader
 			// builds it; the state itself (its name, its transitions)
-			// is edited in the source.
+			// is edited in the source, and shown with the rule.
+			line, col := d.pos(c.start)
+			st := outlineState{Line: line, Col: col, Rule: -1, Transitions: []outlineTransition{}}
+			if a, ok := c.attr("name"); ok {
+				st.Name = d.attrValue(a)
+			}
 			for _, g := range c.elements() {
-				if f.rule[g.name] {
+				switch {
+				case g.name == "transition":
+					var tr outlineTransition
+					for _, at := range []struct {
+						name string
+						to   *string
+					}{{"signal", &tr.Signal}, {"result", &tr.Result}, {"to", &tr.To}} {
+						if a, ok := g.attr(at.name); ok {
+							*at.to = d.attrValue(a)
+						}
+					}
+					st.Transitions = append(st.Transitions, tr)
+				case f.rule[g.name]:
 					k := o.addRule(g, i, depth+1, inner)
 					if o.err != nil {
 						return -1
 					}
 					o.Rules[i].Children = append(o.Rules[i].Children, k)
+					if st.Rule < 0 {
+						st.Rule = k
+					}
 				}
 			}
+			o.Rules[i].States = append(o.Rules[i].States, st)
 			o.Rules[i].Other = append(o.Rules[i].Other, c.name)
 		default:
 			o.Rules[i].Other = append(o.Rules[i].Other, c.name)
 		}
 	}
+	o.markInitial(i, n)
 	return i
+}
+
+// markInitial marks the state a stateMachine rule i enters first: the one
+// its initial= names, else its first.
+func (o *outline) markInitial(i int, n *srcNode) {
+	states := o.Rules[i].States
+	if len(states) == 0 {
+		return
+	}
+	k := 0
+	if a, ok := n.attr("initial"); ok {
+		name := o.doc.attrValue(a)
+		k = slices.IndexFunc(states, func(s outlineState) bool { return s.Name == name })
+	}
+	if k >= 0 {
+		states[k].Initial = true
+	}
 }
 
 // idTooLong is the loader's error for an id longer than

@@ -145,7 +145,8 @@ func seedLeaves() map[string]string {
 	twoSteps := "(function() ctx.state.n = (ctx.state.n or 0) + 1; return ctx.state.n >= 2 and bt.SUCCESS or bt.RUNNING end)()"
 	for _, n := range []string{"ChasePlayer", "TauntPlayer", "Communicate", "Animate", "Move", "EatApple",
 		"MoveCautiouslyTowardsTarget", "MoveConfidentallyTowardsTarget", "QueryTPS",
-		"GruntIdle", "GruntInvestigate", "GruntAttack", "AlienIdle", "AlienInvestigate", "AlienAttack"} {
+		"GruntIdle", "GruntInvestigate", "GruntAttack", "AlienIdle", "AlienInvestigate", "AlienAttack",
+		"setLight", "click", "fade", "warn", "lookAround", "yawn", "shout", "draw"} { // the last, Drag[en]gine state machines
 		m[n] = twoSteps
 	}
 	m["EatApple"] = "bt.FAILURE"
@@ -158,12 +159,19 @@ function DoSomething() print("DoSomething") end
 function StartParticleEffect() print("StartParticleEffect") end
 function StopParticleEffect() print("StopParticleEffect") end
 function IsAppleGreen() return true end
+bt.condition("light.dimmable", function(ctx) return true end)
+bt.condition("light.hot", function(ctx) return ctx.id == "m2" end)
+bt.condition("awake", function(ctx) return ctx.id ~= "m3" end)
+bt.condition("deaf", function(ctx) return false end)
+bt.condition("alone", function(ctx) return ctx.id == "m1" end)
 `
 
 // seedSignals is the schedule every seed document runs with.
 var seedSignals = map[int][]string{
 	2: {"OnHearSound"}, 3: {"OnEnemyDamage"}, 5: {"OnEnemySeen"}, 6: {"GroupMemberDied"},
 	9: {"OnNoTarget", "OnLostSightOfTarget"}, 14: {"OnEnemySeen"},
+	// the Drag[en]gine state machines' events
+	4: {"switch", "noise"}, 7: {"dim", "calm"}, 8: {"noise"}, 11: {"dim"}, 12: {"dim", "switch"}, 15: {"switch"},
 }
 
 func TestNative_seedDocumentsRunAndConvertedRunsTheSame(t *testing.T) {
@@ -219,7 +227,7 @@ func firstDiff(a, b []string) string {
 // A native document's agents save and restore at any step (their rules have
 // ids, made from the node path), and go on as the uninterrupted run does.
 func TestNative_seedDocumentsSaveAndRestoreAtEveryStep(t *testing.T) {
-	for _, name := range []string{"mbt_limit.xml", "mbt_lua.xml", "mbt_timestamps.xml", "bhs_grunt_blocks.xml"} {
+	for _, name := range []string{"mbt_limit.xml", "mbt_lua.xml", "mbt_timestamps.xml", "bhs_grunt_blocks.xml", "desm_lamp.xml", "desm_guard.xml"} {
 		t.Run(name, func(t *testing.T) {
 			script := leafScript(seedLeaves(), seedGlobals)
 			const steps = 16

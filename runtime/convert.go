@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// Conversion is a native document (MBT or BHS) written in the format
+// Conversion is a native document (MBT, BHS or a Drag[en]gine state
+// machine) written in the format
 // (btrun convert): the translation the loader runs, as text.
 type Conversion struct {
 	// Text is the tree file: the document's comments kept in place, each
@@ -37,14 +38,14 @@ func Convert(path string, data []byte, opts LoadOptions) (*Conversion, error) {
 		return nil, errs
 	}
 	if !isNativeRoot(root.name) {
-		return nil, ErrorList{{Pos: root.pos, Msg: fmt.Sprintf("root element is <%s>; btrun convert reads <%s> (MBT) and <%s> (BHS) documents", root.name, mbtRoot, bhsRoot), Err: ErrInvalidTree}}
+		return nil, ErrorList{{Pos: root.pos, Msg: fmt.Sprintf("root element is <%s>; btrun convert reads <%s> (MBT), <%s> (BHS) and Drag[en]gine <%s> documents", root.name, mbtRoot, bhsRoot, desmRoot), Err: ErrInvalidTree}}
 	}
 	origins := map[*elem]string{}
 	blockFiles := func(pos Pos, rel string) *elem {
 		p := subtreePath(path, rel)
 		b, err := l.readFile(p)
 		if err != nil {
-			errs = append(errs, &Error{Pos: pos, Msg: "cannot read BHS block file " + l.display(p), Err: fmt.Errorf("%w: %w", ErrInvalidTree, err)})
+			errs = append(errs, &Error{Pos: pos, Msg: "cannot read file " + l.display(p), Err: fmt.Errorf("%w: %w", ErrInvalidTree, err)})
 			return nil
 		}
 		r, _, e := readComments(l.display(p), b)
@@ -57,7 +58,7 @@ func Convert(path string, data []byte, opts LoadOptions) (*Conversion, error) {
 	}
 	w := &treeWriter{origins: origins, actions: map[string]bool{}}
 	w.b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-	fmt.Fprintf(&w.b, "<!-- Converted by btrun convert from %s (%s). -->\n", display, map[bool]string{true: "Lumberyard MBT", false: "CryEngine BHS"}[root.name == mbtRoot])
+	fmt.Fprintf(&w.b, "<!-- Converted by btrun convert from %s (%s). -->\n", display, map[string]string{mbtRoot: "Lumberyard MBT", bhsRoot: "CryEngine BHS", desmRoot: "a Drag[en]gine state machine"}[root.name])
 	for _, c := range outer {
 		w.elem(c, 0)
 	}

@@ -222,7 +222,7 @@ func (l *loader) open(path string, data []byte) *treeFile {
 	}
 	f.rootPos = root.pos
 	if isNativeRoot(root.name) { // load_native.go
-		root = translateNative(display, root, c.errs, nil, func(pos Pos, rel string) *elem { return l.blockFile(f, pos, rel) })
+		root = translateNative(display, root, c.errs, nil, func(pos Pos, rel string) *elem { return l.blockFile(f, pos, rel, root.name) })
 	}
 	f.items = c.checkFile(root)
 	l.errs = append(l.errs, *c.errs...)

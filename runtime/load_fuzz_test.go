@@ -52,7 +52,12 @@ func FuzzLoad(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree, "cycle.xml": fuzzCycle, "Common.xml": string(common),
+	desmCommon, err := os.ReadFile("testdata/native/guard_common.desm") // a state machine's import
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`<stateMachine><import>guard_common.desm</import><import>main.xml</import><state id="watch"><transition event="calm" state="alert"/></state></stateMachine>`))
+	readFile := memFiles(map[string]string{"sub.xml": fuzzSubtree, "sub/ok.xml": fuzzSubtree, "cycle.xml": fuzzCycle, "Common.xml": string(common), "guard_common.desm": string(desmCommon),
 		"decls.xml": `<behaviorTree><signals><signal name="S"/></signals></behaviorTree>`})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := LoadOptions{ReadFile: func(path string) ([]byte, error) {

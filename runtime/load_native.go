@@ -31,7 +31,7 @@ const (
 )
 
 // isNativeRoot reports whether a root element is a native document's.
-func isNativeRoot(name string) bool { return name == mbtRoot || name == bhsRoot }
+func isNativeRoot(name string) bool { return name == mbtRoot || name == bhsRoot || name == desmRoot }
 
 // commentTag names the pseudo-elements that carry comments through a
 // translation for btrun convert; the loader's reader makes none.
@@ -43,7 +43,7 @@ type native struct {
 	file    string // display path, for gate names
 	errs    *ErrorList
 	origins map[*elem]string
-	kind    string // "MBT" or "BHS", for origins
+	kind    string // "MBT", "BHS" or "state machine", for origins
 	// The declaration blocks of the translation, in the order made.
 	vars, signals, stamps, gates *elem
 	gateNames                    map[string]bool
@@ -80,6 +80,9 @@ func translateNative(file string, root *elem, errs *ErrorList, origins map[*elem
 	case bhsRoot:
 		t.kind = "BHS"
 		doc = t.bhs(root, blockFiles)
+	case desmRoot: // load_desm.go
+		t.kind = "state machine"
+		doc = t.desmDoc(root, blockFiles)
 	default:
 		return nil
 	}
@@ -355,16 +358,22 @@ func (t *native) noText(e *elem) {
 	}
 }
 
-// blockFile reads a BHS block file that the document f names (rel is
-// relative to f's folder) and returns its <Blocks> element; nil when it
-// cannot (reported at pos). The file counts among the tree's files: its
-// content is in the fingerprint and a reload watches it.
-func (l *loader) blockFile(f *treeFile, pos Pos, rel string) *elem {
+// blockFile reads a file that the native document f names (rel is
+// relative to f's folder): a BHS block file, whose <Blocks> element it
+// returns, or a state machine's <import>, whose root it returns (its
+// translation checks it); nil when it cannot (reported at pos). The file
+// counts among the tree's files: its content is in the fingerprint and a
+// reload watches it.
+func (l *loader) blockFile(f *treeFile, pos Pos, rel, docRoot string) *elem {
+	what := "BHS block file"
+	if docRoot == desmRoot {
+		what = "imported state machine file"
+	}
 	p := subtreePath(f.path, rel)
 	display := l.display(p)
 	data, err := l.readFile(p)
 	if err != nil {
-		l.errs = append(l.errs, &Error{Pos: pos, Msg: fmt.Sprintf("cannot read BHS block file %s: %s", display, readfile.Reason(err)),
+		l.errs = append(l.errs, &Error{Pos: pos, Msg: fmt.Sprintf("cannot read %s %s: %s", what, display, readfile.Reason(err)),
 			Err: fmt.Errorf("%w: %w", ErrInvalidTree, err)})
 		return nil
 	}
@@ -384,7 +393,7 @@ func (l *loader) blockFile(f *treeFile, pos Pos, rel string) *elem {
 	if root == nil {
 		return nil
 	}
-	if root.name != "Blocks" {
+	if root.name != "Blocks" && docRoot != desmRoot {
 		l.errorf(root.pos, "root element of BHS block file is <%s>; expected <Blocks>", root.name)
 		return nil
 	}

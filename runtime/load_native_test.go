@@ -179,7 +179,7 @@ func TestConvert_keepsCommentsAndOrigins(t *testing.T) {
 	if strings.Join(conv.Actions, ",") != "GruntX,Y" {
 		t.Fatalf("actions %v", conv.Actions)
 	}
-	if _, err := Convert("g.xml", []byte(bt(`<success/>`)), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "btrun convert reads <BehaviorTree> (MBT) and <SelectionTree> (BHS) documents") {
+	if _, err := Convert("g.xml", []byte(bt(`<success/>`)), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "btrun convert reads <BehaviorTree> (MBT), <SelectionTree> (BHS) and Drag[en]gine <stateMachine> documents") {
 		t.Fatalf("a tree file of the format: %v", err)
 	}
 }

@@ -416,3 +416,36 @@ func TestEditor_linksAndFit(t *testing.T) {
 		t.Errorf("the editor shows %v", labels)
 	}
 }
+
+// TestEditor_stateMachineShowsItsStates: the editor draws a state
+// machine's states themselves, each with its transitions and its rule
+// under it, the initial one marked (issue 43).
+func TestEditor_stateMachineShowsItsStates(t *testing.T) {
+	g := startEdited(t, "-paused")
+	ctx := browser(t)
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("the lookout's tree in the editor",
+		chromedp.EmulateViewport(1400, 900),
+		chromedp.Navigate(g.url+"#tree=lookout&edit"),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`#editor .edtab.on[data-file="scripts/ai/lookout.xml"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#edtree .erule[data-label="lookout"]`, chromedp.ByQuery))
+	var states []string
+	run("its states", chromedp.Evaluate(`[...document.querySelectorAll('#edtree .erule[data-label="lookout"] > .ekids > .estate')].map((s) =>
+		s.querySelector('.eshead b').textContent + (s.classList.contains('initial') ? '*' : '') + ' | ' +
+		[...s.querySelectorAll(':scope > .eshead .sub')].map((x) => x.textContent).join(' | ') + ' | ' +
+		s.querySelector(':scope > .erule').dataset.label)`, &states))
+	want := []string{
+		"Watch* | initial | on OnEnemySeen → Alert | lookout.watch",
+		"Alert | on OnLostSightOfTarget → Search · on success → Alert | lookout.backOff",
+		"Search | on OnEnemySeen → Alert · on success → Watch · on failure → Watch | lookout.search",
+	}
+	if !reflect.DeepEqual(states, want) {
+		t.Errorf("states drawn:\n%s\nwant:\n%s", strings.Join(states, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/btrun/btrun/runtime"
 )
 
-// runConvert is `btrun convert FILE [-o OUT]`: a Lumberyard MBT or CryEngine
-// BHS document written as a tree file of btrun's own format, on standard
+// runConvert is `btrun convert FILE [-o OUT]`: a Lumberyard MBT, CryEngine
+// BHS or Drag[en]gine state machine document written as a tree file of btrun's own format, on standard
 // output or in OUT. The actions the tree expects to be registered are the
 // document's last comment, and are listed on standard error.
 func runConvert(args []string, stdout, stderr io.Writer) int {

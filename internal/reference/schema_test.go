@@ -327,13 +327,15 @@ func kind(v any) string {
 }
 
 // nativeDocument reports whether a file is a Lumberyard MBT or CryEngine
-// BHS document (or BHS block file), which the loader translates: the
-// schema describes btrun's own format only.
+// BHS document (or BHS block file), or a Drag[en]gine state machine file,
+// which the loader translates: the schema describes btrun's own format
+// only.
 func nativeDocument(t *testing.T, file string) bool {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return !bytes.Contains(data, []byte("<behaviorTree")) &&
-		(bytes.Contains(data, []byte("<BehaviorTree")) || bytes.Contains(data, []byte("<SelectionTree")) || bytes.Contains(data, []byte("<Blocks>")))
+		(bytes.Contains(data, []byte("<BehaviorTree")) || bytes.Contains(data, []byte("<SelectionTree")) || bytes.Contains(data, []byte("<Blocks>")) ||
+			bytes.Contains(data, []byte("<stateMachine>")))
 }

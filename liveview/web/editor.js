@@ -671,12 +671,33 @@ function ruleBlock(o, i) {
   head.onpointerdown = (e) => startDrag(e, { move: r.label }, r.label);
   head.onclick = () => { if (!ed.dragged) selectRule(r.label); };
   b.append(head);
-  if (holdsRules(r.tag)) {
+  if (r.states && r.states.length) {
+    b.append(stateBlocks(o, r));
+  } else if (holdsRules(r.tag)) {
     const kids = el('div', 'ekids');
     appendRules(kids, o, r.children, r.label);
     b.append(kids);
   }
   return b;
+}
+
+// stateBlocks draws a state machine's states, each with its transitions
+// as written and its rule under it; the states themselves are edited in
+// the source (a rule dropped here would not be in a state).
+function stateBlocks(o, r) {
+  const kids = el('div', 'ekids');
+  for (const s of r.states) {
+    const box = el('div', 'estate' + (s.initial ? ' initial' : ''));
+    const head = el('div', 'eshead');
+    head.append(el('span', 'ekind', 'STATE'), el('b', '', s.name), el('span', 'pre', ` @${s.line}:${s.col}`));
+    if (s.initial) head.append(el('span', 'sub', 'initial'));
+    const on = s.transitions.map((t) => `${t.signal ? 'on ' + t.signal : 'on ' + t.result} → ${t.to}`);
+    if (on.length) head.append(el('span', 'sub', on.join(' · ')));
+    box.append(head);
+    if (s.rule >= 0) box.append(ruleBlock(o, s.rule));
+    kids.append(box);
+  }
+  return kids;
 }
 
 function openSubtree(r) {
