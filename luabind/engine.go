@@ -91,9 +91,8 @@ type Engine struct {
 
 	bt *lua.LTable
 	// Read-only tables (readonly.go): none until Freeze or SetShared.
-	frozen    frozenSet
-	frozenFns frozenFns
-	modules   moduleIndex
+	frozen  frozenSet
+	modules moduleIndex
 
 	loading    bool                  // bt.action and bt.condition are allowed
 	actions    map[string]*actionDef // by name
@@ -167,7 +166,7 @@ func New(opts Options) (*Engine, error) {
 	e.ctxKit.init(e)
 	e.paramsKit.init(e)
 	e.openStringLimits()
-	e.seeThrough() // after every library function it replaces is in place
+	e.guardWrites() // after every library function it replaces is in place
 	e.guard.start(e, opts.CallTimeout, opts.MemoryLimit)
 	return e, nil
 }

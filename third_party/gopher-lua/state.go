@@ -1340,6 +1340,9 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
+			if tb.readOnly { // btrun patch "readonly"
+				ls.readOnlyWrite(tb, key)
+			}
 			if tb.RawGet(key) != LNil {
 				ls.RawSet(tb, key, value)
 				return
@@ -1373,6 +1376,9 @@ func (ls *LState) setFieldString(obj LValue, key string, lkey LValue, value LVal
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
+			if tb.readOnly { // btrun patch "readonly"
+				ls.readOnlyWrite(tb, boxedKey(key, lkey))
+			}
 			if tb.RawGetString(key) != LNil {
 				tb.setString(key, lkey, value)
 				return
