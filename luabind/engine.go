@@ -107,12 +107,11 @@ type Engine struct {
 	cur   *AgentData // the agent whose call is running; nil between calls
 	calls uint64     // calls of actions, conditions and scorers (benchmarks count them)
 
-	ctxKit    ctxKit
-	paramsKit paramsKit
-	trees     map[*runtime.Tree]*treeInfo
-	attached  map[*AgentData]struct{} // for the memory budget's walk
-	params    map[paramsKey]*lua.LUserData
-	inline    map[string]*lua.FunctionProto
+	ctxKit   ctxKit
+	trees    map[*runtime.Tree]*treeInfo
+	attached map[*AgentData]struct{} // for the memory budget's walk
+	params   map[paramsKey]*lua.LTable
+	inline   map[string]*lua.FunctionProto
 
 	closed   bool
 	gameMeta *lua.LTable // the metatable of game data userdata (gamedata.go), made on first use
@@ -151,7 +150,7 @@ func New(opts Options) (*Engine, error) {
 		scorers:    map[string]*scorerDef{},
 		hooks:      map[string]*hookDef{},
 		trees:      map[*runtime.Tree]*treeInfo{},
-		params:     map[paramsKey]*lua.LUserData{},
+		params:     map[paramsKey]*lua.LTable{},
 		inline:     map[string]*lua.FunctionProto{},
 		attached:   map[*AgentData]struct{}{},
 	}
@@ -164,7 +163,6 @@ func New(opts Options) (*Engine, error) {
 	e.openSandbox()
 	e.openBT()
 	e.ctxKit.init(e)
-	e.paramsKit.init(e)
 	e.openStringLimits()
 	e.guardWrites() // after every library function it replaces is in place
 	e.guard.start(e, opts.CallTimeout, opts.MemoryLimit)

@@ -47,6 +47,7 @@ type frozenTable struct {
 	parent *lua.LTable
 	key    lua.LValue
 	name   string
+	params bool // a rule's params (params.go)
 }
 
 // metaKey marks a table found as the metatable of its parent.
@@ -90,6 +91,9 @@ func (e *Engine) guardWrites() {
 // readOnlyWrite is the error of a script's write of key into the frozen
 // table t (the VM calls it: gopher-lua patch "readonly").
 func (e *Engine) readOnlyWrite(L *lua.LState, t *lua.LTable, key lua.LValue) {
+	if f := e.frozen.of[t]; f != nil && f.params {
+		L.RaiseError("params are read-only (params[%q] = ...)", lua.LVAsString(key))
+	}
 	L.RaiseError("%s: cannot set %s: %s is read-only when agents may step on several threads (run.workers is not 1); keep an agent's data in ctx.memory, ctx.state or ctx.agent",
 		ErrReadOnly.Error(), keyText(key), e.frozenName(t))
 }
