@@ -1021,11 +1021,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 	if cf.Fn == nil {
 		ls.RaiseError("attempt to call a non-function object")
 	}
-	if ls.stack.IsFull() {
-		ls.RaiseError("stack overflow")
-	}
-	ls.stack.Push(cf)
-	newcf := ls.stack.Last()
+	newcf := ls.pushFrame(&cf) // btrun patch "framepush"
 	// +inline-call ls.initCallFrame newcf
 	ls.currentFrame = newcf
 } // +inline-end
