@@ -562,7 +562,7 @@ func panicWithoutTraceback(L *LState) {
 }
 
 func newLState(options Options) *LState {
-	al := newAllocator(32)
+	al := newAllocator(numberBlock) // btrun patch "numberblock"
 	ls := &LState{
 		G:       newGlobal(),
 		Parent:  nil,
