@@ -394,7 +394,7 @@ func (r *recorder) field(k string, v lua.LValue) {
 }
 
 // shared writes bt.shared's scalars by path (player.x). Its tables are
-// read-only proxies whose entries are behind __index (luabind/readonly.go).
+// plain tables marked read-only (luabind/readonly.go).
 func (r *recorder) shared(L *lua.LState) {
 	if r.bt == nil {
 		r.bt, _ = L.GetGlobal("bt").(*lua.LTable) // the bt module (luabind/btmodule.go)
@@ -405,13 +405,7 @@ func (r *recorder) shared(L *lua.LState) {
 	}
 	var walk func(prefix string, t *lua.LTable, depth int)
 	walk = func(prefix string, t *lua.LTable, depth int) {
-		entries := t
-		if mt, ok := t.Metatable.(*lua.LTable); ok {
-			if h, ok := mt.RawGetString("__index").(*lua.LTable); ok {
-				entries = h
-			}
-		}
-		entries.ForEach(func(k, v lua.LValue) {
+		t.ForEach(func(k, v lua.LValue) {
 			path := prefix + k.String()
 			if sub, ok := v.(*lua.LTable); ok && depth < 4 {
 				walk(path+".", sub, depth+1)
