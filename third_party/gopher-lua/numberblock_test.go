@@ -9,7 +9,7 @@ func TestNumberBlock_oneAllocationPerBlock(t *testing.T) {
 	defer L.Close()
 	v := LNumber(0.5)
 	allocs := testing.AllocsPerRun(10, func() {
-		for range 128 {
+		for range 64 {
 			v += 1
 			if L.alloc.LNumber2I(v) == LNil {
 				t.Fatal("no value")
@@ -17,6 +17,6 @@ func TestNumberBlock_oneAllocationPerBlock(t *testing.T) {
 		}
 	})
 	if allocs > 1 {
-		t.Errorf("%v allocations for 128 numbers, want at most 1", allocs)
+		t.Errorf("%v allocations for 64 numbers, want at most 1", allocs)
 	}
 }
