@@ -91,9 +91,8 @@ type Engine struct {
 
 	bt *lua.LTable
 	// Read-only tables (readonly.go): none until Freeze or SetShared.
-	frozen    frozenSet
-	frozenFns frozenFns
-	modules   moduleIndex
+	frozen  frozenSet
+	modules moduleIndex
 
 	loading    bool                  // bt.action and bt.condition are allowed
 	actions    map[string]*actionDef // by name
@@ -108,12 +107,11 @@ type Engine struct {
 	cur   *AgentData // the agent whose call is running; nil between calls
 	calls uint64     // calls of actions, conditions and scorers (benchmarks count them)
 
-	ctxKit    ctxKit
-	paramsKit paramsKit
-	trees     map[*runtime.Tree]*treeInfo
-	attached  map[*AgentData]struct{} // for the memory budget's walk
-	params    map[paramsKey]*lua.LUserData
-	inline    map[string]*lua.FunctionProto
+	ctxKit   ctxKit
+	trees    map[*runtime.Tree]*treeInfo
+	attached map[*AgentData]struct{} // for the memory budget's walk
+	params   map[paramsKey]*lua.LTable
+	inline   map[string]*lua.FunctionProto
 
 	closed   bool
 	gameMeta *lua.LTable // the metatable of game data userdata (gamedata.go), made on first use
@@ -152,7 +150,7 @@ func New(opts Options) (*Engine, error) {
 		scorers:    map[string]*scorerDef{},
 		hooks:      map[string]*hookDef{},
 		trees:      map[*runtime.Tree]*treeInfo{},
-		params:     map[paramsKey]*lua.LUserData{},
+		params:     map[paramsKey]*lua.LTable{},
 		inline:     map[string]*lua.FunctionProto{},
 		attached:   map[*AgentData]struct{}{},
 	}
@@ -165,9 +163,8 @@ func New(opts Options) (*Engine, error) {
 	e.openSandbox()
 	e.openBT()
 	e.ctxKit.init(e)
-	e.paramsKit.init(e)
 	e.openStringLimits()
-	e.seeThrough() // after every library function it replaces is in place
+	e.guardWrites() // after every library function it replaces is in place
 	e.guard.start(e, opts.CallTimeout, opts.MemoryLimit)
 	return e, nil
 }

@@ -95,7 +95,7 @@ func (e *Engine) bindInlineCondition(s *runtime.Site) (runtime.Condition, error)
 type inlineAction struct {
 	e      *Engine
 	fn     *lua.LFunction
-	params *lua.LUserData
+	params *lua.LTable
 }
 
 func (x *inlineAction) Run(a *runtime.Agent, _ runtime.Params) (runtime.Status, error) {
@@ -122,7 +122,7 @@ func (x *inlineAction) Run(a *runtime.Agent, _ runtime.Params) (runtime.Status, 
 type inlineCondition struct {
 	e      *Engine
 	fn     *lua.LFunction
-	params *lua.LUserData
+	params *lua.LTable
 }
 
 func (x *inlineCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {

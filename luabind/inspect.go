@@ -53,7 +53,7 @@ func (e *Engine) InspectAgent(a *runtime.Agent, budget int) (agent, memory, stat
 	if budget <= 0 {
 		budget = 2000
 	}
-	in := inspector{left: budget, open: map[*lua.LTable]bool{}, e: e}
+	in := inspector{left: budget, open: map[*lua.LTable]bool{}}
 	if st.game != nil {
 		agent = map[string]any{"go": "the game's own data (AgentData)"} // its fields are the game's to list
 	} else {
@@ -75,7 +75,6 @@ func (e *Engine) InspectAgent(a *runtime.Agent, budget int) (agent, memory, stat
 type inspector struct {
 	left int                  // values still allowed
 	open map[*lua.LTable]bool // tables on the path being walked (cycles)
-	e    *Engine              // shows frozen tables' entries (readonly.go); nil: none
 }
 
 func (in *inspector) value(v lua.LValue, depth int) any {
@@ -120,11 +119,7 @@ func (in *inspector) table(t *lua.LTable, depth int) any {
 	defer delete(in.open, t)
 	entries := [][2]any{}
 	more := 0
-	ents := t
-	if in.e != nil {
-		ents = in.e.entriesOf(t).(*lua.LTable)
-	}
-	it := iterate(ents)
+	it := iterate(t)
 	for k, v := it.next(); k != lua.LNil; k, v = it.next() {
 		if in.left <= 0 || depth >= inspectMaxDepth {
 			more++

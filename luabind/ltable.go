@@ -46,6 +46,8 @@ type tableLayout struct {
 	// Patch "indexcache": the table's "__index" entry, cached when it
 	// serves as a metatable; nil (unknown) after any write here.
 	metaIdx lua.LValue
+	// Patch "readonly": scripts cannot write the table (Freeze, SetShared).
+	readOnly bool
 }
 
 // smallStrKeys is the patch's smallStrMax: the most string keys a table

@@ -9,16 +9,18 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// The params object: one userdata per bound rule, shared by the rule's
-// action and its conditions, built at bind time. Raw reads
-// (params["wait.seconds"]) are hits in a per-rule table of strings;
-// params:number and params:bool return values parsed once at bind time, so
-// no call parses or allocates. The three methods are entries of that same
-// table, first (a table of a few string keys is searched in order: gopher-lua
-// patch "smallstr"), so that a call finds its method at the first link of
-// the chain rather than through a further metatable. A parameter named
-// number, bool or string would hide the method, so those three are left out
-// of the raw table; read them with params:string("number").
+// The params object: one read-only table per bound rule (gopher-lua patch
+// "readonly"), shared by the rule's action and its conditions, built at
+// bind time. Raw reads (params["wait.seconds"]) are hits in it, with no
+// metatable on the way (it used to be a userdata whose metatable's __index
+// held the table: a metatable look-up at every read); params:number and
+// params:bool return values parsed once at bind time, so no call parses or
+// allocates. The three methods are entries of the same table, first (a
+// table of a few string keys is searched in order: gopher-lua patch
+// "smallstr"), each a closure over the rule's parsed values. A parameter
+// named number, bool or string would hide the method, so those three are
+// left out of the table; read them with params:string("number"). A write is
+// the read-only error at the script's line (readOnlyWrite).
 
 type paramsKey struct {
 	tree *runtime.Tree
@@ -27,49 +29,28 @@ type paramsKey struct {
 
 type paramsData struct {
 	label  string
+	table  *lua.LTable // what scripts see as params
 	params runtime.Params
 	nums   []lua.LValue // nil where the value is not a number
 	bools  []int8       // -1 not a boolean, 0 false, 1 true
 	strs   []lua.LValue
 }
 
-type paramsKit struct {
-	number, bool, string lua.LValue // the methods
-	newindex             *lua.LFunction
-	tostring             *lua.LFunction
-}
-
-func (k *paramsKit) init(e *Engine) {
-	L := e.L
-	k.number = L.NewFunction(paramsNumber)
-	k.bool = L.NewFunction(paramsBool)
-	k.string = L.NewFunction(paramsString)
-	k.newindex = L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("params are read-only (params[%q] = ...)", lua.LVAsString(L.Get(2)))
-		return 0
-	})
-	k.tostring = L.NewFunction(func(L *lua.LState) int {
-		pd := L.CheckUserData(1).Value.(*paramsData)
-		L.Push(lua.LString("params of " + pd.label))
-		return 1
-	})
-}
-
-// paramsFor returns the params userdata of the rule being bound, creating
-// it on first use.
-func (e *Engine) paramsFor(s *runtime.Site) *lua.LUserData {
+// paramsFor returns the params table of the rule being bound, creating it
+// on first use.
+func (e *Engine) paramsFor(s *runtime.Site) *lua.LTable {
 	key := paramsKey{s.Tree, s.Rule}
-	if ud, ok := e.params[key]; ok {
-		return ud
+	if t, ok := e.params[key]; ok {
+		return t
 	}
 	L := e.L
 	p := s.Tree.Rules[s.Rule].Params
-	pd := &paramsData{label: s.Label(), params: p,
-		nums: make([]lua.LValue, len(p)), bools: make([]int8, len(p)), strs: make([]lua.LValue, len(p))}
 	values := L.CreateTable(0, len(p)+3)
-	values.RawSetString("number", e.paramsKit.number)
-	values.RawSetString("bool", e.paramsKit.bool)
-	values.RawSetString("string", e.paramsKit.string)
+	pd := &paramsData{label: s.Label(), table: values, params: p,
+		nums: make([]lua.LValue, len(p)), bools: make([]int8, len(p)), strs: make([]lua.LValue, len(p))}
+	values.RawSetString("number", L.NewFunction(pd.number))
+	values.RawSetString("bool", L.NewFunction(pd.bool))
+	values.RawSetString("string", L.NewFunction(pd.string))
 	for i, kv := range p {
 		pd.strs[i] = lua.LString(kv.Value)
 		if v, ok := parseNumber(kv.Value); ok {
@@ -89,14 +70,17 @@ func (e *Engine) paramsFor(s *runtime.Site) *lua.LUserData {
 			values.RawSetString(kv.Name, pd.strs[i])
 		}
 	}
-	meta := L.NewTable()
-	meta.RawSetString("__index", values)
-	meta.RawSetString("__newindex", e.paramsKit.newindex)
-	meta.RawSetString("__tostring", e.paramsKit.tostring)
+	meta := L.CreateTable(0, 2)
+	meta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("params of " + pd.label))
+		return 1
+	}))
 	meta.RawSetString("__metatable", lua.LString("params"))
-	ud := &lua.LUserData{Value: pd, Env: L.Env, Metatable: meta}
-	e.params[key] = ud
-	return ud
+	values.Metatable = meta
+	values.SetReadOnly(true)
+	e.frozen.of[values] = &frozenTable{name: "params of " + pd.label, params: true}
+	e.params[key] = values
+	return values
 }
 
 // parseNumber accepts what a designer means by a number: decimal, with
@@ -128,14 +112,12 @@ func (pd *paramsData) find(name string) int {
 	return -1
 }
 
-func checkParams(L *lua.LState, method string) *paramsData {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if pd, ok := ud.Value.(*paramsData); ok {
-			return pd
-		}
+// check raises the error of a method called without a colon: its self is
+// not this rule's params.
+func (pd *paramsData) check(L *lua.LState, method string) {
+	if L.Get(1) != pd.table {
+		L.RaiseError("params:%s: call it as a method, with a colon: params:%s(name, default)", method, method)
 	}
-	L.RaiseError("params:%s: call it as a method, with a colon: params:%s(name, default)", method, method)
-	return nil
 }
 
 // pushDefault pushes argument 3 (the default) after checking its type.
@@ -148,9 +130,9 @@ func pushDefault(L *lua.LState, method string, want lua.LValueType) int {
 	return 1
 }
 
-// paramsNumber is params:number(name, default).
-func paramsNumber(L *lua.LState) int {
-	pd := checkParams(L, "number")
+// number is params:number(name, default).
+func (pd *paramsData) number(L *lua.LState) int {
+	pd.check(L, "number")
 	name := L.CheckString(2)
 	i := pd.find(name)
 	if i < 0 {
@@ -163,9 +145,9 @@ func paramsNumber(L *lua.LState) int {
 	return 1
 }
 
-// paramsBool is params:bool(name, default): "true" or "false".
-func paramsBool(L *lua.LState) int {
-	pd := checkParams(L, "bool")
+// bool is params:bool(name, default): "true" or "false".
+func (pd *paramsData) bool(L *lua.LState) int {
+	pd.check(L, "bool")
 	name := L.CheckString(2)
 	i := pd.find(name)
 	if i < 0 {
@@ -178,9 +160,9 @@ func paramsBool(L *lua.LState) int {
 	return 1
 }
 
-// paramsString is params:string(name, default).
-func paramsString(L *lua.LState) int {
-	pd := checkParams(L, "string")
+// string is params:string(name, default).
+func (pd *paramsData) string(L *lua.LState) int {
+	pd.check(L, "string")
 	name := L.CheckString(2)
 	i := pd.find(name)
 	if i < 0 {

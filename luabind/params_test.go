@@ -62,21 +62,20 @@ func TestParams_errorsNameTheRuleAndParameter(t *testing.T) {
 	}
 }
 
-// TestParams_methodsAreFoundAtTheFirstLink: params:number is read from the
-// table the userdata's __index names, not through a further metatable
-// (one link of the chain fewer at every call).
+// TestParams_methodsAreFoundAtTheFirstLink: params is the rule's table
+// itself, read-only, holding params:number and its kin: a read or a method
+// call is a table hit, with no metatable on the way.
 func TestParams_methodsAreFoundAtTheFirstLink(t *testing.T) {
 	f := newFixture(t, map[string]string{"p.lua": `bt.action("read", function(ctx, params) return bt.SUCCESS end)`})
 	f.bind(tree(`<action id='r' name='read'><parameter name='a'>1</parameter></action>`))
-	for _, ud := range f.e.params {
-		values := ud.Metatable.(*lua.LTable).RawGetString("__index").(*lua.LTable)
-		for _, m := range []string{"number", "bool", "string"} {
-			if values.RawGetString(m).Type() != lua.LTFunction {
+	for _, values := range f.e.params {
+		for _, m := range []string{"number", "bool", "string", "a"} {
+			if values.RawGetString(m) == lua.LNil {
 				t.Errorf("params.%s is not in the rule's table", m)
 			}
 		}
-		if values.Metatable != lua.LNil {
-			t.Error("the rule's table still has a metatable to go through")
+		if !values.ReadOnly() {
+			t.Error("the rule's table is not read-only")
 		}
 	}
 	if len(f.e.params) == 0 {

@@ -259,3 +259,33 @@ for k in pairs(bt.shared) do keys[#keys + 1] = k end
 assert(table.concat(keys, ",") == "b,a,c,p,q", table.concat(keys, ","))
 assert(bt.shared.p == bt.shared.q)`)
 }
+
+// TestFreeze_aFrozenTableHoldsItsEntries: frozen tables and bt.shared are
+// the tables themselves, marked read-only, not proxies in front of hidden
+// ones, so that a script's read is a plain table read.
+func TestFreeze_aFrozenTableHoldsItsEntries(t *testing.T) {
+	f := newFixture(t, map[string]string{"cfg.lua": frozenModules})
+	f.e.Freeze()
+	L := f.e.L
+	if err := L.DoString(`cfg = require("cfg")`); err != nil {
+		t.Fatal(err)
+	}
+	src := L.NewTable()
+	src.RawSetString("n", lua.LNumber(2))
+	if err := f.e.SetShared(src); err != nil {
+		t.Fatal(err)
+	}
+	cfg := L.GetGlobal("cfg").(*lua.LTable)
+	shared := f.e.bt.RawGetString("shared").(*lua.LTable)
+	for name, c := range map[string]struct {
+		t   *lua.LTable
+		key string
+	}{"module": {cfg, "speed"}, "bt.shared": {shared, "n"}} {
+		if !c.t.ReadOnly() || c.t.RawGetString(c.key) == lua.LNil {
+			t.Errorf("%s: read-only %v, holds %s: %v", name, c.t.ReadOnly(), c.key, c.t.RawGetString(c.key))
+		}
+	}
+	if cfg.Metatable != lua.LNil || shared.Metatable != lua.LNil {
+		t.Error("a frozen table was given a metatable")
+	}
+}

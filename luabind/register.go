@@ -117,7 +117,7 @@ func (e *Engine) bindHook(d *hookDef) func(*runtime.Site) (runtime.Hook, error) 
 type luaHook struct {
 	e      *Engine
 	def    *hookDef
-	params *lua.LUserData
+	params *lua.LTable
 }
 
 func (h *luaHook) Call(a *runtime.Agent, _ runtime.Params, how string) error {
@@ -133,7 +133,7 @@ func (h *luaHook) Call(a *runtime.Agent, _ runtime.Params, how string) error {
 type luaAction struct {
 	e      *Engine
 	def    *actionDef
-	params *lua.LUserData
+	params *lua.LTable
 }
 
 func (b *luaAction) Run(a *runtime.Agent, _ runtime.Params) (runtime.Status, error) {
@@ -223,7 +223,7 @@ func (b *luaLifecycle) Cancel(a *runtime.Agent, _ runtime.Params) error {
 type luaCondition struct {
 	e      *Engine
 	def    *conditionDef
-	params *lua.LUserData
+	params *lua.LTable
 }
 
 func (c *luaCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {
@@ -245,7 +245,7 @@ func (c *luaCondition) Test(a *runtime.Agent, _ runtime.Params) (bool, error) {
 type luaScorer struct {
 	e      *Engine
 	def    *scorerDef
-	params *lua.LUserData
+	params *lua.LTable
 }
 
 func (c *luaScorer) Score(a *runtime.Agent, _ runtime.Params) (float64, error) {
@@ -265,17 +265,17 @@ func (c *luaScorer) Score(a *runtime.Agent, _ runtime.Params) (float64, error) {
 
 // callAgent is the hot path: fn(ctx, params) for one agent, protected and
 // bounded, with ctx brought up to date first. It allocates nothing.
-func (e *Engine) callAgent(fn *lua.LFunction, st *AgentData, params *lua.LUserData, nret int) (lua.LValue, error) {
+func (e *Engine) callAgent(fn *lua.LFunction, st *AgentData, params *lua.LTable, nret int) (lua.LValue, error) {
 	return e.callAgentArgs(fn, st, params, nret, nil)
 }
 
 // callAgentWith is callAgent with one more argument and one result: a
 // signal handler's fn(ctx, params, data).
-func (e *Engine) callAgentWith(fn *lua.LFunction, st *AgentData, params *lua.LUserData, arg lua.LValue) (lua.LValue, error) {
+func (e *Engine) callAgentWith(fn *lua.LFunction, st *AgentData, params *lua.LTable, arg lua.LValue) (lua.LValue, error) {
 	return e.callAgentArgs(fn, st, params, 1, arg)
 }
 
-func (e *Engine) callAgentArgs(fn *lua.LFunction, st *AgentData, params *lua.LUserData, nret int, arg lua.LValue) (lua.LValue, error) {
+func (e *Engine) callAgentArgs(fn *lua.LFunction, st *AgentData, params *lua.LTable, nret int, arg lua.LValue) (lua.LValue, error) {
 	if e.closed {
 		return lua.LNil, ErrClosed
 	}

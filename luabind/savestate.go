@@ -225,9 +225,8 @@ func (w *saveWriter) table(t *lua.LTable, depth int) bool {
 	seen[t] = w.owner
 	m := w.enc.BeginTable()
 	n := 0
-	// removed keys too (nil values): where a key set again goes in pairs();
-	// a frozen table's entries, as its Lua state shows them (readonly.go)
-	it := iterateAll(w.e.entriesOf(t).(*lua.LTable))
+	// removed keys too (nil values): where a key set again goes in pairs()
+	it := iterateAll(t)
 	for k, v := it.next(); k != lua.LNil; k, v = it.next() {
 		switch k.(type) {
 		case lua.LString, lua.LNumber, lua.LBool:
@@ -299,8 +298,7 @@ func (x *pathWalker) value(v lua.LValue, path string, depth int) error {
 				x.s.ownerName(o), x.s.pathOf(x.e, o, v))
 		}
 		x.at[v] = path
-		ents := x.e.entriesOf(v).(*lua.LTable)
-		for k, val := ents.Next(lua.LNil); k != lua.LNil; k, val = ents.Next(k) {
+		for k, val := v.Next(lua.LNil); k != lua.LNil; k, val = v.Next(k) {
 			switch k.(type) {
 			case lua.LString, lua.LNumber, lua.LBool:
 			default:
@@ -337,8 +335,7 @@ func (s *saveTables) pathOf(e *Engine, o int32, t *lua.LTable) string {
 			return path, true
 		}
 		met[tv] = true
-		ents := e.entriesOf(tv).(*lua.LTable)
-		for k, val := ents.Next(lua.LNil); k != lua.LNil; k, val = ents.Next(k) {
+		for k, val := tv.Next(lua.LNil); k != lua.LNil; k, val = tv.Next(k) {
 			if p, ok := find(val, join(path, k), depth+1); ok {
 				return p, true
 			}

@@ -562,7 +562,7 @@ func panicWithoutTraceback(L *LState) {
 }
 
 func newLState(options Options) *LState {
-	al := newAllocator(32)
+	al := newAllocator(numberBlock) // btrun patch "numberblock"
 	ls := &LState{
 		G:       newGlobal(),
 		Parent:  nil,
@@ -1021,11 +1021,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 	if cf.Fn == nil {
 		ls.RaiseError("attempt to call a non-function object")
 	}
-	if ls.stack.IsFull() {
-		ls.RaiseError("stack overflow")
-	}
-	ls.stack.Push(cf)
-	newcf := ls.stack.Last()
+	newcf := ls.pushFrame(&cf) // btrun patch "framepush"
 	// +inline-call ls.initCallFrame newcf
 	ls.currentFrame = newcf
 } // +inline-end
@@ -1127,6 +1123,9 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
+			if tb.readOnly { // btrun patch "readonly"
+				ls.readOnlyWrite(tb, key)
+			}
 			if tb.RawGet(key) != LNil {
 				ls.RawSet(tb, key, value)
 				return
@@ -1160,6 +1159,9 @@ func (ls *LState) setFieldString(obj LValue, key string, lkey LValue, value LVal
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
+			if tb.readOnly { // btrun patch "readonly"
+				ls.readOnlyWrite(tb, boxedKey(key, lkey))
+			}
 			if tb.RawGetString(key) != LNil {
 				tb.setString(key, lkey, value)
 				return

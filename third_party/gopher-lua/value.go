@@ -157,6 +157,9 @@ type LTable struct {
 	// btrun patch "indexcache": this table's "__index" entry when it serves
 	// as a metatable, nil until looked up (indexcache.go).
 	metaIdx LValue
+
+	// btrun patch "readonly": scripts cannot write the table (readonly.go).
+	readOnly bool
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
@@ -183,6 +186,10 @@ type Global struct {
 	builtinMts map[int]LValue
 	tempFiles  []*os.File
 	gccount    int32
+
+	// btrun patch "readonly": raises the error of a write into a read-only
+	// table (readonly.go); nil: the default message.
+	readOnlyWrite func(L *LState, tb *LTable, key LValue)
 }
 
 type LState struct {

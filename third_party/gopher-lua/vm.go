@@ -1202,11 +1202,7 @@ func init() {
 				if cf.Fn == nil {
 					ls.RaiseError("attempt to call a non-function object")
 				}
-				if ls.stack.IsFull() {
-					ls.RaiseError("stack overflow")
-				}
-				ls.stack.Push(cf)
-				newcf := ls.stack.Last()
+				newcf := ls.pushFrame(&cf) // btrun patch "framepush"
 				// this section is inlined by go-inline
 				// source function is 'func (ls *LState) initCallFrame(cf *callFrame) ' in '_state.go'
 				{

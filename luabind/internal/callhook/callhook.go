@@ -12,7 +12,7 @@ type Call struct {
 	L      *lua.LState
 	Fn     *lua.LFunction
 	Ctx    *lua.LUserData // the agent's ctx (its Value is the *luabind.AgentData)
-	Params *lua.LUserData // the rule's params
+	Params *lua.LTable    // the rule's params
 	Arg    lua.LValue     // a third argument (a signal's data, a hook's how), or nil
 }
 

@@ -243,7 +243,7 @@ func record(config, nav, logPath string, agents, steps int) (int, error) {
 	}
 	defer f.Close()
 	w := bufio.NewWriter(f)
-	rec := &recorder{w: w, fns: map[*lua.LFunction]int{}, agents: map[*luabind.AgentData]int{}, params: map[*lua.LUserData]int{}}
+	rec := &recorder{w: w, fns: map[*lua.LFunction]int{}, agents: map[*luabind.AgentData]int{}, params: map[*lua.LTable]int{}}
 	callhook.Hook = rec.call
 	defer func() { callhook.Hook = nil }()
 	g, err := openGame(config, nav, agents)
@@ -271,7 +271,7 @@ type recorder struct {
 	w      *bufio.Writer
 	fns    map[*lua.LFunction]int
 	agents map[*luabind.AgentData]int
-	params map[*lua.LUserData]int
+	params map[*lua.LTable]int
 	time   float64
 	n      int
 	live   bool
@@ -349,15 +349,11 @@ func (r *recorder) call(c callhook.Call) {
 		p = len(r.params)
 		r.params[c.Params] = p
 		fmt.Fprintf(r.w, "P %d", p)
-		if mt, ok := c.Params.Metatable.(*lua.LTable); ok {
-			if values, ok := mt.RawGetString("__index").(*lua.LTable); ok {
-				values.ForEach(func(k, v lua.LValue) {
-					if s, ok := v.(lua.LString); ok {
-						fmt.Fprintf(r.w, " %s %s", esc(k.String()), esc(string(s)))
-					}
-				})
+		c.Params.ForEach(func(k, v lua.LValue) {
+			if s, ok := v.(lua.LString); ok {
+				fmt.Fprintf(r.w, " %s %s", esc(k.String()), esc(string(s)))
 			}
-		}
+		})
 		r.w.WriteByte('\n')
 	}
 	first := 0
@@ -398,7 +394,7 @@ func (r *recorder) field(k string, v lua.LValue) {
 }
 
 // shared writes bt.shared's scalars by path (player.x). Its tables are
-// read-only proxies whose entries are behind __index (luabind/readonly.go).
+// plain tables marked read-only (luabind/readonly.go).
 func (r *recorder) shared(L *lua.LState) {
 	if r.bt == nil {
 		r.bt, _ = L.GetGlobal("bt").(*lua.LTable) // the bt module (luabind/btmodule.go)
@@ -409,13 +405,7 @@ func (r *recorder) shared(L *lua.LState) {
 	}
 	var walk func(prefix string, t *lua.LTable, depth int)
 	walk = func(prefix string, t *lua.LTable, depth int) {
-		entries := t
-		if mt, ok := t.Metatable.(*lua.LTable); ok {
-			if h, ok := mt.RawGetString("__index").(*lua.LTable); ok {
-				entries = h
-			}
-		}
-		entries.ForEach(func(k, v lua.LValue) {
+		t.ForEach(func(k, v lua.LValue) {
 			path := prefix + k.String()
 			if sub, ok := v.(*lua.LTable); ok && depth < 4 {
 				walk(path+".", sub, depth+1)
