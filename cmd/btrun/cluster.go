@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -25,13 +26,13 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	url := fs.String("cluster", "", "the NATS server or cluster (nats://HOST:PORT[,...])")
 	name := fs.String("name", "", "the run's name")
-	config := fs.String("config", "config.toml", "the game config (the conductor's own)")
 	workers := fs.Int("workers", 1, "threads to spread the shard's agents over, 0 for one per CPU core")
 	quiet := fs.Bool("quiet", false, "the run prints only its summary (as the conductor's -quiet)")
 	agents := fs.Int("agents", 0, "scale the config's agents to N, as the conductor's btrun bench -agents does")
 	trace := fs.Bool("trace", false, "the run writes a trace (the conductor's -trace): the shard's lines of it cross")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-config F] [-workers N] [-quiet] [-trace]")
+		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-workers N] [-quiet] [-trace]")
+		fmt.Fprintln(fs.Output(), "The game's files (config, trees, scripts, plugin programs) come from the run's conductor.")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -45,20 +46,24 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	cfg, err := game.LoadConfig(*config)
+	host, _ := os.Hostname()
+	link, err := natsnet.Join(natsnet.Options{URL: *url, Run: *name, Version: clusterVersion(),
+		Name: host + " pid " + strconv.Itoa(os.Getpid()), JoinTimeout: 5 * time.Minute})
 	if err != nil {
+		fmt.Fprintln(stderr, "btrun shard:", err)
+		return exitRuntime
+	}
+	cfg, dir, err := shardConfig(link)
+	if dir != "" {
+		defer os.RemoveAll(dir)
+	}
+	if err != nil {
+		link.Close()
 		printProblems(stderr, err)
 		return exitUsage
 	}
 	if *agents > 0 {
 		cfg.ScaleAgents(*agents)
-	}
-	host, _ := os.Hostname()
-	link, err := natsnet.Join(natsnet.Options{URL: *url, Run: *name, Version: clusterVersion(),
-		Name: host + " pid " + strconv.Itoa(os.Getpid())})
-	if err != nil {
-		fmt.Fprintln(stderr, "btrun shard:", err)
-		return exitRuntime
 	}
 	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet})
 	if err != nil {
@@ -75,6 +80,38 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		return exitRuntime
 	}
 	return exitOK
+}
+
+// shardConfig writes the game's files that the shard fetched from the
+// run's object store into a folder of its own (removed by the caller) and
+// loads the config from there: a shard needs only the btrun binary.
+func shardConfig(link *natsnet.ShardLink) (*game.Config, string, error) {
+	if link.Config() == "" {
+		return nil, "", fmt.Errorf("btrun shard: the conductor of the run sent no config")
+	}
+	dir, err := os.MkdirTemp("", "btrun-shard-")
+	if err != nil {
+		return nil, "", err
+	}
+	if err := natsnet.WriteFiles(dir, link.Files()); err != nil {
+		return nil, dir, err
+	}
+	cfg, err := game.LoadConfig(filepath.Join(dir, filepath.FromSlash(link.Config())))
+	return cfg, dir, err
+}
+
+// clusterFiles are the game's files for natsnet.Options: what its shards
+// open the game from.
+func clusterFiles(g *game.Game) ([]natsnet.File, string, error) {
+	src, config, err := g.ClusterFiles()
+	if err != nil {
+		return nil, "", err
+	}
+	files := make([]natsnet.File, len(src))
+	for i, f := range src {
+		files[i] = natsnet.File{Path: f.Path, Data: f.Data, Exec: f.Exec}
+	}
+	return files, config, nil
 }
 
 // clusterRun is `btrun run -shards N`: an embedded NATS server (unless
@@ -124,7 +161,7 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 			return exitRuntime
 		}
 		children, err = natsnet.StartChildren(r.shards, self, func(int) []string {
-			return []string{"shard", "-cluster", url, "-name", name, "-config", r.config, "-workers", strconv.Itoa(r.workers),
+			return []string{"shard", "-cluster", url, "-name", name, "-workers", strconv.Itoa(r.workers),
 				"-quiet=" + strconv.FormatBool(r.quiet), "-trace=" + strconv.FormatBool(r.trace != "")}
 		}, nil, stderr)
 		if err != nil {
@@ -133,18 +170,23 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		}
 		defer children.Stop()
 	}
-	link, err := natsnet.Conduct(natsnet.Options{URL: url, Run: name, Version: clusterVersion(), JoinTimeout: time.Minute}, r.shards)
-	if err != nil {
-		fmt.Fprintln(stderr, "btrun:", err)
-		return exitRuntime
-	}
 	g, err := game.Open(cfg, game.Options{Stdout: stdout, Stderr: stderr, Quiet: r.quiet})
 	if err != nil {
-		link.Close()
 		printProblems(stderr, err)
 		return exitUsage
 	}
 	defer g.Close()
+	files, config, err := clusterFiles(g)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
+	}
+	link, err := natsnet.Conduct(natsnet.Options{URL: url, Run: name, Version: clusterVersion(), JoinTimeout: time.Minute,
+		Files: files, Config: config}, r.shards)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
+	}
 	var trace io.Writer
 	var traceBuf *bufio.Writer
 	if r.trace != "" {
@@ -235,7 +277,7 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 		return exitRuntime
 	}
 	children, err := natsnet.StartChildren(shards, self, func(int) []string {
-		return []string{"shard", "-cluster", srv.URL(), "-name", name, "-config", config, "-workers", strconv.Itoa(workers),
+		return []string{"shard", "-cluster", srv.URL(), "-name", name, "-workers", strconv.Itoa(workers),
 			"-quiet", "-agents", strconv.Itoa(agents)}
 	}, nil, stderr)
 	if err != nil {
@@ -243,18 +285,23 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 		return exitRuntime
 	}
 	defer children.Stop()
-	link, err := natsnet.Conduct(natsnet.Options{URL: srv.URL(), Run: name, Version: clusterVersion(), JoinTimeout: 5 * time.Minute}, shards)
-	if err != nil {
-		fmt.Fprintln(stderr, "btrun bench:", err)
-		return exitRuntime
-	}
 	g, err := game.Open(cfg, game.Options{Quiet: true, Stdout: io.Discard, Stderr: stderr})
 	if err != nil {
-		link.Close()
 		printProblems(stderr, err)
 		return exitRuntime
 	}
 	defer g.Close()
+	files, fconfig, err := clusterFiles(g)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun bench:", err)
+		return exitRuntime
+	}
+	link, err := natsnet.Conduct(natsnet.Options{URL: srv.URL(), Run: name, Version: clusterVersion(), JoinTimeout: 5 * time.Minute,
+		Files: files, Config: fconfig}, shards)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun bench:", err)
+		return exitRuntime
+	}
 	c, err := g.Conduct(link, nil, io.Discard)
 	if err == nil {
 		err = c.Start()
