@@ -208,9 +208,12 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		people = stderr
 	}
 	c, err := g.Conduct(link, trace, people)
-	if err == nil {
-		err = c.Start()
+	if err != nil {
+		link.Close()
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
 	}
+	err = c.Start()
 	if err == nil && r.load != "" {
 		var data []byte
 		if data, err = os.ReadFile(r.load); err == nil {

@@ -1,0 +1,63 @@
+package game
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btrun/btrun/cluster"
+)
+
+// TestCluster_pluginNotShardableIsRefused: a cluster runs an instance of a
+// plugin on each shard only when its [[plugins]] entry says shardable =
+// true (the example's nav does); without it the conductor, a shard and the
+// files for the shards each refuse the game, naming the plugin and the
+// key, instead of giving results other than one process's.
+func TestCluster_pluginNotShardableIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the nav plugin")
+	}
+	cfg, err := LoadConfig(clusterConfig("example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Plugins[0].Shardable {
+		t.Fatal("the example's nav plugin is not marked shardable")
+	}
+	cfg.Plugins[0].Shardable = false
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrClusterFeature) || !strings.Contains(err.Error(), "plugins[0] (nav) is not marked shardable") ||
+			!strings.Contains(err.Error(), "shardable = true") {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
+	link, ends := cluster.NewLocal(1)
+	_, err = g.Conduct(link, nil, io.Discard)
+	check("Conduct", err)
+	check("ServeShard", g.ServeShard(ends[0], 0, 1, ShardOptions{}))
+	_, _, err = g.ClusterFiles()
+	check("ClusterFiles", err)
+}
+
+// TestConfig_shardableIsABoolean: the key is checked as every key is.
+func TestConfig_shardableIsABoolean(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	text := "[[trees]]\nname = \"t\"\nfile = \"t.xml\"\n\n[[plugins]]\nname = \"p\"\npath = \"p\"\nshardable = \"yes\"\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadConfig(path)
+	if err == nil || !strings.Contains(err.Error(), "shardable") || !strings.Contains(err.Error(), ":8") {
+		t.Errorf("got %v", err)
+	}
+}
