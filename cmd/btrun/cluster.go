@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/cluster/natsnet"
 	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/internal/cputime"
 )
 
 // clusterVersion is what a shard must share with its conductor: btrun's
@@ -249,6 +251,24 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// processesCPU is the CPU time this process (first) and pids have used, or
+// nil where it cannot be read.
+func processesCPU(pids []int) []time.Duration {
+	self, ok := cputime.Self()
+	if !ok {
+		return nil
+	}
+	out := []time.Duration{self}
+	for _, pid := range pids {
+		d, ok := cputime.Of(pid)
+		if !ok {
+			return nil
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // benchCluster is `btrun bench -shards N`: the config's game with agents
 // agents on N shard processes (each with workers workers) over an embedded
 // NATS server, no trace and no output, and what the coordination costs:
@@ -315,9 +335,11 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 		return exitRuntime
 	}
 	before, waits := link.Traffic(), append([]time.Duration(nil), link.Waits()...)
+	cpu := processesCPU(children.Pids())
 	start := time.Now()
 	err = c.Run(steps)
 	wall := time.Since(start)
+	cpuAfter := processesCPU(children.Pids())
 	after := link.Traffic()
 	for k, w := range link.Waits() {
 		waits[k] = w - waits[k]
@@ -334,6 +356,19 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 	fmt.Fprintf(stdout, "per step: %.1f messages, %.0f bytes (%.0f to the shards, %.0f back)\n",
 		per(after.Sent+after.Received-before.Sent-before.Received), per(after.SentBytes+after.ReceivedBytes-before.SentBytes-before.ReceivedBytes),
 		per(after.SentBytes-before.SentBytes), per(after.ReceivedBytes-before.ReceivedBytes))
+	if cpu != nil && cpuAfter != nil {
+		ms := func(i int) float64 { return (cpuAfter[i] - cpu[i]).Seconds() * 1e3 / float64(steps) }
+		total := 0.0
+		var each []string
+		for i := range cpu {
+			total += ms(i)
+			if i > 0 {
+				each = append(each, fmt.Sprintf("%.2f", ms(i)))
+			}
+		}
+		fmt.Fprintf(stdout, "CPU time stepping: %.2f ms a step in all (the conductor %.2f, the shard processes %s; plugins apart)\n",
+			total, ms(0), strings.Join(each, ", "))
+	}
 	layout := cluster.Cut(n, shards)
 	for k := range shards {
 		lo, hi := layout.Range(k)
