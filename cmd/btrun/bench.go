@@ -51,7 +51,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	if *shards > 0 {
-		return benchCluster(*config, *agents, *steps, *shards, *workers, stdout, stderr)
+		return benchCluster(*config, *agents, *steps, *shards, *workers, *cpuProfile, stdout, stderr)
 	}
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "the run prints only its summary (as the conductor's -quiet)")
 	agents := fs.Int("agents", 0, "scale the config's agents to N, as the conductor's btrun bench -agents does")
 	trace := fs.Bool("trace", false, "the run writes a trace (the conductor's -trace): the shard's lines of it cross")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the shard's part of the run to this file (btrun bench -shards -cpuprofile)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-workers N] [-quiet] [-trace]")
 		fmt.Fprintln(fs.Output(), "The game's files (config, trees, scripts, plugin programs) come from the run's conductor.")
@@ -72,6 +74,19 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		link.Close()
 		printProblems(stderr, err)
 		return exitUsage
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			link.Close()
+			fmt.Fprintln(stderr, "btrun shard:", err)
+			return exitUsage
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	err = g.ServeShard(link, link.K(), link.Shards(), game.ShardOptions{Trace: *trace})
 	if cerr := g.Close(); err == nil {
@@ -274,7 +289,11 @@ func processesCPU(pids []int) []time.Duration {
 // NATS server, no trace and no output, and what the coordination costs:
 // agent-steps per second, messages and bytes per step, and per shard the
 // time the conductor waited for it at the barriers.
-func benchCluster(config string, agents, steps, shards, workers int, stdout, stderr io.Writer) int {
+//
+// With cpuProfile, each shard process writes a CPU profile of its part of
+// the run (its start and its steps) to cpuProfile.shardK, K in the order
+// the processes started.
+func benchCluster(config string, agents, steps, shards, workers int, cpuProfile string, stdout, stderr io.Writer) int {
 	cfg, err := game.LoadConfig(config)
 	if err != nil {
 		printProblems(stderr, err)
@@ -299,9 +318,13 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime
 	}
-	children, err := natsnet.StartChildren(shards, self, func(int) []string {
-		return []string{"shard", "-cluster", srv.URL(), "-name", name, "-workers", strconv.Itoa(workers),
+	children, err := natsnet.StartChildren(shards, self, func(k int) []string {
+		args := []string{"shard", "-cluster", srv.URL(), "-name", name, "-workers", strconv.Itoa(workers),
 			"-quiet", "-agents", strconv.Itoa(agents)}
+		if cpuProfile != "" {
+			args = append(args, "-cpuprofile", cpuProfile+".shard"+strconv.Itoa(k))
+		}
+		return args
 	}, nil, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun bench:", err)
@@ -329,6 +352,13 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 	if err == nil {
 		err = c.Start()
 	}
+	if err == nil {
+		// The shards run the game's start (the world's spawn) as they
+		// join, and the first step waits for it: a step run first keeps
+		// that out of what is measured, as one process's bench keeps its
+		// start out.
+		err = c.Run(1)
+	}
 	if err != nil {
 		link.Close()
 		fmt.Fprintln(stderr, "btrun bench:", err)
@@ -351,7 +381,7 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 	}
 	n := len(g.Agents())
 	per := func(v uint64) float64 { return float64(v) / float64(steps) }
-	fmt.Fprintf(stdout, "config %s: %d agents on %d shards of %d worker(s), %d steps\n", config, n, shards, workers, steps)
+	fmt.Fprintf(stdout, "config %s: %d agents on %d shards of %d worker(s), %d steps after a first one\n", config, n, shards, workers, steps)
 	fmt.Fprintf(stdout, "stepping took %s: %.0f agent-steps/s, %.2f ms a step\n", wall, float64(n*steps)/wall.Seconds(), wall.Seconds()*1e3/float64(steps))
 	fmt.Fprintf(stdout, "per step: %.1f messages, %.0f bytes (%.0f to the shards, %.0f back)\n",
 		per(after.Sent+after.Received-before.Sent-before.Received), per(after.SentBytes+after.ReceivedBytes-before.SentBytes-before.ReceivedBytes),
