@@ -364,7 +364,7 @@ func benchCluster(config string, agents, steps, shards, workers int, cpuProfile 
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime
 	}
-	before, waits := link.Traffic(), append([]time.Duration(nil), link.Waits()...)
+	before, waits, stats := link.Traffic(), append([]time.Duration(nil), link.Waits()...), c.Stats()
 	cpu := processesCPU(children.Pids())
 	start := time.Now()
 	err = c.Run(steps)
@@ -386,6 +386,16 @@ func benchCluster(config string, agents, steps, shards, workers int, cpuProfile 
 	fmt.Fprintf(stdout, "per step: %.1f messages, %.0f bytes (%.0f to the shards, %.0f back)\n",
 		per(after.Sent+after.Received-before.Sent-before.Received), per(after.SentBytes+after.ReceivedBytes-before.SentBytes-before.ReceivedBytes),
 		per(after.SentBytes-before.SentBytes), per(after.ReceivedBytes-before.ReceivedBytes))
+	statsAfter := c.Stats()
+	var kinds []string
+	for k := cluster.Request; k < cluster.AgentSave; k++ {
+		if d := statsAfter.Items[k] - stats.Items[k]; d > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s %.1f (%.0f bytes of payload)", k, per(d), per(statsAfter.ItemBytes[k]-stats.ItemBytes[k])))
+		}
+	}
+	if len(kinds) > 0 {
+		fmt.Fprintf(stdout, "items per step: %s; %.1f rounds\n", strings.Join(kinds, ", "), per(statsAfter.Rounds-stats.Rounds))
+	}
 	if cpu != nil && cpuAfter != nil {
 		ms := func(i int) float64 { return (cpuAfter[i] - cpu[i]).Seconds() * 1e3 / float64(steps) }
 		total := 0.0
