@@ -61,3 +61,47 @@ func TestConfig_shardableIsABoolean(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestClusterFiles_listsWhatAShardOpens: the files for the shards are the
+// config and the trees it names, at their paths relative to the config's
+// folder; a config naming an absolute path is refused, naming it (a shard
+// opens the files from a folder of its own).
+func TestClusterFiles_listsWhatAShardOpens(t *testing.T) {
+	cfg, err := LoadConfig(fixturePath("alarm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	files, config, err := g.ClusterFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+		if len(f.Data) == 0 || f.Exec {
+			t.Errorf("%s: %d bytes, exec %v", f.Path, len(f.Data), f.Exec)
+		}
+	}
+	if config != "config.toml" || strings.Join(paths, " ") != "ai/sentry.xml config.toml" {
+		t.Errorf("config %q, files %q", config, paths)
+	}
+
+	abs, err := filepath.Abs(filepath.Join(filepath.Dir(fixturePath("alarm")), "ai", "sentry.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Trees[0].File = abs
+	g2, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	if _, _, err := g2.ClusterFiles(); !errors.Is(err, ErrClusterFeature) || !strings.Contains(err.Error(), abs+", an absolute path") {
+		t.Errorf("an absolute path: %v", err)
+	}
+}
