@@ -274,7 +274,9 @@ func (h *conductorHost) Write(records []cluster.Item) error {
 }
 
 // Resolve ends a round of the conductor's copy of the gates, and gives
-// every shard every part, in config order, to end the round of its own.
+// every shard every part, in config order, to end the round of its own:
+// all in one answer (gateAnswer), so that a round's gate traffic is one
+// item to each shard however many agents take or release a gate.
 func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, error) {
 	g := h.g
 	if len(reqs) == 0 {
@@ -286,7 +288,7 @@ func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, 
 	agents := make([]*runtime.Agent, len(reqs))
 	own := make([]bool, len(reqs))
 	parts := make([]runtime.GatePart, len(reqs))
-	answers := make([]cluster.Item, len(reqs))
+	peers := make([]int32, len(reqs))
 	for i, r := range reqs {
 		if r.Name != "gate" || r.Agent < 0 || int(r.Agent) >= len(g.agents) {
 			return nil, fmt.Errorf("game: a request to %q from agent %d", r.Name, r.Agent)
@@ -295,12 +297,15 @@ func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, 
 		if err != nil {
 			return nil, err
 		}
-		agents[i], parts[i] = g.agents[r.Agent].a, p
-		answers[i] = cluster.Item{Kind: cluster.Answer, Agent: -1, Peer: r.Agent, Name: r.Name, Data: r.Data}
+		agents[i], parts[i], peers[i] = g.agents[r.Agent].a, p, r.Agent
 	}
 	g.gates.EndRoundParts(agents, own, parts)
-	return answers, nil
+	return []cluster.Item{{Kind: cluster.Answer, Agent: -1, Peer: -1, Name: gateAnswer, Data: encodeGateParts(peers, parts)}}, nil
 }
+
+// gateAnswer names the answer that carries every agent's gate part of a
+// round, in config order.
+const gateAnswer = "gates"
 
 func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
 	g := h.g
@@ -571,18 +576,20 @@ func (h *shardHost) endGates(answers []cluster.Item) error {
 	if g.gates == nil {
 		return fmt.Errorf("game: an answer of %q in a game without gates", answers[0].Name)
 	}
-	agents := make([]*runtime.Agent, len(answers))
-	own := make([]bool, len(answers))
-	parts := make([]runtime.GatePart, len(answers))
-	for i, ans := range answers {
-		if ans.Name != "gate" || ans.Peer < 0 || int(ans.Peer) >= len(g.agents) {
-			return fmt.Errorf("game: an answer of %q for agent %d", ans.Name, ans.Peer)
+	if len(answers) != 1 || answers[0].Name != gateAnswer {
+		return fmt.Errorf("game: %d answers (the first %q) where one %q carries the round's gate parts", len(answers), answers[0].Name, gateAnswer)
+	}
+	peers, parts, err := decodeGateParts(answers[0].Data)
+	if err != nil {
+		return err
+	}
+	agents := make([]*runtime.Agent, len(peers))
+	own := make([]bool, len(peers))
+	for i, peer := range peers {
+		if peer < 0 || int(peer) >= len(g.agents) {
+			return fmt.Errorf("game: a gate part for agent %d", peer)
 		}
-		p, err := decodeGatePart(ans.Data)
-		if err != nil {
-			return err
-		}
-		agents[i], own[i], parts[i] = g.agents[ans.Peer].a, g.cl.holds(ans.Peer), p
+		agents[i], own[i] = g.agents[peer].a, g.cl.holds(peer)
 	}
 	g.gates.EndRoundParts(agents, own, parts)
 	return nil
@@ -591,6 +598,11 @@ func (h *shardHost) endGates(answers []cluster.Item) error {
 // encodeGatePart is a gate part's bytes.
 func encodeGatePart(p runtime.GatePart) []byte {
 	e := runtime.NewEncoder()
+	appendGatePart(e, p)
+	return bytes.Clone(e.Bytes())
+}
+
+func appendGatePart(e *runtime.Encoder, p runtime.GatePart) {
 	e.Uvarint(uint64(len(p.Releases)))
 	for _, r := range p.Releases {
 		e.Varint(int64(r.Gate))
@@ -600,11 +612,18 @@ func encodeGatePart(p runtime.GatePart) []byte {
 	e.Varint(int64(p.Take))
 	e.Uvarint(p.Step)
 	e.Float(p.Time)
-	return bytes.Clone(e.Bytes())
 }
 
 func decodeGatePart(b []byte) (runtime.GatePart, error) {
 	d := runtime.NewDecoder(b, nil)
+	p := readGatePart(d)
+	if err := d.Done(); err != nil {
+		return runtime.GatePart{}, fmt.Errorf("game: a gate part from the cluster: %w", err)
+	}
+	return p, nil
+}
+
+func readGatePart(d *runtime.Decoder) runtime.GatePart {
 	var p runtime.GatePart
 	n := d.Count(3)
 	for range n {
@@ -613,10 +632,34 @@ func decodeGatePart(b []byte) (runtime.GatePart, error) {
 	p.Take = int32(d.Varint())
 	p.Step = d.Uvarint()
 	p.Time = d.Float()
-	if err := d.Done(); err != nil {
-		return runtime.GatePart{}, fmt.Errorf("game: a gate part from the cluster: %w", err)
+	return p
+}
+
+// encodeGateParts is a round's gate parts with their agents' places, in
+// config order: the one answer every shard gets (gateAnswer).
+func encodeGateParts(peers []int32, parts []runtime.GatePart) []byte {
+	e := runtime.NewEncoder()
+	e.Uvarint(uint64(len(parts)))
+	for i, p := range parts {
+		e.Varint(int64(peers[i]))
+		appendGatePart(e, p)
 	}
-	return p, nil
+	return bytes.Clone(e.Bytes())
+}
+
+func decodeGateParts(b []byte) ([]int32, []runtime.GatePart, error) {
+	d := runtime.NewDecoder(b, nil)
+	n := d.Count(4) // a place, a count, a take and a step at least
+	peers := make([]int32, 0, n)
+	parts := make([]runtime.GatePart, 0, n)
+	for range n {
+		peers = append(peers, int32(d.Varint()))
+		parts = append(parts, readGatePart(d))
+	}
+	if err := d.Done(); err != nil {
+		return nil, nil, fmt.Errorf("game: the gate parts of a round from the conductor: %w", err)
+	}
+	return peers, parts, nil
 }
 
 func (h *shardHost) Report(answers []cluster.Item, out *cluster.Out) error {
