@@ -105,3 +105,25 @@ func TestClusterFiles_listsWhatAShardOpens(t *testing.T) {
 		t.Errorf("an absolute path: %v", err)
 	}
 }
+
+// TestCluster_gateAnswersDoNotGrowWithGateActivity: every agent's gate
+// part of a round reaches each shard in one answer, so the answers are at
+// most one per shard and round however many agents take or release gates
+// (the gates fixture: several a round), and the run stays one process's.
+func TestCluster_gateAnswersDoNotGrowWithGateActivity(t *testing.T) {
+	const shards, steps = 2, 60
+	tc := startCluster(t, "gates", shards)
+	tc.steps(1, steps)
+	st := tc.c.Stats()
+	if st.Items[cluster.Request] <= st.Rounds {
+		t.Fatalf("%d gate parts in %d rounds: the fixture does not take gates often enough to show anything", st.Items[cluster.Request], st.Rounds)
+	}
+	if st.Items[cluster.Answer] > shards*st.Rounds {
+		t.Errorf("%d answers for %d gate parts in %d rounds on %d shards: more than one per shard and round", st.Items[cluster.Answer], st.Items[cluster.Request], st.Rounds, shards)
+	}
+	trace, out := tc.finish()
+	wantTrace, wantOut := singleRun(t, "gates", steps)
+	if trace != wantTrace || out != wantOut {
+		t.Error("the run differs from one process's")
+	}
+}
