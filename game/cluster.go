@@ -173,6 +173,7 @@ func (r *clusterRole) ownLines() {
 type conductorHost struct {
 	g          *Game
 	trace, out io.Writer
+	gateParts  uint64 // the agents' gate parts resolved so far
 }
 
 // newConductor makes g the conductor, writing to trace and out.
@@ -285,26 +286,39 @@ func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, 
 	if g.gates == nil {
 		return nil, fmt.Errorf("game: a request to %q in a game without gates", reqs[0].Name)
 	}
-	agents := make([]*runtime.Agent, len(reqs))
-	own := make([]bool, len(reqs))
-	parts := make([]runtime.GatePart, len(reqs))
-	peers := make([]int32, len(reqs))
-	for i, r := range reqs {
-		if r.Name != "gate" || r.Agent < 0 || int(r.Agent) >= len(g.agents) {
+	var peers []int32
+	var parts []runtime.GatePart
+	for _, r := range reqs {
+		if r.Name != gateAnswer {
 			return nil, fmt.Errorf("game: a request to %q from agent %d", r.Name, r.Agent)
 		}
-		p, err := decodeGatePart(r.Data)
+		pe, pa, err := decodeGateParts(r.Data)
 		if err != nil {
 			return nil, err
 		}
-		agents[i], parts[i], peers[i] = g.agents[r.Agent].a, p, r.Agent
+		for _, p := range pe {
+			if p < 0 || int(p) >= len(g.agents) {
+				return nil, fmt.Errorf("game: a gate part of agent %d, which the game does not have", p)
+			}
+			if len(peers) > 0 && p <= peers[len(peers)-1] {
+				return nil, fmt.Errorf("game: a gate part of agent %d after agent %d's: not in config order", p, peers[len(peers)-1])
+			}
+			peers = append(peers, p)
+		}
+		parts = append(parts, pa...)
+	}
+	h.gateParts += uint64(len(peers))
+	agents := make([]*runtime.Agent, len(peers))
+	own := make([]bool, len(peers))
+	for i, p := range peers {
+		agents[i] = g.agents[p].a
 	}
 	g.gates.EndRoundParts(agents, own, parts)
 	return []cluster.Item{{Kind: cluster.Answer, Agent: -1, Peer: -1, Name: gateAnswer, Data: encodeGateParts(peers, parts)}}, nil
 }
 
-// gateAnswer names the answer that carries every agent's gate part of a
-// round, in config order.
+// gateAnswer names the request that carries a shard's agents' gate parts
+// of a round, and the answer that carries every agent's, in config order.
 const gateAnswer = "gates"
 
 func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
@@ -479,12 +493,20 @@ func (h *shardHost) endRound(out *cluster.Out, waiting int) (int, error) {
 		}
 	}
 	if g.gates != nil {
+		// The round's gate parts of the shard's agents cross as one request,
+		// in config order, at the place of the first: the shards' ranges
+		// are contiguous, so the conductor's merge of the shards' requests
+		// keeps every part in config order.
+		var peers []int32
+		var parts []runtime.GatePart
 		for _, a := range h.round {
 			if p, ok := a.GatePart(g.gates); ok {
-				idx := g.byPtr[a].idx
-				out.Add(cluster.Place(cluster.PhaseRound, int64(idx)), 1,
-					cluster.Item{Kind: cluster.Request, Agent: idx, Name: "gate", Data: encodeGatePart(p)})
+				peers, parts = append(peers, g.byPtr[a].idx), append(parts, p)
 			}
+		}
+		if len(peers) > 0 {
+			out.Add(cluster.Place(cluster.PhaseRound, int64(peers[0])), 1,
+				cluster.Item{Kind: cluster.Request, Agent: peers[0], Name: gateAnswer, Data: encodeGateParts(peers, parts)})
 		}
 	}
 	return waiting, nil
@@ -595,13 +617,7 @@ func (h *shardHost) endGates(answers []cluster.Item) error {
 	return nil
 }
 
-// encodeGatePart is a gate part's bytes.
-func encodeGatePart(p runtime.GatePart) []byte {
-	e := runtime.NewEncoder()
-	appendGatePart(e, p)
-	return bytes.Clone(e.Bytes())
-}
-
+// appendGatePart writes a gate part (encodeGateParts).
 func appendGatePart(e *runtime.Encoder, p runtime.GatePart) {
 	e.Uvarint(uint64(len(p.Releases)))
 	for _, r := range p.Releases {
@@ -612,15 +628,6 @@ func appendGatePart(e *runtime.Encoder, p runtime.GatePart) {
 	e.Varint(int64(p.Take))
 	e.Uvarint(p.Step)
 	e.Float(p.Time)
-}
-
-func decodeGatePart(b []byte) (runtime.GatePart, error) {
-	d := runtime.NewDecoder(b, nil)
-	p := readGatePart(d)
-	if err := d.Done(); err != nil {
-		return runtime.GatePart{}, fmt.Errorf("game: a gate part from the cluster: %w", err)
-	}
-	return p, nil
 }
 
 func readGatePart(d *runtime.Decoder) runtime.GatePart {
@@ -636,7 +643,8 @@ func readGatePart(d *runtime.Decoder) runtime.GatePart {
 }
 
 // encodeGateParts is a round's gate parts with their agents' places, in
-// config order: the one answer every shard gets (gateAnswer).
+// config order: a shard's request, or the one answer every shard gets
+// (gateAnswer).
 func encodeGateParts(peers []int32, parts []runtime.GatePart) []byte {
 	e := runtime.NewEncoder()
 	e.Uvarint(uint64(len(parts)))

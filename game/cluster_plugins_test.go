@@ -106,24 +106,30 @@ func TestClusterFiles_listsWhatAShardOpens(t *testing.T) {
 	}
 }
 
-// TestCluster_gateAnswersDoNotGrowWithGateActivity: every agent's gate
-// part of a round reaches each shard in one answer, so the answers are at
-// most one per shard and round however many agents take or release gates
-// (the gates fixture: several a round), and the run stays one process's.
+// TestCluster_gateAnswersDoNotGrowWithGateActivity: a shard's agents' gate
+// parts of a round cross up in one request, and every agent's part reaches
+// each shard in one answer, so requests and answers are at most one per
+// shard and round however many agents take or release gates (the gates
+// fixture: more parts than rounds), and the run stays one process's.
 func TestCluster_gateAnswersDoNotGrowWithGateActivity(t *testing.T) {
-	const shards, steps = 2, 60
-	tc := startCluster(t, "gates", shards)
-	tc.steps(1, steps)
-	st := tc.c.Stats()
-	if st.Items[cluster.Request] <= st.Rounds {
-		t.Fatalf("%d gate parts in %d rounds: the fixture does not take gates often enough to show anything", st.Items[cluster.Request], st.Rounds)
-	}
-	if st.Items[cluster.Answer] > shards*st.Rounds {
-		t.Errorf("%d answers for %d gate parts in %d rounds on %d shards: more than one per shard and round", st.Items[cluster.Answer], st.Items[cluster.Request], st.Rounds, shards)
-	}
-	trace, out := tc.finish()
+	const steps = 60
 	wantTrace, wantOut := singleRun(t, "gates", steps)
-	if trace != wantTrace || out != wantOut {
-		t.Error("the run differs from one process's")
+	for _, shards := range []uint64{1, 3} {
+		tc := startCluster(t, "gates", int(shards))
+		tc.steps(1, steps)
+		st := tc.c.Stats()
+		// One item per part would pass the bounds below only with no more
+		// parts than rounds.
+		if parts := tc.ch.gateParts; parts <= st.Rounds {
+			t.Fatalf("%d gate parts in %d rounds: the fixture does not take gates often enough to show anything", parts, st.Rounds)
+		}
+		for _, k := range []cluster.ItemKind{cluster.Request, cluster.Answer} {
+			if st.Items[k] > shards*st.Rounds {
+				t.Errorf("%d shards: %d %ss for %d gate parts in %d rounds: more than one per shard and round", shards, st.Items[k], k, tc.ch.gateParts, st.Rounds)
+			}
+		}
+		if trace, out := tc.finish(); trace != wantTrace || out != wantOut {
+			t.Errorf("%d shards: the run differs from one process's", shards)
+		}
 	}
 }
