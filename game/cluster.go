@@ -31,8 +31,10 @@ import (
 // Gates: every process keeps a copy of the gates (agents' conditions read
 // them), and every copy ends each round from every agent's part of it, in
 // config order (runtime.Gates.EndRoundParts): the same decisions
-// everywhere. Plugins run on each shard for its agents, one batch per
-// plugin per round (as a plugin marked shardable will). A shard with
+// everywhere. A round's parts cross as one request per shard and one
+// answer per shard (gateAnswer). Plugins run on each shard for its agents,
+// one batch per plugin per round: only plugins marked shardable, which a
+// cluster checks (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by
 // hand) and takes what they kept in config order, as one process's round
 // end does. Not yet: a live view, reloads, agents added or removed.
