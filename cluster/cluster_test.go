@@ -123,3 +123,22 @@ func TestCluster_messagesDoNotGrowWithAgents(t *testing.T) {
 	}
 	t.Logf("messages per step: %v", perStep)
 }
+
+// TestCluster_statsCountItemsByKind: the conductor's stats count what its
+// steps' messages carried, by kind, both ways, with their payloads' bytes.
+func TestCluster_statsCountItemsByKind(t *testing.T) {
+	w := &model.World{N: 40}
+	mc, _ := startLocal(t, w, 2)
+	if err := mc.Steps(1, 10); err != nil {
+		t.Fatal(err)
+	}
+	st := mc.C.Stats()
+	for _, k := range []cluster.ItemKind{cluster.Request, cluster.Answer, cluster.Signal, cluster.Delivery, cluster.Record} {
+		if st.Items[k] == 0 || st.ItemBytes[k] == 0 {
+			t.Errorf("%s: %d items, %d bytes", k, st.Items[k], st.ItemBytes[k])
+		}
+	}
+	if st.Items[cluster.AgentSave] != 0 {
+		t.Errorf("steps carried %d agent saves", st.Items[cluster.AgentSave])
+	}
+}

@@ -55,6 +55,10 @@ type Conductor struct {
 // and delivery batch), whatever the number of agents.
 type Stats struct {
 	Steps, Rounds, Batches uint64 // Rounds: every round; Batches: the delivery batches
+	// Items and ItemBytes count the items that crossed either way, by kind
+	// (indexed by ItemKind), and the bytes of their payloads (data, name
+	// and text): what the bytes of the messages are made of.
+	Items, ItemBytes [numItemKinds]uint64
 }
 
 // Stats are the exchanges so far.
@@ -217,6 +221,7 @@ func (c *Conductor) exchange(all bool) error {
 			c.replies[k] = Message{}
 			continue
 		}
+		c.count(c.out[k].Items)
 		if err := c.Link.Send(k, &c.out[k]); err != nil {
 			return err
 		}
@@ -225,6 +230,9 @@ func (c *Conductor) exchange(all bool) error {
 	if sent > 0 {
 		if err := c.Link.Gather(c.replies); err != nil {
 			return err
+		}
+		for k := range c.replies {
+			c.count(c.replies[k].Items)
 		}
 	}
 	c.lists = append(c.lists[:0], c.own)
@@ -255,6 +263,16 @@ func (c *Conductor) exchange(all bool) error {
 		return c.Host.Write(c.records)
 	}
 	return nil
+}
+
+// count adds items to the stats.
+func (c *Conductor) count(items []Item) {
+	for i := range items {
+		if k := items[i].Kind; k < numItemKinds {
+			c.stats.Items[k]++
+			c.stats.ItemBytes[k] += uint64(len(items[i].Data) + len(items[i].Name) + len(items[i].Text))
+		}
+	}
 }
 
 // Save gathers the saves of every agent (AgentSave items), in config order.

@@ -6,13 +6,19 @@ import (
 	goruntime "runtime"
 	"runtime/pprof"
 	"time"
+
+	"github.com/btrun/btrun/internal/cputime"
 )
 
 // BenchResult is what `btrun bench` measured.
 type BenchResult struct {
-	Agents        int
-	Steps         int
-	Wall          time.Duration
+	Agents int
+	Steps  int
+	Wall   time.Duration
+	// CPU is the CPU time this process used stepping (every thread; its
+	// plugins' processes apart), 0 where it cannot be read: unlike Wall,
+	// it does not grow while the process waits for a busy machine's cores.
+	CPU           time.Duration
 	AgentSteps    int
 	Allocs        uint64
 	BytesPerAgent float64
@@ -126,6 +132,7 @@ func Bench(cfg *Config, n, steps int, workers *int, prof Profiles) (BenchResult,
 		defer pprof.StopCPUProfile()
 	}
 	g.measurePhases()
+	cpu, _ := cputime.Self()
 	start := time.Now()
 	for range steps {
 		k, err := g.runStep()
@@ -135,6 +142,9 @@ func Bench(cfg *Config, n, steps int, workers *int, prof Profiles) (BenchResult,
 		r.AgentSteps += k
 	}
 	r.Wall = time.Since(start)
+	if now, ok := cputime.Self(); ok {
+		r.CPU = now - cpu
+	}
 	r.Phases = g.phaseReport()
 	goruntime.ReadMemStats(&after)
 	r.Allocs = after.Mallocs - before.Mallocs

@@ -31,8 +31,10 @@ import (
 // Gates: every process keeps a copy of the gates (agents' conditions read
 // them), and every copy ends each round from every agent's part of it, in
 // config order (runtime.Gates.EndRoundParts): the same decisions
-// everywhere. Plugins run on each shard for its agents, one batch per
-// plugin per round (as a plugin marked shardable will). A shard with
+// everywhere. A round's parts cross as one request per shard and one
+// answer per shard (gateAnswer). Plugins run on each shard for its agents,
+// one batch per plugin per round: only plugins marked shardable, which a
+// cluster checks (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by
 // hand) and takes what they kept in config order, as one process's round
 // end does. Not yet: a live view, reloads, agents added or removed.
@@ -173,6 +175,7 @@ func (r *clusterRole) ownLines() {
 type conductorHost struct {
 	g          *Game
 	trace, out io.Writer
+	gateParts  uint64 // the agents' gate parts resolved so far
 }
 
 // newConductor makes g the conductor, writing to trace and out.
@@ -274,7 +277,9 @@ func (h *conductorHost) Write(records []cluster.Item) error {
 }
 
 // Resolve ends a round of the conductor's copy of the gates, and gives
-// every shard every part, in config order, to end the round of its own.
+// every shard every part, in config order, to end the round of its own:
+// all in one answer (gateAnswer), so that a round's gate traffic is one
+// item to each shard however many agents take or release a gate.
 func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, error) {
 	g := h.g
 	if len(reqs) == 0 {
@@ -283,24 +288,40 @@ func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, 
 	if g.gates == nil {
 		return nil, fmt.Errorf("game: a request to %q in a game without gates", reqs[0].Name)
 	}
-	agents := make([]*runtime.Agent, len(reqs))
-	own := make([]bool, len(reqs))
-	parts := make([]runtime.GatePart, len(reqs))
-	answers := make([]cluster.Item, len(reqs))
-	for i, r := range reqs {
-		if r.Name != "gate" || r.Agent < 0 || int(r.Agent) >= len(g.agents) {
+	var peers []int32
+	var parts []runtime.GatePart
+	for _, r := range reqs {
+		if r.Name != gateAnswer {
 			return nil, fmt.Errorf("game: a request to %q from agent %d", r.Name, r.Agent)
 		}
-		p, err := decodeGatePart(r.Data)
+		pe, pa, err := decodeGateParts(r.Data)
 		if err != nil {
 			return nil, err
 		}
-		agents[i], parts[i] = g.agents[r.Agent].a, p
-		answers[i] = cluster.Item{Kind: cluster.Answer, Agent: -1, Peer: r.Agent, Name: r.Name, Data: r.Data}
+		for _, p := range pe {
+			if p < 0 || int(p) >= len(g.agents) {
+				return nil, fmt.Errorf("game: a gate part of agent %d, which the game does not have", p)
+			}
+			if len(peers) > 0 && p <= peers[len(peers)-1] {
+				return nil, fmt.Errorf("game: a gate part of agent %d after agent %d's: not in config order", p, peers[len(peers)-1])
+			}
+			peers = append(peers, p)
+		}
+		parts = append(parts, pa...)
+	}
+	h.gateParts += uint64(len(peers))
+	agents := make([]*runtime.Agent, len(peers))
+	own := make([]bool, len(peers))
+	for i, p := range peers {
+		agents[i] = g.agents[p].a
 	}
 	g.gates.EndRoundParts(agents, own, parts)
-	return answers, nil
+	return []cluster.Item{{Kind: cluster.Answer, Agent: -1, Peer: -1, Name: gateAnswer, Data: encodeGateParts(peers, parts)}}, nil
 }
+
+// gateAnswer names the request that carries a shard's agents' gate parts
+// of a round, and the answer that carries every agent's, in config order.
+const gateAnswer = "gates"
 
 func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
 	g := h.g
@@ -474,12 +495,20 @@ func (h *shardHost) endRound(out *cluster.Out, waiting int) (int, error) {
 		}
 	}
 	if g.gates != nil {
+		// The round's gate parts of the shard's agents cross as one request,
+		// in config order, at the place of the first: the shards' ranges
+		// are contiguous, so the conductor's merge of the shards' requests
+		// keeps every part in config order.
+		var peers []int32
+		var parts []runtime.GatePart
 		for _, a := range h.round {
 			if p, ok := a.GatePart(g.gates); ok {
-				idx := g.byPtr[a].idx
-				out.Add(cluster.Place(cluster.PhaseRound, int64(idx)), 1,
-					cluster.Item{Kind: cluster.Request, Agent: idx, Name: "gate", Data: encodeGatePart(p)})
+				peers, parts = append(peers, g.byPtr[a].idx), append(parts, p)
 			}
+		}
+		if len(peers) > 0 {
+			out.Add(cluster.Place(cluster.PhaseRound, int64(peers[0])), 1,
+				cluster.Item{Kind: cluster.Request, Agent: peers[0], Name: gateAnswer, Data: encodeGateParts(peers, parts)})
 		}
 	}
 	return waiting, nil
@@ -571,26 +600,27 @@ func (h *shardHost) endGates(answers []cluster.Item) error {
 	if g.gates == nil {
 		return fmt.Errorf("game: an answer of %q in a game without gates", answers[0].Name)
 	}
-	agents := make([]*runtime.Agent, len(answers))
-	own := make([]bool, len(answers))
-	parts := make([]runtime.GatePart, len(answers))
-	for i, ans := range answers {
-		if ans.Name != "gate" || ans.Peer < 0 || int(ans.Peer) >= len(g.agents) {
-			return fmt.Errorf("game: an answer of %q for agent %d", ans.Name, ans.Peer)
+	if len(answers) != 1 || answers[0].Name != gateAnswer {
+		return fmt.Errorf("game: %d answers (the first %q) where one %q carries the round's gate parts", len(answers), answers[0].Name, gateAnswer)
+	}
+	peers, parts, err := decodeGateParts(answers[0].Data)
+	if err != nil {
+		return err
+	}
+	agents := make([]*runtime.Agent, len(peers))
+	own := make([]bool, len(peers))
+	for i, peer := range peers {
+		if peer < 0 || int(peer) >= len(g.agents) {
+			return fmt.Errorf("game: a gate part for agent %d", peer)
 		}
-		p, err := decodeGatePart(ans.Data)
-		if err != nil {
-			return err
-		}
-		agents[i], own[i], parts[i] = g.agents[ans.Peer].a, g.cl.holds(ans.Peer), p
+		agents[i], own[i] = g.agents[peer].a, g.cl.holds(peer)
 	}
 	g.gates.EndRoundParts(agents, own, parts)
 	return nil
 }
 
-// encodeGatePart is a gate part's bytes.
-func encodeGatePart(p runtime.GatePart) []byte {
-	e := runtime.NewEncoder()
+// appendGatePart writes a gate part (encodeGateParts).
+func appendGatePart(e *runtime.Encoder, p runtime.GatePart) {
 	e.Uvarint(uint64(len(p.Releases)))
 	for _, r := range p.Releases {
 		e.Varint(int64(r.Gate))
@@ -600,11 +630,9 @@ func encodeGatePart(p runtime.GatePart) []byte {
 	e.Varint(int64(p.Take))
 	e.Uvarint(p.Step)
 	e.Float(p.Time)
-	return bytes.Clone(e.Bytes())
 }
 
-func decodeGatePart(b []byte) (runtime.GatePart, error) {
-	d := runtime.NewDecoder(b, nil)
+func readGatePart(d *runtime.Decoder) runtime.GatePart {
 	var p runtime.GatePart
 	n := d.Count(3)
 	for range n {
@@ -613,10 +641,35 @@ func decodeGatePart(b []byte) (runtime.GatePart, error) {
 	p.Take = int32(d.Varint())
 	p.Step = d.Uvarint()
 	p.Time = d.Float()
-	if err := d.Done(); err != nil {
-		return runtime.GatePart{}, fmt.Errorf("game: a gate part from the cluster: %w", err)
+	return p
+}
+
+// encodeGateParts is a round's gate parts with their agents' places, in
+// config order: a shard's request, or the one answer every shard gets
+// (gateAnswer).
+func encodeGateParts(peers []int32, parts []runtime.GatePart) []byte {
+	e := runtime.NewEncoder()
+	e.Uvarint(uint64(len(parts)))
+	for i, p := range parts {
+		e.Varint(int64(peers[i]))
+		appendGatePart(e, p)
 	}
-	return p, nil
+	return bytes.Clone(e.Bytes())
+}
+
+func decodeGateParts(b []byte) ([]int32, []runtime.GatePart, error) {
+	d := runtime.NewDecoder(b, nil)
+	n := d.Count(4) // a place, a count, a take and a step at least
+	peers := make([]int32, 0, n)
+	parts := make([]runtime.GatePart, 0, n)
+	for range n {
+		peers = append(peers, int32(d.Varint()))
+		parts = append(parts, readGatePart(d))
+	}
+	if err := d.Done(); err != nil {
+		return nil, nil, fmt.Errorf("game: the gate parts of a round from the conductor: %w", err)
+	}
+	return peers, parts, nil
 }
 
 func (h *shardHost) Report(answers []cluster.Item, out *cluster.Out) error {

@@ -73,6 +73,10 @@ type TreeConfig struct {
 type PluginConfig struct {
 	Name string `toml:"name"`
 	Path string `toml:"path"`
+	// Shardable is the plugin author's promise that a reply depends only
+	// on the call and the agent's own plugin state: a cluster may then run
+	// an instance of it on each shard, for that shard's agents.
+	Shardable bool `toml:"shardable"`
 }
 
 // AgentConfig is one [[agents]] entry.

@@ -75,3 +75,35 @@ func TestRun_workersOutOfRangeIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// TestBench_shardsReport: `btrun bench -shards 2` reports the messages,
+// bytes and items a step, the CPU time of the conductor and of each shard
+// process, and each shard's agents; -cpuprofile makes each shard process
+// write a profile of its own.
+func TestBench_shardsReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	r := run(t, "", "bench", "-config", fixture("gates"), "-agents", "40", "-steps", "5", "-shards", "2", "-cpuprofile", prof)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^config .*: 40 agents on 2 shards of 1 worker\(s\), 5 steps after a first one$`),
+		regexp.MustCompile(`(?m)^per step: [0-9.]+ messages, [0-9]+ bytes`),
+		regexp.MustCompile(`(?m)^items per step: request [0-9.]+ \([0-9]+ bytes of payload\), answer [0-9.]+ .*; [0-9.]+ rounds$`),
+		regexp.MustCompile(`(?m)^CPU time stepping: [0-9.]+ ms a step in all \(the conductor [0-9.]+, the shard processes [0-9.]+, [0-9.]+; plugins apart\)$`),
+		regexp.MustCompile(`(?m)^  shard 1: 20 agents, the conductor waited`),
+	} {
+		if !want.MatchString(r.stdout) {
+			t.Errorf("no line matching %s in:\n%s", want, r.stdout)
+		}
+	}
+	for _, k := range []string{"0", "1"} {
+		data, err := os.ReadFile(prof + ".shard" + k)
+		if err != nil || !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+			t.Errorf("shard %s's profile: %v (%d bytes)", k, err, len(data))
+		}
+	}
+}

@@ -3,9 +3,12 @@ package tests
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/cluster/natsnet"
 )
 
 // beforeSummary is a run's output for people up to its closing summary
@@ -86,5 +89,68 @@ func TestCluster_unreachableNATS(t *testing.T) {
 	r := run(t, "", "run", "-config", fixture("alarm"), "-shards", "2", "-cluster", "nats://127.0.0.1:1", "-name", "x")
 	if r.code != 1 || !strings.Contains(r.stderr, "cannot reach NATS at nats://127.0.0.1:1") {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestCluster_shardNeedsOnlyTheBinary: shards started by hand in empty
+// folders, with no config of their own, fetch the game's files (the
+// config, trees, scripts and the nav plugin's program) from the run's
+// object store by content hash, and the run is one process's, byte for
+// byte; each shard removes its copy of the files when the run ends.
+func TestCluster_shardNeedsOnlyTheBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	srv, err := natsnet.StartServer(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	file := func(n string) string { return filepath.Join(dir, n) }
+	want := run(t, "", "run", "-config", "../config.toml", "-steps", "100", "-trace", file("one.jsonl"), "-save", file("one.sav"))
+	if want.code != 0 {
+		t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
+	}
+	var shards []*exec.Cmd
+	var errs []*bytes.Buffer
+	var tmps []string
+	for range 2 {
+		empty, tmp := t.TempDir(), t.TempDir()
+		cmd := command("shard", "-cluster", srv.URL(), "-name", "bare", "-trace")
+		cmd.Dir = empty
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		var e bytes.Buffer
+		cmd.Stderr = &e
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		shards, errs, tmps = append(shards, cmd), append(errs, &e), append(tmps, empty, tmp)
+	}
+	got := run(t, "", "run", "-config", "../config.toml", "-steps", "100", "-shards", "2", "-cluster", srv.URL(), "-name", "bare",
+		"-trace", file("two.jsonl"), "-save", file("two.sav"))
+	if got.code != 0 {
+		t.Fatalf("btrun run -cluster: exit %d: %s", got.code, got.stderr)
+	}
+	for k, cmd := range shards {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("shard %d: %v: %s", k, err, errs[k])
+		}
+	}
+	if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
+		t.Errorf("the output differs from one process's")
+	}
+	for _, ext := range []string{".jsonl", ".sav"} {
+		a, _ := os.ReadFile(file("one" + ext))
+		b, _ := os.ReadFile(file("two" + ext))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("the %s differs from one process's (%d and %d bytes)", ext, len(b), len(a))
+		}
+	}
+	for _, d := range tmps {
+		if left, _ := os.ReadDir(d); len(left) > 0 {
+			t.Errorf("%s holds %d entries after the run (%s...)", d, len(left), left[0].Name())
+		}
 	}
 }

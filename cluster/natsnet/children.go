@@ -53,6 +53,17 @@ func StartChildren(n int, path string, args func(k int) []string, env []string, 
 	return c, nil
 }
 
+// Pids are the children's process ids, in the order they were started.
+func (c *Children) Pids() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pids := make([]int, len(c.cmds))
+	for k, cmd := range c.cmds {
+		pids[k] = cmd.Process.Pid
+	}
+	return pids
+}
+
 // Exited delivers the number of each child as it ends.
 func (c *Children) Exited() <-chan int { return c.exited }
 

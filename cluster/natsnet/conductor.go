@@ -54,7 +54,7 @@ func Conduct(o Options, shards int) (*ConductorLink, error) {
 		nc.Close()
 		return nil, fmt.Errorf("natsnet: conductor: %w", err)
 	}
-	if c.manifest, err = publishFiles(nc, o.Run, o.Files); err != nil {
+	if c.manifest, err = publishFiles(nc, o.Run, o.Files, o.Config); err != nil {
 		nc.Close()
 		return nil, err
 	}

@@ -27,6 +27,7 @@ import (
 type File struct {
 	Path string
 	Data []byte
+	Exec bool // written executable (a plugin's program)
 }
 
 // MaxFiles bounds the bytes of a run's files, together: a shard never
@@ -47,8 +48,14 @@ func hashOf(b []byte) string {
 }
 
 // publishFiles stores files (and their manifest, itself by hash) in the
-// run's object store; it returns the manifest's hash.
-func publishFiles(nc *nats.Conn, run string, files []File) (string, error) {
+// run's object store; it returns the manifest's hash. config, when not "",
+// is the path among files of the game's config: the manifest names it for
+// the shards (ShardLink.Config).
+//
+// The manifest is text: an optional first line "config\tPATH", then a line
+// "HASH\tSIZE\tFLAGS\tPATH" per file in path order, FLAGS "x" for a file
+// written executable and "-" for the others.
+func publishFiles(nc *nats.Conn, run string, files []File, config string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	js, err := jetstream.New(nc)
@@ -62,6 +69,12 @@ func publishFiles(nc *nats.Conn, run string, files []File) (string, error) {
 	sorted := slices.Clone(files)
 	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	var manifest bytes.Buffer
+	if config != "" {
+		if !slices.ContainsFunc(sorted, func(f File) bool { return f.Path == config }) {
+			return "", fmt.Errorf("%w: the config %s is not among the files", ErrFiles, config)
+		}
+		fmt.Fprintf(&manifest, "config\t%s\n", config)
+	}
 	total := 0
 	for i, f := range sorted {
 		if i > 0 && f.Path == sorted[i-1].Path {
@@ -77,7 +90,11 @@ func publishFiles(nc *nats.Conn, run string, files []File) (string, error) {
 		if err := putOnce(ctx, obs, h, f.Data); err != nil {
 			return "", fmt.Errorf("%w: storing %s (%d bytes): %w", ErrFiles, f.Path, len(f.Data), err)
 		}
-		fmt.Fprintf(&manifest, "%s\t%d\t%s\n", h, len(f.Data), f.Path)
+		flags := "-"
+		if f.Exec {
+			flags = "x"
+		}
+		fmt.Fprintf(&manifest, "%s\t%d\t%s\t%s\n", h, len(f.Data), flags, f.Path)
 	}
 	mh := hashOf(manifest.Bytes())
 	if err := putOnce(ctx, obs, mh, manifest.Bytes()); err != nil {
@@ -98,17 +115,17 @@ func putOnce(ctx context.Context, obs jetstream.ObjectStore, hash string, data [
 }
 
 // fetchFiles fetches the files the manifest with hash mh lists, checking
-// every hash.
-func fetchFiles(nc *nats.Conn, run, mh string) ([]File, error) {
+// every hash, and the config's path among them ("" when it names none).
+func fetchFiles(nc *nats.Conn, run, mh string) ([]File, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	js, err := jetstream.New(nc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFiles, err)
+		return nil, "", fmt.Errorf("%w: %w", ErrFiles, err)
 	}
 	obs, err := js.ObjectStore(ctx, filesBucket(run))
 	if err != nil {
-		return nil, fmt.Errorf("%w: the object store of run %s: %w", ErrFiles, run, err)
+		return nil, "", fmt.Errorf("%w: the object store of run %s: %w", ErrFiles, run, err)
 	}
 	get := func(hash, what string) ([]byte, error) {
 		b, err := obs.GetBytes(ctx, hash)
@@ -122,30 +139,35 @@ func fetchFiles(nc *nats.Conn, run, mh string) ([]File, error) {
 	}
 	m, err := get(mh, "the manifest")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var files []File
+	config := ""
 	total := 0
 	for i, line := range strings.Split(strings.TrimSuffix(string(m), "\n"), "\n") {
 		if len(m) == 0 {
 			break // a game of no files (a test's)
 		}
-		f := strings.SplitN(line, "\t", 3)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%w: manifest line %d: %q", ErrFiles, i+1, line)
+		if c, ok := strings.CutPrefix(line, "config\t"); ok && i == 0 {
+			config = c
+			continue
+		}
+		f := strings.SplitN(line, "\t", 4)
+		if len(f) != 4 || (f[2] != "-" && f[2] != "x") {
+			return nil, "", fmt.Errorf("%w: manifest line %d: %q", ErrFiles, i+1, line)
 		}
 		size, err := strconv.Atoi(f[1])
 		if err != nil || size < 0 {
-			return nil, fmt.Errorf("%w: manifest line %d: size %q", ErrFiles, i+1, f[1])
+			return nil, "", fmt.Errorf("%w: manifest line %d: size %q", ErrFiles, i+1, f[1])
 		}
 		if total += size; total > MaxFiles {
-			return nil, fmt.Errorf("%w: the manifest lists more than %d bytes", ErrFiles, MaxFiles)
+			return nil, "", fmt.Errorf("%w: the manifest lists more than %d bytes", ErrFiles, MaxFiles)
 		}
-		b, err := get(f[0], f[2])
+		b, err := get(f[0], f[3])
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		files = append(files, File{Path: f[2], Data: b})
+		files = append(files, File{Path: f[3], Data: b, Exec: f[2] == "x"})
 	}
-	return files, nil
+	return files, config, nil
 }

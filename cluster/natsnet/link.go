@@ -30,6 +30,9 @@ type Options struct {
 	// Files are the game's files, which the conductor publishes and every
 	// shard fetches as it joins (ShardLink.Files).
 	Files []File
+	// Config is the path among Files of the game's config, which the
+	// shards open (ShardLink.Config); "" names none.
+	Config string
 	// Name tells the shard apart in the conductor's messages (a host name
 	// and process id, say); "" is the NATS client's address.
 	Name string

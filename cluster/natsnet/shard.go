@@ -24,7 +24,8 @@ type ShardLink struct {
 	seq    cluster.Sequence
 	check  cluster.Sequence
 	files  []File
-	n      int // the run's shards
+	config string // the config's path among files
+	n      int    // the run's shards
 }
 
 // Join connects to NATS and joins run o.Run as a shard, trying until the
@@ -64,7 +65,7 @@ func Join(o Options) (*ShardLink, error) {
 		nc.Close()
 		return nil, err
 	}
-	if s.files, err = fetchFiles(nc, o.Run, manifest); err != nil {
+	if s.files, s.config, err = fetchFiles(nc, o.Run, manifest); err != nil {
 		nc.Close()
 		return nil, err
 	}
@@ -117,6 +118,10 @@ func (s *ShardLink) join(id, name string) (int, string, error) {
 // Files are the game's files, fetched from the run's object store as the
 // shard joined, every hash checked.
 func (s *ShardLink) Files() []File { return s.files }
+
+// Config is the path among Files of the game's config ("" when the
+// conductor named none: Options.Config).
+func (s *ShardLink) Config() string { return s.config }
 
 // Shards is the number of the run's shards.
 func (s *ShardLink) Shards() int { return s.n }

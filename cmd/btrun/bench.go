@@ -51,7 +51,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	if *shards > 0 {
-		return benchCluster(*config, *agents, *steps, *shards, *workers, stdout, stderr)
+		return benchCluster(*config, *agents, *steps, *shards, *workers, *cpuProfile, stdout, stderr)
 	}
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {
@@ -82,6 +82,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "config %s: %d trees, %d agents over %d entries, %d steps of %g s\n",
 		*config, len(cfg.Trees), r.Agents, len(cfg.Agents), r.Steps, cfg.Run.Dt)
 	fmt.Fprintf(stdout, "stepping took %s for %d agent-steps on %d worker(s); %d allocations\n", r.Wall, r.AgentSteps, r.Workers, r.Allocs)
+	if r.CPU > 0 {
+		fmt.Fprintf(stdout, "CPU time stepping: %.2f ms a step (this process, every thread; plugins apart)\n", r.CPU.Seconds()*1e3/float64(r.Steps))
+	}
 	r.Phases.Write(stdout)
 	fmt.Fprintln(stdout, r.Line())
 	return exitOK

@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/cluster/natsnet"
 	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/internal/cputime"
 )
 
 // clusterVersion is what a shard must share with its conductor: btrun's
@@ -25,13 +29,14 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	url := fs.String("cluster", "", "the NATS server or cluster (nats://HOST:PORT[,...])")
 	name := fs.String("name", "", "the run's name")
-	config := fs.String("config", "config.toml", "the game config (the conductor's own)")
 	workers := fs.Int("workers", 1, "threads to spread the shard's agents over, 0 for one per CPU core")
 	quiet := fs.Bool("quiet", false, "the run prints only its summary (as the conductor's -quiet)")
 	agents := fs.Int("agents", 0, "scale the config's agents to N, as the conductor's btrun bench -agents does")
 	trace := fs.Bool("trace", false, "the run writes a trace (the conductor's -trace): the shard's lines of it cross")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the shard's part of the run to this file (btrun bench -shards -cpuprofile)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-config F] [-workers N] [-quiet] [-trace]")
+		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-workers N] [-quiet] [-trace]")
+		fmt.Fprintln(fs.Output(), "The game's files (config, trees, scripts, plugin programs) come from the run's conductor.")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -45,26 +50,43 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	cfg, err := game.LoadConfig(*config)
+	host, _ := os.Hostname()
+	link, err := natsnet.Join(natsnet.Options{URL: *url, Run: *name, Version: clusterVersion(),
+		Name: host + " pid " + strconv.Itoa(os.Getpid()), JoinTimeout: 5 * time.Minute})
 	if err != nil {
+		fmt.Fprintln(stderr, "btrun shard:", err)
+		return exitRuntime
+	}
+	cfg, dir, err := shardConfig(link)
+	if dir != "" {
+		defer os.RemoveAll(dir)
+	}
+	if err != nil {
+		link.Close()
 		printProblems(stderr, err)
 		return exitUsage
 	}
 	if *agents > 0 {
 		cfg.ScaleAgents(*agents)
 	}
-	host, _ := os.Hostname()
-	link, err := natsnet.Join(natsnet.Options{URL: *url, Run: *name, Version: clusterVersion(),
-		Name: host + " pid " + strconv.Itoa(os.Getpid())})
-	if err != nil {
-		fmt.Fprintln(stderr, "btrun shard:", err)
-		return exitRuntime
-	}
 	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet})
 	if err != nil {
 		link.Close()
 		printProblems(stderr, err)
 		return exitUsage
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			link.Close()
+			fmt.Fprintln(stderr, "btrun shard:", err)
+			return exitUsage
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	err = g.ServeShard(link, link.K(), link.Shards(), game.ShardOptions{Trace: *trace})
 	if cerr := g.Close(); err == nil {
@@ -75,6 +97,38 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		return exitRuntime
 	}
 	return exitOK
+}
+
+// shardConfig writes the game's files that the shard fetched from the
+// run's object store into a folder of its own (removed by the caller) and
+// loads the config from there: a shard needs only the btrun binary.
+func shardConfig(link *natsnet.ShardLink) (*game.Config, string, error) {
+	if link.Config() == "" {
+		return nil, "", fmt.Errorf("btrun shard: the conductor of the run sent no config")
+	}
+	dir, err := os.MkdirTemp("", "btrun-shard-")
+	if err != nil {
+		return nil, "", err
+	}
+	if err := natsnet.WriteFiles(dir, link.Files()); err != nil {
+		return nil, dir, err
+	}
+	cfg, err := game.LoadConfig(filepath.Join(dir, filepath.FromSlash(link.Config())))
+	return cfg, dir, err
+}
+
+// clusterFiles are the game's files for natsnet.Options: what its shards
+// open the game from.
+func clusterFiles(g *game.Game) ([]natsnet.File, string, error) {
+	src, config, err := g.ClusterFiles()
+	if err != nil {
+		return nil, "", err
+	}
+	files := make([]natsnet.File, len(src))
+	for i, f := range src {
+		files[i] = natsnet.File{Path: f.Path, Data: f.Data, Exec: f.Exec}
+	}
+	return files, config, nil
 }
 
 // clusterRun is `btrun run -shards N`: an embedded NATS server (unless
@@ -124,7 +178,7 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 			return exitRuntime
 		}
 		children, err = natsnet.StartChildren(r.shards, self, func(int) []string {
-			return []string{"shard", "-cluster", url, "-name", name, "-config", r.config, "-workers", strconv.Itoa(r.workers),
+			return []string{"shard", "-cluster", url, "-name", name, "-workers", strconv.Itoa(r.workers),
 				"-quiet=" + strconv.FormatBool(r.quiet), "-trace=" + strconv.FormatBool(r.trace != "")}
 		}, nil, stderr)
 		if err != nil {
@@ -133,18 +187,23 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		}
 		defer children.Stop()
 	}
-	link, err := natsnet.Conduct(natsnet.Options{URL: url, Run: name, Version: clusterVersion(), JoinTimeout: time.Minute}, r.shards)
-	if err != nil {
-		fmt.Fprintln(stderr, "btrun:", err)
-		return exitRuntime
-	}
 	g, err := game.Open(cfg, game.Options{Stdout: stdout, Stderr: stderr, Quiet: r.quiet})
 	if err != nil {
-		link.Close()
 		printProblems(stderr, err)
 		return exitUsage
 	}
 	defer g.Close()
+	files, config, err := clusterFiles(g)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
+	}
+	link, err := natsnet.Conduct(natsnet.Options{URL: url, Run: name, Version: clusterVersion(), JoinTimeout: time.Minute,
+		Files: files, Config: config}, r.shards)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
+	}
 	var trace io.Writer
 	var traceBuf *bufio.Writer
 	if r.trace != "" {
@@ -166,9 +225,12 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		people = stderr
 	}
 	c, err := g.Conduct(link, trace, people)
-	if err == nil {
-		err = c.Start()
+	if err != nil {
+		link.Close()
+		fmt.Fprintln(stderr, "btrun:", err)
+		return exitRuntime
 	}
+	err = c.Start()
 	if err == nil && r.load != "" {
 		var data []byte
 		if data, err = os.ReadFile(r.load); err == nil {
@@ -204,12 +266,34 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// processesCPU is the CPU time this process (first) and pids have used, or
+// nil where it cannot be read.
+func processesCPU(pids []int) []time.Duration {
+	self, ok := cputime.Self()
+	if !ok {
+		return nil
+	}
+	out := []time.Duration{self}
+	for _, pid := range pids {
+		d, ok := cputime.Of(pid)
+		if !ok {
+			return nil
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // benchCluster is `btrun bench -shards N`: the config's game with agents
 // agents on N shard processes (each with workers workers) over an embedded
 // NATS server, no trace and no output, and what the coordination costs:
 // agent-steps per second, messages and bytes per step, and per shard the
 // time the conductor waited for it at the barriers.
-func benchCluster(config string, agents, steps, shards, workers int, stdout, stderr io.Writer) int {
+//
+// With cpuProfile, each shard process writes a CPU profile of its part of
+// the run (its start and its steps) to cpuProfile.shardK, K in the order
+// the processes started.
+func benchCluster(config string, agents, steps, shards, workers int, cpuProfile string, stdout, stderr io.Writer) int {
 	cfg, err := game.LoadConfig(config)
 	if err != nil {
 		printProblems(stderr, err)
@@ -234,40 +318,58 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime
 	}
-	children, err := natsnet.StartChildren(shards, self, func(int) []string {
-		return []string{"shard", "-cluster", srv.URL(), "-name", name, "-config", config, "-workers", strconv.Itoa(workers),
+	children, err := natsnet.StartChildren(shards, self, func(k int) []string {
+		args := []string{"shard", "-cluster", srv.URL(), "-name", name, "-workers", strconv.Itoa(workers),
 			"-quiet", "-agents", strconv.Itoa(agents)}
+		if cpuProfile != "" {
+			args = append(args, "-cpuprofile", cpuProfile+".shard"+strconv.Itoa(k))
+		}
+		return args
 	}, nil, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime
 	}
 	defer children.Stop()
-	link, err := natsnet.Conduct(natsnet.Options{URL: srv.URL(), Run: name, Version: clusterVersion(), JoinTimeout: 5 * time.Minute}, shards)
-	if err != nil {
-		fmt.Fprintln(stderr, "btrun bench:", err)
-		return exitRuntime
-	}
 	g, err := game.Open(cfg, game.Options{Quiet: true, Stdout: io.Discard, Stderr: stderr})
 	if err != nil {
-		link.Close()
 		printProblems(stderr, err)
 		return exitRuntime
 	}
 	defer g.Close()
+	files, fconfig, err := clusterFiles(g)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun bench:", err)
+		return exitRuntime
+	}
+	link, err := natsnet.Conduct(natsnet.Options{URL: srv.URL(), Run: name, Version: clusterVersion(), JoinTimeout: 5 * time.Minute,
+		Files: files, Config: fconfig}, shards)
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun bench:", err)
+		return exitRuntime
+	}
 	c, err := g.Conduct(link, nil, io.Discard)
 	if err == nil {
 		err = c.Start()
+	}
+	if err == nil {
+		// The shards run the game's start (the world's spawn) as they
+		// join, and the first step waits for it: a step run first keeps
+		// that out of what is measured, as one process's bench keeps its
+		// start out.
+		err = c.Run(1)
 	}
 	if err != nil {
 		link.Close()
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime
 	}
-	before, waits := link.Traffic(), append([]time.Duration(nil), link.Waits()...)
+	before, waits, stats := link.Traffic(), append([]time.Duration(nil), link.Waits()...), c.Stats()
+	cpu := processesCPU(children.Pids())
 	start := time.Now()
 	err = c.Run(steps)
 	wall := time.Since(start)
+	cpuAfter := processesCPU(children.Pids())
 	after := link.Traffic()
 	for k, w := range link.Waits() {
 		waits[k] = w - waits[k]
@@ -279,11 +381,34 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 	}
 	n := len(g.Agents())
 	per := func(v uint64) float64 { return float64(v) / float64(steps) }
-	fmt.Fprintf(stdout, "config %s: %d agents on %d shards of %d worker(s), %d steps\n", config, n, shards, workers, steps)
+	fmt.Fprintf(stdout, "config %s: %d agents on %d shards of %d worker(s), %d steps after a first one\n", config, n, shards, workers, steps)
 	fmt.Fprintf(stdout, "stepping took %s: %.0f agent-steps/s, %.2f ms a step\n", wall, float64(n*steps)/wall.Seconds(), wall.Seconds()*1e3/float64(steps))
 	fmt.Fprintf(stdout, "per step: %.1f messages, %.0f bytes (%.0f to the shards, %.0f back)\n",
 		per(after.Sent+after.Received-before.Sent-before.Received), per(after.SentBytes+after.ReceivedBytes-before.SentBytes-before.ReceivedBytes),
 		per(after.SentBytes-before.SentBytes), per(after.ReceivedBytes-before.ReceivedBytes))
+	statsAfter := c.Stats()
+	var kinds []string
+	for k := cluster.Request; k < cluster.AgentSave; k++ {
+		if d := statsAfter.Items[k] - stats.Items[k]; d > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s %.1f (%.0f bytes of payload)", k, per(d), per(statsAfter.ItemBytes[k]-stats.ItemBytes[k])))
+		}
+	}
+	if len(kinds) > 0 {
+		fmt.Fprintf(stdout, "items per step: %s; %.1f rounds\n", strings.Join(kinds, ", "), per(statsAfter.Rounds-stats.Rounds))
+	}
+	if cpu != nil && cpuAfter != nil {
+		ms := func(i int) float64 { return (cpuAfter[i] - cpu[i]).Seconds() * 1e3 / float64(steps) }
+		total := 0.0
+		var each []string
+		for i := range cpu {
+			total += ms(i)
+			if i > 0 {
+				each = append(each, fmt.Sprintf("%.2f", ms(i)))
+			}
+		}
+		fmt.Fprintf(stdout, "CPU time stepping: %.2f ms a step in all (the conductor %.2f, the shard processes %s; plugins apart)\n",
+			total, ms(0), strings.Join(each, ", "))
+	}
 	layout := cluster.Cut(n, shards)
 	for k := range shards {
 		lo, hi := layout.Range(k)
