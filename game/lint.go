@@ -28,7 +28,9 @@ import (
 //     script's ctx:stimulus / ctx:forget for a signal that no tree
 //     declares or waits for and nothing sends: it never runs, or never
 //     finds a stimulus;
-//   - inline Lua (bt.lua) whose code has no statement.
+//   - inline Lua (bt.lua) whose code has no statement;
+//   - a variable a condition reads that nothing in the game sets, and a
+//     rule that can never run (lint_vars.go, lint_unreachable.go).
 
 // Lint is one finding of Lints.
 type Lint struct {
@@ -46,16 +48,11 @@ func (g *Game) Lints() []Lint {
 	strs := g.stringConstants()
 	declared := g.knownSignals("", nil)
 	signals := g.listenedSignals(declared)
-	var trees []*runtime.Tree
-	for _, tc := range g.cfg.Trees {
-		if b := g.trees[tc.Name]; b != nil {
-			trees = append(trees, b.Tree)
-		}
-	}
-	set := varSetters(trees, strs) // lint_vars.go
+	trees := g.gameTrees("", nil)
+	set := g.varSetters(trees, strs) // lint_vars.go
 	for _, t := range trees {
 		out = append(out, g.treeLints(t, signals, strs)...)
-		out = append(out, lintUnsetVars(t, set)...)
+		out = append(out, g.behaviourLints(t, set, strs)...)
 	}
 	out = append(out, g.lintScripts(signals)...)
 	for i, sc := range g.cfg.Signals {

@@ -43,7 +43,12 @@ func lintUnsetVars(t *runtime.Tree, set func(string) bool) []Lint {
 // varSetters says which variable names something in the game sets: the
 // trees' signal lines and bt.variable.set rules, and the names scripts
 // write (strs, the scripts' string constants; quoted names in inline Lua).
-func varSetters(trees []*runtime.Tree, strs map[string]bool) func(string) bool {
+// It is nil when Go code or a plugin is registered (foreignCode): they set
+// variables by names no lint sees.
+func (g *Game) varSetters(trees []*runtime.Tree, strs map[string]bool) func(string) bool {
+	if g.foreignCode() != "" {
+		return nil
+	}
 	set := map[string]bool{}
 	var inline []string
 	for _, t := range trees {
@@ -175,4 +180,63 @@ func condText(c *runtime.Cond) string {
 		return "!" + c.Name
 	}
 	return c.Name
+}
+
+// gameTrees are the game's trees in config order; with t set, t stands for
+// the tree called name (a version being edited in the live view).
+func (g *Game) gameTrees(name string, t *runtime.Tree) []*runtime.Tree {
+	var trees []*runtime.Tree
+	for _, tc := range g.cfg.Trees {
+		switch b := g.trees[tc.Name]; {
+		case t != nil && tc.Name == name:
+			trees = append(trees, t)
+		case b != nil:
+			trees = append(trees, b.Tree)
+		}
+	}
+	return trees
+}
+
+// behaviourLints are the checks of tree t that catch a rule that cannot
+// behave as written: a variable nothing sets, a rule that never runs. set
+// is what the game sets (varSetters); strs the scripts' strings.
+func (g *Game) behaviourLints(t *runtime.Tree, set func(string) bool, strs map[string]bool) []Lint {
+	var out []Lint
+	if set != nil {
+		out = lintUnsetVars(t, set)
+	}
+	if g.foreignCode() == "" {
+		out = append(out, lintUnreachable(t, func(id string) bool { return strs[id] })...)
+	}
+	return out
+}
+
+// foreignCode names a registered action, condition, hook or scorer of Go
+// code or a plugin, or "" when there is none. Such code can set a variable
+// or jump by a name computed at run time, which no lint can see; when there
+// is one, the lints that need to know every setter or every jump stay
+// silent rather than be wrong.
+func (g *Game) foreignCode() string {
+	foreign := func(o runtime.Origin) bool { return o.Kind == "go" || o.Kind == "plugin" }
+	for _, d := range g.reg.Actions() {
+		if foreign(d.Origin) {
+			return fmt.Sprintf("action %q (%s)", d.Name, d.Origin)
+		}
+	}
+	for _, d := range g.reg.Conditions() {
+		if foreign(d.Origin) {
+			return fmt.Sprintf("condition %q (%s)", d.Name, d.Origin)
+		}
+	}
+	for _, d := range g.reg.Hooks() {
+		if foreign(d.Origin) {
+			return fmt.Sprintf("hook %q (%s)", d.Name, d.Origin)
+		}
+	}
+	for _, d := range g.reg.Scorers() {
+		if foreign(d.Origin) {
+			return fmt.Sprintf("scorer %q (%s)", d.Name, d.Origin)
+		}
+	}
+	return ""
 }
