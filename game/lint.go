@@ -276,6 +276,15 @@ func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string
 			return nil
 		}
 	}
+	for k, name := range [2]string{r.Enter, r.Exit} { // a hook reads the rule's parameters too
+		if name == "" || k == 1 && name == r.Enter {
+			continue
+		}
+		d, ok := reg.LookupHook(name)
+		if !ok || !take(d.Params, d.Origin) {
+			return nil
+		}
+	}
 	for _, c := range r.Conds {
 		if ps, ok := t.DeclaredParams(c.Name); ok {
 			take(ps, runtime.Origin{Kind: "builtin"})
@@ -323,6 +332,12 @@ func readers(r *runtime.Rule) string {
 	}
 	for _, c := range r.Conds {
 		w = append(w, fmt.Sprintf("condition %q", c.Name))
+	}
+	if r.Enter != "" {
+		w = append(w, fmt.Sprintf("enter hook %q", r.Enter))
+	}
+	if r.Exit != "" && r.Exit != r.Enter {
+		w = append(w, fmt.Sprintf("exit hook %q", r.Exit))
 	}
 	if len(w) == 0 {
 		return "the rule (it has no action or condition)"
