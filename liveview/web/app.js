@@ -135,6 +135,7 @@ async function showTreeOnly(name) {
   for (const n of entry.view.nodes) n.classList.remove('path', 'cursor', 'lanecur', 'isrunning');
   $('#treetitle').innerHTML = `<b>${esc(name)}</b> <span class="muted">${esc(entry.tree.file)} · ${entry.tree.rules.length} rules · ${entry.tree.agents.length} agents: pick one to see its state</span>`;
   renderAgents();
+  if (typeof projects !== 'undefined') projects.shown(); // projects.js: the list and tabs mark the shown tree
 }
 
 async function select(id) {
@@ -148,6 +149,7 @@ async function select(id) {
   ui.lastCursor = null;
   connect();
   renderAgents();
+  if (typeof projects !== 'undefined') projects.shown();
 }
 
 // --- status bar and time travel ---
