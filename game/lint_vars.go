@@ -43,12 +43,7 @@ func lintUnsetVars(t *runtime.Tree, set func(string) bool) []Lint {
 // varSetters says which variable names something in the game sets: the
 // trees' signal lines and bt.variable.set rules, and the names scripts
 // write (strs, the scripts' string constants; quoted names in inline Lua).
-// It is nil when Go code or a plugin is registered (foreignCode): they set
-// variables by names no lint sees.
 func (g *Game) varSetters(trees []*runtime.Tree, strs map[string]bool) func(string) bool {
-	if g.foreignCode() != "" {
-		return nil
-	}
 	set := map[string]bool{}
 	var inline []string
 	for _, t := range trees {
@@ -199,44 +194,80 @@ func (g *Game) gameTrees(name string, t *runtime.Tree) []*runtime.Tree {
 
 // behaviourLints are the checks of tree t that catch a rule that cannot
 // behave as written: a variable nothing sets, a rule that never runs. set
-// is what the game sets (varSetters); strs the scripts' strings.
+// is what the game sets (varSetters); strs the scripts' strings. A tree
+// whose agents run a plugin's code is not checked: a plugin sets variables
+// and jumps by names no lint sees.
 func (g *Game) behaviourLints(t *runtime.Tree, set func(string) bool, strs map[string]bool) []Lint {
-	var out []Lint
-	if set != nil {
-		out = lintUnsetVars(t, set)
+	if g.goCode() || g.runsPlugin(t) {
+		return nil
 	}
-	if g.foreignCode() == "" {
-		out = append(out, lintUnreachable(t, func(id string) bool { return strs[id] })...)
-	}
-	return out
+	return append(lintUnsetVars(t, set), lintUnreachable(t, func(id string) bool { return strs[id] })...)
 }
 
-// foreignCode names a registered action, condition, hook or scorer of Go
-// code or a plugin, or "" when there is none. Such code can set a variable
-// or jump by a name computed at run time, which no lint can see; when there
-// is one, the lints that need to know every setter or every jump stay
-// silent rather than be wrong.
-func (g *Game) foreignCode() string {
-	foreign := func(o runtime.Origin) bool { return o.Kind == "go" || o.Kind == "plugin" }
+// goCode reports whether Go code registered an action, condition, hook or
+// scorer (a program embedding the game): Go sets variables and jumps by
+// names no lint sees, from those and from its own loop, so the lints that
+// need every setter or every jump stay silent rather than be wrong. (The
+// rules btrun ships are Go too, but decide only which child runs.)
+func (g *Game) goCode() bool {
 	for _, d := range g.reg.Actions() {
-		if foreign(d.Origin) {
-			return fmt.Sprintf("action %q (%s)", d.Name, d.Origin)
+		if d.Origin.Kind == "go" {
+			return true
 		}
 	}
 	for _, d := range g.reg.Conditions() {
-		if foreign(d.Origin) {
-			return fmt.Sprintf("condition %q (%s)", d.Name, d.Origin)
+		if d.Origin.Kind == "go" {
+			return true
 		}
 	}
 	for _, d := range g.reg.Hooks() {
-		if foreign(d.Origin) {
-			return fmt.Sprintf("hook %q (%s)", d.Name, d.Origin)
+		if d.Origin.Kind == "go" {
+			return true
 		}
 	}
 	for _, d := range g.reg.Scorers() {
-		if foreign(d.Origin) {
-			return fmt.Sprintf("scorer %q (%s)", d.Name, d.Origin)
+		if d.Origin.Kind == "go" {
+			return true
 		}
 	}
-	return ""
+	return false
+}
+
+// runsPlugin reports whether the agents of tree t may run a plugin's code:
+// an action, condition or hook t names (or an agent kind translates one of
+// its actions to) comes from a plugin, or t has a slot, whose grafted tree
+// may.
+func (g *Game) runsPlugin(t *runtime.Tree) bool {
+	plugin := func(o runtime.Origin) bool { return o.Kind == "plugin" }
+	action := func(name string) bool {
+		d, ok := g.reg.LookupAction(name)
+		return ok && plugin(d.Origin)
+	}
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		if r.Kind == runtime.KindSlot {
+			return true
+		}
+		if r.Kind == runtime.KindAction {
+			if action(r.Action) {
+				return true
+			}
+			for _, ac := range g.cfg.Agents {
+				if to, ok := ac.Translate[r.Action]; ok && action(to) {
+					return true
+				}
+			}
+		}
+		for _, c := range r.Conds {
+			if d, ok := g.reg.LookupCondition(c.Name); ok && plugin(d.Origin) {
+				return true
+			}
+		}
+		for _, h := range [2]string{r.Enter, r.Exit} {
+			if d, ok := g.reg.LookupHook(h); h != "" && ok && plugin(d.Origin) {
+				return true
+			}
+		}
+	}
+	return false
 }
