@@ -25,7 +25,9 @@ func TestBuild_warningsAndHooksInTheEditor(t *testing.T) {
 		}
 	}
 	head := func(label string) string { return `.erule[data-label="` + label + `"] > .ehead` }
-	pal := func(kind, name string) string { return `#edpallist .epal[data-kind="` + kind + `"][data-name="` + name + `"]` }
+	pal := func(kind, name string) string {
+		return `#edpallist .epal[data-kind="` + kind + `"][data-name="` + name + `"]`
+	}
 	problem := func(rule, text string) string {
 		return `ed.cur.problems.some((p) => p.rule === '` + rule + `' && p.message.includes(` + jsString(text) + `))`
 	}
