@@ -406,7 +406,13 @@ func (d *Debugger) reindex() {
 			d.bps = append(d.bps, k.bp)
 		}
 	}
-	d.tl.reset(d)
+	switch {
+	case d.travelReload: // time travel's own reload (timeline_edits.go): the timeline stays
+	case d.pendingEdit != nil: // the editor's save: the history before it is kept
+		d.tl.keepEdit(d, d.pendingEdit)
+	default:
+		d.tl.reset(d)
+	}
 }
 
 func (d *Debugger) cmdQuit(*request) (any, error) {

@@ -50,6 +50,8 @@ type timeline struct {
 	offBase uint64     // offsets[i] is the trace's size when position offBase+i was left
 	offsets []int64
 	err     string // why the last snapshot could not be taken
+	edits   []edit // the editor's saves the history reaches across (timeline_edits.go)
+	loaded  int    // how many of them the game runs now (len(edits): the files' own text)
 }
 
 type snapshot struct {
@@ -255,7 +257,12 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 	from := t.snaps[k].step
 	d.replaying = true
 	defer func() { d.replaying = false }()
-	if cur < to && cur >= from { // replaying on from here is shorter
+	v := t.version(to)
+	sameVersion := v == t.loaded
+	if err := t.loadVersion(d, v); err != nil {
+		return err
+	}
+	if cur < to && cur >= from && sameVersion { // replaying on from here is shorter
 		from = cur
 	} else {
 		if err := d.host.Rewind(t.snaps[k].game); err != nil {
@@ -314,7 +321,17 @@ func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
 	if s >= t.head {
 		return discarded, nil
 	}
+	if err := t.refuseOld(s); err != nil {
+		return discarded, err
+	}
 	discarded = [2]uint64{s + 1, t.head}
+	for len(t.edits) > 0 && t.edits[len(t.edits)-1].at > s { // edits after s go with the steps
+		for _, data := range t.edits[len(t.edits)-1].old {
+			t.bytes -= int64(len(data))
+		}
+		t.edits = t.edits[:len(t.edits)-1]
+	}
+	t.loaded = len(t.edits)
 	for len(t.snaps) > 0 && t.snaps[len(t.snaps)-1].step > s {
 		t.bytes -= t.snaps[len(t.snaps)-1].size
 		t.snaps = t.snaps[:len(t.snaps)-1]

@@ -103,3 +103,49 @@ func TestView_aTraceAndASaveInTheBrowser(t *testing.T) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestView_timeTravelKeepsTheStepsBeforeASave: after a save from the
+// editor the slider still reaches the steps before it, marked at the save;
+// [ goes back to them (the trees as they were, to look at) and ] forward.
+func TestView_timeTravelKeepsTheStepsBeforeASave(t *testing.T) {
+	g := startEdited(t, "-paused")
+	ctx := browser(t)
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := runStep(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	at := func(n int) chromedp.Action { return waitJS(`ui.status && ui.status.step === ` + itoa(n)) }
+	run("three steps, then an edit saved",
+		chromedp.EmulateViewport(1600, 1000),
+		chromedp.Navigate(g.url+"#agent=grunt-1"),
+		waitText("#treetitle", "grunt-1"),
+		chromedp.KeyEvent("."), at(1), chromedp.KeyEvent("."), at(2), chromedp.KeyEvent("."), at(3),
+		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		chromedp.Click(`.erule[data-label="grunt.idle.patrol"] > .ehead`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#edinsp input[data-param="patrol.radius"]`, chromedp.ByQuery),
+		setField(`#edinsp input[data-param="patrol.radius"]`, "6"),
+		waitJS(`ed.cur.source.includes('<parameter name="patrol.radius">6</parameter>')`),
+		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		waitText("#edresult", "Saved scripts/ai/grunt.xml"),
+		chromedp.Click(`#edclose`, chromedp.ByQuery),
+		waitJS(`!document.body.classList.contains('editing')`),
+		chromedp.KeyEvent("."), at(4), chromedp.KeyEvent("."), at(5),
+		waitJS(`ui.status.timeTravel.edits.join() === '3' && document.querySelectorAll('#travelmarks .editmark[data-step="3"]').length === 1`))
+	run("[ back across the save: the old trees, marked",
+		chromedp.KeyEvent("["), at(4), chromedp.KeyEvent("["), at(3),
+		waitJS(`!document.body.classList.contains('oldtrees')`),
+		chromedp.KeyEvent("["), at(2),
+		waitJS(`document.body.classList.contains('oldtrees')`),
+		waitText("#travelinfo", "before the save after step 3: the trees as they were then"))
+	shoot(ctx, t, "debug-timetravel-save.png")
+	run("] forward again, and Back to live",
+		chromedp.KeyEvent("]"), at(3),
+		waitJS(`!document.body.classList.contains('oldtrees')`),
+		chromedp.Click(`#live`, chromedp.ByQuery), at(5))
+	got, err := os.ReadFile(filepath.Join(g.dir, "scripts", "ai", "grunt.xml"))
+	if err != nil || !strings.Contains(string(got), `"patrol.radius">6<`) {
+		t.Errorf("the saved file: %v", err)
+	}
+}

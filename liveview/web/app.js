@@ -199,6 +199,7 @@ function renderStatus() {
   setRunState(text, cls);
   document.body.classList.toggle('past', !s.live);
   renderTravel();
+  if (typeof replay !== 'undefined') replay.render(); // replay.js: the editor's saves on the slider
   renderBreakpoints();
   renderGates();
   renderWorld();
