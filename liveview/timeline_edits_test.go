@@ -24,7 +24,9 @@ func TestTimeTravel_keepsTheStepsBeforeAnEditorSave(t *testing.T) {
 	}
 	h.ok("POST", "/api/step", `{"steps":5}`)
 	at12 := h.agent("guard-1")
-	newTree := func() bool { return strings.Contains(mustJSON(t, h.ok("GET", "/api/trees/guard", "")), `["wait.seconds","3"]`) }
+	newTree := func() bool {
+		return strings.Contains(mustJSON(t, h.ok("GET", "/api/trees/guard", "")), `["wait.seconds","3"]`)
+	}
 
 	st := h.ok("POST", "/api/travel", `{"step":3}`)
 	if got := h.agent("guard-1"); got.Rule != at3.Rule || got.Step != 3 || !reflect.DeepEqual(got.Ctx, at3.Ctx) {
