@@ -50,6 +50,7 @@ type timeline struct {
 	offBase uint64     // offsets[i] is the trace's size when position offBase+i was left
 	offsets []int64
 	err     string // why the last snapshot could not be taken
+	origin  string // with reload: what started it, when not a reload ("the save X opened")
 	edits   []edit // the editor's saves the history reaches across (timeline_edits.go)
 	loaded  int    // how many of them the game runs now (len(edits): the files' own text)
 }
@@ -240,6 +241,10 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 			extra: map[string]any{"head": t.head}}
 	case !ok:
 		return &apiError{code: http.StatusConflict, msg: "time travel is not available: no snapshot could be taken (" + t.err + ")"}
+	case to < t.first && t.reload && t.origin != "":
+		return &apiError{code: http.StatusUnprocessableEntity,
+			msg:   fmt.Sprintf("step %d is before %s at step %d: time travel starts there; the earliest step the live view can show is %d", to, t.origin, t.first, oldest),
+			extra: map[string]any{"oldest": oldest}}
 	case to < t.first && t.reload:
 		return &apiError{code: http.StatusUnprocessableEntity,
 			msg: fmt.Sprintf("step %d is before the reload at step %d: time travel starts again at each reload (the earlier steps ran the old trees and scripts); the earliest step the live view can show is %d",

@@ -149,3 +149,37 @@ func TestView_timeTravelKeepsTheStepsBeforeASave(t *testing.T) {
 		t.Errorf("the saved file: %v", err)
 	}
 }
+
+// TestView_openASaveFromThePage: Open save in the time travel bar lists the
+// save files beside the config; the chosen one is loaded into the running
+// game, whose time travel then starts at the save's step.
+func TestView_openASaveFromThePage(t *testing.T) {
+	g := startEdited(t, "-paused")
+	if r := run(t, "", "run", "-config", filepath.Join(g.dir, "config.toml"), "-steps", "20", "-save", filepath.Join(g.dir, "run.sav"), "-quiet"); r.code != 0 {
+		t.Fatalf("btrun run: %d %s", r.code, r.stderr)
+	}
+	ctx := browser(t)
+	at := func(n int) chromedp.Action { return waitJS(`ui.status && ui.status.step === ` + itoa(n)) }
+	if err := runStep(ctx,
+		chromedp.EmulateViewport(1600, 1000),
+		chromedp.Navigate(g.url+"#agent=grunt-1"),
+		waitText("#treetitle", "grunt-1"),
+		chromedp.KeyEvent("."), at(1), chromedp.KeyEvent("."), at(2),
+		chromedp.Click(`#opensave`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#saveform`, chromedp.ByQuery),
+		waitJS(`[...document.querySelectorAll('#savelist option')].map((o) => o.value).join() === 'run.sav'`),
+	); err != nil {
+		t.Fatalf("the list of saves: %v", err)
+	}
+	shoot(ctx, t, "debug-open-save.png")
+	if err := runStep(ctx,
+		chromedp.Click(`#saveopen`, chromedp.ByQuery),
+		at(20),
+		waitJS(`ui.status.first === 20 && ui.agent && ui.agent.step === 20 && document.querySelector('#saveform').hidden`),
+		chromedp.KeyEvent("."), at(21),
+		chromedp.KeyEvent("["), at(20),
+		waitJS(`Number(document.querySelector('#slider').min) === 20`),
+	); err != nil {
+		t.Fatalf("open the save: %v", err)
+	}
+}

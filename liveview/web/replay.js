@@ -1,4 +1,6 @@
-// btrun live view: time travel across the editor's saves. The status lists
+// btrun live view: replay beyond one run. Open save (in the time travel
+// bar) loads a save file beside the config into the running game; and time
+// travel across the editor's saves. The status lists
 // the steps each save came after (timeTravel.edits): the slider gets a mark
 // at each, and a step shown before one says that it ran the trees as they
 // were, to be looked at only. Plain JavaScript; app.js calls replay.render
@@ -39,3 +41,45 @@ const replay = {
     }
   },
 };
+
+// Open save: a button in the time travel bar, a list of the save files
+// beside the config (GET /api/saves), and Open, which loads the chosen one
+// (POST /api/load) after the page asks when later steps would go.
+function replayInit() {
+  const open = el('button', '', 'Open save…');
+  open.id = 'opensave';
+  open.title = 'Load a save file from the config\'s folder into the game (time travel starts at its step)';
+  const form = el('form', 'row');
+  form.id = 'saveform';
+  form.hidden = true;
+  const list = el('select');
+  list.id = 'savelist';
+  list.setAttribute('aria-label', 'Save files');
+  const go = el('button', 'primary', 'Open');
+  go.type = 'submit';
+  go.id = 'saveopen';
+  form.append(list, go);
+  $('#travel').append(open, form);
+  open.onclick = async () => {
+    if (!form.hidden) { form.hidden = true; return; }
+    const r = await act('GET', '/api/saves');
+    if (!r) return;
+    if (!r.saves.length) { toast('No save file in the config\'s folder (btrun run -save NAME writes one)', true); return; }
+    list.replaceChildren(...r.saves.map((n) => new Option(n, n)));
+    form.hidden = false;
+    list.focus();
+  };
+  form.onsubmit = (e) => {
+    e.preventDefault();
+    const file = list.value;
+    if (!file) return;
+    confirmDiscard('Open the save', async () => {
+      const r = await act('POST', '/api/load', { file });
+      if (!r) return;
+      form.hidden = true;
+      toast(`${file}: the game is at its step ${r.step}` + (r.warnings.length ? ' (' + r.warnings.join('; ') + ')' : ''));
+    });
+  };
+}
+
+replayInit();
