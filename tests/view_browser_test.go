@@ -138,7 +138,9 @@ func TestView_timeTravelKeepsTheStepsBeforeASave(t *testing.T) {
 		waitJS(`!document.body.classList.contains('oldtrees')`),
 		chromedp.KeyEvent("["), at(2),
 		waitJS(`document.body.classList.contains('oldtrees')`),
-		waitText("#travelinfo", "before the save after step 3: the trees as they were then"))
+		waitText("#travelinfo", "before the save after step 3: the trees as they were then"),
+		// The mark sits on the slider's track, at step 3 of 0..5.
+		waitJS(`(() => { const m = document.querySelector('#travelmarks .editmark').getBoundingClientRect(), s = document.querySelector('#slider').getBoundingClientRect(); return Math.abs(m.left + 1 - (s.left + s.width * 3 / 5)) < 12 && m.top >= s.top - 8 && m.bottom <= s.bottom + 8 })()`))
 	shoot(ctx, t, "debug-timetravel-save.png")
 	run("] forward again, and Back to live",
 		chromedp.KeyEvent("]"), at(3),
