@@ -60,8 +60,11 @@ func (g *Game) stoppable() (context.Context, context.CancelFunc) {
 }
 
 // pluginLog shows what plugins say at info level and above; go-plugin's
-// own debug chatter is dropped. It runs on the plugins' goroutines, so long
-// lines are cut without the whole-text copy (cutLine).
+// own debug chatter is dropped. Restarts are counted in steps, so the host
+// calls it only on the game's goroutine (what go-plugin's goroutines read
+// from the plugins' pipes is held until Advance, a round's end or Close:
+// host.Options.Logger): it writes the output and reads g.step without a
+// lock. Long lines are cut without the whole-text copy (cutLine).
 func (g *Game) pluginLog(level, msg string) {
 	if level == "debug" {
 		return

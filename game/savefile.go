@@ -202,6 +202,7 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.ShareStrings(g.saveEnc) // a save this game wrote compares its strings by pointer
 	if version < 1 || version > SaveVersion {
 		return nil, fmt.Errorf("%w: save format version %d; this btrun reads versions 1 to %d (docs/saves.md)", runtime.ErrCorrupt, version, SaveVersion)
 	}

@@ -83,11 +83,14 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestSave_atMostTwoAllocationsPerAgent: saving and loading the example
-// game allocates per save, not per field: at most two allocations per agent
-// each way, everything counted (the world's save() and load(), the
-// cancel hooks of the actions a load interrupts).
-func TestSave_atMostTwoAllocationsPerAgent(t *testing.T) {
+// TestSave_allocatesLessThanOncePerAgent: saving and loading the example
+// game allocates per save, not per field: under 0.2 allocations per agent
+// to save (a save borrows the custom rules' bytes it writes at once) and
+// under one to load (the plans reuse their arrays from load to load, the
+// snapshots' bytes go into one buffer), everything counted (the world's
+// save() and load(), the cancel hooks of the actions a load interrupts,
+// whose log lines are most of what a load still allocates).
+func TestSave_allocatesLessThanOncePerAgent(t *testing.T) {
 	const n = 300
 	g := exampleGame(t, n, 40)
 	data, err := g.encodeSave()
@@ -104,8 +107,8 @@ func TestSave_atMostTwoAllocationsPerAgent(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if save > 2*n || load > 2*n {
-		t.Errorf("%.2f allocations per agent to save, %.2f to load; want at most 2", save/n, load/n)
+	if save > 0.2*n || load > n {
+		t.Errorf("%.2f allocations per agent to save, %.2f to load; want under 0.2 and 1", save/n, load/n)
 	}
 	t.Logf("%.2f allocations per agent to save, %.2f to load", save/n, load/n)
 }

@@ -58,7 +58,11 @@
 // and WriteTreeFile, game.Game.Reload), on the game's goroutine like every request; a
 // save reloads the game between two steps. The editor's handlers are its
 // own (editor_http.go); what it offers comes from runtime.FormatTags and
-// the registry (editor_palette.go).
+// the registry (editor_palette.go). The structural operations (wrap,
+// unwrap, paste) are editor_structure.go; the page draws the edited file
+// as the live view draws a tree, with the agents on their rules, and edits
+// it there (web/graphedit.js), with the structure bar, clipboard and
+// search of web/structure.js, both hooked into editor.js (edHooks).
 //
 // # Time travel
 //

@@ -97,6 +97,12 @@ func fuzzOp(o *outline, b []byte) map[string]any {
 		return map[string]any{"op": "duplicate", "rule": label(1)}
 	case "declare":
 		return map[string]any{"op": "declare", "xml": fuzzMarkup[at(1)%len(fuzzMarkup)]}
+	case "wrap":
+		return map[string]any{"op": "wrap", "rule": label(1), "tag": tags[at(2)%len(tags)], "count": at(3)%4 - 1, "id": str(4)}
+	case "unwrap":
+		return map[string]any{"op": "unwrap", "rule": label(1)}
+	case "paste":
+		return map[string]any{"op": "paste", "parent": parent(1), "index": at(2)%5 - 1, "xml": fuzzMarkup[at(3)%len(fuzzMarkup)]}
 	default:
 		return map[string]any{"op": "undeclare", "tag": decls[at(1)%len(decls)], "name": str(2)}
 	}

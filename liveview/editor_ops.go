@@ -35,10 +35,12 @@ type editOp struct {
 	Tag        string          `json:"tag"`
 	Line       int             `json:"line"` // undeclare: the one declaration at line:col (the outline's), not every one of the name
 	Col        int             `json:"col"`
+	Count      *int            `json:"count"` // wrap: how many rules, from "rule" on
+	ID         string          `json:"id"`    // wrap: the new list's id (none when empty)
 }
 
 // opNames are the operations, in the order docs/debug.md lists them.
-var opNames = []string{"attr", "param", "conditions", "insert", "delete", "move", "tag", "text", "duplicate", "declare", "undeclare"}
+var opNames = []string{"attr", "param", "conditions", "insert", "delete", "move", "tag", "text", "duplicate", "declare", "undeclare", "wrap", "unwrap", "paste"}
 
 // opError is an operation that cannot be applied (422), naming it; or,
 // with field set, a field of the request the operations cannot be applied
@@ -244,6 +246,12 @@ func applyOp(o *outline, op *editOp) (string, error) {
 		err = e.opDeclare(op)
 	case "undeclare":
 		err = e.opUndeclare(op)
+	case "wrap":
+		err = e.opWrap(op)
+	case "unwrap":
+		err = e.opUnwrap(op)
+	case "paste":
+		err = e.opPaste(op)
 	case "":
 		err = fmt.Errorf(`"op" is missing: one of %s`, strings.Join(opNames, ", "))
 	default:

@@ -146,6 +146,25 @@ func TestEditOps_changeOnlyWhatTheyEdit(t *testing.T) {
 			"+    <variable name=\"Tired\"/>\n"},
 		{"declare: a new block before the rules", []string{`{"op":"declare","xml":"<gate name=\"door\" users=\"2\"/>"}`},
 			"+  <gates>\n+    <gate name=\"door\" users=\"2\"/>\n+  </gates>\n"},
+		{"wrap: one rule in a new sequence, re-indented", []string{`{"op":"wrap","rule":"guard.idle.rest","tag":"sequence"}`},
+			"-      <action id=\".rest\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n" +
+				"+      <sequence>\n+        <action id=\".rest\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n+      </sequence>\n"},
+		{"wrap: two rules with their comment in a parallel with an id", []string{`{"op":"wrap","rule":"guard.fight","tag":"parallel","count":2,"id":".both"}`},
+			"-    <!-- fight when the alarm is on -->\n-    <sequence id=\".fight\" abort='both'>\n-      <condition>Alarm</condition>\n" +
+				"-      <action id=\".shout\" name=\"bt.log\"><parameter name=\"log.message\">alarm!</parameter></action>\n" +
+				"-      <action id=\".chase\" name=\"walk\" timeout=\"3\">\n-        <parameter name=\"walk.steps\">6</parameter>\n-      </action>\n-    </sequence>\n-\n" +
+				"-    <choice id=\".idle\">\n-      <action id=\".rest\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n-      <success/>\n-    </choice>\n" +
+				"+    <parallel id=\".both\">\n+      <!-- fight when the alarm is on -->\n+      <sequence id=\".fight\" abort='both'>\n+        <condition>Alarm</condition>\n" +
+				"+        <action id=\".shout\" name=\"bt.log\"><parameter name=\"log.message\">alarm!</parameter></action>\n" +
+				"+        <action id=\".chase\" name=\"walk\" timeout=\"3\">\n+          <parameter name=\"walk.steps\">6</parameter>\n+        </action>\n+      </sequence>\n+\n" +
+				"+      <choice id=\".idle\">\n+        <action id=\".rest\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n+        <success/>\n+      </choice>\n+    </parallel>\n"},
+		{"unwrap: the rules take the list's place, one level out", []string{`{"op":"unwrap","rule":"guard.idle"}`},
+			"-    <choice id=\".idle\">\n-      <action id=\".rest\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n-      <success/>\n-    </choice>\n" +
+				"+    <action id=\".rest\" name=\"bt.wait\"><parameter name=\"wait.seconds\">1</parameter></action>\n+    <success/>\n"},
+		{"paste: a copy with its ids made fresh where the file uses them", []string{`{"op":"paste","parent":"guard.idle","index":0,"xml":"<sequence id=\".fight\">\n  <action id=\".chase\" name=\"walk\"/>\n  <action id=\".new\" name=\"walk\"/>\n</sequence>"}`},
+			"+      <sequence id=\".fight\">\n+        <action id=\".chase\" name=\"walk\"/>\n+        <action id=\".new\" name=\"walk\"/>\n+      </sequence>\n"},
+		{"paste: an id the file uses gets a fresh one", []string{`{"op":"paste","parent":"guard","index":2,"xml":"<action id=\".idle\" name=\"walk\"/>"}`},
+			"+\n+    <action id=\".idle2\" name=\"walk\"/>\n"},
 		{"undeclare: the block goes with its last line (and the blank line after it, first in its parent)", []string{`{"op":"undeclare","tag":"variable","name":"Alarm"}`},
 			"-  <variables>\n-    <variable name=\"Alarm\" default=\"false\"/>\n-  </variables>\n-\n"},
 	}
@@ -192,6 +211,12 @@ func TestEditOps_refused(t *testing.T) {
 		want string
 	}{
 		{[]string{`{"op":"rename","rule":"guard"}`}, `op 0 (rename): unknown op "rename": one of attr, param`},
+		{[]string{`{"op":"wrap","rule":"guard.idle","tag":"action"}`}, `op 0 (wrap): "tag": "action" is not a rule that holds rules`},
+		{[]string{`{"op":"wrap","rule":"guard.idle","tag":"sequence","count":2}`}, `op 0 (wrap): "count" 2 is out of range: rule guard.idle is followed by 0 rules in its list (1 to 1)`},
+		{[]string{`{"op":"unwrap","rule":"guard.fight"}`}, `op 0 (unwrap): rule guard.fight holds a <condition> (line 11, column 7) that unwrapping would lose: remove it first`},
+		{[]string{`{"op":"unwrap","rule":"guard.fight.chase"}`}, `op 0 (unwrap): rule guard.fight.chase is a <action>, which holds no rules to unwrap`},
+		{[]string{`{"op":"paste","parent":"guard","xml":"<variable name=\"x\"/>"}`}, `op 0 (paste): "xml": paste takes one rule element`},
+
 		{[]string{`{"rule":"guard"}`}, `op 0: "op" is missing`},
 		{[]string{`{"op":"attr","rule":"guard","name":"loop","value":"true","extra":1}`}, `op 0: not an operation object: json: unknown field "extra"`},
 		{[]string{`[1]`}, `op 0: not an operation object`},
@@ -360,5 +385,27 @@ func TestOps_undeclareOneOfAName(t *testing.T) {
 	_, err = applyOps("editor.xml", src, ops(t, `{"op":"undeclare","tag":"signal","name":"OnEnemy","line":5,"col":5}`), nil)
 	if err == nil || !strings.Contains(err.Error(), `editor.xml has no <signal name="OnEnemy"> at line 5, column 5`) {
 		t.Errorf("a position with another declaration: %v", err)
+	}
+}
+
+// TestEditOps_wrapKeepsLineEndsAndTabs: a file with "\r\n" and tabs is
+// wrapped and unwrapped in its own line ends and indentation, and the
+// unwrap gives the text back byte for byte.
+func TestEditOps_wrapKeepsLineEndsAndTabs(t *testing.T) {
+	text := "<behaviorTree>\r\n\t<sequence id=\"s\">\r\n\t\t<!-- first -->\r\n\t\t<action id=\".a\" name=\"walk\">\r\n\t\t\t<parameter name=\"walk.steps\">2</parameter>\r\n\t\t</action>\r\n\t\t<success/>\r\n\t</sequence>\r\n</behaviorTree>\r\n"
+	wrapped, err := applyOps("crlf.xml", text, ops(t, `{"op":"wrap","rule":"s.a","tag":"choice","count":2}`), loadText("crlf.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<behaviorTree>\r\n\t<sequence id=\"s\">\r\n\t\t<choice>\r\n\t\t\t<!-- first -->\r\n\t\t\t<action id=\".a\" name=\"walk\">\r\n\t\t\t\t<parameter name=\"walk.steps\">2</parameter>\r\n\t\t\t</action>\r\n\t\t\t<success/>\r\n\t\t</choice>\r\n\t</sequence>\r\n</behaviorTree>\r\n"
+	if wrapped != want {
+		t.Fatalf("wrapped:\n%q\nwant:\n%q", wrapped, want)
+	}
+	back, err := applyOps("crlf.xml", wrapped, ops(t, `{"op":"unwrap","rule":"choice@crlf.xml:3:3"}`), loadText("crlf.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back != text {
+		t.Errorf("unwrapped:\n%q\nwant the text back:\n%q", back, text)
 	}
 }

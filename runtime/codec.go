@@ -316,6 +316,21 @@ func (d *Decoder) String() string {
 
 func (d *Decoder) Blob() []byte { return append([]byte(nil), d.blob()...) }
 
+// keptBlob is Blob copied into *keep when keep is not nil (one buffer for
+// the bytes of many snapshots read in a row), nil when empty.
+func (d *Decoder) keptBlob(keep *[]byte) []byte {
+	switch b := d.blob(); {
+	case len(b) == 0:
+		return nil
+	case keep == nil:
+		return append([]byte(nil), b...)
+	default:
+		start := len(*keep)
+		*keep = append(*keep, b...)
+		return (*keep)[start:len(*keep):len(*keep)]
+	}
+}
+
 // blob is Blob without the copy: the bytes are the input's.
 func (d *Decoder) blob() []byte {
 	n := d.Count(1)

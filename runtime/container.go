@@ -101,6 +101,25 @@ func ReadContainer(magic string, data []byte) (uint64, *Decoder, error) {
 	return version, &Decoder{Version: version, buf: body[d.off:], strs: strs}, nil
 }
 
+// ShareStrings makes the strings of d's table that e's table also holds
+// e's copies. A load compares the save's strings with the text the game
+// holds (its agents' ids, its Lua tables' keys, which a save writes as they
+// are): two copies of a text are compared byte by byte, a text with itself
+// stops at the pointer. A game that loads a save it wrote itself (going
+// back to a checkpoint, the live view's rewinds) passes the encoder of its
+// saves, whose table holds the game's own copies; a text e does not hold
+// keeps the save's copy. Strings compare as before: only the time changes.
+func (d *Decoder) ShareStrings(e *Encoder) {
+	if e == nil || len(e.list) == 0 {
+		return
+	}
+	for i, s := range d.strs {
+		if j, ok := e.strs[s]; ok {
+			d.strs[i] = e.list[j]
+		}
+	}
+}
+
 func magicName(m string) string {
 	switch m {
 	case AgentsMagic:

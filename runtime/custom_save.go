@@ -19,7 +19,8 @@ type RuleState struct {
 }
 
 // snapshotCustoms saves the state of the custom rules that hold any, in
-// document order. The bytes are copies: a Snapshot outlives the step that follows.
+// document order. The bytes are copies (a Snapshot outlives the step that
+// follows) but for a save's, which are written at once.
 func (a *Agent) snapshotCustoms(s *Snapshot) {
 	if a.ext == nil {
 		return
@@ -28,7 +29,11 @@ func (a *Agent) snapshotCustoms(s *Snapshot) {
 	for _, c := range a.ext.customs {
 		// A tree no slot runs (slots.go) starts afresh when one takes it.
 		if len(c.bytes) > 0 && !a.bound.Tree.unreached(c.rule) {
-			s.Customs = append(s.Customs, RuleState{Rule: a.bound.Tree.Rules[c.rule].Label, Index: c.rule, State: slices.Clone(c.bytes)})
+			b := c.bytes
+			if !s.borrowed {
+				b = slices.Clone(b)
+			}
+			s.Customs = append(s.Customs, RuleState{Rule: a.bound.Tree.Rules[c.rule].Label, Index: c.rule, State: b})
 		}
 	}
 	slices.SortFunc(s.Customs[first:], func(x, y RuleState) int { return int(x.Index - y.Index) })
@@ -48,7 +53,12 @@ func (p *RestorePlan) planCustoms(s *Snapshot, bad func(string, ...any) error) e
 		case slices.ContainsFunc(p.customs, func(c customState) bool { return c.rule == r }):
 			return &Error{Agent: p.a.id, Err: ErrCorrupt, Msg: fmt.Sprintf("custom rule %s has two saved states", x.Rule)}
 		default:
-			p.customs = append(p.customs, customState{rule: r, bytes: slices.Clone(x.State)})
+			// Into the bytes the entry had in the plan's last load, if any.
+			var buf []byte
+			if k := len(p.customs); k < cap(p.customs) {
+				buf = p.customs[:k+1][k].bytes[:0]
+			}
+			p.customs = append(p.customs, customState{rule: r, bytes: append(buf, x.State...)})
 		}
 	}
 	return nil
@@ -72,10 +82,10 @@ func (e *Encoder) customs(list []RuleState) {
 	}
 }
 
-func (d *Decoder) customs(list []RuleState) []RuleState {
+func (d *Decoder) customs(list []RuleState, keep *[]byte) []RuleState {
 	n := d.Count(3)
 	for range n {
-		list = append(list, RuleState{Rule: d.String(), Index: d.index(), State: d.Blob()})
+		list = append(list, RuleState{Rule: d.String(), Index: d.index(), State: d.keptBlob(keep)})
 	}
 	return list
 }

@@ -56,7 +56,7 @@ func SaveAgents(agents []*Agent, host HostState) ([]byte, error) {
 func EncodeAgents(e *Encoder, agents []*Agent, host HostState) error {
 	e.Uvarint(uint64(len(agents)))
 	var errs []error
-	var s Snapshot // one for all: its lists are reused
+	s := Snapshot{borrowed: true} // one for all: its lists are reused; written at once
 	for _, a := range agents {
 		if err := a.snapshotInto(&s); err != nil {
 			errs = append(errs, err)

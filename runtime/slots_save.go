@@ -74,12 +74,18 @@ func (a *Agent) restoreBound(s *Snapshot) (*BoundTree, []int32, error) {
 
 // savedWants are the grafts a snapshot restores, by slot of the agent's
 // template (nil for a tree without slots; restoreBound checked them).
-func (a *Agent) savedWants(s *Snapshot) []string {
+func (a *Agent) savedWants(s *Snapshot, reuse []string) []string {
 	g := a.Template().graft
 	if g == nil {
 		return nil
 	}
-	w := make([]string, len(g.slots))
+	w := reuse[:0]
+	if cap(w) < len(g.slots) {
+		w = make([]string, len(g.slots))
+	} else {
+		w = w[:len(g.slots)]
+		clear(w)
+	}
 	for _, sl := range s.Slots {
 		if k, err := g.slot(sl.Slot); err == nil {
 			w[k] = sl.Wants

@@ -69,6 +69,10 @@ type Snapshot struct {
 	startedUnsaved bool
 	freshRand      bool     // read from version 1, which had no per-agent generator: Rand is the agent's first state
 	carry          *carried // a reload's carry (carry.go): rules are found through a RuleMap, not by id
+
+	// borrowed: Customs' States are the agent's own bytes, not copies
+	// (EncodeAgents writes each snapshot before the agent can step).
+	borrowed bool
 }
 
 // RuleEntry is the saved state of an active rule with repeat, attempts, a
@@ -161,6 +165,7 @@ func (a *Agent) snapshotOf(s *Snapshot, carry bool) error {
 		Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
 		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0], Customs: s.Customs[:0],
+		borrowed: s.borrowed,
 	}
 	a.snapshotFeatures(s)
 	a.snapshotCustoms(s)
@@ -328,9 +333,12 @@ func (a *Agent) planRestore(p *RestorePlan, s *Snapshot, slab []uint64) error {
 	// A cursor that ran since it arrived (FirstRun clear) and has not
 	// finished is active; saves of trees without features made before
 	// every tree marked its cursor active say so only that way.
+	// A plan reused from load to load (AgentsPlan) keeps its arrays: Apply
+	// copies out of them.
 	*p = RestorePlan{a: a, firstRun: s.FirstRun, running: s.Running, active: s.Active || !s.FirstRun, freshRand: s.freshRand,
 		last: s.Last, time: s.Time, dt: s.Dt, step: s.Step, ruleWord: s.RuleWord, rand: s.Rand, ruleBytes: s.RuleBytes,
-		paths: p.paths[:0], bound: a.bound, wants: a.savedWants(s), wantP: wantP}
+		paths: p.paths[:0], bound: a.bound, wants: a.savedWants(s, p.wants), wantP: wantP,
+		customs: p.customs[:0], stimuli: p.stimuli[:0]}
 	if s.ID != a.id {
 		return &Error{Agent: a.id, Err: ErrUnknownID, Msg: fmt.Sprintf("the snapshot is of agent %q", s.ID)}
 	}
@@ -763,15 +771,7 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 		s.Signals = append(s.Signals, NamedMark{d.String(), d.Uvarint()})
 	}
 	s.RuleWord = d.Uvarint()
-	switch b := d.blob(); {
-	case len(b) == 0:
-	case keep == nil:
-		s.RuleBytes = append([]byte(nil), b...)
-	default:
-		start := len(*keep)
-		*keep = append(*keep, b...)
-		s.RuleBytes = (*keep)[start:len(*keep):len(*keep)]
-	}
+	s.RuleBytes = d.keptBlob(keep)
 	if d.Version == 1 {
 		// Version 1 had one generator for the whole run and no interruption:
 		// the agent's generator starts fresh (Rand is set by PlanRestore),
@@ -828,6 +828,6 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 		s.Slots = d.slots(s.Slots)
 	}
 	if d.Version >= 8 {
-		s.Customs = d.customs(s.Customs)
+		s.Customs = d.customs(s.Customs, keep)
 	}
 }

@@ -321,7 +321,7 @@ func (a *Agent) snapshotStimuli(s *Snapshot) {
 // planStimuli checks the saved stimuli and keeps a copy for Apply (the
 // snapshot's list is reused for the next agent of a restore).
 func (p *RestorePlan) planStimuli(s *Snapshot) error {
-	p.stimuli = nil
+	p.stimuli = p.stimuli[:0] // its array kept for the plan's next load
 	if len(s.Stimuli) == 0 {
 		return nil
 	}
@@ -339,7 +339,7 @@ func (p *RestorePlan) planStimuli(s *Snapshot) error {
 			return &Error{Agent: p.a.id, Err: fmt.Errorf("%w: %w", ErrCorrupt, err), Msg: fmt.Sprintf("stimulus %q: %v", x.Signal, err)}
 		}
 	}
-	p.stimuli = slices.Clone(s.Stimuli)
+	p.stimuli = append(p.stimuli[:0], s.Stimuli...)
 	return nil
 }
 

@@ -107,6 +107,7 @@ function onUpdate(u) {
   renderAgents();
   renderAgent();
   followBreakpoint();
+  if (typeof edHook === 'function') edHook('update'); // the editor's drawing shows the agents (graphedit.js)
 }
 
 // hashParam reads a link's #agent=ID or #tree=NAME (several join with &).

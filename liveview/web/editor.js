@@ -23,6 +23,13 @@ const ed = {
   dragged: false,  // the last pointer press became a drag: no click
 };
 
+// Hooks for the editor's other files (graphedit.js: the drawing;
+// structure.js: wrap, clipboard, search): each a list of functions called
+// at that moment. guard functions are asked before an edit is sent (a
+// promise of true to send it).
+const edHooks = { build: [], render: [], select: [], update: [], dragmove: [], marks: [], guard: [] };
+const edHook = (name, ...args) => edHooks[name].forEach((f) => f(...args));
+
 // --- what the palette says ---
 
 const tagSpec = (tag) => ed.palette.tags.find((t) => t.tag === tag);
@@ -225,6 +232,7 @@ const isDirty = (t) => t.isNew || t.source !== t.saved;
 // function of the new outline that returns it.
 async function edit(ops, select) {
   const tab = ed.cur;
+  for (const g of edHooks.guard) if (!await g(ops)) return false;
   const r = await edApi('POST', `/api/trees/${encodeURIComponent(ed.tree)}/edit`, { file: tab.file, source: tab.source, ops, new: newTabs() });
   if (r.status !== 200) { toast(r.data.error || 'the edit failed', true); return false; }
   if (!r.data.changed) return true;
@@ -333,6 +341,7 @@ function markProblems() {
   }
   const box = $('#edinspprobs');
   if (box) box.replaceChildren(...(ed.sel ? problemsAt(ed.sel) : []).map((p) => el('div', 'iprob p-' + p.severity, p.message)));
+  edHook('marks');
 }
 
 function renderProblems() {
@@ -451,7 +460,7 @@ async function reloadFromDisk(tab) {
 
 const TEMPLATES = {
   sequence: (id) => `<sequence id="${id}">\n  <action name="bt.log"><parameter name="log.message">${id} starts</parameter></action>\n</sequence>`,
-  choice: (id) => `<choice id="${id}">\n  <success/>\n</choice>`,
+  choice: (id) => `<choice id="${id}"/>`,
   parallel: (id) => `<parallel id="${id}" success="any">\n  <running/>\n  <running/>\n</parallel>`,
   stateMachine: (id) => `<stateMachine id="${id}">\n  <state name="Idle">\n    <running id=".idle"/>\n  </state>\n</stateMachine>`,
 };
@@ -560,20 +569,22 @@ function buildEditor() {
   document.addEventListener('pointerup', dragEnd);
   document.addEventListener('click', (e) => { if (!e.target.closest('#edcomplete, .ecomp')) hideComplete(); });
   renderPalette();
+  edHook('build');
 }
 
 function renderEditor() {
   renderChrome();
   const tab = ed.cur;
   const source = ed.view === 'source' || !tab.outline;
-  $('#edtree').hidden = source;
+  $('#edtree').hidden = source || ed.view === 'graph';
   $('#edsource').hidden = !source;
   if (source) {
     const ta = $('#edsource');
     if (ta.value.replace(/\r\n/g, '\n') !== tab.source.replace(/\r\n/g, '\n')) ta.value = tab.source;
-  } else {
+  } else if (ed.view !== 'graph') {
     renderTree();
   }
+  edHook('render');
   renderInspector();
   renderProblems();
   markProblems();
@@ -592,7 +603,7 @@ function renderChrome() {
   $('#edundo').disabled = !tab.undo.length;
   $('#edredo').disabled = !tab.redo.length;
   $('#edvtree').classList.toggle('on', ed.view === 'tree');
-  $('#edvsource').classList.toggle('on', ed.view !== 'tree');
+  $('#edvsource').classList.toggle('on', ed.view === 'source');
   $('#edvtree').disabled = !tab.outline;
   $('#edsave').textContent = ed.tabs.some(isDirty) ? 'Save & apply' : 'Saved';
 }
@@ -682,6 +693,7 @@ function selectRule(label) {
   ed.sel = label;
   for (const b of document.querySelectorAll('#edtree .erule')) b.classList.toggle('sel', b.dataset.label === label);
   renderInspector();
+  edHook('select');
 }
 
 const selected = () => (ed.cur && ed.cur.outline && ed.sel ? ed.cur.outline.rules.find((r) => r.label === ed.sel) : null);
@@ -714,7 +726,10 @@ function renderPalette() {
 
 function templateOf(tag) {
   if (tag === 'action') return '<action name="bt.log"><parameter name="log.message"></parameter></action>';
-  if (holdsRules(tag)) return `<${tag}>\n  <success/>\n</${tag}>`;
+  // A new list is empty (its rules are dropped in next); a parallel runs
+  // at least one rule, so it comes with one to replace.
+  if (tag === 'parallel') return '<parallel>\n  <running/>\n</parallel>';
+  if (holdsRules(tag)) return `<${tag}/>`;
   const s = tagSpec(tag);
   if (s && s.text) return `<${tag}></${tag}>`;
   return `<${tag}/>`;
@@ -790,6 +805,7 @@ function dragMove(e) {
   }
   d.ghost.style.left = e.clientX + 12 + 'px';
   d.ghost.style.top = e.clientY + 8 + 'px';
+  edHook('dragmove', e);
   const under = document.elementFromPoint(e.clientX, e.clientY);
   const z = under && under.closest('.edrop');
   const ok = z && !z.closest('.edragsrc') ? z : null;

@@ -25,6 +25,13 @@ type round struct {
 	errs    []error     // per call: the round trip failed
 	chunks  []sdk.Batch // a large batch's chunks (pipeline.go)
 	chunkE  []error     // and how each one's round trip ended
+
+	// Chunks sent while the round is queued (stream.go): the next goes
+	// when the queue holds nextChunk calls (0: not yet worked out).
+	nextChunk int
+	streamed  int     // calls [0, streamed) are handed over
+	st        *stream // nil until the first chunk goes
+	handed    []chunk // the chunks handed over, in order
 }
 
 func (r *round) reset() {
@@ -34,6 +41,7 @@ func (r *round) reset() {
 	r.fields = r.fields[:0]
 	clear(r.stimuli)
 	r.stimuli = r.stimuli[:0]
+	r.nextChunk = 0
 }
 
 // enqueue adds the agent's call to its plugin's queue and returns
@@ -87,6 +95,9 @@ func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
 	}
 	q.batch.Calls = append(q.batch.Calls, req)
 	set.queued = append(set.queued, ticket{a: a, p: p, i: int32(len(q.batch.Calls) - 1)})
+	if len(q.batch.Calls) >= q.nextChunk {
+		q.streamReady(p) // stream.go
+	}
 	return runtime.ErrPending
 }
 
@@ -120,6 +131,7 @@ func (s *Set) Flush() error {
 		if len(p.queue.batch.Calls) == 0 {
 			continue
 		}
+		p.lastCalls = len(p.queue.batch.Calls)
 		p.queue, p.inflight = p.inflight, p.queue
 		p.queue.reset()
 		busy = append(busy, p)
@@ -184,10 +196,16 @@ func (p *plugin) send(r *round) {
 		return
 	}
 	start := time.Now()
-	defer func() { r.account(time.Since(start)) }()
-	err := p.do(func(ctx context.Context, svc sdk.Service) error {
-		return r.runBatch(ctx, svc, &set.roundTrips)
-	})
+	var err error
+	if r.st != nil { // sent in part already (stream.go)
+		start = r.st.start
+		err = r.finishStream()
+	} else {
+		err = p.do(func(ctx context.Context, svc sdk.Service) error {
+			return r.runBatch(ctx, svc, &set.roundTrips)
+		})
+	}
+	r.account(time.Since(start))
 	if err != nil {
 		for i := range r.errs {
 			r.errs[i] = err

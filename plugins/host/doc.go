@@ -21,7 +21,9 @@
 // version or net/rpc, belongs to another application, or is not a plugin
 // at all is reported in plain words (ErrStart, ErrHandshake). go-plugin's
 // own logging goes to Options.Logger at debug level; plugins' log lines
-// keep their level.
+// keep their level. With restarts counted in steps, Options.Logger runs only
+// on the stepping goroutine: lines read from the plugins' pipes are held
+// until Start, Advance, a round's end or Close (log.go).
 //
 // # Calling: rounds and batches
 //
@@ -40,7 +42,9 @@
 //	}, set)
 //
 // every agent in order until its step ends or pauses; Flush; the waiting
-// agents resume in order; repeat until every step has ended. Because the
+// agents resume in order; repeat until every step has ended. A large round
+// is sent in chunks while its agents are still stepped (stream.go), and
+// Flush waits for all of them: the agents resume as if it went whole. Because the
 // order is fixed, a run is the same whether calls travel batched or, with
 // Options.Unbatched, one round trip each. Cancel hooks are synchronous in
 // the runtime and travel alone. A game whose agents also share gates puts

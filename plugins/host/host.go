@@ -46,7 +46,11 @@ type Options struct {
 	RestartMinSteps, RestartMaxSteps int
 	// Logger receives the host's and the plugins' log lines; level is
 	// "debug", "info", "warn" or "error". Nil: warnings and errors go to
-	// standard error.
+	// standard error. With RestartMinSteps set, it is called only on the
+	// goroutine that calls Start, Advance, Flush (or StepAll) and Close:
+	// what plugins log in between, which go-plugin's goroutines read from
+	// their pipes, is held until the next of those. Otherwise it may be
+	// called from any goroutine, several at once.
 	Logger func(level, msg string)
 	// Progress receives the progress of plugin builds, which can take a
 	// minute the first time: when one starts, every 10 s while it runs, and
@@ -124,7 +128,8 @@ type Set struct {
 	times             map[string]*callTimes // by "action NAME" and "condition NAME" (timing.go)
 	step              atomic.Uint64         // the game loop's step, from Advance
 	notesMu           sync.Mutex
-	notes             [][2]string // step mode: log lines held until a fixed point (note)
+	notes             [][2]string // step mode: log lines held until a fixed point (log.go)
+	notesDropped      int         // lines beyond maxHeldNotes since the last fixed point
 
 	restarts  sync.WaitGroup
 	retired   sync.WaitGroup // old processes an Update is stopping (update.go)
@@ -154,6 +159,9 @@ type Info struct {
 func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 	opts.defaults()
 	s := &Set{opts: opts, log: opts.Logger}
+	if opts.RestartMinSteps > 0 {
+		s.log = s.hold // Options.Logger on the stepping goroutine only (log.go)
+	}
 	seen := map[string]bool{}
 	for i := range specs {
 		switch n := specs[i].Name; {
@@ -179,6 +187,7 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 		s.Close()
 		return nil, err
 	}
+	s.flushNotes() // what the plugins said while starting
 	return s, nil
 }
 

@@ -160,3 +160,37 @@ func (t *tail) lines(n int) string {
 	}
 	return strings.Join(out, " | ")
 }
+
+// maxHeldNotes bounds the lines held between two fixed points: a plugin
+// that writes without end while the game waits (paused in the live view)
+// costs a count, not memory.
+const maxHeldNotes = 1000
+
+// hold is Set.log in step mode: it keeps the line for flushNotes, which the
+// stepping goroutine calls at its fixed points (Start, Advance, the end of
+// a Flush, Close). A game's logger then writes its output and reads its
+// step without a lock, and a line about a failure lands at the same place
+// among the game's lines in every run, whichever goroutine saw it first.
+func (s *Set) hold(level, msg string) {
+	s.notesMu.Lock()
+	if len(s.notes) < maxHeldNotes {
+		s.notes = append(s.notes, [2]string{level, msg})
+	} else {
+		s.notesDropped++
+	}
+	s.notesMu.Unlock()
+}
+
+// flushNotes logs the lines hold kept, on the calling goroutine.
+func (s *Set) flushNotes() {
+	s.notesMu.Lock()
+	notes, dropped := s.notes, s.notesDropped
+	s.notes, s.notesDropped = nil, 0
+	s.notesMu.Unlock()
+	for _, n := range notes {
+		s.opts.Logger(n[0], n[1])
+	}
+	if dropped > 0 {
+		s.opts.Logger("warn", fmt.Sprintf("host: %d more log lines of plugins were dropped (more than %d between two steps)", dropped, maxHeldNotes))
+	}
+}

@@ -32,6 +32,7 @@ type plugin struct {
 
 	// Owned by the stepping goroutine (see batch.go).
 	queue, inflight round
+	lastCalls       int     // calls in the last round sent (stream.go)
 	reorder         reorder // the queue's calls while they are put in config order (order.go)
 }
 
@@ -149,9 +150,15 @@ func (p *plugin) do(f func(ctx context.Context, svc sdk.Service) error) error {
 	if err != nil {
 		return err
 	}
+	return p.doOn(inst, f)
+}
+
+// doOn is do with the instance found: the watchdog times f from its start
+// (f may stop and restart the clock, inst.callStart: stream.go).
+func (p *plugin) doOn(inst *instance, f func(ctx context.Context, svc sdk.Service) error) error {
 	timeout := p.callTimeout()
 	inst.callStart.Store(time.Now().UnixNano())
-	err = f(inst.ctx, inst.svc)
+	err := f(inst.ctx, inst.svc)
 	inst.callStart.Store(0)
 	if err == nil {
 		return nil
@@ -339,27 +346,9 @@ func (s *Set) Advance(step uint64) {
 // note logs a message about a plugin's failure or restart. In step mode it
 // is held until the stepping goroutine reaches a fixed point (the end of a
 // Flush, Advance), so that it lands at the same place among the game's
-// lines in every run, whichever goroutine saw the failure first.
-func (s *Set) note(level, msg string) {
-	if s.opts.RestartMinSteps <= 0 {
-		s.log(level, msg)
-		return
-	}
-	s.notesMu.Lock()
-	s.notes = append(s.notes, [2]string{level, msg})
-	s.notesMu.Unlock()
-}
-
-// flushNotes logs the messages note held.
-func (s *Set) flushNotes() {
-	s.notesMu.Lock()
-	notes := s.notes
-	s.notes = nil
-	s.notesMu.Unlock()
-	for _, n := range notes {
-		s.log(n[0], n[1])
-	}
-}
+// lines in every run, whichever goroutine saw the failure first (s.log holds
+// every line in step mode: log.go).
+func (s *Set) note(level, msg string) { s.log(level, msg) }
 
 func plural(n int, word string) string {
 	if n == 1 {

@@ -154,6 +154,7 @@ func (u *Update) Commit() {
 		s.log("info", fmt.Sprintf("plugin %s: its new build serves: %s, %s", p.spec.Name,
 			plural(len(r.desc.Actions), "action"), plural(len(r.desc.Conditions), "condition")))
 	}
+	s.flushNotes() // the new builds' lines, at the reload's place among the game's
 }
 
 // Abort stops the new builds' processes; the old ones serve on.
