@@ -69,7 +69,9 @@ function bt.scorer(name, score) end
 ---conditions passed) and when it is left (how = "success", "failure",
 ---"abort", "timeout", "preempt", "jump", "cancel", "reset" or "remove").
 ---params are the hooked rule's; ctx.rule is its label. A hook may not jump.
----Only while scripts load (top level).
+---Only while scripts load (top level). Names starting with "bt." are the
+---built-ins': bt.log writes the rule's log.enter / log.exit ({how} in it
+---replaced) with no script.
 ---@param name string
 ---@param fn fun(ctx: bt.Ctx, params: bt.Params, how: "enter"|"success"|"failure"|"abort"|"timeout"|"preempt"|"jump"|"cancel"|"reset"|"remove")
 function bt.hook(name, fn) end

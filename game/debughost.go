@@ -38,6 +38,10 @@ type DebugHost interface {
 	TreeLoader() TreeLoader
 	WriteTreeFile(file string, data []byte, create bool) error
 	RemoveTreeFile(file string) error
+
+	// The page's Open save (debug_saves.go).
+	Saves() ([]string, error)
+	LoadSave(name string) ([]string, error)
 }
 
 // debugHost is the Game as its debugger sees it (DebugHost): the *Game

@@ -53,3 +53,20 @@ func statSource(cfg *Config, files fs.FS, p string) (fs.FileInfo, error) {
 	}
 	return os.Stat(cfg.Abs(p))
 }
+
+// treeReader reads tree files, taking a reload's Override (g.override, by
+// absolute path) before the disk.
+func (g *Game) treeReader() func(string) ([]byte, error) {
+	read := g.reader(readfile.TreeLimit, "tree file")
+	if g.override == nil {
+		return read
+	}
+	return func(p string) ([]byte, error) {
+		if abs, err := filepath.Abs(p); err == nil {
+			if data, ok := g.override[abs]; ok {
+				return data, nil
+			}
+		}
+		return read(p)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/plugins/host"
 	"github.com/btrun/btrun/runtime"
 )
@@ -117,14 +116,17 @@ var ErrStopped = errors.New("game: run stopped")
 // Game is a running game config: its trees, registry, agents and loop.
 // A Game is used from one goroutine.
 type Game struct {
-	cfg    *Config
-	opts   Options
-	reg    *runtime.Registry
-	trees  map[string]*runtime.BoundTree
-	agents []*gameAgent
-	byID   map[string]*gameAgent
-	byPtr  map[*runtime.Agent]*gameAgent // for the per-step hooks: no look-up by name there
-	env    *runtime.Env
+	cfg  *Config
+	opts Options
+	// override is a reload's ReloadOptions.Override while it loads, by
+	// absolute path (files.go); nil otherwise.
+	override map[string][]byte
+	reg      *runtime.Registry
+	trees    map[string]*runtime.BoundTree
+	agents   []*gameAgent
+	byID     map[string]*gameAgent
+	byPtr    map[*runtime.Agent]*gameAgent // for the per-step hooks: no look-up by name there
+	env      *runtime.Env
 
 	trace     *TraceWriter
 	traceFile io.Closer
@@ -301,7 +303,7 @@ func (g *Game) loadTrees(decls []runtime.RuleDecl) (map[string]*runtime.Tree, []
 		if !again {
 			var err error
 			t, err = runtime.LoadFile(path, runtime.LoadOptions{Root: g.srcRoot(), Rules: decls,
-				ReadFile: g.reader(readfile.TreeLimit, "tree file")})
+				ReadFile: g.treeReader()})
 			byFile[path] = t
 			if err != nil {
 				errs = append(errs, err)

@@ -28,7 +28,9 @@ import (
 //     script's ctx:stimulus / ctx:forget for a signal that no tree
 //     declares or waits for and nothing sends: it never runs, or never
 //     finds a stimulus;
-//   - inline Lua (bt.lua) whose code has no statement.
+//   - inline Lua (bt.lua) whose code has no statement;
+//   - a variable a condition reads that nothing in the game sets, and a
+//     rule that can never run (lint_vars.go, lint_unreachable.go).
 
 // Lint is one finding of Lints.
 type Lint struct {
@@ -46,16 +48,11 @@ func (g *Game) Lints() []Lint {
 	strs := g.stringConstants()
 	declared := g.knownSignals("", nil)
 	signals := g.listenedSignals(declared)
-	var trees []*runtime.Tree
-	for _, tc := range g.cfg.Trees {
-		if b := g.trees[tc.Name]; b != nil {
-			trees = append(trees, b.Tree)
-		}
-	}
-	set := varSetters(trees, strs) // lint_vars.go
+	trees := g.gameTrees("", nil)
+	set := g.varSetters(trees, strs) // lint_vars.go
 	for _, t := range trees {
 		out = append(out, g.treeLints(t, signals, strs)...)
-		out = append(out, lintUnsetVars(t, set)...)
+		out = append(out, g.behaviourLints(t, set, strs)...)
 	}
 	out = append(out, g.lintScripts(signals)...)
 	for i, sc := range g.cfg.Signals {
@@ -279,6 +276,15 @@ func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string
 			return nil
 		}
 	}
+	for k, name := range [2]string{r.Enter, r.Exit} { // a hook reads the rule's parameters too
+		if name == "" || k == 1 && name == r.Enter {
+			continue
+		}
+		d, ok := reg.LookupHook(name)
+		if !ok || !take(d.Params, d.Origin) {
+			return nil
+		}
+	}
 	for _, c := range r.Conds {
 		if ps, ok := t.DeclaredParams(c.Name); ok {
 			take(ps, runtime.Origin{Kind: "builtin"})
@@ -326,6 +332,12 @@ func readers(r *runtime.Rule) string {
 	}
 	for _, c := range r.Conds {
 		w = append(w, fmt.Sprintf("condition %q", c.Name))
+	}
+	if r.Enter != "" {
+		w = append(w, fmt.Sprintf("enter hook %q", r.Enter))
+	}
+	if r.Exit != "" && r.Exit != r.Enter {
+		w = append(w, fmt.Sprintf("exit hook %q", r.Exit))
 	}
 	if len(w) == 0 {
 		return "the rule (it has no action or condition)"

@@ -37,3 +37,25 @@ func TestTreeLints_customRuleParameters(t *testing.T) {
 		t.Errorf("lints: %v", lints)
 	}
 }
+
+// TestLints_hookParametersAreRead: the parameters a rule's hooks declare
+// are read (bt.log's texts); a misspelt one is named with the hook among
+// its readers.
+func TestLints_hookParametersAreRead(t *testing.T) {
+	tree, err := runtime.LoadBytes("t.xml", []byte(`<behaviorTree>
+  <sequence id="root" enter="bt.log" exit="bt.log"><parameter name="log.enter">in</parameter><parameter name="log.exit">out {how}</parameter><parameter name="log.exti">x</parameter>
+    <success id="a"/>
+  </sequence>
+</behaviorTree>`), runtime.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range TreeLints(tree, runtime.NewRegistry()) {
+		got = append(got, l.String())
+	}
+	want := `t.xml:2:3: rule root: parameter "log.exti" is read by nothing: not by enter hook "bt.log" (they read log.enter, log.exit); did you mean "log.exit"?`
+	if strings.Join(got, "\n") != want {
+		t.Errorf("lints:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}

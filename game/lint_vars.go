@@ -43,7 +43,7 @@ func lintUnsetVars(t *runtime.Tree, set func(string) bool) []Lint {
 // varSetters says which variable names something in the game sets: the
 // trees' signal lines and bt.variable.set rules, and the names scripts
 // write (strs, the scripts' string constants; quoted names in inline Lua).
-func varSetters(trees []*runtime.Tree, strs map[string]bool) func(string) bool {
+func (g *Game) varSetters(trees []*runtime.Tree, strs map[string]bool) func(string) bool {
 	set := map[string]bool{}
 	var inline []string
 	for _, t := range trees {
@@ -175,4 +175,99 @@ func condText(c *runtime.Cond) string {
 		return "!" + c.Name
 	}
 	return c.Name
+}
+
+// gameTrees are the game's trees in config order; with t set, t stands for
+// the tree called name (a version being edited in the live view).
+func (g *Game) gameTrees(name string, t *runtime.Tree) []*runtime.Tree {
+	var trees []*runtime.Tree
+	for _, tc := range g.cfg.Trees {
+		switch b := g.trees[tc.Name]; {
+		case t != nil && tc.Name == name:
+			trees = append(trees, t)
+		case b != nil:
+			trees = append(trees, b.Tree)
+		}
+	}
+	return trees
+}
+
+// behaviourLints are the checks of tree t that catch a rule that cannot
+// behave as written: a variable nothing sets, a rule that never runs. set
+// is what the game sets (varSetters); strs the scripts' strings. A tree
+// whose agents run a plugin's code is not checked: a plugin sets variables
+// and jumps by names no lint sees.
+func (g *Game) behaviourLints(t *runtime.Tree, set func(string) bool, strs map[string]bool) []Lint {
+	if g.goCode() || g.runsPlugin(t) {
+		return nil
+	}
+	return append(lintUnsetVars(t, set), lintUnreachable(t, func(id string) bool { return strs[id] })...)
+}
+
+// goCode reports whether Go code registered an action, condition, hook or
+// scorer (a program embedding the game): Go sets variables and jumps by
+// names no lint sees, from those and from its own loop, so the lints that
+// need every setter or every jump stay silent rather than be wrong. (The
+// rules btrun ships are Go too, but decide only which child runs.)
+func (g *Game) goCode() bool {
+	for _, d := range g.reg.Actions() {
+		if d.Origin.Kind == "go" {
+			return true
+		}
+	}
+	for _, d := range g.reg.Conditions() {
+		if d.Origin.Kind == "go" {
+			return true
+		}
+	}
+	for _, d := range g.reg.Hooks() {
+		if d.Origin.Kind == "go" {
+			return true
+		}
+	}
+	for _, d := range g.reg.Scorers() {
+		if d.Origin.Kind == "go" {
+			return true
+		}
+	}
+	return false
+}
+
+// runsPlugin reports whether the agents of tree t may run a plugin's code:
+// an action, condition or hook t names (or an agent kind translates one of
+// its actions to) comes from a plugin, or t has a slot, whose grafted tree
+// may.
+func (g *Game) runsPlugin(t *runtime.Tree) bool {
+	plugin := func(o runtime.Origin) bool { return o.Kind == "plugin" }
+	action := func(name string) bool {
+		d, ok := g.reg.LookupAction(name)
+		return ok && plugin(d.Origin)
+	}
+	for i := range t.Rules {
+		r := &t.Rules[i]
+		if r.Kind == runtime.KindSlot {
+			return true
+		}
+		if r.Kind == runtime.KindAction {
+			if action(r.Action) {
+				return true
+			}
+			for _, ac := range g.cfg.Agents {
+				if to, ok := ac.Translate[r.Action]; ok && action(to) {
+					return true
+				}
+			}
+		}
+		for _, c := range r.Conds {
+			if d, ok := g.reg.LookupCondition(c.Name); ok && plugin(d.Origin) {
+				return true
+			}
+		}
+		for _, h := range [2]string{r.Enter, r.Exit} {
+			if d, ok := g.reg.LookupHook(h); h != "" && ok && plugin(d.Origin) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -50,6 +51,12 @@ type ReloadOptions struct {
 	// new version this way), and so do later reloads. On a reload that is
 	// not applied, the game keeps its files.
 	Files fs.FS
+	// Override, when set, gives the text of tree files (named relative to
+	// the config's folder) for this reload only, instead of what is on
+	// disk: the live view's time travel reloads the trees as they were
+	// before an edit this way, to show the steps that ran them. Such a
+	// reload prints nothing (the debugger says what it shows).
+	Override map[string][]byte
 }
 
 // ReloadReport says what a reload did.
@@ -87,6 +94,15 @@ func (g *Game) Reload(opts ReloadOptions) (*ReloadReport, error) {
 	rep, err := g.reload(opts)
 	g.rewatch() // whoever asked (the watcher, the live view's editor, a Go program), a new subtree file is watched from now on
 	t := g.Time(g.step)
+	if opts.Override != nil { // time travel's own: silent
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrReload, err)
+		}
+		if g.debug != nil {
+			g.debug.Reloaded()
+		}
+		return rep, nil
+	}
 	if err != nil {
 		g.out.always(t, "reload:", reloadFailure(opts.Changed, err))
 		return nil, fmt.Errorf("%w: %w", ErrReload, err)
@@ -113,6 +129,15 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 				g.opts.Files = kept
 			}
 		}()
+	}
+	if opts.Override != nil {
+		g.override = make(map[string][]byte, len(opts.Override))
+		for f, data := range opts.Override {
+			if abs, err := filepath.Abs(g.cfg.Abs(f)); err == nil {
+				g.override[abs] = data
+			}
+		}
+		defer func() { g.override = nil }()
 	}
 	rep = &ReloadReport{Step: g.step, Changed: opts.Changed}
 	next, err := g.load(true, opts.Plugins)

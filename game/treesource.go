@@ -170,7 +170,10 @@ func (h *debugHost) CheckTree(name string, override map[string][]byte) (*runtime
 		}
 	}
 	signals := g.listenedSignals(g.knownSignals(name, t))
-	for _, l := range g.treeLints(t, signals, g.stringConstants()) {
+	strs := g.stringConstants()
+	lints := g.treeLints(t, signals, strs)
+	lints = append(lints, g.behaviourLints(t, g.varSetters(g.gameTrees(name, t), strs), strs)...)
+	for _, l := range lints {
 		out = append(out, lintProblem(t, l))
 	}
 	return t, out
@@ -224,13 +227,33 @@ func lintProblem(t *runtime.Tree, l Lint) TreeProblem {
 	}
 	for i := range t.Rules {
 		r := &t.Rules[i]
-		if r.Pos == p.Pos && strings.HasPrefix(p.Msg, "rule "+r.Label+" ") || r.Pos == p.Pos && strings.HasPrefix(p.Msg, "rule "+r.Label+":") {
-			p.Rule = r.Label
-			p.Msg = strings.TrimPrefix(p.Msg, "rule "+r.Label+": ")
+		if !atRule(r, p.Pos) {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(p.Msg, "rule "+r.Label+": "); ok {
+			p.Rule, p.Msg = r.Label, rest
+			break
+		}
+		if rest, ok := strings.CutPrefix(p.Msg, "rule "+r.Label+" "); ok {
+			p.Rule, p.Msg = r.Label, rest
 			break
 		}
 	}
 	return p
+}
+
+// atRule reports whether pos is rule r's start tag or one of its
+// conditions (where a lint about a condition points).
+func atRule(r *runtime.Rule, pos runtime.Pos) bool {
+	if r.Pos == pos {
+		return true
+	}
+	for _, c := range r.Conds {
+		if c.Pos == pos {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteTreeFile writes data to a file named relative to the config's

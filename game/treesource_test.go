@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 // The tree files as an editor sees them: a tree checked with a file
@@ -125,5 +127,51 @@ func TestCheckTree_signalDataParametersAreRead(t *testing.T) {
 		"<parameter name=\"signal.data.hp\">3</parameter><parameter name=\"signal.data.at.x\">1</parameter><parameter name=\"signal.dat.who\">me</parameter></action>\n</behaviorTree>\n")})
 	if len(ps) != 1 || !strings.Contains(ps[0].Msg, `parameter "signal.dat.who" is read by nothing`) || !strings.Contains(ps[0].Msg, `did you mean "signal.data.KEY"?`) {
 		t.Errorf("lints: %+v", ps)
+	}
+}
+
+// TestCheckTree_behaviourLintsAsValidate: the page's check reports, at
+// their rules, the variable nothing sets and the rule that can never run,
+// in the candidate source (a setter added in it counts); Go code in the
+// game, which may set any variable by a computed name, silences them.
+func TestCheckTree_behaviourLintsAsValidate(t *testing.T) {
+	files := map[string]string{
+		"config.toml": treeGameConfig,
+		"mod/t.xml":   "<behaviorTree/>\n",
+	}
+	g, dir := openTreeGame(t, files)
+	src := "<behaviorTree><variables><variable name=\"Aware\"/></variables>\n" +
+		"  <choice id=\"c\"><success id=\"a\"><condition>Aware</condition></success><success id=\"b\"/><success id=\"z\"/></choice>\n</behaviorTree>\n"
+	_, ps := g.host().CheckTree("t", map[string][]byte{"mod/t.xml": []byte(src)})
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Pos.String()+" "+p.Rule+": "+p.Msg)
+	}
+	want := []string{
+		`mod/t.xml:2:34 a: can never run: its condition "Aware" is always false, since nothing in the game sets Aware (default false)`,
+		`mod/t.xml:2:34 a: condition "Aware" reads variable "Aware", which nothing in the game sets (no <signal> line, no bt.variable.set, no script names it): it always reads its default, false`,
+		`mod/t.xml:2:89 z: can never run: it comes after b in choice c, and b is a <success> with no conditions: it always succeeds, which ends the choice; only a jump can reach it`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	set := strings.Replace(src, "<success id=\"b\"/>", "<action id=\"b\" name=\"bt.variable.set\"><parameter name=\"variable.name\">Aware</parameter><parameter name=\"variable.value\">true</parameter></action>", 1)
+	if _, ps := g.host().CheckTree("t", map[string][]byte{"mod/t.xml": []byte(set)}); len(ps) != 0 {
+		t.Errorf("a setter in the candidate: %+v", ps)
+	}
+
+	cfg, err := LoadConfig(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goGame, err := Open(cfg, Options{Quiet: true, Stdout: io.Discard, Stderr: io.Discard, Register: func(reg *runtime.Registry) error {
+		return reg.RegisterAction("aim", runtime.ActionFunc(func(*runtime.Agent, runtime.Params) (runtime.Status, error) { return runtime.Success, nil }))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goGame.Close()
+	if _, ps := goGame.host().CheckTree("t", map[string][]byte{"mod/t.xml": []byte(src)}); len(ps) != 0 {
+		t.Errorf("with a Go action: %+v", ps)
 	}
 }

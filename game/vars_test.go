@@ -256,3 +256,60 @@ func writeTreeFile(t *testing.T, config, src string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLints_aRuleThatCanNeverRun: the children a list's flow never reaches
+// are reported at the first one, with the sibling that decides the list;
+// a child a script may jump into, and lists whose order or whose blocker
+// leaves a way (a condition, a cooldown, a timeout), are not.
+func TestLints_aRuleThatCanNeverRun(t *testing.T) {
+	files := map[string]string{
+		"config.toml": "[[trees]]\nname = \"t\"\nfile = \"t.xml\"\n[[agents]]\ntree = \"t\"\n[scripts]\npaths = [\"lua\"]\n",
+		"lua/s.lua":   "bt.action('go', function(ctx) ctx:jump('root.j.back') return bt.SUCCESS end)\n",
+		"t.xml": `<behaviorTree>
+  <variables><variable name="Alert"/></variables>
+  <signals><signal name="Seen" variable="Alert" value="true"/></signals>
+  <choice id="root">
+    <sequence id=".watch">
+      <condition>Alert</condition>
+      <action id=".calm" name="bt.variable.set"><parameter name="variable.name">Alert</parameter><parameter name="variable.value">false</parameter></action>
+      <success id=".shout"/>
+    </sequence>
+    <sequence id=".s"><failure id=".no"/><success id=".never"/><success id=".never2"/></sequence>
+    <choice id=".c"><success id=".yes"/><success id=".unreached"/></choice>
+    <choice id=".d"><action id=".note" name="bt.log"><parameter name="log.message">x</parameter></action><success id=".after"/></choice>
+    <choice id=".e"><action id=".fine" name="bt.wait" doNotFail="true"><condition>Alert</condition><parameter name="wait.seconds">1</parameter></action><success id=".late"/></choice>
+    <sequence id=".f"><running id=".hold"/><success id=".tail"/></sequence>
+    <choice id=".ok1" order="random"><success id=".r1"/><success id=".r2"/></choice>
+    <choice id=".ok2"><success id=".cond"><condition>Alert</condition></success><running id=".wait" timeout="2"/><success id=".ok3"/></choice>
+    <sequence id=".j"><failure id=".stop"/><success id=".back"/></sequence>
+    <action id=".go" name="go"/>
+  </choice>
+</behaviorTree>`,
+	}
+	cfg, err := LoadConfig(writeGame(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var got []string
+	for _, l := range g.Lints() {
+		if strings.Contains(l.Msg, "can never run") {
+			got = append(got, l.Pos+": "+l.Msg)
+		}
+	}
+	want := []string{
+		`t.xml:8:7: rule root.watch.shout can never run: it comes after root.watch.calm in sequence root.watch, and root.watch.calm sets Alert to false, so the sequence's condition "Alert" is false when it checks its conditions again after that child; only a jump can reach it`,
+		`t.xml:10:42: rule root.s.never can never run (nor can the rule after it): it comes after root.s.no in sequence root.s, and root.s.no is a <failure>: it always fails, which ends the sequence; only a jump can reach it`,
+		`t.xml:11:41: rule root.c.unreached can never run: it comes after root.c.yes in choice root.c, and root.c.yes is a <success> with no conditions: it always succeeds, which ends the choice; only a jump can reach it`,
+		`t.xml:12:106: rule root.d.after can never run: it comes after root.d.note in choice root.d, and root.d.note calls bt.log with no conditions: it always succeeds, which ends the choice; only a jump can reach it`,
+		`t.xml:13:153: rule root.e.late can never run: it comes after root.e.fine in choice root.e, and root.e.fine has doNotFail="true": it never fails, so the choice ends with its success; only a jump can reach it`,
+		`t.xml:14:44: rule root.f.tail can never run: it comes after root.f.hold in sequence root.f, and root.f.hold is a <running> with no conditions and no timeout: it never ends; only a jump can reach it`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lints:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

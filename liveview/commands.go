@@ -47,10 +47,11 @@ func (d *Debugger) cmdAgent(id string) (any, error) {
 
 func (d *Debugger) cmdTrees(*request) (any, error) {
 	type tree struct {
-		Name   string `json:"name"`
-		File   string `json:"file"`
-		Rules  int    `json:"rules"`
-		Agents int    `json:"agents"`
+		Name   string   `json:"name"`
+		File   string   `json:"file"`
+		Files  []string `json:"files"` // the main file, then its subtree files: the page's project list
+		Rules  int      `json:"rules"`
+		Agents int      `json:"agents"`
 	}
 	out := []tree{}
 	for _, name := range d.g.TreeNames() {
@@ -61,7 +62,13 @@ func (d *Debugger) cmdTrees(*request) (any, error) {
 				n++
 			}
 		}
-		out = append(out, tree{Name: name, File: b.Tree.File, Rules: len(b.Tree.Rules), Agents: n})
+		files := []string{b.Tree.File}
+		if d.host != nil {
+			if f, err := d.host.TreeFiles(name); err == nil && len(f) > 0 {
+				files = f
+			}
+		}
+		out = append(out, tree{Name: name, File: b.Tree.File, Files: files, Rules: len(b.Tree.Rules), Agents: n})
 	}
 	return out, nil
 }
@@ -399,7 +406,13 @@ func (d *Debugger) reindex() {
 			d.bps = append(d.bps, k.bp)
 		}
 	}
-	d.tl.reset(d)
+	switch {
+	case d.travelReload: // time travel's own reload (timeline_edits.go): the timeline stays
+	case d.pendingEdit != nil: // the editor's save: the history before it is kept
+		d.tl.keepEdit(d, d.pendingEdit)
+	default:
+		d.tl.reset(d)
+	}
 }
 
 func (d *Debugger) cmdQuit(*request) (any, error) {

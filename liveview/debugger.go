@@ -93,11 +93,16 @@ type Debugger struct {
 	speed     float64 // steps at real time × speed; 0 as fast as possible
 	pace      pacer
 	stepsLeft int
-	steppers  []*request // step requests answered when their steps are done
-	quit      bool
-	flushed   bool // the trace was flushed since the game paused
-	dirty     bool // something changed since the last update was published
-	published time.Time
+	// travelReload is set while time travel reloads the trees of another
+	// version; pendingEdit holds the old text of the files an editor's save
+	// is reloading (timeline_edits.go).
+	travelReload bool
+	pendingEdit  map[string][]byte
+	steppers     []*request // step requests answered when their steps are done
+	quit         bool
+	flushed      bool // the trace was flushed since the game paused
+	dirty        bool // something changed since the last update was published
+	published    time.Time
 
 	agents    []*agentRec
 	byPtr     map[*runtime.Agent]int

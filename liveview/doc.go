@@ -77,6 +77,10 @@
 // Resuming, stepping or changing the game from an
 // earlier step discards the steps after it: the snapshots, the journal,
 // the recorded events, and the trace file's lines (cut back to that step).
+// A reload starts time travel afresh, except a save from the editor: the
+// timeline keeps the old text of the files it changed, and showing a step
+// before it reloads those trees in memory (timeline_edits.go); the game
+// goes on only from steps after the last save.
 //
 // # Memory
 //

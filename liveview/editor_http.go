@@ -566,7 +566,9 @@ func (d *Debugger) save(name string, body saveRequest) (any, error) {
 		return nil, errorf(http.StatusInternalServerError, "not saved, and %s is as it was: %v", file, err)
 	}
 	changed := append([]string{file}, written...)
+	d.pendingEdit = map[string][]byte{file: old} // time travel keeps the steps before the save (timeline_edits.go)
 	rep, err := d.g.Reload(game.ReloadOptions{Changed: changed})
+	d.pendingEdit = nil
 	if err != nil {
 		problems := problemsView(map[string]string{file: *body.Source}, problemsOfError(err, file))
 		if uerr := d.undo(file, old, written); uerr != nil {

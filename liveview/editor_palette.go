@@ -1,9 +1,6 @@
 package liveview
 
 import (
-	"fmt"
-	"reflect"
-
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -12,7 +9,7 @@ import (
 // and attributes of the format (runtime.FormatTags, the source of
 // docs/reference.md and the XSD), what the game's registry holds (actions,
 // conditions and scorers, with the parameters and documentation they
-// declare; hooks once the registry has them), the condition forms a
+// declare, and the hooks with the parameters they read), the condition forms a
 // tree's declarations make, and the parameters the runtime reads on any
 // rule. A tree's own names (variables, signals, timestamps, gates) come
 // with its source's outline and GET /api/trees/NAME.
@@ -114,7 +111,9 @@ func (d *Debugger) paletteView() paletteView {
 	for _, s := range reg.Scorers() {
 		v.Scorers = append(v.Scorers, paletteName{Name: s.Name, Origin: s.Origin.String(), Params: []paletteParam{}})
 	}
-	v.Hooks = append(v.Hooks, listedBy(reg, "Hooks")...)
+	for _, h := range reg.Hooks() { // with their parameters: the built-in bt.log and bt.lua read the rule's
+		v.Hooks = append(v.Hooks, paletteName{Name: h.Name, Origin: h.Origin.String(), Doc: h.Doc, Params: params(h.Params), Declares: h.Params != nil})
+	}
 	v.RuleParams = params(runtime.RuleParams)
 	return v
 }
@@ -123,36 +122,6 @@ func params(ps []runtime.ParamSpec) []paletteParam {
 	out := make([]paletteParam, len(ps))
 	for i, p := range ps {
 		out[i] = paletteParam{Name: p.Name, Type: p.Type, Required: p.Required, Default: p.Default, Doc: p.Doc}
-	}
-	return out
-}
-
-// listedBy reads the definitions a registry method such as Hooks returns
-// (a slice of structs with Name, and Origin and Doc when they have them),
-// when the registry has that method: hooks (enter and exit) are being added
-// to the runtime, and the palette lists them as soon as the registry does,
-// with no change here.
-func listedBy(reg *runtime.Registry, method string) []paletteName {
-	m := reflect.ValueOf(reg).MethodByName(method)
-	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 || m.Type().Out(0).Kind() != reflect.Slice {
-		return nil
-	}
-	list := m.Call(nil)[0]
-	var out []paletteName
-	for i := range list.Len() {
-		e := reflect.Indirect(list.Index(i))
-		if e.Kind() != reflect.Struct {
-			continue
-		}
-		field := func(name string) string {
-			if f := e.FieldByName(name); f.IsValid() && f.CanInterface() {
-				return fmt.Sprint(f.Interface())
-			}
-			return ""
-		}
-		if name := field("Name"); name != "" {
-			out = append(out, paletteName{Name: name, Origin: field("Origin"), Doc: field("Doc"), Params: []paletteParam{}})
-		}
 	}
 	return out
 }

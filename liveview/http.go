@@ -166,6 +166,9 @@ func (d *Debugger) route(w http.ResponseWriter, r *http.Request) {
 	if d.routeEditor(w, r, seg) { // editor_http.go
 		return
 	}
+	if d.routeSaves(w, r, seg) { // open_save.go
+		return
+	}
 	n := len(seg)
 	switch {
 	case n == 1 && seg[0] == "status":

@@ -50,6 +50,9 @@ type timeline struct {
 	offBase uint64     // offsets[i] is the trace's size when position offBase+i was left
 	offsets []int64
 	err     string // why the last snapshot could not be taken
+	origin  string // with reload: what started it, when not a reload ("the save X opened")
+	edits   []edit // the editor's saves the history reaches across (timeline_edits.go)
+	loaded  int    // how many of them the game runs now (len(edits): the files' own text)
 }
 
 type snapshot struct {
@@ -238,6 +241,10 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 			extra: map[string]any{"head": t.head}}
 	case !ok:
 		return &apiError{code: http.StatusConflict, msg: "time travel is not available: no snapshot could be taken (" + t.err + ")"}
+	case to < t.first && t.reload && t.origin != "":
+		return &apiError{code: http.StatusUnprocessableEntity,
+			msg:   fmt.Sprintf("step %d is before %s at step %d: time travel starts there; the earliest step the live view can show is %d", to, t.origin, t.first, oldest),
+			extra: map[string]any{"oldest": oldest}}
 	case to < t.first && t.reload:
 		return &apiError{code: http.StatusUnprocessableEntity,
 			msg: fmt.Sprintf("step %d is before the reload at step %d: time travel starts again at each reload (the earlier steps ran the old trees and scripts); the earliest step the live view can show is %d",
@@ -255,7 +262,12 @@ func (t *timeline) travel(d *Debugger, to uint64) error {
 	from := t.snaps[k].step
 	d.replaying = true
 	defer func() { d.replaying = false }()
-	if cur < to && cur >= from { // replaying on from here is shorter
+	v := t.version(to)
+	sameVersion := v == t.loaded
+	if err := t.loadVersion(d, v); err != nil {
+		return err
+	}
+	if cur < to && cur >= from && sameVersion { // replaying on from here is shorter
 		from = cur
 	} else {
 		if err := d.host.Rewind(t.snaps[k].game); err != nil {
@@ -314,7 +326,17 @@ func (t *timeline) branch(d *Debugger) (discarded [2]uint64, err error) {
 	if s >= t.head {
 		return discarded, nil
 	}
+	if err := t.refuseOld(s); err != nil {
+		return discarded, err
+	}
 	discarded = [2]uint64{s + 1, t.head}
+	for len(t.edits) > 0 && t.edits[len(t.edits)-1].at > s { // edits after s go with the steps
+		for _, data := range t.edits[len(t.edits)-1].old {
+			t.bytes -= int64(len(data))
+		}
+		t.edits = t.edits[:len(t.edits)-1]
+	}
+	t.loaded = len(t.edits)
 	for len(t.snaps) > 0 && t.snaps[len(t.snaps)-1].step > s {
 		t.bytes -= t.snaps[len(t.snaps)-1].size
 		t.snaps = t.snaps[:len(t.snaps)-1]

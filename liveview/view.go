@@ -77,6 +77,9 @@ type travelView struct {
 	// gave no BeforeStep or AfterStep callback, so a replayed step runs
 	// btrun's part only, not what the program does between steps.
 	BtrunOnly bool `json:"btrunOnly"`
+	// Edits are the steps the editor's saves came after: the steps before
+	// each ran the trees as they were, and can be shown but not gone on from.
+	Edits []uint64 `json:"edits"`
 }
 
 func (d *Debugger) statusView() statusView {
@@ -105,7 +108,7 @@ func (d *Debugger) statusView() statusView {
 	}
 	t := &d.tl
 	v.TimeTravel = travelView{Snapshots: len(t.snaps), Bytes: t.bytes, Budget: t.budget, Every: t.every, Error: t.err,
-		BtrunOnly: d.opts.Embedded && !d.host.StepHooks()}
+		BtrunOnly: d.opts.Embedded && !d.host.StepHooks(), Edits: t.editSteps()}
 	if o, ok := t.oldest(); ok {
 		v.TimeTravel.Oldest = &o
 	}

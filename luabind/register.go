@@ -48,6 +48,7 @@ func (e *Engine) Register(reg *runtime.Registry) error {
 		Doc: "the value of the Lua expression `lua.test` (it sees ctx, params and bt), which must be true or false",
 		Params: []runtime.ParamSpec{{Name: ParamTest, Type: "a Lua expression", Required: true,
 			Doc: "compiled once per rule when the tree is bound"}}}))
+	add(reg.AddHook(e.inlineHookDef())) // inline_hook.go
 	return errs.Err()
 }
 

@@ -17,6 +17,12 @@ func registerBuiltins(r *Registry) {
 			panic(err) // the built-in table itself is wrong: a programmer error
 		}
 	}
+	for _, d := range builtinHooks() { // hooks_builtin.go
+		d.Origin = originBuiltin
+		if err := r.AddHook(d); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // builtinActions is the table of built-in actions with what they declare:

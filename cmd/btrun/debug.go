@@ -17,6 +17,7 @@ type debugOptions struct {
 	addr   string // -debug
 	paused bool   // -paused
 	edit   bool   // -edit
+	fast   bool   // run as fast as it can (btrun view)
 }
 
 // shutdownWait is how long the server waits, after the run, for requests
@@ -39,7 +40,7 @@ func startDebug(g *game.Game, opts debugOptions, people io.Writer, interrupted <
 	host, _, _ := net.SplitHostPort(addr)
 	// The page's reload button reloads every tree, script and plugin, as
 	// -watch does for the files that changed.
-	d := liveview.New(g, liveview.Options{Paused: opts.paused, Host: host, Reload: g.ReloadAll, Edit: opts.edit})
+	d := liveview.New(g, liveview.Options{Paused: opts.paused, Fast: opts.fast, Host: host, Reload: g.ReloadAll, Edit: opts.edit})
 	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	ended := make(chan struct{})

@@ -31,6 +31,7 @@ func commands() []command {
 		{"bench", "measure a config with many agents", runBench},
 		{"tree", "print a tree file with resolved ids, labels and declarations", runTree},
 		{"validate", "load and bind trees, print every problem, change nothing", runValidate},
+		{"view", "open the live view on a trace or a save, to travel through it", runView},
 		{"convert", "write a Lumberyard MBT or CryEngine BHS document as a tree file of btrun's format", runConvert},
 		{"plugin", "plugin tools: `btrun plugin new NAME [DIR]` writes a new Go plugin module", runPlugin},
 		{"version", "print btrun's version", runVersion},

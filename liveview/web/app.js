@@ -136,6 +136,7 @@ async function showTreeOnly(name) {
   for (const n of entry.view.nodes) n.classList.remove('path', 'cursor', 'lanecur', 'isrunning');
   $('#treetitle').innerHTML = `<b>${esc(name)}</b> <span class="muted">${esc(entry.tree.file)} · ${entry.tree.rules.length} rules · ${entry.tree.agents.length} agents: pick one to see its state</span>`;
   renderAgents();
+  if (typeof projects !== 'undefined') projects.shown(); // projects.js: the list and tabs mark the shown tree
 }
 
 async function select(id) {
@@ -149,6 +150,7 @@ async function select(id) {
   ui.lastCursor = null;
   connect();
   renderAgents();
+  if (typeof projects !== 'undefined') projects.shown();
 }
 
 // --- status bar and time travel ---
@@ -198,6 +200,7 @@ function renderStatus() {
   setRunState(text, cls);
   document.body.classList.toggle('past', !s.live);
   renderTravel();
+  if (typeof replay !== 'undefined') replay.render(); // replay.js: the editor's saves on the slider
   renderBreakpoints();
   renderGates();
   renderWorld();

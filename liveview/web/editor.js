@@ -114,6 +114,10 @@ function paramsOf(r) {
     const form = dot > 0 && ed.palette.declared.find((f) => f.name === 'T' + name.slice(dot));
     if (form) form.params.forEach((p) => add({ ...p, name: name.slice(0, dot) + p.name.slice(1) }, name));
   }
+  for (const attr of ['enter', 'exit']) { // a hook reads the rule's parameters too (bt.log, bt.lua)
+    const h = r && ed.palette.hooks.find((x) => x.name === attrOf(r.attrs, attr));
+    if (h) h.params.forEach((p) => add(p, attr + ' hook ' + h.name));
+  }
   ed.palette.ruleParams.forEach((p) => add(p, 'every rule'));
   const seen = new Set();
   return out.filter((p) => !seen.has(p.name) && seen.add(p.name));
