@@ -69,6 +69,8 @@ var configDocs = map[string]KeyDoc{
 	"save.file":               {Doc: "save the run here at its end (and every `every` steps); empty for none", Path: true},
 	"save.every":              {Doc: "also save every this many steps; 0 only at the end", Min: num(0), Max: num(MaxSteps)},
 	"cluster.shards":          {Doc: "run the agents on this many shard processes over NATS, as `btrun run -shards` (which overrides it); 0 in one process", Min: num(0), Max: num(MaxShards)},
+	"cluster.checkpoint_every": {Doc: "a cluster stores a checkpoint every this many steps, from which it replays when a process dies (docs/cluster.md)", Min: num(1), Max: num(MaxSteps)},
+	"cluster.deadline":         {Doc: "a shard silent this long is lost, and a conductor's lease runs out after it, from `1s` to `1h`"},
 	"cluster.store":           {Doc: "the folder of the embedded NATS server's JetStream store, for `btrun run -shards`", Path: true},
 
 	// The bounds of stimuli (game/stimuli.go).
