@@ -20,6 +20,7 @@ import (
 // run survives its server's restart; on a NATS cluster, Replicas copies
 // survive the loss of a server.
 type Store struct {
+	nc   *nats.Conn // its own connection (OpenStore), or nil
 	js   jetstream.JetStream
 	kv   jetstream.KeyValue
 	obs  jetstream.ObjectStore
@@ -39,8 +40,25 @@ const checkpointKey = "checkpoint"
 func runBucket(run string) string  { return "btrun-run-" + run }
 func ckptBucket(run string) string { return "btrun-ckpt-" + run }
 
-// OpenStore opens (or makes) run's store on the server nc is connected to.
-func OpenStore(nc *nats.Conn, run string, o StoreOptions) (*Store, error) {
+// OpenStore connects to o.URL and opens (or makes) the store of run o.Run.
+func OpenStore(o Options, so StoreOptions) (*Store, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	nc, err := connect(&o, "conductor")
+	if err != nil {
+		return nil, err
+	}
+	s, err := openStore(nc, o.Run, so)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	s.nc = nc
+	return s, nil
+}
+
+func openStore(nc *nats.Conn, run string, o StoreOptions) (*Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	js, err := jetstream.New(nc)
@@ -56,6 +74,27 @@ func OpenStore(nc *nats.Conn, run string, o StoreOptions) (*Store, error) {
 		return nil, fmt.Errorf("natsnet: the checkpoint store of run %s: %w", run, err)
 	}
 	return &Store{js: js, kv: kv, obs: obs, run: run}, nil
+}
+
+// Close closes the store's connection.
+func (s *Store) Close() {
+	if s.nc != nil {
+		s.nc.Close()
+	}
+}
+
+// Drop deletes the run's checkpoints and lease: a run that ended leaves
+// nothing in the store.
+func (s *Store) Drop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if err := s.js.DeleteObjectStore(ctx, ckptBucket(s.run)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("natsnet: deleting the checkpoints of run %s: %w", s.run, err)
+	}
+	if err := s.js.DeleteKeyValue(ctx, runBucket(s.run)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return fmt.Errorf("natsnet: deleting the store of run %s: %w", s.run, err)
+	}
+	return nil
 }
 
 func partName(seq uint64, name string) string { return strconv.FormatUint(seq, 10) + "/" + name }

@@ -7,20 +7,15 @@ import (
 	"time"
 
 	"github.com/btrun/btrun/cluster"
-	"github.com/nats-io/nats.go"
 )
 
-func openStore(t *testing.T, url, run string) *Store {
+func storeOf(t *testing.T, url, run string) *Store {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	s, err := OpenStore(Options{URL: url, Run: run}, StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(nc.Close)
-	s, err := OpenStore(nc, run, StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(s.Close)
 	return s
 }
 
@@ -36,7 +31,7 @@ func TestStore_checkpointsCommitPruneAndFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := openStore(t, srv.URL(), "r1")
+	a := storeOf(t, srv.URL(), "r1")
 	if _, ok, err := a.Latest(); ok || err != nil {
 		t.Fatalf("a new run has a checkpoint (%v)", err)
 	}
@@ -47,7 +42,7 @@ func TestStore_checkpointsCommitPruneAndFence(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := openStore(t, srv.URL(), "r1")
+	b := storeOf(t, srv.URL(), "r1")
 	cp, ok, err := b.Latest()
 	if err != nil || !ok || cp.Seq != 3 || cp.Step != 300 || cp.Trace != 21 || cp.Until != 600 {
 		t.Fatalf("latest: %+v %v %v", cp, ok, err)
@@ -72,7 +67,7 @@ func TestStore_checkpointsCommitPruneAndFence(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	c := openStore(t, srv.URL(), "r1")
+	c := storeOf(t, srv.URL(), "r1")
 	if cp, ok, err := c.Latest(); !ok || err != nil || cp.Step != 400 {
 		t.Fatalf("after a restart: %+v %v %v", cp, ok, err)
 	}
@@ -93,7 +88,7 @@ func TestStore_checkpointsCommitPruneAndFence(t *testing.T) {
 // fails with ErrStale; a released lease is taken at once.
 func TestLease_oneConductorPerRun(t *testing.T) {
 	srv := startServer(t)
-	s := openStore(t, srv.URL(), "r2")
+	s := storeOf(t, srv.URL(), "r2")
 	clock := time.Unix(1000, 0)
 	now := func() time.Time { return clock }
 	a, err := s.TakeLease("conductor A", 10*time.Second, now)
