@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,7 +65,11 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	err = g.ServeShard(link, link.K(), link.Shards(), game.ShardOptions{Trace: *trace})
+	var sl cluster.ShardLink = link
+	if f, ok := faultFor("shard" + strconv.Itoa(link.K())); ok {
+		sl = faultyLink{link, f}
+	}
+	err = g.ServeShard(sl, link.K(), link.Shards(), game.ShardOptions{Trace: *trace})
 	if cerr := g.Close(); err == nil {
 		err = cerr
 	}
@@ -90,6 +93,7 @@ type clusterRun struct {
 	steps         int
 	workers       int
 	quiet         bool
+	resume        bool // go on from the run's last checkpoint (-resume)
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
@@ -101,7 +105,6 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		}
 	}
 	url, name := r.url, r.name
-	var children *natsnet.Children
 	if url == "" {
 		store := cfg.Abs(cfg.Cluster.Store) // [cluster] store, beside the config by default
 		if err := os.MkdirAll(store, 0o755); err != nil {
@@ -118,89 +121,37 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		if name == "" {
 			name = "run-" + strconv.Itoa(os.Getpid())
 		}
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintln(stderr, "btrun:", err)
-			return exitRuntime
-		}
-		children, err = natsnet.StartChildren(r.shards, self, func(int) []string {
-			return []string{"shard", "-cluster", url, "-name", name, "-config", r.config, "-workers", strconv.Itoa(r.workers),
-				"-quiet=" + strconv.FormatBool(r.quiet), "-trace=" + strconv.FormatBool(r.trace != "")}
-		}, nil, stderr)
-		if err != nil {
-			fmt.Fprintln(stderr, "btrun:", err)
-			return exitRuntime
-		}
-		defer children.Stop()
 	}
-	link, err := natsnet.Conduct(natsnet.Options{URL: url, Run: name, Version: clusterVersion(), JoinTimeout: time.Minute}, r.shards)
+	s, err := openSession(r, url, name, r.url == "", stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: stdout, Stderr: stderr, Quiet: r.quiet})
-	if err != nil {
-		link.Close()
-		printProblems(stderr, err)
-		return exitUsage
-	}
-	defer g.Close()
-	var trace io.Writer
-	var traceBuf *bufio.Writer
-	if r.trace != "" {
-		w := stdout
-		if r.trace != "-" {
-			f, err := os.Create(r.trace)
-			if err != nil {
-				fmt.Fprintln(stderr, "btrun:", err)
-				return exitRuntime
-			}
-			defer f.Close()
-			w = f
-		}
-		traceBuf = bufio.NewWriter(w)
-		trace = traceBuf
-	}
+	defer s.close()
 	people := stdout
 	if r.trace == "-" {
 		people = stderr
-	}
-	c, err := g.Conduct(link, trace, people)
-	if err == nil {
-		err = c.Start()
-	}
-	if err == nil && r.load != "" {
-		var data []byte
-		if data, err = os.ReadFile(r.load); err == nil {
-			err = c.Load(data)
+		s.trace = newStreamWriter(stdout)
+	} else if r.trace != "" {
+		if s.trace, err = newFileWriter(r.trace, r.resume); err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			return exitRuntime
 		}
 	}
-	steps := cfg.Run.Steps
-	if r.steps >= 0 {
-		steps = r.steps
+	s.out = newStreamWriter(people)
+	st, err := s.run()
+	err = errors.Join(err, s.out.Close())
+	if s.trace != nil {
+		err = errors.Join(err, s.trace.Close())
 	}
 	if err == nil {
-		err = c.Run(steps)
-	}
-	if err == nil && r.save != "" {
-		err = c.Save(r.save)
-	}
-	if err == nil {
-		err = c.Finish()
-	}
-	st := c.Stats()
-	err = errors.Join(err, c.Stop())
-	if traceBuf != nil {
-		err = errors.Join(err, traceBuf.Flush())
-	}
-	if children != nil {
-		err = errors.Join(err, children.Wait(30*time.Second))
+		err = s.store.Drop() // the run ended: nothing to resume
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime
 	}
-	fmt.Fprintf(people, "btrun: %d steps on %d shards (%d rounds, %d delivery batches)\n", st.Steps, r.shards, st.Rounds, st.Batches)
+	fmt.Fprintf(people, "btrun: %d steps on %d shards (%d rounds, %d delivery batches%s)\n", st.Steps, r.shards, st.Rounds, st.Batches, s.recovered())
 	return exitOK
 }
 
