@@ -1,0 +1,179 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/btrun/btrun/cluster/natsnet"
+)
+
+// recoverConfig is the example game with a short [cluster] deadline (a
+// shard silent for 1s is lost; a dead conductor's lease runs out after
+// 1s) and a checkpoint every 100 steps, written beside config.toml (its
+// paths are relative to it); it is removed with the run's store.
+func recoverConfig(t *testing.T) string {
+	t.Helper()
+	base, err := os.ReadFile("../config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp("..", "recover-test-*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := filepath.Abs(f.Name())
+	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 100\ndeadline = \"1s\"\nstore = \""+filepath.Base(path)+".store\"\n"...))
+	f.Close()
+	t.Cleanup(func() { os.Remove(path); os.RemoveAll(path + ".store") })
+	return path
+}
+
+// runFault runs btrun with BTRUN_TEST_FAULT set to fault ("" none).
+func runFault(t *testing.T, fault string, args ...string) result {
+	t.Helper()
+	cmd := command(args...)
+	cmd.Env = append(os.Environ(), "BTRUN_TEST_FAULT="+fault)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// oneProcess is the single run's trace, save and output for 600 steps.
+func oneProcess(t *testing.T, config, dir string) (trace, save []byte, out string) {
+	t.Helper()
+	r := run(t, "", "run", "-config", config, "-steps", "600", "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
+	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
+	return trace, save, r.stdout
+}
+
+// sameFiles holds a cluster run's trace and save to the single run's.
+func sameFiles(t *testing.T, tag, dir string, trace, save []byte) {
+	t.Helper()
+	gotTrace, _ := os.ReadFile(filepath.Join(dir, tag+".jsonl"))
+	gotSave, _ := os.ReadFile(filepath.Join(dir, tag+".sav"))
+	if len(trace) == 0 || !bytes.Equal(gotTrace, trace) {
+		t.Errorf("%s: the trace differs from one process's (%d and %d bytes)", tag, len(gotTrace), len(trace))
+	}
+	if len(save) == 0 || !bytes.Equal(gotSave, save) {
+		t.Errorf("%s: the save differs from one process's (%d and %d bytes)", tag, len(gotSave), len(save))
+	}
+}
+
+// TestRecover_lostShardReplays: a shard process killed at a chosen point
+// (as its step 250's report arrives: mid-round; as the checkpoint of step
+// 200 asks for its agents: mid-checkpoint, so the run goes back to step
+// 100; as step 333 starts) or stopped past the deadline (SIGSTOP at step
+// 150's start) is replaced, the run goes back to its last checkpoint and
+// replays, and its trace, save and output are one process's, byte for
+// byte.
+func TestRecover_lostShardReplays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	trace, save, out := oneProcess(t, config, dir)
+	for _, c := range []struct{ fault, back string }{
+		{"shard1:report:250", "step 200"},
+		{"shard0:save:200", "step 100"},
+		{"shard1:step start:333", "step 300"},
+		{"shard1:stop:150", "step 100"},
+	} {
+		tag := strings.NewReplacer(":", "-", " ", "-").Replace(c.fault)
+		r := runFault(t, c.fault, "run", "-config", config, "-steps", "600", "-shards", "2",
+			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav"))
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.fault, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "going back to the checkpoint of "+c.back+" and replaying") {
+			t.Errorf("%s: no recovery from %s in %q", c.fault, c.back, r.stderr)
+		}
+		if !strings.Contains(r.stdout, "btrun: 600 steps on 2 shards (") || !strings.Contains(r.stdout, "1 recoveries") {
+			t.Errorf("%s: summary %q", c.fault, r.stdout[max(0, len(r.stdout)-200):])
+		}
+		if beforeSummary(r.stdout) != beforeSummary(out) {
+			t.Errorf("%s: the output differs from one process's", c.fault)
+		}
+		sameFiles(t, tag, dir, trace, save)
+	}
+}
+
+// TestRecover_deadConductorResumes: a conductor killed (with its embedded
+// NATS server and, by their parent-death signal, its shards) before step
+// 250, or at the checkpoint of step 200 between storing it and committing
+// it, is resumed by `btrun run -name RUN -resume` from the store on disk:
+// once its lease ran out, the new conductor cuts the trace back to the
+// last checkpoint and ends the run with one process's trace and save.
+func TestRecover_deadConductorResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	trace, save, _ := oneProcess(t, config, dir)
+	for _, c := range []struct{ fault, from string }{
+		{"conductor:step:250", "step 200"},
+		{"conductor:commit:200", "step 100"},
+	} {
+		tag := strings.ReplaceAll(c.fault, ":", "-")
+		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag,
+			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav")}
+		r := runFault(t, c.fault, args...)
+		if r.code != 137 && r.code != -1 {
+			t.Fatalf("%s: the conductor was not killed: exit %d: %s", c.fault, r.code, r.stderr)
+		}
+		r = run(t, "", append(args, "-resume")...)
+		if r.code != 0 {
+			t.Fatalf("%s: -resume: exit %d: %s", c.fault, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "resuming run "+tag+" from its checkpoint at "+c.from) {
+			t.Errorf("%s: %q", c.fault, r.stderr)
+		}
+		sameFiles(t, tag, dir, trace, save)
+		// The run ended: nothing is left to resume.
+		r = run(t, "", append(args, "-resume")...)
+		if r.code == 0 || !strings.Contains(r.stderr, "run "+tag+" has no checkpoint to resume from") {
+			t.Errorf("%s: a second -resume: exit %d: %s", c.fault, r.code, r.stderr)
+		}
+	}
+}
+
+// TestRecover_oneConductorPerRun: while a conductor holds a run's lease,
+// `btrun run -name RUN` on the same NATS is refused, naming the holder.
+func TestRecover_oneConductorPerRun(t *testing.T) {
+	srv, err := natsnet.StartServer(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	store, err := natsnet.OpenStore(natsnet.Options{URL: srv.URL(), Run: "siege"}, natsnet.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.TakeLease("the first conductor", time.Hour, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", "run", "-config", fixture("alarm"), "-shards", "1", "-cluster", srv.URL(), "-name", "siege")
+	if r.code != 1 || !strings.Contains(r.stderr, "run siege has a conductor: the first conductor") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
