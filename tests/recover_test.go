@@ -3,9 +3,12 @@ package tests
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +178,56 @@ func TestRecover_oneConductorPerRun(t *testing.T) {
 	r := run(t, "", "run", "-config", fixture("alarm"), "-shards", "1", "-cluster", srv.URL(), "-name", "siege")
 	if r.code != 1 || !strings.Contains(r.stderr, "run siege has a conductor: the first conductor") {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestRecover_randomKills: a loop of runs on 2 shards, each killing one
+// process at a point drawn at random (a shard as a step starts or reports
+// or a checkpoint or the final save gathers its agents; the conductor
+// before a step or before a checkpoint's commit, then -resume): each
+// run's trace and save are one process's. The draws come from
+// BTRUN_RECOVER_SEED, or a seed the log names to replay them.
+func TestRecover_randomKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	seed, err := strconv.ParseUint(os.Getenv("BTRUN_RECOVER_SEED"), 10, 64)
+	if err != nil {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("BTRUN_RECOVER_SEED=%d", seed)
+	rng := rand.New(rand.NewPCG(seed, 37))
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	trace, save, _ := oneProcess(t, config, dir)
+	for i := range 3 {
+		var fault string
+		switch rng.IntN(5) {
+		case 0:
+			fault = fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
+		case 1:
+			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
+		case 2:
+			fault = fmt.Sprintf("shard%d:save:%d", rng.IntN(2), 100*rng.IntN(7)) // 0 .. 500 checkpoints, 600 the save
+		case 3:
+			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
+		default:
+			fault = fmt.Sprintf("conductor:commit:%d", 100*(1+rng.IntN(5)))
+		}
+		tag := "random-" + strconv.Itoa(i)
+		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag,
+			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav")}
+		r := runFault(t, fault, args...)
+		if strings.HasPrefix(fault, "conductor") {
+			if r.code == 0 {
+				t.Fatalf("%s: the conductor was not killed", fault)
+			}
+			r = run(t, "", append(args, "-resume")...)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
+		}
+		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
+		sameFiles(t, tag, dir, trace, save)
 	}
 }

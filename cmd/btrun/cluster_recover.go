@@ -128,8 +128,13 @@ func (s *clusterSession) run() (cluster.Stats, error) {
 			return st, fmt.Errorf("%w (after %d recoveries)", err, recoveries)
 		}
 		cp, ok, lerr := s.store.Latest()
-		if lerr != nil || !ok {
+		if lerr != nil {
 			return st, errors.Join(err, lerr)
+		}
+		if !ok { // lost before the first checkpoint: from the start again
+			fmt.Fprintf(s.stderr, "btrun: %v\nbtrun: starting the run again\n", err)
+			from = nil
+			continue
 		}
 		fmt.Fprintf(s.stderr, "btrun: %v\nbtrun: going back to the checkpoint of step %d and replaying\n", err, cp.Step)
 		from = &cp
@@ -204,7 +209,19 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	}
 	// What opening and starting the game write was written before a
 	// checkpoint (begin turns the writers on again).
-	s.writers(func(w *runWriter) { w.off = from != nil })
+	s.writers(func(w *runWriter) {
+		w.off = from != nil
+		if from == nil && s.links > 1 { // the run starts again: what it wrote is written again
+			err = errors.Join(err, w.Rewind(0))
+		}
+	})
+	if err != nil {
+		link.Close()
+		if children != nil {
+			children.Stop()
+		}
+		return st, err
+	}
 	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet})
 	if err != nil {
 		link.Close()
@@ -226,6 +243,8 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	defer func() {
 		st = c.Stats()
 		if err != nil {
+			// What closing a game that failed writes is no part of the run.
+			s.writers(func(w *runWriter) { w.off = true })
 			link.Close()
 			if children != nil {
 				children.Stop()
