@@ -223,6 +223,10 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 	for k, w := range link.Waits() {
 		waits[k] = w - waits[k]
 	}
+	var cost checkpointCost
+	if err == nil {
+		cost, err = measureCheckpoint(c, srv.URL(), name)
+	}
 	err = errors.Join(err, c.Stop(), children.Wait(30*time.Second))
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun bench:", err)
@@ -235,6 +239,7 @@ func benchCluster(config string, agents, steps, shards, workers int, stdout, std
 	fmt.Fprintf(stdout, "per step: %.1f messages, %.0f bytes (%.0f to the shards, %.0f back)\n",
 		per(after.Sent+after.Received-before.Sent-before.Received), per(after.SentBytes+after.ReceivedBytes-before.SentBytes-before.ReceivedBytes),
 		per(after.SentBytes-before.SentBytes), per(after.ReceivedBytes-before.ReceivedBytes))
+	cost.print(stdout, n)
 	layout := cluster.Cut(n, shards)
 	for k := range shards {
 		lo, hi := layout.Range(k)

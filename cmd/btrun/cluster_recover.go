@@ -377,3 +377,37 @@ func (s faultyStore) Commit(cp cluster.Checkpoint) error {
 	s.f.at("commit", cp.Step)
 	return s.CheckpointStore.Commit(cp)
 }
+
+// checkpointCost is what one checkpoint took: its bytes, the time to
+// gather them from the shards and to store them.
+type checkpointCost struct {
+	bytes           int
+	gather, storing time.Duration
+}
+
+// measureCheckpoint takes one checkpoint of the run on its server's store,
+// for btrun bench, and drops it.
+func measureCheckpoint(c *game.Conductor, url, name string) (checkpointCost, error) {
+	var cost checkpointCost
+	start := time.Now()
+	data, err := c.Checkpoint()
+	if err != nil {
+		return cost, err
+	}
+	cost.gather, cost.bytes = time.Since(start), len(data)
+	store, err := natsnet.OpenStore(natsnet.Options{URL: url, Run: name}, natsnet.StoreOptions{})
+	if err != nil {
+		return cost, err
+	}
+	defer store.Close()
+	start = time.Now()
+	err = cluster.TakeCheckpoint(store, cluster.Checkpoint{Seq: 1, Step: c.Step(), Parts: []string{checkpointPart}}, [][]byte{data})
+	cost.storing = time.Since(start)
+	return cost, errors.Join(err, store.Drop())
+}
+
+func (c checkpointCost) print(w io.Writer, agents int) {
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(max(agents, 1)) }
+	fmt.Fprintf(w, "a checkpoint: %d bytes (%.0f an agent), gathered in %.1f ms (%.1f µs an agent), stored in %.1f ms (%.1f µs an agent)\n",
+		c.bytes, float64(c.bytes)/float64(max(agents, 1)), c.gather.Seconds()*1e3, per(c.gather), c.storing.Seconds()*1e3, per(c.storing))
+}
