@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -230,4 +231,78 @@ func TestRecover_randomKills(t *testing.T) {
 		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
 		sameFiles(t, tag, dir, trace, save)
 	}
+}
+
+// stopped reports whether process pid is stopped (SIGSTOP), from Linux's
+// /proc.
+func stopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && strings.HasPrefix(s[i:], ") T")
+}
+
+// TestRecover_stoppedConductorStandsDown: a conductor on a NATS server of
+// its own that stops (SIGSTOP before step 250) past its deadline loses its
+// lease to `-resume`, which ends the run with one process's trace and
+// save; when the stopped one goes on (SIGCONT), it says that it stands
+// down and writes nothing: the trace and save stay the single run's.
+func TestRecover_stoppedConductorStandsDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs Linux's /proc to see a process stopped")
+	}
+	srv, err := natsnet.StartServer(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	trace, save, _ := oneProcess(t, config, dir)
+	args := []string{"run", "-config", config, "-steps", "600", "-shards", "1", "-cluster", srv.URL(), "-name", "standdown",
+		"-trace", filepath.Join(dir, "standdown.jsonl"), "-save", filepath.Join(dir, "standdown.sav"), "-quiet"}
+	shard := func() *exec.Cmd {
+		cmd := command("shard", "-cluster", srv.URL(), "-name", "standdown", "-config", config, "-trace", "-quiet")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	first := command(args...)
+	first.Env = append(os.Environ(), "BTRUN_TEST_FAULT=conductor:stop:250")
+	var firstErr bytes.Buffer
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Process.Kill(); first.Wait() })
+	shard()
+	for !stopped(first.Process.Pid) {
+		if first.ProcessState != nil {
+			t.Fatalf("the first conductor ended: %s", firstErr.String())
+		}
+		time.Sleep(10 * time.Millisecond) // waits for a state; judges nothing by time
+	}
+	shard()
+	r := run(t, "", append(args, "-resume")...)
+	if r.code != 0 {
+		t.Fatalf("-resume: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "resuming run standdown from its checkpoint at step 200") {
+		t.Errorf("-resume: %q", r.stderr)
+	}
+	sameFiles(t, "standdown", dir, trace, save)
+	first.Process.Signal(syscall.SIGCONT)
+	err = first.Wait()
+	if first.ProcessState.ExitCode() != 1 || !strings.Contains(firstErr.String(), "this conductor of run standdown stands down") {
+		t.Errorf("the stale conductor: %v: %s", err, firstErr.String())
+	}
+	sameFiles(t, "standdown", dir, trace, save)
 }

@@ -100,11 +100,16 @@ func parseLease(b []byte) (holder string, until time.Time) {
 	return who, time.Unix(0, n)
 }
 
-// Renew extends the lease by its ttl from now; ErrStale if another took it.
+// Renew extends the lease by its ttl from now; ErrStale if another took
+// it, or if it ran out and cannot be renewed (another may hold it).
 func (l *Lease) Renew() error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	return l.write(ctx, l.rev, false)
+	err := l.write(ctx, l.rev, false)
+	if err != nil && !errors.Is(err, ErrStale) && !l.now().Before(l.until) {
+		return fmt.Errorf("%w: it ran out and cannot be renewed: %w", ErrStale, err)
+	}
+	return err
 }
 
 // Due reports whether a third of the lease is used: time to renew.

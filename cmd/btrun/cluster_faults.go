@@ -4,7 +4,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/btrun/btrun/cluster"
 )
@@ -15,9 +14,9 @@ import (
 // that dies there would. WHO is "conductor" or "shardK"; for a shard, WHAT
 // is the name of a message kind ("round", "save", ...: killed as it
 // receives that message of step STEP) or "stop" (SIGSTOP as it receives
-// step STEP's start); for the conductor, "step" (before step STEP) or
+// step STEP's start); for the conductor, "step" (before step STEP),
 // "commit" (at the checkpoint of step STEP, its parts stored and not yet
-// committed). Replacement shards are started without it.
+// committed) or "stop" (SIGSTOP before step STEP). Replacement shards are started without it.
 const faultEnv = "BTRUN_TEST_FAULT"
 
 type fault struct {
@@ -40,11 +39,7 @@ func (f fault) at(what string, step uint64) {
 	if f.who == "" || f.what != what || f.step != step {
 		return
 	}
-	sig := syscall.SIGKILL
-	if what == "stop" {
-		sig = syscall.SIGSTOP
-	}
-	syscall.Kill(os.Getpid(), sig)
+	raise(what == "stop")
 }
 
 // envWithoutFault is this process's environment without the fault: a

@@ -89,6 +89,16 @@ func (s *clusterSession) close() {
 	s.store.Close()
 }
 
+// standDown drops what the writers hold, unwritten, when err says that
+// another conductor took the run: its trace and output are the other's.
+func (s *clusterSession) standDown(err error) error {
+	if errors.Is(err, natsnet.ErrStale) || errors.Is(err, cluster.ErrFenced) {
+		s.writers((*runWriter).drop)
+		return fmt.Errorf("%w: this conductor of run %s stands down", err, s.name)
+	}
+	return err
+}
+
 // recovered is what the summary says of recoveries.
 func (s *clusterSession) recovered() string {
 	if s.recoveries == 0 {
@@ -264,17 +274,20 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	every := uint64(r.cfg.Cluster.CheckpointEvery)
 	for c.Step() < until {
 		s.fault.at("step", c.Step()+1)
+		s.fault.at("stop", c.Step()+1)
+		// Before the step writes: a conductor that was silent past its
+		// lease (stopped, say) finds out here that another took the run.
+		if s.lease.Due() {
+			if err := s.lease.Renew(); err != nil {
+				return st, s.standDown(err)
+			}
+		}
 		if err := c.Run(1); err != nil {
 			return st, err
 		}
 		if c.Step()%every == 0 && c.Step() < until {
 			if err := s.checkpoint(c, until); err != nil {
-				return st, err
-			}
-		}
-		if s.lease.Due() {
-			if err := s.lease.Renew(); err != nil {
-				return st, err
+				return st, s.standDown(err)
 			}
 		}
 	}

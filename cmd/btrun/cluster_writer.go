@@ -99,6 +99,12 @@ func (w *runWriter) Rewind(to uint64) error {
 	return nil
 }
 
+// drop forgets what is not written yet, and writes nothing more.
+func (w *runWriter) drop() {
+	w.buf.Reset(io.Discard)
+	w.off = true
+}
+
 // Close flushes and closes a file.
 func (w *runWriter) Close() error {
 	err := w.buf.Flush()
