@@ -97,6 +97,18 @@ func (s *Store) Drop() error {
 	return nil
 }
 
+// DropFiles deletes the files' object store of link, a link of the run
+// under a name of its own (made for a recovery); the run's own is kept,
+// for its next run to send only what changed.
+func (s *Store) DropFiles(link string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if err := s.js.DeleteObjectStore(ctx, filesBucket(link)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("natsnet: deleting the files of link %s: %w", link, err)
+	}
+	return nil
+}
+
 func partName(seq uint64, name string) string { return strconv.FormatUint(seq, 10) + "/" + name }
 
 func (s *Store) PutPart(seq uint64, name string, data []byte) error {

@@ -145,7 +145,7 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		err = errors.Join(err, s.trace.Close())
 	}
 	if err == nil {
-		err = s.store.Drop() // the run ended: nothing to resume
+		err = s.drop() // the run ended: nothing to resume
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)

@@ -46,6 +46,7 @@ type clusterSession struct {
 	first      uint64        // the step this conductor went on from
 	until      uint64        // the step the run ends at
 	recoveries int
+	own        []string // the links' names of their own
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -81,6 +82,15 @@ func openSession(r clusterRun, url, name string, embedded bool, stderr io.Writer
 		return nil, err
 	}
 	return s, nil
+}
+
+// drop deletes what the run kept in the store, once it ended.
+func (s *clusterSession) drop() error {
+	err := s.store.Drop()
+	for _, link := range s.own {
+		err = errors.Join(err, s.store.DropFiles(link))
+	}
+	return err
 }
 
 // close gives the lease up and closes the store.
@@ -160,6 +170,7 @@ func (s *clusterSession) connect() (*natsnet.ConductorLink, *natsnet.Children, e
 		// A new link of its own: a shard of an earlier one that wakes up
 		// speaks where nobody listens.
 		run = s.name + "-" + strconv.FormatUint(s.lease.Revision(), 10) + "-" + strconv.Itoa(s.links)
+		s.own = append(s.own, run)
 	}
 	o := natsnet.Options{URL: s.url, Run: run, Version: clusterVersion(), JoinTimeout: time.Minute,
 		ReplyTimeout: r.cfg.Cluster.Deadline.Duration}
