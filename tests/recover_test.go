@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -305,4 +306,59 @@ func TestRecover_stoppedConductorStandsDown(t *testing.T) {
 		t.Errorf("the stale conductor: %v: %s", err, firstErr.String())
 	}
 	sameFiles(t, "standdown", dir, trace, save)
+}
+
+// TestRecover_clusterWaitsForShards: with -cluster, a shard killed at step
+// 250 ends the run's link; the conductor says that it waits for its shards
+// to join again, and once two new `btrun shard` processes joined, the run
+// replays from the checkpoint of step 200 to one process's trace and save.
+func TestRecover_clusterWaitsForShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	srv, err := natsnet.StartServer(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	trace, save, _ := oneProcess(t, config, dir)
+	shard := func(env ...string) {
+		cmd := command("shard", "-cluster", srv.URL(), "-name", "waits", "-config", config, "-trace", "-quiet")
+		cmd.Env = append(os.Environ(), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	}
+	conductor := command("run", "-config", config, "-steps", "600", "-shards", "2", "-cluster", srv.URL(), "-name", "waits",
+		"-trace", filepath.Join(dir, "waits.jsonl"), "-save", filepath.Join(dir, "waits.sav"), "-quiet")
+	stderr, err := conductor.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conductor.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conductor.Process.Kill(); conductor.Wait() })
+	// Whichever joins as shard 1 dies as step 250's report arrives.
+	shard("BTRUN_TEST_FAULT=shard1:report:250")
+	shard("BTRUN_TEST_FAULT=shard1:report:250")
+	var said strings.Builder
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		said.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "btrun: waiting for 2 shards to join run waits") {
+			shard()
+			shard()
+		}
+	}
+	if err := conductor.Wait(); err != nil {
+		t.Fatalf("%v: %s", err, said.String())
+	}
+	if !strings.Contains(said.String(), "going back to the checkpoint of step 200 and replaying") || !strings.Contains(said.String(), "waiting for 2 shards") {
+		t.Errorf("the conductor said %q", said.String())
+	}
+	sameFiles(t, "waits", dir, trace, save)
 }
