@@ -111,7 +111,7 @@ func TestRecover_lostShardReplays(t *testing.T) {
 		if !strings.Contains(r.stderr, "going back to the checkpoint of "+c.back+" and replaying") {
 			t.Errorf("%s: no recovery from %s in %q", c.fault, c.back, r.stderr)
 		}
-		if !strings.Contains(r.stdout, "btrun: 600 steps on 2 shards (") || !strings.Contains(r.stdout, "1 recoveries") {
+		if !strings.Contains(r.stdout, "btrun: 600 steps on 2 shards (") || !strings.Contains(r.stdout, "1 recovery from a checkpoint") {
 			t.Errorf("%s: summary %q", c.fault, r.stdout[max(0, len(r.stdout)-200):])
 		}
 		if beforeSummary(r.stdout) != beforeSummary(out) {

@@ -114,14 +114,26 @@ func (s *clusterSession) recovered() string {
 	if s.recoveries == 0 {
 		return ""
 	}
+	if s.recoveries == 1 {
+		return "; 1 recovery from a checkpoint"
+	}
 	return fmt.Sprintf("; %d recoveries from a checkpoint", s.recoveries)
 }
 
-// lost reports whether err is a shard lost, which a replay recovers.
-func lost(err error) bool { return errors.Is(err, natsnet.ErrMissing) }
+// lost reports whether err is a shard lost during the run, which a replay
+// recovers (shards that did not join are not).
+func lost(err error) bool {
+	var nj notJoined
+	return errors.Is(err, natsnet.ErrMissing) && !errors.As(err, &nj)
+}
 
-// run runs the run to its end, recovering lost shards; stats are the last
-// link's.
+// notJoined is a link that could not be made: its shards did not join.
+type notJoined struct{ error }
+
+func (e notJoined) Unwrap() error { return e.error }
+
+// run runs the run to its end, recovering lost shards; stats count the
+// exchanges of every link, and the run's steps without replays.
 func (s *clusterSession) run() (cluster.Stats, error) {
 	var from *cluster.Checkpoint
 	s.first = ^uint64(0)
@@ -226,7 +238,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	r := s.r
 	link, children, err := s.connect()
 	if err != nil {
-		return st, err
+		return st, notJoined{err}
 	}
 	// What opening and starting the game write was written before a
 	// checkpoint (begin turns the writers on again).
