@@ -360,12 +360,16 @@ func (s *clusterSession) begin(c *game.Conductor, from *cluster.Checkpoint) (uin
 	if c.Step() != from.Step {
 		return 0, fmt.Errorf("checkpoint %d of run %s is of step %d, its save of step %d", from.Seq, s.name, from.Step, c.Step())
 	}
+	rewind := (*runWriter).Rewind
+	if r.resume && s.links == 1 {
+		rewind = (*runWriter).resumeAt // a new process's writers
+	}
 	if s.trace != nil {
-		if err := s.trace.Rewind(from.Trace); err != nil {
+		if err := rewind(s.trace, from.Trace); err != nil {
 			return 0, fmt.Errorf("the trace: %w", err)
 		}
 	}
-	if err := s.out.Rewind(from.Out); err != nil && !r.resume {
+	if err := rewind(s.out, from.Out); err != nil {
 		return 0, fmt.Errorf("the output: %w", err)
 	}
 	s.seq = from.Seq

@@ -99,6 +99,17 @@ func (w *runWriter) Rewind(to uint64) error {
 	return nil
 }
 
+// resumeAt starts a resumed run's writer at a checkpoint's count: a file
+// is cut back to it; a stream starts there (what the dead conductor wrote
+// to it is gone with it).
+func (w *runWriter) resumeAt(to uint64) error {
+	if w.f == nil {
+		w.n, w.hi = to, to
+		return nil
+	}
+	return w.Rewind(to)
+}
+
 // drop forgets what is not written yet, and writes nothing more.
 func (w *runWriter) drop() {
 	w.buf.Reset(io.Discard)
