@@ -69,13 +69,15 @@ var configDocs = map[string]KeyDoc{
 	"save.file":               {Doc: "save the run here at its end (and every `every` steps); empty for none", Path: true},
 	"save.every":              {Doc: "also save every this many steps; 0 only at the end", Min: num(0), Max: num(MaxSteps)},
 	"cluster.shards":          {Doc: "run the agents on this many shard processes over NATS, as `btrun run -shards` (which overrides it); 0 in one process", Min: num(0), Max: num(MaxShards)},
-	"cluster.checkpoint_every": {Doc: "a cluster stores a checkpoint every this many steps, from which it replays when a process dies (docs/cluster.md)", Min: num(1), Max: num(MaxSteps)},
-	"cluster.deadline":         {Doc: "a shard silent this long is lost, and a conductor's lease runs out after it, from `1s` to `1h`"},
 	"cluster.store":           {Doc: "the folder of the embedded NATS server's JetStream store, for `btrun run -shards`", Path: true},
 
 	// The bounds of stimuli (game/stimuli.go).
 	"run.stimulus_memory":       {Doc: "memory the stimuli of each agent may take (the last data of each signal it received, as docs/lua.md counts it: `4MB`, `1MB`), from `64KB` to `1024GB`; a signal that would take an agent past it is refused with an error"},
 	"run.stimulus_memory_total": {Doc: "memory the stimuli of all the game's agents may take together, from `64KB` to `1024GB`: each agent may take at most this divided by the number of agents, when that is less than `stimulus_memory`"},
+
+	// A cluster's recovery (game/cluster_recover.go).
+	"cluster.checkpoint_every": {Doc: "a cluster stores a checkpoint every this many steps, from which it replays when a process dies (docs/cluster.md)", Min: num(1), Max: num(MaxSteps)},
+	"cluster.deadline":         {Doc: "a shard silent this long is lost, and a conductor's lease runs out after it, from `1s` to `1h`"},
 }
 
 // ConfigKeys lists the keys of config.toml in the order of the Config
