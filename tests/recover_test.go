@@ -234,6 +234,16 @@ func TestRecover_randomKills(t *testing.T) {
 	}
 }
 
+// shardCommand is `btrun shard` for run on url, in the folder of the
+// example game's config.toml: the game of recoverConfig (its [cluster]
+// table is the conductor's), whether the shard opens its game from there
+// or from the files its conductor publishes.
+func shardCommand(url, run string) *exec.Cmd {
+	cmd := command("shard", "-cluster", url, "-name", run, "-trace", "-quiet")
+	cmd.Dir = ".."
+	return cmd
+}
+
 // stopped reports whether process pid is stopped (SIGSTOP), from Linux's
 // /proc.
 func stopped(pid int) bool {
@@ -269,7 +279,7 @@ func TestRecover_stoppedConductorStandsDown(t *testing.T) {
 	args := []string{"run", "-config", config, "-steps", "600", "-shards", "1", "-cluster", srv.URL(), "-name", "standdown",
 		"-trace", filepath.Join(dir, "standdown.jsonl"), "-save", filepath.Join(dir, "standdown.sav"), "-quiet"}
 	shard := func() *exec.Cmd {
-		cmd := command("shard", "-cluster", srv.URL(), "-name", "standdown", "-config", config, "-trace", "-quiet")
+		cmd := shardCommand(srv.URL(), "standdown")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +335,7 @@ func TestRecover_clusterWaitsForShards(t *testing.T) {
 	dir := t.TempDir()
 	trace, save, _ := oneProcess(t, config, dir)
 	shard := func(env ...string) {
-		cmd := command("shard", "-cluster", srv.URL(), "-name", "waits", "-config", config, "-trace", "-quiet")
+		cmd := shardCommand(srv.URL(), "waits")
 		cmd.Env = append(os.Environ(), env...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
