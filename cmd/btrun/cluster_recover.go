@@ -236,34 +236,27 @@ func failed(c *natsnet.Children, n int) <-chan int {
 // start, or the -load file) or from checkpoint from.
 func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, err error) {
 	r := s.r
-	link, children, err := s.connect()
-	if err != nil {
-		return st, notJoined{err}
-	}
 	// What opening and starting the game write was written before a
 	// checkpoint (begin turns the writers on again).
 	s.writers(func(w *runWriter) {
 		w.off = from != nil
-		if from == nil && s.links > 1 { // the run starts again: what it wrote is written again
+		if from == nil && s.links > 0 { // the run starts again: what it wrote is written again
 			err = errors.Join(err, w.Rewind(0))
 		}
 	})
 	if err != nil {
-		link.Close()
-		if children != nil {
-			children.Stop()
-		}
 		return st, err
 	}
 	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet})
 	if err != nil {
-		link.Close()
-		if children != nil {
-			children.Stop()
-		}
 		return st, err
 	}
 	defer g.Close()
+	link, children, err := s.connect()
+	if err != nil {
+		s.writers(func(w *runWriter) { w.off = true }) // closing the game is no part of the run
+		return st, notJoined{err}
+	}
 	var trace io.Writer
 	if s.trace != nil {
 		trace = s.trace
