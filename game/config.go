@@ -114,6 +114,9 @@ type SaveConfig struct {
 type ClusterConfig struct {
 	Shards int    `toml:"shards"`
 	Store  string `toml:"store"`
+	// Recovery (cluster_recover.go).
+	CheckpointEvery int      `toml:"checkpoint_every"`
+	Deadline        Duration `toml:"deadline"`
 }
 
 // MaxShards bounds a cluster's shards.
@@ -173,7 +176,7 @@ func defaults() Config {
 		LuaMemory:         DefaultLuaMemory,
 		StimulusMemory:    DefaultStimulusMemory,
 		StimulusTotal:     DefaultStimulusTotal,
-	}, Cluster: ClusterConfig{Store: "btrun-cluster"}}
+	}, Cluster: ClusterConfig{Store: "btrun-cluster", CheckpointEvery: 100, Deadline: Duration{time.Minute}}}
 }
 
 // LoadConfig reads and checks a game config. It reports every problem it

@@ -115,6 +115,7 @@ func (d *decoder) check(cfg *Config) {
 	if cfg.Cluster.Shards < 0 || cfg.Cluster.Shards > MaxShards {
 		add(line("cluster", "shards"), "cluster.shards = %d: must be from 0 (one process) to %d", cfg.Cluster.Shards, MaxShards)
 	}
+	checkRecovery(&cfg.Cluster, func(key, format string, args ...any) { add(line("cluster", key), format, args...) })
 	confine, err := newConfinement(cfg)
 	if err != nil {
 		add(line("scripts", "root"), "scripts.root = %q: %v", cfg.Scripts.Root, err)

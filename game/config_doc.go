@@ -75,6 +75,10 @@ var configDocs = map[string]KeyDoc{
 	// The bounds of stimuli (game/stimuli.go).
 	"run.stimulus_memory":       {Doc: "memory the stimuli of each agent may take (the last data of each signal it received, as docs/lua.md counts it: `4MB`, `1MB`), from `64KB` to `1024GB`; a signal that would take an agent past it is refused with an error"},
 	"run.stimulus_memory_total": {Doc: "memory the stimuli of all the game's agents may take together, from `64KB` to `1024GB`: each agent may take at most this divided by the number of agents, when that is less than `stimulus_memory`"},
+
+	// A cluster's recovery (game/cluster_recover.go).
+	"cluster.checkpoint_every": {Doc: "a cluster stores a checkpoint every this many steps, from which it replays when a process dies (docs/cluster.md)", Min: num(1), Max: num(MaxSteps)},
+	"cluster.deadline":         {Doc: "a shard silent this long is lost, and a conductor's lease runs out after it, from `1s` to `1h`"},
 }
 
 // ConfigKeys lists the keys of config.toml in the order of the Config

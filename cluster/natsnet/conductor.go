@@ -196,6 +196,14 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 				continue
 			}
 			replies[k] = r
+		case p := <-c.o.Gone:
+			for k, s := range c.sent {
+				if s {
+					c.sent[k] = false
+					fail(k, fmt.Errorf("%w: shard %d (%s) did not reply: shard process %d ended", ErrMissing, k, c.names[k], p))
+				}
+			}
+			waiting = 0
 		case <-timer.C:
 			for k, s := range c.sent {
 				if s {

@@ -27,6 +27,11 @@ type Options struct {
 	// ReplyTimeout is how long the conductor waits for a shard's reply to
 	// one message before it names the shard as missing (default 60s).
 	ReplyTimeout time.Duration
+	// Gone, when set, tells the conductor that a shard process ended (its
+	// number among the processes started, which need not be its shard
+	// number): a Gather then ends at once, naming the shards it waited
+	// for, rather than after ReplyTimeout.
+	Gone <-chan int
 	// Files are the game's files, which the conductor publishes and every
 	// shard fetches as it joins (ShardLink.Files).
 	Files []File

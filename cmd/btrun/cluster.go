@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -88,7 +87,11 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
-	err = g.ServeShard(link, link.K(), link.Shards(), game.ShardOptions{Trace: *trace})
+	var sl cluster.ShardLink = link
+	if f, ok := faultFor("shard" + strconv.Itoa(link.K())); ok {
+		sl = faultyLink{link, f}
+	}
+	err = g.ServeShard(sl, link.K(), link.Shards(), game.ShardOptions{Trace: *trace})
 	if cerr := g.Close(); err == nil {
 		err = cerr
 	}
@@ -144,6 +147,7 @@ type clusterRun struct {
 	steps         int
 	workers       int
 	quiet         bool
+	resume        bool // go on from the run's last checkpoint (-resume)
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
@@ -155,7 +159,6 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		}
 	}
 	url, name := r.url, r.name
-	var children *natsnet.Children
 	if url == "" {
 		store := cfg.Abs(cfg.Cluster.Store) // [cluster] store, beside the config by default
 		if err := os.MkdirAll(store, 0o755); err != nil {
@@ -172,97 +175,37 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		if name == "" {
 			name = "run-" + strconv.Itoa(os.Getpid())
 		}
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintln(stderr, "btrun:", err)
-			return exitRuntime
-		}
-		children, err = natsnet.StartChildren(r.shards, self, func(int) []string {
-			return []string{"shard", "-cluster", url, "-name", name, "-workers", strconv.Itoa(r.workers),
-				"-quiet=" + strconv.FormatBool(r.quiet), "-trace=" + strconv.FormatBool(r.trace != "")}
-		}, nil, stderr)
-		if err != nil {
-			fmt.Fprintln(stderr, "btrun:", err)
-			return exitRuntime
-		}
-		defer children.Stop()
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: stdout, Stderr: stderr, Quiet: r.quiet})
-	if err != nil {
-		printProblems(stderr, err)
-		return exitUsage
-	}
-	defer g.Close()
-	files, config, err := clusterFiles(g)
+	s, err := openSession(r, url, name, r.url == "", stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime
 	}
-	link, err := natsnet.Conduct(natsnet.Options{URL: url, Run: name, Version: clusterVersion(), JoinTimeout: time.Minute,
-		Files: files, Config: config}, r.shards)
-	if err != nil {
-		fmt.Fprintln(stderr, "btrun:", err)
-		return exitRuntime
-	}
-	var trace io.Writer
-	var traceBuf *bufio.Writer
-	if r.trace != "" {
-		w := stdout
-		if r.trace != "-" {
-			f, err := os.Create(r.trace)
-			if err != nil {
-				fmt.Fprintln(stderr, "btrun:", err)
-				return exitRuntime
-			}
-			defer f.Close()
-			w = f
-		}
-		traceBuf = bufio.NewWriter(w)
-		trace = traceBuf
-	}
+	defer s.close()
 	people := stdout
 	if r.trace == "-" {
 		people = stderr
-	}
-	c, err := g.Conduct(link, trace, people)
-	if err != nil {
-		link.Close()
-		fmt.Fprintln(stderr, "btrun:", err)
-		return exitRuntime
-	}
-	err = c.Start()
-	if err == nil && r.load != "" {
-		var data []byte
-		if data, err = os.ReadFile(r.load); err == nil {
-			err = c.Load(data)
+		s.trace = newStreamWriter(stdout)
+	} else if r.trace != "" {
+		if s.trace, err = newFileWriter(r.trace, r.resume); err != nil {
+			fmt.Fprintln(stderr, "btrun:", err)
+			return exitRuntime
 		}
 	}
-	steps := cfg.Run.Steps
-	if r.steps >= 0 {
-		steps = r.steps
+	s.out = newStreamWriter(people)
+	st, err := s.run()
+	err = errors.Join(err, s.out.Close())
+	if s.trace != nil {
+		err = errors.Join(err, s.trace.Close())
 	}
 	if err == nil {
-		err = c.Run(steps)
-	}
-	if err == nil && r.save != "" {
-		err = c.Save(r.save)
-	}
-	if err == nil {
-		err = c.Finish()
-	}
-	st := c.Stats()
-	err = errors.Join(err, c.Stop())
-	if traceBuf != nil {
-		err = errors.Join(err, traceBuf.Flush())
-	}
-	if children != nil {
-		err = errors.Join(err, children.Wait(30*time.Second))
+		err = s.drop() // the run ended: nothing to resume
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime
 	}
-	fmt.Fprintf(people, "btrun: %d steps on %d shards (%d rounds, %d delivery batches)\n", st.Steps, r.shards, st.Rounds, st.Batches)
+	fmt.Fprintf(people, "btrun: %d steps on %d shards (%d rounds, %d delivery batches%s)\n", st.Steps, r.shards, st.Rounds, st.Batches, s.recovered())
 	return exitOK
 }
 
@@ -374,6 +317,10 @@ func benchCluster(config string, agents, steps, shards, workers int, cpuProfile 
 	for k, w := range link.Waits() {
 		waits[k] = w - waits[k]
 	}
+	var cost checkpointCost
+	if err == nil {
+		cost, err = measureCheckpoint(c, srv.URL(), name)
+	}
 	err = errors.Join(err, c.Stop(), children.Wait(30*time.Second))
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun bench:", err)
@@ -409,6 +356,7 @@ func benchCluster(config string, agents, steps, shards, workers int, cpuProfile 
 		fmt.Fprintf(stdout, "CPU time stepping: %.2f ms a step in all (the conductor %.2f, the shard processes %s; plugins apart)\n",
 			total, ms(0), strings.Join(each, ", "))
 	}
+	cost.print(stdout, n)
 	layout := cluster.Cut(n, shards)
 	for k := range shards {
 		lo, hi := layout.Range(k)

@@ -31,6 +31,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	shards := fs.Int("shards", 0, "run the agents on N shard processes, over NATS (docs/cluster.md)")
 	clusterURL := fs.String("cluster", "", "with -shards: an existing NATS server or cluster (nats://HOST:PORT); shards join with `btrun shard`")
 	runName := fs.String("name", "", "with -shards: the run's name on NATS")
+	resume := fs.Bool("resume", false, "with -shards and -name: go on with the run from its last checkpoint, after its conductor died")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-explain] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
 		fs.PrintDefaults()
@@ -82,11 +83,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "btrun run: -shards runs without -debug, -watch, -explain and -realtime for now (docs/cluster.md)")
 			return exitUsage
 		}
+		if *resume && *runName == "" {
+			fmt.Fprintln(stderr, "btrun run: -resume needs the run's -name")
+			return exitUsage
+		}
 		return clusterRun{cfg: cfg, shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
-			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet}.run(stdout, stderr)
+			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet, resume: *resume}.run(stdout, stderr)
 	}
-	if *clusterURL != "" || *runName != "" {
-		fmt.Fprintln(stderr, "btrun run: -cluster and -name go with -shards N (or [cluster] shards)")
+	if *clusterURL != "" || *runName != "" || *resume {
+		fmt.Fprintln(stderr, "btrun run: -cluster, -name and -resume go with -shards N (or [cluster] shards)")
 		return exitUsage
 	}
 	in := watchInterrupts(stderr)
