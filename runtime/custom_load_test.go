@@ -98,4 +98,3 @@ func TestCustom_loadAndBindErrors(t *testing.T) {
 		t.Errorf("an unknown rule under lenient binding: %v %v", st, err)
 	}
 }
-
