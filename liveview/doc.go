@@ -57,7 +57,7 @@
 // byte. Checks and saves go through the game (game.DebugHost's CheckTree
 // and WriteTreeFile, game.Game.Reload), on the game's goroutine like every request; a
 // save reloads the game between two steps. The editor's handlers are its
-// own (editor_http.go); what it offers comes from runtime.FormatTags and
+// own (editor_http.go); what it offers comes from formatspec.Tags and
 // the registry (editor_palette.go). The structural operations (wrap,
 // unwrap, paste) are editor_structure.go; the page draws the edited file
 // as the live view draws a tree, with the agents on their rules, and edits

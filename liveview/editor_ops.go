@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/formatspec"
 )
 
 // The edit operations of POST /api/trees/NAME/edit (docs/debug.md,
@@ -475,8 +476,8 @@ func (e *opEditor) opConditions(op *editOp) error {
 			return fmt.Errorf("condition %d is empty", i)
 		}
 	}
-	if op.Mode != nil && *op.Mode != "" && !slices.Contains(runtime.CondModes(), *op.Mode) {
-		return fmt.Errorf("mode %q: one of %s", *op.Mode, strings.Join(runtime.CondModes(), ", "))
+	if op.Mode != nil && *op.Mode != "" && !slices.Contains(formatspec.CondModes(), *op.Mode) {
+		return fmt.Errorf("mode %q: one of %s", *op.Mode, strings.Join(formatspec.CondModes(), ", "))
 	}
 	var have []*srcNode
 	var mode *srcNode
@@ -514,7 +515,7 @@ func (e *opEditor) opConditions(op *editOp) error {
 			e.removeNode(mode)
 		case mode != nil && e.doc.textOf(mode) != *op.Mode:
 			e.setContent(mode, *op.Mode)
-		case mode == nil && *op.Mode != "" && *op.Mode != runtime.CondModes()[0]:
+		case mode == nil && *op.Mode != "" && *op.Mode != formatspec.CondModes()[0]:
 			add = append(add, "<conditionMode>"+*op.Mode+"</conditionMode>")
 		}
 	}

@@ -10,24 +10,25 @@ import (
 
 	"github.com/btrun/btrun/rules"
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/formatspec"
 )
 
 // The outline: what the editor page draws of a tree file's text, read
 // from the scan (editor_source.go): its rules in document order with
 // their labels, attributes, parameters and conditions, and its
 // declarations. Which tags are rules, which hold rules, and where each
-// declaration goes come from runtime.FormatTags, the description of the
+// declaration goes come from formatspec.Tags, the description of the
 // format that the loader, docs/reference.md and the XSD share: a tag or
 // attribute added there shows here with no change to the editor.
 
-// formatIndex is runtime.FormatTagsFor a game's registry, indexed: the
+// formatIndex is formatspec.TagsFor a game's registry, indexed: the
 // built-in tags and the rules registered from Go (package rules, and a
 // program's own through game.Options.Register). Each Debugger builds its
 // game's (Debugger.format); tagFormat is the one of the btrun binary's
 // registry, for an outline read without a game.
 type formatIndex struct {
-	specs   []runtime.TagSpec
-	tag     map[string]*runtime.TagSpec
+	specs   []formatspec.Tag
+	tag     map[string]*formatspec.Tag
 	rule    map[string]bool   // rule tags
 	list    map[string]bool   // rule tags that hold rules
 	detail  map[string]bool   // parameter, condition, conditionMode
@@ -46,7 +47,7 @@ func (d *Debugger) format() *formatIndex { return d.tags }
 
 // newFormatIndex indexes the format's tags with reg's rules.
 func newFormatIndex(reg *runtime.Registry) *formatIndex {
-	f := &formatIndex{specs: runtime.FormatTagsFor(reg), tag: map[string]*runtime.TagSpec{}, rule: map[string]bool{},
+	f := &formatIndex{specs: formatspec.TagsFor(reg), tag: map[string]*formatspec.Tag{}, rule: map[string]bool{},
 		list: map[string]bool{}, detail: map[string]bool{}, blockOf: map[string]string{}, block: map[string]bool{}}
 	for i := range f.specs {
 		s := &f.specs[i]
@@ -75,7 +76,7 @@ func newFormatIndex(reg *runtime.Registry) *formatIndex {
 // takes reports whether tag takes attribute name.
 func (f *formatIndex) takes(tag, name string) bool {
 	s := f.tag[tag]
-	return s != nil && slices.ContainsFunc(s.Attrs, func(a runtime.AttrSpec) bool { return a.Name == name })
+	return s != nil && slices.ContainsFunc(s.Attrs, func(a formatspec.Attr) bool { return a.Name == name })
 }
 
 // attrNames lists the attributes tag takes.

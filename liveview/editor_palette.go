@@ -2,11 +2,12 @@ package liveview
 
 import (
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/formatspec"
 )
 
 // GET /api/palette: what the editor offers, read from the code's
 // declarations so that the editor needs no change when they grow: the tags
-// and attributes of the format (runtime.FormatTags, the source of
+// and attributes of the format (formatspec.Tags, the source of
 // docs/reference.md and the XSD), what the game's registry holds (actions,
 // conditions and scorers, with the parameters and documentation they
 // declare, and the hooks with the parameters they read), the condition forms a
@@ -76,7 +77,7 @@ var completions = map[string]string{
 }
 
 func (d *Debugger) paletteView() paletteView {
-	v := paletteView{CondModes: runtime.CondModes(), Trees: d.g.TreeNames(), Hooks: []paletteName{}, Scorers: []paletteName{}}
+	v := paletteView{CondModes: formatspec.CondModes(), Trees: d.g.TreeNames(), Hooks: []paletteName{}, Scorers: []paletteName{}}
 	for _, t := range d.format().specs {
 		pt := paletteTag{Tag: t.Tag, Kind: t.Kind, Doc: t.Doc, Attrs: []paletteAttr{}, Inside: t.Inside, Text: t.Text}
 		if pt.Inside == nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/formatspec"
 )
 
 // TestEditRoundTrip_everyTreeFile: every tree file of the repository (the
@@ -131,7 +132,7 @@ func sameValueOps(t *testing.T, o *outline) []json.RawMessage {
 		if r.Mode != "" {
 			mode = r.Mode
 		}
-		if !slices.Contains(r.Conditions, "") && !slices.Contains(r.Conditions, "!") && (r.Mode == "" || slices.Contains(runtime.CondModes(), r.Mode)) {
+		if !slices.Contains(r.Conditions, "") && !slices.Contains(r.Conditions, "!") && (r.Mode == "" || slices.Contains(formatspec.CondModes(), r.Mode)) {
 			add(map[string]any{"op": "conditions", "rule": label, "conditions": r.Conditions, "mode": mode})
 		}
 		if spec := f.tag[r.Tag]; spec != nil && spec.Text != "" {

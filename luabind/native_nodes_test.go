@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/formatspec"
 )
 
 // One test per MBT and BHS node kind, against what the seeds (and, where a
@@ -200,7 +201,7 @@ func indexFrom(lines []string, from int, prefix string) int {
 // stateMachineRegistered reports whether the format has the stateMachine
 // rule (issue 43's other half, built on another branch).
 func stateMachineRegistered() bool {
-	for _, s := range runtime.FormatTags() {
+	for _, s := range formatspec.Tags() {
 		if s.Tag == "stateMachine" {
 			return true
 		}

@@ -103,7 +103,7 @@ type CustomSignals interface {
 // RuleDecl is what the format knows of a registered rule: its tag, how
 // many children it takes, its parameters. The loader takes these
 // (LoadOptions.Rules), and the format's description lists them
-// (FormatTagsFor).
+// (formatspec.TagsFor).
 type RuleDecl struct {
 	Tag string // the element's name: letters, digits, '_' and '-', not a tag of the format
 	Doc string // what it does, for the reference and the editor

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -97,53 +96,5 @@ func TestCustom_loadAndBindErrors(t *testing.T) {
 	}
 	if st, err := b.NewAgent("a", &Env{}).Step(1); st != Failure || err != nil {
 		t.Errorf("an unknown rule under lenient binding: %v %v", st, err)
-	}
-}
-
-// TestFormatTagsFor_registeredRules: FormatTagsFor adds a tag per
-// registered rule, with its parameters, whose every attribute the loader
-// takes on it (and refuses an unknown one listing exactly those), and
-// every place that holds rules holds it; FormatTags stays the format's own.
-func TestFormatTagsFor_registeredRules(t *testing.T) {
-	h := newHarness(t, bt(`<success/>`), nil)
-	specs := FormatTagsFor(h.reg)
-	byTag := map[string]TagSpec{}
-	for _, s := range specs {
-		byTag[s.Tag] = s
-	}
-	pick, ok := byTag["pick"]
-	if !ok || pick.Kind != "rule" || len(pick.Params) != 2 || pick.Params[0].Name != "pick.first" || pick.Origin != "go" ||
-		!strings.HasSuffix(pick.Doc, "(a composite: 1 or more child rules)") {
-		t.Fatalf("<pick>: %+v", pick)
-	}
-	if inv := byTag["invert"]; !strings.HasSuffix(inv.Doc, "(a decorator: one child rule)") {
-		t.Errorf("<invert>: %q", inv.Doc)
-	}
-	for _, tag := range []string{"behaviorTree", "sequence", "choice", "parallel", "pick"} {
-		if !slices.Contains(byTag[tag].Inside, "pick") {
-			t.Errorf("<%s> does not hold <pick>: %v", tag, byTag[tag].Inside)
-		}
-	}
-	opts := LoadOptions{Rules: h.reg.RuleDecls()}
-	var names []string
-	for _, a := range pick.Attrs {
-		names = append(names, a.Name)
-		v := map[string]string{"boolean": "true", "id": "x", "name": "n", "count >= 1": "2", "seconds > 0": "1"}[a.Type]
-		if a.Name == "abort" {
-			v = "self"
-		}
-		_, err := LoadBytes("t.xml", []byte(bt(`<pick `+a.Name+`="`+v+`"><condition>c</condition><success/></pick>`)), opts)
-		if err != nil && strings.Contains(err.Error(), "unknown attribute") {
-			t.Errorf("<pick %s>: %v", a.Name, err)
-		}
-	}
-	_, err := LoadBytes("t.xml", []byte(bt(`<pick nope="1"><success/></pick>`)), opts)
-	if err == nil || !strings.Contains(err.Error(), strings.Join(names, ", ")) {
-		t.Errorf("an unknown attribute: %v; want the list %v", err, names)
-	}
-	for _, s := range FormatTags() {
-		if s.Tag == "pick" || slices.Contains(s.Inside, "pick") {
-			t.Errorf("FormatTags holds <pick>: %+v", s)
-		}
 	}
 }

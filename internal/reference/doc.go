@@ -5,7 +5,7 @@
 // editor/behaviortree.xsd (an XML Schema of the tree format) and
 // editor/config.schema.json (a JSON Schema of config.toml).
 //
-// The sources are runtime.FormatTags, the registry's built-ins (runtime and
+// The sources are formatspec.Tags, the registry's built-ins (runtime and
 // luabind's bt.lua), runtime.DeclaredConditions and runtime.RuleParams,
 // game.ConfigKeys and game.TraceLines. `go test ./internal/reference` fails
 // when a generated file is out of date; `go test ./internal/reference

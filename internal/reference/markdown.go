@@ -10,6 +10,7 @@ import (
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/rules"
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/formatspec"
 )
 
 // Builtins returns a registry holding every built-in action and condition
@@ -53,7 +54,7 @@ func Markdown(w io.Writer) error {
 	p("Every tag and attribute a tree file may use; anything else is a load error. Booleans are exactly `true` or `false`. ")
 	p("An XML Schema of the format is in [editor/behaviortree.xsd](../editor/behaviortree.xsd).\n\n")
 	p("| tag | what it is | attributes | inside |\n|---|---|---|---|\n")
-	for _, t := range runtime.FormatTagsFor(reg) {
+	for _, t := range formatspec.TagsFor(reg) {
 		var attrs []string
 		for _, a := range t.Attrs {
 			s := "`" + a.Name + "`"
@@ -73,7 +74,7 @@ func Markdown(w io.Writer) error {
 	}
 	p("\n| attribute | on | value | default | meaning |\n|---|---|---|---|---|\n")
 	seen := map[string]bool{}
-	for _, t := range runtime.FormatTagsFor(reg) {
+	for _, t := range formatspec.TagsFor(reg) {
 		for _, a := range t.Attrs {
 			key := a.Name + "|" + a.Doc
 			if seen[key] {
@@ -81,7 +82,7 @@ func Markdown(w io.Writer) error {
 			}
 			seen[key] = true
 			var on []string
-			for _, u := range runtime.FormatTagsFor(reg) {
+			for _, u := range formatspec.TagsFor(reg) {
 				for _, x := range u.Attrs {
 					if x.Name == a.Name && x.Doc == a.Doc {
 						on = append(on, "`"+u.Tag+"`")
@@ -95,14 +96,14 @@ func Markdown(w io.Writer) error {
 			p("| `%s` | %s | %s | %s | %s |\n", a.Name, strings.Join(on, ", "), a.Type, orNone(def), a.Doc)
 		}
 	}
-	p("\n`<conditionMode>` is one of %s.\n\n", "`"+strings.Join(runtime.CondModes(), "`, `")+"`")
+	p("\n`<conditionMode>` is one of %s.\n\n", "`"+strings.Join(formatspec.CondModes(), "`, `")+"`")
 
 	p("## Rules btrun ships\n\n")
 	p("Composites and decorators written in Go against the extension point for rules of your own ([embedding.md](embedding.md#rules-of-your-own)); ")
 	p("a Go program that embeds btrun registers its own the same way, and they become tags of its trees. ")
 	p("Each takes the attributes every rule takes, `<parameter>`, `<condition>`, `<conditionMode>` and child rules.\n\n")
 	for _, d := range reg.Rules() {
-		p("### `<%s>`\n\n%s.\n\n", d.Tag, capital(strings.TrimSuffix(runtime.CustomDoc(&d.RuleDecl), ".")))
+		p("### `<%s>`\n\n%s.\n\n", d.Tag, capital(strings.TrimSuffix(formatspec.CustomDoc(&d.RuleDecl), ".")))
 		params(&b, d.Params)
 	}
 

@@ -5,11 +5,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/formatspec"
 )
 
 // XSD writes editor/behaviortree.xsd: an XML Schema (1.0) of the tree
-// format, from runtime.FormatTagsFor (with the rules btrun ships). It checks tags, attributes, boolean
+// format, from formatspec.TagsFor (with the rules btrun ships). It checks tags, attributes, boolean
 // values, condition modes and where text goes; what needs the whole tree
 // (ids, subtree files, declarations across files, names) is the loader's.
 func XSD(w io.Writer) error {
@@ -45,13 +45,13 @@ func XSD(w io.Writer) error {
   </xs:simpleType>
   <xs:simpleType name="conditionMode">
     <xs:restriction base="xs:token">`)
-	for _, m := range runtime.CondModes() {
+	for _, m := range formatspec.CondModes() {
 		p(`<xs:enumeration value="%s"/>`, m)
 	}
 	p("</xs:restriction>\n  </xs:simpleType>\n")
 	textType := map[string]string{"subtree": "path", "subTree": "path", "parameter": "xs:string",
 		"condition": "conditionName", "conditionMode": "conditionMode"}
-	for _, t := range runtime.FormatTagsFor(reg) {
+	for _, t := range formatspec.TagsFor(reg) {
 		p("\n  <xs:element name=%q>\n", t.Tag)
 		p("    <xs:annotation><xs:documentation>%s</xs:documentation></xs:annotation>\n", xmlEscape(t.Doc))
 		switch {
@@ -91,7 +91,7 @@ func XSD(w io.Writer) error {
 	return err
 }
 
-func attrs(b *strings.Builder, as []runtime.AttrSpec, indent string) {
+func attrs(b *strings.Builder, as []formatspec.Attr, indent string) {
 	for _, a := range as {
 		typ := "nonEmpty"
 		switch a.Type {
