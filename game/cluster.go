@@ -12,6 +12,7 @@ import (
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -48,7 +49,7 @@ type clusterRole struct {
 	trace, out bytes.Buffer // what the game writes, until taken
 
 	entries []cluster.Item // the conductor's step start: its lines and deliveries
-	enc     *runtime.Encoder
+	enc     *savecodec.Encoder
 	shared  bool // the conductor sent shared data
 }
 
@@ -62,7 +63,7 @@ var ErrClusterFeature = errors.New("game: not in a cluster yet")
 // [lo, hi), before OpenTrace and Start: its trace and output go to its
 // role's buffers.
 func (g *Game) joinCluster(conductor bool, lo, hi int32, trace bool) error {
-	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: runtime.NewEncoder()}
+	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: savecodec.NewEncoder()}
 	g.cl = r
 	g.opts.Trace, g.opts.TraceTo = "", nil
 	if trace {
@@ -110,10 +111,10 @@ func (g *Game) take(out *cluster.Out, order, hi uint64) error {
 // save codec keeps apart, then the value.
 func (r *clusterRole) encodeValue(v runtime.Value) ([]byte, error) {
 	r.enc.Reset()
-	r.enc.Value(v)
+	runtime.EncodeValue(r.enc, v)
 	body := r.enc.Bytes()
 	strs := r.enc.Strings()
-	e := runtime.NewEncoder()
+	e := savecodec.NewEncoder()
 	e.Uvarint(uint64(len(strs)))
 	for _, s := range strs {
 		e.Blob([]byte(s))
@@ -127,7 +128,7 @@ func decodeValue(b []byte) (runtime.Value, error) {
 	if len(b) == 0 {
 		return runtime.Value{}, nil
 	}
-	d := runtime.NewDecoder(b, nil)
+	d := savecodec.NewDecoder(b, nil)
 	n := d.Count(1)
 	strs := make([]string, 0, n)
 	for range n {
@@ -137,8 +138,8 @@ func decodeValue(b []byte) (runtime.Value, error) {
 	if err := d.Done(); err != nil {
 		return runtime.Value{}, fmt.Errorf("game: a value from the cluster: %w", err)
 	}
-	vd := runtime.NewDecoder(body, strs)
-	v := vd.Value()
+	vd := savecodec.NewDecoder(body, strs)
+	v := runtime.DecodeValue(vd)
 	if err := vd.Done(); err != nil {
 		return runtime.Value{}, fmt.Errorf("game: a value from the cluster: %w", err)
 	}
@@ -620,7 +621,7 @@ func (h *shardHost) endGates(answers []cluster.Item) error {
 }
 
 // appendGatePart writes a gate part (encodeGateParts).
-func appendGatePart(e *runtime.Encoder, p runtime.GatePart) {
+func appendGatePart(e *savecodec.Encoder, p runtime.GatePart) {
 	e.Uvarint(uint64(len(p.Releases)))
 	for _, r := range p.Releases {
 		e.Varint(int64(r.Gate))
@@ -632,7 +633,7 @@ func appendGatePart(e *runtime.Encoder, p runtime.GatePart) {
 	e.Float(p.Time)
 }
 
-func readGatePart(d *runtime.Decoder) runtime.GatePart {
+func readGatePart(d *savecodec.Decoder) runtime.GatePart {
 	var p runtime.GatePart
 	n := d.Count(3)
 	for range n {
@@ -648,7 +649,7 @@ func readGatePart(d *runtime.Decoder) runtime.GatePart {
 // config order: a shard's request, or the one answer every shard gets
 // (gateAnswer).
 func encodeGateParts(peers []int32, parts []runtime.GatePart) []byte {
-	e := runtime.NewEncoder()
+	e := savecodec.NewEncoder()
 	e.Uvarint(uint64(len(parts)))
 	for i, p := range parts {
 		e.Varint(int64(peers[i]))
@@ -658,7 +659,7 @@ func encodeGateParts(peers []int32, parts []runtime.GatePart) []byte {
 }
 
 func decodeGateParts(b []byte) ([]int32, []runtime.GatePart, error) {
-	d := runtime.NewDecoder(b, nil)
+	d := savecodec.NewDecoder(b, nil)
 	n := d.Count(4) // a place, a count, a take and a step at least
 	peers := make([]int32, 0, n)
 	parts := make([]runtime.GatePart, 0, n)
@@ -734,7 +735,7 @@ func (h *shardHost) Save(out *cluster.Out) error {
 		defer l.endSave()
 	}
 	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
-		e := runtime.NewEncoder()
+		e := savecodec.NewEncoder()
 		e.Bool(ga.stopped)
 		e.Uvarint(uint64(ga.failures))
 		e.Uvarint(uint64(ga.errors))
@@ -743,14 +744,14 @@ func (h *shardHost) Save(out *cluster.Out) error {
 		if err != nil {
 			return err
 		}
-		e.Snapshot(&s)
+		runtime.EncodeSnapshot(e, &s)
 		if host == nil {
 			e.ValueNil()
 		} else if err := host.EncodeHost(e, ga.a); err != nil {
 			return err
 		}
 		out.Add(cluster.Place(cluster.PhaseSave, int64(ga.idx)), 0,
-			cluster.Item{Kind: cluster.AgentSave, Agent: ga.idx, Data: runtime.WriteContainer(clusterAgentMagic, SaveVersion, e)})
+			cluster.Item{Kind: cluster.AgentSave, Agent: ga.idx, Data: savecodec.WriteContainer(clusterAgentMagic, SaveVersion, e)})
 	}
 	return nil
 }
@@ -799,13 +800,13 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 			return fmt.Errorf("game: a save of agent %d", it.Agent)
 		}
 		ga := g.agents[it.Agent]
-		_, d, err := runtime.ReadContainer(clusterAgentMagic, it.Data)
+		_, d, err := savecodec.ReadContainer(clusterAgentMagic, it.Data)
 		if err != nil {
 			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
 		}
 		ga.stopped, ga.failures, ga.errors = d.Bool(), int(d.Uvarint()), int(d.Uvarint())
 		g.doing[ga.idx] = d.String()
-		s := d.Snapshot()
+		s := runtime.DecodeSnapshot(d)
 		if err := d.Err(); err != nil {
 			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/btrun/btrun/plugins/host"
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Options are the command line's settings for a run.
@@ -158,7 +159,7 @@ type Game struct {
 	plainOut  []runtime.Outcome  // the outcomes' own buffer in a game without rounds
 	rounds    runtime.Rounds     // the plugin calls' and gate takes' rounds (rounds.go)
 	gates     *runtime.Gates     // the gates the agents share; nil when no tree declares one (gates.go)
-	saveEnc   *runtime.Encoder   // reused by every save
+	saveEnc   *savecodec.Encoder // reused by every save
 	loadPlan  runtime.AgentsPlan // reused by every load: its arrays are allocated once
 
 	step     uint64 // steps done

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // A Load that takes the game's agents from the save (Options.AgentsFromSave):
@@ -42,7 +43,7 @@ func (g *Game) hasAgents(ids []string) bool {
 
 // planAgentSet makes the agents of the save that the game lacks; d reads
 // the save's agents (a copy of the decoder the restore will read).
-func (g *Game) planAgentSet(d *runtime.Decoder, ids []string) (*agentSet, error) {
+func (g *Game) planAgentSet(d *savecodec.Decoder, ids []string) (*agentSet, error) {
 	saved, err := runtime.PeekAgents(d)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Hot reload: the config's tree files, scripts and plugins loaded again
@@ -301,7 +302,7 @@ func (g *Game) planCarry(old, next *loadout, maps []*runtime.RuleMap, skip []int
 	var errs []error
 	if len(skip) > 0 {
 		from, to = nil, nil
-		enc := runtime.NewEncoder()
+		enc := savecodec.NewEncoder()
 		for i := range old.agents {
 			if len(skip) > 0 && skip[0] == i {
 				skip = skip[1:]
@@ -317,11 +318,11 @@ func (g *Game) planCarry(old, next *loadout, maps []*runtime.RuleMap, skip []int
 	errs = append(errs, err)
 	var world runtime.Value
 	if old.lua != nil && old.lua.world != nil && old.lua.game != nil {
-		enc := runtime.NewEncoder()
+		enc := savecodec.NewEncoder()
 		if err := old.lua.world.EncodeSave(enc); err != nil {
 			errs = append(errs, err)
 		} else {
-			world = runtime.NewDecoder(enc.Bytes(), enc.Strings()).Value()
+			world = runtime.DecodeValue(savecodec.NewDecoder(enc.Bytes(), enc.Strings()))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/internal/tempfile"
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // The save file of a run (docs/saves.md describes it field by field).
@@ -60,7 +61,7 @@ func (g *Game) encodeSave() ([]byte, error) {
 		defer l.endSave()
 	}
 	if g.saveEnc == nil {
-		g.saveEnc = runtime.NewEncoder()
+		g.saveEnc = savecodec.NewEncoder()
 	}
 	e := g.saveEnc
 	e.Reset()
@@ -92,11 +93,11 @@ func (g *Game) encodeSave() ([]byte, error) {
 	if err := runtime.EncodeAgents(e, agents, g.hostStateOf(agents)); err != nil {
 		return nil, err
 	}
-	if n := runtime.ContainerSize(SaveMagic, SaveVersion, e); n > maxSaveSize {
+	if n := savecodec.ContainerSize(SaveMagic, SaveVersion, e); n > maxSaveSize {
 		return nil, fmt.Errorf("the run takes %d bytes saved, more than the %d (%s) a save file may hold, which is what loading one reads at most; save a smaller game (fewer agents, less in ctx.memory and ctx.agent, fewer stimuli)",
 			n, maxSaveSize, Size(maxSaveSize))
 	}
-	return runtime.WriteContainer(SaveMagic, SaveVersion, e), nil
+	return savecodec.WriteContainer(SaveMagic, SaveVersion, e), nil
 }
 
 // Save writes the run to path atomically: a temporary file in the same
@@ -198,7 +199,7 @@ func (g *Game) Load(path string) ([]string, error) {
 }
 
 func (g *Game) decodeSave(data []byte) ([]string, error) {
-	version, d, err := runtime.ReadContainer(SaveMagic, data)
+	version, d, err := savecodec.ReadContainer(SaveMagic, data)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +223,7 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	for range nSched {
 		delivered = append(delivered, d.Bool())
 	}
-	world := d.Value()
+	world := runtime.DecodeValue(d)
 	nAgents := d.Count(5)
 	type bookkeeping struct {
 		stopped          bool

@@ -9,6 +9,7 @@ import (
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -308,7 +309,7 @@ func (g *Game) randomState() uint64 {
 
 // encodeWorld writes the world script's save() as one Value (nil without
 // one).
-func (g *Game) encodeWorld(e *runtime.Encoder) error {
+func (g *Game) encodeWorld(e *savecodec.Encoder) error {
 	if g.lua == nil || g.lua.world == nil {
 		e.ValueNil()
 		return nil

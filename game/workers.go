@@ -8,6 +8,7 @@ import (
 
 	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Many cores (run.workers): the agents are spread over N workers, each
@@ -350,15 +351,15 @@ func (h workerHosts) engine(a *runtime.Agent) *luabind.Engine {
 	return h.main
 }
 
-func (h workerHosts) EncodeHost(e *runtime.Encoder, a *runtime.Agent) error {
+func (h workerHosts) EncodeHost(e *savecodec.Encoder, a *runtime.Agent) error {
 	return h.engine(a).EncodeHost(e, a)
 }
 
-func (h workerHosts) CheckHost(a *runtime.Agent, d *runtime.Decoder) error {
+func (h workerHosts) CheckHost(a *runtime.Agent, d *savecodec.Decoder) error {
 	return h.engine(a).CheckHost(a, d)
 }
 
-func (h workerHosts) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
+func (h workerHosts) RestoreHost(a *runtime.Agent, d *savecodec.Decoder) error {
 	return h.engine(a).RestoreHost(a, d)
 }
 

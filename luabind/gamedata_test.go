@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // unit is a game's own data for one agent: Go fields, not a Lua table.
@@ -184,12 +185,12 @@ func FuzzRestoreGameData(f *testing.F) {
 	good := tbl(runtime.Field{Key: str("data"), Val: tbl(runtime.Field{Key: str("go"), Val: str(`{"X":1}`)})},
 		runtime.Field{Key: str("memory"), Val: tbl()})
 	encode := func(v runtime.Value) []byte {
-		enc := runtime.NewEncoder()
+		enc := savecodec.NewEncoder()
 		for _, s := range dataStrings {
 			enc.String(s) // fix the string table's order
 		}
 		body := len(enc.Bytes())
-		enc.Value(v)
+		runtime.EncodeValue(enc, v)
 		return enc.Bytes()[body:]
 	}
 	f.Add(encode(good))
@@ -198,7 +199,7 @@ func FuzzRestoreGameData(f *testing.F) {
 		runtime.Field{Key: str("agent"), Val: tbl()}, runtime.Field{Key: str("memory"), Val: tbl()})))
 	ff, _ := streamFixture(&testing.T{}, 0)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := runtime.NewDecoder(data, dataStrings)
+		d := savecodec.NewDecoder(data, dataStrings)
 		d.SkipValue()
 		if d.Done() != nil {
 			return
@@ -209,10 +210,10 @@ func FuzzRestoreGameData(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer ff.e.Detach(a)
-		if err := ff.e.CheckHost(a, runtime.NewDecoder(data, dataStrings)); err != nil {
+		if err := ff.e.CheckHost(a, savecodec.NewDecoder(data, dataStrings)); err != nil {
 			return
 		}
-		if err := ff.e.RestoreHost(a, runtime.NewDecoder(data, dataStrings)); err != nil && !strings.Contains(err.Error(), "restoring its game data") {
+		if err := ff.e.RestoreHost(a, savecodec.NewDecoder(data, dataStrings)); err != nil && !strings.Contains(err.Error(), "restoring its game data") {
 			t.Fatalf("RestoreHost after CheckHost passed: %v", err)
 		}
 	})

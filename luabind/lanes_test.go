@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // laneScripts count in ctx.state per rule and log what each call sees.
@@ -101,9 +102,9 @@ func TestSaveHost_badLanesAreRejected(t *testing.T) {
 		"lanes not a table":   str("x"),
 	} {
 		v := table(append(append([]runtime.Field(nil), base...), field(str("lanes"), lanes))...)
-		enc := runtime.NewEncoder()
-		enc.Value(v)
-		if err := f.e.CheckHost(a, runtime.NewDecoder(enc.Bytes(), enc.Strings())); err == nil || !errors.Is(err, runtime.ErrCorrupt) {
+		enc := savecodec.NewEncoder()
+		runtime.EncodeValue(enc, v)
+		if err := f.e.CheckHost(a, savecodec.NewDecoder(enc.Bytes(), enc.Strings())); err == nil || !errors.Is(err, runtime.ErrCorrupt) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -21,7 +22,7 @@ import (
 // every value could be saved.
 func (e *Engine) encodeLanes(w *saveWriter, a *runtime.Agent) (written, ok bool) {
 	e.laneBuf = a.Lanes(e.laneBuf[:0])
-	var m runtime.TableMark
+	var m savecodec.TableMark
 	n := 0
 	for k, l := range e.laneBuf {
 		t, _ := a.LaneRuleValue(l.Slot).(*lua.LTable)
@@ -61,14 +62,14 @@ func (e *Engine) laneRoots(st *AgentData, roots []hostRoot) []hostRoot {
 
 // checkLanes reads the m entries of a saved "lanes" table: each a lane's
 // position (an integer from 1) and a table.
-func checkLanes(d *runtime.Decoder, m int) error {
+func checkLanes(d *savecodec.Decoder, m int) error {
 	for range m {
-		k, _ := d.ValueHead()
+		k, _ := runtime.DecodeValueHead(d)
 		if _, ok := lanePosition(k); !ok {
 			return fmt.Errorf("unexpected entry %v in the saved lanes", describe(k))
 		}
 		at := *d
-		if v, _ := d.ValueHead(); v.Kind != runtime.TableValue {
+		if v, _ := runtime.DecodeValueHead(d); v.Kind != runtime.TableValue {
 			return fmt.Errorf("the saved state of lane %v is not a table", describe(k))
 		}
 		*d = at
@@ -88,13 +89,13 @@ func lanePosition(k runtime.Value) (int, bool) {
 // restoreLanes gives the lanes the runtime restored their ctx.state back:
 // the m entries d holds next. The runtime's restore, which put the lanes
 // back, comes first.
-func (e *Engine) restoreLanes(st *AgentData, d *runtime.Decoder, m int) error {
+func (e *Engine) restoreLanes(st *AgentData, d *savecodec.Decoder, m int) error {
 	a := st.agent
 	e.laneBuf = a.Lanes(e.laneBuf[:0])
 	for range m {
-		k, _ := d.ValueHead()
+		k, _ := runtime.DecodeValueHead(d)
 		pos, ok := lanePosition(k)
-		v, n := d.ValueHead()
+		v, n := runtime.DecodeValueHead(d)
 		if !ok || v.Kind != runtime.TableValue || pos > len(e.laneBuf) || e.laneBuf[pos-1].Status != runtime.Running {
 			return fmt.Errorf("%w: agent %s: the saved state of lane %v has no running lane to go to", runtime.ErrCorrupt, a.ID(), describe(k))
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -77,7 +78,7 @@ func (s *saveTables) reset() {
 }
 
 // begin starts the tables of a new owner and returns a writer for them.
-func (s *saveTables) begin(e *Engine, enc *runtime.Encoder, o saveOwner) saveWriter {
+func (s *saveTables) begin(e *Engine, enc *savecodec.Encoder, o saveOwner) saveWriter {
 	if !s.many {
 		s.reset()
 	}
@@ -87,7 +88,7 @@ func (s *saveTables) begin(e *Engine, enc *runtime.Encoder, o saveOwner) saveWri
 
 // EncodeHost implements runtime.HostState: the agent's tables, written as
 // the table {agent = ..., memory = ..., state = ...}.
-func (e *Engine) EncodeHost(enc *runtime.Encoder, a *runtime.Agent) error {
+func (e *Engine) EncodeHost(enc *savecodec.Encoder, a *runtime.Agent) error {
 	st, err := e.agentData(a)
 	if err != nil {
 		return err
@@ -160,7 +161,7 @@ func (e *Engine) hostRoots(st *AgentData) []hostRoot {
 
 // EncodeSave calls the world's save() and writes what it returns as one
 // Value.
-func (w *World) EncodeSave(enc *runtime.Encoder) error {
+func (w *World) EncodeSave(enc *savecodec.Encoder) error {
 	v, err := w.Save()
 	if err != nil {
 		return err
@@ -170,14 +171,14 @@ func (w *World) EncodeSave(enc *runtime.Encoder) error {
 
 // ToValue converts a Lua value for a save; what names the owner in errors.
 func (e *Engine) ToValue(v lua.LValue, what string) (runtime.Value, error) {
-	enc := runtime.NewEncoder()
+	enc := savecodec.NewEncoder()
 	if err := e.encodeValue(enc, v, what, ""); err != nil {
 		return runtime.Value{}, err
 	}
-	return runtime.NewDecoder(enc.Bytes(), enc.Strings()).Value(), nil
+	return runtime.DecodeValue(savecodec.NewDecoder(enc.Bytes(), enc.Strings())), nil
 }
 
-func (e *Engine) encodeValue(enc *runtime.Encoder, v lua.LValue, owner, path string) error {
+func (e *Engine) encodeValue(enc *savecodec.Encoder, v lua.LValue, owner, path string) error {
 	w := e.save.begin(e, enc, saveOwner{name: owner, root: v, path: path})
 	if !w.value(v, 0) {
 		return e.save.explain(e, w.owner)
@@ -189,7 +190,7 @@ func (e *Engine) encodeValue(enc *runtime.Encoder, v lua.LValue, owner, path str
 // whether a value could be saved; explain says why not.
 type saveWriter struct {
 	e     *Engine
-	enc   *runtime.Encoder
+	enc   *savecodec.Encoder
 	owner int32
 }
 
@@ -392,7 +393,7 @@ func isName(s string) bool {
 
 // CheckHost implements runtime.HostState: it checks a saved host Value has
 // the shape EncodeHost writes, changing nothing.
-func (e *Engine) CheckHost(a *runtime.Agent, d *runtime.Decoder) error {
+func (e *Engine) CheckHost(a *runtime.Agent, d *savecodec.Decoder) error {
 	if _, err := e.agentData(a); err != nil {
 		return err
 	}
@@ -412,8 +413,8 @@ func (e *Engine) CheckHost(a *runtime.Agent, d *runtime.Decoder) error {
 // checkHost reads a host Value: a table of the tables agent (or data, the
 // game's own data) and memory, and maybe state and lanes. It reports
 // whether the agent's data is the game's.
-func checkHost(d *runtime.Decoder) (data bool, err error) {
-	v, n := d.ValueHead()
+func checkHost(d *savecodec.Decoder) (data bool, err error) {
+	v, n := runtime.DecodeValueHead(d)
 	if v.Kind != runtime.TableValue {
 		return false, fmt.Errorf("the saved Lua state is not a table")
 	}
@@ -452,7 +453,7 @@ func checkHost(d *runtime.Decoder) (data bool, err error) {
 }
 
 // dataBytes reads the entries of a saved data table, {go = BYTES}.
-func dataBytes(d *runtime.Decoder, m int) ([]byte, error) {
+func dataBytes(d *savecodec.Decoder, m int) ([]byte, error) {
 	if m != 1 {
 		return nil, fmt.Errorf("the saved game data is not one entry")
 	}
@@ -468,11 +469,11 @@ func dataBytes(d *runtime.Decoder, m int) ([]byte, error) {
 
 // hostEntry reads an entry of a host Value up to the start of its table:
 // the name (agent, memory, state or lanes) and the table's entry count.
-func hostEntry(d *runtime.Decoder) (string, int, error) {
+func hostEntry(d *savecodec.Decoder) (string, int, error) {
 	name, ok := d.StringNext()
 	if !ok || (name != "agent" && name != "memory" && name != "state" && name != "lanes" && name != "data") {
 		if !ok {
-			k, _ := d.ValueHead()
+			k, _ := runtime.DecodeValueHead(d)
 			return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", describe(k))
 		}
 		return "", 0, fmt.Errorf("unexpected entry %v in the saved Lua state", strconv.Quote(name))
@@ -498,13 +499,13 @@ func describe(v runtime.Value) string {
 // refilled in place (the world keeps references to ctx.agent tables);
 // ctx.state is as a new table: the agent's own, emptied of its past, when
 // it has one (which spares the allocations of a new table).
-func (e *Engine) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
+func (e *Engine) RestoreHost(a *runtime.Agent, d *savecodec.Decoder) error {
 	st, err := e.agentData(a)
 	if err != nil {
 		return err
 	}
 	corrupt := func(err error) error { return fmt.Errorf("%w: agent %s: %w", runtime.ErrCorrupt, a.ID(), err) }
-	v, n := d.ValueHead()
+	v, n := runtime.DecodeValueHead(d)
 	if v.Kind != runtime.TableValue {
 		return corrupt(fmt.Errorf("the saved Lua state is not a table"))
 	}
@@ -548,7 +549,7 @@ func (e *Engine) RestoreHost(a *runtime.Agent, d *runtime.Decoder) error {
 // saved keys alone, in their order, with no metatable, its values are set
 // in place; else it is made new again in place when it can be, or a new
 // table is made.
-func (e *Engine) restoreState(rs *reusedState, d *runtime.Decoder, m int) *lua.LTable {
+func (e *Engine) restoreState(rs *reusedState, d *savecodec.Decoder, m int) *lua.LTable {
 	t := rs.t
 	if t == nil || !e.setInPlace(t, d, m, true) {
 		if t == nil || !resetTable(t) {
@@ -564,7 +565,7 @@ func (e *Engine) restoreState(rs *reusedState, d *runtime.Decoder, m int) *lua.L
 // identity and metatable: its key list is the saved one afterwards (removed
 // keys included), so that pairs() walks it, now and as keys come and go,
 // as it walked the saved table.
-func (e *Engine) refill(t *lua.LTable, d *runtime.Decoder, m int) {
+func (e *Engine) refill(t *lua.LTable, d *savecodec.Decoder, m int) {
 	if !e.setInPlace(t, d, m, false) {
 		clearTable(t)
 		e.fill(t, d, m)
@@ -580,7 +581,7 @@ func (e *Engine) refill(t *lua.LTable, d *runtime.Decoder, m int) {
 // it wrote finds its tables as they were. At the first entry that does not
 // fit, it puts d back and reports false; t may then have lost entries, and
 // is emptied and filled.
-func (e *Engine) setInPlace(t *lua.LTable, d *runtime.Decoder, m int, asNew bool) bool {
+func (e *Engine) setInPlace(t *lua.LTable, d *savecodec.Decoder, m int, asNew bool) bool {
 	lay := layoutOf(t)
 	if lay == nil || !onlyStringKeys(lay, m) || asNew && lay.Metatable != lua.LNil {
 		return false
@@ -613,9 +614,9 @@ func onlyStringKeys(lay *tableLayout, m int) bool {
 }
 
 // fill sets the m entries d holds next in t.
-func (e *Engine) fill(t *lua.LTable, d *runtime.Decoder, m int) {
+func (e *Engine) fill(t *lua.LTable, d *savecodec.Decoder, m int) {
 	for i := range m {
-		k, n := d.ValueHead()
+		k, n := runtime.DecodeValueHead(d)
 		if k.Kind != runtime.NumberValue {
 			reserveKeys(t, m-i) // the key list is made once, at its size
 		}
@@ -657,14 +658,14 @@ func (e *Engine) setKey(t *lua.LTable, k, v lua.LValue) {
 }
 
 // readValue reads one Value as a Lua value.
-func (e *Engine) readValue(d *runtime.Decoder) lua.LValue {
+func (e *Engine) readValue(d *savecodec.Decoder) lua.LValue {
 	if f, ok := d.NumberNext(); ok { // the most common values first
 		return e.nums.box(f)
 	}
 	if s, ok := d.StringNext(); ok {
 		return e.strs.box(s)
 	}
-	v, n := d.ValueHead()
+	v, n := runtime.DecodeValueHead(d)
 	switch v.Kind {
 	case runtime.BoolValue:
 		return lua.LBool(v.Bool)
@@ -693,9 +694,9 @@ func (e *Engine) FromValue(v runtime.Value) lua.LValue { return e.luaValue(v) }
 // way from saved data to Lua for agents (streamed) and the world (a Value,
 // once per load).
 func (e *Engine) luaValue(v runtime.Value) lua.LValue {
-	enc := runtime.NewEncoder()
-	enc.Value(v)
-	return e.readValue(runtime.NewDecoder(enc.Bytes(), enc.Strings()))
+	enc := savecodec.NewEncoder()
+	runtime.EncodeValue(enc, v)
+	return e.readValue(savecodec.NewDecoder(enc.Bytes(), enc.Strings()))
 }
 
 var _ runtime.HostState = (*Engine)(nil)

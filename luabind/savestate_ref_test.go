@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -134,7 +135,7 @@ func refSaveHost(e *Engine, a *runtime.Agent, all map[*lua.LTable]string) (runti
 // refEncodeAgents is the old runtime.EncodeAgents with the old SaveHost,
 // within one BeginSave.
 func refEncodeAgents(e *Engine, agents []*runtime.Agent) ([]byte, []string, error) {
-	enc := runtime.NewEncoder()
+	enc := savecodec.NewEncoder()
 	enc.Uvarint(uint64(len(agents)))
 	all := map[*lua.LTable]string{}
 	var errs []error
@@ -147,14 +148,14 @@ func refEncodeAgents(e *Engine, agents []*runtime.Agent) ([]byte, []string, erro
 			errs = append(errs, err)
 			continue
 		}
-		enc.Snapshot(&s)
+		runtime.EncodeSnapshot(enc, &s)
 	}
 	enc.Uvarint(0) // the agents share no gates
 	return enc.Bytes(), enc.Strings(), errors.Join(errs...)
 }
 
 func newEncodeAgents(e *Engine, agents []*runtime.Agent) ([]byte, []string, error) {
-	enc := runtime.NewEncoder()
+	enc := savecodec.NewEncoder()
 	e.BeginSave()
 	defer e.EndSave()
 	err := runtime.EncodeAgents(enc, agents, e)
@@ -370,9 +371,9 @@ func TestToValue_isTheTreeBuildingEncoders(t *testing.T) {
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Fatalf("seed %d:\nold: %v\nnew: %v", seed, wantErr, err)
 		}
-		a, b := runtime.NewEncoder(), runtime.NewEncoder()
-		a.Value(want)
-		b.Value(got)
+		a, b := savecodec.NewEncoder(), savecodec.NewEncoder()
+		runtime.EncodeValue(a, want)
+		runtime.EncodeValue(b, got)
 		if string(a.Bytes()) != string(b.Bytes()) {
 			t.Fatalf("seed %d: the values differ", seed)
 		}
@@ -554,13 +555,13 @@ func hostTable(e *Engine, a *runtime.Agent) *lua.LTable {
 // refRestoreAll restores agents from SaveAgents data the old way.
 func refRestoreAll(t *testing.T, e *Engine, agents []*runtime.Agent, data []byte) {
 	t.Helper()
-	_, d, err := runtime.ReadContainer(runtime.AgentsMagic, data)
+	_, d, err := savecodec.ReadContainer(runtime.AgentsMagic, data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Uvarint()
 	for _, a := range agents {
-		s := d.Snapshot()
+		s := runtime.DecodeSnapshot(d)
 		if _, err := a.Restore(&s); err != nil {
 			t.Fatal(err)
 		}
@@ -585,12 +586,12 @@ func hugeIndex(v runtime.Value) bool {
 var fuzzStrings = []string{"agent", "memory", "state", "x", "y", "heading", "a b", "", "k3"}
 
 func encodeHostValue(v runtime.Value) []byte {
-	enc := runtime.NewEncoder()
+	enc := savecodec.NewEncoder()
 	for _, s := range fuzzStrings {
 		enc.String(s) // fix the string table's order
 	}
 	body := len(enc.Bytes())
-	enc.Value(v)
+	runtime.EncodeValue(enc, v)
 	return enc.Bytes()[body:]
 }
 
@@ -612,12 +613,12 @@ func FuzzRestoreHost(f *testing.F) {
 	ff, fagents := streamFixture(&testing.T{}, 0)
 	_ = fagents
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := runtime.NewDecoder(data, fuzzStrings)
+		d := savecodec.NewDecoder(data, fuzzStrings)
 		d.SkipValue()
 		if d.Done() != nil {
 			return // the runtime refuses it before any host sees it
 		}
-		if hugeIndex(runtime.NewDecoder(data, fuzzStrings).Value()) {
+		if hugeIndex(runtime.DecodeValue(savecodec.NewDecoder(data, fuzzStrings))) {
 			// gopher-lua pads its array part with nils up to an integer
 			// key (up to 2^26), and a restore is faithful to that: a key
 			// of 5e7 costs 800 MB, old restore and new alike.
@@ -630,13 +631,13 @@ func FuzzRestoreHost(f *testing.F) {
 		if err := ff.e.Attach(newA); err != nil {
 			t.Fatal(err)
 		}
-		if err := ff.e.CheckHost(newA, runtime.NewDecoder(data, fuzzStrings)); err != nil {
+		if err := ff.e.CheckHost(newA, savecodec.NewDecoder(data, fuzzStrings)); err != nil {
 			return
 		}
-		if err := ff.e.RestoreHost(newA, runtime.NewDecoder(data, fuzzStrings)); err != nil {
+		if err := ff.e.RestoreHost(newA, savecodec.NewDecoder(data, fuzzStrings)); err != nil {
 			t.Fatalf("RestoreHost after CheckHost passed: %v", err)
 		}
-		refRestoreHost(ff.e, oldA, runtime.NewDecoder(data, fuzzStrings).Value())
+		refRestoreHost(ff.e, oldA, runtime.DecodeValue(savecodec.NewDecoder(data, fuzzStrings)))
 		if got, want := agentDump(ff.e, newA), agentDump(ff.e, oldA); got != want {
 			t.Fatalf("got  %s\nwant %s", got, want)
 		}

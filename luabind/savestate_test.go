@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // A script that fills memory, agent and state with every kind of value.
@@ -128,9 +129,9 @@ func TestCheckHost_refusesAStateOfTheWrongShape(t *testing.T) {
 		{Kind: runtime.TableValue},
 		{Kind: runtime.TableValue, Table: []runtime.Field{{Key: runtime.Value{Kind: runtime.StringValue, Str: "agent"}, Val: runtime.Value{Kind: runtime.NumberValue, Num: 1}}}},
 	} {
-		enc := runtime.NewEncoder()
-		enc.Value(v)
-		if err := f.e.CheckHost(a, runtime.NewDecoder(enc.Bytes(), enc.Strings())); err == nil || !errors.Is(err, runtime.ErrCorrupt) {
+		enc := savecodec.NewEncoder()
+		runtime.EncodeValue(enc, v)
+		if err := f.e.CheckHost(a, savecodec.NewDecoder(enc.Bytes(), enc.Strings())); err == nil || !errors.Is(err, runtime.ErrCorrupt) {
 			t.Errorf("%+v: %v", v, err)
 		}
 	}

@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // AgentData is a game's own data for one agent, kept in the game's Go
@@ -72,7 +74,7 @@ const agentDataKey = "go"
 // EncodeData writes a game's agent data as the table {go = BYTES}, which a
 // host saves as the entry "data" of its state (where luabind saves
 // ctx.agent's table as the entry "agent" when the agent has no AgentData).
-func EncodeData(e *Encoder, a *Agent, d AgentData) error {
+func EncodeData(e *savecodec.Encoder, a *Agent, d AgentData) error {
 	b, err := d.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("runtime: agent %s: saving its game data: %w", a.ID(), err)
@@ -106,7 +108,7 @@ func IsDataTable(v Value) ([]byte, bool) {
 // Agents without AgentData save nil.
 type DataHost struct{}
 
-func (DataHost) EncodeHost(e *Encoder, a *Agent) error {
+func (DataHost) EncodeHost(e *savecodec.Encoder, a *Agent) error {
 	d := a.Data()
 	if d == nil {
 		e.ValueNil()
@@ -121,13 +123,13 @@ func (DataHost) EncodeHost(e *Encoder, a *Agent) error {
 	return nil
 }
 
-func (DataHost) CheckHost(a *Agent, d *Decoder) error {
-	_, err := dataOf(a, d.Value())
+func (DataHost) CheckHost(a *Agent, d *savecodec.Decoder) error {
+	_, err := dataOf(a, DecodeValue(d))
 	return err
 }
 
-func (DataHost) RestoreHost(a *Agent, d *Decoder) error {
-	b, err := dataOf(a, d.Value())
+func (DataHost) RestoreHost(a *Agent, d *savecodec.Decoder) error {
+	b, err := dataOf(a, DecodeValue(d))
 	if err != nil || b == nil {
 		return err
 	}

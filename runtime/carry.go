@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // A carry moves agents over to edited versions of their trees, while the
@@ -53,9 +55,9 @@ type CarryPlan struct {
 	to    []*Agent
 	plans []RestorePlan
 	host  HostState
-	enc   *Encoder // the host state of every agent, as the old host wrote it
-	spans [][2]int // where agent i's is in enc
-	hostD Decoder
+	enc   *savecodec.Encoder // the host state of every agent, as the old host wrote it
+	spans [][2]int           // where agent i's is in enc
+	hostD savecodec.Decoder
 	gates []gateCarry // the state of the gates the new agents share (gates_carry.go)
 	gwarn []string
 }
@@ -71,7 +73,7 @@ func PlanCarry(from, to []*Agent, fromHost, toHost HostState, maps []*RuleMap) (
 	if len(from) != len(to) {
 		return nil, fmt.Errorf("runtime: carry of %d agents onto %d", len(from), len(to))
 	}
-	p := &CarryPlan{to: to, host: toHost, enc: NewEncoder(), plans: make([]RestorePlan, len(to)), spans: make([][2]int, len(to))}
+	p := &CarryPlan{to: to, host: toHost, enc: savecodec.NewEncoder(), plans: make([]RestorePlan, len(to)), spans: make([][2]int, len(to))}
 	var s Snapshot
 	var ruleBytes []byte
 	var errs []error
@@ -96,14 +98,14 @@ func PlanCarry(from, to []*Agent, fromHost, toHost HostState, maps []*RuleMap) (
 			errs = append(errs, err)
 			continue
 		}
-		start := len(p.enc.buf)
+		start := len(p.enc.Bytes())
 		if fromHost == nil {
 			p.enc.ValueNil()
 		} else if err := fromHost.EncodeHost(p.enc, old); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		p.spans[i] = [2]int{start, len(p.enc.buf)}
+		p.spans[i] = [2]int{start, len(p.enc.Bytes())}
 		if toHost != nil {
 			d := p.hostValue(i)
 			err := toHost.CheckHost(a, d)
@@ -155,9 +157,9 @@ func mapFor(maps []*RuleMap, old, a *Agent) *RuleMap {
 }
 
 // hostValue is a decoder of agent i's host state (reused: one at a time).
-func (p *CarryPlan) hostValue(i int) *Decoder {
+func (p *CarryPlan) hostValue(i int) *savecodec.Decoder {
 	sp := p.spans[i]
-	p.hostD = Decoder{Version: AgentsVersion, buf: p.enc.buf[sp[0]:sp[1]], strs: p.enc.list}
+	p.hostD = savecodec.MakeDecoder(AgentsVersion, p.enc.Bytes()[sp[0]:sp[1]], p.enc.Strings())
 	return &p.hostD
 }
 

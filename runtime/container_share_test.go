@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // TestDecoderShareStrings_takesTheEncodersCopies: after ShareStrings, a
@@ -12,15 +14,15 @@ import (
 // keeps the save's copy; what the decoder reads is the same text either way.
 func TestDecoderShareStrings_takesTheEncodersCopies(t *testing.T) {
 	held := strings.Repeat("memory.target", 2) // the game's copy of a key
-	e := NewEncoder()
+	e := savecodec.NewEncoder()
 	e.String(held)
 	e.String("only in the save")
-	data := WriteContainer(AgentsMagic, AgentsVersion, e)
+	data := savecodec.WriteContainer(AgentsMagic, AgentsVersion, e)
 
-	other := NewEncoder() // a later save of the same game, in another order
+	other := savecodec.NewEncoder() // a later save of the same game, in another order
 	other.String("something else")
 	other.String(held)
-	_, d, err := ReadContainer(AgentsMagic, data)
+	_, d, err := savecodec.ReadContainer(AgentsMagic, data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"slices"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Saving and restoring the state bytes of custom rules (Snapshot.Customs,
@@ -73,7 +75,7 @@ func (p *RestorePlan) applyCustoms() {
 	}
 }
 
-func (e *Encoder) customs(list []RuleState) {
+func encodeCustoms(e *savecodec.Encoder, list []RuleState) {
 	e.Uvarint(uint64(len(list)))
 	for _, c := range list {
 		e.String(c.Rule)
@@ -82,10 +84,10 @@ func (e *Encoder) customs(list []RuleState) {
 	}
 }
 
-func (d *Decoder) customs(list []RuleState, keep *[]byte) []RuleState {
+func decodeCustoms(d *savecodec.Decoder, list []RuleState, keep *[]byte) []RuleState {
 	n := d.Count(3)
 	for range n {
-		list = append(list, RuleState{Rule: d.String(), Index: d.index(), State: d.keptBlob(keep)})
+		list = append(list, RuleState{Rule: d.String(), Index: d.Index(), State: d.KeptBlob(keep)})
 	}
 	return list
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 func str(s string) Value     { return Value{Kind: StringValue, Str: s} }
@@ -81,8 +83,8 @@ func TestDataSize_isTheEncodedSize(t *testing.T) {
 	for _, v := range []Value{{}, boolv(true), numv(0), numv(300), numv(-1e300), numv(math.Copysign(0, -1)),
 		table(Field{numv(1), numv(2)}, Field{numv(-3), table(Field{numv(200), boolv(false)})}),
 		table(Field{numv(1), table(Field{numv(1), table(Field{numv(1), numv(0.5)})})})} {
-		e := NewEncoder()
-		e.Value(v)
+		e := savecodec.NewEncoder()
+		EncodeValue(e, v)
 		if got, want := DataSize(v), len(e.Bytes()); got != want {
 			t.Errorf("DataSize(%s) = %d, the encoder wrote %d", DataText(v, 100), got, want)
 		}

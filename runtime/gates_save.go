@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Saving and restoring gates (format version 4). An agent's snapshot holds
@@ -150,7 +152,7 @@ func gateSets(agents []*Agent) []*Gates {
 // encodeGateSets writes the state of every Gates the agents use. A Gates
 // whose round has not ended (releases requested and not applied) cannot be
 // saved.
-func (e *Encoder) encodeGateSets(agents []*Agent) error {
+func encodeGateSets(e *savecodec.Encoder, agents []*Agent) error {
 	sets := gateSets(agents)
 	for _, a := range agents {
 		if x := a.ext; x != nil && x.gates != nil && len(x.gates.releases) > 0 && x.gates.link.g.solo != a {
@@ -159,7 +161,7 @@ func (e *Encoder) encodeGateSets(agents []*Agent) error {
 	}
 	e.Uvarint(uint64(len(sets)))
 	for _, g := range sets {
-		e.gateSet(g.snapshot())
+		encodeGateSet(e, g.snapshot())
 	}
 	return nil
 }
@@ -180,7 +182,7 @@ func (g *Gates) snapshot() []GateSnapshot {
 }
 
 // gateSet writes one Gates' saved state.
-func (e *Encoder) gateSet(set []GateSnapshot) {
+func encodeGateSet(e *savecodec.Encoder, set []GateSnapshot) {
 	e.Uvarint(uint64(len(set)))
 	for i := range set {
 		g := &set[i]
@@ -203,7 +205,7 @@ func (e *Encoder) gateSet(set []GateSnapshot) {
 }
 
 // decodeGateSets reads what encodeGateSets wrote.
-func (d *Decoder) decodeGateSets() [][]GateSnapshot {
+func decodeGateSets(d *savecodec.Decoder) [][]GateSnapshot {
 	n := d.Count(1)
 	if n == 0 {
 		return nil
@@ -219,7 +221,7 @@ func (d *Decoder) decodeGateSets() [][]GateSnapshot {
 				g.Holders = append(g.Holders, HolderSnapshot{Agent: d.String(), Step: d.Uvarint(), Time: d.Float(), Seen: int(min(d.Uvarint(), maxGateUsers+1))})
 			}
 			g.Stats = GateStats{Takes: d.Uvarint(), Refusals: d.Uvarint(), LongestSteps: d.Uvarint(), LongestSeconds: d.Float()}
-			if d.err != nil {
+			if d.Err() != nil {
 				return nil
 			}
 			set = append(set, g)

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // TestGates_theGateIsTakenBeforeTheRulesConditions: the arrival checks are
@@ -174,17 +176,17 @@ func TestRestore_gatesRejectStateThatDoesNotAgree(t *testing.T) {
 // decodeGateSave reads SaveAgents data into snapshots and gate sets.
 func decodeGateSave(t testing.TB, data []byte, agents []*Agent) ([]Snapshot, [][]GateSnapshot) {
 	t.Helper()
-	_, d, err := ReadContainer(AgentsMagic, data)
+	_, d, err := savecodec.ReadContainer(AgentsMagic, data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := d.Count(1)
 	snaps := make([]Snapshot, n)
 	for i := range snaps {
-		d.snapshotHead(&snaps[i], nil)
-		snaps[i].Host = d.Value()
+		decodeSnapshotHead(d, &snaps[i], nil)
+		snaps[i].Host = DecodeValue(d)
 	}
-	sets := d.decodeGateSets()
+	sets := decodeGateSets(d)
 	if err := d.Done(); err != nil {
 		t.Fatal(err)
 	}
@@ -193,16 +195,16 @@ func decodeGateSave(t testing.TB, data []byte, agents []*Agent) ([]Snapshot, [][
 
 // encodeGateSave writes snapshots and gate sets as SaveAgents would.
 func encodeGateSave(snaps []Snapshot, sets [][]GateSnapshot) []byte {
-	e := NewEncoder()
+	e := savecodec.NewEncoder()
 	e.Uvarint(uint64(len(snaps)))
 	for i := range snaps {
-		e.Snapshot(&snaps[i])
+		EncodeSnapshot(e, &snaps[i])
 	}
 	e.Uvarint(uint64(len(sets)))
 	for _, s := range sets {
-		e.gateSet(s)
+		encodeGateSet(e, s)
 	}
-	return WriteContainer(AgentsMagic, AgentsVersion, e)
+	return savecodec.WriteContainer(AgentsMagic, AgentsVersion, e)
 }
 
 // FuzzRestoreGates: no input makes a restore of agents sharing gates
@@ -237,21 +239,21 @@ func FuzzDecodeGateSets(f *testing.F) {
 	var b strings.Builder
 	runGateFixture(w, &b, 1, 3)
 	snaps, sets := decodeGateSave(f, mustSave(f, w.agents...), w.agents)
-	e := NewEncoder()
-	e.gateSet(sets[0])
+	e := savecodec.NewEncoder()
+	encodeGateSet(e, sets[0])
 	f.Add(e.Bytes(), strings.Join(e.Strings(), "\x00"))
 	f.Fuzz(func(t *testing.T, body []byte, table string) {
-		e := NewEncoder()
+		e := savecodec.NewEncoder()
 		e.Uvarint(uint64(len(snaps)))
 		for i := range snaps {
-			e.Snapshot(&snaps[i])
+			EncodeSnapshot(e, &snaps[i])
 		}
 		e.Uvarint(1)
 		// The gate set's strings index the whole table: the fuzzed table
 		// follows the snapshots' strings.
-		e.buf = append(e.buf, body...)
-		e.list = append(e.list, strings.Split(table, "\x00")...)
-		data := WriteContainer(AgentsMagic, AgentsVersion, e)
+		e.Raw(body)
+		e.RawStrings(strings.Split(table, "\x00"))
+		data := savecodec.WriteContainer(AgentsMagic, AgentsVersion, e)
 		fresh := newGateFixture(t)
 		if _, err := RestoreAgents(data, fresh.agents, nil); err == nil {
 			var b strings.Builder

@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btrun/btrun/runtime/savecodec"
+)
 
 // Saving and restoring lanes (format version 3). A snapshot whose cursor is
 // a parallel with running lanes (Snapshot.Running) holds those lanes in
@@ -258,7 +262,7 @@ func (p *RestorePlan) applyLanes() {
 
 // Encode/decode of saved lanes.
 
-func (e *Encoder) lanes(lanes []LaneSnapshot) {
+func encodeLanes(e *savecodec.Encoder, lanes []LaneSnapshot) {
 	e.Uvarint(uint64(len(lanes)))
 	for i := range lanes {
 		l := &lanes[i]
@@ -282,34 +286,34 @@ func (e *Encoder) lanes(lanes []LaneSnapshot) {
 		e.Byte(flags)
 		e.Uvarint(l.RuleWord)
 		e.Blob(l.RuleBytes)
-		e.lanes(l.Lanes)
+		encodeLanes(e, l.Lanes)
 	}
 }
 
-func (d *Decoder) lanes(depth int) []LaneSnapshot {
+func decodeLanes(d *savecodec.Decoder, depth int) []LaneSnapshot {
 	n := d.Count(3)
 	if n == 0 {
 		return nil
 	}
 	if depth > maxLaneNesting {
-		d.fail("lanes nest more than %d deep", maxLaneNesting)
+		d.Fail("lanes nest more than %d deep", maxLaneNesting)
 		return nil
 	}
 	out := make([]LaneSnapshot, 0, n)
 	for range n {
-		l := LaneSnapshot{Child: d.String(), Index: d.index(), Status: Status(d.Byte())}
+		l := LaneSnapshot{Child: d.String(), Index: d.Index(), Status: Status(d.Byte())}
 		if l.Status == Running {
 			l.Cursor = d.String()
 			flags := d.Byte()
 			if flags > 7 {
-				d.fail("bad lane flags %d", flags)
+				d.Fail("bad lane flags %d", flags)
 			}
 			l.FirstRun, l.Running, l.Active = flags&1 != 0, flags&2 != 0, flags&4 != 0
 			l.RuleWord = d.Uvarint()
 			l.RuleBytes = d.Blob()
-			l.Lanes = d.lanes(depth + 1)
+			l.Lanes = decodeLanes(d, depth+1)
 		}
-		if d.err != nil {
+		if d.Err() != nil {
 			return nil
 		}
 		out = append(out, l)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // lanesTree uses parallels every way: nested, with thresholds, timeouts and
@@ -307,13 +309,13 @@ func FuzzDecodeLanesBody(f *testing.F) {
 	for _, k := range []int{9, 40} {
 		r := newLanesRun(f, &trace)
 		r.steps(1, k)
-		e := NewEncoder()
+		e := savecodec.NewEncoder()
 		EncodeAgents(e, r.agents, nil)
 		f.Add(e.Bytes(), strings.Join(e.Strings(), "\x00"))
 	}
 	f.Fuzz(func(t *testing.T, body []byte, table string) {
-		e := &Encoder{buf: body, list: strings.Split(table, "\x00")}
-		data := WriteContainer(AgentsMagic, AgentsVersion, e)
+		e := savecodec.RawEncoder(body, strings.Split(table, "\x00"))
+		data := savecodec.WriteContainer(AgentsMagic, AgentsVersion, e)
 		var trace strings.Builder
 		fresh := newLanesRun(t, &trace).agents
 		if _, err := RestoreAgents(data, fresh, nil); err == nil {
@@ -372,10 +374,10 @@ func TestRestore_lanesRejectBadData(t *testing.T) {
 			bad := s
 			bad.Lanes = append([]LaneSnapshot(nil), s.Lanes...)
 			c.change(&bad)
-			e := NewEncoder()
+			e := savecodec.NewEncoder()
 			e.Uvarint(1)
-			e.Snapshot(&bad)
-			data := WriteContainer(AgentsMagic, AgentsVersion, e)
+			EncodeSnapshot(e, &bad)
+			data := savecodec.WriteContainer(AgentsMagic, AgentsVersion, e)
 			fresh := newLanesRun(t, &trace)
 			a := fresh.agents[:1]
 			a[0].StepAt(0.1)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Drag[en]gine state machine files (load_desm.go): each rule of the
@@ -312,10 +314,10 @@ func TestDesm_saveRestoreAtEveryStep(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e := NewEncoder()
-				e.Snapshot(&s)
-				d := NewDecoder(e.Bytes(), e.Strings())
-				back := d.Snapshot()
+				e := savecodec.NewEncoder()
+				EncodeSnapshot(e, &s)
+				d := savecodec.NewDecoder(e.Bytes(), e.Strings())
+				back := DecodeSnapshot(d)
 				if d.Err() != nil {
 					t.Fatal(d.Err())
 				}

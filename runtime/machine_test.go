@@ -3,6 +3,8 @@ package runtime
 import (
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // State machines (machine.go): transitions on results and signals, where
@@ -250,10 +252,10 @@ func TestMachine_saveRestoreInEveryState(t *testing.T) {
 						restore = false
 						s, err := h.agent.Snapshot()
 						h.must(err)
-						e := NewEncoder()
-						e.Snapshot(&s)
-						d := NewDecoder(e.Bytes(), e.Strings())
-						back := d.Snapshot()
+						e := savecodec.NewEncoder()
+						EncodeSnapshot(e, &s)
+						d := savecodec.NewDecoder(e.Bytes(), e.Strings())
+						back := DecodeSnapshot(d)
 						h.must(d.Err())
 						h.agent = h.tree.NewAgent("a1", h.env)
 						_, err = h.agent.Restore(&back)

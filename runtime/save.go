@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // HostState lets a host that keeps state in agents (luabind: Lua tables)
@@ -13,17 +15,17 @@ import (
 type HostState interface {
 	// EncodeHost writes the agent's state as exactly one Value. After an
 	// error, what it wrote is garbage, and so is the save.
-	EncodeHost(e *Encoder, a *Agent) error
+	EncodeHost(e *savecodec.Encoder, a *Agent) error
 	// CheckHost reads the Value EncodeHost wrote, all of it and nothing
 	// after it, from d, and reports whether it can be restored. d's reads
 	// refuse data that is not well formed (read nested values with
 	// SkipValue, which bounds nesting); the restore takes the Value to end
 	// where CheckHost stopped reading. CheckHost must not change anything:
 	// restore checks every agent before it changes any.
-	CheckHost(a *Agent, d *Decoder) error
+	CheckHost(a *Agent, d *savecodec.Decoder) error
 	// RestoreHost reads the same Value again, after every check passed,
 	// from a d that holds it alone, and gives it to the agent.
-	RestoreHost(a *Agent, d *Decoder) error
+	RestoreHost(a *Agent, d *savecodec.Decoder) error
 }
 
 // AgentsMagic and AgentsVersion frame the data SaveAgents writes. Version 2
@@ -44,16 +46,16 @@ const (
 // SaveAgents saves agents (with their host state, when host is not nil) as
 // one self-contained block of bytes.
 func SaveAgents(agents []*Agent, host HostState) ([]byte, error) {
-	e := NewEncoder()
+	e := savecodec.NewEncoder()
 	if err := EncodeAgents(e, agents, host); err != nil {
 		return nil, err
 	}
-	return WriteContainer(AgentsMagic, AgentsVersion, e), nil
+	return savecodec.WriteContainer(AgentsMagic, AgentsVersion, e), nil
 }
 
 // EncodeAgents writes the agents' snapshots into e, then the state of the
 // gates they share (gates_save.go). On error, e holds garbage.
-func EncodeAgents(e *Encoder, agents []*Agent, host HostState) error {
+func EncodeAgents(e *savecodec.Encoder, agents []*Agent, host HostState) error {
 	e.Uvarint(uint64(len(agents)))
 	var errs []error
 	s := Snapshot{borrowed: true} // one for all: its lists are reused; written at once
@@ -62,14 +64,14 @@ func EncodeAgents(e *Encoder, agents []*Agent, host HostState) error {
 			errs = append(errs, err)
 			continue
 		}
-		e.snapshotHead(&s)
+		encodeSnapshotHead(e, &s)
 		if host == nil {
 			e.ValueNil()
 		} else if err := host.EncodeHost(e, a); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if err := e.encodeGateSets(agents); err != nil {
+	if err := encodeGateSets(e, agents); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -79,7 +81,7 @@ func EncodeAgents(e *Encoder, agents []*Agent, host HostState) error {
 // snapshot is decoded and checked against its agent (same ids, in order)
 // before any agent changes; on any error every agent keeps its state.
 func RestoreAgents(data []byte, agents []*Agent, host HostState) ([]string, error) {
-	version, d, err := ReadContainer(AgentsMagic, data)
+	version, d, err := savecodec.ReadContainer(AgentsMagic, data)
 	if err != nil {
 		return nil, err
 	}
@@ -104,15 +106,15 @@ type AgentsPlan struct {
 	buf    []byte     // the save's bytes, until Apply is done
 	strs   []string   // the save's string table, which the host Values refer to
 	host   HostState
-	hostD  Decoder       // reads one of hosts
-	gates  []gateSetPlan // the state of the Gates the agents share
-	gwarn  []string      // what planning the gates let through
+	hostD  savecodec.Decoder // reads one of hosts
+	gates  []gateSetPlan     // the state of the Gates the agents share
+	gwarn  []string          // what planning the gates let through
 }
 
 // PlanAgents decodes one snapshot per agent (the save's agents must be the
 // same, in the same order) and checks each, then the state of the gates
 // they share, changing nothing.
-func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error) {
+func PlanAgents(d *savecodec.Decoder, agents []*Agent, host HostState) (*AgentsPlan, error) {
 	p := &AgentsPlan{}
 	if err := p.Plan(d, agents, host); err != nil {
 		return nil, err
@@ -124,7 +126,7 @@ func PlanAgents(d *Decoder, agents []*Agent, host HostState) (*AgentsPlan, error
 // before, applied or abandoned (nothing of it is used any more): a game
 // that loads again and again allocates them once, and finds them in the
 // cache rather than in memory just taken from the system.
-func (p *AgentsPlan) Plan(d *Decoder, agents []*Agent, host HostState) error {
+func (p *AgentsPlan) Plan(d *savecodec.Decoder, agents []*Agent, host HostState) error {
 	n := d.Count(8)
 	if d.Err() != nil {
 		return d.Err()
@@ -138,7 +140,7 @@ func (p *AgentsPlan) Plan(d *Decoder, agents []*Agent, host HostState) error {
 	}
 	// Every plan is made anew by planRestore before it is used; a plan
 	// left from before is only read if this one fails, and then not at all.
-	*p = AgentsPlan{agents: agents, host: host, buf: d.buf, strs: d.strs, plans: plans[:n], hosts: hosts[:n]}
+	*p = AgentsPlan{agents: agents, host: host, buf: d.Input(), strs: d.StringTable(), plans: plans[:n], hosts: hosts[:n]}
 	// Allocations per restore, not per agent: the snapshots are read
 	// through one Snapshot, the plans keep what they need of it, every
 	// agent's slab is cut from one array and rule bytes from another, and
@@ -153,7 +155,7 @@ func (p *AgentsPlan) Plan(d *Decoder, agents []*Agent, host HostState) error {
 	slab := make([]uint64, slabs)
 	var errs []error
 	for i, a := range agents {
-		d.snapshotHead(&s, &ruleBytes)
+		decodeSnapshotHead(d, &s, &ruleBytes)
 		k := a.bound.slabLen
 		var err error
 		if d.Err() == nil && s.ID == a.ID() {
@@ -166,10 +168,10 @@ func (p *AgentsPlan) Plan(d *Decoder, agents []*Agent, host HostState) error {
 		// The host's Value: the host checks it as it reads it (through d,
 		// which refuses what is not well formed); else, or when the host
 		// refuses it, it is skipped to find where it ends.
-		start := d.off
+		start := d.Offset()
 		if host != nil && err == nil && d.Err() == nil && s.ID == a.ID() {
 			if err = host.CheckHost(a, d); err != nil && d.Err() == nil {
-				d.off = start
+				d.Seek(start)
 				d.SkipValue()
 			}
 		} else {
@@ -178,7 +180,7 @@ func (p *AgentsPlan) Plan(d *Decoder, agents []*Agent, host HostState) error {
 		if d.Err() != nil {
 			return d.Err()
 		}
-		p.hosts[i] = hostSpan{start, d.off}
+		p.hosts[i] = hostSpan{start, d.Offset()}
 		if s.ID != a.ID() {
 			return fmt.Errorf("%w: the save's agent %d is %q, the game's is %q: the save is of another game", ErrUnknownID, i+1, s.ID, a.ID())
 		}
@@ -190,8 +192,8 @@ func (p *AgentsPlan) Plan(d *Decoder, agents []*Agent, host HostState) error {
 		return errors.Join(errs...)
 	}
 	var saved [][]GateSnapshot
-	if d.Version >= 4 {
-		saved = d.decodeGateSets()
+	if savedVersion(d) >= 4 {
+		saved = decodeGateSets(d)
 		if d.Err() != nil {
 			return d.Err()
 		}
@@ -208,8 +210,8 @@ func (h hostSpan) len() int { return h.end - h.start }
 
 // hostValue is a decoder of agent i's saved host Value (reused: one at a
 // time).
-func (p *AgentsPlan) hostValue(i int) *Decoder {
-	p.hostD = Decoder{buf: p.buf[p.hosts[i].start:p.hosts[i].end], strs: p.strs}
+func (p *AgentsPlan) hostValue(i int) *savecodec.Decoder {
+	p.hostD = savecodec.MakeDecoder(0, p.buf[p.hosts[i].start:p.hosts[i].end], p.strs)
 	return &p.hostD
 }
 
@@ -264,6 +266,6 @@ func (p *AgentsPlan) Apply() error {
 		p.gates[i].apply()
 	}
 	// A plan kept for reuse (Plan) does not keep the save's bytes alive.
-	p.buf, p.strs, p.hostD = nil, nil, Decoder{}
+	p.buf, p.strs, p.hostD = nil, nil, savecodec.Decoder{}
 	return errors.Join(errs...)
 }

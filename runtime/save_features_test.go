@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // featuresTree uses every feature of interruption and choice orders: abort
@@ -179,9 +181,9 @@ func TestSave_generatorAndActiveFlagRoundTrip(t *testing.T) {
 	// active, which nothing reads before they are entered again.
 	sa, _ := a.Snapshot()
 	sb, _ := b.Snapshot()
-	ea, eb := NewEncoder(), NewEncoder()
-	ea.Snapshot(&sa)
-	eb.Snapshot(&sb)
+	ea, eb := savecodec.NewEncoder(), savecodec.NewEncoder()
+	EncodeSnapshot(ea, &sa)
+	EncodeSnapshot(eb, &sb)
 	if !bytes.Equal(ea.Bytes(), eb.Bytes()) || len(sa.Clocks)+len(sa.Orders) == 0 {
 		t.Errorf("snapshots differ after a round trip:\n%+v\n%+v", sa, sb)
 	}
@@ -241,10 +243,10 @@ func TestRestore_featuresRejectBadData(t *testing.T) {
 			bad.Orders[0].Order = append([]int32(nil), s.Orders[0].Order...)
 			bad.Clocks = append([]RuleTime(nil), s.Clocks...)
 			c.change(&bad)
-			e := NewEncoder()
+			e := savecodec.NewEncoder()
 			e.Uvarint(1)
-			e.Snapshot(&bad)
-			data := WriteContainer(AgentsMagic, AgentsVersion, e)
+			EncodeSnapshot(e, &bad)
+			data := savecodec.WriteContainer(AgentsMagic, AgentsVersion, e)
 			fresh := newFeaturesRun(t, &trace)
 			a := fresh.agents[:1]
 			before, _ := SaveAgents(a, nil)
@@ -265,7 +267,7 @@ func TestRestore_featuresRejectBadData(t *testing.T) {
 func TestRestore_version1DataLoads(t *testing.T) {
 	agents := waitsAgents(t, nil)
 	runWaits(agents, 1, 9)
-	e := NewEncoder()
+	e := savecodec.NewEncoder()
 	e.Uvarint(uint64(len(agents)))
 	for _, a := range agents {
 		s, err := a.Snapshot()
@@ -274,7 +276,7 @@ func TestRestore_version1DataLoads(t *testing.T) {
 		}
 		encodeSnapshotV1(e, &s)
 	}
-	data := WriteContainer(AgentsMagic, 1, e)
+	data := savecodec.WriteContainer(AgentsMagic, 1, e)
 	fresh := waitsAgents(t, nil)
 	if _, err := RestoreAgents(data, fresh, nil); err != nil {
 		t.Fatal(err)
@@ -304,7 +306,7 @@ func TestRestore_version1DataLoads(t *testing.T) {
 }
 
 // encodeSnapshotV1 writes a snapshot as format version 1 did.
-func encodeSnapshotV1(e *Encoder, s *Snapshot) {
+func encodeSnapshotV1(e *savecodec.Encoder, s *Snapshot) {
 	e.String(s.ID)
 	e.String(s.Tree)
 	e.String(s.Fingerprint)
@@ -342,5 +344,5 @@ func encodeSnapshotV1(e *Encoder, s *Snapshot) {
 	}
 	e.Uvarint(s.RuleWord)
 	e.Blob(s.RuleBytes)
-	e.Value(s.Host)
+	EncodeValue(e, s.Host)
 }

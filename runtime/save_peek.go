@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/btrun/btrun/runtime/savecodec"
+
 // SavedAgent is an agent as a save holds it: its id and the tree it runs
 // (the tree's display path, Tree.File, and its fingerprint).
 type SavedAgent struct {
@@ -10,7 +12,7 @@ type SavedAgent struct {
 // restoring nothing: a game that adds and removes agents reads which ones
 // a save holds before it plans the restore (PlanAgents) with those agents.
 // Give it a copy of the Decoder the plan will read.
-func PeekAgents(d *Decoder) ([]SavedAgent, error) {
+func PeekAgents(d *savecodec.Decoder) ([]SavedAgent, error) {
 	n := d.Count(8)
 	if d.Err() != nil {
 		return nil, d.Err()
@@ -19,7 +21,7 @@ func PeekAgents(d *Decoder) ([]SavedAgent, error) {
 	var s Snapshot
 	var keep []byte
 	for range n {
-		d.snapshotHead(&s, &keep)
+		decodeSnapshotHead(d, &s, &keep)
 		d.SkipValue()
 		if d.Err() != nil {
 			return nil, d.Err()

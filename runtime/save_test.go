@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // waitsTree exercises every piece of agent state: variables, exclusive
@@ -187,7 +189,7 @@ func TestRestore_rejectsBadDataWithoutDamage(t *testing.T) {
 	otherGame, _ := SaveAgents(reversed, nil)
 	flip := append([]byte(nil), good...)
 	flip[len(flip)/2] ^= 0x40
-	newer := WriteContainer(AgentsMagic, AgentsVersion+1, NewEncoder())
+	newer := savecodec.WriteContainer(AgentsMagic, AgentsVersion+1, savecodec.NewEncoder())
 	otherTree := mustAgent(t, bt(`<sequence id="other"><running id="x"/></sequence>`), NewRegistry())
 	otherTree.id = "w-1"
 	otherTree.Step(1)
@@ -214,8 +216,8 @@ func TestRestore_rejectsBadDataWithoutDamage(t *testing.T) {
 			before := [][]byte{}
 			for _, a := range fresh {
 				s, _ := a.Snapshot()
-				e := NewEncoder()
-				e.Snapshot(&s)
+				e := savecodec.NewEncoder()
+				EncodeSnapshot(e, &s)
 				before = append(before, e.Bytes())
 			}
 			_, err := RestoreAgents(c.data, fresh, nil)
@@ -227,8 +229,8 @@ func TestRestore_rejectsBadDataWithoutDamage(t *testing.T) {
 			}
 			for i, a := range fresh {
 				s, _ := a.Snapshot()
-				e := NewEncoder()
-				e.Snapshot(&s)
+				e := savecodec.NewEncoder()
+				EncodeSnapshot(e, &s)
 				if !bytes.Equal(e.Bytes(), before[i]) {
 					t.Errorf("agent %s changed although the restore failed", a.ID())
 				}
@@ -250,15 +252,15 @@ func TestValue_roundTripsExactly(t *testing.T) {
 		{Value{Kind: StringValue, Str: "t"}, Value{Kind: BoolValue, Bool: true}},
 		{Value{Kind: StringValue, Str: "f"}, Value{Kind: BoolValue}},
 	}}
-	e := NewEncoder()
-	e.Value(v)
-	d := NewDecoder(e.Bytes(), e.Strings())
-	got := d.Value()
+	e := savecodec.NewEncoder()
+	EncodeValue(e, v)
+	d := savecodec.NewDecoder(e.Bytes(), e.Strings())
+	got := DecodeValue(d)
 	if err := d.Done(); err != nil {
 		t.Fatal(err)
 	}
-	e2 := NewEncoder()
-	e2.Value(got)
+	e2 := savecodec.NewEncoder()
+	EncodeValue(e2, got)
 	if !bytes.Equal(e.Bytes(), e2.Bytes()) || len(got.Table) != len(v.Table) {
 		t.Errorf("value changed in a round trip: %+v", got)
 	}
@@ -328,12 +330,12 @@ func FuzzRestoreFeatures(f *testing.F) {
 func FuzzDecodeBody(f *testing.F) {
 	agents := waitsAgents(f, nil)
 	runWaits(agents, 1, 9)
-	e := NewEncoder()
+	e := savecodec.NewEncoder()
 	EncodeAgents(e, agents, nil)
 	f.Add(e.Bytes(), strings.Join(e.Strings(), "\x00"))
 	f.Fuzz(func(t *testing.T, body []byte, table string) {
-		e := &Encoder{buf: body, list: strings.Split(table, "\x00")}
-		data := WriteContainer(AgentsMagic, AgentsVersion, e)
+		e := savecodec.RawEncoder(body, strings.Split(table, "\x00"))
+		data := savecodec.WriteContainer(AgentsMagic, AgentsVersion, e)
 		RestoreAgents(data, waitsAgents(t, nil), nil)
 	})
 }
@@ -418,7 +420,7 @@ func TestRestore_warningsForAnEditedTreeComeOnce(t *testing.T) {
 // with a bug would.
 type shallowHost struct{ short bool }
 
-func (h shallowHost) EncodeHost(e *Encoder, a *Agent) error {
+func (h shallowHost) EncodeHost(e *savecodec.Encoder, a *Agent) error {
 	m := e.BeginTable()
 	e.ValueString("a")
 	e.ValueNumber(1)
@@ -428,8 +430,8 @@ func (h shallowHost) EncodeHost(e *Encoder, a *Agent) error {
 	return nil
 }
 
-func (h shallowHost) CheckHost(a *Agent, d *Decoder) error {
-	_, n := d.ValueHead()
+func (h shallowHost) CheckHost(a *Agent, d *savecodec.Decoder) error {
+	_, n := DecodeValueHead(d)
 	if !h.short {
 		for range 2 * n {
 			d.SkipValue()
@@ -438,8 +440,8 @@ func (h shallowHost) CheckHost(a *Agent, d *Decoder) error {
 	return d.Err()
 }
 
-func (h shallowHost) RestoreHost(a *Agent, d *Decoder) error {
-	_, n := d.ValueHead()
+func (h shallowHost) RestoreHost(a *Agent, d *savecodec.Decoder) error {
+	_, n := DecodeValueHead(d)
 	for range 2 * n {
 		d.SkipValue()
 	}
@@ -486,7 +488,7 @@ func TestAgentsPlan_aReusedPlanRestoresAsANewOneDoes(t *testing.T) {
 	var plan AgentsPlan
 	reused := waitsAgents(t, nil)
 	planWith := func(data []byte) error {
-		_, d, err := ReadContainer(AgentsMagic, data)
+		_, d, err := savecodec.ReadContainer(AgentsMagic, data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // SlotSave is one slot of a saved agent: the tree it holds (what it runs
@@ -119,7 +121,7 @@ func anySet(s []string) bool {
 	return false
 }
 
-func (e *Encoder) slots(list []SlotSave) {
+func encodeSlots(e *savecodec.Encoder, list []SlotSave) {
 	e.Uvarint(uint64(len(list)))
 	for _, s := range list {
 		e.String(s.Slot)
@@ -128,7 +130,7 @@ func (e *Encoder) slots(list []SlotSave) {
 	}
 }
 
-func (d *Decoder) slots(list []SlotSave) []SlotSave {
+func decodeSlots(d *savecodec.Decoder, list []SlotSave) []SlotSave {
 	n := d.Count(3)
 	for range n {
 		list = append(list, SlotSave{Slot: d.String(), Holds: d.String(), Wants: d.String()})

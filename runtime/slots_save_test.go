@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // slotRunner runs a fixture whose actions graft and ungraft by the step
@@ -162,7 +164,7 @@ func FuzzRestoreSlots(f *testing.F) {
 			a.Step(0.5)
 		}
 		if i%3 == 2 {
-			e := NewEncoder()
+			e := savecodec.NewEncoder()
 			if err := EncodeAgents(e, agents, nil); err != nil {
 				f.Fatal(err)
 			}
@@ -170,7 +172,7 @@ func FuzzRestoreSlots(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, body []byte, table string) {
-		data := WriteContainer(AgentsMagic, AgentsVersion, &Encoder{buf: body, list: strings.Split(table, "\x00")})
+		data := savecodec.WriteContainer(AgentsMagic, AgentsVersion, savecodec.RawEncoder(body, strings.Split(table, "\x00")))
 		agents := fresh()
 		before, _ := SaveAgents(agents, nil)
 		if _, err := RestoreAgents(data, agents, nil); err != nil {

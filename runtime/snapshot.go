@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Snapshot is an agent's whole state as plain data (SPEC §6): what a save
@@ -636,13 +638,13 @@ func (a *Agent) Restore(s *Snapshot) (warnings []string, err error) {
 }
 
 // Snapshot writes a snapshot.
-func (e *Encoder) Snapshot(s *Snapshot) {
-	e.snapshotHead(s)
-	e.Value(s.Host)
+func EncodeSnapshot(e *savecodec.Encoder, s *Snapshot) {
+	encodeSnapshotHead(e, s)
+	EncodeValue(e, s.Host)
 }
 
 // snapshotHead writes a snapshot but for its last field, Host.
-func (e *Encoder) snapshotHead(s *Snapshot) {
+func encodeSnapshotHead(e *savecodec.Encoder, s *Snapshot) {
 	e.String(s.ID)
 	e.String(s.Tree)
 	e.String(s.Fingerprint)
@@ -665,7 +667,7 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 	e.Uvarint(uint64(len(s.Vars)))
 	for _, v := range s.Vars {
 		e.String(v.Name)
-		e.varValue(v) // vars_save.go
+		encodeVarValue(e, v) // vars_save.go
 	}
 	e.Uvarint(uint64(len(s.Stamps)))
 	for _, st := range s.Stamps {
@@ -701,14 +703,14 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 			e.Uvarint(uint64(pos))
 		}
 	}
-	e.lanes(s.Lanes)
+	encodeLanes(e, s.Lanes)
 	e.Uvarint(uint64(len(s.Holds)))
 	for _, h := range s.Holds {
 		e.String(h.Rule)
 		e.Uvarint(uint64(h.Index))
 		e.String(h.Gate)
 	}
-	e.stimuli(s.Stimuli)
+	encodeStimuli(e, s.Stimuli)
 	e.Uvarint(uint64(len(s.Entries)))
 	for _, x := range s.Entries {
 		e.String(x.Rule)
@@ -717,15 +719,15 @@ func (e *Encoder) snapshotHead(s *Snapshot) {
 		e.Uvarint(uint64(x.Passes))
 		e.Uvarint(uint64(x.Failures))
 	}
-	e.slots(s.Slots)
-	e.customs(s.Customs)
+	encodeSlots(e, s.Slots)
+	encodeCustoms(e, s.Customs)
 }
 
 // Snapshot reads a snapshot.
-func (d *Decoder) Snapshot() Snapshot {
+func DecodeSnapshot(d *savecodec.Decoder) Snapshot {
 	var s Snapshot
-	d.snapshotHead(&s, nil)
-	s.Host = d.Value()
+	decodeSnapshotHead(d, &s, nil)
+	s.Host = DecodeValue(d)
 	return s
 }
 
@@ -733,7 +735,7 @@ func (d *Decoder) Snapshot() Snapshot {
 // reusing s's lists (a restore of many agents reads them all through one
 // Snapshot). The rule bytes are copied into *keep when it is not nil, so
 // that all agents' share one array, else into their own.
-func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
+func decodeSnapshotHead(d *savecodec.Decoder, s *Snapshot, keep *[]byte) {
 	*s = Snapshot{Vars: s.Vars[:0], Stamps: s.Stamps[:0], Signals: s.Signals[:0],
 		Clocks: s.Clocks[:0], Cooldowns: s.Cooldowns[:0], Orders: s.Orders[:0], Holds: s.Holds[:0],
 		Stimuli: s.Stimuli[:0], Entries: s.Entries[:0], Slots: s.Slots[:0], Customs: s.Customs[:0]}
@@ -742,8 +744,8 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	s.Fingerprint = d.String()
 	s.Cursor = d.String()
 	flags := d.Byte()
-	if flags > 7 || flags&4 != 0 && d.Version == 1 {
-		d.fail("bad agent flags %d", flags)
+	if flags > 7 || flags&4 != 0 && savedVersion(d) == 1 {
+		d.Fail("bad agent flags %d", flags)
 	}
 	s.FirstRun, s.Running, s.Active = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	s.Last = Status(d.Byte())
@@ -751,11 +753,11 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	s.Dt = d.Float()
 	s.Step = d.Uvarint()
 	if s.Step > maxSavedStep {
-		d.fail("step %d is beyond step %d, the last an agent can reach", s.Step, uint64(maxSavedStep))
+		d.Fail("step %d is beyond step %d, the last an agent can reach", s.Step, uint64(maxSavedStep))
 	}
 	n := d.Count(2)
 	for range n {
-		s.Vars = append(s.Vars, d.varValue(d.String())) // vars_save.go
+		s.Vars = append(s.Vars, decodeVarValue(d, d.String())) // vars_save.go
 	}
 	n = d.Count(2)
 	for range n {
@@ -771,8 +773,8 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 		s.Signals = append(s.Signals, NamedMark{d.String(), d.Uvarint()})
 	}
 	s.RuleWord = d.Uvarint()
-	s.RuleBytes = d.keptBlob(keep)
-	if d.Version == 1 {
+	s.RuleBytes = d.KeptBlob(keep)
+	if savedVersion(d) == 1 {
 		// Version 1 had one generator for the whole run and no interruption:
 		// the agent's generator starts fresh (Rand is set by PlanRestore),
 		// and a cursor that ran is taken as active.
@@ -784,12 +786,12 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 	for _, list := range []*[]RuleTime{&s.Clocks, &s.Cooldowns} {
 		n := d.Count(10)
 		for range n {
-			*list = append(*list, RuleTime{Rule: d.String(), Index: d.index(), Time: d.Float()})
+			*list = append(*list, RuleTime{Rule: d.String(), Index: d.Index(), Time: d.Float()})
 		}
 	}
 	n = d.Count(3)
 	for range n {
-		o := RuleOrder{Rule: d.String(), Index: d.index()}
+		o := RuleOrder{Rule: d.String(), Index: d.Index()}
 		k := d.Count(1)
 		if i := len(s.Orders); i < cap(s.Orders) { // the array this place had last agent
 			o.Order = s.Orders[:i+1][i].Order[:0]
@@ -798,36 +800,36 @@ func (d *Decoder) snapshotHead(s *Snapshot, keep *[]byte) {
 			o.Order = make([]int32, 0, k)
 		}
 		for range k {
-			o.Order = append(o.Order, d.index())
+			o.Order = append(o.Order, d.Index())
 		}
 		s.Orders = append(s.Orders, o)
 	}
-	if d.Version >= 3 {
-		s.Lanes = d.lanes(1)
+	if savedVersion(d) >= 3 {
+		s.Lanes = decodeLanes(d, 1)
 	}
-	if d.Version >= 4 {
+	if savedVersion(d) >= 4 {
 		n := d.Count(3)
 		for range n {
-			s.Holds = append(s.Holds, RuleHold{Rule: d.String(), Index: d.index(), Gate: d.String()})
+			s.Holds = append(s.Holds, RuleHold{Rule: d.String(), Index: d.Index(), Gate: d.String()})
 		}
 	}
-	if d.Version >= 5 {
-		s.Stimuli = d.stimuli(s.Stimuli)
+	if savedVersion(d) >= 5 {
+		s.Stimuli = decodeStimuli(d, s.Stimuli)
 	}
-	if d.Version >= 6 {
+	if savedVersion(d) >= 6 {
 		n := d.Count(5)
 		for range n {
-			x := RuleEntry{Rule: d.String(), Index: d.index(), Started: d.Bool()}
-			x.Passes, x.Failures = d.index(), d.index()
+			x := RuleEntry{Rule: d.String(), Index: d.Index(), Started: d.Bool()}
+			x.Passes, x.Failures = d.Index(), d.Index()
 			s.Entries = append(s.Entries, x)
 		}
 	} else {
 		s.startedUnsaved = true
 	}
-	if d.Version >= 7 {
-		s.Slots = d.slots(s.Slots)
+	if savedVersion(d) >= 7 {
+		s.Slots = decodeSlots(d, s.Slots)
 	}
-	if d.Version >= 8 {
-		s.Customs = d.customs(s.Customs, keep)
+	if savedVersion(d) >= 8 {
+		s.Customs = decodeCustoms(d, s.Customs, keep)
 	}
 }

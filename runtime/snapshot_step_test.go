@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // TestSnapshot_stepBeyondTheLimitIsCorrupt: an agent snapshot whose step is
@@ -11,18 +13,18 @@ import (
 // agent's next step.
 func TestSnapshot_stepBeyondTheLimitIsCorrupt(t *testing.T) {
 	for _, step := range []uint64{math.MaxUint64, maxSavedStep + 1} {
-		e := NewEncoder()
-		e.Snapshot(&Snapshot{Tree: "t.xml", Cursor: "root", Step: step})
-		d := NewDecoder(e.Bytes(), e.Strings())
-		d.Snapshot()
+		e := savecodec.NewEncoder()
+		EncodeSnapshot(e, &Snapshot{Tree: "t.xml", Cursor: "root", Step: step})
+		d := savecodec.NewDecoder(e.Bytes(), e.Strings())
+		DecodeSnapshot(d)
 		if err := d.Err(); err == nil || !strings.Contains(err.Error(), "beyond step 9007199254740992") {
 			t.Errorf("step %d: %v", step, err)
 		}
 	}
-	e := NewEncoder()
-	e.Snapshot(&Snapshot{Tree: "t.xml", Cursor: "root", Step: maxSavedStep})
-	d := NewDecoder(e.Bytes(), e.Strings())
-	if s := d.Snapshot(); d.Err() != nil || s.Step != maxSavedStep {
+	e := savecodec.NewEncoder()
+	EncodeSnapshot(e, &Snapshot{Tree: "t.xml", Cursor: "root", Step: maxSavedStep})
+	d := savecodec.NewDecoder(e.Bytes(), e.Strings())
+	if s := DecodeSnapshot(d); d.Err() != nil || s.Step != maxSavedStep {
 		t.Errorf("step 2^53: %v", d.Err())
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Stimuli (Spore's stimuli, CryEngine's signal arguments): for each signal
@@ -370,22 +372,22 @@ func (p *RestorePlan) applyStimuli() {
 }
 
 // stimuli writes the saved stimuli (format version 5).
-func (e *Encoder) stimuli(list []Stimulus) {
+func encodeStimuli(e *savecodec.Encoder, list []Stimulus) {
 	e.Uvarint(uint64(len(list)))
 	for _, x := range list {
 		e.String(x.Signal)
 		e.Float(x.At)
-		e.Value(x.Data)
+		EncodeValue(e, x.Data)
 	}
 }
 
 // stimuli reads what Encoder.stimuli wrote into dst.
-func (d *Decoder) stimuli(dst []Stimulus) []Stimulus {
+func decodeStimuli(d *savecodec.Decoder, dst []Stimulus) []Stimulus {
 	n := d.Count(3)
 	for range n {
 		x := Stimulus{Signal: d.String(), At: d.Float()}
-		x.Data = d.Value()
-		if d.err != nil {
+		x.Data = DecodeValue(d)
+		if d.Err() != nil {
 			return dst
 		}
 		dst = append(dst, x)

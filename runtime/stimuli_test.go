@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 const hurtDecls = `<signals><signal name="Hurt" expires="0.5"/><signal name="Seen"/></signals>`
@@ -197,10 +199,10 @@ func TestStimuli_savedAndRestoredExactly(t *testing.T) {
 	h.stepAt(0.5)
 	s, err := a.Snapshot()
 	h.must(err)
-	e := NewEncoder()
-	e.Snapshot(&s)
-	d := NewDecoder(e.Bytes(), e.Strings())
-	back := d.Snapshot()
+	e := savecodec.NewEncoder()
+	EncodeSnapshot(e, &s)
+	d := savecodec.NewDecoder(e.Bytes(), e.Strings())
+	back := DecodeSnapshot(d)
 	h.must(d.Done())
 
 	fresh := h.tree.NewAgent("a1", &Env{Observer: h, Logger: h})
@@ -252,10 +254,10 @@ func TestStimuli_anExpiredOneReadsTheSameAfterARestore(t *testing.T) {
 	h.stepAt(0.75) // Hurt (0.25 + 0.5) has expired
 	s, err := a.Snapshot()
 	h.must(err)
-	e := NewEncoder()
-	e.Snapshot(&s)
-	d := NewDecoder(e.Bytes(), e.Strings())
-	back := d.Snapshot()
+	e := savecodec.NewEncoder()
+	EncodeSnapshot(e, &s)
+	d := savecodec.NewDecoder(e.Bytes(), e.Strings())
+	back := DecodeSnapshot(d)
 	h.must(d.Done())
 	fresh := h.tree.NewAgent("a1", h.env)
 	if _, err := fresh.Restore(&back); err != nil {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // streamValue writes v with the piecewise methods (BeginTable and EndTable
 // rather than a known count), as a host does.
-func streamValue(e *Encoder, v Value) {
+func streamValue(e *savecodec.Encoder, v Value) {
 	switch v.Kind {
 	case BoolValue:
 		e.ValueBool(v.Bool)
@@ -48,10 +50,10 @@ func bigTable(n, inner int) Value {
 func TestEncoder_piecewiseValuesAreValues(t *testing.T) {
 	for _, c := range []struct{ n, inner int }{{0, 0}, {1, 0}, {127, 1}, {128, 0}, {129, 130}, {300, 2}, {20000, 0}, {16384, 1}, {3, 16383}} {
 		v := bigTable(c.n, c.inner)
-		want, got := NewEncoder(), NewEncoder()
+		want, got := savecodec.NewEncoder(), savecodec.NewEncoder()
 		want.Uvarint(7) // something before, so that marks are not at 0
 		got.Uvarint(7)
-		want.Value(v)
+		EncodeValue(want, v)
 		streamValue(got, v)
 		if !bytes.Equal(want.Bytes(), got.Bytes()) {
 			t.Errorf("%d entries of %d: the bytes differ", c.n, c.inner)
@@ -63,27 +65,27 @@ func TestEncoder_piecewiseValuesAreValues(t *testing.T) {
 // Value back, and SkipValue skips exactly it.
 func TestDecoder_valueHeadReadsWhatValueReads(t *testing.T) {
 	v := bigTable(130, 3)
-	e := NewEncoder()
-	e.Value(v)
+	e := savecodec.NewEncoder()
+	EncodeValue(e, v)
 	e.ValueString("after")
-	var read func(d *Decoder) Value
-	read = func(d *Decoder) Value {
-		x, n := d.ValueHead()
+	var read func(d *savecodec.Decoder) Value
+	read = func(d *savecodec.Decoder) Value {
+		x, n := DecodeValueHead(d)
 		for range n {
 			x.Table = append(x.Table, Field{read(d), read(d)})
 		}
 		return x
 	}
-	d := NewDecoder(e.Bytes(), e.Strings())
+	d := savecodec.NewDecoder(e.Bytes(), e.Strings())
 	got := read(d)
-	again := NewEncoder()
-	again.Value(got)
+	again := savecodec.NewEncoder()
+	EncodeValue(again, got)
 	if !bytes.Equal(again.Bytes(), e.Bytes()[:len(again.Bytes())]) {
 		t.Error("ValueHead did not read the value back")
 	}
-	d = NewDecoder(e.Bytes(), e.Strings())
+	d = savecodec.NewDecoder(e.Bytes(), e.Strings())
 	d.SkipValue()
-	if s, _ := d.ValueHead(); s.Str != "after" || d.Done() != nil {
+	if s, _ := DecodeValueHead(d); s.Str != "after" || d.Done() != nil {
 		t.Errorf("SkipValue did not stop at the value's end: %+v %v", s, d.Err())
 	}
 }
@@ -91,15 +93,15 @@ func TestDecoder_valueHeadReadsWhatValueReads(t *testing.T) {
 // FuzzSkipValue: on any input, SkipValue reads as far as Value and fails
 // with the same error.
 func FuzzSkipValue(f *testing.F) {
-	e := NewEncoder()
-	e.Value(bigTable(3, 2))
+	e := savecodec.NewEncoder()
+	EncodeValue(e, bigTable(3, 2))
 	f.Add(e.Bytes(), uint8(3))
-	f.Add([]byte{tagTable, 1, tagString, 9, tagNil}, uint8(1))
-	f.Add(bytes.Repeat([]byte{tagTable, 1, tagNil}, 250), uint8(0))
+	f.Add([]byte{savecodec.TagTable, 1, savecodec.TagString, 9, savecodec.TagNil}, uint8(1))
+	f.Add(bytes.Repeat([]byte{savecodec.TagTable, 1, savecodec.TagNil}, 250), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, nstr uint8) {
 		strs := make([]string, nstr)
-		a, b := NewDecoder(data, strs), NewDecoder(data, strs)
-		a.Value()
+		a, b := savecodec.NewDecoder(data, strs), savecodec.NewDecoder(data, strs)
+		DecodeValue(a)
 		b.SkipValue()
 		if fmt.Sprint(a.Err()) != fmt.Sprint(b.Err()) || a.Remaining() != b.Remaining() && a.Err() == nil {
 			t.Fatalf("Value: %v (%d left); SkipValue: %v (%d left)", a.Err(), a.Remaining(), b.Err(), b.Remaining())
@@ -120,34 +122,34 @@ func TestDecoder_nextReadsOnlyItsKind(t *testing.T) {
 		{},
 	}
 	for _, v := range values {
-		e := NewEncoder()
-		e.Value(v)
-		want, wantN := NewDecoder(e.Bytes(), e.Strings()).ValueHead()
+		e := savecodec.NewEncoder()
+		EncodeValue(e, v)
+		want, wantN := DecodeValueHead(savecodec.NewDecoder(e.Bytes(), e.Strings()))
 		for _, next := range []struct {
 			name string
 			kind ValueKind
-			read func(d *Decoder) (Value, int, bool)
+			read func(d *savecodec.Decoder) (Value, int, bool)
 		}{
-			{"StringNext", StringValue, func(d *Decoder) (Value, int, bool) {
+			{"StringNext", StringValue, func(d *savecodec.Decoder) (Value, int, bool) {
 				s, ok := d.StringNext()
 				return Value{Kind: StringValue, Str: s}, 0, ok
 			}},
-			{"NumberNext", NumberValue, func(d *Decoder) (Value, int, bool) {
+			{"NumberNext", NumberValue, func(d *savecodec.Decoder) (Value, int, bool) {
 				f, ok := d.NumberNext()
 				return Value{Kind: NumberValue, Num: f}, 0, ok
 			}},
-			{"TableNext", TableValue, func(d *Decoder) (Value, int, bool) {
+			{"TableNext", TableValue, func(d *savecodec.Decoder) (Value, int, bool) {
 				n, ok := d.TableNext()
 				return Value{Kind: TableValue}, n, ok
 			}},
 		} {
-			d := NewDecoder(e.Bytes(), e.Strings())
+			d := savecodec.NewDecoder(e.Bytes(), e.Strings())
 			got, n, ok := next.read(d)
 			if ok != (v.Kind == next.kind) {
 				t.Fatalf("%s of %+v: ok = %v", next.name, v, ok)
 			}
 			if !ok {
-				if again, againN := d.ValueHead(); !reflect.DeepEqual(again, want) || againN != wantN {
+				if again, againN := DecodeValueHead(d); !reflect.DeepEqual(again, want) || againN != wantN {
 					t.Fatalf("%s of %+v read something: ValueHead then gives %+v", next.name, v, again)
 				}
 				continue

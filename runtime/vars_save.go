@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"math"
+
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // Typed variables in saves. A saved variable is its name, then one byte: 0
@@ -20,7 +22,7 @@ const (
 )
 
 // varValue writes a saved variable's value.
-func (e *Encoder) varValue(v NamedBool) {
+func encodeVarValue(e *savecodec.Encoder, v NamedBool) {
 	switch v.Typed.Type {
 	case VarNumber:
 		e.Byte(varTagNumber)
@@ -39,11 +41,11 @@ func (e *Encoder) varValue(v NamedBool) {
 }
 
 // varValue reads a saved variable's value.
-func (d *Decoder) varValue(name string) NamedBool {
+func decodeVarValue(d *savecodec.Decoder, name string) NamedBool {
 	v := NamedBool{Name: name}
 	finite := func(x float64) float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			d.fail("variable %q: %v is not a finite number", name, x)
+			d.Fail("variable %q: %v is not a finite number", name, x)
 		}
 		return x
 	}
@@ -59,7 +61,7 @@ func (d *Decoder) varValue(name string) NamedBool {
 		y := finite(d.Float())
 		v.Typed = VectorVar(x, y, finite(d.Float()))
 	default:
-		d.fail("variable %q: bad value tag %d", name, tag)
+		d.Fail("variable %q: bad value tag %d", name, tag)
 	}
 	return v
 }

@@ -1,4 +1,4 @@
-package runtime
+package savecodec
 
 import (
 	"encoding/binary"
@@ -156,7 +156,7 @@ type Decoder struct {
 // NewDecoder reads body, written in the current format, with the string
 // table strs.
 func NewDecoder(body []byte, strs []string) *Decoder {
-	return &Decoder{Version: AgentsVersion, buf: body, strs: strs}
+	return &Decoder{Version: 0, buf: body, strs: strs}
 }
 
 // Err is the first error met, wrapping ErrCorrupt.
@@ -165,7 +165,7 @@ func (d *Decoder) Err() error { return d.err }
 // Done reports an error if input is left over.
 func (d *Decoder) Done() error {
 	if d.err == nil && d.off != len(d.buf) {
-		d.fail("%d bytes left over after the data", len(d.buf)-d.off)
+		d.Fail("%d bytes left over after the data", len(d.buf)-d.off)
 	}
 	return d.err
 }
@@ -173,7 +173,7 @@ func (d *Decoder) Done() error {
 // Remaining is the number of bytes not read yet.
 func (d *Decoder) Remaining() int { return len(d.buf) - d.off }
 
-func (d *Decoder) fail(format string, args ...any) {
+func (d *Decoder) Fail(format string, args ...any) {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w: at byte %d: %s", ErrCorrupt, d.off, fmt.Sprintf(format, args...))
 		// No byte is left to read: the inlined fast paths (Uvarint,
@@ -206,7 +206,7 @@ func (d *Decoder) uvarintLong() uint64 {
 	}
 	v, n := binary.Uvarint(d.buf[d.off:])
 	if n <= 0 {
-		d.fail("bad or truncated number")
+		d.Fail("bad or truncated number")
 		return 0
 	}
 	d.off += n
@@ -219,7 +219,7 @@ func (d *Decoder) Varint() int64 {
 	}
 	v, n := binary.Varint(d.buf[d.off:])
 	if n <= 0 {
-		d.fail("bad or truncated number")
+		d.Fail("bad or truncated number")
 		return 0
 	}
 	d.off += n
@@ -237,7 +237,7 @@ func (d *Decoder) Byte() byte {
 // byteAtEnd is Byte at the end of the input or after an error.
 func (d *Decoder) byteAtEnd() byte {
 	if d.err == nil {
-		d.fail("truncated")
+		d.Fail("truncated")
 	}
 	return 0
 }
@@ -249,7 +249,7 @@ func (d *Decoder) Bool() bool {
 	case 1:
 		return true
 	}
-	d.fail("bad boolean")
+	d.Fail("bad boolean")
 	return false
 }
 
@@ -258,7 +258,7 @@ func (d *Decoder) Float() float64 {
 		return 0
 	}
 	if len(d.buf)-d.off < 8 {
-		d.fail("truncated")
+		d.Fail("truncated")
 		return 0
 	}
 	v := math.Float64frombits(binary.LittleEndian.Uint64(d.buf[d.off:]))
@@ -272,7 +272,7 @@ func (d *Decoder) Fixed64() uint64 {
 		return 0
 	}
 	if len(d.buf)-d.off < 8 {
-		d.fail("truncated")
+		d.Fail("truncated")
 		return 0
 	}
 	v := binary.LittleEndian.Uint64(d.buf[d.off:])
@@ -281,10 +281,10 @@ func (d *Decoder) Fixed64() uint64 {
 }
 
 // index reads a rule index or position: a uvarint that fits an int32.
-func (d *Decoder) index() int32 {
+func (d *Decoder) Index() int32 {
 	v := d.Uvarint()
 	if v > math.MaxInt32 {
-		d.fail("index %d out of range", v)
+		d.Fail("index %d out of range", v)
 		return 0
 	}
 	return int32(v)
@@ -310,7 +310,7 @@ func (d *Decoder) String() string {
 	if d.err != nil {
 		return ""
 	}
-	d.fail("string %d is not in the string table (%d strings)", i, len(d.strs))
+	d.Fail("string %d is not in the string table (%d strings)", i, len(d.strs))
 	return ""
 }
 
@@ -318,7 +318,7 @@ func (d *Decoder) Blob() []byte { return append([]byte(nil), d.blob()...) }
 
 // keptBlob is Blob copied into *keep when keep is not nil (one buffer for
 // the bytes of many snapshots read in a row), nil when empty.
-func (d *Decoder) keptBlob(keep *[]byte) []byte {
+func (d *Decoder) KeptBlob(keep *[]byte) []byte {
 	switch b := d.blob(); {
 	case len(b) == 0:
 		return nil
@@ -360,7 +360,7 @@ func (d *Decoder) Count(minSize int) int {
 	// every table) and without overflow (a count is checked against the
 	// bytes left first).
 	if left := uint64(d.Remaining()); n > left || n*uint64(minSize) > left {
-		d.fail("a count of %d does not fit in the %d bytes left", n, d.Remaining())
+		d.Fail("a count of %d does not fit in the %d bytes left", n, d.Remaining())
 		return 0
 	}
 	return int(n)

@@ -1,4 +1,4 @@
-package runtime
+package savecodec
 
 import (
 	"encoding/binary"
@@ -46,7 +46,7 @@ func TestUvarint_fastPathsReadAsBinaryDoes(t *testing.T) {
 	}
 	// After an error every read is zero, fast paths included.
 	d := NewDecoder([]byte{0x80, 0x05, 0x05}, nil)
-	d.fail("broken")
+	d.Fail("broken")
 	if v := d.Uvarint(); v != 0 || d.off != 0 {
 		t.Errorf("Uvarint after an error = %d at byte %d, want 0 at 0", v, d.off)
 	}
@@ -145,7 +145,7 @@ func TestDecoderStringAndCount_readTheirVarintsAsUvarintDoes(t *testing.T) {
 		}
 	}
 	d := NewDecoder([]byte{0x01, 0x81, 0x01, 0x01}, strs)
-	d.fail("broken")
+	d.Fail("broken")
 	if s, n, b := d.String(), d.Count(1), d.Byte(); s != "" || n != 0 || b != 0 || d.off != 0 {
 		t.Errorf("after an error: String %q, Count %d, Byte %d at byte %d, want nothing read", s, n, b, d.off)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package savecodec
 
 import (
 	"encoding/binary"
@@ -86,14 +86,14 @@ func ReadContainer(magic string, data []byte) (uint64, *Decoder, error) {
 		}
 		s := all[d.off-base : d.off-base+l]
 		if !utf8.ValidString(s) {
-			d.fail("string %d is not valid UTF-8", len(strs))
+			d.Fail("string %d is not valid UTF-8", len(strs))
 		}
 		d.off += l
 		strs = append(strs, s)
 	}
 	l := d.Count(1)
 	if d.err == nil && l != d.Remaining() {
-		d.fail("body length %d does not match the %d bytes present", l, d.Remaining())
+		d.Fail("body length %d does not match the %d bytes present", l, d.Remaining())
 	}
 	if d.err != nil {
 		return 0, nil, d.err
@@ -122,7 +122,7 @@ func (d *Decoder) ShareStrings(e *Encoder) {
 
 func magicName(m string) string {
 	switch m {
-	case AgentsMagic:
+	case "BTRUNAGT":
 		return "btrun agents"
 	case "BTRUNSAV":
 		return "btrun save"
