@@ -17,8 +17,9 @@
 //
 // Alone, without package game: LoadFile or LoadBytes, a Registry, Bind and
 // BoundTree.NewAgent, then Agent.Step (the package's example). The rest
-// (the save codecs Encoder and Decoder, the observers, rounds and workers)
-// is what btrun's own packages are built from.
+// (the observers, rounds and workers, the Encode*/Decode* functions over
+// the save codec, package runtime/savecodec) is what btrun's own packages
+// are built from.
 //
 // # Data flow
 //

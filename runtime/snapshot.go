@@ -637,7 +637,7 @@ func (a *Agent) Restore(s *Snapshot) (warnings []string, err error) {
 	return p.warnings, p.Apply()
 }
 
-// Snapshot writes a snapshot.
+// EncodeSnapshot writes s to e, as a save holds an agent.
 func EncodeSnapshot(e *savecodec.Encoder, s *Snapshot) {
 	encodeSnapshotHead(e, s)
 	EncodeValue(e, s.Host)
@@ -723,7 +723,8 @@ func encodeSnapshotHead(e *savecodec.Encoder, s *Snapshot) {
 	encodeCustoms(e, s.Customs)
 }
 
-// Snapshot reads a snapshot.
+// DecodeSnapshot reads what EncodeSnapshot wrote (in the format version
+// d reads, older ones included).
 func DecodeSnapshot(d *savecodec.Decoder) Snapshot {
 	var s Snapshot
 	decodeSnapshotHead(d, &s, nil)

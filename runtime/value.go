@@ -32,7 +32,9 @@ type Field struct {
 	Val Value
 }
 
-// Value writes v.
+// EncodeValue writes v to e in the save format's value encoding (the
+// pieces are savecodec.Encoder's ValueNil, ValueBool, ValueNumber,
+// ValueString, BeginTable and EndTable).
 func EncodeValue(e *savecodec.Encoder, v Value) {
 	switch v.Kind {
 	case BoolValue:
@@ -53,12 +55,7 @@ func EncodeValue(e *savecodec.Encoder, v Value) {
 	}
 }
 
-// ValueNil, ValueBool, ValueNumber, ValueString, BeginTable and EndTable
-// write a Value piece by piece, exactly as Value would write it, for a host
-// that encodes its own data without building a Value first (see
-// HostState).
-
-// Value reads a Value.
+// DecodeValue reads a Value that EncodeValue (or the pieces) wrote.
 func DecodeValue(d *savecodec.Decoder) Value { return decodeValue(d, 0) }
 
 func decodeValue(d *savecodec.Decoder, depth int) Value {
@@ -82,7 +79,7 @@ func decodeValue(d *savecodec.Decoder, depth int) Value {
 	return v
 }
 
-// ValueHead reads the start of a Value, for a host that rebuilds its own
+// DecodeValueHead reads the start of a Value, for a host that rebuilds its own
 // data without a Value in between (see HostState): a nil, boolean, number
 // or string whole, with n = 0; for a table, a Value of Kind TableValue
 // without entries, and n, the number of entries that follow, each a key

@@ -10,6 +10,10 @@ import (
 
 // ErrCorrupt marks save data that cannot be decoded: truncated, damaged, or
 // not a save at all.
+//
+// Its text still starts with "runtime:" (the package the codec was part of),
+// so messages that games and golden files hold did not change with the move;
+// runtime.ErrCorrupt is this same value.
 var ErrCorrupt = errors.New("runtime: corrupt save data")
 
 // Encoder writes save data: varints, floats, strings through a string
@@ -143,8 +147,10 @@ func (e *Encoder) Blob(b []byte) {
 // more than the input's size can justify.
 type Decoder struct {
 	// Version is the format version of the data: what a snapshot holds
-	// depends on it. ReadContainer sets it from the frame; NewDecoder reads
-	// the current version.
+	// depends on it. ReadContainer sets it from the frame; 0 (NewDecoder's)
+	// is the current version of whoever reads (package runtime's snapshots
+	// read it as runtime.AgentsVersion): this package knows the frame and
+	// the values, not what a snapshot holds.
 	Version uint64
 
 	buf  []byte
@@ -156,7 +162,7 @@ type Decoder struct {
 // NewDecoder reads body, written in the current format, with the string
 // table strs.
 func NewDecoder(body []byte, strs []string) *Decoder {
-	return &Decoder{Version: 0, buf: body, strs: strs}
+	return &Decoder{buf: body, strs: strs}
 }
 
 // Err is the first error met, wrapping ErrCorrupt.

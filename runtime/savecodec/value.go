@@ -5,7 +5,12 @@ import (
 	"math"
 )
 
-// Moved from package runtime (value.go).
+// The encoding of a value (package runtime's Value: nil, booleans, numbers,
+// strings and tables of those), written piece by piece, exactly as
+// runtime.EncodeValue writes a whole Value, by a host that encodes its own
+// data without building a Value first (runtime.HostState), and read back
+// without building one (SkipValue, StringNext, NumberNext, TableNext; the
+// start of any value with runtime.DecodeValueHead).
 
 // ValueNil writes a nil Value.
 func (e *Encoder) ValueNil() { e.Byte(TagNil) }
@@ -139,7 +144,7 @@ func (d *Decoder) TableNext() (int, bool) {
 	return n, d.err == nil
 }
 
-// maxValueDepth bounds nesting when decoding, so that damaged input cannot
+// MaxValueDepth bounds nesting when decoding, so that damaged input cannot
 // exhaust the stack.
 const MaxValueDepth = 200
 
