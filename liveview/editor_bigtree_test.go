@@ -94,6 +94,9 @@ func TestEditor_bigTreeRequestCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and loads a tree of 60,000 rules")
 	}
+	if raceOn {
+		t.Skip("counts allocations, which the race detector changes (and slows tenfold); the run without -race counts them")
+	}
 	type cost struct{ edit, check, answer float64 }
 	measure := func(rules int) cost {
 		h, text := bigTreeGame(t, rules)

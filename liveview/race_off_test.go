@@ -1,0 +1,5 @@
+//go:build !race
+
+package liveview
+
+const raceOn = false
