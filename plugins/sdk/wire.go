@@ -527,7 +527,8 @@ type batchIn struct {
 	b       Batch
 	fields  []Value
 	replies []Reply
-	size    int // the last reply's encoded size
+	size    int    // the last reply's encoded size
+	taken   uint64 // when the server last took it (grpcServer.takeBatch)
 }
 
 // batchPick is what the plugin's RunBatch handler decodes a batch into:

@@ -467,3 +467,73 @@ func TestBatchRequest_encodesIntoTheBufferGivenBack(t *testing.T) {
 		t.Error("a buffer not given back was written over")
 	}
 }
+
+// TestBatchPick_storageOfChunksNoLongerSentIsReused: a host's first round
+// goes in chunks of another size than the rounds after it (the first
+// chunks' size is a minimum, the later ones a quarter of the last round),
+// and the chunks in flight arrive in either order. The storage that held
+// the first round's chunks is taken for the new chunks; kept aside for
+// good, as it was, the later rounds' chunks displaced each other and their
+// agent ids were new strings round after round.
+func TestBatchPick_storageOfChunksNoLongerSentIsReused(t *testing.T) {
+	encode := func(first, n int) []byte {
+		data, err := (&batchRequest{b: chunkBatch(first, n)}).marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	s := &grpcServer{}
+	// The first round: 5 chunks of 80, two in flight at once.
+	var first [5]batchPick
+	for i := range first {
+		first[i] = batchPick{s: s}
+		if err := first[i].unmarshal(encode(i*80, 80)); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			s.putBatch(first[i-1].in)
+		}
+	}
+	s.putBatch(first[4].in)
+	// The rounds after: 4 chunks of 100, the two in flight answered in
+	// either order, as the plugin's goroutines finish them.
+	var chunks [4][]byte
+	for i := range chunks {
+		chunks[i] = encode(i*100, 100)
+	}
+	var picks [4]batchPick
+	take := func(i int) {
+		picks[i] = batchPick{s: s}
+		if err := picks[i].unmarshal(chunks[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	swap := false
+	round := func() {
+		take(0)
+		take(1)
+		if swap {
+			s.putBatch(picks[1].in)
+			take(2)
+			s.putBatch(picks[0].in)
+		} else {
+			s.putBatch(picks[0].in)
+			take(2)
+			s.putBatch(picks[1].in)
+		}
+		take(3)
+		s.putBatch(picks[2].in)
+		s.putBatch(picks[3].in)
+		swap = !swap
+	}
+	for range 3 { // the storage settles
+		round()
+	}
+	if allocs := testing.AllocsPerRun(20, round); allocs != 0 {
+		t.Errorf("%v allocations per round of four chunks, want 0", allocs)
+	}
+	if s.made != maxBatchIns {
+		t.Errorf("%d batches made, want %d", s.made, maxBatchIns)
+	}
+}
