@@ -537,3 +537,34 @@ func TestBatchPick_storageOfChunksNoLongerSentIsReused(t *testing.T) {
 		t.Errorf("%d batches made, want %d", s.made, maxBatchIns)
 	}
 }
+
+// TestWire_oneByteCasesReadAsProtobufDoes: the decoders read one-byte tags,
+// varints and lengths inline; at the edges (field number 0, a length past
+// the end, a varint or a length that goes on) they accept and refuse what
+// protobuf does.
+func TestWire_oneByteCasesReadAsProtobufDoes(t *testing.T) {
+	for _, data := range [][]byte{
+		{0x12, 0x00},                         // an empty call
+		{0x02, 0x00},                         // field 0
+		{0x07},                               // field 0, an invalid type
+		{0x12, 0x05, 0x08, 0x01},             // a call's length past the end
+		{0x12, 0x02, 0x08, 0x81},             // a varint that goes on past the call
+		{0x12, 0x03, 0x08, 0x81, 0x01},       // a two-byte varint
+		{0x12, 0x7f},                         // the longest one-byte length, past the end
+		{0x12, 0x80, 0x01},                   // a two-byte length, past the end
+		{0x12, 0x04, 0x1a, 0x02, 0x61, 0x62}, // agent "ab"
+		{0x12, 0x04, 0x1a, 0x03, 0x61, 0x62}, // agent's length past the call
+		{0x0f, 0x01},                         // field 1, type 7 (invalid)
+	} {
+		perr := proto.Unmarshal(data, &pb.Batch{})
+		var in batchIn
+		if err := in.unmarshal(data); (perr == nil) != (err == nil) {
+			t.Errorf("batch % x: protobuf: %v; hand-written: %v", data, perr, err)
+		}
+		perr = proto.Unmarshal(data, &pb.BatchReply{})
+		var reps batchReplies
+		if err := reps.unmarshal(data); (perr == nil) != (err == nil) {
+			t.Errorf("replies % x: protobuf: %v; hand-written: %v", data, perr, err)
+		}
+	}
+}
