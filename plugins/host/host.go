@@ -124,6 +124,11 @@ type Set struct {
 	sentAt     map[*runtime.Agent]int32
 	order      orderScratch // inConfigOrder's (order.go)
 
+	// StepAllInto's rounds, kept so that their lists of waiting agents are
+	// made once (a fresh Rounds per step grew them anew: about 40 bytes
+	// per agent each step, half of the host's garbage in a batched round).
+	rounds runtime.Rounds
+
 	roundTrips, calls atomic.Int64
 	times             map[string]*callTimes // by "action NAME" and "condition NAME" (timing.go)
 	step              atomic.Uint64         // the game loop's step, from Advance

@@ -27,7 +27,18 @@ func StepAllInto(out []Outcome, agents []*runtime.Agent, step func(a *runtime.Ag
 	if set == nil {
 		return runtime.StepRounds(out, agents, step)
 	}
-	return runtime.StepRounds(out, agents, step, set)
+	if len(set.rounds.Resolvers) == 0 {
+		set.rounds.Resolvers = []runtime.Resolver{set}
+	}
+	res, err := set.rounds.Step(agents, step)
+	// The outcomes are the kept Rounds' until the next step: out gets a
+	// copy (a copy costs less than growing the rounds' lists each step).
+	if cap(out) < len(res) {
+		out = make([]Outcome, len(res))
+	}
+	out = out[:len(res)]
+	copy(out, res)
+	return out, err
 }
 
 // EndRound sends the round's calls, one batch per plugin (Flush): the set

@@ -49,10 +49,15 @@ func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 }
 
 // DialOptions are the host's gRPC options to match the plugin's server
-// (go-plugin's ClientConfig.GRPCDialOptions).
+// (go-plugin's ClientConfig.GRPCDialOptions). Received messages go into
+// pooled buffers: a batch's replies (about 20 bytes a call) were a fresh
+// buffer each round, the host's largest garbage after the rounds' lists.
+// The codec copies what it keeps out of them (wire.go), so gRPC may reuse
+// them once a reply is decoded.
 func DialOptions() []grpc.DialOption {
 	return []grpc.DialOption{
 		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
 		grpc.WithReadBufferSize(256 << 10), grpc.WithWriteBufferSize(256 << 10),
+		grpc.WithRecvBufferPool(grpc.NewSharedBufferPool()),
 	}
 }

@@ -18,6 +18,7 @@ type grpcServer struct {
 	mu    sync.Mutex
 	spare []*batchIn // the storage of batches done, for the next (one per batch in flight)
 	made  int        // batchIns made (maxBatchIns)
+	takes uint64     // takeBatch calls so far (batchIn.taken)
 }
 
 func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.DescribeReply, error) {
@@ -142,10 +143,16 @@ const maxBatchIns = 4
 // takeBatch returns a kept batchIn, or a new one while all are in use: a
 // host sends a large batch as a few chunks in flight at once, and each
 // keeps its storage from round to round. Of those kept, it takes the one
-// whose last batch began with agent first (batchPick), else the last.
+// whose last batch began with agent first (batchPick), else the one taken
+// longest ago: the last one given back, as it took before, is the one
+// most likely to hold a chunk still to come this round, and storage that
+// held a chunk no longer sent (the first round's chunks are smaller) was
+// never taken again, so the chunks of every later round displaced each
+// other and most agent ids were decoded into new strings.
 func (s *grpcServer) takeBatch(first []byte) *batchIn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.takes++
 	n := len(s.spare)
 	k := -1
 	for i, in := range s.spare {
@@ -159,11 +166,17 @@ func (s *grpcServer) takeBatch(first []byte) *batchIn {
 		// sends at most 4 chunks), so that each chunk gets its own.
 		if n == 0 || s.made < maxBatchIns {
 			s.made++
-			return &batchIn{}
+			return &batchIn{taken: s.takes}
 		}
-		k = n - 1
+		k = 0
+		for i, in := range s.spare {
+			if in.taken < s.spare[k].taken {
+				k = i
+			}
+		}
 	}
 	in := s.spare[k]
+	in.taken = s.takes
 	s.spare[k] = s.spare[n-1]
 	s.spare[n-1] = nil
 	s.spare = s.spare[:n-1]

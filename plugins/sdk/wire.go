@@ -85,10 +85,37 @@ type encoder struct {
 	err error // the first string that is not UTF-8
 }
 
+// The append functions are protowire's with the one-byte case inline:
+// every tag of these messages is one byte (field numbers below 16), and so
+// are most varints and lengths; protowire's calls were a seventh of the
+// host's encoding and decoding. The bytes are the same.
+
+func appendTag(b []byte, f protowire.Number, t protowire.Type) []byte {
+	if f < 16 {
+		return append(b, byte(f)<<3|byte(t))
+	}
+	return protowire.AppendTag(b, f, t)
+}
+
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(appendVarint(b, uint64(len(s))), s...)
+}
+
+func appendBytes(b []byte, v []byte) []byte {
+	return append(appendVarint(b, uint64(len(v))), v...)
+}
+
 func (e *encoder) varint(f protowire.Number, v uint64) {
 	if v != 0 {
-		e.buf = protowire.AppendTag(e.buf, f, protowire.VarintType)
-		e.buf = protowire.AppendVarint(e.buf, v)
+		e.buf = appendTag(e.buf, f, protowire.VarintType)
+		e.buf = appendVarint(e.buf, v)
 	}
 }
 
@@ -100,15 +127,15 @@ func (e *encoder) bool(f protowire.Number, b bool) {
 
 func (e *encoder) double(f protowire.Number, x float64) {
 	if bits := math.Float64bits(x); bits != 0 { // -0 is not zero: it is sent, as protobuf does
-		e.buf = protowire.AppendTag(e.buf, f, protowire.Fixed64Type)
+		e.buf = appendTag(e.buf, f, protowire.Fixed64Type)
 		e.buf = protowire.AppendFixed64(e.buf, bits)
 	}
 }
 
 func (e *encoder) bytes(f protowire.Number, b []byte) {
 	if len(b) > 0 {
-		e.buf = protowire.AppendTag(e.buf, f, protowire.BytesType)
-		e.buf = protowire.AppendBytes(e.buf, b)
+		e.buf = appendTag(e.buf, f, protowire.BytesType)
+		e.buf = appendBytes(e.buf, b)
 	}
 }
 
@@ -117,14 +144,14 @@ func (e *encoder) string(f protowire.Number, s string) {
 		if e.err == nil && !utf8.ValidString(s) {
 			e.err = errWireUTF8
 		}
-		e.buf = protowire.AppendTag(e.buf, f, protowire.BytesType)
-		e.buf = protowire.AppendString(e.buf, s)
+		e.buf = appendTag(e.buf, f, protowire.BytesType)
+		e.buf = appendString(e.buf, s)
 	}
 }
 
 // begin starts a sub-message in field f; end closes it.
 func (e *encoder) begin(f protowire.Number) int {
-	e.buf = protowire.AppendTag(e.buf, f, protowire.BytesType)
+	e.buf = appendTag(e.buf, f, protowire.BytesType)
 	e.buf = append(e.buf, 0)
 	return len(e.buf)
 }
@@ -138,7 +165,7 @@ func (e *encoder) end(start int) {
 	k := protowire.SizeVarint(uint64(n))
 	e.buf = append(e.buf, make([]byte, k-1)...)
 	copy(e.buf[start+k-1:], e.buf[start:start+n])
-	protowire.AppendVarint(e.buf[:start-1], uint64(n))
+	appendVarint(e.buf[:start-1], uint64(n))
 }
 
 func (e *encoder) value(f protowire.Number, v *Value) {
@@ -161,8 +188,8 @@ func (e *encoder) data(f protowire.Number, d *Data) {
 	e.bool(fDataFlag, d.Bool)
 	e.double(fDataNumber, d.Num)
 	if len(d.Str) > 0 { // bytes: a script's strings need not be UTF-8
-		e.buf = protowire.AppendTag(e.buf, fDataText, protowire.BytesType)
-		e.buf = protowire.AppendString(e.buf, d.Str)
+		e.buf = appendTag(e.buf, fDataText, protowire.BytesType)
+		e.buf = appendString(e.buf, d.Str)
 	}
 	for i := range d.Table {
 		em := e.begin(fDataEntries)
@@ -280,6 +307,10 @@ func (d *decoder) next() (protowire.Number, protowire.Type, bool) {
 	if len(d.b) == 0 || d.err != nil {
 		return 0, 0, false
 	}
+	if t := d.b[0]; t < 0x80 && t >= 8 { // a one-byte tag of a field number from 1 to 15
+		d.b = d.b[1:]
+		return protowire.Number(t >> 3), protowire.Type(t & 7), true
+	}
 	num, typ, n := protowire.ConsumeTag(d.b)
 	if n < 0 || num > protowire.MaxValidNumber {
 		d.err = errWireDecode
@@ -299,6 +330,11 @@ func (d *decoder) skip(num protowire.Number, typ protowire.Type) {
 }
 
 func (d *decoder) varint() uint64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		v := d.b[0]
+		d.b = d.b[1:]
+		return uint64(v)
+	}
 	v, n := protowire.ConsumeVarint(d.b)
 	if n < 0 {
 		d.err = errWireDecode
@@ -320,6 +356,16 @@ func (d *decoder) double() float64 {
 
 // bytes returns the next length-delimited field, aliasing the input.
 func (d *decoder) bytes() []byte {
+	if len(d.b) > 0 && d.b[0] < 0x80 { // a one-byte length
+		n := int(d.b[0]) + 1
+		if n > len(d.b) {
+			d.err = errWireDecode
+			return nil
+		}
+		v := d.b[1:n:n]
+		d.b = d.b[n:]
+		return v
+	}
 	v, n := protowire.ConsumeBytes(d.b)
 	if n < 0 {
 		d.err = errWireDecode
@@ -527,7 +573,8 @@ type batchIn struct {
 	b       Batch
 	fields  []Value
 	replies []Reply
-	size    int // the last reply's encoded size
+	size    int    // the last reply's encoded size
+	taken   uint64 // when the server last took it (grpcServer.takeBatch)
 }
 
 // batchPick is what the plugin's RunBatch handler decodes a batch into:

@@ -467,3 +467,104 @@ func TestBatchRequest_encodesIntoTheBufferGivenBack(t *testing.T) {
 		t.Error("a buffer not given back was written over")
 	}
 }
+
+// TestBatchPick_storageOfChunksNoLongerSentIsReused: a host's first round
+// goes in chunks of another size than the rounds after it (the first
+// chunks' size is a minimum, the later ones a quarter of the last round),
+// and the chunks in flight arrive in either order. The storage that held
+// the first round's chunks is taken for the new chunks; kept aside for
+// good, as it was, the later rounds' chunks displaced each other and their
+// agent ids were new strings round after round.
+func TestBatchPick_storageOfChunksNoLongerSentIsReused(t *testing.T) {
+	encode := func(first, n int) []byte {
+		data, err := (&batchRequest{b: chunkBatch(first, n)}).marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	s := &grpcServer{}
+	// The first round: 5 chunks of 80, two in flight at once.
+	var first [5]batchPick
+	for i := range first {
+		first[i] = batchPick{s: s}
+		if err := first[i].unmarshal(encode(i*80, 80)); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			s.putBatch(first[i-1].in)
+		}
+	}
+	s.putBatch(first[4].in)
+	// The rounds after: 4 chunks of 100, the two in flight answered in
+	// either order, as the plugin's goroutines finish them.
+	var chunks [4][]byte
+	for i := range chunks {
+		chunks[i] = encode(i*100, 100)
+	}
+	var picks [4]batchPick
+	take := func(i int) {
+		picks[i] = batchPick{s: s}
+		if err := picks[i].unmarshal(chunks[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	swap := false
+	round := func() {
+		take(0)
+		take(1)
+		if swap {
+			s.putBatch(picks[1].in)
+			take(2)
+			s.putBatch(picks[0].in)
+		} else {
+			s.putBatch(picks[0].in)
+			take(2)
+			s.putBatch(picks[1].in)
+		}
+		take(3)
+		s.putBatch(picks[2].in)
+		s.putBatch(picks[3].in)
+		swap = !swap
+	}
+	for range 3 { // the storage settles
+		round()
+	}
+	if allocs := testing.AllocsPerRun(20, round); allocs != 0 {
+		t.Errorf("%v allocations per round of four chunks, want 0", allocs)
+	}
+	if s.made != maxBatchIns {
+		t.Errorf("%d batches made, want %d", s.made, maxBatchIns)
+	}
+}
+
+// TestWire_oneByteCasesReadAsProtobufDoes: the decoders read one-byte tags,
+// varints and lengths inline; at the edges (field number 0, a length past
+// the end, a varint or a length that goes on) they accept and refuse what
+// protobuf does.
+func TestWire_oneByteCasesReadAsProtobufDoes(t *testing.T) {
+	for _, data := range [][]byte{
+		{0x12, 0x00},                         // an empty call
+		{0x02, 0x00},                         // field 0
+		{0x07},                               // field 0, an invalid type
+		{0x12, 0x05, 0x08, 0x01},             // a call's length past the end
+		{0x12, 0x02, 0x08, 0x81},             // a varint that goes on past the call
+		{0x12, 0x03, 0x08, 0x81, 0x01},       // a two-byte varint
+		{0x12, 0x7f},                         // the longest one-byte length, past the end
+		{0x12, 0x80, 0x01},                   // a two-byte length, past the end
+		{0x12, 0x04, 0x1a, 0x02, 0x61, 0x62}, // agent "ab"
+		{0x12, 0x04, 0x1a, 0x03, 0x61, 0x62}, // agent's length past the call
+		{0x0f, 0x01},                         // field 1, type 7 (invalid)
+	} {
+		perr := proto.Unmarshal(data, &pb.Batch{})
+		var in batchIn
+		if err := in.unmarshal(data); (perr == nil) != (err == nil) {
+			t.Errorf("batch % x: protobuf: %v; hand-written: %v", data, perr, err)
+		}
+		perr = proto.Unmarshal(data, &pb.BatchReply{})
+		var reps batchReplies
+		if err := reps.unmarshal(data); (perr == nil) != (err == nil) {
+			t.Errorf("replies % x: protobuf: %v; hand-written: %v", data, perr, err)
+		}
+	}
+}
