@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,5 +234,34 @@ func TestSetString_forgetsACachedIndex(t *testing.T) {
 	}
 	if got := L.GetGlobal("first").String() + L.GetGlobal("second").String(); got != "AB" {
 		t.Errorf("reads through __index: %s, want AB", got)
+	}
+}
+
+// TestTableIter_stringKeysOutOfTheirListOrder: a walk looks for a string
+// key's value at the place after the last one first; a key list whose
+// string keys are not in the small list's order (which gopher-lua does not
+// make, but the walk must not rely on) still gives every key its value.
+func TestTableIter_stringKeysOutOfTheirListOrder(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	tb := L.CreateTable(0, 0) // as a script's {}: string keys in the small list
+	for i, k := range []string{"a", "b", "c", "d"} {
+		tb.RawSetString(k, lua.LNumber(i+1))
+	}
+	tb.RawSetString("b", lua.LNil) // a removed key keeps its place
+	lay := layoutOf(tb)
+	if lay == nil || len(lay.skeys) != 4 {
+		t.Skip("the mirror does not match, or the table is not small")
+	}
+	// the small list reversed, values with their keys
+	slices.Reverse(lay.skeys)
+	slices.Reverse(lay.svals)
+	var got strings.Builder
+	it := iterateAll(tb)
+	for k, v := it.next(); k != lua.LNil; k, v = it.next() {
+		got.WriteString(entry(k, v))
+	}
+	if want := "a=1 b=nil c=3 d=4 "; got.String() != want {
+		t.Fatalf("got %q, want %q", got.String(), want)
 	}
 }

@@ -77,6 +77,10 @@ type BoundTree struct {
 	feats      []ruleFeat
 	watch      bool
 	featLabels map[string][]int32 // rules with a timeout, cooldown or order, and lanes' children, by label (restore)
+	// snapRules are the rules whose feats a snapshot reads (a clock, a
+	// cooldown, counts or a start bit), in order: a save of many agents
+	// visits them alone, not every rule of the tree for each agent.
+	snapRules []int32
 	// lanes lays out the lanes of the tree's parallels (lanes.go); nil for
 	// a tree without parallels.
 	lanes *laneLayout

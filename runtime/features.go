@@ -258,6 +258,9 @@ func (b *BoundTree) bindFeatures(reg *Registry, opts BindOptions, add func(error
 			l := t.Rules[i].Label
 			b.featLabels[l] = append(b.featLabels[l], int32(i))
 		}
+		if f := &b.feats[i]; f.timeSlot >= 0 || f.coolSlot >= 0 || f.countSlot >= 0 || f.startBit >= 0 {
+			b.snapRules = append(b.snapRules, int32(i))
+		}
 	}
 	// Weights and scores, now that every child knows its parent's order.
 	for i := range t.Rules {

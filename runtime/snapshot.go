@@ -246,9 +246,9 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 		return
 	}
 	rules := b.Tree.Rules
-	for i := range b.feats {
+	for _, i := range b.snapRules {
 		f := &b.feats[i]
-		if b.Tree.unreached(int32(i)) {
+		if b.Tree.unreached(i) {
 			continue // a tree no slot runs (slots.go): its words start afresh when one takes it
 		}
 		if f.timeSlot >= 0 {
@@ -264,7 +264,7 @@ func (a *Agent) snapshotFeatures(s *Snapshot) {
 		if f.countSlot < 0 && f.startBit < 0 {
 			continue // no counts, no start bit: entryOf would be empty
 		}
-		if e := a.entryOf(int32(i)); e.Started || e.Passes != 0 || e.Failures != 0 {
+		if e := a.entryOf(i); e.Started || e.Passes != 0 || e.Failures != 0 {
 			s.Entries = append(s.Entries, e)
 		}
 	}
