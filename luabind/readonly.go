@@ -102,6 +102,10 @@ func (e *Engine) readOnlyWrite(L *lua.LState, t *lua.LTable, key lua.LValue) {
 // the library function name would change.
 func (e *Engine) refuseFrozen(L *lua.LState, v lua.LValue, name string) {
 	if t, ok := v.(*lua.LTable); ok && t.ReadOnly() {
+		if f := e.frozen.of[t]; f != nil && f.params {
+			// params are read-only with one worker too: not the workers' reason
+			L.RaiseError("params are read-only (%s cannot change %s)", name, f.name)
+		}
 		L.RaiseError("%s: %s cannot change %s: it is read-only when agents may step on several threads (run.workers is not 1)",
 			ErrReadOnly.Error(), name, e.frozenName(t))
 	}
