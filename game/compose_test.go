@@ -2,6 +2,7 @@ package game
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -204,5 +205,96 @@ func TestCompose_aSignalAtTheFirstStepIsTracedOnEveryWorker(t *testing.T) {
 	}
 	if got, want := two.trace.String(), one.trace.String(); got != want {
 		t.Errorf("2 workers:\n%s", firstDiff(got, want))
+	}
+}
+
+// TestCompose_aReloadWithoutChangesKeepsTheRun: the game of composeGame
+// reloaded after any step, nothing changed, on 1 and 2 workers, goes on
+// with the trace and output of a straight run (the state machine's state,
+// the hooks' starts, the translated kind, the added agents carried).
+func TestCompose_aReloadWithoutChangesKeepsTheRun(t *testing.T) {
+	config := writeGame(t, composeGame())
+	const steps = 12
+	trace, out, _ := composeRun(t, config, 1, steps, 0)
+	for k := 1; k < steps; k++ {
+		for _, n := range []int{1, 2} {
+			s := composeSession(t, config, n, nil)
+			for i := 1; i <= steps; i++ {
+				s.run(1)
+				if i == 4 {
+					for _, id := range []string{"sniper-9", "t-9"} {
+						if _, err := s.g.AddAgent(id, "t", nil); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if i == k {
+					rep, err := s.g.Reload(ReloadOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(rep.Restarted) > 0 {
+						t.Fatalf("reload after step %d restarted %v", k, rep.Restarted)
+					}
+				}
+			}
+			if got := s.trace.String(); got != trace {
+				t.Fatalf("%d workers, reloaded after step %d: trace\n%s", n, k, firstDiff(got, trace))
+			}
+			if got := withoutReloadLines(s.people.String()); got != out {
+				t.Fatalf("%d workers, reloaded after step %d: output\n%s", n, k, firstDiff(got, out))
+			}
+		}
+	}
+}
+
+// withoutReloadLines drops the output's lines that report a reload.
+func withoutReloadLines(out string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if !strings.Contains(line, " reload: ") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
+// TestCompose_lintsFindNothingWrongInTheStopsFeatures: a state machine
+// file's translation (its resting <running> states, its conditional
+// <success> steps, its doNotFail actions), the example's MBT state
+// machine, hooks and a translated kind give no lint: the rule that can
+// never run and the variable nothing sets are not false alarms there.
+func TestCompose_lintsFindNothingWrongInTheStopsFeatures(t *testing.T) {
+	files := composeGame()
+	files["ai/guard.desm"] = `<?xml version="1.0"?>
+<stateMachine>
+  <initialState>watch</initialState>
+  <state id="watch">
+    <enterAction name="click"/>
+    <transition event="switch" state="alert"><condition>Alert</condition></transition>
+    <transition event="switch"><action name="click"/></transition>
+  </state>
+  <state id="alert">
+    <enterAction name="click" nextState="watch"><condition>!Alert</condition></enterAction>
+    <enterAction name="setLight"><parameter name="level">2</parameter></enterAction>
+    <transition event="Calm" state="watch"/>
+  </state>
+</stateMachine>`
+	files["config.toml"] = strings.Replace(files["config.toml"], "[[agents]]", "[[trees]]\nname = \"guard\"\nfile = \"ai/guard.desm\"\n[[agents]]\ntree = \"guard\"\n[[agents]]", 1)
+	files["ai/a.lua"] += `bt.condition("Alert", function(ctx) return true end)
+`
+	for _, config := range []string{writeGame(t, files), "../config.toml"} {
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lints := g.Lints(); len(lints) > 0 {
+			t.Errorf("%s: %v", config, lints)
+		}
+		g.Close()
 	}
 }
