@@ -38,6 +38,11 @@ tree = "t"
 name = "sniper"
 count = 1
 translate = { Attack = "sniperAttack" }
+[[agents]]
+tree = "lamp"
+name = "dim"
+count = 1
+translate = { setLight = "dimLight" }
 [[signals]]
 at = 2
 signal = "switch"
@@ -91,6 +96,7 @@ to = ["all"]
 		"ai/a.lua": `local bt = require("bt")
 bt.action("setLight", function(ctx, params) ctx:log("light " .. params.level) return bt.SUCCESS end)
 bt.action("click", function(ctx) ctx:log("click") return bt.SUCCESS end)
+bt.action("dimLight", function(ctx, params) ctx:log("dim " .. params.level) return bt.SUCCESS end)
 bt.action("Attack", function(ctx) ctx:log("melee") return bt.SUCCESS end)
 bt.action("sniperAttack", function(ctx) ctx:log("snipe") return bt.SUCCESS end)
 `,
@@ -137,8 +143,8 @@ func composeRun(t *testing.T, config string, n, steps, saveAt int) (string, stri
 	for i := 1; i <= steps; i++ {
 		s.run(1)
 		if i == 4 {
-			for _, id := range []string{"sniper-9", "t-9"} {
-				if _, err := s.g.AddAgent(id, "t", nil); err != nil {
+			for _, id := range []string{"sniper-9", "t-9", "dim-9"} {
+				if _, err := s.g.AddAgent(id, composeAddedTree(id), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -164,7 +170,7 @@ func TestCompose_stopsFeaturesOnWorkersAndAcrossSaveRestoreAtEveryStep(t *testin
 	trace, out, save := composeRun(t, config, 1, steps, 0)
 	for _, want := range []string{"lamp-1 log stateMachine.on__enter_1_.enterAction: light 1", "lamp-2 log stateMachine.on__switch_1_.exitAction: click",
 		"t-1 log watch: stops watching (abort)", "t-1 log watch: watches", "t-1 log fight: fights grim 2", "t-1 log fight: fought: success",
-		"sniper-1 log hit: snipe", "sniper-9 log hit: snipe", "t-9 log hit: melee", "t-2 log hit: melee"} {
+		"sniper-1 log hit: snipe", "dim-1 log stateMachine.on__enter_1_.enterAction: dim 1", "dim-9 log stateMachine.off__enter_1_.enterAction: dim 0", "sniper-9 log hit: snipe", "t-9 log hit: melee", "t-2 log hit: melee"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("no %q in the output:\n%s", want, out)
 		}
@@ -222,8 +228,8 @@ func TestCompose_aReloadWithoutChangesKeepsTheRun(t *testing.T) {
 			for i := 1; i <= steps; i++ {
 				s.run(1)
 				if i == 4 {
-					for _, id := range []string{"sniper-9", "t-9"} {
-						if _, err := s.g.AddAgent(id, "t", nil); err != nil {
+					for _, id := range []string{"sniper-9", "t-9", "dim-9"} {
+						if _, err := s.g.AddAgent(id, composeAddedTree(id), nil); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -297,4 +303,12 @@ func TestCompose_lintsFindNothingWrongInTheStopsFeatures(t *testing.T) {
 		}
 		g.Close()
 	}
+}
+
+// composeAddedTree is the tree of an agent composeRun adds.
+func composeAddedTree(id string) string {
+	if strings.HasPrefix(id, "dim") {
+		return "lamp"
+	}
+	return "t"
 }
