@@ -169,7 +169,7 @@ func TestCompose_stopsFeaturesOnWorkersAndAcrossSaveRestoreAtEveryStep(t *testin
 	const steps = 12
 	trace, out, save := composeRun(t, config, 1, steps, 0)
 	for _, want := range []string{"lamp-1 log stateMachine.on__enter_1_.enterAction: light 1", "lamp-2 log stateMachine.on__switch_1_.exitAction: click",
-		"t-1 log watch: stops watching (abort)", "t-1 log watch: watches", "t-1 log fight: fights grim 2", "t-1 log fight: fought: success",
+		"t-1 log watch: stops watching (abort)", "t-1 log watch: watches", "t-1 log fight: fights grim 2", "t-1 log fight: fought: success", "t-1 log fight: fought: cancel",
 		"sniper-1 log hit: snipe", "dim-1 log stateMachine.on__enter_1_.enterAction: dim 1", "dim-9 log stateMachine.off__enter_1_.enterAction: dim 0", "sniper-9 log hit: snipe", "t-9 log hit: melee", "t-2 log hit: melee"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("no %q in the output:\n%s", want, out)
