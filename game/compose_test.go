@@ -312,3 +312,20 @@ func composeAddedTree(id string) string {
 	}
 	return "t"
 }
+
+// TestCompose_aSignalAtTheFirstStepIsTracedOnEveryShardsWorker: on shards
+// of 2 workers, composeGame (a signal at the first step) gives the trace
+// and output of one process.
+func TestCompose_aSignalAtTheFirstStepIsTracedOnEveryShardsWorker(t *testing.T) {
+	files := composeGame()
+	files["config.toml"] = strings.Replace(files["config.toml"], "at = 2\n", "at = 0\n", 1)
+	config := writeGame(t, files)
+	wantTrace, wantOut := singleRun(t, config, 12)
+	trace, out := clusterRun(t, config, 12, -2)
+	if trace != wantTrace {
+		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+	}
+	if out != wantOut {
+		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+	}
+}
