@@ -92,6 +92,9 @@ func (e *Engine) guardWrites() {
 // table t (the VM calls it: gopher-lua patch "readonly").
 func (e *Engine) readOnlyWrite(L *lua.LState, t *lua.LTable, key lua.LValue) {
 	if f := e.frozen.of[t]; f != nil && f.params {
+		if _, ok := key.(lua.LString); !ok { // params[1], not params["1"]
+			L.RaiseError("params are read-only (params[%s] = ...)", key.String())
+		}
 		L.RaiseError("params are read-only (params[%q] = ...)", lua.LVAsString(key))
 	}
 	L.RaiseError("%s: cannot set %s: %s is read-only when agents may step on several threads (run.workers is not 1); keep an agent's data in ctx.memory, ctx.state or ctx.agent",
