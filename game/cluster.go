@@ -381,6 +381,7 @@ func (h *shardHost) start() error {
 func (h *shardHost) Begin(step uint64, t float64, shared []byte) error {
 	g := h.g
 	g.step = step
+	g.syncWorkerEnvs() // workers.go: before this step's deliveries reach agents
 	if g.plugins != nil {
 		g.plugins.Advance(step) // restarts the plugins whose restart is due
 	}

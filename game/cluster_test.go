@@ -256,6 +256,9 @@ func TestCluster_sameTraceAndOutput(t *testing.T) {
 
 // clusterConfig is a fixture's config, or the example game's ("example").
 func clusterConfig(name string) string {
+	if strings.HasSuffix(name, ".toml") { // a config the test wrote
+		return name
+	}
 	if name == "example" {
 		return "../config.toml"
 	}

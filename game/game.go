@@ -541,6 +541,7 @@ func (g *Game) runStep() (int, error) {
 	if g.plugins != nil {
 		g.plugins.Advance(s) // restarts the plugins whose restart is due
 	}
+	g.syncWorkerEnvs() // workers.go: before the tick and the schedule reach agents
 	g.tickWorld(s, t)
 	g.phases.mark(phaseTick)
 	g.deliverSchedule(s, t) // signals.go

@@ -297,7 +297,7 @@ func lintParams(reg *runtime.Registry, t *runtime.Tree, i int32, strs map[string
 	}
 	var out []Lint
 	for _, p := range r.Params {
-		if read[p.Name] || readsScripts && strs[p.Name] || hasAnyPrefix(p.Name, families) {
+		if read[p.Name] || readsScripts && strs[p.Name] || hasAnyPrefix(p.Name, families) || inlineNames(r, p.Name) {
 			continue
 		}
 		cands := append(known[:len(known):len(known)], ruleReads...)

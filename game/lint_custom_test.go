@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -55,6 +56,39 @@ func TestLints_hookParametersAreRead(t *testing.T) {
 		got = append(got, l.String())
 	}
 	want := `t.xml:2:3: rule root: parameter "log.exti" is read by nothing: not by enter hook "bt.log" (they read log.enter, log.exit); did you mean "log.exit"?`
+	if strings.Join(got, "\n") != want {
+		t.Errorf("lints:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// TestLints_inlineLuaReadsTheParametersItNames: a parameter that a rule's
+// inline Lua (bt.lua as its action, condition or hook) names is read by
+// it (params.mood, params["mood"], params:number('mood')); one it does not
+// name is still reported.
+func TestLints_inlineLuaReadsTheParametersItNames(t *testing.T) {
+	reg := runtime.NewRegistry()
+	e, err := luabind.New(luabind.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := runtime.LoadBytes("t.xml", []byte(`<behaviorTree>
+  <sequence id="root" enter="bt.lua"><parameter name="lua.enter">ctx:log(params.mood)</parameter><parameter name="mood">grim</parameter><parameter name="moody">x</parameter>
+    <action id="a" name="bt.lua"><parameter name="lua.run">ctx:log(params["who"] .. params:number('n'))</parameter><parameter name="who">me</parameter><parameter name="n">1</parameter></action>
+    <success id="b"><condition>bt.lua</condition><parameter name="lua.test">params.level.x == nil</parameter><parameter name="level">1</parameter></success>
+  </sequence>
+</behaviorTree>`), runtime.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range TreeLints(tree, reg) {
+		got = append(got, l.String())
+	}
+	want := `t.xml:2:3: rule root: parameter "moody" is read by nothing: not by enter hook "bt.lua" (they read lua.enter, lua.exit)`
 	if strings.Join(got, "\n") != want {
 		t.Errorf("lints:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}

@@ -236,13 +236,24 @@ func (g *Game) useWorkers(l *loadout) {
 	}
 }
 
-// stepWorkers steps the active agents at time t on the workers, in rounds.
-// g.active and g.activeGA hold them; g.activeOf their workers.
-func (g *Game) stepWorkers(t float64) int {
+// syncWorkerEnvs gives every worker's env the first's observers, which
+// change between steps (OpenTrace, the live view attaching). runStep calls
+// it before anything reaches an agent: the world's tick and the schedule
+// deliver signals before the agents step, and an agent of another worker
+// whose env had no observer yet lost the trace's line for them.
+func (g *Game) syncWorkerEnvs() {
+	if len(g.workers) < 2 {
+		return
+	}
 	w0 := g.workers[0].env
 	for _, w := range g.workers[1:] {
 		w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
 	}
+}
+
+// stepWorkers steps the active agents at time t on the workers, in rounds.
+// g.active and g.activeGA hold them; g.activeOf their workers.
+func (g *Game) stepWorkers(t float64) int {
 	g.par.Of = g.activeOf
 	g.par.Serial = g.debug != nil // the live view's hooks run on one goroutine
 	g.par.Ended = g.startPicks(len(g.workers))

@@ -215,6 +215,9 @@ func TestEditOps_refused(t *testing.T) {
 		{[]string{`{"op":"wrap","rule":"guard.idle","tag":"sequence","count":2}`}, `op 0 (wrap): "count" 2 is out of range: rule guard.idle is followed by 0 rules in its list (1 to 1)`},
 		{[]string{`{"op":"unwrap","rule":"guard.fight"}`}, `op 0 (unwrap): rule guard.fight holds a <condition> (line 11, column 7) that unwrapping would lose: remove it first`},
 		{[]string{`{"op":"unwrap","rule":"guard.fight.chase"}`}, `op 0 (unwrap): rule guard.fight.chase is a <action>, which holds no rules to unwrap`},
+		// An attribute says as much as a condition: a hook, a loop, a timeout.
+		{[]string{`{"op":"attr","rule":"guard.idle","name":"enter","value":"h"}`, `{"op":"unwrap","rule":"guard.idle"}`}, `op 1 (unwrap): rule guard.idle has enter="h", which unwrapping would lose: remove it first`},
+		{[]string{`{"op":"attr","rule":"guard.idle","name":"loop","value":"true"}`, `{"op":"unwrap","rule":"guard.idle"}`}, `op 1 (unwrap): rule guard.idle has loop="true", which unwrapping would lose: remove it first`},
 		{[]string{`{"op":"paste","parent":"guard","xml":"<variable name=\"x\"/>"}`}, `op 0 (paste): "xml": paste takes one rule element`},
 
 		{[]string{`{"rule":"guard"}`}, `op 0: "op" is missing`},

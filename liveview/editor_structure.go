@@ -63,8 +63,9 @@ func (e *opEditor) opWrap(op *editOp) error {
 }
 
 // opUnwrap puts the rules of list "rule" in its place. A list with
-// conditions, parameters or other content besides its rules is refused:
-// what it says would be lost.
+// attributes besides its id (enter, loop, abort, ...), conditions,
+// parameters or other content besides its rules is refused: what it says
+// would be lost.
 func (e *opEditor) opUnwrap(op *editOp) error {
 	n, err := e.rule(op.Rule)
 	if err != nil {
@@ -82,6 +83,11 @@ func (e *opEditor) opUnwrap(op *editOp) error {
 		if c.kind == srcElem && !f.rule[c.name] {
 			line, col := e.doc.pos(c.start)
 			return fmt.Errorf("rule %s holds a <%s> (line %d, column %d) that unwrapping would lose: remove it first", op.Rule, c.name, line, col)
+		}
+	}
+	for _, a := range n.attrs {
+		if a.name != "id" { // a hook, a loop, a timeout...: said of the list alone
+			return fmt.Errorf("rule %s has %s=%q, which unwrapping would lose: remove it first", op.Rule, a.name, e.doc.attrValue(&a))
 		}
 	}
 	from := e.attachedStart(rules[0])

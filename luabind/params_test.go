@@ -52,6 +52,14 @@ func TestParams_errorsNameTheRuleAndParameter(t *testing.T) {
 		{`params:number("nope", "5")`, `p.lua:2: bad argument #3 to number (params:number: the default must be a number or nil, not a string)`},
 		{`params.number("name")`, `p.lua:2: params:number: call it as a method, with a colon`},
 		{`params.x = 1`, `p.lua:2: params are read-only (params["x"] = ...)`},
+		{`params[1] = 1`, `p.lua:2: params are read-only (params[1] = ...)`},
+		// The library functions that write tables say the same: params are
+		// read-only with any number of workers, not because of them.
+		{`rawset(params, "x", 1)`, `p.lua:2: params are read-only (rawset cannot change params of r)`},
+		{`setmetatable(params, {})`, `p.lua:2: params are read-only (setmetatable cannot change params of r)`},
+		{`table.insert(params, 1)`, `p.lua:2: params are read-only (insert cannot change params of r)`},
+		{`local remove = table.remove; remove(params)`, `p.lua:2: params are read-only (remove cannot change params of r)`},
+		{`table.sort(params)`, `p.lua:2: params are read-only (sort cannot change params of r)`},
 	} {
 		f := newFixture(t, map[string]string{"p.lua": "bt.action('read', function(ctx, params)\n  " + c.body + "\n  return bt.SUCCESS end)"})
 		f.bind(tree(`<action id='r' name='read'><parameter name='name'>bob</parameter><parameter name='inf'>inf</parameter></action>`))

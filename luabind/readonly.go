@@ -92,6 +92,9 @@ func (e *Engine) guardWrites() {
 // table t (the VM calls it: gopher-lua patch "readonly").
 func (e *Engine) readOnlyWrite(L *lua.LState, t *lua.LTable, key lua.LValue) {
 	if f := e.frozen.of[t]; f != nil && f.params {
+		if _, ok := key.(lua.LString); !ok { // params[1], not params["1"]
+			L.RaiseError("params are read-only (params[%s] = ...)", key.String())
+		}
 		L.RaiseError("params are read-only (params[%q] = ...)", lua.LVAsString(key))
 	}
 	L.RaiseError("%s: cannot set %s: %s is read-only when agents may step on several threads (run.workers is not 1); keep an agent's data in ctx.memory, ctx.state or ctx.agent",
@@ -102,6 +105,10 @@ func (e *Engine) readOnlyWrite(L *lua.LState, t *lua.LTable, key lua.LValue) {
 // the library function name would change.
 func (e *Engine) refuseFrozen(L *lua.LState, v lua.LValue, name string) {
 	if t, ok := v.(*lua.LTable); ok && t.ReadOnly() {
+		if f := e.frozen.of[t]; f != nil && f.params {
+			// params are read-only with one worker too: not the workers' reason
+			L.RaiseError("params are read-only (%s cannot change %s)", name, f.name)
+		}
 		L.RaiseError("%s: %s cannot change %s: it is read-only when agents may step on several threads (run.workers is not 1)",
 			ErrReadOnly.Error(), name, e.frozenName(t))
 	}
