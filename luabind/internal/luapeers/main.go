@@ -39,7 +39,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/btrun/btrun/game"
@@ -224,14 +223,6 @@ func stepTime(config, nav string, agents, steps int) (time.Duration, error) {
 		}
 	}
 	return cpuTime() - start, nil
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // record runs the game with the hook and writes the call log; it returns
