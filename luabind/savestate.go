@@ -23,7 +23,7 @@ import (
 // in insertion order) and restored in that order, so that pairs() walks a
 // restored table as it walked the saved one.
 //
-// Lua values go straight into the save's encoding (runtime.Encoder's Value
+// Lua values go straight into the save's encoding (savecodec.Encoder's Value
 // pieces) and come straight back from it, with no Value tree in between.
 // Paths are not built while saving: when a value cannot be saved, the
 // owner's tables are walked again, this time with paths, to name it (see
