@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -33,6 +34,20 @@ func TestReplay_enginesAgreeOnTheExampleGamesCalls(t *testing.T) {
 	}
 	if here.calls != calls || here.errors*20 > calls {
 		t.Fatalf("gopher-lua replayed %d of %d calls, %d of them raising errors", here.calls, calls, here.errors)
+	}
+	// The patched glua reads its CPU time from /proc (its os.clock is wall
+	// time) and reports the figure of its replay loop as every engine does:
+	// the log's calls, once each.
+	glua := buildGlua(filepath.Join("..", "..", "..", "third_party", "gopher-lua"), filepath.Join(dir, "glua"))
+	if glua == "" {
+		t.Fatal("the patched glua did not build")
+	}
+	g, err := replayExec("glua", glua, script, logPath, 1, runtime.GOOS == "linux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.calls != calls || g.errors != here.errors || g.checksum != here.checksum {
+		t.Errorf("glua: %d calls, %d errors, checksum %s; the log %d calls, in process %d errors, %s", g.calls, g.errors, g.checksum, calls, here.errors, here.checksum)
 	}
 	for _, bin := range []string{"lua5.1", "luajit"} {
 		path, err := exec.LookPath(bin)
