@@ -186,15 +186,18 @@ local function procclock()
 end
 local clock = cpuclock or (arg[3] == "proc" and procclock) or os.clock
 
-local n, errors, sum = 0, 0, 0
-local time, dt, step = 0, 0, 0
 local pcall = pcall
 local showErrors = tonumber(os.getenv("REPLAY_SHOW_ERRORS") or "0")
 -- replay runs the log reps times: with calls, or (the baseline) doing
 -- everything but the calls: the steps' values, ctx's fields, a new
 -- ctx.state where btrun's was new. The figure printed is the difference:
 -- the calls alone, whatever the harness's own loop costs on the engine.
+-- Its counts are its own locals, returned: in gopher-lua an error caught by
+-- pcall closes the open upvalues of the function's callers, so a counter
+-- kept in the main chunk stopped counting at the first error.
 local function replay(calls)
+  local n, errors, sum = 0, 0, 0
+  local time, dt, step = 0, 0, 0
   for _ = 1, reps do
     for i = 1, ncalls do
       local s = csteps[i]
@@ -221,9 +224,10 @@ local function replay(calls)
       end
     end
   end
+  return n, errors, sum
 end
 local t0 = clock()
-replay(true)
+local n, errors, sum = replay(true)
 local t1 = clock()
 replay(false)
 local t2 = clock()
