@@ -36,6 +36,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,9 +123,10 @@ func measure(config, nav, dir string, agents, steps, reps int) ([]row, error) {
 		}
 		// Every engine's figure is replay.lua's own: CPU time of the replay
 		// loop less the same loop without the calls. The gluas' os.clock is
-		// wall time, so they read the process's CPU time from /proc.
-		isGlua := p.bin == glua || p.bin == patched
-		r, err := best(reps, func() (row, error) { return replayExec(p.name, p.bin, script, logPath, 1, isGlua) })
+		// wall time, so they read the process's CPU time from /proc (Linux;
+		// elsewhere their figure is wall time).
+		procClock := (p.bin == glua || p.bin == patched) && runtime.GOOS == "linux"
+		r, err := best(reps, func() (row, error) { return replayExec(p.name, p.bin, script, logPath, 1, procClock) })
 		if err != nil {
 			return nil, err
 		}
