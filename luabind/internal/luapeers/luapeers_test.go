@@ -1,9 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // TestReplay_enginesAgreeOnTheExampleGamesCalls records a few steps of the
@@ -34,6 +41,20 @@ func TestReplay_enginesAgreeOnTheExampleGamesCalls(t *testing.T) {
 	if here.calls != calls || here.errors*20 > calls {
 		t.Fatalf("gopher-lua replayed %d of %d calls, %d of them raising errors", here.calls, calls, here.errors)
 	}
+	// The patched glua reads its CPU time from /proc (its os.clock is wall
+	// time) and reports the figure of its replay loop as every engine does:
+	// the log's calls, once each.
+	glua := buildGlua(filepath.Join("..", "..", "..", "third_party", "gopher-lua"), filepath.Join(dir, "glua"))
+	if glua == "" {
+		t.Fatal("the patched glua did not build")
+	}
+	g, err := replayExec("glua", glua, script, logPath, 1, runtime.GOOS == "linux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.calls != calls || g.errors != here.errors || g.checksum != here.checksum {
+		t.Errorf("glua: %d calls, %d errors, checksum %s; the log %d calls, in process %d errors, %s", g.calls, g.errors, g.checksum, calls, here.errors, here.checksum)
+	}
 	for _, bin := range []string{"lua5.1", "luajit"} {
 		path, err := exec.LookPath(bin)
 		if err != nil {
@@ -48,4 +69,60 @@ func TestReplay_enginesAgreeOnTheExampleGamesCalls(t *testing.T) {
 			t.Errorf("%s: %d calls, %d errors, checksum %s; gopher-lua: %d, %d, %s", bin, r.calls, r.errors, r.checksum, here.calls, here.errors, here.checksum)
 		}
 	}
+}
+
+// TestReplay_timesEachLoggedCallOnceAndNothingElse replays a log of a
+// script whose action counts its calls, with a clock that reads that
+// count: the figure replay.lua prints is the calls alone, each logged call
+// once per replay (none in the baseline it subtracts, none while loading).
+// Some calls raise an error, which must not stop the counts: in gopher-lua
+// an error caught by pcall closes its callers' open upvalues, and the
+// replay's counters, kept in the main chunk, stopped at the first one.
+func TestReplay_timesEachLoggedCallOnceAndNothingElse(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "count.lua")
+	code := "local bt = require(\"bt\")\nbt.action(\"count\", function(ctx, params, arg)\n  work = work + 1\n  return bt.SUCCESS\nend)\n" +
+		"bt.action(\"fail\", function(ctx) error(\"refused\") end)\nwork = 0\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	fmt.Fprintf(&log, "L %s count.lua count\nF 0 count.lua 2\nF 1 count.lua 6\nA 0 a1 t\nA 1 a2 t\nP 0\n", esc(src))
+	const steps, perStep = 5, 4
+	for s := range steps {
+		fmt.Fprintf(&log, "T %d 1 %d\n", s, s)
+		for c := range perStep {
+			fmt.Fprintf(&log, "C 0 %d 0 count %d %d -\n", c%2, boolInt(s == 0), boolInt(c < 2))
+		}
+		fmt.Fprintf(&log, "C 1 0 0 fail 0 0 -\n") // raises
+	}
+	logPath := filepath.Join(dir, "calls.log")
+	if err := os.WriteFile(logPath, []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "replay.lua")
+	if err := writeScript(script); err != nil {
+		t.Fatal(err)
+	}
+	const reps = 3
+	r, err := replayWith(script, logPath, reps, func(L *lua.LState) float64 {
+		return float64(lua.LVAsNumber(L.GetGlobal("work")))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, errors := steps*perStep*reps, steps*reps
+	if r.calls != calls+errors || r.errors != errors || r.checksum != strconv.Itoa(calls) {
+		t.Fatalf("%d calls, %d errors, checksum %s; want %d, %d, %d", r.calls, r.errors, r.checksum, calls+errors, errors, calls)
+	}
+	if r.seconds != float64(calls) || r.baseline != 0 {
+		t.Errorf("the clock counted %v calls in the replay and %v in its baseline; want %d and 0", r.seconds, r.baseline, calls)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

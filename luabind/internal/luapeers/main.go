@@ -16,9 +16,9 @@
 //
 // btrun's row is the game's own stepping with no hook (CPU time of the
 // process over the steps, everything an agent-step does), per Lua call;
-// the others are the calls alone: C Lua's and LuaJIT's os.clock (CPU time)
-// around the replay loop, and for the two gluas, whose os.clock is wall
-// time, the difference of two runs' CPU time. The
+// the others are the calls alone: replay.lua's CPU time of its replay loop
+// less that of the same loop without the calls (os.clock in C Lua and
+// LuaJIT; /proc/self/stat in the gluas, whose os.clock is wall time). The
 // replay's values drift from btrun's where a plugin wrote into agents' data
 // and where scripts draw random numbers (bt.random is the replay's own
 // generator), so it reports the calls that raised an error; the engines
@@ -36,6 +36,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,7 +81,8 @@ type row struct {
 	engine   string
 	calls    int
 	errors   int
-	seconds  float64
+	seconds  float64 // the calls alone
+	baseline float64 // replay.lua's loop without the calls
 	checksum string
 }
 
@@ -119,15 +121,12 @@ func measure(config, nav, dir string, agents, steps, reps int) ([]row, error) {
 		if p.bin == "" {
 			continue
 		}
-		// glua's os.clock is wall time: its calls are timed as the
-		// difference of two runs' CPU time. C Lua's and LuaJIT's os.clock
-		// is CPU time, around the calls alone.
-		timed := func(n int) (row, error) { return replayExec(p.name, p.bin, script, logPath, n, false) }
-		isGlua := p.bin == glua || p.bin == patched
-		if isGlua {
-			timed = func(n int) (row, error) { return replayExec(p.name, p.bin, script, logPath, n, true) }
-		}
-		r, err := perCall(reps, isGlua, timed)
+		// Every engine's figure is replay.lua's own: CPU time of the replay
+		// loop less the same loop without the calls. The gluas' os.clock is
+		// wall time, so they read the process's CPU time from /proc (Linux;
+		// elsewhere their figure is wall time).
+		procClock := (p.bin == glua || p.bin == patched) && runtime.GOOS == "linux"
+		r, err := best(reps, func() (row, error) { return replayExec(p.name, p.bin, script, logPath, 1, procClock) })
 		if err != nil {
 			return nil, err
 		}
@@ -135,10 +134,6 @@ func measure(config, nav, dir string, agents, steps, reps int) ([]row, error) {
 	}
 	return rows, nil
 }
-
-// extraReplays is how many more times the longer of two runs replays
-// the log.
-const extraReplays = 3
 
 // best is the fastest of reps runs.
 func best(reps int, f func() (row, error)) (row, error) {
@@ -148,34 +143,6 @@ func best(reps int, f func() (row, error)) (row, error) {
 		if err != nil {
 			return row{}, err
 		}
-		if i == 0 || r.seconds < b.seconds {
-			b = r
-		}
-	}
-	return b, nil
-}
-
-// perCall times the calls alone on an engine. With byProcess, it is the
-// CPU time of a run that replays the log 1+extraReplays times less that of
-// a run that replays it once (reading the log and loading the scripts
-// cancel out); else the engine's own figure for one replay. The fastest of
-// reps counts.
-func perCall(reps int, byProcess bool, replay func(n int) (row, error)) (row, error) {
-	if !byProcess {
-		return best(reps, func() (row, error) { return replay(1) })
-	}
-	var b row
-	for i := range max(reps, 1) {
-		one, err := replay(1)
-		if err != nil {
-			return row{}, err
-		}
-		more, err := replay(1 + extraReplays)
-		if err != nil {
-			return row{}, err
-		}
-		r := one
-		r.seconds = (more.seconds - one.seconds) * float64(one.calls) / float64(max(more.calls-one.calls, 1))
 		if i == 0 || r.seconds < b.seconds {
 			b = r
 		}
@@ -430,22 +397,19 @@ func esc(s string) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'g', 17, 64) }
 
-var resultLine = regexp.MustCompile(`calls (\d+) errors (\d+) seconds ([\d.]+) checksum (\d+)`)
+var resultLine = regexp.MustCompile(`calls (\d+) errors (\d+) seconds ([\d.]+) baseline ([\d.]+) checksum (\d+)`)
 
-// parseResult reads replay.lua's line; cpu, when not negative, is the CPU
-// time of the whole run, which then replaces the line's own seconds.
-func parseResult(engine, out string, cpu time.Duration) (row, error) {
+// parseResult reads replay.lua's line.
+func parseResult(engine, out string) (row, error) {
 	m := resultLine.FindStringSubmatch(out)
 	if m == nil {
 		return row{}, fmt.Errorf("%s: no result in its output: %s", engine, out)
 	}
-	r := row{engine: engine, checksum: m[4]}
+	r := row{engine: engine, checksum: m[5]}
 	r.calls, _ = strconv.Atoi(m[1])
 	r.errors, _ = strconv.Atoi(m[2])
 	r.seconds, _ = strconv.ParseFloat(m[3], 64)
-	if cpu >= 0 {
-		r.seconds = cpu.Seconds()
-	}
+	r.baseline, _ = strconv.ParseFloat(m[4], 64)
 	return r, nil
 }
 
@@ -453,6 +417,11 @@ func parseResult(engine, out string, cpu time.Duration) (row, error) {
 // gopher-lua (with its patches, without btrun's binding), timed by the
 // process's CPU time around the calls (cpuclock).
 func replayHere(script, logPath string, n int) (row, error) {
+	return replayWith(script, logPath, n, func(*lua.LState) float64 { return cpuTime().Seconds() })
+}
+
+// replayWith is replayHere with the clock given (a test's counts work).
+func replayWith(script, logPath string, n int, clock func(*lua.LState) float64) (row, error) {
 	L := lua.NewState()
 	defer L.Close()
 	var out strings.Builder
@@ -465,26 +434,28 @@ func replayHere(script, logPath string, n int) (row, error) {
 	argt.RawSetInt(2, lua.LString(strconv.Itoa(n)))
 	L.SetGlobal("arg", argt)
 	L.SetGlobal("cpuclock", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(cpuTime().Seconds()))
+		L.Push(lua.LNumber(clock(L)))
 		return 1
 	}))
 	if err := L.DoFile(script); err != nil {
 		return row{}, fmt.Errorf("gopher-lua: %w", err)
 	}
-	return parseResult("gopher-lua, patched, bare", out.String(), -1)
+	return parseResult("gopher-lua, patched, bare", out.String())
 }
 
-func replayExec(name, bin, script, logPath string, n int, byProcess bool) (row, error) {
-	cmd := exec.Command(bin, script, logPath, strconv.Itoa(n))
-	out, err := cmd.CombinedOutput()
+// replayExec runs replay.lua on an engine's executable; procClock gives
+// it the process's CPU time from /proc (for glua, whose os.clock is wall
+// time).
+func replayExec(name, bin, script, logPath string, n int, procClock bool) (row, error) {
+	args := []string{script, logPath, strconv.Itoa(n)}
+	if procClock {
+		args = append(args, "proc")
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
 	if err != nil {
 		return row{}, fmt.Errorf("%s: %w: %s", name, err, out)
 	}
-	cpu := time.Duration(-1)
-	if ps := cmd.ProcessState; byProcess {
-		cpu = ps.UserTime() + ps.SystemTime()
-	}
-	return parseResult(name, string(out), cpu)
+	return parseResult(name, string(out))
 }
 
 // upstreamGlua builds gopher-lua's glua command from the released module
@@ -531,11 +502,15 @@ func printTable(w io.Writer, rows []row) {
 			fastest = per
 		}
 	}
-	fmt.Fprintln(w, "| engine | calls | calls that raised | ns per call | ratio to the fastest | checksum |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| engine | calls | calls that raised | ns per call | ratio to the fastest | replay loop's own ns per call (subtracted) | checksum |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		per := r.seconds / float64(max(r.calls, 1))
-		fmt.Fprintf(w, "| %s | %d | %d | %.0f | %.1f | %s |\n", r.engine, r.calls, r.errors, per*1e9, per/fastest, r.checksum)
+		base := "-"
+		if r.checksum != "" {
+			base = fmt.Sprintf("%.0f", r.baseline/float64(max(r.calls, 1))*1e9)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %.0f | %.1f | %s | %s |\n", r.engine, r.calls, r.errors, per*1e9, per/fastest, base, r.checksum)
 	}
 }
 

@@ -3,16 +3,16 @@
 -- LuaJIT. It stands in for btrun's binding with plain tables: ctx is a
 -- table per agent holding its fields (its methods one __index away),
 -- params a table per rule, bt a table with the module's functions. The
--- timed loop is the calls alone; the log is read and the scripts loaded
--- before it.
+-- log is read and the scripts loaded before the timed loops.
 --
 --   lua5.1 replay.lua LOG REPS
+--   glua replay.lua LOG REPS proc
 --
 -- It prints one line: calls, errors (calls that raised an error: the
 -- replay's values differ from btrun's where plugins wrote into agents, and
--- bt.random is its own generator), seconds of the calls alone (os.clock,
--- or the global cpuclock when the host gives one) and a checksum of the
--- results (equal on every engine).
+-- bt.random is its own generator), CPU seconds of the calls alone (the
+-- replay loop less the same loop without the calls), those of that
+-- baseline, and a checksum of the results (equal on every engine).
 local logfile, reps = arg[1], tonumber(arg[2] or "1")
 
 local function unesc(s)
@@ -25,18 +25,18 @@ local function value(ty, v)
   return unesc(v)
 end
 
--- Each call is one number (agent, params, rule, function and two flags
--- packed), not a table: a Go engine's collector walks everything live at
--- every cycle, and a table (or a string) per call made the log most of
--- what it walked.
+-- Each call is five numbers in five arrays (function, agent, params,
+-- rule, flags), not a table: a Go engine's collector walks everything live
+-- at every cycle, and a table (or a string) per call made the log most of
+-- what it walked. They are not packed into one number either: unpacking
+-- takes %, which gopher-lua computes with math.Mod (a loop over the
+-- exponents' difference), and that alone cost more than the calls it
+-- timed.
 local files, fnkeys, agents, params = {}, {}, {}, {}
-local code, carg, csteps, steps = {}, {}, {}, {}
+local cfn, cagent, cparams, crule, cflags = {}, {}, {}, {}, {}
+local carg, csteps, steps = {}, {}, {}
 local rules, ruleIds = {}, {}
 local ncalls = 0
-local function pack(agent, p, rule, fn, flags)
-  assert(agent < 262144 and p < 4096 and rule < 4096 and fn < 256, "log too large to pack")
-  return (((agent * 4096 + p) * 4096 + rule) * 256 + fn) * 4 + flags
-end
 for line in io.lines(logfile) do
   local w = {}
   for x in line:gmatch("%S+") do w[#w + 1] = x end
@@ -50,8 +50,8 @@ for line in io.lines(logfile) do
       r = #rules
       ruleIds[rule] = r
     end
-    code[ncalls] = pack(tonumber(w[3]), tonumber(w[4]), r, tonumber(w[2]),
-      (w[6] == "1" and 2 or 0) + (w[7] == "1" and 1 or 0))
+    cfn[ncalls], cagent[ncalls], cparams[ncalls], crule[ncalls] = tonumber(w[2]), tonumber(w[3]), tonumber(w[4]), r
+    cflags[ncalls] = (w[6] == "1" and 2 or 0) + (w[7] == "1" and 1 or 0)
     if w[8] ~= "-" then carg[ncalls] = value(w[8], w[9]) end
   elseif k == "T" then
     local s = { time = tonumber(w[2]), dt = tonumber(w[3]), n = tonumber(w[4]), shared = {} }
@@ -172,47 +172,64 @@ local function setShared(path, v)
   t[path] = v
 end
 
-local n, errors, sum = 0, 0, 0
-local time, dt, step = 0, 0, 0
+-- The clock is the process's CPU time on every engine: os.clock in C Lua
+-- and LuaJIT; gopher-lua's os.clock is wall time, so there the host's
+-- cpuclock, or with "proc" as the third argument (glua) /proc/self/stat's
+-- user and system ticks (1/100 s).
+local function procclock()
+  local h = assert(io.open("/proc/self/stat", "rb"))
+  local line = h:read("*l")
+  h:close()
+  local f = {}
+  for x in line:match("%) (.*)$"):gmatch("%S+") do f[#f + 1] = x end
+  return (tonumber(f[12]) + tonumber(f[13])) / 100 -- utime, stime (fields 14, 15)
+end
+local clock = cpuclock or (arg[3] == "proc" and procclock) or os.clock
+
 local pcall = pcall
--- os.clock is CPU time in C Lua and LuaJIT, wall time in gopher-lua: the
--- harness gives gopher-lua the process's CPU time as cpuclock.
-local clock = cpuclock or os.clock
-local t0 = clock()
-for _ = 1, reps do
-  for i = 1, ncalls do
-    local s = csteps[i]
-    if s then
-      time, dt, step = s.time, s.dt, s.n
-      for _, kv in ipairs(s.shared) do setShared(kv[1], kv[2]) end
-    end
-    local x = code[i]
-    local flags = x % 4
-    x = (x - flags) / 4
-    local fn = x % 256
-    x = (x - fn) / 256
-    local rule = x % 4096
-    x = (x - rule) / 4096
-    local p = x % 4096
-    local ctx = ctxs[(x - p) / 4096]
-    -- ctx.state is the rule's own: a new one where btrun's was new.
-    if flags % 2 == 1 then
-      ctx.state = {}
-    end
-    ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = rules[rule], flags >= 2, time, dt, step
-    local ok, r = pcall(fns[fn], ctx, params[p], carg[i])
-    n = n + 1
-    do
-      if not ok then
-        errors = errors + 1
-        if errors <= tonumber(os.getenv("REPLAY_SHOW_ERRORS") or "0") then
-          io.stderr:write(tostring(r), "\n")
+local showErrors = tonumber(os.getenv("REPLAY_SHOW_ERRORS") or "0")
+-- replay runs the log reps times: with calls, or (the baseline) doing
+-- everything but the calls: the steps' values, ctx's fields, a new
+-- ctx.state where btrun's was new. The figure printed is the difference:
+-- the calls alone, whatever the harness's own loop costs on the engine.
+-- Its counts are its own locals, returned: in gopher-lua an error caught by
+-- pcall closes the open upvalues of the function's callers, so a counter
+-- kept in the main chunk stopped counting at the first error.
+local function replay(calls)
+  local n, errors, sum = 0, 0, 0
+  local time, dt, step = 0, 0, 0
+  for _ = 1, reps do
+    for i = 1, ncalls do
+      local s = csteps[i]
+      if s then
+        time, dt, step = s.time, s.dt, s.n
+        for _, kv in ipairs(s.shared) do setShared(kv[1], kv[2]) end
+      end
+      local ctx, flags = ctxs[cagent[i]], cflags[i]
+      if flags == 1 or flags == 3 then
+        ctx.state = {}
+      end
+      ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = rules[crule[i]], flags >= 2, time, dt, step
+      if calls then
+        local ok, r = pcall(fns[cfn[i]], ctx, params[cparams[i]], carg[i])
+        n = n + 1
+        if not ok then
+          errors = errors + 1
+          if errors <= showErrors then
+            io.stderr:write(tostring(r), "\n")
+          end
+        elseif r == true or r == "success" then
+          sum = sum + 1
         end
-      elseif r == true or r == "success" then
-        sum = sum + 1
       end
     end
   end
+  return n, errors, sum
 end
+local t0 = clock()
+local n, errors, sum = replay(true)
 local t1 = clock()
-print(string.format("calls %d errors %d seconds %.6f checksum %d", n, errors, t1 - t0, sum))
+replay(false)
+local t2 = clock()
+print(string.format("calls %d errors %d seconds %.6f baseline %.6f checksum %d",
+  n, errors, math.max((t1 - t0) - (t2 - t1), 0), t2 - t1, sum))
