@@ -75,6 +75,20 @@ func (g *editedGame) waitExit(t *testing.T, exited <-chan time.Time, asked time.
 	}
 }
 
+// stepper is a test's step runner: it runs a named step's actions in the
+// tab of ctx (runStep) and fails the test with what the page showed; the
+// step's duration is only logged.
+func stepper(t *testing.T, ctx context.Context) func(what string, actions ...chromedp.Action) {
+	return func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		begin := time.Now()
+		if err := runStep(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		t.Logf("%s: %v", what, time.Since(begin).Round(time.Millisecond))
+	}
+}
+
 // runStep runs actions within a minute; when they fail, it says what the
 // page showed then (its text, and a screenshot in the temporary folder).
 func runStep(ctx context.Context, actions ...chromedp.Action) error {
@@ -170,14 +184,7 @@ type agentState struct {
 func TestEditor_inABrowser(t *testing.T) {
 	g := startEdited(t, "-paused", "-steps", "100000") // first: it may build the nav plugin
 	ctx := browser(t)
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		begin := time.Now()
-		if err := runStep(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		t.Logf("%s: %v", what, time.Since(begin).Round(time.Millisecond))
-	}
+	run := stepper(t, ctx)
 	grunt := filepath.Join(g.dir, "scripts", "ai", "grunt.xml")
 	original, err := os.ReadFile(grunt)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -21,14 +20,7 @@ import (
 func TestEditor_lostWorkDefects(t *testing.T) {
 	g := startEdited(t, "-paused")
 	ctx := browser(t)
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		begin := time.Now()
-		if err := runStep(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		t.Logf("%s: %v", what, time.Since(begin).Round(time.Millisecond))
-	}
+	run := stepper(t, ctx)
 	grunt := filepath.Join(g.dir, "scripts", "ai", "grunt.xml")
 	original, err := os.ReadFile(grunt)
 	if err != nil {

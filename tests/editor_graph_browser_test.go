@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -107,14 +106,7 @@ func TestEditor_editInTheDrawing(t *testing.T) {
 	g := startEdited(t, "-paused")
 	stepPaused(t, g.url, 5)
 	ctx := browser(t)
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		begin := time.Now()
-		if err := runStep(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		t.Logf("%s: %v", what, time.Since(begin).Round(time.Millisecond))
-	}
+	run := stepper(t, ctx)
 	src := func(expr string) chromedp.Action {
 		return waitJS(`(() => { const s = ed.cur.source; return ` + expr + ` })()`)
 	}
@@ -218,14 +210,7 @@ func TestEditor_editInTheDrawing(t *testing.T) {
 func TestEditor_structuralEditing(t *testing.T) {
 	g := startEdited(t, "-paused")
 	ctx := browser(t)
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		begin := time.Now()
-		if err := runStep(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		t.Logf("%s: %v", what, time.Since(begin).Round(time.Millisecond))
-	}
+	run := stepper(t, ctx)
 	src := func(expr string) chromedp.Action {
 		return waitJS(`(() => { const s = ed.cur.source; return ` + expr + ` })()`)
 	}
