@@ -48,6 +48,7 @@ type Conductor struct {
 	records []Item
 	reqs    []Item
 	outbox  []Item
+	carry   []Item // signals sent by inputs' handlers between steps (inputs.go)
 }
 
 // Stats count the exchanges of a conductor's steps: what the number of
@@ -88,7 +89,8 @@ func (c *Conductor) Step(step uint64) error {
 	if err != nil {
 		return err
 	}
-	c.outbox = c.outbox[:0]
+	c.outbox = append(c.outbox[:0], c.carry...)
+	c.carry = c.carry[:0]
 	c.stats.Steps++
 	c.begin(StepStart, step)
 	for k := range c.out {

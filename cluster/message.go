@@ -42,10 +42,14 @@ const (
 	// (Round 1: the output's folded repeats; Round 2: what closing them
 	// writes), PhaseReport by place.
 	Finish
+	// InputCheck asks whether the receivers of an input's deliveries
+	// (Delivery items) would take them; the reply holds the shard's first
+	// refusal (inputs.go). Nothing is delivered.
+	InputCheck
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "input check"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {

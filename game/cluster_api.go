@@ -18,6 +18,9 @@ type Conductor struct {
 	g *Game
 	h *conductorHost
 	c *cluster.Conductor
+
+	inputs  cluster.Journal // nil: inputs are not journaled (cluster_inputs.go)
+	pending []cluster.Input // journaled inputs a replay applies again
 }
 
 // Conduct makes g, opened and not started, the conductor of the link's
@@ -42,6 +45,9 @@ func (c *Conductor) Start() error { return c.h.start() }
 // Run runs steps steps.
 func (c *Conductor) Run(steps int) error {
 	for range steps {
+		if err := c.replayDue(); err != nil { // cluster_inputs.go
+			return err
+		}
 		if err := c.c.Step(c.g.step + 1); err != nil {
 			return err
 		}

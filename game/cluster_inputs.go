@@ -1,0 +1,168 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/btrun/btrun/cluster"
+	"github.com/btrun/btrun/runtime"
+)
+
+// Inputs from outside a cluster's run (docs/cluster.md, "Inputs from
+// outside"): a signal a Go program sends between two steps is journaled
+// before it is applied (cluster.Journal), and applied as one process
+// applies Game.Signal between the same two steps: the shards holding its
+// receivers deliver it at once, at the step just done, and what its
+// handlers send joins the next step's queue. A replay from a checkpoint
+// applies the journaled inputs again after the same steps (Replay), so the
+// run that lost a process writes what the run without the loss wrote.
+//
+// Agents added or removed while a cluster runs are refused
+// (ErrClusterFeature): every process holds every agent today, and a new
+// agent's spawn runs the world script, which only the conductor keeps
+// current.
+
+// InputRefusedError is an input the game refused as one process refuses
+// it (a receiver stopped, or unable to hold the signal's stimulus):
+// nothing of it was applied. A replay meets the same refusal again.
+type InputRefusedError struct{ Reason string }
+
+func (e *InputRefusedError) Error() string { return e.Reason }
+
+// SetJournal makes the conductor journal every input from outside the run
+// (Signal) in j before applying it; nil journals none.
+func (c *Conductor) SetJournal(j cluster.Journal) { c.inputs = j }
+
+// Replay gives the conductor journaled inputs to apply again (a journal's
+// From the step of the checkpoint the run went back to): each is applied
+// between its step and the next, before any new input there. Call it
+// after Load.
+func (c *Conductor) Replay(ins []cluster.Input) error {
+	for i := range ins {
+		if ins[i].Step < c.g.step {
+			return fmt.Errorf("game: journaled input %d follows step %d, and the run is at step %d", ins[i].Seq, ins[i].Step, c.g.step)
+		}
+	}
+	c.pending = append(c.pending[:0], ins...)
+	return nil
+}
+
+// replayDue applies the pending replayed inputs that follow the step just
+// done. Their refusals were the first run's too.
+func (c *Conductor) replayDue() error {
+	for len(c.pending) > 0 && c.pending[0].Step == c.g.step {
+		in := c.pending[0]
+		c.pending = c.pending[1:]
+		var refused *InputRefusedError
+		if err := c.apply(&in); err != nil && !errors.As(err, &refused) {
+			return fmt.Errorf("game: replaying journaled input %d after step %d: %w", in.Seq, in.Step, err)
+		}
+	}
+	if len(c.pending) > 0 && c.pending[0].Step < c.g.step {
+		return fmt.Errorf("game: journaled input %d follows step %d, which the run passed", c.pending[0].Seq, c.pending[0].Step)
+	}
+	return nil
+}
+
+// Signal sends a signal to the agent with id to, or to every agent with to
+// "all", between two steps, as Game.Signal does in one process: the same
+// lines, at the same place of the trace and the output. With a journal
+// (SetJournal), it is journaled first. A refusal (a receiver stopped, or
+// unable to hold it) is an *InputRefusedError, and nothing is delivered.
+func (c *Conductor) Signal(to, name string, data runtime.Value) error {
+	g := c.g
+	if name == "" {
+		return fmt.Errorf("game: a signal needs a name")
+	}
+	if err := runtime.CheckData(data); err != nil {
+		return fmt.Errorf("game: signal %q to %q: %w", name, to, err)
+	}
+	if to != "all" && g.byID[to] == nil {
+		return fmt.Errorf("game: no agent %q to send %q to", to, name)
+	}
+	b, err := g.cl.encodeValue(data)
+	if err != nil {
+		return err
+	}
+	if err := c.replayDue(); err != nil { // replayed inputs of this step come first
+		return err
+	}
+	in := cluster.Input{Step: g.step, Kind: cluster.InputSignal, To: to, Name: name, Data: b}
+	if c.inputs != nil {
+		if in.Seq, err = c.inputs.Append(in); err != nil {
+			return fmt.Errorf("game: journaling signal %q to %q after step %d: %w", name, to, g.step, err)
+		}
+	}
+	return c.apply(&in)
+}
+
+// AddAgent is refused in a cluster today (see above).
+func (c *Conductor) AddAgent(id, tree string, data runtime.AgentData) error {
+	return fmt.Errorf("%w: adding agent %s while a cluster runs (every process holds every agent today)", ErrClusterFeature, id)
+}
+
+// RemoveAgent is refused in a cluster today (see above).
+func (c *Conductor) RemoveAgent(id string) error {
+	return fmt.Errorf("%w: removing agent %s while a cluster runs (every process holds every agent today)", ErrClusterFeature, id)
+}
+
+// apply applies a journaled input: the shards check that its receivers
+// take it, then deliver it.
+func (c *Conductor) apply(in *cluster.Input) error {
+	g := c.g
+	if in.Kind != cluster.InputSignal {
+		return fmt.Errorf("game: journaled input %d: kind %d", in.Seq, in.Kind)
+	}
+	d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: -1, Text: GoSender, Name: in.Name, Data: in.Data}
+	if in.To != "all" {
+		ga := g.byID[in.To]
+		if ga == nil {
+			return fmt.Errorf("game: journaled input %d: no agent %q", in.Seq, in.To)
+		}
+		d.Agent = ga.idx
+	}
+	dels := []cluster.Item{d}
+	refusal, err := c.c.CheckInput(g.step, dels)
+	if err != nil {
+		return err
+	}
+	if refusal != "" {
+		return &InputRefusedError{Reason: refusal}
+	}
+	return c.c.DeliverInput(g.step, dels)
+}
+
+// CheckDelivery is the shard's part of Game.Signal's refusals: the first
+// of its receivers (in config order) that would refuse d, as an Answer
+// item whose Text is the error one process returns.
+func (h *shardHost) CheckDelivery(d *cluster.Item, out *cluster.Out) error {
+	g := h.g
+	data, err := decodeValue(d.Data)
+	if err != nil {
+		return err
+	}
+	refuse := func(ga *gameAgent, reason string) {
+		out.Add(cluster.Place(cluster.PhaseDelivery, int64(ga.idx)), 0,
+			cluster.Item{Kind: cluster.Answer, Agent: ga.idx, Peer: -1, Text: reason})
+	}
+	if d.Agent >= 0 {
+		if !g.cl.holds(d.Agent) {
+			return fmt.Errorf("game: a signal to agent %d on the shard of agents %d..%d", d.Agent, g.cl.lo, g.cl.hi-1)
+		}
+		ga := g.agents[d.Agent]
+		id := ga.a.ID()
+		if ga.stopped {
+			refuse(ga, fmt.Sprintf("game: agent %s is stopped (on_failure = \"stop\"): it receives no signal", id))
+		} else if err := g.refuses(d.Name, data, ga); err != nil {
+			refuse(ga, fmt.Sprintf("game: signal %q to %q: %v", d.Name, id, err))
+		}
+		return nil
+	}
+	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
+		if err := g.refuses(d.Name, data, ga); err != nil {
+			refuse(ga, fmt.Sprintf("game: signal %q to all: %v", d.Name, err))
+			return nil
+		}
+	}
+	return nil
+}
