@@ -94,7 +94,7 @@ func (s *Store) Drop() error {
 	if err := s.js.DeleteKeyValue(ctx, runBucket(s.run)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return fmt.Errorf("natsnet: deleting the store of run %s: %w", s.run, err)
 	}
-	return nil
+	return s.dropInputs(ctx) // inputs.go
 }
 
 // DropFiles deletes the files' object store of link, a link of the run
