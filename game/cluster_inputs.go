@@ -23,8 +23,9 @@ import (
 // current.
 
 // InputRefusedError is an input the game refused as one process refuses
-// it (a receiver stopped, or unable to hold the signal's stimulus):
-// nothing of it was applied. A replay meets the same refusal again.
+// it (no such receiver, bad data, a receiver stopped or unable to hold the
+// signal's stimulus), with one process's message: nothing of it was
+// applied. A replay meets the same refusal again.
 type InputRefusedError struct{ Reason string }
 
 func (e *InputRefusedError) Error() string { return e.Reason }
@@ -68,17 +69,19 @@ func (c *Conductor) replayDue() error {
 // "all", between two steps, as Game.Signal does in one process: the same
 // lines, at the same place of the trace and the output. With a journal
 // (SetJournal), it is journaled first. A refusal (a receiver stopped, or
-// unable to hold it) is an *InputRefusedError, and nothing is delivered.
+// unable to hold it, no such receiver, bad data) is an *InputRefusedError,
+// and nothing is delivered; any other error ends the run (a shard lost, or
+// the journal out of reach: see docs/cluster.md).
 func (c *Conductor) Signal(to, name string, data runtime.Value) error {
 	g := c.g
-	if name == "" {
-		return fmt.Errorf("game: a signal needs a name")
+	switch {
+	case name == "":
+		return &InputRefusedError{Reason: "game: a signal needs a name"}
+	case to != "all" && g.byID[to] == nil:
+		return &InputRefusedError{Reason: fmt.Sprintf("game: no agent %q to send %q to", to, name)}
 	}
 	if err := runtime.CheckData(data); err != nil {
-		return fmt.Errorf("game: signal %q to %q: %w", name, to, err)
-	}
-	if to != "all" && g.byID[to] == nil {
-		return fmt.Errorf("game: no agent %q to send %q to", to, name)
+		return &InputRefusedError{Reason: fmt.Errorf("game: signal %q to %q: %w", name, to, err).Error()}
 	}
 	b, err := g.cl.encodeValue(data)
 	if err != nil {

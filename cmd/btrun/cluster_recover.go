@@ -46,7 +46,8 @@ type clusterSession struct {
 	first      uint64        // the step this conductor went on from
 	until      uint64        // the step the run ends at
 	recoveries int
-	own        []string // the links' names of their own
+	own        []string        // the links' names of their own
+	inputs     *natsnet.Inputs // the run's journal of inputs (cluster_inputs.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -74,8 +75,8 @@ func openSession(r clusterRun, url, name string, embedded bool, stderr io.Writer
 		store.Close()
 		return nil, err
 	}
-	if !r.resume {
-		err = store.Forget()
+	if s.inputs, err = store.Inputs(natsnet.StoreOptions{}); err == nil && !r.resume {
+		err = errors.Join(store.Forget(), s.inputs.Prune(^uint64(0))) // a new run forgets an old one's inputs too
 	}
 	if err != nil {
 		s.close()
@@ -270,6 +271,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		link.Close()
 		return st, err
 	}
+	c.SetJournal(s.inputs)
 	defer func() {
 		st = c.Stats()
 		if err != nil {
@@ -301,6 +303,9 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 			if err := s.lease.Renew(); err != nil {
 				return st, s.standDown(err)
 			}
+		}
+		if err := s.sendInputs(c); err != nil {
+			return st, s.standDown(err)
 		}
 		if err := c.Run(1); err != nil {
 			return st, err
@@ -340,6 +345,9 @@ func (s *clusterSession) begin(c *game.Conductor, from *cluster.Checkpoint) (uin
 			steps = r.steps
 		}
 		until := c.Step() + uint64(steps)
+		if err := s.restartInputs(); err != nil {
+			return 0, err
+		}
 		return until, s.checkpoint(c, until)
 	}
 	err := c.Start()
@@ -370,6 +378,9 @@ func (s *clusterSession) begin(c *game.Conductor, from *cluster.Checkpoint) (uin
 		return 0, fmt.Errorf("the output: %w", err)
 	}
 	s.seq = from.Seq
+	if err := s.replayInputs(c, from.Step); err != nil {
+		return 0, err
+	}
 	return from.Until, nil
 }
 
@@ -400,7 +411,7 @@ func (s *clusterSession) checkpoint(c *game.Conductor, until uint64) error {
 		return err
 	}
 	s.seq = cp.Seq
-	return nil
+	return s.inputs.Prune(cp.Step) // the checkpoint holds the inputs before its step
 }
 
 // faultyStore meets the conductor's "commit" fault between a checkpoint's

@@ -32,6 +32,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	clusterURL := fs.String("cluster", "", "with -shards: an existing NATS server or cluster (nats://HOST:PORT); shards join with `btrun shard`")
 	runName := fs.String("name", "", "with -shards: the run's name on NATS")
 	resume := fs.Bool("resume", false, "with -shards and -name: go on with the run from its last checkpoint, after its conductor died")
+	inputs := fs.String("inputs", "", "send the signals this file lists between steps (one a line: AFTER signal TO NAME [DATA]; docs/cli.md)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-explain] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
 		fs.PrintDefaults()
@@ -73,6 +74,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
+	feed, err := openFeed(*inputs) // inputs.go
+	if err != nil {
+		fmt.Fprintln(stderr, "btrun run:", err)
+		return exitUsage
+	}
 	shardsSet := false
 	fs.Visit(func(f *flag.Flag) { shardsSet = shardsSet || f.Name == "shards" })
 	if !shardsSet {
@@ -88,7 +94,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return clusterRun{cfg: cfg, shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
-			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet, resume: *resume}.run(stdout, stderr)
+			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet, resume: *resume, feed: feed}.run(stdout, stderr)
 	}
 	if *clusterURL != "" || *runName != "" || *resume {
 		fmt.Fprintln(stderr, "btrun run: -cluster, -name and -resume go with -shards N (or [cluster] shards)")
@@ -98,7 +104,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	defer in.release()
 	opts := game.Options{Trace: *trace, Quiet: *quiet, Stdout: stdout, Stderr: stderr, Timing: true,
 		SavePath: *save, SaveEvery: -1, Progress: *trace != "-" && isTerminal(stdout), Stop: in.stop,
-		Realtime: *realtime, Explain: *explain}
+		Realtime: *realtime, Explain: *explain, BeforeStep: feed.beforeStep(stderr)}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			opts.Seed = seed

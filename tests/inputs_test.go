@@ -1,0 +1,105 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exampleInputs are signals from outside for the example game (`btrun run
+// -inputs`): some before the checkpoint of step 200, some between it and
+// step 250 (where the tests below lose a process), some after; one to an
+// agent the game does not have, which both runs report and skip.
+const exampleInputs = `# after step, signal, to, name, data
+50 signal grunt-1 OnEnemySeen
+100 signal nobody OnEnemySeen
+150 signal all OnLostSightOfTarget
+200 signal grunt-2 OnEnemySeen
+210 signal medic-2 OnHurt {"who": "courier-1", "x": 3, "y": -4}
+230 signal all OnBackToNormal
+230 signal scout-1 OnEnemySeen
+300 signal grunt-2 OnLostSightOfTarget
+420 signal medic-3 OnHurt {"who": "courier-2", "x": -6, "y": 2}
+`
+
+// withInputs writes exampleInputs into dir and returns its path.
+func withInputs(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "inputs.txt")
+	if err := os.WriteFile(path, []byte(exampleInputs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// oneProcessInputs is oneProcess with the inputs.
+func oneProcessInputs(t *testing.T, config, dir, inputs string) (trace, save []byte, out string) {
+	t.Helper()
+	r := run(t, "", "run", "-config", config, "-steps", "600", "-inputs", inputs,
+		"-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `inputs.txt:3: game: no agent "nobody" to send "OnEnemySeen" to`) {
+		t.Errorf("the signal to nobody is not reported: %q", r.stderr)
+	}
+	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
+	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
+	return trace, save, r.stdout
+}
+
+// TestInputs_clusterReplaysJournal: signals from outside a cluster run
+// (-inputs) reach its agents as they reach one process's; with a shard
+// killed at step 250 (after the inputs of steps 200 to 230, before the
+// next checkpoint) the run goes back to step 200 and applies the
+// journaled inputs again: its trace, save and output are one process's.
+// So is a conductor killed before step 250 and resumed (-resume), which
+// takes the inputs after the checkpoint from the journal and the file's
+// lines after those.
+func TestInputs_clusterReplaysJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	inputs := withInputs(t, dir)
+	trace, save, out := oneProcessInputs(t, config, dir, inputs)
+	for _, c := range []struct{ fault, tag string }{
+		{"", "plain"},
+		{"shard1:report:250", "lost"},
+		{"conductor:step:250", "resumed"},
+	} {
+		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-" + c.tag, "-inputs", inputs,
+			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}
+		r := runFault(t, c.fault, args...)
+		if c.tag == "resumed" {
+			if r.code == 0 {
+				t.Fatalf("%s: the conductor was not killed", c.fault)
+			}
+			r = run(t, "", append(args, "-resume")...)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
+		}
+		switch c.tag {
+		case "lost":
+			if !strings.Contains(r.stderr, "going back to the checkpoint of step 200 and replaying") {
+				t.Errorf("%s: no recovery from step 200 in %q", c.tag, r.stderr)
+			}
+			fallthrough
+		case "plain":
+			if beforeSummary(r.stdout) != beforeSummary(out) {
+				t.Errorf("%s: the output differs from one process's", c.tag)
+			}
+			if !strings.Contains(r.stderr, `inputs.txt:3: game: no agent "nobody"`) {
+				t.Errorf("%s: the signal to nobody is not reported: %q", c.tag, r.stderr)
+			}
+		case "resumed":
+			if !strings.Contains(r.stderr, "resuming run inputs-resumed from its checkpoint at step 200") {
+				t.Errorf("%s: %q", c.tag, r.stderr)
+			}
+		}
+		sameFiles(t, c.tag, dir, trace, save)
+	}
+}
