@@ -54,9 +54,11 @@ func oneProcessInputs(t *testing.T, config, dir, inputs string) (trace, save []b
 // killed at step 250 (after the inputs of steps 200 to 230, before the
 // next checkpoint) the run goes back to step 200 and applies the
 // journaled inputs again: its trace, save and output are one process's.
-// So is a conductor killed before step 250 and resumed (-resume), which
-// takes the inputs after the checkpoint from the journal and the file's
-// lines after those.
+// So is a shard killed as the checkpoint of step 200 gathers (back to step
+// 100, the journal not pruned), and a conductor killed before step 250 or
+// before committing the checkpoint of step 200 and resumed (-resume),
+// which takes the inputs after the checkpoint from the journal and the
+// file's lines after those.
 func TestInputs_clusterReplaysJournal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
@@ -68,12 +70,14 @@ func TestInputs_clusterReplaysJournal(t *testing.T) {
 	for _, c := range []struct{ fault, tag string }{
 		{"", "plain"},
 		{"shard1:report:250", "lost"},
+		{"shard0:save:200", "lost-mid-checkpoint"}, // back to step 100: the journal holds 150 on
 		{"conductor:step:250", "resumed"},
+		{"conductor:commit:200", "resumed-mid-checkpoint"},
 	} {
 		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-" + c.tag, "-inputs", inputs,
 			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}
 		r := runFault(t, c.fault, args...)
-		if c.tag == "resumed" {
+		if strings.HasPrefix(c.tag, "resumed") {
 			if r.code == 0 {
 				t.Fatalf("%s: the conductor was not killed", c.fault)
 			}
@@ -82,10 +86,14 @@ func TestInputs_clusterReplaysJournal(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
 		}
+		back := "step 200"
+		if strings.HasSuffix(c.tag, "mid-checkpoint") {
+			back = "step 100"
+		}
 		switch c.tag {
-		case "lost":
-			if !strings.Contains(r.stderr, "going back to the checkpoint of step 200 and replaying") {
-				t.Errorf("%s: no recovery from step 200 in %q", c.tag, r.stderr)
+		case "lost", "lost-mid-checkpoint":
+			if !strings.Contains(r.stderr, "going back to the checkpoint of "+back+" and replaying") {
+				t.Errorf("%s: no recovery from %s in %q", c.tag, back, r.stderr)
 			}
 			fallthrough
 		case "plain":
@@ -95,11 +103,33 @@ func TestInputs_clusterReplaysJournal(t *testing.T) {
 			if !strings.Contains(r.stderr, `inputs.txt:3: game: no agent "nobody"`) {
 				t.Errorf("%s: the signal to nobody is not reported: %q", c.tag, r.stderr)
 			}
-		case "resumed":
-			if !strings.Contains(r.stderr, "resuming run inputs-resumed from its checkpoint at step 200") {
+		default:
+			if !strings.Contains(r.stderr, "resuming run inputs-"+c.tag+" from its checkpoint at "+back) {
 				t.Errorf("%s: %q", c.tag, r.stderr)
 			}
 		}
 		sameFiles(t, c.tag, dir, trace, save)
+	}
+}
+
+// TestInputs_badFileIsRefusedWithItsLine: an inputs file that cannot be
+// read is refused before the run starts (exit 2), naming the line and why.
+func TestInputs_badFileIsRefusedWithItsLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"# a comment\nx signal grunt-1 Alarm", `inputs.txt:2: "x": the step an input follows is a number`},
+		{"5 shout grunt-1 Alarm", `inputs.txt:1: "5 shout grunt-1 Alarm": an input is AFTER signal TO NAME [DATA]`},
+		{"5 signal grunt-1 Alarm {\"a\": ", `inputs.txt:1: signal Alarm's data "{\"a\":": not one JSON value`},
+		{"5 signal grunt-1 Alarm 1 2", `inputs.txt:1: signal Alarm's data "1 2": not one JSON value`},
+		{"7 signal all Alarm\n5 signal all Alarm", `inputs.txt:2: after step 5 comes after a line of step 7`},
+	} {
+		path := filepath.Join(dir, "inputs.txt")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, "", "run", "-config", fixture("alarm"), "-inputs", path)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%q: exit %d: %s\nwant %s", c.text, r.code, r.stderr, c.want)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func (s *clusterSession) replayInputs(c *game.Conductor, from uint64) error {
 		return err
 	}
 	if s.r.resume && s.links == 1 && s.r.feed != nil {
-		s.r.feed.skip(from, len(ins))
+		s.r.feed.skip(from, ins)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/internal/readfile"
 	"github.com/btrun/btrun/runtime"
@@ -138,14 +139,26 @@ func (f *inputFeed) send(s uint64, again bool, signal sendFunc, fatal func(error
 	return nil
 }
 
-// skip passes by the inputs of steps before s and then n more: those a
-// resumed run's checkpoint and journal hold.
-func (f *inputFeed) skip(s uint64, n int) {
+// skip passes by the inputs of steps before s and then those journaled
+// (a resumed run's checkpoint and journal hold them), matched in order by
+// step, receiver and signal: a line the game refused before it was
+// journaled (no such agent) is passed by too.
+func (f *inputFeed) skip(s uint64, journaled []cluster.Input) {
 	f.next = 0
 	for f.next < len(f.ins) && f.ins[f.next].after < s {
 		f.next++
 	}
-	f.next = min(f.next+n, len(f.ins))
+	for _, j := range journaled {
+		for f.next < len(f.ins) && !f.ins[f.next].is(&j) {
+			f.next++
+		}
+		f.next = min(f.next+1, len(f.ins))
+	}
+}
+
+// is reports whether the line is the journaled input j.
+func (in *runInput) is(j *cluster.Input) bool {
+	return in.after == j.Step && in.to == j.To && in.name == j.Name
 }
 
 // openFeed reads the inputs file at path ("": none).
