@@ -48,7 +48,7 @@ type Conductor struct {
 	records []Item
 	reqs    []Item
 	outbox  []Item
-	carry   []Item // signals sent by inputs' handlers between steps (inputs.go)
+	carry   []Item // deliveries of what inputs' handlers sent between steps (inputs.go)
 }
 
 // Stats count the exchanges of a conductor's steps: what the number of
@@ -89,8 +89,7 @@ func (c *Conductor) Step(step uint64) error {
 	if err != nil {
 		return err
 	}
-	c.outbox = append(c.outbox[:0], c.carry...)
-	c.carry = c.carry[:0]
+	c.outbox = c.outbox[:0]
 	c.stats.Steps++
 	c.begin(StepStart, step)
 	for k := range c.out {
@@ -137,11 +136,12 @@ func (c *Conductor) Step(step uint64) error {
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: step %d, report: %w", step, err)
 	}
-	for len(c.outbox) > 0 {
+	for len(c.outbox) > 0 || len(c.carry) > 0 {
 		dels, err := c.Host.Route(c.outbox)
 		if err != nil {
 			return err
 		}
+		dels = c.carried(dels) // inputs.go
 		c.outbox = c.outbox[:0]
 		c.stats.Batches++
 		c.begin(Deliver, step)

@@ -22,6 +22,10 @@ const (
 	// InputSignal sends signal Name with Data to the agent To, or to every
 	// agent with To "all", as the game's Signal does.
 	InputSignal InputKind = 1 + iota
+	// InputAdd adds an agent with id To running tree Name, as the game's
+	// AddAgent does; InputRemove removes the agent To.
+	InputAdd
+	InputRemove
 	numInputKinds
 )
 
@@ -30,8 +34,8 @@ type Input struct {
 	Seq  uint64 // its number in the journal (Append gives it)
 	Step uint64 // the step it follows: it is applied between Step and Step+1
 	Kind InputKind
-	To   string // InputSignal: the receiver's id, or "all"
-	Name string // InputSignal: the signal
+	To   string // InputSignal: the receiver's id, or "all"; InputAdd, InputRemove: the agent's id
+	Name string // InputSignal: the signal; InputAdd: the agent's tree
 	Data []byte // InputSignal: its data, as the game encodes it
 }
 
@@ -165,10 +169,11 @@ func (c *Conductor) CheckInput(step uint64, dels []Item) (string, error) {
 	return refusals[0].Text, nil
 }
 
-// DeliverInput delivers dels (Delivery items) between step and the next,
-// as one process delivers a signal sent from outside then: their records
-// are written now, and the signals their handlers send join the next
-// step's queue ahead of that step's own, where one process has them.
+// DeliverInput delivers dels (Delivery items, and Record items of the
+// conductor's own between them) between step and the next, as one process
+// delivers a signal sent from outside then: their records are written
+// now, and the signals their handlers send join the next step's queue
+// ahead of that step's own, where one process has them.
 func (c *Conductor) DeliverInput(step uint64, dels []Item) error {
 	if err := c.init(); err != nil {
 		return err
@@ -181,9 +186,34 @@ func (c *Conductor) DeliverInput(step uint64, dels []Item) error {
 	if err := c.exchange(false); err != nil {
 		return fmt.Errorf("cluster: after step %d, an input's deliveries: %w", step, err)
 	}
-	c.carry = append(c.carry, c.outbox...)
+	return c.carry1()
+}
+
+// carry1 routes the signals that an input's handlers (or a removed
+// agent's close) sent into deliveries that open the next step's queue:
+// routed now, while their senders hold their places.
+func (c *Conductor) carry1() error {
+	if len(c.outbox) == 0 {
+		return nil
+	}
+	dels, err := c.Host.Route(c.outbox)
 	c.outbox = c.outbox[:0]
+	if err != nil {
+		return err
+	}
+	c.carry = append(c.carry, dels...)
 	return nil
+}
+
+// carried puts the deliveries inputs left before dels, the step's first
+// batch: in one process they come first in its queue.
+func (c *Conductor) carried(dels []Item) []Item {
+	if len(c.carry) == 0 {
+		return dels
+	}
+	dels = append(c.carry, dels...)
+	c.carry = nil
+	return dels
 }
 
 // checkDelivery serves an InputCheck message.

@@ -46,10 +46,15 @@ const (
 	// (Delivery items) would take them; the reply holds the shard's first
 	// refusal (inputs.go). Nothing is delivered.
 	InputCheck
+	// InputAgents adds or removes an agent between two steps (an AgentAdd
+	// or AgentRemove item) and gives the shard its range of the new
+	// layout (an AgentRange item); the reply holds the lines and signals
+	// of the removed agent's close (inputs_agents.go).
+	InputAgents
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "input check"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "input check", "input agents"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {
@@ -78,6 +83,14 @@ const (
 	Record
 	// AgentSave: one agent's save.
 	AgentSave
+	// AgentAdd: an agent added (Agent its place, Text its id, Name its
+	// tree, Data its save after its spawn on the conductor).
+	AgentAdd
+	// AgentRemove: an agent removed (Agent its place, Text its id); in a
+	// reply, Text is the error its close returned.
+	AgentRemove
+	// AgentRange: a shard's range of agents, [Agent, Peer).
+	AgentRange
 	numItemKinds
 )
 

@@ -103,6 +103,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return nil
 	case InputCheck:
 		return s.checkDelivery(m)
+	case InputAgents:
+		return s.changeAgents(m)
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

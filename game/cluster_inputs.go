@@ -1,7 +1,6 @@
 package game
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/btrun/btrun/cluster"
@@ -17,18 +16,19 @@ import (
 // applies the journaled inputs again after the same steps (Replay), so the
 // run that lost a process writes what the run without the loss wrote.
 //
-// Agents added or removed while a cluster runs are refused
-// (ErrClusterFeature): every process holds every agent today, and a new
-// agent's spawn runs the world script, which only the conductor keeps
-// current.
+// Agents added and removed between steps are inputs too
+// (cluster_inputs_agents.go).
 
-// InputRefusedError is an input the game refused as one process refuses
-// it (no such receiver, bad data, a receiver stopped or unable to hold the
-// signal's stimulus), with one process's message: nothing of it was
-// applied. A replay meets the same refusal again.
-type InputRefusedError struct{ Reason string }
+// InputError is the game's answer to an input from outside a cluster's
+// run, with one process's message: a refusal (no such receiver or agent,
+// bad data, a receiver stopped or unable to hold the signal's stimulus),
+// after which nothing of it was applied, or an error of applying it (a
+// removed agent's close that failed: the agent is removed). A replay
+// meets the same answer again. Any other error of Signal, AddAgent or
+// RemoveAgent is the cluster's (a shard lost, the journal out of reach).
+type InputError struct{ Reason string }
 
-func (e *InputRefusedError) Error() string { return e.Reason }
+func (e *InputError) Error() string { return e.Reason }
 
 // SetJournal makes the conductor journal every input from outside the run
 // (Signal) in j before applying it; nil journals none.
@@ -49,13 +49,13 @@ func (c *Conductor) Replay(ins []cluster.Input) error {
 }
 
 // replayDue applies the pending replayed inputs that follow the step just
-// done. Their refusals were the first run's too.
+// done. What the game told the first run of them (a refusal), it tells
+// again; only a failure of the cluster ends the replay.
 func (c *Conductor) replayDue() error {
 	for len(c.pending) > 0 && c.pending[0].Step == c.g.step {
 		in := c.pending[0]
 		c.pending = c.pending[1:]
-		var refused *InputRefusedError
-		if err := c.apply(&in); err != nil && !errors.As(err, &refused) {
+		if _, err := c.apply(&in); err != nil {
 			return fmt.Errorf("game: replaying journaled input %d after step %d: %w", in.Seq, in.Step, err)
 		}
 	}
@@ -65,74 +65,89 @@ func (c *Conductor) replayDue() error {
 	return nil
 }
 
+// journal journals an input that follows the step just done, after the
+// replayed inputs there, and applies it: the game's answer, or the
+// cluster's failure.
+func (c *Conductor) journal(in cluster.Input) error {
+	if err := c.replayDue(); err != nil { // replayed inputs of this step come first
+		return err
+	}
+	in.Step = c.g.step
+	if c.inputs != nil {
+		seq, err := c.inputs.Append(in)
+		if err != nil {
+			return fmt.Errorf("game: journaling an input after step %d: %w", in.Step, err)
+		}
+		in.Seq = seq
+	}
+	told, err := c.apply(&in)
+	if err != nil {
+		return err
+	}
+	return told
+}
+
 // Signal sends a signal to the agent with id to, or to every agent with to
 // "all", between two steps, as Game.Signal does in one process: the same
 // lines, at the same place of the trace and the output. With a journal
 // (SetJournal), it is journaled first. A refusal (a receiver stopped, or
-// unable to hold it, no such receiver, bad data) is an *InputRefusedError,
-// and nothing is delivered; any other error ends the run (a shard lost, or
-// the journal out of reach: see docs/cluster.md).
+// unable to hold it, no such receiver, bad data) is an *InputError, and
+// nothing is delivered; any other error is the cluster's (a shard lost,
+// or the journal out of reach: see docs/cluster.md).
 func (c *Conductor) Signal(to, name string, data runtime.Value) error {
 	g := c.g
 	switch {
 	case name == "":
-		return &InputRefusedError{Reason: "game: a signal needs a name"}
+		return &InputError{Reason: "game: a signal needs a name"}
 	case to != "all" && g.byID[to] == nil:
-		return &InputRefusedError{Reason: fmt.Sprintf("game: no agent %q to send %q to", to, name)}
+		return &InputError{Reason: fmt.Sprintf("game: no agent %q to send %q to", to, name)}
 	}
 	if err := runtime.CheckData(data); err != nil {
-		return &InputRefusedError{Reason: fmt.Errorf("game: signal %q to %q: %w", name, to, err).Error()}
+		return &InputError{Reason: fmt.Errorf("game: signal %q to %q: %w", name, to, err).Error()}
 	}
 	b, err := g.cl.encodeValue(data)
 	if err != nil {
 		return err
 	}
-	if err := c.replayDue(); err != nil { // replayed inputs of this step come first
-		return err
+	return c.journal(cluster.Input{Kind: cluster.InputSignal, To: to, Name: name, Data: b})
+}
+
+// apply applies a journaled input: told is the game's answer to it (a
+// refusal, an agent's close that failed), which a replay meets again; err
+// is a failure of the cluster.
+func (c *Conductor) apply(in *cluster.Input) (told, err error) {
+	switch in.Kind {
+	case cluster.InputSignal:
+		return c.applySignal(in)
+	case cluster.InputAdd:
+		return c.applyAdd(in)
+	case cluster.InputRemove:
+		return c.applyRemove(in)
 	}
-	in := cluster.Input{Step: g.step, Kind: cluster.InputSignal, To: to, Name: name, Data: b}
-	if c.inputs != nil {
-		if in.Seq, err = c.inputs.Append(in); err != nil {
-			return fmt.Errorf("game: journaling signal %q to %q after step %d: %w", name, to, g.step, err)
-		}
-	}
-	return c.apply(&in)
+	return nil, fmt.Errorf("game: journaled input %d: kind %d", in.Seq, in.Kind)
 }
 
-// AddAgent is refused in a cluster today (see above).
-func (c *Conductor) AddAgent(id, tree string, data runtime.AgentData) error {
-	return fmt.Errorf("%w: adding agent %s while a cluster runs (every process holds every agent today)", ErrClusterFeature, id)
-}
-
-// RemoveAgent is refused in a cluster today (see above).
-func (c *Conductor) RemoveAgent(id string) error {
-	return fmt.Errorf("%w: removing agent %s while a cluster runs (every process holds every agent today)", ErrClusterFeature, id)
-}
-
-// apply applies a journaled input: the shards check that its receivers
-// take it, then deliver it.
-func (c *Conductor) apply(in *cluster.Input) error {
+// applySignal has the shards check that the signal's receivers take it,
+// then deliver it.
+func (c *Conductor) applySignal(in *cluster.Input) (told, err error) {
 	g := c.g
-	if in.Kind != cluster.InputSignal {
-		return fmt.Errorf("game: journaled input %d: kind %d", in.Seq, in.Kind)
-	}
 	d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: -1, Text: GoSender, Name: in.Name, Data: in.Data}
 	if in.To != "all" {
 		ga := g.byID[in.To]
 		if ga == nil {
-			return fmt.Errorf("game: journaled input %d: no agent %q", in.Seq, in.To)
+			return &InputError{Reason: fmt.Sprintf("game: no agent %q to send %q to", in.To, in.Name)}, nil
 		}
 		d.Agent = ga.idx
 	}
 	dels := []cluster.Item{d}
 	refusal, err := c.c.CheckInput(g.step, dels)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if refusal != "" {
-		return &InputRefusedError{Reason: refusal}
+		return &InputError{Reason: refusal}, nil
 	}
-	return c.c.DeliverInput(g.step, dels)
+	return nil, c.c.DeliverInput(g.step, dels)
 }
 
 // CheckDelivery is the shard's part of Game.Signal's refusals: the first

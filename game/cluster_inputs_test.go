@@ -230,7 +230,7 @@ func TestConductor_signalRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := c.Signal("all", "Flood", flood)
-	var refused *InputRefusedError
+	var refused *InputError
 	if !errors.Is(want, runtime.ErrStimuli) || !errors.As(got, &refused) || got.Error() != want.Error() {
 		t.Errorf("got %v, want a refusal %v", got, want)
 	}
@@ -320,5 +320,188 @@ bt.action("hoard", {
 	}
 	if out != wantOut.String() {
 		t.Errorf("output differs:\n%s", lineDiff(out, wantOut.String()))
+	}
+}
+
+// agentsGame is a game whose agents are added and removed: the world's
+// spawn reads what its tick counted (only the conductor's world is
+// current), an action's cancel hook logs and sends a signal when its agent
+// is removed, and handlers log what they hear.
+func agentsGame(t *testing.T) string {
+	t.Helper()
+	return writeGame(t, map[string]string{
+		"config.toml": `[run]
+steps = 12
+seed = 3
+[scripts]
+paths = ["ai"]
+world = "ai/world.lua"
+[[trees]]
+name = "t"
+file = "ai/t.xml"
+[[trees]]
+name = "u"
+file = "ai/u.xml"
+[[agents]]
+tree = "t"
+count = 4
+[[agents]]
+tree = "u"
+count = 2
+`,
+		"ai/t.xml": `<behaviorTree><sequence id="s"><action id="walk" name="walk"/><action id="rest" name="walk"/></sequence></behaviorTree>`,
+		"ai/u.xml": `<behaviorTree><action id="watch" name="walk"/></behaviorTree>`,
+		"ai/world.lua": `local world = {}
+local ticks = 0
+function world.tick(game) ticks = ticks + 1 end
+function world.spawn(ctx)
+  ctx.agent.born = ticks
+  ctx.memory.left = bt.random(2, 4) + ticks % 3
+end
+function world.save() return {ticks = ticks} end
+function world.load(t) ticks = t.ticks end
+return world`,
+		"ai/t.lua": `local bt = require("bt")
+bt.action("walk", {
+  run = function(ctx)
+    ctx.memory.left = (ctx.memory.left or 3) - 1
+    if ctx.memory.left > 0 then return bt.RUNNING end
+    ctx.memory.left = bt.random(2, 4)
+    ctx:log("walked, born at " .. tostring(ctx.agent.born))
+    return bt.SUCCESS
+  end,
+  cancel = function(ctx)
+    ctx:log("cancelled")
+    ctx:send("t-1", "Bye", ctx.id)
+    ctx:send("all", "Gone", ctx.id)
+  end,
+  on = {
+    Bye = function(ctx, params, data) ctx:log("bye " .. data) end,
+    Gone = function(ctx, params, data) ctx:log("gone " .. data) end,
+    Ping = function(ctx, params, data) ctx:log("ping " .. data) end,
+  },
+})`,
+	})
+}
+
+// agentInputs are the agents added and removed, and signals, after steps.
+var agentInputs = []struct {
+	after    uint64
+	op       string // "add", "remove", "signal"
+	id, tree string
+}{
+	{2, "add", "t-9", "t"},
+	{4, "remove", "t-2", ""},
+	{5, "signal", "all", "Ping"},
+	{6, "add", "u-7", "u"},
+	{7, "remove", "t-9", ""},
+	{7, "add", "t-10", "t"},
+	{9, "remove", "t-4", ""},
+	{9, "signal", "t-10", "Ping"},
+}
+
+// changeDue applies the agentInputs that follow step s.
+func changeDue(t *testing.T, s uint64, add func(id, tree string) error, remove func(id string) error, signal func(to, name string, data runtime.Value) error) {
+	t.Helper()
+	for _, in := range agentInputs {
+		if in.after != s {
+			continue
+		}
+		var err error
+		switch in.op {
+		case "add":
+			err = add(in.id, in.tree)
+		case "remove":
+			err = remove(in.id)
+		default:
+			err = signal(in.id, in.tree, runtime.String("go"))
+		}
+		if err != nil {
+			t.Fatalf("after step %d, %s %s: %v", s, in.op, in.id, err)
+		}
+	}
+}
+
+// singleWithAgents is agentsGame's run in one process with agentInputs.
+func singleWithAgents(t *testing.T, config string, steps int) (string, string, []byte) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace, out bytes.Buffer
+	before := func(g *Game, s StepInfo) error {
+		changeDue(t, s.Step-1, func(id, tree string) error { _, err := g.AddAgent(id, tree, nil); return err }, g.RemoveAgent, g.Signal)
+		return nil
+	}
+	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out, BeforeStep: before})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Run(steps); err != nil {
+		t.Fatal(err)
+	}
+	save, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return trace.String(), out.String(), save
+}
+
+// runWithAgents runs c to step to with agentInputs between the steps.
+func runWithAgents(t *testing.T, c *Conductor, to uint64) {
+	t.Helper()
+	for c.Step() < to {
+		changeDue(t, c.Step(), func(id, tree string) error { return c.AddAgent(id, tree, nil) }, c.RemoveAgent, c.Signal)
+		if err := c.Run(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestConductor_agentsAddedAndRemoved: agents a Go program adds and removes
+// between a cluster's steps (with the world's spawn, cancel hooks that
+// log and send, signals to and from removed agents) give one process's
+// trace, output and save, on 1, 2 and 3 shards and on 2 shards of 2
+// workers.
+func TestConductor_agentsAddedAndRemoved(t *testing.T) {
+	const steps = 12
+	config := agentsGame(t)
+	wantTrace, wantOut, wantSave := singleWithAgents(t, config, steps)
+	for _, want := range []string{"cancelled", "bye t-4", "gone t-4", "ping go", "walked, born at 7"} {
+		if !strings.Contains(wantOut, want) {
+			t.Fatalf("one process's output has no %q:\n%s", want, wantOut)
+		}
+	}
+	for _, shards := range []int{1, 2, 3, -2} {
+		workers := 1
+		if shards < 0 {
+			shards, workers = -shards, 2
+		}
+		tc := startClusterWorkers(t, config, shards, workers)
+		c := tc.conductor()
+		c.SetJournal(&cluster.MemJournal{})
+		runWithAgents(t, c, steps)
+		if save := tc.save(); !bytes.Equal(save, wantSave) {
+			t.Errorf("%d shards of %d workers: the save differs from one process's", shards, workers)
+		}
+		trace, out := tc.finish()
+		if trace != wantTrace {
+			t.Errorf("%d shards of %d workers: trace differs:\n%s", shards, workers, lineDiff(trace, wantTrace))
+		}
+		if out != wantOut {
+			t.Errorf("%d shards of %d workers: output differs:\n%s", shards, workers, lineDiff(out, wantOut))
+		}
+		tc.stop()
 	}
 }
