@@ -3,6 +3,7 @@ package game
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -503,5 +504,116 @@ func TestConductor_agentsAddedAndRemoved(t *testing.T) {
 			t.Errorf("%d shards of %d workers: output differs:\n%s", shards, workers, lineDiff(out, wantOut))
 		}
 		tc.stop()
+	}
+}
+
+// startClusterFromSaves is startCluster with every game opened with
+// Options.AgentsFromSave: a cluster that goes back to a checkpoint holding
+// other agents than its config.
+func startClusterFromSaves(t *testing.T, config string, shards int) *testCluster {
+	t.Helper()
+	tc := &testCluster{t: t, errs: make([]error, shards)}
+	open := func(w io.Writer) *Game {
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Open(cfg, Options{Stdout: w, Stderr: w, AgentsFromSave: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	cg := open(&tc.out)
+	ch, err := newConductor(cg, &tc.trace, &tc.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := cluster.Cut(len(cg.agents), shards)
+	link, ends := cluster.NewLocal(shards)
+	for k := range shards {
+		lo, hi := layout.Range(k)
+		sh, err := newShard(open(io.Discard), lo, hi, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sh.start(); err != nil {
+			t.Fatal(err)
+		}
+		tc.wg.Add(1)
+		go func() {
+			defer tc.wg.Done()
+			tc.errs[k] = (&cluster.Shard{Host: sh, Link: ends[k]}).Run()
+		}()
+	}
+	if err := ch.start(); err != nil {
+		t.Fatal(err)
+	}
+	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
+	t.Cleanup(func() { tc.stop() })
+	return tc
+}
+
+// TestConductor_agentsReplayed: a cluster that goes back to a checkpoint
+// holding agents added and removed (other agents than its config's) and
+// replays the journal's inputs after it, agents added and removed among
+// them, ends with one process's trace, output and save.
+func TestConductor_agentsReplayed(t *testing.T) {
+	const steps, ckpt, lost = 12, 3, 8 // 7 agents at the checkpoint, 6 in the config
+	config := agentsGame(t)
+	wantTrace, wantOut, wantSave := singleWithAgents(t, config, steps)
+	j := &cluster.MemJournal{}
+
+	a := startClusterFromSaves(t, config, 2)
+	ca := a.conductor()
+	ca.SetJournal(j)
+	runWithAgents(t, ca, ckpt)
+	cp, err := ca.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	traceAt, outAt := a.trace.Len(), a.out.Len()
+	if err := j.Prune(ckpt); err != nil {
+		t.Fatal(err)
+	}
+	runWithAgents(t, ca, lost)
+	a.stop()
+
+	for _, shards := range []int{3, 1} {
+		b := startClusterFromSaves(t, config, shards)
+		cb := b.conductor()
+		if err := cb.Load(cp); err != nil {
+			t.Fatal(err)
+		}
+		b.trace.Reset()
+		b.out.Reset()
+		b.trace.Write(a.trace.Bytes()[:traceAt])
+		b.out.Write(a.out.Bytes()[:outAt])
+		ins, err := j.From(ckpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ins) != 5 { // after steps 4 to 7
+			t.Fatalf("%d inputs journaled after the checkpoint, want 5", len(ins))
+		}
+		if err := cb.Replay(ins); err != nil {
+			t.Fatal(err)
+		}
+		if err := cb.Run(lost - ckpt); err != nil {
+			t.Fatal(err)
+		}
+		runWithAgents(t, cb, steps)
+		if save := b.save(); !bytes.Equal(save, wantSave) {
+			t.Errorf("%d shards: the save differs from one process's", shards)
+		}
+		trace, out := b.finish()
+		if trace != wantTrace {
+			t.Errorf("%d shards: trace differs:\n%s", shards, lineDiff(trace, wantTrace))
+		}
+		if out != wantOut {
+			t.Errorf("%d shards: output differs:\n%s", shards, lineDiff(out, wantOut))
+		}
+		b.stop()
 	}
 }
