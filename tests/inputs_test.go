@@ -7,16 +7,20 @@ import (
 	"testing"
 )
 
-// exampleInputs are signals from outside for the example game (`btrun run
-// -inputs`): some before the checkpoint of step 200, some between it and
-// step 250 (where the tests below lose a process), some after; one to an
-// agent the game does not have, which both runs report and skip.
+// exampleInputs are signals and agents added from outside for the example
+// game (`btrun run -inputs`): some before the checkpoint of step 200 (which
+// then holds 13 agents, the config 12), some between it and step 250
+// (where the tests below lose a process), some after; one to an agent the
+// game does not have, which both runs report and skip.
 const exampleInputs = `# after step, signal, to, name, data
 50 signal grunt-1 OnEnemySeen
 100 signal nobody OnEnemySeen
+120 add grunt-4 grunt
 150 signal all OnLostSightOfTarget
 200 signal grunt-2 OnEnemySeen
 210 signal medic-2 OnHurt {"who": "courier-1", "x": 3, "y": -4}
+220 add medic-4 medic
+220 signal medic-4 OnHurt {"who": "grunt-4", "x": 1, "y": 1}
 230 signal all OnBackToNormal
 230 signal scout-1 OnEnemySeen
 300 signal grunt-2 OnLostSightOfTarget
@@ -118,10 +122,13 @@ func TestInputs_badFileIsRefusedWithItsLine(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ text, want string }{
 		{"# a comment\nx signal grunt-1 Alarm", `inputs.txt:2: "x": the step an input follows is a number`},
-		{"5 shout grunt-1 Alarm", `inputs.txt:1: "5 shout grunt-1 Alarm": an input is AFTER signal TO NAME [DATA]`},
+		{"5 shout grunt-1 Alarm", `inputs.txt:1: "5 shout grunt-1 Alarm": an input is AFTER signal TO NAME [DATA], AFTER add ID TREE or AFTER remove ID`},
 		{"5 signal grunt-1 Alarm {\"a\": ", `inputs.txt:1: signal Alarm's data "{\"a\":": not one JSON value`},
 		{"5 signal grunt-1 Alarm 1 2", `inputs.txt:1: signal Alarm's data "1 2": not one JSON value`},
 		{"7 signal all Alarm\n5 signal all Alarm", `inputs.txt:2: after step 5 comes after a line of step 7`},
+		{"5 add grunt-9", `inputs.txt:1: "5 add grunt-9": an input is`},
+		{"5 remove grunt-1 now", `inputs.txt:1: "5 remove grunt-1 now": an input is`},
+		{"5 signal Alarm\tAlarm {\"a\": [1, 2]} x", `inputs.txt:1: signal Alarm's data "{\"a\": [1, 2]} x": not one JSON value`},
 	} {
 		path := filepath.Join(dir, "inputs.txt")
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {

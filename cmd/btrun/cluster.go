@@ -68,7 +68,9 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	if *agents > 0 {
 		cfg.ScaleAgents(*agents)
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet})
+	// AgentsFromSave: the conductor's checkpoint may hold agents added and
+	// removed; it checked the save it sends.
+	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet, AgentsFromSave: true})
 	if err != nil {
 		link.Close()
 		printProblems(stderr, err)

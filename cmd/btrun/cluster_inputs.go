@@ -15,7 +15,7 @@ import (
 
 // sendInputs sends the inputs file's lines that follow the step just done.
 func (s *clusterSession) sendInputs(c *game.Conductor) error {
-	return s.r.feed.send(c.Step(), false, c.Signal, func(err error) bool {
+	return s.r.feed.send(c.Step(), false, c, func(err error) bool {
 		var refused *game.InputError
 		return !errors.As(err, &refused)
 	}, func(err error) { fmt.Fprintln(s.stderr, "btrun:", err) })

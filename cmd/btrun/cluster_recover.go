@@ -252,7 +252,8 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	if err != nil {
 		return st, err
 	}
-	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet})
+	// A checkpoint may hold agents added and removed (cluster_inputs.go).
+	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet, AgentsFromSave: from != nil})
 	if err != nil {
 		return st, err
 	}

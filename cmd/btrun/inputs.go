@@ -14,10 +14,13 @@ import (
 	"github.com/btrun/btrun/runtime"
 )
 
-// `btrun run -inputs FILE` sends signals from outside the game between two
-// steps, as a Go program's Game.Signal does: one per line,
+// `btrun run -inputs FILE` sends signals and adds and removes agents from
+// outside the game between two steps, as a Go program's Game.Signal,
+// AddAgent and RemoveAgent do: one per line,
 //
 //	AFTER signal TO NAME [DATA]
+//	AFTER add ID TREE
+//	AFTER remove ID
 //
 // AFTER the step it follows (0: before the first step), TO an agent's id
 // or "all", DATA JSON (a number, a string, true or false, an object or an
@@ -35,7 +38,8 @@ const (
 type runInput struct {
 	line     int
 	after    uint64
-	to, name string
+	op       string // "signal", "add", "remove"
+	to, name string // signal: receiver, signal; add: id, tree; remove: id
 	data     runtime.Value
 }
 
@@ -68,35 +72,56 @@ func readInputs(path string) ([]runInput, error) {
 	return ins, nil
 }
 
-// parseInput reads "AFTER signal TO NAME [DATA]".
+// parseInput reads one line.
 func parseInput(text string) (runInput, error) {
 	var in runInput
-	f := strings.SplitN(text, " ", 5)
-	for i := range f {
-		f[i] = strings.TrimSpace(f[i])
-	}
-	if len(f) < 4 || f[1] != "signal" {
-		return in, fmt.Errorf("%q: an input is AFTER signal TO NAME [DATA]", text)
+	f := strings.Fields(text)
+	usage := fmt.Errorf("%q: an input is AFTER signal TO NAME [DATA], AFTER add ID TREE or AFTER remove ID", text)
+	if len(f) < 3 {
+		return in, usage
 	}
 	after, err := strconv.ParseUint(f[0], 10, 64)
 	if err != nil || after > game.MaxSteps {
 		return in, fmt.Errorf("%q: the step an input follows is a number from 0 to %d", f[0], uint64(game.MaxSteps))
 	}
-	in.after, in.to, in.name = after, f[2], f[3]
-	if len(f) == 5 && f[4] != "" {
-		var v any
-		d := json.NewDecoder(strings.NewReader(f[4]))
-		if err := d.Decode(&v); err != nil || d.More() {
-			return in, fmt.Errorf("signal %s's data %q: not one JSON value", in.name, f[4])
+	in.after, in.op, in.to = after, f[1], f[2]
+	switch {
+	case in.op == "add" && len(f) == 4, in.op == "signal" && len(f) == 4:
+		in.name = f[3]
+	case in.op == "remove" && len(f) == 3:
+	case in.op == "signal" && len(f) > 4:
+		in.name = f[3]
+		// The data is the rest of the line, spaces and all.
+		rest := text
+		for range 4 {
+			rest = strings.TrimLeft(rest, " \t")
+			rest = rest[strings.IndexAny(rest, " \t"):]
 		}
-		if in.data, err = runtime.DataFromDecoded(v); err != nil {
-			return in, fmt.Errorf("signal %s's %w", in.name, err)
+		rest = strings.TrimSpace(rest)
+		if in.data, err = parseData(in.name, rest); err != nil {
+			return in, err
 		}
-		if err := runtime.CheckData(in.data); err != nil {
-			return in, fmt.Errorf("signal %s's data: %w", in.name, err)
-		}
+	default:
+		return in, usage
 	}
 	return in, nil
+}
+
+// parseData reads a signal's data: one JSON value.
+func parseData(name, text string) (runtime.Value, error) {
+	var v any
+	d := json.NewDecoder(strings.NewReader(text))
+	if err := d.Decode(&v); err != nil || d.More() {
+		return runtime.Value{}, fmt.Errorf("signal %s's data %q: not one JSON value", name, text)
+	}
+	data, err := runtime.DataFromDecoded(v)
+	if err != nil {
+		return data, fmt.Errorf("signal %s's %w", name, err)
+	}
+	if err := runtime.CheckData(data); err != nil {
+		return data, fmt.Errorf("signal %s's data: %w", name, err)
+	}
+	return data, nil
 }
 
 // inputFeed hands out an inputs file's lines after their steps.
@@ -106,15 +131,39 @@ type inputFeed struct {
 	next int // the first not yet sent
 }
 
-// sendFunc sends a signal; its error is a refusal (reported, and the run
-// goes on, as a refused Game.Signal leaves the game as it was) unless
-// fatal says otherwise.
-type sendFunc func(to, name string, data runtime.Value) error
+// inputTarget is what takes the inputs: a game, or a cluster's conductor.
+type inputTarget interface {
+	Signal(to, name string, data runtime.Value) error
+	AddAgent(id, tree string, data runtime.AgentData) error
+	RemoveAgent(id string) error
+}
+
+// gameInputs is a game as an inputTarget.
+type gameInputs struct{ *game.Game }
+
+func (g gameInputs) AddAgent(id, tree string, data runtime.AgentData) error {
+	_, err := g.Game.AddAgent(id, tree, data)
+	return err
+}
+
+// apply applies the line to t.
+func (in *runInput) apply(t inputTarget) error {
+	switch in.op {
+	case "add":
+		return t.AddAgent(in.to, in.name, nil)
+	case "remove":
+		return t.RemoveAgent(in.to)
+	}
+	return t.Signal(in.to, in.name, in.data)
+}
 
 // send sends the inputs that follow step s, those before it passed by (a
 // -load's steps, or a resumed run's checkpoint). again sends those of
-// step s once more (the live view's time travel replays the step).
-func (f *inputFeed) send(s uint64, again bool, signal sendFunc, fatal func(error) bool, report func(error)) error {
+// step s once more (the live view's time travel replays the step). An
+// input's error is the game's answer (reported, and the run goes on, as a
+// refused Game.Signal leaves the game as it was) unless fatal says it is
+// not.
+func (f *inputFeed) send(s uint64, again bool, t inputTarget, fatal func(error) bool, report func(error)) error {
 	if f == nil {
 		return nil
 	}
@@ -127,7 +176,7 @@ func (f *inputFeed) send(s uint64, again bool, signal sendFunc, fatal func(error
 		if in.after < s {
 			continue
 		}
-		if err := signal(in.to, in.name, in.data); err != nil {
+		if err := in.apply(t); err != nil {
 			if fatal(err) {
 				f.next = max(f.next, i+1)
 				return err
@@ -158,7 +207,8 @@ func (f *inputFeed) skip(s uint64, journaled []cluster.Input) {
 
 // is reports whether the line is the journaled input j.
 func (in *runInput) is(j *cluster.Input) bool {
-	return in.after == j.Step && in.to == j.To && in.name == j.Name
+	kind := map[string]cluster.InputKind{"signal": cluster.InputSignal, "add": cluster.InputAdd, "remove": cluster.InputRemove}[in.op]
+	return in.after == j.Step && kind == j.Kind && in.to == j.To && in.name == j.Name
 }
 
 // openFeed reads the inputs file at path ("": none).
@@ -179,7 +229,7 @@ func (f *inputFeed) beforeStep(stderr io.Writer) func(*game.Game, game.StepInfo)
 		return nil
 	}
 	return func(g *game.Game, si game.StepInfo) error {
-		return f.send(si.Step-1, si.Replay, g.Signal, func(error) bool { return false },
+		return f.send(si.Step-1, si.Replay, gameInputs{g}, func(error) bool { return false },
 			func(err error) { fmt.Fprintln(stderr, "btrun:", err) })
 	}
 }
