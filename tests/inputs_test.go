@@ -140,3 +140,56 @@ func TestInputs_badFileIsRefusedWithItsLine(t *testing.T) {
 		}
 	}
 }
+
+// TestInputs_agentsRemovedOnShardProcesses: agents added and removed from
+// outside a cluster of a game without gates (the "signals" fixture, a
+// checkpoint every 20 steps), with a shard killed after the inputs of
+// steps 20 to 30 and before the checkpoint of step 40: the run goes back to
+// step 20 and replays, and its trace and save are one process's.
+func TestInputs_agentsRemovedOnShardProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	base, err := os.ReadFile(fixture("signals"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(fixture("signals")), "inputs-test-*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, _ := filepath.Abs(f.Name())
+	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 20\ndeadline = \"2s\"\nstore = \""+filepath.Base(config)+".store\"\n"...))
+	f.Close()
+	t.Cleanup(func() { os.Remove(config); os.RemoveAll(config + ".store") })
+	dir := t.TempDir()
+	inputs := filepath.Join(dir, "inputs.txt")
+	if err := os.WriteFile(inputs, []byte(`5 add grunt-5 grunt
+12 remove medic-2
+15 signal all Orders "hold"
+24 add medic-3 medic
+27 remove grunt-2
+30 signal grunt-5 Hurt {"by": "input", "damage": 30}
+44 remove grunt-5
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
+	if one.code != 0 || one.stderr != "" {
+		t.Fatalf("exit %d: %s", one.code, one.stderr)
+	}
+	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
+	r := runFault(t, "shard1:report:35", "run", "-config", config, "-shards", "2", "-inputs", inputs,
+		"-trace", filepath.Join(dir, "lost.jsonl"), "-save", filepath.Join(dir, "lost.sav"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "going back to the checkpoint of step 20 and replaying") {
+		t.Errorf("no recovery from step 20 in %q", r.stderr)
+	}
+	if beforeSummary(r.stdout) != beforeSummary(one.stdout) {
+		t.Errorf("the output differs from one process's")
+	}
+	sameFiles(t, "lost", dir, trace, save)
+}
