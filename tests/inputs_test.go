@@ -1,10 +1,14 @@
 package tests
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // exampleInputs are signals and agents added from outside for the example
@@ -198,4 +202,53 @@ func TestInputs_agentsRemovedOnShardProcesses(t *testing.T) {
 		t.Errorf("the output differs from one process's")
 	}
 	sameFiles(t, "lost", dir, trace, save)
+}
+
+// TestInputs_randomKills: runs with the example game's inputs, each
+// killing one process at a point drawn at random (a shard as a step starts
+// or reports or a checkpoint gathers its agents; the conductor before a
+// step, then -resume): each run's trace and save are one process's. The
+// draws come from BTRUN_RECOVER_SEED, or a seed the log names.
+func TestInputs_randomKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	seed, err := strconv.ParseUint(os.Getenv("BTRUN_RECOVER_SEED"), 10, 64)
+	if err != nil {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("BTRUN_RECOVER_SEED=%d", seed)
+	rng := rand.New(rand.NewPCG(seed, 37))
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	inputs := withInputs(t, dir)
+	trace, save, _ := oneProcessInputs(t, config, dir, inputs)
+	for i := range 2 {
+		var fault string
+		switch rng.IntN(4) {
+		case 0:
+			fault = fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
+		case 1:
+			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
+		case 2:
+			fault = fmt.Sprintf("shard%d:save:%d", rng.IntN(2), 100*rng.IntN(6))
+		default:
+			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
+		}
+		tag := "random-" + strconv.Itoa(i)
+		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-" + tag, "-inputs", inputs,
+			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav")}
+		r := runFault(t, fault, args...)
+		if strings.HasPrefix(fault, "conductor") {
+			if r.code == 0 {
+				t.Fatalf("%s: the conductor was not killed", fault)
+			}
+			r = run(t, "", append(args, "-resume")...)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
+		}
+		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
+		sameFiles(t, tag, dir, trace, save)
+	}
 }
