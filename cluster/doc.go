@@ -17,6 +17,11 @@
 // ShardLinks. NewLocal is the in-process transport (channels, one
 // goroutine per shard), with which the protocol is tested in one process.
 //
+// Inputs from outside the run (a signal, an agent added or removed between
+// two steps) are journaled in a Journal before they are applied, and
+// applied again by a replay from a checkpoint (inputs.go,
+// inputs_agents.go).
+//
 // Concurrency: a Conductor is used from one goroutine; each Shard runs on
 // its own. Links are made for one conductor and its shards.
 //

@@ -10,6 +10,7 @@
 //	btrun.RUN.down.ID   the conductor's messages to the shard that joined as ID
 //	btrun.RUN.up.K      shard K's replies
 //	btrun.RUN.bye       the conductor ended the run
+//	btrun.RUN.input     the run's journal of inputs from outside (the stream btrun-input-RUN)
 //
 // Core NATS keeps the order of one publisher's messages to a subscriber;
 // the protocol's sequence numbers (cluster.Sequence) turn anything else (a
