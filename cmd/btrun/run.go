@@ -34,7 +34,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	resume := fs.Bool("resume", false, "with -shards and -name: go on with the run from its last checkpoint, after its conductor died")
 	inputs := fs.String("inputs", "", "send the signals this file lists between steps (one a line: AFTER signal TO NAME [DATA]; docs/cli.md)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-explain] [-save F] [-load F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
+		fmt.Fprintln(fs.Output(), "usage: btrun run [-config F] [-steps N] [-trace F|-] [-explain] [-save F] [-load F] [-inputs F] [-seed N] [-quiet] [-watch] [-realtime] [-workers N] [-debug ADDR [-paused] [-edit]]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
