@@ -316,7 +316,9 @@ func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, 
 	for i, p := range peers {
 		agents[i] = g.agents[p].a
 	}
-	g.gates.EndRoundParts(agents, own, parts)
+	if err := g.gates.EndRoundParts(agents, own, peers, parts); err != nil {
+		return nil, fmt.Errorf("game: %w", err)
+	}
 	return []cluster.Item{{Kind: cluster.Answer, Agent: -1, Peer: -1, Name: gateAnswer, Data: encodeGateParts(peers, parts)}}, nil
 }
 
@@ -615,9 +617,11 @@ func (h *shardHost) endGates(answers []cluster.Item) error {
 		if peer < 0 || int(peer) >= len(g.agents) {
 			return fmt.Errorf("game: a gate part for agent %d", peer)
 		}
-		agents[i], own[i] = g.agents[peer].a, g.cl.holds(peer)
+		agents[i], own[i] = g.agents[peer].a, g.cl.holds(peer) // nil for an agent another shard holds
 	}
-	g.gates.EndRoundParts(agents, own, parts)
+	if err := g.gates.EndRoundParts(agents, own, peers, parts); err != nil {
+		return fmt.Errorf("game: %w", err)
+	}
 	return nil
 }
 
