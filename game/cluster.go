@@ -353,8 +353,12 @@ type shardHost struct {
 	round        []*runtime.Agent
 }
 
-// newShard makes g the shard of places [lo, hi).
+// newShard makes g, opened for that shard (Options.Shard), the shard of
+// places [lo, hi).
 func newShard(g *Game, lo, hi int32, trace bool) (*shardHost, error) {
+	if g.held == nil || g.held.lo != lo || g.held.hi != hi {
+		return nil, fmt.Errorf("game: a shard of agents %d..%d needs a game opened for them (Options.Shard)", lo, hi-1)
+	}
 	if err := g.joinCluster(false, lo, hi, trace); err != nil {
 		return nil, err
 	}
@@ -732,56 +736,15 @@ func (h *shardHost) Finish(part uint32, out *cluster.Out) error {
 // Save adds each of the shard's agents' save: the game's bookkeeping of
 // it, its snapshot and its Lua state, self-contained (its own strings).
 func (h *shardHost) Save(out *cluster.Out) error {
-	g := h.g
-	host := g.hostStateOf(g.Agents())
-	if g.lua != nil {
-		l := g.current()
-		l.beginSave()
-		defer l.endSave()
-	}
-	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
-		e := savecodec.NewEncoder()
-		e.Bool(ga.stopped)
-		e.Uvarint(uint64(ga.failures))
-		e.Uvarint(uint64(ga.errors))
-		e.String(g.doing[ga.idx])
-		s, err := ga.a.Snapshot()
-		if err != nil {
-			return err
-		}
-		runtime.EncodeSnapshot(e, &s)
-		if host == nil {
-			e.ValueNil()
-		} else if err := host.EncodeHost(e, ga.a); err != nil {
-			return err
-		}
-		out.Add(cluster.Place(cluster.PhaseSave, int64(ga.idx)), 0,
-			cluster.Item{Kind: cluster.AgentSave, Agent: ga.idx, Data: savecodec.WriteContainer(clusterAgentMagic, SaveVersion, e)})
-	}
-	return nil
+	return h.g.agentSaves(h.g.cl.lo, h.g.cl.hi, out)
 }
 
 // clusterAgentMagic marks one agent's save crossing between processes.
 const clusterAgentMagic = "BTRUNAGT"
 
-// Load loads a whole save, as every process of the cluster does (the
-// conductor sends it to all): every process holds every agent.
-func (h *shardHost) Load(saves []cluster.Item) error {
-	if len(saves) != 1 || saves[0].Agent != -1 {
-		return fmt.Errorf("game: a shard loads a whole save (one item for every agent), not %d items", len(saves))
-	}
-	g := h.g
-	if _, err := g.decodeSave(saves[0].Data); err != nil {
-		return err
-	}
-	// What the load wrote is the conductor's to write.
-	if err := g.flushTrace(); err != nil {
-		return err
-	}
-	g.cl.trace.Reset()
-	g.cl.out.Reset()
-	return nil
-}
+// Load restores the shard's agents from their saves, and the gates from
+// their state (restoreAgents, cluster_range.go).
+func (h *shardHost) Load(saves []cluster.Item) error { return h.restoreAgents(saves) }
 
 // takeSaves makes the conductor's copies of the agents what the shards'
 // saves say, so that its own save is the game's.
@@ -804,27 +767,8 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 		if it.Agent < 0 || int(it.Agent) >= len(g.agents) {
 			return fmt.Errorf("game: a save of agent %d", it.Agent)
 		}
-		ga := g.agents[it.Agent]
-		_, d, err := savecodec.ReadContainer(clusterAgentMagic, it.Data)
-		if err != nil {
-			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
-		}
-		ga.stopped, ga.failures, ga.errors = d.Bool(), int(d.Uvarint()), int(d.Uvarint())
-		g.doing[ga.idx] = d.String()
-		s := runtime.DecodeSnapshot(d)
-		if err := d.Err(); err != nil {
-			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
-		}
-		if _, err := ga.a.Restore(&s); err != nil {
+		if err := g.restoreAgent(g.agents[it.Agent], it.Data, host); err != nil {
 			return err
-		}
-		if host == nil {
-			d.SkipValue()
-		} else if err := host.RestoreHost(ga.a, d); err != nil {
-			return err
-		}
-		if err := d.Done(); err != nil {
-			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
 		}
 	}
 	g.activeStale = true
@@ -844,7 +788,8 @@ func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
 	return h.g.encodeSave()
 }
 
-// load loads a save file on the conductor and on every shard.
+// load loads a save file on the conductor, and on every shard its
+// agents' part of it.
 func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
 	if _, err := h.g.decodeSave(data); err != nil {
 		return err
@@ -852,5 +797,5 @@ func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
 	if err := h.writeOwn(); err != nil {
 		return err
 	}
-	return c.LoadAll(h.g.step, data)
+	return h.loadShards(c) // cluster_range.go
 }

@@ -68,7 +68,8 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	if *agents > 0 {
 		cfg.ScaleAgents(*agents)
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet})
+	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet,
+		Shard: &game.ShardOf{K: link.K(), N: link.Shards()}}) // only the shard's agents are made
 	if err != nil {
 		link.Close()
 		printProblems(stderr, err)
