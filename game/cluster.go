@@ -17,12 +17,18 @@ import (
 )
 
 // One game across processes (package cluster): a Game is the conductor or
-// a shard. Both open the whole config and run its start (the world's init,
-// every agent's spawn) as one process does, so that every process begins
-// with the same agents; from the first step on, a shard steps only its
-// range of agents and the conductor none: it runs the world's tick and the
-// schedule, turns their signals into deliveries, routes the signals agents
-// send, and writes the trace and the output that the shards' steps made.
+// a shard. Every process lists every agent of the config (the directory:
+// id, tree, place). A shard's game makes only its range of agents
+// (Options.Shard, cluster_range.go) and runs its part of the start (the
+// world's init, its agents' spawns); the conductor makes a copy of every
+// agent and runs the whole start as one process does, writing what it
+// writes. From the first step on, a shard steps its agents and the
+// conductor none: it runs the world's tick and the schedule, turns their
+// signals into deliveries, routes the signals agents send, and writes the
+// trace and the output that the shards' steps made. A save gathers the
+// shards' agents' saves into the conductor's copies (takeSaves); a load
+// gives each shard its agents' saves and the gates' state
+// (cluster_range.go).
 //
 // What each process writes (trace lines, output lines) goes to a buffer of
 // its own and is taken after each agent's part (capture), as a record at
@@ -31,8 +37,8 @@ import (
 //
 // Gates: every process keeps a copy of the gates (agents' conditions read
 // them), and every copy ends each round from every agent's part of it, in
-// config order (runtime.Gates.EndRoundParts): the same decisions
-// everywhere. A round's parts cross as one request per shard and one
+// config order (runtime.Gates.EndRoundParts; a shard names the agents it
+// does not hold by place): the same decisions everywhere. A round's parts cross as one request per shard and one
 // answer per shard (gateAnswer). Plugins run on each shard for its agents,
 // one batch per plugin per round: only plugins marked shardable, which a
 // cluster checks (cluster_plugins.go). A shard with
