@@ -26,8 +26,34 @@ import (
 // ShardOf names a shard of a cluster: K of N (Options.Shard).
 type ShardOf struct{ K, N int }
 
-// heldRange is the places [lo, hi) whose agents a shard's game makes.
-type heldRange struct{ lo, hi int32 }
+// heldRange is the places [lo, hi) whose agents a shard's game makes, and
+// the trees of the others: by [[trees]] entry, then by translating
+// [[agents]] entry (kind), made once per load (treeOf reads them with no
+// look-up by name: a signal to all checks every receiver's tree).
+type heldRange struct {
+	lo, hi int32
+	trees  []*runtime.Tree
+}
+
+// listTrees makes the trees treeOf reads, from the game's bound trees.
+func (g *Game) listTrees() {
+	h := g.held
+	h.trees = h.trees[:0]
+	for _, tc := range g.cfg.Trees {
+		h.trees = append(h.trees, treeIn(g.trees[tc.Name]))
+	}
+	for k := range g.cfg.Agents {
+		h.trees = append(h.trees, treeIn(g.trees[kindKey(k)]))
+	}
+}
+
+// treeIn is a bound tree's tree, or nil.
+func treeIn(b *runtime.BoundTree) *runtime.Tree {
+	if b == nil {
+		return nil
+	}
+	return b.Tree
+}
 
 // holdRange notes the range of shard s among agents agents (nil: the game
 // makes every agent).
@@ -84,7 +110,10 @@ func (g *Game) treeOf(ga *gameAgent) *runtime.Tree {
 	if ga.a != nil {
 		return ga.a.Tree().Tree
 	}
-	return g.trees[g.boundKey(ga)].Tree
+	if ga.kind > 0 {
+		return g.held.trees[len(g.cfg.Trees)+int(ga.kind)-1]
+	}
+	return g.held.trees[ga.tree]
 }
 
 // agentSave is one agent's save as it crosses between processes: the

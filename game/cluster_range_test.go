@@ -75,3 +75,40 @@ func TestClusterRange_shardHoldsOnlyItsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterRange_treeOfOthers: a shard knows the tree of every agent it
+// does not make (a signal's data is checked against it), translated kinds
+// included, as the game that makes them.
+func TestClusterRange_treeOfOthers(t *testing.T) {
+	cfg, err := LoadConfig(writeGame(t, translateGame("sniperAttack")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard, Shard: &ShardOf{K: 0, N: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	others := 0
+	for i, ga := range g.agents {
+		want := whole.agents[i].a.Tree().Tree
+		got := g.treeOf(ga)
+		if ga.a == nil {
+			others++
+			if ga.kind == 0 {
+				t.Errorf("agent %s: not of a translated kind", g.agentID(ga))
+			}
+		}
+		if got == nil || got.File != want.File || len(got.Rules) != len(want.Rules) {
+			t.Errorf("agent %s: tree %v, want %s", g.agentID(ga), got, want.File)
+		}
+	}
+	if others != 2 {
+		t.Fatalf("the shard leaves %d agents to the other: want the 2 snipers", others)
+	}
+}

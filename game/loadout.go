@@ -164,6 +164,9 @@ func (g *Game) use(l *loadout) {
 			g.byPtr[ga.a] = ga
 		}
 	}
+	if g.held != nil {
+		g.listTrees() // the trees of the agents it does not make (cluster_range.go)
+	}
 }
 
 // current is the loadout the game uses.
