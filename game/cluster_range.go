@@ -189,11 +189,16 @@ func (g *Game) restoreAgent(ga *gameAgent, data []byte, host runtime.HostState) 
 const gatesItem = "gates"
 
 // restoreAgents makes the shard's agents what their saves say, then its
-// gates what the conductor's state of them says (every holder by place):
-// the load of a shard, and what a move of agents between shards calls
-// (the agents it gets, from their saves). Every save must be of an agent
-// the shard holds. What the restores write (their hooks may log) is not
-// kept: the shards' lines of the run are written already.
+// gates what the conductor's state of them says (the gatesItem: every
+// holder by place): the load of a shard. Without a gatesItem the gates
+// keep their state, by place (a restore retakes an agent's gates at the
+// end of the holders: the state is put back after), and the restored
+// agents take up their places' holds: what a move of agents to this shard
+// calls, with the saves of the agents it gets (a shard that gives agents
+// away keeps its gates the same way, by place: State before it forgets
+// them, SetState after). Every save must be of an agent the shard holds.
+// What the restores write (their hooks may log) is not kept: the shards'
+// lines of the run are written already.
 func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 	g := h.g
 	host := g.hostStateOf(g.Agents())
@@ -205,6 +210,9 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 				return err
 			}
 		}
+	}
+	if gates == nil && g.gates != nil { // a move: the gates as they are, by place
+		gates = g.gates.State(func(a *runtime.Agent) int32 { return g.byPtr[a].idx })
 	}
 	g.silent = true
 	defer func() { g.silent = false }()
@@ -222,9 +230,6 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 		ga.changes = ga.changes[:0]
 	}
 	if g.gates != nil {
-		if gates == nil {
-			return fmt.Errorf("game: a load without the state of the gates")
-		}
 		if err := g.gates.SetState(gates, func(p int32) *runtime.Agent {
 			if p < 0 || int(p) >= len(g.agents) {
 				return nil

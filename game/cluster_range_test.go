@@ -1,11 +1,13 @@
 package game
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/btrun/btrun/cluster"
+	"github.com/btrun/btrun/runtime"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -110,5 +112,48 @@ func TestClusterRange_treeOfOthers(t *testing.T) {
 	}
 	if others != 2 {
 		t.Fatalf("the shard leaves %d agents to the other: want the 2 snipers", others)
+	}
+}
+
+// TestClusterRange_restoreKeepsGatesByPlace: restoring a shard's agents
+// from their own saves without the gates' state (what a move of agents to
+// a shard does) keeps the gates as they were, by place, the restored agents
+// taking up their holds: a run whose shards restore every agent they hold
+// after every step ends with one process's save.
+func TestClusterRange_restoreKeepsGatesByPlace(t *testing.T) {
+	const steps = 60
+	_, wantEnd := singleSave(t, "gates", steps)
+	tc := startCluster(t, "gates", 2)
+	held := 0 // holds of the shards' own agents met at a restore
+	for s := 1; s <= steps; s++ {
+		tc.steps(s, s)
+		for _, sh := range tc.shards {
+			g := sh.g
+			placeOf := func(a *runtime.Agent) int32 { return g.byPtr[a].idx }
+			before := g.gates.State(placeOf)
+			for _, st := range before {
+				for _, h := range st.Holders {
+					if g.cl.holds(h.Place) {
+						held++
+					}
+				}
+			}
+			var out cluster.Out
+			if err := g.agentSaves(g.cl.lo, g.cl.hi, &out); err != nil {
+				t.Fatal(err)
+			}
+			if err := sh.restoreAgents(out.Items); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := encodeGateState(g.gates.State(placeOf)), encodeGateState(before); !bytes.Equal(got, want) {
+				t.Fatalf("step %d: the gates after a restore of the shard of %d..%d differ", s, g.cl.lo, g.cl.hi-1)
+			}
+		}
+	}
+	if held == 0 {
+		t.Fatal("no agent held a gate at a restore: this test shows nothing")
+	}
+	if end := tc.save(); !bytes.Equal(end, wantEnd) {
+		t.Error("the save at the end differs from one process's")
 	}
 }

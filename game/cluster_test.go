@@ -49,6 +49,7 @@ type testCluster struct {
 	wg         sync.WaitGroup
 	errs       []error
 	trace, out bytes.Buffer
+	shards     []*shardHost // for tests that reach into a shard between steps
 }
 
 func startCluster(t *testing.T, name string, shards int) *testCluster {
@@ -89,6 +90,7 @@ func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCl
 		if err := sh.start(); err != nil {
 			t.Fatal(err)
 		}
+		tc.shards = append(tc.shards, sh)
 		tc.wg.Add(1)
 		go func() {
 			defer tc.wg.Done()
