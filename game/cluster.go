@@ -38,8 +38,8 @@ import (
 // Gates: every process keeps a copy of the gates (agents' conditions read
 // them), and every copy ends each round from every agent's part of it, in
 // config order (runtime.Gates.EndRoundParts; a shard names the agents it
-// does not hold by place): the same decisions everywhere. A round's parts cross as one request per shard and one
-// answer per shard (gateAnswer). Plugins run on each shard for its agents,
+// does not hold by place): the same decisions everywhere. A round's parts
+// cross as one request per shard and one answer per shard (gateAnswer). Plugins run on each shard for its agents,
 // one batch per plugin per round: only plugins marked shardable, which a
 // cluster checks (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by

@@ -416,7 +416,8 @@ func (g *Game) Trees() map[string]*runtime.BoundTree { return g.trees }
 // Warnings lists what binding with strict = false let through.
 func (g *Game) Warnings() []string { return g.warnings }
 
-// Agents returns the game's agents in config order.
+// Agents returns the game's agents in config order (a shard's game,
+// Options.Shard: the agents of its range).
 func (g *Game) Agents() []*runtime.Agent {
 	out := make([]*runtime.Agent, 0, len(g.agents))
 	for _, a := range g.agents {
