@@ -111,8 +111,11 @@ func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptio
 	if err != nil {
 		return errors.Join(err, link.Close())
 	}
-	if err := h.start(); err != nil {
-		return errors.Join(err, link.Close())
+	if err := h.start(); err != nil { // the conductor hears it (cluster_startfail.go)
+		if rerr := (&cluster.Shard{Host: startFailed{err}, Link: link}).Run(); rerr != nil && !errors.Is(rerr, err) {
+			return errors.Join(err, rerr)
+		}
+		return err
 	}
 	return (&cluster.Shard{Host: h, Link: link}).Run()
 }
