@@ -348,19 +348,6 @@ func (c *Conductor) Finish(step uint64, part uint32) error {
 	return nil
 }
 
-// LoadAll gives every shard a whole save (one AgentSave item, Agent -1):
-// for a game whose every process holds every agent.
-func (c *Conductor) LoadAll(step uint64, data []byte) error {
-	if err := c.init(); err != nil {
-		return err
-	}
-	c.begin(Load, step)
-	for k := range c.out {
-		c.out[k].Items = append(c.out[k].Items, Item{Order: Place(PhaseSave, 0), Kind: AgentSave, Agent: -1, Data: data})
-	}
-	return c.exchange(true)
-}
-
 // Stop ends every shard and closes the link.
 func (c *Conductor) Stop() error {
 	if err := c.init(); err != nil {

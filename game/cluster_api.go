@@ -105,8 +105,9 @@ type ShardOptions struct {
 	Trace bool // the run writes a trace: the shard's agents' lines cross
 }
 
-// ServeShard makes g, opened and not started, shard k of shards and
-// serves its conductor over link until the conductor ends the run.
+// ServeShard makes g, opened with Options.Shard = &ShardOf{k, shards} and
+// not started, shard k of shards and serves its conductor over link until
+// the conductor ends the run. The game made only that shard's agents.
 func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptions) error {
 	if k < 0 || k >= shards {
 		return fmt.Errorf("game: shard %d of %d", k, shards)
@@ -117,10 +118,13 @@ func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptio
 	lo, hi := cluster.Cut(len(g.agents), shards).Range(k)
 	h, err := newShard(g, lo, hi, opts.Trace)
 	if err != nil {
-		return err
-	}
-	if err := h.start(); err != nil {
 		return errors.Join(err, link.Close())
+	}
+	if err := h.start(); err != nil { // the conductor hears it (cluster_startfail.go)
+		if rerr := (&cluster.Shard{Host: startFailed{err}, Link: link}).Run(); rerr != nil && !errors.Is(rerr, err) {
+			return errors.Join(err, rerr)
+		}
+		return err
 	}
 	return (&cluster.Shard{Host: h, Link: link}).Run()
 }
