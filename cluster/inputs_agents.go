@@ -5,10 +5,12 @@ import (
 )
 
 // Agents added and removed between two steps: every shard changes its
-// list of agents as one process does (the places after a removed agent
-// move up one; an added one comes last), and takes its range of the new
-// layout, which the conductor chooses (an added agent joins the last
-// shard; a removed one leaves its shard's range).
+// directory of agents as one process changes its list (the places after a
+// removed agent move up one; an added one comes last), and takes its range
+// of the new layout, which the conductor chooses (an added agent joins the
+// last shard; a removed one leaves its shard's range; no other agent
+// changes shards). After a load of a save holding other agents, every
+// shard takes the save's list (AgentList) and its range of a new cut.
 
 // AgentsHost is a shard host that takes agents added and removed.
 type AgentsHost interface {
@@ -16,7 +18,9 @@ type AgentsHost interface {
 	// from its save where the shard's new range holds it; AgentRemove:
 	// remove it, closing it where the shard held it, its records and
 	// signals added to out at Place(PhaseDelivery, 0), its close's error
-	// as an AgentRemove item) and makes [lo, hi) the shard's range.
+	// as an AgentRemove item; AgentList: take the list of agents, making
+	// those of the new range, to be loaded next) and makes [lo, hi) the
+	// shard's range.
 	ChangeAgents(change *Item, lo, hi int32, out *Out) error
 }
 
@@ -118,7 +122,7 @@ func (s *Shard) changeAgents(m *Message) error {
 	var rng *Item
 	for i := range m.Items {
 		switch it := &m.Items[i]; it.Kind {
-		case AgentAdd, AgentRemove:
+		case AgentAdd, AgentRemove, AgentList:
 			change = *it
 		case AgentRange:
 			rng = it

@@ -91,6 +91,9 @@ const (
 	AgentRemove
 	// AgentRange: a shard's range of agents, [Agent, Peer).
 	AgentRange
+	// AgentList: every agent of the game, in order (Data: the directory a
+	// shard takes after a load of a save holding other agents).
+	AgentList
 	numItemKinds
 )
 

@@ -168,6 +168,9 @@ func (g *Game) AddAgent(id, tree string, data runtime.AgentData) (*runtime.Agent
 	ga.idx = int32(len(g.agents))
 	g.agents = append(g.agents, ga)
 	g.doing = append(g.doing, "")
+	if g.held != nil { // a shard's directory of ids (cluster_range.go)
+		g.opening = append(g.opening, id)
+	}
 	g.byID[id] = ga
 	g.byPtr[ga.a] = ga
 	g.setData(ga, data)
@@ -219,7 +222,8 @@ func (g *Game) RemoveAgent(id string) error {
 // agents after it move up one), its worker's count, its entries in the
 // world's game table.
 func (g *Game) removeAgent(ga *gameAgent) {
-	if s := g.luaOf(ga); s != nil {
+	id := g.agentID(ga)
+	if s := g.luaOf(ga); s != nil && ga.a != nil { // nil: another shard's (cluster_range.go)
 		s.engine.Detach(ga.a)
 	}
 	if g.lua != nil && g.lua.game != nil {
@@ -228,15 +232,22 @@ func (g *Game) removeAgent(ga *gameAgent) {
 	i := int(ga.idx)
 	g.agents = slices.Delete(g.agents, i, i+1)
 	g.doing = slices.Delete(g.doing, i, i+1)
+	if g.held != nil {
+		g.opening = slices.Delete(g.opening, i, i+1)
+	}
 	if g.workers != nil {
-		g.workers[g.workerOf[i]].agents--
+		if ga.a != nil {
+			g.workers[g.workerOf[i]].agents--
+		}
 		g.workerOf = slices.Delete(g.workerOf, i, i+1)
 	}
 	for j := i; j < len(g.agents); j++ {
 		g.agents[j].idx = int32(j)
 	}
-	delete(g.byID, ga.a.ID())
-	delete(g.byPtr, ga.a)
+	delete(g.byID, id)
+	if ga.a != nil {
+		delete(g.byPtr, ga.a)
+	}
 	g.setData(ga, nil)
 	g.activeStale = true
 	g.shareStimuli()
@@ -299,9 +310,10 @@ func luaEngineOf(a *runtime.Agent) *luabind.Engine { return luabind.EngineOf(a) 
 // worldRemove takes an agent out of the world's game table.
 func (g *Game) worldRemove(ga *gameAgent) {
 	t := g.lua.game
+	id := g.agentID(ga)
 	if ids, ok := t.RawGetString("ids").(*lua.LTable); ok {
 		for i := 1; i <= ids.Len(); i++ {
-			if ids.RawGetInt(i) == lua.LString(ga.a.ID()) {
+			if ids.RawGetInt(i) == lua.LString(id) {
 				removeAt(ids, i)
 				break
 			}
@@ -309,7 +321,7 @@ func (g *Game) worldRemove(ga *gameAgent) {
 	}
 	for _, name := range []string{"agents", "trees"} {
 		if m, ok := t.RawGetString(name).(*lua.LTable); ok {
-			m.RawSetString(ga.a.ID(), lua.LNil)
+			m.RawSetString(id, lua.LNil)
 		}
 	}
 }

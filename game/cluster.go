@@ -44,7 +44,9 @@ import (
 // cluster checks (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by
 // hand) and takes what they kept in config order, as one process's round
-// end does. Not yet: a live view, reloads, agents added or removed.
+// end does. Agents added and removed between steps change every process's
+// list, and only their shard makes or closes them (cluster_inputs_agents.go).
+// Not yet: a live view, reloads; removing an agent of a game with gates.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
@@ -797,10 +799,14 @@ func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
 // load loads a save file on the conductor, and on every shard its
 // agents' part of it.
 func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
+	was := h.g.agentList() // the shards' list (cluster_inputs_list.go)
 	if _, err := h.g.decodeSave(data); err != nil {
 		return err
 	}
 	if err := h.writeOwn(); err != nil {
+		return err
+	}
+	if err := h.sendList(c, was); err != nil { // a save of other agents
 		return err
 	}
 	return h.loadShards(c) // cluster_range.go

@@ -72,9 +72,6 @@ func (c *Conductor) Load(data []byte) error {
 	if err := c.h.load(c.c, data); err != nil {
 		return fmt.Errorf("%w: %w", ErrLoad, err)
 	}
-	if err := c.relayout(); err != nil { // cluster_inputs_agents.go
-		return fmt.Errorf("%w: %w", ErrLoad, err)
-	}
 	return nil
 }
 

@@ -11,24 +11,28 @@ import (
 
 // Agents added and removed between two steps of a cluster's run, as inputs
 // from outside (journaled, then applied; cluster_inputs.go). Every process
-// holds every agent today, so every one changes its list as one process
-// does (an added agent comes last; the places after a removed one move up
-// one), and the layout follows: an added agent joins the last shard's
-// range, a removed one leaves its shard's.
+// lists every agent (a shard's directory, cluster_range.go), and every one
+// changes its list as one process does (an added agent comes last; the
+// places after a removed one move up one), and the layout follows: an
+// added agent joins the last shard's range, a removed one leaves its
+// shard's, and no other agent changes shards. Only the shard whose range
+// holds the agent makes or closes a runtime agent; the others change
+// their directory.
 //
 // An added agent's spawn runs the world script's spawn(ctx), which only
 // the conductor keeps current (it runs the world's tick): so the
 // conductor adds it first, with the world's spawn and what it writes, and
-// the shard that steps it takes its state from the conductor's save of
-// it. A removed agent is closed by its shard (its running action
-// cancelled, with what the hooks write); the other processes only forget
+// the shard that steps it restores it from the conductor's save of it
+// (restoreAgents). A removed agent is closed by its shard (its running
+// action cancelled, with what the hooks write); the others only forget
 // it. A game with gates refuses RemoveAgent in a cluster: the gates its
 // agent holds would be released on its shard's copy of the gates only.
 //
-// A run that goes back to a checkpoint holding other agents than its
-// config (or Load of such a save) needs every process's game opened with
-// Options.AgentsFromSave; the layout is then cut again for the save's
-// agents.
+// A run that goes back to a checkpoint holding other agents than the
+// processes list (or Load of such a save) needs every process's game
+// opened with Options.AgentsFromSave: the conductor then gives every shard
+// the save's list of agents and its range of a new cut (AgentList) before
+// their saves.
 
 // AddAgent adds an agent with id id running tree, between two steps, as
 // Game.AddAgent does in one process (the world's spawn, its lines; the
@@ -111,15 +115,9 @@ func (c *Conductor) applyAdd(in *cluster.Input) (told, err error) {
 
 // agentSave is the conductor's save of one agent, as a shard saves its own.
 func (c *Conductor) agentSave(ga *gameAgent) ([]byte, error) {
-	r := c.g.cl
-	r.lo, r.hi = ga.idx, ga.idx+1 // the conductor holds none: its Save's range, for this save only
-	defer func() { r.lo, r.hi = 0, 0 }()
 	var out cluster.Out
-	if err := (&shardHost{g: c.g}).Save(&out); err != nil {
+	if err := c.g.agentSaves(ga.idx, ga.idx+1, &out); err != nil {
 		return nil, err
-	}
-	if len(out.Items) != 1 {
-		return nil, fmt.Errorf("game: %d saves of agent %s", len(out.Items), ga.a.ID())
 	}
 	return out.Items[0].Data, nil
 }
@@ -151,47 +149,71 @@ func (c *Conductor) applyRemove(in *cluster.Input) (told, err error) {
 	return nil, nil
 }
 
-// relayout cuts the layout again for the game's agents after a Load whose
-// save holds other agents than the layout's (Options.AgentsFromSave).
-func (c *Conductor) relayout() error {
-	want := cluster.Cut(len(c.g.agents), c.c.Layout.Shards())
-	if slices.Equal(want.Start, c.c.Layout.Start) {
-		return nil
-	}
-	_, err := c.c.ChangeAgents(c.g.step, cluster.Item{}, want)
-	return err
-}
-
-// ChangeAgents is a shard's part of an agent added or removed (and its new
-// range [lo, hi)).
+// ChangeAgents is a shard's part of an agent added or removed, or of a
+// list of agents taken (and its new range [lo, hi)).
 func (h *shardHost) ChangeAgents(ch *cluster.Item, lo, hi int32, out *cluster.Out) error {
 	g := h.g
-	switch ch.Kind {
-	case cluster.AgentAdd:
-		if err := h.addAgent(ch); err != nil {
+	if ch.Kind == cluster.AgentList {
+		return h.takeList(ch.Data, lo, hi)
+	}
+	if ch.Kind == cluster.AgentAdd {
+		if err := h.addAgent(ch, ch.Agent >= lo && ch.Agent < hi); err != nil {
 			return err
 		}
-	case cluster.AgentRemove:
+	}
+	if ch.Kind == cluster.AgentRemove {
 		if err := h.removeAgent(ch, out); err != nil {
 			return err
 		}
 	}
-	if hi > int32(len(g.agents)) {
-		return fmt.Errorf("game: a shard's range %d..%d of %d agents", lo, hi-1, len(g.agents))
+	if err := h.takeRange(lo, hi); err != nil {
+		return err
 	}
-	g.cl.lo, g.cl.hi = lo, hi
-	g.activeStale = true
 	if ch.Kind == cluster.AgentAdd && g.cl.holds(ch.Agent) {
 		// Its state is the conductor's, after the world's spawn.
-		return (&conductorHost{g: g}).takeSaves([]cluster.Item{{Kind: cluster.AgentSave, Agent: ch.Agent, Data: ch.Data}})
+		return h.restoreAgents([]cluster.Item{{Kind: cluster.AgentSave, Agent: ch.Agent, Data: ch.Data}})
 	}
 	return nil
 }
 
-// addAgent adds an agent as the conductor did, without the world's spawn
-// (the conductor ran it; the agent's save carries what it did).
-func (h *shardHost) addAgent(ch *cluster.Item) error {
+// takeRange makes [lo, hi) the places whose agents the shard holds. Only
+// an agent added or a list taken changes which agents those are: the
+// caller made them.
+func (h *shardHost) takeRange(lo, hi int32) error {
 	g := h.g
+	if lo < 0 || hi < lo || hi > int32(len(g.agents)) {
+		return fmt.Errorf("game: a shard's range %d..%d of %d agents", lo, hi-1, len(g.agents))
+	}
+	for _, ga := range g.agents[lo:hi] {
+		if ga.a == nil {
+			return fmt.Errorf("game: a shard's range %d..%d holds agent %s, which it does not have", lo, hi-1, g.agentID(ga))
+		}
+	}
+	g.cl.lo, g.cl.hi = lo, hi
+	g.held.lo, g.held.hi = lo, hi
+	g.activeStale = true
+	return nil
+}
+
+// addAgent adds an agent as the conductor did: made (without the world's
+// spawn: the conductor ran it, and the agent's save carries what it did)
+// where the shard will hold it, else only listed.
+func (h *shardHost) addAgent(ch *cluster.Item, holds bool) error {
+	g := h.g
+	if int(ch.Agent) != len(g.agents) {
+		return fmt.Errorf("game: agent %s added at place %d on the conductor, %d on a shard", ch.Text, ch.Agent, len(g.agents))
+	}
+	if !holds {
+		tree, ok := g.treeIndex(ch.Name)
+		switch {
+		case !ok:
+			return fmt.Errorf("game: agent %s added on a shard: unknown tree %q", ch.Text, ch.Name)
+		case ch.Text == "" || g.byID[ch.Text] != nil:
+			return fmt.Errorf("game: agent %q added on a shard, which has it", ch.Text)
+		}
+		h.listOther(ch.Text, tree)
+		return nil
+	}
 	var world *lua.LTable
 	if g.lua != nil {
 		world, g.lua.game = g.lua.game, nil
@@ -208,10 +230,26 @@ func (h *shardHost) addAgent(ch *cluster.Item) error {
 	if err != nil {
 		return fmt.Errorf("game: adding agent %s on a shard: %w", ch.Text, err)
 	}
-	if ga := g.byID[ch.Text]; ga.idx != ch.Agent {
-		return fmt.Errorf("game: agent %s added at place %d on a shard, %d on the conductor", ch.Text, ga.idx, ch.Agent)
+	if g.lua != nil && g.lua.game != nil {
+		g.worldAdd(g.byID[ch.Text])
 	}
 	return nil
+}
+
+// listOther lists an agent another shard holds: its id and tree, no
+// runtime agent (cluster_range.go).
+func (h *shardHost) listOther(id string, tree int32) {
+	g := h.g
+	ga := g.listAgent(id, tree, nil)
+	ga.kind = g.kindOf(g.treeName(ga), id)
+	g.opening = append(g.opening, id)
+	if g.workers != nil {
+		g.workerOf = append(g.workerOf, 0) // never stepped here
+	}
+	if g.lua != nil && g.lua.game != nil {
+		g.worldAdd(ga)
+	}
+	g.activeStale = true
 }
 
 // removeAgent closes and removes the agent where the shard holds it (its

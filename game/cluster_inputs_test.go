@@ -3,7 +3,9 @@ package game
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -513,19 +515,19 @@ func TestConductor_agentsAddedAndRemoved(t *testing.T) {
 func startClusterFromSaves(t *testing.T, config string, shards int) *testCluster {
 	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, shards)}
-	open := func(w io.Writer) *Game {
+	open := func(w io.Writer, shard *ShardOf) *Game {
 		cfg, err := LoadConfig(config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := Open(cfg, Options{Stdout: w, Stderr: w, AgentsFromSave: true})
+		g, err := Open(cfg, Options{Stdout: w, Stderr: w, AgentsFromSave: true, Shard: shard})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { g.Close() })
 		return g
 	}
-	cg := open(&tc.out)
+	cg := open(&tc.out, nil)
 	ch, err := newConductor(cg, &tc.trace, &tc.out)
 	if err != nil {
 		t.Fatal(err)
@@ -534,10 +536,11 @@ func startClusterFromSaves(t *testing.T, config string, shards int) *testCluster
 	link, ends := cluster.NewLocal(shards)
 	for k := range shards {
 		lo, hi := layout.Range(k)
-		sh, err := newShard(open(io.Discard), lo, hi, true)
+		sh, err := newShard(open(io.Discard, &ShardOf{K: k, N: shards}), lo, hi, true)
 		if err != nil {
 			t.Fatal(err)
 		}
+		tc.shards = append(tc.shards, sh)
 		if err := sh.start(); err != nil {
 			t.Fatal(err)
 		}
@@ -614,6 +617,79 @@ func TestConductor_agentsReplayed(t *testing.T) {
 		if out != wantOut {
 			t.Errorf("%d shards: output differs:\n%s", shards, lineDiff(out, wantOut))
 		}
+		b.stop()
+	}
+}
+
+// heldOnly fails unless every shard of tc lists the conductor's agents, by
+// place, and makes the runtime agents of its range only, the ranges
+// following one another over every agent.
+func heldOnly(t *testing.T, tc *testCluster, when string) {
+	t.Helper()
+	cg := tc.ch.g
+	next := int32(0)
+	for k, sh := range tc.shards {
+		g := sh.g
+		if len(g.agents) != len(cg.agents) {
+			t.Fatalf("%s: shard %d lists %d agents, the conductor %d", when, k, len(g.agents), len(cg.agents))
+		}
+		if g.cl.lo != next || g.held.lo != g.cl.lo || g.held.hi != g.cl.hi {
+			t.Fatalf("%s: shard %d holds %d..%d (made %d..%d), after %d", when, k, g.cl.lo, g.cl.hi, g.held.lo, g.held.hi, next)
+		}
+		next = g.cl.hi
+		for i, ga := range g.agents {
+			id := cg.agents[i].a.ID()
+			if got := g.agentID(ga); got != id || ga.idx != int32(i) || g.byID[id] != ga || ga.tree != cg.agents[i].tree {
+				t.Fatalf("%s: shard %d lists %q (place %d) at place %d, the conductor %q", when, k, got, ga.idx, i, id)
+			}
+			if held := g.cl.holds(int32(i)); held != (ga.a != nil) {
+				t.Fatalf("%s: shard %d holds place %d: %v; has its runtime agent: %v", when, k, i, held, ga.a != nil)
+			}
+		}
+		if len(g.byPtr) != int(g.cl.hi-g.cl.lo) {
+			t.Fatalf("%s: shard %d has %d runtime agents for a range of %d", when, k, len(g.byPtr), g.cl.hi-g.cl.lo)
+		}
+	}
+	if int(next) != len(cg.agents) {
+		t.Fatalf("%s: the shards hold %d of %d agents", when, next, len(cg.agents))
+	}
+}
+
+// TestConductor_agentsOnTheirShardOnly: agents added and removed change
+// every shard's list of agents as the conductor's, and only the shard
+// whose range holds an agent makes it (or closes it); a load of a save
+// holding other agents gives every shard the save's list and a range of
+// it, each making only its own.
+func TestConductor_agentsOnTheirShardOnly(t *testing.T) {
+	config := agentsGame(t)
+	tc := startClusterFromSaves(t, config, 3)
+	c := tc.conductor()
+	heldOnly(t, tc, "at the start")
+	var cp []byte
+	for c.Step() < 10 {
+		changeDue(t, c.Step(), func(id, tree string) error { return c.AddAgent(id, tree, nil) }, c.RemoveAgent, c.Signal)
+		heldOnly(t, tc, fmt.Sprintf("after step %d's inputs", c.Step()))
+		if err := c.Run(1); err != nil {
+			t.Fatal(err)
+		}
+		if c.Step() == 5 {
+			var err error
+			if cp, err = c.Checkpoint(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tc.stop()
+	for _, shards := range []int{2, 3} {
+		b := startClusterFromSaves(t, config, shards)
+		was := b.ch.g.agentList()
+		if err := b.conductor().Load(cp); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(b.ch.g.agentList(), was) {
+			t.Fatalf("the checkpoint holds the config's agents: no list to send")
+		}
+		heldOnly(t, b, fmt.Sprintf("%d shards, after the load", shards))
 		b.stop()
 	}
 }
