@@ -137,6 +137,10 @@ type InputHost interface {
 	// Place(PhaseDelivery, receiver's place) whose Text is the refusal.
 	// Nothing is delivered.
 	CheckDelivery(d *Item, out *Out) error
+	// LoadStep is the step of the load that follows (a Load message's):
+	// the inputs a replay applies after it, before the next step's
+	// StepStart, are of that step.
+	LoadStep(step uint64)
 }
 
 // CheckInput asks the shards whether the receivers of dels (Delivery

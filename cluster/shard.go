@@ -96,6 +96,9 @@ func (s *Shard) serve(m, reply *Message) error {
 	case Save:
 		return s.Host.Save(&s.out)
 	case Load:
+		if h, ok := s.Host.(InputHost); ok {
+			h.LoadStep(m.Step) // inputs.go: the replay's inputs at the load's step
+		}
 		return s.Host.Load(m.Items)
 	case Finish:
 		return s.Host.Finish(m.Round, &s.out)

@@ -184,3 +184,9 @@ func (h *shardHost) CheckDelivery(d *cluster.Item, out *cluster.Out) error {
 	}
 	return nil
 }
+
+// LoadStep makes the shard's game at the step of the load that follows: a
+// shard's load restores only its agents (restoreAgents), and a replayed
+// input of the load's step is delivered at that step, before the next
+// step's Begin sets it.
+func (h *shardHost) LoadStep(step uint64) { h.g.step = step }

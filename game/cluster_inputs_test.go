@@ -394,6 +394,7 @@ var agentInputs = []struct {
 	id, tree string
 }{
 	{2, "add", "t-9", "t"},
+	{3, "signal", "t-3", "Ping"}, // replayed right after the load of step 3's checkpoint
 	{4, "remove", "t-2", ""},
 	{5, "signal", "all", "Ping"},
 	{6, "add", "u-7", "u"},
@@ -597,8 +598,8 @@ func TestConductor_agentsReplayed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ins) != 5 { // after steps 4 to 7
-			t.Fatalf("%d inputs journaled after the checkpoint, want 5", len(ins))
+		if len(ins) != 6 { // after steps 3 to 7
+			t.Fatalf("%d inputs journaled after the checkpoint, want 6", len(ins))
 		}
 		if err := cb.Replay(ins); err != nil {
 			t.Fatal(err)
