@@ -515,13 +515,24 @@ func TestConductor_agentsAddedAndRemoved(t *testing.T) {
 // other agents than its config.
 func startClusterFromSaves(t *testing.T, config string, shards int) *testCluster {
 	t.Helper()
+	return startClusterFromSavesWorkers(t, config, shards, 1)
+}
+
+// startClusterFromSavesWorkers is startClusterFromSaves with workers on
+// every shard.
+func startClusterFromSavesWorkers(t *testing.T, config string, shards, workers int) *testCluster {
+	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, shards)}
 	open := func(w io.Writer, shard *ShardOf) *Game {
 		cfg, err := LoadConfig(config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := Open(cfg, Options{Stdout: w, Stderr: w, AgentsFromSave: true, Shard: shard})
+		opts := Options{Stdout: w, Stderr: w, AgentsFromSave: true, Shard: shard}
+		if shard != nil {
+			opts.Workers = &workers
+		}
+		g, err := Open(cfg, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -650,6 +661,13 @@ func heldOnly(t *testing.T, tc *testCluster, when string) {
 		if len(g.byPtr) != int(g.cl.hi-g.cl.lo) {
 			t.Fatalf("%s: shard %d has %d runtime agents for a range of %d", when, k, len(g.byPtr), g.cl.hi-g.cl.lo)
 		}
+		counted := 0
+		for _, w := range g.workers {
+			counted += w.agents
+		}
+		if g.workers != nil && (counted != int(g.cl.hi-g.cl.lo) || len(g.workerOf) != len(g.agents)) {
+			t.Fatalf("%s: shard %d's workers count %d agents (%d places) for a range of %d", when, k, counted, len(g.workerOf), g.cl.hi-g.cl.lo)
+		}
 	}
 	if int(next) != len(cg.agents) {
 		t.Fatalf("%s: the shards hold %d of %d agents", when, next, len(cg.agents))
@@ -660,10 +678,10 @@ func heldOnly(t *testing.T, tc *testCluster, when string) {
 // every shard's list of agents as the conductor's, and only the shard
 // whose range holds an agent makes it (or closes it); a load of a save
 // holding other agents gives every shard the save's list and a range of
-// it, each making only its own.
+// it, each making only its own (shards of 1 and 2 workers).
 func TestConductor_agentsOnTheirShardOnly(t *testing.T) {
 	config := agentsGame(t)
-	tc := startClusterFromSaves(t, config, 3)
+	tc := startClusterFromSavesWorkers(t, config, 3, 2)
 	c := tc.conductor()
 	heldOnly(t, tc, "at the start")
 	var cp []byte
@@ -681,8 +699,12 @@ func TestConductor_agentsOnTheirShardOnly(t *testing.T) {
 		}
 	}
 	tc.stop()
-	for _, shards := range []int{2, 3} {
-		b := startClusterFromSaves(t, config, shards)
+	for _, shards := range []int{2, 3, -2} {
+		workers := 1
+		if shards < 0 {
+			shards, workers = -shards, 2
+		}
+		b := startClusterFromSavesWorkers(t, config, shards, workers)
 		was := b.ch.g.agentList()
 		if err := b.conductor().Load(cp); err != nil {
 			t.Fatal(err)
@@ -690,7 +712,7 @@ func TestConductor_agentsOnTheirShardOnly(t *testing.T) {
 		if slices.Equal(b.ch.g.agentList(), was) {
 			t.Fatalf("the checkpoint holds the config's agents: no list to send")
 		}
-		heldOnly(t, b, fmt.Sprintf("%d shards, after the load", shards))
+		heldOnly(t, b, fmt.Sprintf("%d shards of %d workers, after the load", shards, workers))
 		b.stop()
 	}
 }
