@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"unicode/utf8"
@@ -241,15 +242,9 @@ func (r *batchRequest) marshal() ([]byte, error) {
 	for i := range r.b.Calls {
 		c := &r.b.Calls[i]
 		m := e.begin(fBatchCalls)
-		e.varint(fCallKind, uint64(c.Kind))
-		e.varint(fCallSite, uint64(c.Site))
-		e.string(fCallAgent, c.Agent)
-		e.bool(fCallFirstRun, c.FirstRun)
-		e.double(fCallTime, c.Time)
-		e.double(fCallDt, c.Dt)
-		e.bytes(fCallState, c.State)
-		for j := range c.Fields {
-			e.value(fCallFields, &c.Fields[j])
+		var ok bool
+		if e.buf, ok = appendCall(e.buf, c); !ok && e.err == nil { // wire_fast.go
+			e.err = errWireUTF8
 		}
 		for j := range c.Stimuli {
 			st := &c.Stimuli[j]
@@ -271,12 +266,9 @@ func encodeReplies(replies []Reply, sizeHint int) ([]byte, error) {
 	for i := range replies {
 		r := &replies[i]
 		m := e.begin(fBatchReplyReplies)
-		e.varint(fReplyStatus, uint64(r.Status))
-		e.bool(fReplyOK, r.OK)
-		e.bool(fReplyStateSet, r.StateSet)
-		e.bytes(fReplyState, r.State)
-		for j := range r.Writes {
-			e.value(fReplyWrites, &r.Writes[j])
+		var ok bool
+		if e.buf, ok = appendReplyHead(e.buf, r); !ok && e.err == nil { // wire_fast.go
+			e.err = errWireUTF8
 		}
 		for _, x := range r.Effects {
 			em := e.begin(fReplyEffects)
@@ -303,13 +295,21 @@ type decoder struct {
 }
 
 // next reads a field's tag; false at the end of the message or on error.
+// The one-byte case (field numbers 1 to 15, every field of these messages)
+// is small enough to be inlined into the decoders' loops; the rest is
+// nextSlow's.
 func (d *decoder) next() (protowire.Number, protowire.Type, bool) {
-	if len(d.b) == 0 || d.err != nil {
-		return 0, 0, false
-	}
-	if t := d.b[0]; t < 0x80 && t >= 8 { // a one-byte tag of a field number from 1 to 15
+	if len(d.b) > 0 && d.err == nil && d.b[0] < 0x80 && d.b[0] >= 8 {
+		t := d.b[0]
 		d.b = d.b[1:]
 		return protowire.Number(t >> 3), protowire.Type(t & 7), true
+	}
+	return d.nextSlow()
+}
+
+func (d *decoder) nextSlow() (protowire.Number, protowire.Type, bool) {
+	if len(d.b) == 0 || d.err != nil {
+		return 0, 0, false
 	}
 	num, typ, n := protowire.ConsumeTag(d.b)
 	if n < 0 || num > protowire.MaxValidNumber {
@@ -329,12 +329,18 @@ func (d *decoder) skip(num protowire.Number, typ protowire.Type) {
 	d.b = d.b[n:]
 }
 
+// varint, double and bytes are inlined where they are called in their
+// common case (a one-byte varint or length); the rest is their Slow's.
 func (d *decoder) varint() uint64 {
 	if len(d.b) > 0 && d.b[0] < 0x80 {
 		v := d.b[0]
 		d.b = d.b[1:]
 		return uint64(v)
 	}
+	return d.varintSlow()
+}
+
+func (d *decoder) varintSlow() uint64 {
 	v, n := protowire.ConsumeVarint(d.b)
 	if n < 0 {
 		d.err = errWireDecode
@@ -345,27 +351,27 @@ func (d *decoder) varint() uint64 {
 }
 
 func (d *decoder) double() float64 {
-	v, n := protowire.ConsumeFixed64(d.b)
-	if n < 0 {
-		d.err = errWireDecode
-		return 0
+	if len(d.b) >= 8 {
+		v := binary.LittleEndian.Uint64(d.b)
+		d.b = d.b[8:]
+		return math.Float64frombits(v)
 	}
-	d.b = d.b[n:]
-	return math.Float64frombits(v)
+	d.err = errWireDecode
+	return 0
 }
 
 // bytes returns the next length-delimited field, aliasing the input.
 func (d *decoder) bytes() []byte {
-	if len(d.b) > 0 && d.b[0] < 0x80 { // a one-byte length
+	if len(d.b) > 0 && d.b[0] < 0x80 && int(d.b[0]) < len(d.b) { // a one-byte length
 		n := int(d.b[0]) + 1
-		if n > len(d.b) {
-			d.err = errWireDecode
-			return nil
-		}
 		v := d.b[1:n:n]
 		d.b = d.b[n:]
 		return v
 	}
+	return d.bytesSlow()
+}
+
+func (d *decoder) bytesSlow() []byte {
 	v, n := protowire.ConsumeBytes(d.b)
 	if n < 0 {
 		d.err = errWireDecode
@@ -491,7 +497,12 @@ func (r *batchReplies) unmarshal(data []byte) error {
 		}
 		r.out = append(r.out, Reply{})
 		m := d.sub()
-		r.read(&m, &r.out[len(r.out)-1], writes, effects)
+		rep := &r.out[len(r.out)-1]
+		if _, ok := readReplyFast(m.b, rep, writes); ok { // wire_fast.go
+			continue
+		}
+		*rep = Reply{}
+		r.read(&m, rep, writes, effects)
 		if d.err == nil {
 			d.err = m.err
 		}
@@ -639,7 +650,13 @@ func (in *batchIn) unmarshal(data []byte) error {
 			}
 			m := d.sub()
 			calls = append(calls, Request{})
-			states = in.readCall(&m, &calls[len(calls)-1], oldAgent, states)
+			c, start := &calls[len(calls)-1], len(in.fields)
+			var ok bool
+			if states, ok = in.readCallFast(m.b, c, oldAgent, states); ok { // wire_fast.go
+				continue
+			}
+			*c, in.fields = Request{}, in.fields[:start]
+			states = in.readCall(&m, c, oldAgent, states)
 			if d.err == nil {
 				d.err = m.err
 			}
