@@ -38,6 +38,18 @@ type Call struct {
 	stimuli           []Stimulus // the declared stimuli the agent holds (actions)
 }
 
+// reset makes c the call req at site, keeping the storage it holds (outBuf,
+// fieldsBuf). Field by field: a composite literal was built aside and
+// copied whole, with the collector's barrier over all of it.
+func (c *Call) reset(req *Request, site *Site) {
+	c.Agent, c.Rule, c.Name = req.Agent, site.Rule, site.Name
+	c.FirstRun, c.Time, c.Dt = req.FirstRun, req.Time, req.Dt
+	c.Params = Params(site.Params)
+	c.kind, c.state, c.fields, c.stimuli = req.Kind, req.State, req.Fields, req.Stimuli
+	c.newState, c.stateSet, c.owned = nil, false, false
+	c.reads, c.writes, c.out, c.effects, c.jump = nil, nil, nil, nil, ""
+}
+
 // State returns the state bytes this action returned last time for this
 // rule; empty each time the cursor arrives at the rule.
 func (c *Call) State() []byte {
