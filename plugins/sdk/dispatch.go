@@ -114,16 +114,19 @@ func (d *dispatcher) RunBatch(_ context.Context, b *Batch, out []Reply) ([]Reply
 		d.timedRange(b, out, 0, n)
 		return out, nil
 	}
+	// The last part runs on this goroutine, whose stack has grown to what
+	// a call needs (a new goroutine grows its own each batch).
 	var wg sync.WaitGroup
 	chunk := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
+	lo := 0
+	for ; lo+chunk < n; lo += chunk {
 		wg.Add(1)
-		go func() {
+		go func(lo int) {
 			defer wg.Done()
-			d.timedRange(b, out, lo, hi)
-		}()
+			d.timedRange(b, out, lo, lo+chunk)
+		}(lo)
 	}
+	d.timedRange(b, out, lo, n)
 	wg.Wait()
 	return out, nil
 }
