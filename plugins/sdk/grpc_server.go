@@ -137,8 +137,8 @@ func (s *grpcServer) runBatch(ctx context.Context, in *batchIn) (any, error) {
 
 // maxBatchIns bounds the batchIns a server makes while none of those
 // kept held the batch's first agent: one per chunk of the host's largest
-// batches, which it sends in at most 4.
-const maxBatchIns = 4
+// batches, which it sends in at most 5 (a small first chunk and 4).
+const maxBatchIns = 5
 
 // takeBatch returns a kept batchIn, or a new one while all are in use: a
 // host sends a large batch as a few chunks in flight at once, and each
@@ -163,7 +163,7 @@ func (s *grpcServer) takeBatch(first []byte) *batchIn {
 	}
 	if k < 0 {
 		// None held this chunk: a new one, up to maxBatchIns (a host
-		// sends at most 4 chunks), so that each chunk gets its own.
+		// sends at most 5 chunks), so that each chunk gets its own.
 		if n == 0 || s.made < maxBatchIns {
 			s.made++
 			return &batchIn{taken: s.takes}
