@@ -152,7 +152,7 @@ func (c *Call) SetField(name string, v any) error {
 	if c.out == nil {
 		if cap(c.outBuf) >= len(c.writes) { // the storage of the reply at this place last batch
 			c.out = c.outBuf[:len(c.writes)]
-			clear(c.out)
+			clearValues(c.out)
 		} else {
 			c.out = make([]Value, len(c.writes))
 		}
@@ -161,13 +161,30 @@ func (c *Call) SetField(name string, v any) error {
 	for i, r := range c.reads {
 		if r == name && i < len(c.fields) {
 			if !c.owned {
-				c.fields, c.owned = append(c.fieldsBuf[:0], c.fields...), true
+				c.fields, c.owned = copyValues(c.fieldsBuf[:0], c.fields), true
 				c.fieldsBuf = c.fields
 			}
 			c.fields[i] = val
 		}
 	}
 	return nil
+}
+
+// clearValues and copyValues are clear and append for the few values of
+// a call, element by element: the bulk forms go through the runtime's
+// typed memory functions (the collector's barrier over the whole range),
+// several times the cost for one or two values.
+func clearValues(vs []Value) {
+	for i := range vs {
+		vs[i].Kind, vs[i].Num, vs[i].Str, vs[i].Bool = 0, 0, "", false
+	}
+}
+
+func copyValues(dst, src []Value) []Value {
+	for i := range src {
+		dst = append(dst, src[i])
+	}
+	return dst
 }
 
 func toValue(v any) (Value, error) {

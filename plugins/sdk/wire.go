@@ -279,10 +279,12 @@ func encodeReplies(replies []Reply, sizeHint int) ([]byte, error) {
 			e.data(fEffectData, &x.Data)
 			e.end(em)
 		}
-		e.string(fReplyJump, r.Jump)
-		e.string(fReplyError, r.Err)
-		e.double(fReplyScore, r.Score)
-		e.end(m)
+		if r.Jump != "" || r.Err != "" {
+			e.string(fReplyJump, r.Jump)
+			e.string(fReplyError, r.Err)
+		}
+		e.buf = appendDouble(e.buf, tReplyScore, r.Score)
+		e.buf = endSub(e.buf, m)
 	}
 	return e.buf, e.err
 }
@@ -484,10 +486,23 @@ type batchReplies struct {
 func (r *batchReplies) unmarshal(data []byte) error {
 	d := decoder{b: data}
 	r.out = r.out[:0]
-	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
-		if num != fBatchReplyReplies || typ != protowire.BytesType {
-			d.skip(num, typ)
-			continue
+	for {
+		var m decoder
+		// A reply of fewer than 128 bytes, the common case, is cut out
+		// here; anything else goes through next and sub.
+		if b := d.b; d.err == nil && len(b) > 2 && b[0] == fBatchReplyReplies<<3|2 && b[1] < 0x80 && int(b[1])+2 <= len(b) {
+			n := int(b[1]) + 2
+			m.b, d.b = b[2:n:n], b[n:]
+		} else {
+			num, typ, ok := d.next()
+			if !ok {
+				break
+			}
+			if num != fBatchReplyReplies || typ != protowire.BytesType {
+				d.skip(num, typ)
+				continue
+			}
+			m = d.sub()
 		}
 		var writes []Value
 		var effects []Effect
@@ -496,7 +511,6 @@ func (r *batchReplies) unmarshal(data []byte) error {
 			writes, effects = old.Writes[:0], old.Effects[:0]
 		}
 		r.out = append(r.out, Reply{})
-		m := d.sub()
 		rep := &r.out[len(r.out)-1]
 		if _, ok := readReplyFast(m.b, rep, writes); ok { // wire_fast.go
 			continue
@@ -631,7 +645,23 @@ func (in *batchIn) unmarshal(data []byte) error {
 	sites, calls := in.b.Sites[:0], in.b.Calls[:0]
 	in.fields = in.fields[:0]
 	var states []byte // this batch's state bytes, fresh: a plugin may keep them
-	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
+	for {
+		// A call of fewer than 128 bytes, the common case, is cut out here;
+		// anything else goes through next and sub.
+		if b := d.b; d.err == nil && len(b) > 2 && b[0] == fBatchCalls<<3|2 && b[1] < 0x80 && int(b[1])+2 <= len(b) {
+			n := int(b[1]) + 2
+			m := decoder{b: b[2:n:n]}
+			d.b = b[n:]
+			if states = in.readCallAt(&m, &calls, states); m.err != nil {
+				d.err = m.err
+				break
+			}
+			continue
+		}
+		num, typ, ok := d.next()
+		if !ok {
+			break
+		}
 		switch {
 		case num == fBatchSites && typ == protowire.BytesType:
 			var old Site
@@ -644,19 +674,8 @@ func (in *batchIn) unmarshal(data []byte) error {
 				d.err = m.err
 			}
 		case num == fBatchCalls && typ == protowire.BytesType:
-			var oldAgent string
-			if len(calls) < cap(calls) {
-				oldAgent = calls[:len(calls)+1][len(calls)].Agent
-			}
 			m := d.sub()
-			calls = append(calls, Request{})
-			c, start := &calls[len(calls)-1], len(in.fields)
-			var ok bool
-			if states, ok = in.readCallFast(m.b, c, oldAgent, states); ok { // wire_fast.go
-				continue
-			}
-			*c, in.fields = Request{}, in.fields[:start]
-			states = in.readCall(&m, c, oldAgent, states)
+			states = in.readCallAt(&m, &calls, states)
 			if d.err == nil {
 				d.err = m.err
 			}
@@ -666,6 +685,25 @@ func (in *batchIn) unmarshal(data []byte) error {
 	}
 	in.b.Sites, in.b.Calls = sites, calls
 	return d.err
+}
+
+// readCallAt appends the call in m to calls, reading it fast where it can
+// (wire_fast.go); an error is left in m.
+func (in *batchIn) readCallAt(m *decoder, calls *[]Request, states []byte) []byte {
+	cs := *calls
+	var oldAgent string
+	if len(cs) < cap(cs) {
+		oldAgent = cs[:len(cs)+1][len(cs)].Agent
+	}
+	cs = append(cs, Request{})
+	*calls = cs
+	c, start := &cs[len(cs)-1], len(in.fields)
+	var ok bool
+	if states, ok = in.readCallFast(m.b, c, oldAgent, states); ok {
+		return states
+	}
+	*c, in.fields = Request{}, in.fields[:start]
+	return in.readCall(m, c, oldAgent, states)
 }
 
 func (in *batchIn) readCall(m *decoder, c *Request, oldAgent string, states []byte) []byte {
