@@ -129,8 +129,8 @@ func (s *grpcServer) runBatch(ctx context.Context, in *batchIn) (any, error) {
 	// call at that place writes into it.
 	for i := range replies {
 		w := replies[i].Writes
-		clear(w)
-		replies[i] = Reply{Writes: w[:0]}
+		clearValues(w)
+		replies[i].reset(w[:0])
 	}
 	return wireBytes(data), nil
 }
