@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
@@ -119,5 +120,24 @@ func TestWireFast_sameBytesAndValuesAsProtobuf(t *testing.T) {
 	}
 	if !reflect.DeepEqual(normReplies(out.out[:1]), normReplies(reps[:1])) {
 		t.Fatalf("reply 0: %+v, want %+v", out.out[0], reps[0])
+	}
+}
+
+// TestValidString_asUTF8Does: the ASCII fast path agrees with
+// utf8.ValidString at every length and position of a non-ASCII byte.
+func TestValidString_asUTF8Does(t *testing.T) {
+	for n := range 20 {
+		for at := -1; at < n; at++ {
+			for _, bad := range []string{"\xff", "é", "\xc3"} {
+				b := []byte(strings.Repeat("a", n))
+				s := string(b)
+				if at >= 0 {
+					s = s[:at] + bad + s[at:]
+				}
+				if got, want := validString(s), utf8.ValidString(s); got != want {
+					t.Fatalf("%q: %v, want %v", s, got, want)
+				}
+			}
+		}
 	}
 }
