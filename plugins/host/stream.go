@@ -50,8 +50,8 @@ const maxStreamChunks = 63
 // sender, starting the round's stream with the first chunk.
 func (r *round) streamReady(p *plugin) {
 	set := p.set
-	if r.nextChunk == 0 { // the plugin's first round
-		r.nextChunk = p.streamSize()
+	if r.nextChunk == 0 { // the round's first call: its first chunk is small
+		r.nextChunk = min(firstChunkCalls, p.streamSize())
 		if len(r.batch.Calls) < r.nextChunk {
 			return
 		}
@@ -108,10 +108,19 @@ func (r *round) finishStream() error {
 	return err
 }
 
-// streamSize is how many calls a chunk holds: a quarter of the plugin's
-// last round, so that a round like it goes in 4 chunks (the plugin keeps
-// storage for as many: sdk's maxBatchIns), and at least chunkCalls, so
-// that the plugin can still split a chunk over its cores.
+// firstChunkCalls bounds a round's first chunk: the plugin waits for it
+// (it has nothing else to do since the last round's replies), so it goes
+// after fewer calls than the chunks after it, which go while the plugin
+// runs the ones before. A quarter of a round of 10,000 calls kept the
+// plugin idle while the host stepped 2,500 agents; 512 is still enough for
+// the plugin to split a chunk over its cores (sdk's parallelMin).
+var firstChunkCalls = 512 // a variable for the tests
+
+// streamSize is how many calls a chunk after the first holds: a quarter
+// of the plugin's last round, so that a round like it goes in at most 5
+// chunks, the small first one included (the plugin keeps storage for as
+// many: sdk's maxBatchIns), and at least chunkCalls, so that the plugin
+// can still split a chunk over its cores.
 func (p *plugin) streamSize() int {
 	return max(chunkCalls, (p.lastCalls+maxChunks-1)/maxChunks)
 }
