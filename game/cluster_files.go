@@ -30,9 +30,6 @@ type SourceFile struct {
 // sources are an fs.FS (Options.Files), cannot be sent this way.
 func (g *Game) ClusterFiles() (files []SourceFile, config string, err error) {
 	c := g.cfg
-	if err := g.checkClusterPlugins(); err != nil {
-		return nil, "", err
-	}
 	if g.opts.Files != nil {
 		return nil, "", fmt.Errorf("%w: a game whose sources are an fs.FS (Options.Files) sends no files to its shards", ErrClusterFeature)
 	}
