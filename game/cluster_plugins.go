@@ -6,6 +6,7 @@ import (
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/plugins/host"
+	"github.com/btrun/btrun/plugins/sdk"
 )
 
 // Plugins in a cluster. One process sends each round's calls to a plugin
@@ -27,6 +28,27 @@ import (
 //
 // A plugin's per-agent state is the state bytes of the agent's rule (the
 // host keeps none of its own), saved with the agent on its shard.
+
+// shardPlugin is what the shards get at plugin i's path in place of its
+// program (ClusterFiles): its declarations, when it runs on the conductor
+// and declares no cancel hook (a synchronous call, which does not travel:
+// a shard runs its own instance of such a plugin for its cancel hooks), so
+// that shards start no process for it; nil when the program must go.
+func (g *Game) shardPlugin(i int, d *sdk.Description) ([]byte, error) {
+	if g.cfg.Plugins[i].Shardable {
+		return nil, nil
+	}
+	for _, a := range d.Actions {
+		if a.HasCancel {
+			return nil, nil
+		}
+	}
+	b, err := host.Declarations(d)
+	if err != nil {
+		return nil, fmt.Errorf("game: the files for the shards: %w", err)
+	}
+	return b, nil
+}
 
 // relayPrefix starts the name of a request or answer that carries a
 // plugin's calls or replies (then the plugin's name); the gates' is

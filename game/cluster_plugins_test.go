@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -310,5 +311,39 @@ func TestCluster_gateAnswersDoNotGrowWithGateActivity(t *testing.T) {
 		if trace, out := tc.finish(); trace != wantTrace || out != wantOut {
 			t.Errorf("%d shards: the run differs from one process's", shards)
 		}
+	}
+}
+
+// TestClusterFiles_aPluginOnTheConductorIsNotSent: the shards get the
+// program of a shardable plugin (pure), which they run, but only the
+// declarations of one that runs on the conductor (counter), so they start
+// no process for it; a plugin with a cancel hook (crashy has none; a
+// test of host covers the refusal) would go whole.
+func TestClusterFiles_aPluginOnTheConductorIsNotSent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds plugins")
+	}
+	cfg, err := LoadConfig(fixturePath("relay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	files, _, err := g.ClusterFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]SourceFile{}
+	for _, f := range files {
+		got[path.Base(f.Path)] = f
+	}
+	if c := got["counter"]; c.Exec || !strings.HasPrefix(string(c.Data), "#!btrun plugin declarations") || !strings.Contains(string(c.Data), `"counter.take"`) {
+		t.Errorf("counter: exec %v, %.80q", c.Exec, c.Data)
+	}
+	if p := got["pure"]; !p.Exec || strings.HasPrefix(string(p.Data), "#!btrun") || len(p.Data) < 1<<20 {
+		t.Errorf("pure: exec %v, %d bytes", p.Exec, len(p.Data))
 	}
 }

@@ -1,8 +1,12 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -313,3 +317,63 @@ func unmarshalAnswer(b []byte, calls int) ([]sdk.Reply, []error, error) {
 	}
 	return replies, errs, nil
 }
+
+// A plugin that runs elsewhere need not run here: where a relaying set
+// opens its game from files another process sent (a cluster's shard), the
+// plugin's path holds its declarations instead of its program
+// (Declarations). Start then starts no process for it: it declares what
+// the file says, and its calls are relayed (Relay). Only a plugin without
+// cancel hooks may stand so: a cancel hook is a synchronous call, which
+// does not travel (a relaying set whose plugin declares one runs its own
+// instance for them).
+
+// declarationsMagic starts a declarations file.
+const declarationsMagic = "#!btrun plugin declarations 1\n"
+
+// Declarations is the file that stands at a plugin's path in place of its
+// program where the plugin runs elsewhere: what it declares.
+func Declarations(d *sdk.Description) ([]byte, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("host: plugin %s's declarations: %w", d.Plugin, err)
+	}
+	return append([]byte(declarationsMagic), b...), nil
+}
+
+// declaredAt reads the declarations at spec's path; ok is false when the
+// path holds anything else (a program, a Go package: started as always).
+func declaredAt(spec *Spec) (d *sdk.Description, ok bool, err error) {
+	path := spec.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(spec.Dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, nil // resolve says what is wrong
+	}
+	defer f.Close()
+	head := make([]byte, len(declarationsMagic))
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != declarationsMagic {
+		return nil, false, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(f, maxDeclarations+1))
+	if err == nil && len(body) > maxDeclarations {
+		err = fmt.Errorf("more than %d bytes", maxDeclarations)
+	}
+	if err == nil {
+		d = new(sdk.Description)
+		err = json.Unmarshal(body, d)
+	}
+	if err != nil {
+		return nil, true, newErr(fmt.Sprintf("host: plugin %s: the declarations at %s: %v", spec.Name, path, err), ErrStart, err)
+	}
+	for _, a := range d.Actions {
+		if a.HasCancel {
+			return nil, true, newErr(fmt.Sprintf("host: plugin %s: the declarations at %s name a cancel hook (action %s), which a plugin that runs elsewhere cannot serve: its program must stand there", spec.Name, path, a.Name), ErrStart)
+		}
+	}
+	return d, true, nil
+}
+
+// maxDeclarations bounds a declarations file.
+const maxDeclarations = 16 << 20

@@ -3,11 +3,14 @@ package host
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/btrun/btrun/plugins/sdk"
+	"github.com/btrun/btrun/runtime"
 )
 
 // TestStart_startedLinesInTheirOrder: the plugins start at once, but their
@@ -66,5 +69,47 @@ func TestRelay_answersCrossAsBytes(t *testing.T) {
 	}
 	if _, err := sdk.UnmarshalBatch([]byte{0x12, 0x02, 0x10, 0x05}); err == nil {
 		t.Error("a call naming a site the batch does not have")
+	}
+}
+
+// TestRelay_declaredPluginStartsNoProcess: a plugin whose path holds its
+// declarations (where it runs elsewhere) starts no process: it declares
+// what the file says and is relayed. Declarations naming a cancel hook,
+// or that are not JSON, are refused, naming the plugin.
+func TestRelay_declaredPluginStartsNoProcess(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, d *sdk.Description) {
+		b, err := Declarations(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("d", &sdk.Description{Plugin: "d", Actions: []sdk.ActionInfo{{Name: "d.act"}}, Conditions: []sdk.ConditionInfo{{Name: "d.cond"}}})
+	set, err := Start(context.Background(), []Spec{{Name: "d", Path: "d", Dir: dir}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	info := set.Plugins()[0]
+	if info.Pid != 0 || info.Executable != "" || len(info.Description.Actions) != 1 || !set.plugins[0].relayed {
+		t.Errorf("%+v, relayed %v", info, set.plugins[0].relayed)
+	}
+	reg := runtime.NewRegistry()
+	if err := set.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+
+	write("c", &sdk.Description{Plugin: "c", Actions: []sdk.ActionInfo{{Name: "c.act", HasCancel: true}}})
+	if _, err := Start(context.Background(), []Spec{{Name: "c", Path: "c", Dir: dir}}, Options{}); !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "cancel hook (action c.act)") {
+		t.Errorf("a cancel hook: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad"), []byte(declarationsMagic+"{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(context.Background(), []Spec{{Name: "bad", Path: "bad", Dir: dir}}, Options{}); !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "plugin bad: the declarations at ") {
+		t.Errorf("bad declarations: %v", err)
 	}
 }

@@ -55,6 +55,13 @@ const (
 )
 
 func (p *plugin) start(ctx context.Context) error {
+	if desc, ok, err := declaredAt(&p.spec); ok { // it runs elsewhere (relay.go)
+		if err == nil {
+			err = checkDescription(p.spec.Name, desc)
+		}
+		p.desc, p.relayed = desc, true
+		return err
+	}
 	exe, err := resolve(ctx, &p.spec, p.set.opts.CacheDir, p.set.log, p.set.opts.Progress)
 	if err != nil {
 		return err
