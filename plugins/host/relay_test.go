@@ -3,11 +3,13 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/btrun/btrun/plugins/sdk"
 	"github.com/btrun/btrun/runtime"
@@ -111,5 +113,97 @@ func TestRelay_declaredPluginStartsNoProcess(t *testing.T) {
 	}
 	if _, err := Start(context.Background(), []Spec{{Name: "bad", Path: "bad", Dir: dir}}, Options{}); !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "plugin bad: the declarations at ") {
 		t.Errorf("bad declarations: %v", err)
+	}
+}
+
+// relayVia is a resolver that relays a set's calls to another set, as a
+// cluster's shard and conductor do: the held rounds go to RunRelayed as
+// parts, and their answers back.
+type relayVia struct {
+	t                *testing.T
+	shard, conductor *Set
+}
+
+func (r relayVia) EndRound(round []*runtime.Agent) error {
+	if err := r.shard.EndRound(round); err != nil {
+		return err
+	}
+	held, err := r.shard.Held(nil)
+	if err != nil {
+		return err
+	}
+	parts := make([]Part, len(held))
+	for i, h := range held {
+		if h.First == nil {
+			r.t.Errorf("held round of %d calls without its first agent", h.Calls)
+		}
+		parts[i] = Part{Plugin: h.Plugin, Data: h.Data}
+	}
+	if err := r.conductor.RunRelayed(parts); err != nil {
+		return err
+	}
+	for i, h := range held {
+		if err := r.shard.Answer(h.Plugin, parts[i].Answer); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r relayVia) Continue(a *runtime.Agent) (runtime.Status, error, bool) {
+	return r.shard.Continue(a)
+}
+
+// TestRelay_sameAsSent: agents whose plugin calls are relayed to another
+// set (a plugin action with state bytes, a signal, a timestamp and field
+// writes; a condition reading a field) step as those whose calls the set
+// sends itself: the same trace and fields, step after step. Without the
+// answer, an agent's call fails rather than resume with nothing.
+func TestRelay_sameAsSent(t *testing.T) {
+	data := func(i int) fields { return fields{"flag": i%2 == 0, "x": float64(i)} }
+	specs := []Spec{helperSpec("test", "plugin")}
+	plain := newWorld(t, countTree, specs, Options{}, 4, data)
+	shard := newWorld(t, countTree, specs, Options{}, 4, data)
+	conductor, err := Start(t0(), specs, Options{CallTimeout: time.Minute, StartTimeout: 2 * time.Minute, Logger: shard.logs.log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conductor.Close()
+	if err := shard.set.Relay("test"); err != nil {
+		t.Fatal(err)
+	}
+	rounds := runtime.Rounds{Resolvers: []runtime.Resolver{relayVia{t, shard.set, conductor}}}
+	for range 5 {
+		plain.step()
+		if _, err := rounds.Step(shard.agents, func(a *runtime.Agent) (runtime.Status, error) {
+			return a.StepAt(float64(a.StepCount()+1) * 0.1)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(plain.trace) < 20 {
+		t.Fatalf("a trace of %d lines shows little", len(plain.trace))
+	}
+	if got, want := strings.Join(shard.trace, "\n"), strings.Join(plain.trace, "\n"); got != want {
+		t.Errorf("relayed:\n%s\nwant\n%s", got, want)
+	}
+	for i := range plain.agents {
+		if got, want := fmt.Sprint(shard.agents[i].UserData()), fmt.Sprint(plain.agents[i].UserData()); got != want {
+			t.Errorf("agent %d: fields %s, want %s", i, got, want)
+		}
+	}
+	if conductor.Stats().RoundTrips == 0 || shard.set.Stats().RoundTrips != 0 {
+		t.Errorf("round trips: %d by the conductor's set, %d by the shard's", conductor.Stats().RoundTrips, shard.set.Stats().RoundTrips)
+	}
+
+	// A held round that gets no answer fails its agents' calls.
+	shard.set.Relay("test")
+	a := shard.agents[0]
+	a.StepAt(float64(a.StepCount()+1) * 0.1)
+	if err := shard.set.EndRound([]*runtime.Agent{a}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err, ok := shard.set.Continue(a); !ok || st != runtime.Errored || err == nil || !strings.Contains(err.Error(), "relayed and no answer came") {
+		t.Errorf("no answer: %v %v %v", st, err, ok)
 	}
 }
