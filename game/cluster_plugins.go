@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/btrun/btrun/cluster"
@@ -71,6 +72,10 @@ func (g *Game) relayPlugins() error {
 	return nil
 }
 
+// isRelayed reports whether a request or answer carries plugin calls or
+// replies.
+func isRelayed(it cluster.Item) bool { return strings.HasPrefix(it.Name, relayPrefix) }
+
 // relayUp adds the round's calls to relayed plugins as requests, one per
 // plugin, at the place of the plugin's first caller: the shards' ranges
 // are contiguous, so the conductor's merge puts every shard's calls of a
@@ -106,6 +111,9 @@ func (g *Game) pluginIndex(name string) int {
 // relayAnswers gives the relayed plugins the replies among answers and
 // returns the others (the gates').
 func (h *shardHost) relayAnswers(answers []cluster.Item) ([]cluster.Item, error) {
+	if !slices.ContainsFunc(answers, isRelayed) {
+		return answers, nil // the gates' alone: nothing to copy
+	}
 	rest := answers[:0:0]
 	for _, a := range answers {
 		name, ok := strings.CutPrefix(a.Name, relayPrefix)
@@ -127,6 +135,9 @@ func (h *shardHost) relayAnswers(answers []cluster.Item) ([]cluster.Item, error)
 // then one batch per plugin of every shard's calls, each shard answered
 // for its own.
 func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, error) {
+	if !slices.ContainsFunc(reqs, isRelayed) {
+		return h.resolveGates(reqs) // the gates' alone: nothing to copy
+	}
 	gates := reqs[:0:0]
 	var parts []host.Part
 	var partOf []int // the request of each part
