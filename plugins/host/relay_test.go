@@ -90,7 +90,8 @@ func TestRelay_declaredPluginStartsNoProcess(t *testing.T) {
 		}
 	}
 	write("d", &sdk.Description{Plugin: "d", Actions: []sdk.ActionInfo{{Name: "d.act"}}, Conditions: []sdk.ConditionInfo{{Name: "d.cond"}}})
-	set, err := Start(context.Background(), []Spec{{Name: "d", Path: "d", Dir: dir}}, Options{})
+	var logged []string
+	set, err := Start(context.Background(), []Spec{{Name: "d", Path: "d", Dir: dir}}, Options{Logger: func(level, msg string) { logged = append(logged, msg) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +99,9 @@ func TestRelay_declaredPluginStartsNoProcess(t *testing.T) {
 	info := set.Plugins()[0]
 	if info.Pid != 0 || info.Executable != "" || len(info.Description.Actions) != 1 || !set.plugins[0].relayed {
 		t.Errorf("%+v, relayed %v", info, set.plugins[0].relayed)
+	}
+	if len(logged) != 1 || logged[0] != "plugin d: runs elsewhere: 1 action, 1 condition" {
+		t.Errorf("logged %q", logged)
 	}
 	reg := runtime.NewRegistry()
 	if err := set.Register(reg); err != nil {

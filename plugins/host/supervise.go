@@ -42,7 +42,11 @@ type plugin struct {
 // their order, not in the order they happened to start: a run's output for
 // people is reproducible, like its trace.
 func (p *plugin) startedLine() string {
-	return fmt.Sprintf("plugin %s: started: %s, %s", p.spec.Name,
+	started := "started"
+	if p.exe == "" {
+		started = "runs elsewhere" // declared only (relay.go)
+	}
+	return fmt.Sprintf("plugin %s: %s: %s, %s", p.spec.Name, started,
 		plural(len(p.desc.Actions), "action"), plural(len(p.desc.Conditions), "condition"))
 }
 
