@@ -347,3 +347,116 @@ func TestClusterFiles_aPluginOnTheConductorIsNotSent(t *testing.T) {
 		t.Errorf("pure: exec %v, %d bytes", p.Exec, len(p.Data))
 	}
 }
+
+// TestCluster_exampleGameWithNavOnTheConductor: the example game with its
+// nav plugin not marked shardable, so that every shard's calls to it cross
+// to the conductor, round after round, beside the gates' parts, from
+// parallels, grafts and handlers, on shards with workers: the trace, the
+// output and the save of one process (whose nav is the same either way).
+func TestCluster_exampleGameWithNavOnTheConductor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the nav plugin")
+	}
+	const steps = 300
+	edit := func(cfg *Config) { cfg.Plugins[0].Shardable = false }
+	wantTrace, wantOut, wantSave := editedRun(t, "example", edit, steps, 0, 1)
+	for _, layout := range [][2]int{{1, 1}, {2, 1}, {3, 2}} {
+		t.Run(fmt.Sprintf("%dx%d", layout[0], layout[1]), func(t *testing.T) {
+			trace, out, save := editedRun(t, "example", edit, steps, layout[0], layout[1])
+			if trace != wantTrace {
+				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+			}
+			if out != wantOut {
+				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+			}
+			if !bytes.Equal(save, wantSave) {
+				t.Errorf("the save differs")
+			}
+		})
+	}
+}
+
+// editedRun runs a config changed by edit for steps steps, in one process
+// (shards 0) or on shards of workers each in this process, and returns
+// the trace, the output and the save at the end.
+func editedRun(t *testing.T, name string, edit func(*Config), steps, shards, workers int) (string, string, []byte) {
+	t.Helper()
+	var trace, out bytes.Buffer
+	open := func(w io.Writer, workers int) *Game {
+		cfg, err := LoadConfig(clusterConfig(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(cfg)
+		opts := Options{Stdout: w, Stderr: w, Workers: &workers}
+		if shards == 0 {
+			opts.TraceTo = &trace
+		}
+		g, err := Open(cfg, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	if shards == 0 {
+		g := open(&out, workers)
+		if err := g.OpenTrace(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for range steps {
+			if _, err := g.runStep(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		save, err := g.encodeSave()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return trace.String(), out.String(), save
+	}
+	tc := &testCluster{t: t, errs: make([]error, shards)}
+	cg := open(&tc.out, 1)
+	ch, err := newConductor(cg, &tc.trace, &tc.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := cluster.Cut(len(cg.agents), shards)
+	link, ends := cluster.NewLocal(shards)
+	for k := range shards {
+		sg := open(io.Discard, workers)
+		lo, hi := layout.Range(k)
+		sh, err := newShard(sg, lo, hi, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sh.start(); err != nil {
+			t.Fatal(err)
+		}
+		tc.wg.Add(1)
+		go func() {
+			defer tc.wg.Done()
+			tc.errs[k] = (&cluster.Shard{Host: sh, Link: ends[k]}).Run()
+		}()
+	}
+	if err := ch.start(); err != nil {
+		t.Fatal(err)
+	}
+	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
+	t.Cleanup(func() { tc.stop() })
+	tc.steps(1, steps)
+	save := tc.save()
+	trace2, out2 := tc.finish()
+	if calls := cg.plugins.Stats().Calls; calls == 0 {
+		t.Error("no call reached the conductor's plugins")
+	} else {
+		t.Logf("%d calls on the conductor, %d requests, %d answers", calls, tc.c.Stats().Items[cluster.Request], tc.c.Stats().Items[cluster.Answer])
+	}
+	return trace2, out2, save
+}
