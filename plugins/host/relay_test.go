@@ -211,3 +211,23 @@ func TestRelay_sameAsSent(t *testing.T) {
 		t.Errorf("no answer: %v %v %v", st, err, ok)
 	}
 }
+
+// FuzzRelay_answer: an answer's bytes, whatever they are, are read or
+// refused, never a panic, and what is read is one reply and one error
+// slot per call.
+func FuzzRelay_answer(f *testing.F) {
+	good, err := marshalAnswer([]sdk.Reply{{Status: sdk.Running, State: []byte("s")}, {Err: "no"}},
+		[]error{nil, newErr("host: plugin p did not answer", ErrTimeout)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good, 2)
+	f.Add([]byte{}, 0)
+	f.Fuzz(func(t *testing.T, b []byte, calls int) {
+		calls = calls & 0xff
+		replies, errs, err := unmarshalAnswer(b, calls)
+		if err == nil && (len(replies) != calls || len(errs) != calls) {
+			t.Errorf("%d replies, %d errors for %d calls", len(replies), len(errs), calls)
+		}
+	})
+}
