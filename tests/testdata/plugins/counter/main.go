@@ -6,6 +6,9 @@
 // two batches, it would number them otherwise. So a cluster gives one
 // process's results only when it sends this plugin what one process sends.
 //
+// With counter.hangAt = K, the call that takes ticket K never answers: its
+// batch times out, and a new process counts from 0 again.
+//
 // It serves sdk.Service itself rather than an sdk.Plugin: the SDK runs a
 // large or slow batch's calls on several goroutines, in no fixed order,
 // and this plugin must see them in the batch's order.
@@ -77,6 +80,11 @@ func (c *counter) run(site *sdk.Site, req *sdk.Request, r *sdk.Reply) {
 	}
 	c.calls++
 	k := c.calls
+	for _, p := range site.Params {
+		if p.Name == "counter.hangAt" && p.Value == fmt.Sprint(k) {
+			select {} // never answers: the call times out, and the process is killed
+		}
+	}
 	r.Effects = append(r.Effects, sdk.Effect{Kind: sdk.EffectLog, Name: fmt.Sprintf("ticket %d of batch %d", k, c.batches)})
 	if k%7 == 0 {
 		for _, p := range site.Params {
