@@ -25,9 +25,6 @@ type Conductor struct {
 // write none, ShardOptions.Trace) and its output to out. Start it, then
 // Run, then Finish and Stop.
 func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Conductor, error) {
-	if err := g.checkClusterPlugins(); err != nil {
-		return nil, err
-	}
 	h, err := newConductor(g, trace, out)
 	if err != nil {
 		return nil, err
@@ -102,9 +99,6 @@ type ShardOptions struct {
 func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptions) error {
 	if k < 0 || k >= shards {
 		return fmt.Errorf("game: shard %d of %d", k, shards)
-	}
-	if err := g.checkClusterPlugins(); err != nil {
-		return errors.Join(err, link.Close())
 	}
 	lo, hi := cluster.Cut(len(g.agents), shards).Range(k)
 	h, err := newShard(g, lo, hi, opts.Trace)

@@ -148,6 +148,10 @@ func (s *Set) Flush() error {
 		p.lastCalls = len(p.queue.batch.Calls)
 		p.queue, p.inflight = p.inflight, p.queue
 		p.queue.reset()
+		if p.relayed {
+			p.hold(&p.inflight) // sent by the one who relays it (relay.go)
+			continue
+		}
 		busy = append(busy, p)
 	}
 	clear(s.sent) // let go of the agents
@@ -282,6 +286,9 @@ func (s *Set) deliver(a *runtime.Agent, t *ticket) (runtime.Status, error) {
 	call := &r.batch.Calls[t.i]
 	rep := &r.replies[t.i]
 	err := r.errs[t.i]
+	if p.held {
+		err = newErr(fmt.Sprintf("host: plugin %s: the round's calls were relayed and no answer came", p.spec.Name), ErrUsage)
+	}
 	if err == nil && rep.Err != "" {
 		err = p.callError(rep.Err)
 	}

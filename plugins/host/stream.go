@@ -58,7 +58,7 @@ func (r *round) streamReady(p *plugin) {
 	}
 	// A Flush about to fail (agents of the last one not resumed) must not
 	// find calls already sent; with workers the queue is not in order yet.
-	if set.opts.Unbatched || set.concurrent || set.unresumed > 0 || len(r.handed) == maxStreamChunks {
+	if set.opts.Unbatched || set.concurrent || p.relayed || set.unresumed > 0 || len(r.handed) == maxStreamChunks {
 		r.nextChunk = math.MaxInt
 		return
 	}
