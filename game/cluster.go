@@ -51,6 +51,9 @@ type clusterRole struct {
 	entries []cluster.Item // the conductor's step start: its lines and deliveries
 	enc     *savecodec.Encoder
 	shared  bool // the conductor sent shared data
+
+	debug *clusterDebug // the conductor's live view (cluster_debug.go)
+	relay *relay        // a shard's relay to it
 }
 
 // holds reports whether the agent at place i steps here.
@@ -104,6 +107,7 @@ func (g *Game) take(out *cluster.Out, order, hi uint64) error {
 	}
 	clear(g.outbox)
 	g.outbox = g.outbox[:0]
+	g.takeNotes(out, order, hi) // cluster_debug.go
 	return nil
 }
 
