@@ -48,7 +48,7 @@ type Conductor struct {
 	records []Item
 	reqs    []Item
 	outbox  []Item
-	debug           // a live view's part (debug.go)
+	debug   // a live view's part (debug.go)
 }
 
 // Stats count the exchanges of a conductor's steps: what the number of

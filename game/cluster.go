@@ -791,6 +791,7 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 	if g.gates != nil {
 		defer g.gates.Keep()() // the rounds kept the copy of the gates right
 	}
+	defer g.hideDebugger()() // cluster_debug.go
 	// A restore leaves the copy's rules (their hooks run, and may log):
 	// what the shards' agents did is written already.
 	g.silent = true

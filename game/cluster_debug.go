@@ -103,14 +103,19 @@ func (d *clusterDebug) refresh() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	dbg := g.debug
-	g.debug = nil // restoring a copy runs hooks: nothing the page should see
-	err = d.c.h.takeSaves(saves)
-	g.debug = dbg
-	if err != nil {
+	if err := d.c.h.takeSaves(saves); err != nil {
 		return nil, err
 	}
 	return d.replay(d.c.c.TakeNotes())
+}
+
+// hideDebugger hides the debugger until the returned function is called:
+// restoring the conductor's copies runs their rules' hooks, which may log,
+// and nothing of that is the page's to see.
+func (g *Game) hideDebugger() func() {
+	d := g.debug
+	g.debug = nil
+	return func() { g.debug = d }
 }
 
 // The notes a relaying shard sends (DebugNote items, Name).

@@ -42,7 +42,8 @@ type statusView struct {
 	Trees       []string         `json:"trees"`
 	World       []eventView      `json:"world"`
 	Gates       []gateView       `json:"gates"` // the game's gates (lanes_gates.go)
-	Cluster     bool             `json:"cluster,omitempty"` // the game is a cluster's conductor (cluster.go)
+	// Cluster: the game is a cluster's conductor (cluster.go).
+	Cluster bool `json:"cluster,omitempty"`
 }
 
 type reasonView struct {
