@@ -20,9 +20,9 @@ type liveRun struct {
 	done chan error
 }
 
-// startLive starts btrun with args (which hold -debug 127.0.0.1:0) and
+// startLiveRun starts btrun with args (which hold -debug 127.0.0.1:0) and
 // waits until it says where its live view is.
-func startLive(t *testing.T, args ...string) *liveRun {
+func startLiveRun(t *testing.T, args ...string) *liveRun {
 	t.Helper()
 	cmd := command(args...)
 	pr, pw := io.Pipe()
@@ -96,7 +96,7 @@ func TestCluster_debugOnTheConductor(t *testing.T) {
 		if tag == "two" {
 			args = append(args, "-shards", "2")
 		}
-		runs[tag] = startLive(t, args...)
+		runs[tag] = startLiveRun(t, args...)
 	}
 	one, two := runs["one"], runs["two"]
 	same := func(method, path, body string) []byte {
@@ -127,7 +127,7 @@ func TestCluster_debugOnTheConductor(t *testing.T) {
 		}
 		onShard[*a.Shard] = append(onShard[*a.Shard], a.ID)
 	}
-	if len(agents.Agents) != 15 || len(onShard[0]) != 8 || len(onShard[1]) != 7 {
+	if len(agents.Agents) != 16 || len(onShard[0]) != 8 || len(onShard[1]) != 8 {
 		t.Fatalf("the cluster lists %d agents, by shard %v", len(agents.Agents), onShard)
 	}
 	for _, id := range []string{"medic-2", "lookout-1"} {
@@ -175,7 +175,7 @@ func TestCluster_debugOnTheConductor(t *testing.T) {
 		}
 	}
 	a, _ := os.ReadFile(file("one.jsonl"))
-	for _, want := range []string{`"from":"debugger"`, `jump`} {
+	for _, want := range []string{`"from":"debugger"`, `{"step":26,"time":2.6,"agent":"lookout-1","runs":[["` + to} {
 		if !bytes.Contains(a, []byte(want)) {
 			t.Errorf("the trace has no %s: the test shows nothing", want)
 		}
