@@ -1,8 +1,10 @@
 package game
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/btrun/btrun/cluster"
@@ -234,11 +236,28 @@ func (g *Game) takeNotes(out *cluster.Out, order, hi uint64) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// With workers, an agent's log lines reach the game after its step
+	// ended (workersRound takes them in config order); one process's live
+	// view sees them before: each agent's step note goes after its lines.
+	slices.SortStableFunc(r.notes, func(a, b cluster.Item) int {
+		if c := cmp.Compare(a.Agent, b.Agent); c != 0 {
+			return c
+		}
+		return cmp.Compare(noteRank(a.Name), noteRank(b.Name))
+	})
 	for _, n := range r.notes {
 		out.Add(order, hi, n)
 	}
 	clear(r.notes)
 	r.notes = r.notes[:0]
+}
+
+// noteRank orders an agent's notes of one take: its step's after the rest.
+func noteRank(name string) int {
+	if name == noteStep {
+		return 1
+	}
+	return 0
 }
 
 // Debug is cluster.DebugShardHost: the live view's commands for the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -30,14 +31,15 @@ type session struct {
 	ended      bool
 }
 
-// openQuietly opens config for a run whose output goes to out.
-func openFor(t testing.TB, config string, out io.Writer) *game.Game {
+// openFor opens config for a run whose output goes to out, on workers
+// workers.
+func openFor(t testing.TB, config string, out io.Writer, workers int) *game.Game {
 	t.Helper()
 	cfg, err := game.LoadConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: out, Stderr: io.Discard, SaveEvery: -1})
+	g, err := game.Open(cfg, game.Options{Stdout: out, Stderr: io.Discard, SaveEvery: -1, Workers: &workers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +82,13 @@ func single(t *testing.T, config string, steps int) *session {
 }
 
 // onShards runs config on shards shards of a cluster in this process, its
-// conductor under a live view started paused.
-func onShards(t *testing.T, config string, shards, steps int) *session {
+// conductor under a live view started paused; each shard steps its
+// agents on workers workers.
+func onShards(t *testing.T, config string, shards, workers, steps int) *session {
 	t.Helper()
 	var trace, out bytes.Buffer
 	h := &harness{t: t, done: make(chan error, 1)}
-	cg := openFor(t, config, io.Discard)
+	cg := openFor(t, config, io.Discard, 1)
 	link, ends := cluster.NewLocal(shards)
 	c, err := cg.Conduct(link, &trace, &out)
 	if err != nil {
@@ -94,7 +97,7 @@ func onShards(t *testing.T, config string, shards, steps int) *session {
 	var wg sync.WaitGroup
 	errs := make([]error, shards)
 	for k := range shards {
-		sg := openFor(t, config, io.Discard)
+		sg := openFor(t, config, io.Discard, workers)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -175,7 +178,7 @@ func drawing(t *testing.T, s *session, id string) string {
 
 func TestCluster_listsEveryShardsAgentsAndDrawsThemAsOneProcess(t *testing.T) {
 	one := single(t, guards, 60)
-	three := onShards(t, guards, 3, 60)
+	three := onShards(t, guards, 3, 1, 60)
 	for _, s := range []*session{one, three} {
 		s.waitPaused("start")
 	}
@@ -214,7 +217,7 @@ func TestCluster_listsEveryShardsAgentsAndDrawsThemAsOneProcess(t *testing.T) {
 
 func TestCluster_pauseStepAndBreakpointAsOneProcess(t *testing.T) {
 	one := single(t, guards, 200)
-	two := onShards(t, guards, 2, 200)
+	two := onShards(t, guards, 2, 1, 200)
 	for _, s := range []*session{one, two} {
 		s.waitPaused("start")
 	}
@@ -248,8 +251,16 @@ func sameJSON(a, b any) bool {
 }
 
 func TestCluster_jumpSignalAndVarGiveOneProcessTrace(t *testing.T) {
+	for _, c := range []struct{ shards, workers int }{{3, 1}, {2, 2}} {
+		t.Run(fmt.Sprintf("%d shards of %d workers", c.shards, c.workers), func(t *testing.T) {
+			commandsAsOneProcess(t, c.shards, c.workers)
+		})
+	}
+}
+
+func commandsAsOneProcess(t *testing.T, shards, workers int) {
 	one := single(t, guards, 80)
-	three := onShards(t, guards, 3, 80)
+	three := onShards(t, guards, shards, workers, 80)
 	for _, s := range []*session{one, three} {
 		s.waitPaused("start")
 	}
@@ -300,7 +311,7 @@ func firstDiff(a, b []byte) string {
 }
 
 func TestCluster_timeTravelIsNotAvailable(t *testing.T) {
-	s := onShards(t, guards, 2, 50)
+	s := onShards(t, guards, 2, 1, 50)
 	s.waitPaused("start")
 	s.ok("POST", "/api/step", `{"steps":5}`)
 	code, v := s.do("POST", "/api/travel", `{"step":2}`)
