@@ -327,3 +327,37 @@ func TestCluster_timeTravelIsNotAvailable(t *testing.T) {
 		t.Errorf("a step after the refusal: %d %v", code, v)
 	}
 }
+
+// relayGame is a game whose handlers send signals between steps
+// (testdata/relay): a Ping from the page makes a post send Pong to the
+// next one, which one process delivers at the end of the next step.
+const relayGame = "testdata/relay/config.toml"
+
+func TestCluster_signalsHandlersSendBetweenStepsGoOutWithTheNextStep(t *testing.T) {
+	one := single(t, relayGame, 20)
+	three := onShards(t, relayGame, 3, 1, 20)
+	for _, s := range []*session{one, three} {
+		s.waitPaused("start")
+	}
+	both(t, one, three, "POST", "/api/step", `{"steps":3}`)
+	both(t, one, three, "POST", "/api/agents/post-2/signal", `{"signal":"Ping"}`) // shard 1 sends to shard 2
+	both(t, one, three, "POST", "/api/agents/post-3/signal", `{"signal":"Ping"}`) // shard 2 sends to shard 0
+	both(t, one, three, "POST", "/api/step", `{"steps":3}`)
+	for _, id := range []string{"post-1", "post-3"} {
+		if a, b := drawing(t, one, id), drawing(t, three, id); a != b {
+			t.Errorf("agent %s: one process draws\n%s\nthe cluster\n%s", id, a, b)
+		}
+	}
+	one.end()
+	three.end()
+	a, b := one.trace(), three.trace()
+	if !bytes.Equal(a, b) {
+		t.Errorf("the traces differ:\n%s", firstDiff(a, b))
+	}
+	if !bytes.Contains(a, []byte(`"signal":"Pong","from":"post-2"`)) {
+		t.Errorf("no Pong in the trace: the test shows nothing\n%s", a)
+	}
+	if a, b := one.out(), three.out(); !bytes.Equal(a, b) {
+		t.Errorf("the outputs differ:\n%s", firstDiff(a, b))
+	}
+}
