@@ -51,7 +51,7 @@ func (h clusterHost) SendSignal(agent, signal string, data runtime.Value) error 
 	if err != nil {
 		return err
 	}
-	if err := h.d.c.h.writeOwn(); err != nil {
+	if err := h.d.before(); err != nil {
 		return err
 	}
 	del := cluster.Item{Kind: cluster.Delivery, Agent: ga.idx, Peer: -1, Text: DebuggerSender, Name: signal, Data: b}
@@ -97,7 +97,7 @@ func (h clusterHost) SetAgentVar(agent, name string, v runtime.VarValue) error {
 // returns the command's error on the shard, if any.
 func (h clusterHost) command(ga *gameAgent, cmd cluster.Item) error {
 	g := (*Game)(h.debugHost)
-	if err := h.d.c.h.writeOwn(); err != nil {
+	if err := h.d.before(); err != nil {
 		return err
 	}
 	cmd.Kind, cmd.Agent, cmd.Peer = cluster.DebugNote, ga.idx, -1
@@ -112,6 +112,15 @@ func (h clusterHost) command(ga *gameAgent, cmd cluster.Item) error {
 		return fmt.Errorf("%s", warnings[0])
 	}
 	return nil
+}
+
+// before readies a command: the shards relay (a command may come before
+// the first step), and what the conductor wrote itself goes first.
+func (d *clusterDebug) before() error {
+	if err := d.relay(); err != nil {
+		return err
+	}
+	return d.c.h.writeOwn()
 }
 
 // What moves a cluster back in time, or changes its files, is refused.

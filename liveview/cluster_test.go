@@ -339,6 +339,10 @@ func TestCluster_signalsHandlersSendBetweenStepsGoOutWithTheNextStep(t *testing.
 	for _, s := range []*session{one, three} {
 		s.waitPaused("start")
 	}
+	both(t, one, three, "POST", "/api/agents/post-1/signal", `{"signal":"Ping"}`) // before the first step
+	if a, b := drawing(t, one, "post-1"), drawing(t, three, "post-1"); a != b {
+		t.Errorf("post-1 before the first step: one process draws\n%s\nthe cluster\n%s", a, b)
+	}
 	both(t, one, three, "POST", "/api/step", `{"steps":3}`)
 	both(t, one, three, "POST", "/api/agents/post-2/signal", `{"signal":"Ping"}`) // shard 1 sends to shard 2
 	both(t, one, three, "POST", "/api/agents/post-3/signal", `{"signal":"Ping"}`) // shard 2 sends to shard 0
