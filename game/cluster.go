@@ -38,7 +38,8 @@ import (
 // cluster checks (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by
 // hand) and takes what they kept in config order, as one process's round
-// end does. Not yet: a live view, reloads, agents added or removed.
+// end does. A live view: cluster_debug.go. Not yet: reloads, agents
+// added or removed.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
