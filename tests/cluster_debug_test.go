@@ -6,10 +6,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btrun/btrun/cluster/natsnet"
 )
 
 // liveRun is a btrun run with the live view, driven over HTTP.
@@ -82,11 +85,42 @@ func (r *liveRun) quit() {
 // draws an agent of shard 1 as one process's live view does at the same
 // step, and a jump and a signal with data from the page (to agents of
 // shard 1) give one process's trace and save, byte for byte.
+// The same with -cluster against a NATS server, the shards started by
+// hand.
 func TestCluster_debugOnTheConductor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Join("..", "btrun-cluster")) })
+	t.Run("embedded", func(t *testing.T) {
+		t.Cleanup(func() { os.RemoveAll(filepath.Join("..", "btrun-cluster")) })
+		debugOnTheConductor(t, nil)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		srv, err := natsnet.StartServer(t.TempDir(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var shards []*exec.Cmd
+		for range 2 {
+			cmd := command("shard", "-cluster", srv.URL(), "-name", "dbg", "-trace")
+			cmd.Dir = t.TempDir()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			shards = append(shards, cmd)
+		}
+		debugOnTheConductor(t, []string{"-cluster", srv.URL(), "-name", "dbg"})
+		for k, cmd := range shards {
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("shard %d: %v", k, err)
+			}
+		}
+	})
+}
+
+func debugOnTheConductor(t *testing.T, extra []string) {
 	dir := t.TempDir()
 	file := func(n string) string { return filepath.Join(dir, n) }
 	runs := map[string]*liveRun{}
@@ -94,7 +128,7 @@ func TestCluster_debugOnTheConductor(t *testing.T) {
 		args := []string{"run", "-config", "../config.toml", "-steps", "60", "-debug", "127.0.0.1:0", "-paused",
 			"-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}
 		if tag == "two" {
-			args = append(args, "-shards", "2")
+			args = append(append(args, "-shards", "2"), extra...)
 		}
 		runs[tag] = startLiveRun(t, args...)
 	}
