@@ -48,6 +48,7 @@ type Conductor struct {
 	records []Item
 	reqs    []Item
 	outbox  []Item
+	debug   // a live view's part (debug.go)
 }
 
 // Stats count the exchanges of a conductor's steps: what the number of
@@ -88,7 +89,7 @@ func (c *Conductor) Step(step uint64) error {
 	if err != nil {
 		return err
 	}
-	c.outbox = c.outbox[:0]
+	c.outbox = c.carried(c.outbox[:0]) // debug.go: signals sent between steps
 	c.stats.Steps++
 	c.begin(StepStart, step)
 	for k := range c.out {
@@ -255,6 +256,8 @@ func (c *Conductor) exchange(all bool) error {
 			c.outbox = append(c.outbox, it)
 		case Request:
 			c.reqs = append(c.reqs, it)
+		case DebugNote:
+			c.notes = append(c.notes, it) // debug.go
 		default:
 			return fmt.Errorf("cluster: a shard replied with a %s item", it.Kind)
 		}

@@ -42,10 +42,15 @@ const (
 	// (Round 1: the output's folded repeats; Round 2: what closing them
 	// writes), PhaseReport by place.
 	Finish
+	// Debug carries a live view's commands for a shard's agents (debug.go):
+	// DebugRelay turns on the relay of what its agents' steps do, a jump or
+	// a variable's edit applies to one agent now, between steps. The reply
+	// holds their records and DebugNote items.
+	Debug
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {
@@ -74,6 +79,9 @@ const (
 	Record
 	// AgentSave: one agent's save.
 	AgentSave
+	// DebugNote: what a live view is told about an agent of a shard (an
+	// agent's step, a change, a log line, a command's warning; debug.go).
+	DebugNote
 	numItemKinds
 )
 

@@ -101,6 +101,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.Host.Finish(m.Round, &s.out)
 	case Stop:
 		return nil
+	case Debug:
+		return s.debug(m) // debug.go
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

@@ -44,7 +44,8 @@ import (
 // shard's calls per round (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by
 // hand) and takes what they kept in config order, as one process's round
-// end does. Not yet: a live view, reloads, agents added or removed.
+// end does. A live view: cluster_debug.go. Not yet: reloads, agents
+// added or removed.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
@@ -57,6 +58,9 @@ type clusterRole struct {
 	entries []cluster.Item // the conductor's step start: its lines and deliveries
 	enc     *savecodec.Encoder
 	shared  bool // the conductor sent shared data
+
+	debug *clusterDebug // the conductor's live view (cluster_debug.go)
+	relay *relay        // a shard's relay to it
 }
 
 // holds reports whether the agent at place i steps here.
@@ -110,6 +114,7 @@ func (g *Game) take(out *cluster.Out, order, hi uint64) error {
 	}
 	clear(g.outbox)
 	g.outbox = g.outbox[:0]
+	g.takeNotes(out, order, hi) // cluster_debug.go
 	return nil
 }
 
@@ -774,6 +779,7 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 	if g.gates != nil {
 		defer g.gates.Keep()() // the rounds kept the copy of the gates right
 	}
+	defer g.hideDebugger()() // cluster_debug.go
 	// A restore leaves the copy's rules (their hooks run, and may log):
 	// what the shards' agents did is written already.
 	g.silent = true

@@ -29,7 +29,9 @@ func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Condu
 	if err != nil {
 		return nil, err
 	}
-	return &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards())}}, nil
+	c := &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards())}}
+	g.cl.debug = &clusterDebug{c: c} // a live view's part, when one attaches (cluster_debug.go)
+	return c, nil
 }
 
 // Start runs the game's start (the world's init, every agent's spawn) and
@@ -38,6 +40,9 @@ func (c *Conductor) Start() error { return c.h.start() }
 
 // Run runs steps steps.
 func (c *Conductor) Run(steps int) error {
+	if c.g.debug != nil {
+		return c.runDebugged(steps) // cluster_debug.go
+	}
 	for range steps {
 		if err := c.c.Step(c.g.step + 1); err != nil {
 			return err

@@ -149,7 +149,8 @@ type clusterRun struct {
 	steps         int
 	workers       int
 	quiet         bool
-	resume        bool // go on from the run's last checkpoint (-resume)
+	resume        bool         // go on from the run's last checkpoint (-resume)
+	debug         debugOptions // -debug: the live view on the conductor (cluster_debug.go)
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
