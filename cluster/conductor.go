@@ -48,7 +48,8 @@ type Conductor struct {
 	records []Item
 	reqs    []Item
 	outbox  []Item
-	carry   []Item // deliveries of what inputs' handlers sent between steps (inputs.go)
+	inCarry []Item // deliveries of what inputs' handlers sent between steps (inputs.go)
+	debug          // a live view's part (debug.go)
 }
 
 // Stats count the exchanges of a conductor's steps: what the number of
@@ -89,7 +90,7 @@ func (c *Conductor) Step(step uint64) error {
 	if err != nil {
 		return err
 	}
-	c.outbox = c.outbox[:0]
+	c.outbox = c.carried(c.outbox[:0]) // debug.go: signals sent between steps
 	c.stats.Steps++
 	c.begin(StepStart, step)
 	for k := range c.out {
@@ -136,12 +137,12 @@ func (c *Conductor) Step(step uint64) error {
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: step %d, report: %w", step, err)
 	}
-	for len(c.outbox) > 0 || len(c.carry) > 0 {
+	for len(c.outbox) > 0 || len(c.inCarry) > 0 {
 		dels, err := c.Host.Route(c.outbox)
 		if err != nil {
 			return err
 		}
-		dels = c.carried(dels) // inputs.go
+		dels = c.carriedIn(dels) // inputs.go
 		c.outbox = c.outbox[:0]
 		c.stats.Batches++
 		c.begin(Deliver, step)
@@ -257,6 +258,8 @@ func (c *Conductor) exchange(all bool) error {
 			c.outbox = append(c.outbox, it)
 		case Request:
 			c.reqs = append(c.reqs, it)
+		case DebugNote:
+			c.notes = append(c.notes, it) // debug.go
 		default:
 			return fmt.Errorf("cluster: a shard replied with a %s item", it.Kind)
 		}

@@ -205,18 +205,18 @@ func (c *Conductor) carry1() error {
 	if err != nil {
 		return err
 	}
-	c.carry = append(c.carry, dels...)
+	c.inCarry = append(c.inCarry, dels...)
 	return nil
 }
 
-// carried puts the deliveries inputs left before dels, the step's first
+// carriedIn puts the deliveries inputs left before dels, the step's first
 // batch: in one process they come first in its queue.
-func (c *Conductor) carried(dels []Item) []Item {
-	if len(c.carry) == 0 {
+func (c *Conductor) carriedIn(dels []Item) []Item {
+	if len(c.inCarry) == 0 {
 		return dels
 	}
-	dels = append(c.carry, dels...)
-	c.carry = nil
+	dels = append(c.inCarry, dels...)
+	c.inCarry = nil
 	return dels
 }
 

@@ -92,8 +92,8 @@ func (c *Conductor) ChangeAgents(step uint64, change Item, layout Layout) (strin
 // an agent removed), places after it move up one, and a signal it sent
 // to all reaches every agent left.
 func (c *Conductor) removePlace(p int32) {
-	kept := c.carry[:0]
-	for _, d := range c.carry {
+	kept := c.inCarry[:0]
+	for _, d := range c.inCarry {
 		switch {
 		case d.Agent == p:
 			continue
@@ -108,8 +108,8 @@ func (c *Conductor) removePlace(p int32) {
 		}
 		kept = append(kept, d)
 	}
-	clear(c.carry[len(kept):])
-	c.carry = kept
+	clear(c.inCarry[len(kept):])
+	c.inCarry = kept
 }
 
 // changeAgents serves an InputAgents message.

@@ -42,6 +42,11 @@ const (
 	// (Round 1: the output's folded repeats; Round 2: what closing them
 	// writes), PhaseReport by place.
 	Finish
+	// Debug carries a live view's commands for a shard's agents (debug.go):
+	// DebugRelay turns on the relay of what its agents' steps do, a jump or
+	// a variable's edit applies to one agent now, between steps. The reply
+	// holds their records and DebugNote items.
+	Debug
 	// InputCheck asks whether the receivers of an input's deliveries
 	// (Delivery items) would take them; the reply holds the shard's first
 	// refusal (inputs.go). Nothing is delivered.
@@ -54,7 +59,7 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "input check", "input agents"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {
@@ -83,6 +88,9 @@ const (
 	Record
 	// AgentSave: one agent's save.
 	AgentSave
+	// DebugNote: what a live view is told about an agent of a shard (an
+	// agent's step, a change, a log line, a command's warning; debug.go).
+	DebugNote
 	// AgentAdd: an agent added (Agent its place, Text its id, Name its
 	// tree, Data its save after its spawn on the conductor).
 	AgentAdd

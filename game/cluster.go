@@ -38,15 +38,16 @@ import (
 // Gates: every process keeps a copy of the gates (agents' conditions read
 // them), and every copy ends each round from every agent's part of it, in
 // config order (runtime.Gates.EndRoundParts; a shard names the agents it
-// does not hold by place): the same decisions everywhere. A round's parts
-// cross as one request per shard and one answer per shard (gateAnswer). Plugins run on each shard for its agents,
-// one batch per plugin per round: only plugins marked shardable, which a
-// cluster checks (cluster_plugins.go). A shard with
+// does not hold by place): the same decisions everywhere. A round's parts cross as one request per shard and one
+// answer per shard (gateAnswer). A plugin marked shardable runs on each
+// shard for its agents; any other runs on the conductor, one batch of every
+// shard's calls per round (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by
 // hand) and takes what they kept in config order, as one process's round
-// end does. Agents added and removed between steps change every process's
-// list, and only their shard makes or closes them (cluster_inputs_agents.go).
-// Not yet: a live view, reloads; removing an agent of a game with gates.
+// end does. A live view: cluster_debug.go. Agents added and removed
+// between steps change every process's list, and only their shard makes
+// or closes them (cluster_inputs_agents.go). Not yet: reloads; removing an
+// agent of a game with gates.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
@@ -59,6 +60,9 @@ type clusterRole struct {
 	entries []cluster.Item // the conductor's step start: its lines and deliveries
 	enc     *savecodec.Encoder
 	shared  bool // the conductor sent shared data
+
+	debug *clusterDebug // the conductor's live view (cluster_debug.go)
+	relay *relay        // a shard's relay to it
 }
 
 // holds reports whether the agent at place i steps here.
@@ -112,6 +116,7 @@ func (g *Game) take(out *cluster.Out, order, hi uint64) error {
 	}
 	clear(g.outbox)
 	g.outbox = g.outbox[:0]
+	g.takeNotes(out, order, hi) // cluster_debug.go
 	return nil
 }
 
@@ -241,6 +246,9 @@ func (h *conductorHost) BeginStep(step uint64) (float64, []byte, []cluster.Item,
 	if err := g.flushTrace(); err != nil {
 		return 0, nil, nil, err
 	}
+	if g.plugins != nil {
+		g.plugins.Advance(step) // the plugins run here (cluster_plugins.go): restarts due, as one process
+	}
 	g.tickWorld(step, t)
 	g.deliverSchedule(step, t)
 	if err := g.flushTrace(); err != nil {
@@ -285,11 +293,12 @@ func (h *conductorHost) Write(records []cluster.Item) error {
 	return nil
 }
 
-// Resolve ends a round of the conductor's copy of the gates, and gives
+// resolveGates ends a round of the conductor's copy of the gates, and gives
 // every shard every part, in config order, to end the round of its own:
 // all in one answer (gateAnswer), so that a round's gate traffic is one
-// item to each shard however many agents take or release a gate.
-func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, error) {
+// item to each shard however many agents take or release a gate. (Resolve,
+// cluster_plugins.go, takes the plugins' calls out first.)
+func (h *conductorHost) resolveGates(reqs []cluster.Item) ([]cluster.Item, error) {
 	g := h.g
 	if len(reqs) == 0 {
 		return nil, nil
@@ -368,6 +377,9 @@ func newShard(g *Game, lo, hi int32, trace bool) (*shardHost, error) {
 		return nil, fmt.Errorf("game: a shard of agents %d..%d needs a game opened for them (Options.Shard)", lo, hi-1)
 	}
 	if err := g.joinCluster(false, lo, hi, trace); err != nil {
+		return nil, err
+	}
+	if err := g.relayPlugins(); err != nil { // cluster_plugins.go
 		return nil, err
 	}
 	return &shardHost{g: g}, nil
@@ -463,6 +475,10 @@ func (h *shardHost) Round(round uint32, answers []cluster.Item, out *cluster.Out
 			h.ran = append(h.ran, int32(i))
 		}
 	} else {
+		answers, err := h.relayAnswers(answers) // cluster_plugins.go: the plugins' replies
+		if err != nil {
+			return 0, err
+		}
 		if err := h.endGates(answers); err != nil {
 			return 0, err
 		}
@@ -507,6 +523,9 @@ func (h *shardHost) endRound(out *cluster.Out, waiting int) (int, error) {
 	g := h.g
 	if g.plugins != nil {
 		if err := g.plugins.EndRound(h.round); err != nil {
+			return 0, err
+		}
+		if err := h.relayUp(out); err != nil { // cluster_plugins.go
 			return 0, err
 		}
 	}
@@ -762,6 +781,7 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 	if g.gates != nil {
 		defer g.gates.Keep()() // the rounds kept the copy of the gates right
 	}
+	defer g.hideDebugger()() // cluster_debug.go
 	// A restore leaves the copy's rules (their hooks run, and may log):
 	// what the shards' agents did is written already.
 	g.silent = true

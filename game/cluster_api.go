@@ -28,14 +28,13 @@ type Conductor struct {
 // write none, ShardOptions.Trace) and its output to out. Start it, then
 // Run, then Finish and Stop.
 func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Conductor, error) {
-	if err := g.checkClusterPlugins(); err != nil {
-		return nil, err
-	}
 	h, err := newConductor(g, trace, out)
 	if err != nil {
 		return nil, err
 	}
-	return &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards())}}, nil
+	c := &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards())}}
+	g.cl.debug = &clusterDebug{c: c} // a live view's part, when one attaches (cluster_debug.go)
+	return c, nil
 }
 
 // Start runs the game's start (the world's init, every agent's spawn) and
@@ -44,6 +43,9 @@ func (c *Conductor) Start() error { return c.h.start() }
 
 // Run runs steps steps.
 func (c *Conductor) Run(steps int) error {
+	if c.g.debug != nil {
+		return c.runDebugged(steps) // cluster_debug.go
+	}
 	for range steps {
 		if err := c.replayDue(); err != nil { // cluster_inputs.go
 			return err
@@ -108,9 +110,6 @@ type ShardOptions struct {
 func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptions) error {
 	if k < 0 || k >= shards {
 		return fmt.Errorf("game: shard %d of %d", k, shards)
-	}
-	if err := g.checkClusterPlugins(); err != nil {
-		return errors.Join(err, link.Close())
 	}
 	lo, hi := cluster.Cut(len(g.agents), shards).Range(k)
 	h, err := newShard(g, lo, hi, opts.Trace)

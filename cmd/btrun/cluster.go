@@ -152,8 +152,9 @@ type clusterRun struct {
 	steps         int
 	workers       int
 	quiet         bool
-	resume        bool       // go on from the run's last checkpoint (-resume)
-	feed          *inputFeed // -inputs (cluster_inputs.go)
+	resume        bool         // go on from the run's last checkpoint (-resume)
+	feed          *inputFeed   // -inputs (cluster_inputs.go)
+	debug         debugOptions // -debug: the live view on the conductor (cluster_debug.go)
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
