@@ -716,3 +716,69 @@ func TestConductor_agentsOnTheirShardOnly(t *testing.T) {
 		b.stop()
 	}
 }
+
+// TestConductor_agentsAddedToAGameWithGates: agents added between the
+// steps of a game with gates (the gates' holders by place on every shard)
+// give one process's trace and output on 1, 2 and 3 shards: the last shard
+// restores the new agent from the conductor's save with its gates by
+// place as they are, and the new agent takes gates from the next step.
+func TestConductor_agentsAddedToAGameWithGates(t *testing.T) {
+	const steps = 40
+	adds := map[uint64][2]string{10: {"late-1", "grunt"}, 25: {"late-2", "pair"}}
+	cfg, err := LoadConfig(clusterConfig("gates"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantTrace, wantOut bytes.Buffer
+	before := func(g *Game, s StepInfo) error {
+		if a, ok := adds[s.Step-1]; ok {
+			_, err := g.AddAgent(a[0], a[1], nil)
+			return err
+		}
+		return nil
+	}
+	g, err := Open(cfg, Options{TraceTo: &wantTrace, Stdout: &wantOut, Stderr: &wantOut, BeforeStep: before})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Run(steps); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"late-1", "late-2"} {
+		if !strings.Contains(wantTrace.String(), `"agent":"`+id+`"`) {
+			t.Fatalf("one process's trace has nothing of %s", id)
+		}
+	}
+	for _, shards := range []int{1, 2, 3} {
+		tc := startCluster(t, "gates", shards)
+		c := tc.conductor()
+		for c.Step() < steps {
+			if a, ok := adds[c.Step()]; ok {
+				if err := c.AddAgent(a[0], a[1], nil); err != nil {
+					t.Fatal(err)
+				}
+				heldOnly(t, tc, fmt.Sprintf("%d shards, after adding %s", shards, a[0]))
+			}
+			if err := c.Run(1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		trace, out := tc.finish()
+		if trace != wantTrace.String() {
+			t.Errorf("%d shards: trace differs:\n%s", shards, lineDiff(trace, wantTrace.String()))
+		}
+		if out != wantOut.String() {
+			t.Errorf("%d shards: output differs:\n%s", shards, lineDiff(out, wantOut.String()))
+		}
+		tc.stop()
+	}
+}
