@@ -54,6 +54,12 @@ const killBeforeRename = "BTRUN_TEST_KILL_BEFORE_RENAME"
 // state, every agent with the game's bookkeeping about it. A run that
 // takes more than MaxSaveSize bytes so is an error: no file could hold it.
 func (g *Game) encodeSave() ([]byte, error) {
+	return g.encodeSaveOn(saveGoroutines(len(g.agents)))
+}
+
+// encodeSaveOn is encodeSave with the agents written on up to n goroutines
+// (savefile_parts.go): the same bytes for any n.
+func (g *Game) encodeSaveOn(n int) ([]byte, error) {
 	if g.lua != nil {
 		l := g.current()
 		l.beginSave() // a table shared by two agents is an error too
@@ -89,7 +95,7 @@ func (g *Game) encodeSave() ([]byte, error) {
 		e.String(g.doing[ga.idx])
 	}
 	agents := g.Agents()
-	if err := runtime.EncodeAgents(e, agents, g.hostStateOf(agents)); err != nil {
+	if err := runtime.EncodeAgentsOn(e, agents, g.hostStateOf(agents), n); err != nil {
 		return nil, err
 	}
 	if n := savecodec.ContainerSize(SaveMagic, SaveVersion, e); n > maxSaveSize {

@@ -1,0 +1,97 @@
+package game
+
+import (
+	"bytes"
+	"sync/atomic"
+	"testing"
+
+	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
+)
+
+// splitCount counts the agents a host writes on one goroutine and in parts.
+type splitCount struct {
+	runtime.SplitHost
+	one, parts atomic.Int64
+}
+
+func (h *splitCount) EncodeHost(e *savecodec.Encoder, a *runtime.Agent) error {
+	h.one.Add(1)
+	return h.SplitHost.EncodeHost(e, a)
+}
+
+func (h *splitCount) HostParts(agents []*runtime.Agent, n int) []runtime.HostPart {
+	ps := h.SplitHost.HostParts(agents, n)
+	for k, p := range ps {
+		ps[k] = partCount{p, &h.parts}
+	}
+	return ps
+}
+
+type partCount struct {
+	runtime.HostPart
+	n *atomic.Int64
+}
+
+func (p partCount) EncodeHost(e *savecodec.Encoder, a *runtime.Agent) error {
+	p.n.Add(1)
+	return p.HostPart.EncodeHost(e, a)
+}
+
+// inParts reports whether g's agents are saved in n parts, none again on
+// one goroutine (a save declined or failed in parts is made on one).
+func inParts(t *testing.T, g *Game, n int) bool {
+	t.Helper()
+	agents := g.Agents()
+	host, ok := g.hostStateOf(agents).(runtime.SplitHost)
+	if !ok {
+		return false
+	}
+	l := g.current()
+	l.beginSave()
+	defer l.endSave()
+	h := &splitCount{SplitHost: host}
+	if err := runtime.EncodeAgentsOn(savecodec.NewEncoder(), agents, h, n); err != nil {
+		t.Fatal(err)
+	}
+	return h.one.Load() == 0 && h.parts.Load() == int64(len(agents))
+}
+
+// TestSave_onGoroutinesIsTheSaveOfOne: the games of the workers tests (Lua
+// state, signals and stimuli, gates, lanes, slots, plugins' state, the
+// example game), run on one worker and on two (agents in two Lua states),
+// save the same bytes on 2, 3 and 4 goroutines as on one; and a save made
+// on four loads, and saves again as it was.
+func TestSave_onGoroutinesIsTheSaveOfOne(t *testing.T) {
+	for _, tc := range workersGames {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, workers := range []int{1, 2} {
+				s := openWithWorkers(t, tc.config, tc.scale, workers)
+				s.run(tc.steps / 2)
+				want, err := s.g.encodeSaveOn(1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := s.g; g.lua != nil && !inParts(t, g, 3) {
+					t.Fatalf("%d workers: the agents are not saved in parts", workers)
+				}
+				for _, n := range []int{2, 3, 4} {
+					got, err := s.g.encodeSaveOn(n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, want) {
+						t.Fatalf("%d workers, %d goroutines: %d bytes, not the %d of one goroutine", workers, n, len(got), len(want))
+					}
+				}
+				four, _ := s.g.encodeSaveOn(4)
+				if err := s.g.RestoreState(four); err != nil {
+					t.Fatal(err)
+				}
+				if again, err := s.g.encodeSaveOn(4); err != nil || !bytes.Equal(again, want) {
+					t.Fatalf("%d workers: saved on 4 goroutines, loaded and saved again: %v, the same bytes: %v", workers, err, bytes.Equal(again, want))
+				}
+			}
+		})
+	}
+}
