@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,11 +54,22 @@ const killBeforeRename = "BTRUN_TEST_KILL_BEFORE_RENAME"
 // encodeSave writes the whole run: settings, schedule progress, world
 // state, every agent with the game's bookkeeping about it. A run that
 // takes more than MaxSaveSize bytes so is an error: no file could hold it.
+// The bytes are the caller's.
 func (g *Game) encodeSave() ([]byte, error) {
+	data, err := g.saveBytes()
+	return bytes.Clone(data), err
+}
+
+// saveBytes is encodeSave in memory the game keeps: the bytes are valid
+// until its next save. A save to a file writes them and lets them go, so
+// that a game saving every few seconds does not take a new buffer the
+// size of the save each time, nor make the garbage collector walk its
+// whole heap (every agent's Lua tables) that much more often.
+func (g *Game) saveBytes() ([]byte, error) {
 	return g.encodeSaveOn(saveGoroutines(len(g.agents)))
 }
 
-// encodeSaveOn is encodeSave with the agents written on up to n goroutines
+// encodeSaveOn is saveBytes with the agents written on up to n goroutines
 // (savefile_parts.go): the same bytes for any n.
 func (g *Game) encodeSaveOn(n int) ([]byte, error) {
 	if g.lua != nil {
@@ -102,7 +114,7 @@ func (g *Game) encodeSaveOn(n int) ([]byte, error) {
 		return nil, fmt.Errorf("the run takes %d bytes saved, more than the %d (%s) a save file may hold, which is what loading one reads at most; save a smaller game (fewer agents, less in ctx.memory and ctx.agent, fewer stimuli)",
 			n, maxSaveSize, Size(maxSaveSize))
 	}
-	return savecodec.WriteContainer(SaveMagic, SaveVersion, e), nil
+	return e.Container(SaveMagic, SaveVersion), nil
 }
 
 // Save writes the run to path atomically: a temporary file in the same
@@ -118,7 +130,7 @@ func (g *Game) Save(path string) error {
 		return err
 	}
 	defer g.leave()
-	data, err := g.encodeSave()
+	data, err := g.saveBytes()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrSave, err)
 	}

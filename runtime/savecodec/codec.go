@@ -43,6 +43,7 @@ type Encoder struct {
 	refs  []strRef
 	parts []*Encoder
 	remap []uint64
+	out   []byte // Container's
 }
 
 // Sizes of Encoder.recent: it starts small and grows fourfold while the
