@@ -608,9 +608,38 @@ func (e *Engine) setInPlace(t *lua.LTable, d *savecodec.Decoder, m int, asNew bo
 			*d = start
 			return false
 		}
-		lay.setListed(k, e.readValue(d)) // lua.LNil: a removed key, in its place
+		// lua.LNil: a removed key, in its place. A number or string equal
+		// to the value the table holds keeps it, boxed already: a load of
+		// the game's own recent save (a rewind, a checkpoint) finds most
+		// values as they are, and allocates nothing for them.
+		if lay.strdict == nil && i < len(lay.skeys) && lay.skeys[i] == k { // the key list's order (smallstr)
+			if v, changed := e.readValueOver(lay.svals[i], d); changed {
+				lay.svals[i], lay.metaIdx = v, nil // as setListed
+			}
+		} else if v, changed := e.readValueOver(lay.str(k), d); changed {
+			lay.setListed(k, v)
+		}
 	}
 	return true
+}
+
+// readValueOver is readValue for a value that replaces old: it reports
+// false, and reads the value without making it, when that is a number or a
+// string equal to old (the same bits: 0 and -0 differ).
+func (e *Engine) readValueOver(old lua.LValue, d *savecodec.Decoder) (lua.LValue, bool) {
+	if f, ok := d.NumberNext(); ok {
+		if o, num := old.(lua.LNumber); num && math.Float64bits(float64(o)) == math.Float64bits(f) {
+			return old, false
+		}
+		return e.nums.box(f), true
+	}
+	if s, ok := d.StringNext(); ok {
+		if o, str := old.(lua.LString); str && string(o) == s {
+			return old, false
+		}
+		return e.strs.box(s), true
+	}
+	return e.readValue(d), true
 }
 
 // onlyStringKeys reports whether the table's key list holds m string keys
