@@ -244,22 +244,21 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	}
 	world := runtime.DecodeValue(d)
 	nAgents := d.Count(5)
-	type bookkeeping struct {
-		stopped          bool
-		failures, errors int
-		doing            string
-	}
-	books := make([]bookkeeping, 0, nAgents)
+	// The game's bookkeeping of each agent, checked here and read again
+	// from books when applied: no copy of it is kept in between.
+	books := *d
 	var ids []string // with Options.AgentsFromSave: the save's agents
 	for i := range nAgents {
 		id := d.String()
-		b := bookkeeping{stopped: d.Bool(), failures: int(d.Uvarint()), errors: int(d.Uvarint()), doing: d.String()}
+		d.Bool()
+		d.Uvarint()
+		d.Uvarint()
+		_ = d.String() // what it was doing
 		if g.opts.AgentsFromSave {
 			ids = append(ids, id)
 		} else if d.Err() == nil && (i >= len(g.agents) || g.agents[i].a.ID() != id) {
 			return nil, fmt.Errorf("%w: the save's agent %d is %q, which this config does not have in that place: the save is of another game", runtime.ErrUnknownID, i+1, id)
 		}
-		books = append(books, b)
 	}
 	if err := d.Err(); err != nil {
 		return nil, err
@@ -306,9 +305,13 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	g.step = step
 	copy(g.delivered, delivered)
 	g.activeStale = true // the restore may stop or wake agents
-	for i, b := range books {
+	for i := range nAgents {
 		ga := g.agents[i]
-		ga.stopped, ga.failures, ga.errors, g.doing[i] = b.stopped, b.failures, b.errors, b.doing
+		_ = books.String() // the id, checked
+		ga.stopped = books.Bool()
+		ga.failures = int(books.Uvarint())
+		ga.errors = int(books.Uvarint())
+		g.doing[i] = books.String()
 	}
 	if err := g.restoreWorld(world, seed, rng); err != nil {
 		errs = append(errs, err)

@@ -126,3 +126,34 @@ func TestSave_ofAGameSavingAgainTakesLittleMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestLoad_ofTheGamesOwnSaveTakesLittleMemory: loading the save a game
+// just wrote (a rewind, a checkpoint) reuses the memory of its last load
+// (the plans, the agents' slabs), keeps the Lua numbers and strings that
+// did not change, and keeps no copy of the agents' bookkeeping: under 120
+// bytes allocated per agent (214 before, 77 after), mostly the cancel hooks the
+// load runs and the save's string table.
+func TestLoad_ofTheGamesOwnSaveTakesLittleMemory(t *testing.T) {
+	g := exampleGame(t, 2000, 30)
+	data, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.decodeSave(data); err != nil { // the first takes the memory
+		t.Fatal(err)
+	}
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	const loads = 5
+	for range loads {
+		if _, err := g.decodeSave(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goruntime.ReadMemStats(&after)
+	if per := float64(after.TotalAlloc-before.TotalAlloc) / loads / 2000; per > 120 {
+		t.Errorf("%.1f bytes allocated per agent loaded; want under 120", per)
+	} else {
+		t.Logf("%.1f bytes allocated per agent loaded", per)
+	}
+}
