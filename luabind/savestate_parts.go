@@ -93,16 +93,28 @@ func (p *savePart) EncodeHost(enc *savecodec.Encoder, a *runtime.Agent) error {
 // Overlaps implements runtime.HostPart: whether a table this part wrote
 // was written by an earlier part, or by the engine's session (the world).
 func (p *savePart) Overlaps() bool {
-	for t := range p.seen {
-		for _, q := range p.before {
-			if _, ok := q.seen[t]; ok {
-				return true
-			}
+	for _, q := range p.before {
+		if shareTable(p.seen, q.seen) {
+			return true
 		}
-		for _, e := range p.engines {
-			if _, ok := e.save.seen[t]; ok {
-				return true
-			}
+	}
+	for _, e := range p.engines {
+		if shareTable(p.seen, e.save.seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// shareTable reports whether a and b have a table in common, walking the
+// smaller (the world's tables are a few, a part's thousands).
+func shareTable(a, b map[*lua.LTable]int32) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	for t := range a {
+		if _, ok := b[t]; ok {
+			return true
 		}
 	}
 	return false
