@@ -162,3 +162,33 @@ func TestSaveHost_onGoroutinesFailsAsOneDoes(t *testing.T) {
 		})
 	}
 }
+
+// overlapping is a host whose last part always reports an overlap: the
+// save is made again on one goroutine.
+type overlapping struct{ *Engine }
+
+func (h overlapping) HostParts(agents []*runtime.Agent, n int) []runtime.HostPart {
+	ps := h.Engine.HostParts(agents, n)
+	ps[n-1] = overlapPart{ps[n-1]}
+	return ps
+}
+
+type overlapPart struct{ runtime.HostPart }
+
+func (overlapPart) Overlaps() bool { return true }
+
+// TestSaveHost_aSaveMadeAgainOnOneGoroutineIsTheSame: parts that report
+// an overlap make the save again on one goroutine, which writes what it
+// writes when nothing was tried before it.
+func TestSaveHost_aSaveMadeAgainOnOneGoroutineIsTheSame(t *testing.T) {
+	f, agents := partsFixture(t, 37, "")
+	want, err := saveOn(f.e, f.e, agents, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 4} {
+		if got, err := saveOn(f.e, overlapping{f.e}, agents, n); err != nil || string(got) != string(want) {
+			t.Fatalf("%d goroutines, made again on one: %v, the same bytes: %v", n, err, string(got) == string(want))
+		}
+	}
+}
