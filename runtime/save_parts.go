@@ -7,8 +7,9 @@ import (
 )
 
 // Saving many agents on several goroutines. The agents are cut into runs
-// of neighbours, one per goroutine; each writes its run into a part of the
-// encoder (savecodec.Encoder.Parts), and the parts are joined in order:
+// of neighbours, one per goroutine; the first is written into the encoder
+// itself, each other into a part of it (savecodec.Encoder.Parts), and the
+// parts are joined in order after the first:
 // the bytes are those EncodeAgents writes on one goroutine, whatever the
 // number of goroutines. Taking a snapshot only reads the agent, so agents
 // can be read at once; the host's state is written by a HostPart per
@@ -61,7 +62,11 @@ func EncodeAgentsOn(e *savecodec.Encoder, agents []*Agent, host HostState, n int
 			return EncodeAgents(e, agents, host)
 		}
 	}
-	parts := e.Parts(n)
+	// The first run is written in place, into e itself; the others into
+	// parts, joined after it.
+	mark := e.Mark()
+	e.Uvarint(uint64(len(agents)))
+	parts := e.Parts(n - 1)
 	ok := make([]bool, n)
 	var written, done sync.WaitGroup
 	written.Add(n)
@@ -72,7 +77,11 @@ func EncodeAgentsOn(e *savecodec.Encoder, agents []*Agent, host HostState, n int
 		if hosts != nil {
 			h = hosts[k]
 		}
-		good := encodePart(parts[k], agents[lo:hi], h)
+		into := e
+		if k > 0 {
+			into = parts[k-1]
+		}
+		good := encodePart(into, agents[lo:hi], h)
 		written.Done()
 		written.Wait()
 		ok[k] = good && (h == nil || !h.Overlaps())
@@ -87,12 +96,12 @@ func EncodeAgentsOn(e *savecodec.Encoder, agents []*Agent, host HostState, n int
 	done.Wait()
 	for k := range n {
 		if !ok[k] {
+			e.Rewind(mark)
 			return EncodeAgents(e, agents, host) // for the error's text
 		}
 	}
-	e.Uvarint(uint64(len(agents)))
 	if err := e.Join(parts); err != nil {
-		return err
+		return err // a part of 4 GiB: no save is that large
 	}
 	return encodeGateSets(e, agents)
 }

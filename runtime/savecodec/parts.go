@@ -91,3 +91,25 @@ func (e *Encoder) shiftRefs(m int, k int) {
 		e.refs[j].off += uint32(k)
 	}
 }
+
+// Mark is where an encoder stood, for Rewind.
+type Mark struct{ buf, strs int }
+
+// Mark returns where e stands.
+func (e *Encoder) Mark() Mark { return Mark{len(e.buf), len(e.list)} }
+
+// Rewind forgets what e wrote since m: its bytes and the strings it met
+// first since then. A writer that wrote the first part of a body in place
+// goes back when the other parts fail.
+func (e *Encoder) Rewind(m Mark) {
+	for _, s := range e.list[m.strs:] {
+		delete(e.strs, s)
+	}
+	clear(e.list[m.strs:])
+	e.list = e.list[:m.strs]
+	e.buf = e.buf[:m.buf]
+	for len(e.refs) > 0 && int(e.refs[len(e.refs)-1].off) >= m.buf {
+		e.refs = e.refs[:len(e.refs)-1]
+	}
+	clear(e.recent) // it may name a string forgotten
+}

@@ -118,3 +118,27 @@ func TestJoin_refusesWhatIsNotAPart(t *testing.T) {
 		t.Fatalf("Join of a plain encoder: %v, body % x, %d strings", err, e.Bytes(), len(e.Strings()))
 	}
 }
+
+// TestRewind_forgetsBytesAndStrings: after Rewind, an encoder writes what
+// it would have written had it never written what came after the mark.
+func TestRewind_forgetsBytesAndStrings(t *testing.T) {
+	one, e := NewEncoder(), NewEncoder()
+	for _, x := range []*Encoder{one, e} {
+		x.String("a")
+		x.Uvarint(3)
+	}
+	m := e.Mark()
+	for i := range 300 {
+		e.String(fmt.Sprintf("gone-%d", i))
+		e.String("a")
+	}
+	e.Rewind(m)
+	for _, x := range []*Encoder{one, e} {
+		x.String("gone-7")
+		x.String("b")
+		x.String("a")
+	}
+	if string(e.Bytes()) != string(one.Bytes()) || !slices.Equal(e.Strings(), one.Strings()) {
+		t.Fatalf("rewound: % x %q, want % x %q", e.Bytes(), e.Strings(), one.Bytes(), one.Strings())
+	}
+}
