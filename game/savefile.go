@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,7 +54,24 @@ const killBeforeRename = "BTRUN_TEST_KILL_BEFORE_RENAME"
 // encodeSave writes the whole run: settings, schedule progress, world
 // state, every agent with the game's bookkeeping about it. A run that
 // takes more than MaxSaveSize bytes so is an error: no file could hold it.
+// The bytes are the caller's.
 func (g *Game) encodeSave() ([]byte, error) {
+	data, err := g.saveBytes()
+	return bytes.Clone(data), err
+}
+
+// saveBytes is encodeSave in memory the game keeps: the bytes are valid
+// until its next save. A save to a file writes them and lets them go, so
+// that a game saving every few seconds does not take a new buffer the
+// size of the save each time, nor make the garbage collector walk its
+// whole heap (every agent's Lua tables) that much more often.
+func (g *Game) saveBytes() ([]byte, error) {
+	return g.encodeSaveOn(saveGoroutines(len(g.agents)))
+}
+
+// encodeSaveOn is saveBytes with the agents written on up to n goroutines
+// (savefile_parts.go): the same bytes for any n.
+func (g *Game) encodeSaveOn(n int) ([]byte, error) {
 	if g.lua != nil {
 		l := g.current()
 		l.beginSave() // a table shared by two agents is an error too
@@ -89,14 +107,14 @@ func (g *Game) encodeSave() ([]byte, error) {
 		e.String(g.doing[ga.idx])
 	}
 	agents := g.Agents()
-	if err := runtime.EncodeAgents(e, agents, g.hostStateOf(agents)); err != nil {
+	if err := runtime.EncodeAgentsOn(e, agents, g.hostStateOf(agents), n); err != nil {
 		return nil, err
 	}
 	if n := savecodec.ContainerSize(SaveMagic, SaveVersion, e); n > maxSaveSize {
 		return nil, fmt.Errorf("the run takes %d bytes saved, more than the %d (%s) a save file may hold, which is what loading one reads at most; save a smaller game (fewer agents, less in ctx.memory and ctx.agent, fewer stimuli)",
 			n, maxSaveSize, Size(maxSaveSize))
 	}
-	return savecodec.WriteContainer(SaveMagic, SaveVersion, e), nil
+	return e.Container(SaveMagic, SaveVersion), nil
 }
 
 // Save writes the run to path atomically: a temporary file in the same
@@ -112,7 +130,7 @@ func (g *Game) Save(path string) error {
 		return err
 	}
 	defer g.leave()
-	data, err := g.encodeSave()
+	data, err := g.saveBytes()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrSave, err)
 	}
@@ -226,22 +244,21 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	}
 	world := runtime.DecodeValue(d)
 	nAgents := d.Count(5)
-	type bookkeeping struct {
-		stopped          bool
-		failures, errors int
-		doing            string
-	}
-	books := make([]bookkeeping, 0, nAgents)
+	// The game's bookkeeping of each agent, checked here and read again
+	// from books when applied: no copy of it is kept in between.
+	books := *d
 	var ids []string // with Options.AgentsFromSave: the save's agents
 	for i := range nAgents {
 		id := d.String()
-		b := bookkeeping{stopped: d.Bool(), failures: int(d.Uvarint()), errors: int(d.Uvarint()), doing: d.String()}
+		d.Bool()
+		d.Uvarint()
+		d.Uvarint()
+		_ = d.String() // what it was doing
 		if g.opts.AgentsFromSave {
 			ids = append(ids, id)
 		} else if d.Err() == nil && (i >= len(g.agents) || g.agents[i].a.ID() != id) {
 			return nil, fmt.Errorf("%w: the save's agent %d is %q, which this config does not have in that place: the save is of another game", runtime.ErrUnknownID, i+1, id)
 		}
-		books = append(books, b)
 	}
 	if err := d.Err(); err != nil {
 		return nil, err
@@ -288,9 +305,13 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	g.step = step
 	copy(g.delivered, delivered)
 	g.activeStale = true // the restore may stop or wake agents
-	for i, b := range books {
+	for i := range nAgents {
 		ga := g.agents[i]
-		ga.stopped, ga.failures, ga.errors, g.doing[i] = b.stopped, b.failures, b.errors, b.doing
+		_ = books.String() // the id, checked
+		ga.stopped = books.Bool()
+		ga.failures = int(books.Uvarint())
+		ga.errors = int(books.Uvarint())
+		g.doing[i] = books.String()
 	}
 	if err := g.restoreWorld(world, seed, rng); err != nil {
 		errs = append(errs, err)

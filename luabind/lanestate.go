@@ -21,10 +21,11 @@ import (
 // running lane has a ctx.state: written reports whether it did, ok whether
 // every value could be saved.
 func (e *Engine) encodeLanes(w *saveWriter, a *runtime.Agent) (written, ok bool) {
-	e.laneBuf = a.Lanes(e.laneBuf[:0])
+	lanes := a.Lanes((*w.lanes)[:0]) // w's scratch: a save on several goroutines has one each
+	*w.lanes = lanes
 	var m savecodec.TableMark
 	n := 0
-	for k, l := range e.laneBuf {
+	for k, l := range lanes {
 		t, _ := a.LaneRuleValue(l.Slot).(*lua.LTable)
 		if blank(t) || l.Status != runtime.Running {
 			continue // an empty ctx.state is not saved (EncodeHost)

@@ -44,6 +44,7 @@ type saveTables struct {
 	many   bool // between BeginSave and EndSave
 	owners []saveOwner
 	seen   map[*lua.LTable]int32 // table -> index in owners
+	parts  []*savePart           // kept for the next save on several goroutines (savestate_parts.go)
 }
 
 // saveOwner is what a save's tables belong to, with what it takes to walk
@@ -83,7 +84,7 @@ func (s *saveTables) begin(e *Engine, enc *savecodec.Encoder, o saveOwner) saveW
 		s.reset()
 	}
 	s.owners = append(s.owners, o)
-	return saveWriter{e: e, enc: enc, owner: int32(len(s.owners) - 1)}
+	return saveWriter{e: e, enc: enc, seen: s.seen, lanes: &e.laneBuf, owner: int32(len(s.owners) - 1)}
 }
 
 // EncodeHost implements runtime.HostState: the agent's tables, written as
@@ -94,6 +95,18 @@ func (e *Engine) EncodeHost(enc *savecodec.Encoder, a *runtime.Agent) error {
 		return err
 	}
 	w := e.save.begin(e, enc, saveOwner{agent: a})
+	if ok, err := w.agent(st, a); err != nil {
+		return err
+	} else if !ok {
+		return e.save.explain(e, w.owner)
+	}
+	return nil
+}
+
+// agent writes the agent's host table; ok is false when a value cannot be
+// saved (explain says which), err an error of the game's own data.
+func (w *saveWriter) agent(st *AgentData, a *runtime.Agent) (ok bool, err error) {
+	enc := w.enc
 	state := st.State()
 	if blank(state) {
 		// An empty ctx.state is not saved: it is what a restored agent's
@@ -111,21 +124,21 @@ func (e *Engine) EncodeHost(enc *savecodec.Encoder, a *runtime.Agent) error {
 	if st.game != nil { // the game's own data (gamedata.go): its bytes, not a table
 		enc.ValueString("data")
 		if err := runtime.EncodeData(enc, a, st.game); err != nil {
-			return err
+			return false, err
 		}
 	} else if !w.entry("agent", st.data) {
-		return e.save.explain(e, w.owner)
+		return false, nil
 	}
 	if !w.entry("memory", st.memory) || state != nil && !w.entry("state", state) {
-		return e.save.explain(e, w.owner)
+		return false, nil
 	}
-	if lanes, ok := e.encodeLanes(&w, a); !ok {
-		return e.save.explain(e, w.owner)
+	if lanes, ok := w.e.encodeLanes(w, a); !ok {
+		return false, nil
 	} else if lanes {
 		n++
 	}
 	enc.EndTable(m, n)
-	return nil
+	return true, nil
 }
 
 // blank reports whether t is nil or holds nothing, not even the place of a
@@ -191,6 +204,8 @@ func (e *Engine) encodeValue(enc *savecodec.Encoder, v lua.LValue, owner, path s
 type saveWriter struct {
 	e     *Engine
 	enc   *savecodec.Encoder
+	seen  map[*lua.LTable]int32 // the tables met, and their owners (saveTables.seen, or a part's)
+	lanes *[]runtime.Lane       // scratch of encodeLanes
 	owner int32
 }
 
@@ -219,7 +234,7 @@ func (w *saveWriter) value(v lua.LValue, depth int) bool {
 }
 
 func (w *saveWriter) table(t *lua.LTable, depth int) bool {
-	seen := w.e.save.seen
+	seen := w.seen
 	if _, ok := seen[t]; ok || depth >= maxSaveDepth {
 		return false
 	}
@@ -593,9 +608,38 @@ func (e *Engine) setInPlace(t *lua.LTable, d *savecodec.Decoder, m int, asNew bo
 			*d = start
 			return false
 		}
-		lay.setListed(k, e.readValue(d)) // lua.LNil: a removed key, in its place
+		// lua.LNil: a removed key, in its place. A number or string equal
+		// to the value the table holds keeps it, boxed already: a load of
+		// the game's own recent save (a rewind, a checkpoint) finds most
+		// values as they are, and allocates nothing for them.
+		if lay.strdict == nil && i < len(lay.skeys) && lay.skeys[i] == k { // the key list's order (smallstr)
+			if v, changed := e.readValueOver(lay.svals[i], d); changed {
+				lay.svals[i], lay.metaIdx = v, nil // as setListed
+			}
+		} else if v, changed := e.readValueOver(lay.str(k), d); changed {
+			lay.setListed(k, v)
+		}
 	}
 	return true
+}
+
+// readValueOver is readValue for a value that replaces old: it reports
+// false, and reads the value without making it, when that is a number or a
+// string equal to old (the same bits: 0 and -0 differ).
+func (e *Engine) readValueOver(old lua.LValue, d *savecodec.Decoder) (lua.LValue, bool) {
+	if f, ok := d.NumberNext(); ok {
+		if o, num := old.(lua.LNumber); num && math.Float64bits(float64(o)) == math.Float64bits(f) {
+			return old, false
+		}
+		return e.nums.box(f), true
+	}
+	if s, ok := d.StringNext(); ok {
+		if o, str := old.(lua.LString); str && string(o) == s {
+			return old, false
+		}
+		return e.strs.box(s), true
+	}
+	return e.readValue(d), true
 }
 
 // onlyStringKeys reports whether the table's key list holds m string keys

@@ -109,6 +109,10 @@ type AgentsPlan struct {
 	hostD  savecodec.Decoder // reads one of hosts
 	gates  []gateSetPlan     // the state of the Gates the agents share
 	gwarn  []string          // what planning the gates let through
+	// slab is the array the plans' slabs are cut from, kept for the next
+	// Plan unless an agent took its part as its own (RestorePlan.Apply
+	// does when the lengths differ): then nil.
+	slab []uint64
 }
 
 // PlanAgents decodes one snapshot per agent (the save's agents must be the
@@ -138,9 +142,18 @@ func (p *AgentsPlan) Plan(d *savecodec.Decoder, agents []*Agent, host HostState)
 	if cap(plans) < n || cap(hosts) < n {
 		plans, hosts = make([]RestorePlan, n), make([]hostSpan, n)
 	}
+	slabs := 0
+	for _, a := range agents {
+		slabs += a.bound.slabLen
+	}
+	slab := p.slab
+	if cap(slab) < slabs {
+		slab = make([]uint64, slabs)
+	}
+	slab = slab[:slabs] // each plan's part is written whole (planRestore)
 	// Every plan is made anew by planRestore before it is used; a plan
 	// left from before is only read if this one fails, and then not at all.
-	*p = AgentsPlan{agents: agents, host: host, buf: d.Input(), strs: d.StringTable(), plans: plans[:n], hosts: hosts[:n]}
+	*p = AgentsPlan{agents: agents, host: host, buf: d.Input(), strs: d.StringTable(), plans: plans[:n], hosts: hosts[:n], slab: slab}
 	// Allocations per restore, not per agent: the snapshots are read
 	// through one Snapshot, the plans keep what they need of it, every
 	// agent's slab is cut from one array and rule bytes from another, and
@@ -148,11 +161,6 @@ func (p *AgentsPlan) Plan(d *savecodec.Decoder, agents []*Agent, host HostState)
 	var s Snapshot
 	var ruleBytes []byte
 	var paths []lanePath
-	slabs := 0
-	for _, a := range agents {
-		slabs += a.bound.slabLen
-	}
-	slab := make([]uint64, slabs)
 	var errs []error
 	for i, a := range agents {
 		decodeSnapshotHead(d, &s, &ruleBytes)
@@ -250,6 +258,9 @@ func (p *AgentsPlan) Apply() error {
 	for i := range p.plans {
 		if err := p.plans[i].Apply(); err != nil {
 			errs = append(errs, err)
+		}
+		if s, a := p.plans[i].slab, p.agents[i]; len(s) > 0 && len(a.slab) > 0 && &a.slab[0] == &s[0] {
+			p.slab = nil // the agent's now: the next Plan takes a new array
 		}
 		if p.host != nil {
 			d := p.hostValue(i)

@@ -35,6 +35,15 @@ type Encoder struct {
 	// (a save of many agents meets hundreds of names in turn, which a small
 	// cache kept evicting; a value converted alone needs a few entries).
 	recent []recentString
+
+	// A part of another encoder's body (parts.go): where each string index
+	// was written, for Join. parts and remap are the parts an encoder
+	// keeps for its next save and Join's scratch.
+	part  bool
+	refs  []strRef
+	parts []*Encoder
+	remap []uint64
+	out   []byte // Container's
 }
 
 // Sizes of Encoder.recent: it starts small and grows fourfold while the
@@ -64,6 +73,7 @@ func (e *Encoder) Reset() {
 	clear(e.list)
 	e.list = e.list[:0]
 	clear(e.recent)
+	e.refs = e.refs[:0]
 }
 
 // Bytes is what has been written (the string table aside).
@@ -113,6 +123,9 @@ func (e *Encoder) String(s string) {
 	p := unsafe.StringData(s)
 	r := &e.recent[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&uintptr(len(e.recent)-1)]
 	if r.p == p && r.n == len(s) && p != nil {
+		if e.part {
+			e.refs = append(e.refs, strRef{uint32(len(e.buf)), uint32(r.index)})
+		}
 		e.Uvarint(r.index)
 		return
 	}
@@ -128,6 +141,9 @@ func (e *Encoder) String(s string) {
 		}
 	}
 	*r = recentString{p, len(s), i}
+	if e.part {
+		e.refs = append(e.refs, strRef{uint32(len(e.buf)), uint32(i)})
+	}
 	e.Uvarint(i)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -19,14 +20,32 @@ import (
 
 // WriteContainer frames what e wrote.
 func WriteContainer(magic string, version uint64, e *Encoder) []byte {
-	if len(magic) != 8 {
-		panic("runtime: container magic must be 8 bytes") // programmer error
-	}
+	return appendContainer(make([]byte, 0, maxContainerSize(magic, e)), magic, version, e)
+}
+
+// Container is WriteContainer into a buffer e keeps: the bytes are valid
+// until e's next Container call, and are what a save file holds. A game
+// that saves again and again to files (which copy the bytes) frames each
+// save in the same memory instead of taking a new buffer the size of the
+// save each time.
+func (e *Encoder) Container(magic string, version uint64) []byte {
+	e.out = appendContainer(slices.Grow(e.out[:0], maxContainerSize(magic, e)), magic, version, e)
+	return e.out
+}
+
+// maxContainerSize bounds the length of e's container.
+func maxContainerSize(magic string, e *Encoder) int {
 	size := len(magic) + 3*binary.MaxVarintLen64 + len(e.buf) + 4
 	for _, s := range e.list {
 		size += binary.MaxVarintLen64 + len(s)
 	}
-	out := make([]byte, 0, size)
+	return size
+}
+
+func appendContainer(out []byte, magic string, version uint64, e *Encoder) []byte {
+	if len(magic) != 8 {
+		panic("runtime: container magic must be 8 bytes") // programmer error
+	}
 	out = append(out, magic...)
 	out = binary.AppendUvarint(out, version)
 	out = binary.AppendUvarint(out, uint64(len(e.list)))

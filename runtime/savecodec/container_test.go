@@ -24,3 +24,27 @@ func TestContainerSize_isWhatWriteContainerWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestContainer_isWriteContainerInReusedMemory: Encoder.Container gives
+// WriteContainer's bytes, in the same memory from one call to the next.
+func TestContainer_isWriteContainerInReusedMemory(t *testing.T) {
+	e := NewEncoder()
+	var first []byte
+	for i := range 3 {
+		e.Reset()
+		for k := range 100 {
+			e.String(string(rune('a' + k%26)))
+			e.Uvarint(uint64(k))
+		}
+		want := WriteContainer("BTRUNSAV", 8, e)
+		got := e.Container("BTRUNSAV", 8)
+		if string(got) != string(want) {
+			t.Fatalf("call %d: Container differs from WriteContainer", i)
+		}
+		if i == 0 {
+			first = got[:1]
+		} else if &got[0] != &first[0] {
+			t.Fatalf("call %d: Container took new memory", i)
+		}
+	}
+}

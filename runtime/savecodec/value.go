@@ -62,6 +62,9 @@ func (e *Encoder) EndTable(m TableMark, n int) {
 	e.buf = append(e.buf, count[:k-1]...)
 	copy(e.buf[int(m)+k:], e.buf[int(m)+1:end])
 	copy(e.buf[m:], count[:k])
+	if e.part {
+		e.shiftRefs(int(m), k-1)
+	}
 }
 
 // SkipValue reads past one Value, checking it as Value does (tags, counts,
