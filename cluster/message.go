@@ -42,10 +42,15 @@ const (
 	// (Round 1: the output's folded repeats; Round 2: what closing them
 	// writes), PhaseReport by place.
 	Finish
+	// Move moves agents between shards at a step's end (rebalance.go):
+	// Round 1 asks a shard to release its agents outside its new range
+	// (a MoveRange item), replying with their saves; Round 2 gives it the
+	// saves of the agents it adopts, and its new range.
+	Move
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "move"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {
@@ -74,6 +79,8 @@ const (
 	Record
 	// AgentSave: one agent's save.
 	AgentSave
+	// MoveRange: a shard's new range of a move, [Agent, Peer).
+	MoveRange
 	numItemKinds
 )
 

@@ -32,7 +32,7 @@ func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Condu
 	if err != nil {
 		return nil, err
 	}
-	return &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards())}}, nil
+	return &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards()), Balance: g.balancer()}}, nil
 }
 
 // Start runs the game's start (the world's init, every agent's spawn) and

@@ -1,0 +1,118 @@
+package game
+
+import (
+	"fmt"
+
+	"github.com/btrun/btrun/cluster"
+	"github.com/btrun/btrun/runtime/savecodec"
+)
+
+// Moving agents between shards ([cluster] rebalance = true; package
+// cluster's rebalance.go decides the moves). A shard releases the agents it
+// loses as their saves and adopts those it gains from theirs, at a step's
+// end. What an agent is on its shard and not in its save moves with it: the
+// error its output folds (output_fold.go), since its repeats are counted by
+// the shard that steps it.
+//
+// Every process holds every agent today, so adopting restores the agents'
+// copies (as the conductor takes its shards' saves) and releasing leaves
+// them as copies. Gates are not touched: every process keeps the gates'
+// copy in line at every round's end, with the agents' places in their
+// holders and queues, so a moved agent holds and waits where it did.
+
+// moveMagic marks a moving agent's record: its save and its folded error.
+const moveMagic = "BTRUNMOV"
+
+// balancer is the conductor's policy of moves, when the config asks for
+// them.
+func (g *Game) balancer() *cluster.Balancer {
+	if !g.cfg.Cluster.Rebalance {
+		return nil
+	}
+	return &cluster.Balancer{}
+}
+
+// Release adds the records of the shard's agents outside [lo, hi), which
+// it no longer steps.
+func (h *shardHost) Release(lo, hi int32, out *cluster.Out) error {
+	g := h.g
+	r := g.cl
+	keepLo, keepHi := max(r.lo, lo), min(r.hi, hi)
+	if keepLo >= keepHi {
+		keepLo, keepHi = r.lo, r.lo
+	}
+	oldLo, oldHi := r.lo, r.hi
+	var saves cluster.Out
+	for _, part := range [][2]int32{{oldLo, keepLo}, {keepHi, oldHi}} {
+		if part[0] >= part[1] {
+			continue
+		}
+		r.lo, r.hi = part[0], part[1] // Save saves the shard's range
+		err := h.Save(&saves)
+		r.lo, r.hi = oldLo, oldHi
+		if err != nil {
+			return err
+		}
+	}
+	for _, it := range saves.Items {
+		ga := g.agents[it.Agent]
+		e := savecodec.NewEncoder()
+		e.Blob(it.Data)
+		rep := g.out.repeats[ga.a.ID()]
+		e.Bool(rep != nil)
+		if rep != nil {
+			e.String(rep.text)
+			e.Uvarint(uint64(rep.count))
+			e.Float(rep.first)
+			e.Float(rep.last)
+			delete(g.out.repeats, ga.a.ID())
+		}
+		it.Data = savecodec.WriteContainer(moveMagic, SaveVersion, e)
+		out.Add(it.Order, 0, it)
+	}
+	r.lo, r.hi = keepLo, keepHi
+	g.activeStale = true
+	return nil
+}
+
+// Adopt restores the agents of saves (Release's records), then steps
+// [lo, hi).
+func (h *shardHost) Adopt(lo, hi int32, saves []cluster.Item) error {
+	g := h.g
+	r := g.cl
+	restore := make([]cluster.Item, len(saves))
+	folds := make([]*repeat, len(saves))
+	for i, it := range saves {
+		if it.Agent < lo || it.Agent >= hi || r.holds(it.Agent) {
+			return fmt.Errorf("game: shard of agents %d..%d adopting agent %d for agents %d..%d", r.lo, r.hi-1, it.Agent, lo, hi-1)
+		}
+		_, d, err := savecodec.ReadContainer(moveMagic, it.Data)
+		if err != nil {
+			return fmt.Errorf("game: agent %d moving to its shard: %w", it.Agent, err)
+		}
+		restore[i] = it
+		restore[i].Data = d.Blob()
+		if d.Bool() {
+			folds[i] = &repeat{text: d.String(), count: int(d.Uvarint()), first: d.Float(), last: d.Float()}
+		}
+		if err := d.Done(); err != nil {
+			return fmt.Errorf("game: agent %d moving to its shard: %w", it.Agent, err)
+		}
+	}
+	// The conductor's way of taking its copies from saves is the shard's
+	// way of adopting agents: one restore of an agent from its save.
+	if err := (&conductorHost{g: g}).takeSaves(restore); err != nil {
+		return err
+	}
+	for i, f := range folds {
+		if f != nil {
+			if g.out.repeats == nil {
+				g.out.repeats = map[string]*repeat{}
+			}
+			g.out.repeats[g.agents[saves[i].Agent].a.ID()] = f
+		}
+	}
+	r.lo, r.hi = lo, hi
+	g.activeStale = true
+	return nil
+}
