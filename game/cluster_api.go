@@ -94,6 +94,9 @@ func (c *Conductor) Step() uint64 { return c.g.step }
 // ShardOptions are a shard's settings that must match its conductor's.
 type ShardOptions struct {
 	Trace bool // the run writes a trace: the shard's agents' lines cross
+	// Moves are how the shard measures its steps' cost, for a run that
+	// moves agents (cluster_rebalance.go).
+	Moves ShardMoves
 }
 
 // ServeShard makes g, opened and not started, shard k of shards and
@@ -113,5 +116,5 @@ func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptio
 	if err := h.start(); err != nil {
 		return errors.Join(err, link.Close())
 	}
-	return (&cluster.Shard{Host: h, Link: link}).Run()
+	return opts.Moves.serve(h, link)
 }

@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/runtime/savecodec"
@@ -31,6 +32,59 @@ func (g *Game) balancer() *cluster.Balancer {
 	}
 	return &cluster.Balancer{}
 }
+
+// ShardMoves are how a shard measures the cost of its steps, which the
+// conductor's moves follow. The zero ShardMoves measures the wall time
+// the shard spends serving its conductor; the others are for tests and
+// benchmarks, and change where agents run, never what a run writes.
+type ShardMoves struct {
+	// Clock reads the time the cost is measured in (nil: the monotonic
+	// wall clock), such as the process's CPU time.
+	Clock func() time.Duration
+	// Cost, when set, is the step's cost given the agents the shard steps
+	// and the time it measured: a cost passed in, to force moves.
+	Cost func(step uint64, agents int, busy time.Duration) float64
+	// Burn, when set, is called with the shard's number of agents before
+	// each step's first round: work that slows the shard down on purpose,
+	// measured with the rest.
+	Burn func(agents int)
+}
+
+// serve serves the shard's conductor over link with these settings.
+func (m ShardMoves) serve(h *shardHost, link cluster.ShardLink) error {
+	var host cluster.ShardHost = h
+	if m.Burn != nil {
+		host = burningHost{h, m.Burn}
+	}
+	s := &cluster.Shard{Host: host, Link: link}
+	s.Meter.Clock = m.Clock
+	if m.Cost != nil {
+		s.Meter.Cost = func(step uint64, busy time.Duration) float64 {
+			return m.Cost(step, int(h.g.cl.hi-h.g.cl.lo), busy)
+		}
+	}
+	return s.Run()
+}
+
+// burningHost is a shard's host that does Burn's work at each step's start.
+type burningHost struct {
+	*shardHost
+	burn func(agents int)
+}
+
+func (b burningHost) Round(round uint32, answers []cluster.Item, out *cluster.Out) (int, error) {
+	if round == 1 {
+		b.burn(int(b.g.cl.hi - b.g.cl.lo))
+	}
+	return b.shardHost.Round(round, answers, out)
+}
+
+// Balancer is the conductor's policy of moves (nil: the run moves no
+// agents): its Stats, and its Decide for a report of each window.
+func (c *Conductor) Balancer() *cluster.Balancer { return c.c.Balance }
+
+// Layout is which shard steps which agents now.
+func (c *Conductor) Layout() cluster.Layout { return c.c.Layout }
 
 // Release adds the records of the shard's agents outside [lo, hi), which
 // it no longer steps.

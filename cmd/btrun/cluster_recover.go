@@ -47,6 +47,8 @@ type clusterSession struct {
 	until      uint64        // the step the run ends at
 	recoveries int
 	own        []string // the links' names of their own
+
+	moves cluster.MoveStats // agents moved between shards, on every link (cluster_rebalance.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -272,6 +274,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	}
 	defer func() {
 		st = c.Stats()
+		s.moves = addMoves(s.moves, c.Balancer())
 		if err != nil {
 			// What closing a game that failed writes is no part of the run.
 			s.writers(func(w *runWriter) { w.off = true })
