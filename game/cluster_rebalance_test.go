@@ -285,3 +285,38 @@ func TestRebalance_configTurnsItOn(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestRebalance_gateHoldersMove: agents that hold a gate when they move
+// keep their place among its holders (every process's copy of the gates
+// has it, and the move does not touch them): in the gates fixture, moves
+// carry holders, and the run is one process's byte for byte.
+func TestRebalance_gateHoldersMove(t *testing.T) {
+	const name, agents, steps = "gates", 14, 120
+	wantTrace, wantOut, wantSave := singleMoving(t, name, agents, steps)
+	tc, _ := startMovingCluster(t, name, agents, 3, 1, 2)
+	holders := 0
+	tc.c.Balance.Decide = func(_ uint64, _ []float64, from, to cluster.Layout) {
+		for _, gate := range tc.ch.g.gates.List() {
+			for _, id := range gate.Holders {
+				if p := tc.ch.g.byID[id].idx; from.Of(p) != to.Of(p) {
+					holders++
+				}
+			}
+		}
+	}
+	tc.steps(1, steps)
+	if holders == 0 {
+		t.Fatal("no agent held a gate as it moved")
+	}
+	if save := tc.save(); !bytes.Equal(save, wantSave) {
+		t.Errorf("the final save differs from one process's")
+	}
+	trace, out := tc.finish()
+	if trace != wantTrace {
+		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+	}
+	if out != wantOut {
+		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+	}
+	t.Logf("%d gate holders moved", holders)
+}
