@@ -131,6 +131,9 @@ type MoveStats struct {
 	Moves  uint64 // moves made (each may move several boundaries)
 	Agents uint64 // agents moved
 	Bytes  uint64 // bytes of their saves
+	// Took is the wall time the moves took, from the first release asked
+	// to the last adoption done: what they cost the run (reports only).
+	Took time.Duration
 }
 
 // Stats are the moves so far.
@@ -257,6 +260,7 @@ func (c *Conductor) MoveTo(step uint64, to Layout) error {
 			return fmt.Errorf("%w: shard %d's range ends before it starts", ErrLayout, k)
 		}
 	}
+	began := time.Now()
 	changed := make([]bool, to.Shards())
 	for k := range changed {
 		flo, fhi := from.Range(k)
@@ -319,6 +323,7 @@ func (c *Conductor) MoveTo(step uint64, to Layout) error {
 	c.Layout = to
 	if b := c.Balance; b != nil {
 		b.stats.Moves++
+		b.stats.Took += time.Since(began)
 		b.stats.Agents += uint64(len(saves))
 		for _, s := range saves {
 			b.stats.Bytes += uint64(len(s.Data))

@@ -84,7 +84,7 @@ func moved(st cluster.MoveStats) string {
 func addMoves(st cluster.MoveStats, b *cluster.Balancer) cluster.MoveStats {
 	if b != nil {
 		m := b.Stats()
-		st.Moves, st.Agents, st.Bytes = st.Moves+m.Moves, st.Agents+m.Agents, st.Bytes+m.Bytes
+		st.Moves, st.Agents, st.Bytes, st.Took = st.Moves+m.Moves, st.Agents+m.Agents, st.Bytes+m.Bytes, st.Took+m.Took
 	}
 	return st
 }
@@ -134,8 +134,9 @@ func (r *balanceReport) print(w io.Writer, b *cluster.Balancer, layout cluster.L
 		lo, hi := layout.Range(k)
 		sizes = append(sizes, strconv.Itoa(int(hi-lo)))
 	}
-	fmt.Fprintf(w, "moves: %d moves of %d agents (%d bytes of saves, %.0f an agent) over %d windows of %d steps; the shards now hold %s agents\n",
-		st.Moves, st.Agents, st.Bytes, float64(st.Bytes)/float64(max(st.Agents, 1)), r.windows, r.every, strings.Join(sizes, ", "))
+	per := float64(max(st.Agents, 1))
+	fmt.Fprintf(w, "moves: %d moves of %d agents over %d windows of %d steps, %d bytes of saves (%.0f an agent), %.1f ms (%.1f µs an agent); the shards now hold %s agents\n",
+		st.Moves, st.Agents, r.windows, r.every, st.Bytes, float64(st.Bytes)/per, st.Took.Seconds()*1e3, float64(st.Took.Microseconds())/per, strings.Join(sizes, ", "))
 	if r.first != nil {
 		fmt.Fprintf(w, "measured step time per shard: %s ms in the first window, %s ms in the last\n", ms(r.first), ms(r.last))
 	}
