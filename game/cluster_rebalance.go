@@ -134,10 +134,20 @@ func (h *shardHost) Release(lo, hi int32, out *cluster.Out) error {
 func (h *shardHost) Adopt(lo, hi int32, saves []cluster.Item) error {
 	g := h.g
 	r := g.cl
+	// What it keeps is within its new range (it released the rest), and
+	// the saves are those of every other agent of the range, once each:
+	// else it would step a copy that is not the agent.
+	kept := r.hi - r.lo
+	if kept > 0 && (r.lo < lo || r.hi > hi) {
+		return fmt.Errorf("game: shard of agents %d..%d adopting agents %d..%d without releasing the others", r.lo, r.hi-1, lo, hi-1)
+	}
+	if want := int(hi-lo) - int(kept); len(saves) != want {
+		return fmt.Errorf("game: shard of agents %d..%d adopting agents %d..%d from %d saves, not %d", r.lo, r.hi-1, lo, hi-1, len(saves), want)
+	}
 	restore := make([]cluster.Item, len(saves))
 	folds := make([]*repeat, len(saves))
 	for i, it := range saves {
-		if it.Agent < lo || it.Agent >= hi || r.holds(it.Agent) {
+		if it.Agent < lo || it.Agent >= hi || r.holds(it.Agent) || (i > 0 && it.Agent <= saves[i-1].Agent) {
 			return fmt.Errorf("game: shard of agents %d..%d adopting agent %d for agents %d..%d", r.lo, r.hi-1, it.Agent, lo, hi-1)
 		}
 		_, d, err := savecodec.ReadContainer(moveMagic, it.Data)

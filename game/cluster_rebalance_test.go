@@ -320,3 +320,49 @@ func TestRebalance_gateHoldersMove(t *testing.T) {
 	}
 	t.Logf("%d gate holders moved", holders)
 }
+
+// TestRebalance_badMovesAreRefused: a shard refuses a move that would have
+// it step a copy rather than the agent (a save missing, one twice, one of
+// an agent it holds, adopting before releasing) or whose records are not
+// a moving agent's, naming the agents; nothing panics.
+func TestRebalance_badMovesAreRefused(t *testing.T) {
+	g, err := Open(movingConfig(t, "signals", 0), Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	h, err := newShard(g, 0, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.start(); err != nil {
+		t.Fatal(err)
+	}
+	var out cluster.Out
+	if err := h.Release(0, 2, &out); err != nil || len(out.Items) != 1 || out.Items[0].Agent != 2 {
+		t.Fatalf("release of agent 2: %v, %+v", err, out.Items)
+	}
+	good := out.Items[0]
+	if g.cl.lo != 0 || g.cl.hi != 2 {
+		t.Fatalf("after the release the shard steps %d..%d", g.cl.lo, g.cl.hi-1)
+	}
+	for _, c := range []struct {
+		lo, hi int32
+		saves  []cluster.Item
+		want   string
+	}{
+		{0, 3, nil, "from 0 saves, not 1"},
+		{0, 3, []cluster.Item{good, good}, "from 2 saves, not 1"},
+		{1, 3, []cluster.Item{good}, "without releasing the others"},
+		{0, 4, []cluster.Item{good, {Kind: cluster.AgentSave, Agent: 2, Data: good.Data}}, "adopting agent 2"},
+		{0, 3, []cluster.Item{{Kind: cluster.AgentSave, Agent: 1, Data: good.Data}}, "adopting agent 1"},
+		{0, 3, []cluster.Item{{Kind: cluster.AgentSave, Agent: 2, Data: []byte("BTRUNMOV garbage")}}, "agent 2 moving to its shard"},
+	} {
+		if err := h.Adopt(c.lo, c.hi, c.saves); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Adopt(%d, %d, %d saves): %v, want %q", c.lo, c.hi, len(c.saves), err, c.want)
+		}
+	}
+	if err := h.Adopt(0, 3, []cluster.Item{good}); err != nil || g.cl.lo != 0 || g.cl.hi != 3 {
+		t.Errorf("adopting agent 2 back: %v, steps %d..%d", err, g.cl.lo, g.cl.hi-1)
+	}
+}
