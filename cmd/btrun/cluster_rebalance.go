@@ -77,7 +77,13 @@ func moved(st cluster.MoveStats) string {
 	if st.Moves == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d moves of %d agents", st.Moves, st.Agents)
+	plural := func(n uint64, what string) string {
+		if n == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", n, what)
+	}
+	return "; " + plural(st.Moves, "move") + " of " + plural(st.Agents, "agent")
 }
 
 // addMoves adds b's moves (none when b is nil) to st.
