@@ -200,3 +200,16 @@ func TestMeter_reportsMeasuredTime(t *testing.T) {
 		t.Errorf("costs %v", got)
 	}
 }
+
+// Plan moves the boundary between two shards half of the way to where
+// their measured costs would be even: shard 1's agents cost three times
+// shard 0's, so it gives 8 of its 50 agents.
+func ExamplePlan() {
+	l := cluster.Cut(100, 2)
+	l = cluster.Plan(l, []float64{3.0, 9.0}, cluster.DefaultSpread) // seconds of a window
+	fmt.Println(l.Range(0))
+	fmt.Println(l.Range(1))
+	// Output:
+	// 0 58
+	// 58 100
+}
