@@ -155,3 +155,28 @@ func TestRebalance_killMidMove(t *testing.T) {
 		sameFiles(t, tag, dir, trace, save)
 	}
 }
+
+// TestRebalance_benchReportsMoves: `btrun bench -shards 2 -rebalance`
+// moves agents (here by the injected costs, shard 1's agents 3 times
+// dearer) and reports the moves, the shards' measured step times and the
+// agents each holds at the end; without -rebalance nothing moves.
+func TestRebalance_benchReportsMoves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	for _, on := range []bool{true, false} {
+		args := []string{"bench", "-config", "../config.toml", "-agents", "400", "-steps", "40", "-shards", "2"}
+		if on {
+			args = append(args, "-rebalance")
+		}
+		r := runEnv(t, []string{"BTRUN_TEST_COST=1:3"}, args...)
+		if r.code != 0 {
+			t.Fatalf("rebalance %v: exit %d: %s", on, r.code, r.stderr)
+		}
+		moved := strings.Contains(r.stdout, "moves: ") && strings.Contains(r.stdout, "measured step time per shard: ") &&
+			!strings.Contains(r.stdout, "the shards now hold 200, 200 agents") && !strings.Contains(r.stdout, "shard 1: 200 agents")
+		if moved != on {
+			t.Errorf("rebalance %v:\n%s", on, r.stdout)
+		}
+	}
+}
