@@ -51,6 +51,7 @@ type Conductor struct {
 	records []Item
 	reqs    []Item
 	outbox  []Item
+	debug   // a live view's part (debug.go)
 }
 
 // Stats count the exchanges of a conductor's steps: what the number of
@@ -91,7 +92,7 @@ func (c *Conductor) Step(step uint64) error {
 	if err != nil {
 		return err
 	}
-	c.outbox = c.outbox[:0]
+	c.outbox = c.carried(c.outbox[:0]) // debug.go: signals sent between steps
 	c.stats.Steps++
 	c.begin(StepStart, step)
 	for k := range c.out {
@@ -262,6 +263,8 @@ func (c *Conductor) exchange(all bool) error {
 			c.outbox = append(c.outbox, it)
 		case Request:
 			c.reqs = append(c.reqs, it)
+		case DebugNote:
+			c.notes = append(c.notes, it) // debug.go
 		default:
 			return fmt.Errorf("cluster: a shard replied with a %s item", it.Kind)
 		}
@@ -351,19 +354,6 @@ func (c *Conductor) Finish(step uint64, part uint32) error {
 		return fmt.Errorf("cluster: finishing at step %d: %w", step, err)
 	}
 	return nil
-}
-
-// LoadAll gives every shard a whole save (one AgentSave item, Agent -1):
-// for a game whose every process holds every agent.
-func (c *Conductor) LoadAll(step uint64, data []byte) error {
-	if err := c.init(); err != nil {
-		return err
-	}
-	c.begin(Load, step)
-	for k := range c.out {
-		c.out[k].Items = append(c.out[k].Items, Item{Order: Place(PhaseSave, 0), Kind: AgentSave, Agent: -1, Data: data})
-	}
-	return c.exchange(true)
 }
 
 // Stop ends every shard and closes the link.

@@ -21,7 +21,9 @@
 // its own. Links are made for one conductor and its shards.
 //
 // The game's side is in package game (cluster.go): Game.Conduct and
-// Game.ServeShard. There every process opens the whole config and holds
-// every agent; a shard steps its range, and the others are copies that its
-// start and the gates' rounds keep in line (runtime.Gates.EndRoundParts).
+// Game.ServeShard. There every process lists every agent (the directory);
+// a shard makes and steps only its range, and keeps a copy of the gates
+// that knows the other shards' agents by place
+// (runtime.Gates.EndRoundParts); the conductor keeps a copy of every
+// agent for now.
 package cluster

@@ -42,6 +42,11 @@ const (
 	// (Round 1: the output's folded repeats; Round 2: what closing them
 	// writes), PhaseReport by place.
 	Finish
+	// Debug carries a live view's commands for a shard's agents (debug.go):
+	// DebugRelay turns on the relay of what its agents' steps do, a jump or
+	// a variable's edit applies to one agent now, between steps. The reply
+	// holds their records and DebugNote items.
+	Debug
 	// Move moves agents between shards at a step's end (rebalance.go):
 	// Round 1 asks a shard to release its agents outside its new range
 	// (a MoveRange item), replying with their saves; Round 2 gives it the
@@ -50,7 +55,7 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "move"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "move"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {
@@ -79,6 +84,9 @@ const (
 	Record
 	// AgentSave: one agent's save.
 	AgentSave
+	// DebugNote: what a live view is told about an agent of a shard (an
+	// agent's step, a change, a log line, a command's warning; debug.go).
+	DebugNote
 	// MoveRange: a shard's new range of a move, [Agent, Peer).
 	MoveRange
 	numItemKinds

@@ -106,6 +106,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.Host.Finish(m.Round, &s.out)
 	case Stop:
 		return nil
+	case Debug:
+		return s.debug(m) // debug.go
 	case Move:
 		return s.move(m)
 	}

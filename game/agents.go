@@ -103,7 +103,7 @@ func (l *loadout) attachData(g *Game) {
 		return
 	}
 	for i, a := range l.agents {
-		if d := g.data[g.agents[i]]; d != nil {
+		if d := g.data[g.agents[i]]; d != nil && a != nil {
 			a.SetUserData(d)
 		}
 	}
@@ -244,8 +244,12 @@ func (g *Game) removeAgent(ga *gameAgent) {
 
 // tableAgent adds an agent to the world's game table's lists (gameTable).
 func (g *Game) tableAgent(ids, agents, trees *lua.LTable, ga *gameAgent) {
-	id := ga.a.ID()
+	id := g.agentID(ga)
 	ids.Append(lua.LString(id))
+	if ga.a == nil { // another shard's agent: listed, its table is not here
+		trees.RawSetString(id, lua.LString(g.treeName(ga)))
+		return
+	}
 	// In a run whose agents may step on several threads, agents' tables
 	// live in their own Lua states: the world reaches agents through
 	// signals and game.shared instead.

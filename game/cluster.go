@@ -17,12 +17,18 @@ import (
 )
 
 // One game across processes (package cluster): a Game is the conductor or
-// a shard. Both open the whole config and run its start (the world's init,
-// every agent's spawn) as one process does, so that every process begins
-// with the same agents; from the first step on, a shard steps only its
-// range of agents and the conductor none: it runs the world's tick and the
-// schedule, turns their signals into deliveries, routes the signals agents
-// send, and writes the trace and the output that the shards' steps made.
+// a shard. Every process lists every agent of the config (the directory:
+// id, tree, place). A shard's game makes only its range of agents
+// (Options.Shard, cluster_range.go) and runs its part of the start (the
+// world's init, its agents' spawns); the conductor makes a copy of every
+// agent and runs the whole start as one process does, writing what it
+// writes. From the first step on, a shard steps its agents and the
+// conductor none: it runs the world's tick and the schedule, turns their
+// signals into deliveries, routes the signals agents send, and writes the
+// trace and the output that the shards' steps made. A save gathers the
+// shards' agents' saves into the conductor's copies (takeSaves); a load
+// gives each shard its agents' saves and the gates' state
+// (cluster_range.go).
 //
 // What each process writes (trace lines, output lines) goes to a buffer of
 // its own and is taken after each agent's part (capture), as a record at
@@ -31,14 +37,15 @@ import (
 //
 // Gates: every process keeps a copy of the gates (agents' conditions read
 // them), and every copy ends each round from every agent's part of it, in
-// config order (runtime.Gates.EndRoundParts): the same decisions
-// everywhere. A round's parts cross as one request per shard and one
-// answer per shard (gateAnswer). Plugins run on each shard for its agents,
-// one batch per plugin per round: only plugins marked shardable, which a
-// cluster checks (cluster_plugins.go). A shard with
+// config order (runtime.Gates.EndRoundParts; a shard names the agents it
+// does not hold by place): the same decisions everywhere. A round's parts cross as one request per shard and one
+// answer per shard (gateAnswer). A plugin marked shardable runs on each
+// shard for its agents; any other runs on the conductor, one batch of every
+// shard's calls per round (cluster_plugins.go). A shard with
 // workers runs each round's parallel part on them (runtime.Workers by
 // hand) and takes what they kept in config order, as one process's round
-// end does. Not yet: a live view, reloads, agents added or removed.
+// end does. A live view: cluster_debug.go. Not yet: reloads, agents
+// added or removed.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
@@ -51,6 +58,9 @@ type clusterRole struct {
 	entries []cluster.Item // the conductor's step start: its lines and deliveries
 	enc     *savecodec.Encoder
 	shared  bool // the conductor sent shared data
+
+	debug *clusterDebug // the conductor's live view (cluster_debug.go)
+	relay *relay        // a shard's relay to it
 }
 
 // holds reports whether the agent at place i steps here.
@@ -104,6 +114,7 @@ func (g *Game) take(out *cluster.Out, order, hi uint64) error {
 	}
 	clear(g.outbox)
 	g.outbox = g.outbox[:0]
+	g.takeNotes(out, order, hi) // cluster_debug.go
 	return nil
 }
 
@@ -233,6 +244,9 @@ func (h *conductorHost) BeginStep(step uint64) (float64, []byte, []cluster.Item,
 	if err := g.flushTrace(); err != nil {
 		return 0, nil, nil, err
 	}
+	if g.plugins != nil {
+		g.plugins.Advance(step) // the plugins run here (cluster_plugins.go): restarts due, as one process
+	}
 	g.tickWorld(step, t)
 	g.deliverSchedule(step, t)
 	if err := g.flushTrace(); err != nil {
@@ -277,11 +291,12 @@ func (h *conductorHost) Write(records []cluster.Item) error {
 	return nil
 }
 
-// Resolve ends a round of the conductor's copy of the gates, and gives
+// resolveGates ends a round of the conductor's copy of the gates, and gives
 // every shard every part, in config order, to end the round of its own:
 // all in one answer (gateAnswer), so that a round's gate traffic is one
-// item to each shard however many agents take or release a gate.
-func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, error) {
+// item to each shard however many agents take or release a gate. (Resolve,
+// cluster_plugins.go, takes the plugins' calls out first.)
+func (h *conductorHost) resolveGates(reqs []cluster.Item) ([]cluster.Item, error) {
 	g := h.g
 	if len(reqs) == 0 {
 		return nil, nil
@@ -316,7 +331,9 @@ func (h *conductorHost) Resolve(_ uint32, reqs []cluster.Item) ([]cluster.Item, 
 	for i, p := range peers {
 		agents[i] = g.agents[p].a
 	}
-	g.gates.EndRoundParts(agents, own, parts)
+	if err := g.gates.EndRoundParts(agents, own, peers, parts); err != nil {
+		return nil, fmt.Errorf("game: %w", err)
+	}
 	return []cluster.Item{{Kind: cluster.Answer, Agent: -1, Peer: -1, Name: gateAnswer, Data: encodeGateParts(peers, parts)}}, nil
 }
 
@@ -351,9 +368,16 @@ type shardHost struct {
 	round        []*runtime.Agent
 }
 
-// newShard makes g the shard of places [lo, hi).
+// newShard makes g, opened for that shard (Options.Shard), the shard of
+// places [lo, hi).
 func newShard(g *Game, lo, hi int32, trace bool) (*shardHost, error) {
+	if g.held == nil || g.held.lo != lo || g.held.hi != hi {
+		return nil, fmt.Errorf("game: a shard of agents %d..%d needs a game opened for them (Options.Shard)", lo, hi-1)
+	}
 	if err := g.joinCluster(false, lo, hi, trace); err != nil {
+		return nil, err
+	}
+	if err := g.relayPlugins(); err != nil { // cluster_plugins.go
 		return nil, err
 	}
 	return &shardHost{g: g}, nil
@@ -449,6 +473,10 @@ func (h *shardHost) Round(round uint32, answers []cluster.Item, out *cluster.Out
 			h.ran = append(h.ran, int32(i))
 		}
 	} else {
+		answers, err := h.relayAnswers(answers) // cluster_plugins.go: the plugins' replies
+		if err != nil {
+			return 0, err
+		}
 		if err := h.endGates(answers); err != nil {
 			return 0, err
 		}
@@ -493,6 +521,9 @@ func (h *shardHost) endRound(out *cluster.Out, waiting int) (int, error) {
 	g := h.g
 	if g.plugins != nil {
 		if err := g.plugins.EndRound(h.round); err != nil {
+			return 0, err
+		}
+		if err := h.relayUp(out); err != nil { // cluster_plugins.go
 			return 0, err
 		}
 	}
@@ -615,9 +646,11 @@ func (h *shardHost) endGates(answers []cluster.Item) error {
 		if peer < 0 || int(peer) >= len(g.agents) {
 			return fmt.Errorf("game: a gate part for agent %d", peer)
 		}
-		agents[i], own[i] = g.agents[peer].a, g.cl.holds(peer)
+		agents[i], own[i] = g.agents[peer].a, g.cl.holds(peer) // nil for an agent another shard holds
 	}
-	g.gates.EndRoundParts(agents, own, parts)
+	if err := g.gates.EndRoundParts(agents, own, peers, parts); err != nil {
+		return fmt.Errorf("game: %w", err)
+	}
 	return nil
 }
 
@@ -728,56 +761,15 @@ func (h *shardHost) Finish(part uint32, out *cluster.Out) error {
 // Save adds each of the shard's agents' save: the game's bookkeeping of
 // it, its snapshot and its Lua state, self-contained (its own strings).
 func (h *shardHost) Save(out *cluster.Out) error {
-	g := h.g
-	host := g.hostStateOf(g.Agents())
-	if g.lua != nil {
-		l := g.current()
-		l.beginSave()
-		defer l.endSave()
-	}
-	for _, ga := range g.agents[g.cl.lo:g.cl.hi] {
-		e := savecodec.NewEncoder()
-		e.Bool(ga.stopped)
-		e.Uvarint(uint64(ga.failures))
-		e.Uvarint(uint64(ga.errors))
-		e.String(g.doing[ga.idx])
-		s, err := ga.a.Snapshot()
-		if err != nil {
-			return err
-		}
-		runtime.EncodeSnapshot(e, &s)
-		if host == nil {
-			e.ValueNil()
-		} else if err := host.EncodeHost(e, ga.a); err != nil {
-			return err
-		}
-		out.Add(cluster.Place(cluster.PhaseSave, int64(ga.idx)), 0,
-			cluster.Item{Kind: cluster.AgentSave, Agent: ga.idx, Data: savecodec.WriteContainer(clusterAgentMagic, SaveVersion, e)})
-	}
-	return nil
+	return h.g.agentSaves(h.g.cl.lo, h.g.cl.hi, out)
 }
 
 // clusterAgentMagic marks one agent's save crossing between processes.
 const clusterAgentMagic = "BTRUNAGT"
 
-// Load loads a whole save, as every process of the cluster does (the
-// conductor sends it to all): every process holds every agent.
-func (h *shardHost) Load(saves []cluster.Item) error {
-	if len(saves) != 1 || saves[0].Agent != -1 {
-		return fmt.Errorf("game: a shard loads a whole save (one item for every agent), not %d items", len(saves))
-	}
-	g := h.g
-	if _, err := g.decodeSave(saves[0].Data); err != nil {
-		return err
-	}
-	// What the load wrote is the conductor's to write.
-	if err := g.flushTrace(); err != nil {
-		return err
-	}
-	g.cl.trace.Reset()
-	g.cl.out.Reset()
-	return nil
-}
+// Load restores the shard's agents from their saves, and the gates from
+// their state (restoreAgents, cluster_range.go).
+func (h *shardHost) Load(saves []cluster.Item) error { return h.restoreAgents(saves) }
 
 // takeSaves makes the conductor's copies of the agents what the shards'
 // saves say, so that its own save is the game's.
@@ -787,6 +779,7 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 	if g.gates != nil {
 		defer g.gates.Keep()() // the rounds kept the copy of the gates right
 	}
+	defer g.hideDebugger()() // cluster_debug.go
 	// A restore leaves the copy's rules (their hooks run, and may log):
 	// what the shards' agents did is written already.
 	g.silent = true
@@ -800,27 +793,8 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 		if it.Agent < 0 || int(it.Agent) >= len(g.agents) {
 			return fmt.Errorf("game: a save of agent %d", it.Agent)
 		}
-		ga := g.agents[it.Agent]
-		_, d, err := savecodec.ReadContainer(clusterAgentMagic, it.Data)
-		if err != nil {
-			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
-		}
-		ga.stopped, ga.failures, ga.errors = d.Bool(), int(d.Uvarint()), int(d.Uvarint())
-		g.doing[ga.idx] = d.String()
-		s := runtime.DecodeSnapshot(d)
-		if err := d.Err(); err != nil {
-			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
-		}
-		if _, err := ga.a.Restore(&s); err != nil {
+		if err := g.restoreAgent(g.agents[it.Agent], it.Data, host); err != nil {
 			return err
-		}
-		if host == nil {
-			d.SkipValue()
-		} else if err := host.RestoreHost(ga.a, d); err != nil {
-			return err
-		}
-		if err := d.Done(); err != nil {
-			return fmt.Errorf("game: agent %s's save from its shard: %w", ga.a.ID(), err)
 		}
 	}
 	g.activeStale = true
@@ -840,7 +814,8 @@ func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
 	return h.g.encodeSave()
 }
 
-// load loads a save file on the conductor and on every shard.
+// load loads a save file on the conductor, and on every shard its
+// agents' part of it.
 func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
 	if _, err := h.g.decodeSave(data); err != nil {
 		return err
@@ -848,5 +823,5 @@ func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
 	if err := h.writeOwn(); err != nil {
 		return err
 	}
-	return c.LoadAll(h.g.step, data)
+	return h.loadShards(c) // cluster_range.go
 }

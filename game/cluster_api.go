@@ -25,14 +25,13 @@ type Conductor struct {
 // write none, ShardOptions.Trace) and its output to out. Start it, then
 // Run, then Finish and Stop.
 func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Conductor, error) {
-	if err := g.checkClusterPlugins(); err != nil {
-		return nil, err
-	}
 	h, err := newConductor(g, trace, out)
 	if err != nil {
 		return nil, err
 	}
-	return &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards()), Balance: g.balancer()}}, nil
+	c := &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards()), Balance: g.balancer()}}
+	g.cl.debug = &clusterDebug{c: c} // a live view's part, when one attaches (cluster_debug.go)
+	return c, nil
 }
 
 // Start runs the game's start (the world's init, every agent's spawn) and
@@ -41,6 +40,9 @@ func (c *Conductor) Start() error { return c.h.start() }
 
 // Run runs steps steps.
 func (c *Conductor) Run(steps int) error {
+	if c.g.debug != nil {
+		return c.runDebugged(steps) // cluster_debug.go
+	}
 	for range steps {
 		if err := c.c.Step(c.g.step + 1); err != nil {
 			return err
@@ -99,22 +101,23 @@ type ShardOptions struct {
 	Moves ShardMoves
 }
 
-// ServeShard makes g, opened and not started, shard k of shards and
-// serves its conductor over link until the conductor ends the run.
+// ServeShard makes g, opened with Options.Shard = &ShardOf{k, shards} and
+// not started, shard k of shards and serves its conductor over link until
+// the conductor ends the run. The game made only that shard's agents.
 func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptions) error {
 	if k < 0 || k >= shards {
 		return fmt.Errorf("game: shard %d of %d", k, shards)
 	}
-	if err := g.checkClusterPlugins(); err != nil {
-		return errors.Join(err, link.Close())
-	}
 	lo, hi := cluster.Cut(len(g.agents), shards).Range(k)
 	h, err := newShard(g, lo, hi, opts.Trace)
 	if err != nil {
-		return err
-	}
-	if err := h.start(); err != nil {
 		return errors.Join(err, link.Close())
+	}
+	if err := h.start(); err != nil { // the conductor hears it (cluster_startfail.go)
+		if rerr := (&cluster.Shard{Host: startFailed{err}, Link: link}).Run(); rerr != nil && !errors.Is(rerr, err) {
+			return errors.Join(err, rerr)
+		}
+		return err
 	}
 	return opts.Moves.serve(h, link)
 }

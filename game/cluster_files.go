@@ -30,9 +30,6 @@ type SourceFile struct {
 // sources are an fs.FS (Options.Files), cannot be sent this way.
 func (g *Game) ClusterFiles() (files []SourceFile, config string, err error) {
 	c := g.cfg
-	if err := g.checkClusterPlugins(); err != nil {
-		return nil, "", err
-	}
 	if g.opts.Files != nil {
 		return nil, "", fmt.Errorf("%w: a game whose sources are an fs.FS (Options.Files) sends no files to its shards", ErrClusterFeature)
 	}
@@ -59,6 +56,7 @@ func (g *Game) ClusterFiles() (files []SourceFile, config string, err error) {
 	type source struct {
 		path, read string // where it is sent from: a plugin's program, or path
 		exec       bool
+		data       []byte // what is sent, when it is no file's (a plugin's declarations)
 	}
 	cfgAbs, err := filepath.Abs(c.Path)
 	if err != nil {
@@ -75,6 +73,12 @@ func (g *Game) ClusterFiles() (files []SourceFile, config string, err error) {
 				return nil, "", err
 			}
 			plugins[p] = true
+			if d, err := g.shardPlugin(i, &info.Description); err != nil {
+				return nil, "", err
+			} else if d != nil { // it runs on the conductor (cluster_plugins.go)
+				srcs = append(srcs, source{path: p, data: d})
+				continue
+			}
 			srcs = append(srcs, source{path: p, read: info.Executable, exec: true})
 		}
 	}
@@ -112,7 +116,10 @@ func (g *Game) ClusterFiles() (files []SourceFile, config string, err error) {
 		if s.read != "" {
 			read = s.read
 		}
-		data, err := readfile.Read(read, maxClusterFiles-total, "file for the shards")
+		data, err := s.data, error(nil)
+		if data == nil {
+			data, err = readfile.Read(read, maxClusterFiles-total, "file for the shards")
+		}
 		if err != nil {
 			return nil, "", fmt.Errorf("game: the files for the shards: %w", err)
 		}

@@ -38,7 +38,7 @@ func gameShardProcess() int {
 	if err != nil {
 		return fail(err)
 	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard, Shard: &ShardOf{K: link.K(), N: shards}})
 	if err != nil {
 		return fail(err)
 	}

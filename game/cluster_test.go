@@ -49,6 +49,7 @@ type testCluster struct {
 	wg         sync.WaitGroup
 	errs       []error
 	trace, out bytes.Buffer
+	shards     []*shardHost // for tests that reach into a shard between steps
 }
 
 func startCluster(t *testing.T, name string, shards int) *testCluster {
@@ -60,19 +61,19 @@ func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCl
 	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, shards)}
 	// What opening writes (a plugin's start) is the conductor's to write.
-	open := func(w io.Writer, workers int) *Game {
+	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
 		cfg, err := LoadConfig(clusterConfig(name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := Open(cfg, Options{Stdout: w, Stderr: w, Workers: &workers})
+		g, err := Open(cfg, Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { g.Close() })
 		return g
 	}
-	cg := open(&tc.out, 1)
+	cg := open(&tc.out, 1, nil)
 	ch, err := newConductor(cg, &tc.trace, &tc.out)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCl
 	layout := cluster.Cut(len(cg.agents), shards)
 	link, ends := cluster.NewLocal(shards)
 	for k := range shards {
-		sg := open(io.Discard, workers)
+		sg := open(io.Discard, workers, &ShardOf{K: k, N: shards})
 		lo, hi := layout.Range(k)
 		sh, err := newShard(sg, lo, hi, true)
 		if err != nil {
@@ -89,6 +90,7 @@ func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCl
 		if err := sh.start(); err != nil {
 			t.Fatal(err)
 		}
+		tc.shards = append(tc.shards, sh)
 		tc.wg.Add(1)
 		go func() {
 			defer tc.wg.Done()

@@ -57,7 +57,7 @@ var configDocs = map[string]KeyDoc{
 	"trees.file":              {Doc: "the tree file", Required: true, Path: true},
 	"plugins.name":            {Doc: "the plugin's name: names it in messages (`plugin nav`)", Required: true},
 	"plugins.path":            {Doc: "a plugin executable, or a folder holding a Go main package that btrun builds once and caches", Required: true, Path: true},
-	"plugins.shardable":       {Doc: "the plugin's author promises that a reply depends only on the call and the agent's own plugin state (nothing shared between agents): a cluster (`btrun run -shards`) then runs an instance on each shard for its agents; a cluster refuses a plugin without it (running it on the conductor is not built yet)"},
+	"plugins.shardable":       {Doc: "the plugin's author promises that a reply depends only on the call and the agent's own plugin state (nothing shared between agents): a cluster (`btrun run -shards`) then runs an instance on each shard for its agents; without it, the plugin runs on the conductor, which sends it one batch of every shard's calls per round, as one process does"},
 	"agents.tree":             {Doc: "the tree the agents run", Required: true},
 	"agents.count":            {Doc: "how many agents: ids NAME-1 .. NAME-COUNT; a game has at most 1,000,000 agents", Min: num(1), Max: num(MaxAgents)},
 	"agents.name":             {Doc: "NAME in the agents' ids; default: the tree's name"},

@@ -74,7 +74,7 @@ const DebuggerSender = "debugger"
 // attaches the live view itself.)
 func (g *Game) AttachDebugger(d Debugger) {
 	g.debug = d
-	d.Attached(g.host())
+	d.Attached(g.debugHostFor()) // a cluster's conductor's differs (cluster_debug_inputs.go)
 	g.env.Observer, g.env.Changes = g.engine(), g.engine()
 	g.env.Explain = true // the live view shows why, always
 }
@@ -102,6 +102,7 @@ type AgentInfo struct {
 	Stopped  bool   // stopped by on_failure = "stop"; it steps no more
 	Failures int    // steps that ended with the tree's failure
 	Errors   int    // steps that ended with an error
+	Shard    int    // on a cluster's conductor, the shard that steps it; -1 outside a cluster
 }
 
 // AgentInfos lists the agents in config order.
@@ -121,7 +122,7 @@ func (g *Game) AgentInfos() []AgentInfo {
 		if ga.kind > 0 { // bound with its kind's translations (translate.go): the tree is its tree's
 			name = g.treeName(ga)
 		}
-		out[i] = AgentInfo{Agent: ga.a, Tree: name, Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors}
+		out[i] = AgentInfo{Agent: ga.a, Tree: name, Stopped: ga.stopped, Failures: ga.failures, Errors: ga.errors, Shard: g.shardOf(ga.idx)}
 	}
 	return out
 }

@@ -108,6 +108,11 @@ type Options struct {
 	// error ends the step's Advance with that error.
 	BeforeStep func(g *Game, s StepInfo) error
 	AfterStep  func(g *Game, s StepInfo) error
+	// Shard, when set, opens the game as shard K of N of a cluster
+	// (Game.ServeShard): every agent of the config is listed (its id, tree
+	// and place) and only the shard's range of them is made, with its Lua
+	// tables and stores (cluster_range.go).
+	Shard *ShardOf
 }
 
 // ErrStopped is what Run returns when Options.Stop ended it early: the steps
@@ -202,7 +207,8 @@ type Game struct {
 	mergeOut   []tagged
 	mergeLines []taggedLine
 
-	cl *clusterRole // the game's part in a cluster (cluster.go); nil outside one
+	cl   *clusterRole // the game's part in a cluster (cluster.go); nil outside one
+	held *heldRange   // a shard's game: the places whose agents it makes (cluster_range.go); nil: all
 
 	// The steps to report, picked as they end (report_pick.go).
 	picked    bool // this step's were
@@ -264,7 +270,10 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// The config's setting declares the game fit for several threads; a
 	// -workers override other than 1 asks for them.
 	g.contract = cfg.Run.Workers != 1 || workers != 1
-	g.openWorkers(resolveWorkers(workers, agents), counts)
+	if err := g.holdRange(opts.Shard, agents); err != nil { // cluster_range.go
+		return nil, err
+	}
+	g.openHeldWorkers(workers, counts)
 	for k, ac := range cfg.Agents {
 		tree, _ := g.treeIndex(ac.Tree) // checked with the config
 		for _, id := range ac.IDs() {
@@ -280,7 +289,9 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 		return nil, err
 	}
 	g.use(l)
-	g.opening = nil
+	if g.held == nil { // a shard keeps the ids of the agents it does not make (agentID)
+		g.opening = nil
+	}
 	if err := g.checkSchedule(); err != nil { // signals_typed.go
 		return nil, err
 	}
@@ -405,11 +416,14 @@ func (g *Game) Trees() map[string]*runtime.BoundTree { return g.trees }
 // Warnings lists what binding with strict = false let through.
 func (g *Game) Warnings() []string { return g.warnings }
 
-// Agents returns the game's agents in config order.
+// Agents returns the game's agents in config order (a shard's game,
+// Options.Shard: the agents of its range).
 func (g *Game) Agents() []*runtime.Agent {
-	out := make([]*runtime.Agent, len(g.agents))
-	for i, a := range g.agents {
-		out[i] = a.a
+	out := make([]*runtime.Agent, 0, len(g.agents))
+	for _, a := range g.agents {
+		if a.a != nil { // a shard's game makes only its range's (cluster_range.go)
+			out = append(out, a.a)
+		}
 	}
 	return out
 }
@@ -418,7 +432,7 @@ func (g *Game) Agents() []*runtime.Agent {
 func (g *Game) ids() []string {
 	out := make([]string, len(g.agents))
 	for i, ga := range g.agents {
-		out[i] = ga.a.ID()
+		out[i] = g.agentID(ga)
 	}
 	return out
 }
@@ -646,6 +660,9 @@ func (g *Game) Close() error {
 		g.par.Close()
 	}
 	for _, ga := range g.agents {
+		if ga.a == nil {
+			continue // another shard's (cluster_range.go)
+		}
 		if err := ga.a.Close(); err != nil {
 			errs = append(errs, err)
 		}

@@ -99,7 +99,11 @@ func (g *Game) load(reload bool, rebuild []string) (*loadout, error) {
 	running := g.env.Gates
 	g.setGates(l.gates)
 	for i, ga := range g.agents {
-		l.agents = append(l.agents, l.treesFor(g, i)[g.boundKey(ga)].NewAgent(g.agentID(ga), g.workerEnv(i)))
+		var a *runtime.Agent
+		if g.holdsPlace(i) { // a shard's game makes only its range's agents (cluster_range.go)
+			a = l.treesFor(g, i)[g.boundKey(ga)].NewAgent(g.agentID(ga), g.workerEnv(i))
+		}
+		l.agents = append(l.agents, a)
 	}
 	g.setGates(running)
 	if err := l.attachScripts(g); err != nil {
@@ -156,7 +160,12 @@ func (g *Game) use(l *loadout) {
 	g.activeStale = true
 	for i, ga := range g.agents {
 		ga.a = l.agents[i]
-		g.byPtr[ga.a] = ga
+		if ga.a != nil {
+			g.byPtr[ga.a] = ga
+		}
+	}
+	if g.held != nil {
+		g.listTrees() // the trees of the agents it does not make (cluster_range.go)
 	}
 }
 

@@ -101,6 +101,9 @@ func (l *loadout) attachScripts(g *Game) error {
 		}
 	}
 	for i, a := range l.agents {
+		if a == nil {
+			continue // another shard's (cluster_range.go)
+		}
 		if err := l.luaFor(g, i).engine.AttachData(a, g.data[g.agents[i]]); err != nil {
 			return err
 		}
@@ -122,6 +125,9 @@ func (g *Game) startWorld() error {
 	}
 	g.publishShared(g.Time(g.step)) // what init published, for spawn
 	for _, ga := range g.agents {
+		if ga.a == nil {
+			continue // another shard's: it spawns there (cluster_range.go)
+		}
 		if err := g.luaOf(ga).world.Spawn(ga.a); err != nil { // on the agent's own Lua state
 			return err
 		}

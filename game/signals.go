@@ -113,7 +113,7 @@ func (g *Game) deliver(ga *gameAgent, signal string, data runtime.Value, from st
 		g.clusterDeliver(ga, signal, data, from)
 		return
 	}
-	if ga == nil || ga.stopped {
+	if ga == nil || ga.stopped || ga.a == nil { // nil: another shard's agent (cluster_range.go)
 		return
 	}
 	if !g.silent {

@@ -18,7 +18,7 @@ import (
 // checkSchedule checks the data of every [[signals]] entry against the
 // trees of the agents it goes to.
 func (g *Game) checkSchedule() error {
-	return g.checkScheduleOn(func(ga *gameAgent) *runtime.Tree { return ga.a.Tree().Tree })
+	return g.checkScheduleOn(g.treeOf)
 }
 
 // checkScheduleOn checks the data of every [[signals]] entry not delivered
@@ -56,12 +56,12 @@ func (g *Game) checkScheduleOn(tree func(*gameAgent) *runtime.Tree) error {
 // the agents that will receive it.
 func (g *Game) checkRouteData(from *runtime.Agent, to, signal string, data runtime.Value) error {
 	if to != "all" {
-		return runtime.CheckSignalData(g.byID[to].a.Tree().Tree, signal, data)
+		return runtime.CheckSignalData(g.treeOf(g.byID[to]), signal, data)
 	}
 	for _, ga := range g.agents {
 		if ga.a != from {
-			if err := runtime.CheckSignalData(ga.a.Tree().Tree, signal, data); err != nil {
-				return fmt.Errorf("game: agent %s: %w", ga.a.ID(), err)
+			if err := runtime.CheckSignalData(g.treeOf(ga), signal, data); err != nil {
+				return fmt.Errorf("game: agent %s: %w", g.agentID(ga), err)
 			}
 		}
 	}

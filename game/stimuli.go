@@ -37,7 +37,7 @@ func (g *Game) shareStimuli() {
 // Signal, the live view), which deliver nothing when one refuses.
 func (g *Game) refuses(signal string, data runtime.Value, to ...*gameAgent) error {
 	for _, ga := range to {
-		if ga == nil || ga.stopped {
+		if ga == nil || ga.stopped || ga.a == nil { // nil: another shard's agent (cluster_range.go)
 			continue
 		}
 		if err := ga.a.CanHold(signal, data); err != nil {

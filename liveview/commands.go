@@ -340,6 +340,9 @@ func (d *Debugger) jumpAgent(agent, id string) error {
 }
 
 func (d *Debugger) cmdTravel(step uint64) (any, error) {
+	if d.g.Conducting() {
+		return nil, errInCluster("time travel") // cluster.go
+	}
 	if !d.paused || d.stepsLeft > 0 {
 		return nil, errorf(http.StatusConflict, "pause the game first: time travel shows earlier steps of a paused game")
 	}
@@ -352,6 +355,9 @@ func (d *Debugger) cmdTravel(step uint64) (any, error) {
 func (d *Debugger) cmdReload(*request) (any, error) {
 	if d.opts.Reload == nil {
 		return nil, errorf(http.StatusNotImplemented, "this run cannot reload its trees and scripts")
+	}
+	if d.g.Conducting() {
+		return nil, errInCluster("reloading") // cluster.go
 	}
 	discarded, err := d.tl.branch(d)
 	if err != nil {

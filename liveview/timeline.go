@@ -115,6 +115,10 @@ func (t *timeline) left(d *Debugger, step uint64) {
 
 // snapshot saves the game at position step (replacing a snapshot there).
 func (t *timeline) snapshot(d *Debugger, step uint64) error {
+	if d.g.Conducting() { // the copies of a cluster's agents cannot be put back on its shards
+		t.err = inCluster
+		return nil
+	}
 	data, err := d.g.SaveState()
 	if err != nil {
 		t.err = fmt.Sprintf("step %d: %v", step, err)

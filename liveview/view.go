@@ -42,6 +42,8 @@ type statusView struct {
 	Trees       []string         `json:"trees"`
 	World       []eventView      `json:"world"`
 	Gates       []gateView       `json:"gates"` // the game's gates (lanes_gates.go)
+	// Cluster: the game is a cluster's conductor (cluster.go).
+	Cluster bool `json:"cluster,omitempty"`
 }
 
 type reasonView struct {
@@ -88,7 +90,7 @@ func (d *Debugger) statusView() statusView {
 	v := statusView{Step: s, Time: roundTime(g.Time(s)), Dt: g.Dt(), End: d.end, First: d.tl.first, Head: d.tl.head,
 		Live: s == d.tl.head, Paused: d.paused, AtEnd: s >= d.end, Trace: d.host.TraceKind(),
 		Reload: d.opts.Reload != nil, Reloads: d.reloads, Agents: len(d.agents), Trees: g.TreeNames(),
-		Breakpoints: []breakpointView{}}
+		Breakpoints: []breakpointView{}, Cluster: g.Conducting()}
 	if !d.started || d.opts.Embedded { // before the first step Run has not said where it ends; a program's loop has no end
 		v.End = 0
 	}
@@ -147,6 +149,7 @@ type agentSummary struct {
 	Rule     string `json:"rule"`
 	Failures int    `json:"failures"`
 	Errors   int    `json:"errors"`
+	Shard    *int   `json:"shard,omitempty"` // in a cluster, the shard that steps it (cluster.go)
 }
 
 // stateName is an agent's state for people: what its last step did.
@@ -179,7 +182,7 @@ func (d *Debugger) agentSummaries(infos []game.AgentInfo) []agentSummary {
 // agentSummary summarizes agent i.
 func (d *Debugger) agentSummary(i int, in game.AgentInfo) agentSummary {
 	return agentSummary{ID: in.Agent.ID(), Tree: in.Tree, State: stateName(in, d.agents[i]), Rule: in.Agent.CursorLabel(),
-		Failures: in.Failures, Errors: in.Errors}
+		Failures: in.Failures, Errors: in.Errors, Shard: shardOf(in.Shard)}
 }
 
 type agentView struct {

@@ -60,10 +60,11 @@ type gateState struct {
 // gateHolder is an agent holding a gate, when it took it, and the most
 // holders the gate had at the end of a round since then (bt.gate.wait).
 type gateHolder struct {
-	a    *Agent
-	step uint64
-	time float64
-	seen int
+	a     *Agent
+	place int32 // a holder this process does not hold (a == nil): its place (gates_cluster.go)
+	step  uint64
+	time  float64
+	seen  int
 }
 
 // gateLink ties a tree's gates to a Gates: slots[i] is the index in the
@@ -151,6 +152,10 @@ func (g *Gates) List() []GateInfo {
 		st := &g.gates[i]
 		info := GateInfo{GateDecl: st.decl, CoolingSince: st.since, GateStats: st.stats}
 		for _, h := range st.holders {
+			if h.a == nil { // held in another process: its place, and no current step to measure to
+				info.Holders = append(info.Holders, remoteName(h.place))
+				continue
+			}
 			info.Holders = append(info.Holders, h.a.id)
 			info.longest(h.a.step-h.step, h.a.time-h.time)
 		}

@@ -174,7 +174,7 @@ func (g *Gates) snapshot() []GateSnapshot {
 		st := &g.gates[i]
 		s := GateSnapshot{Name: st.decl.Name, Users: st.decl.Users, Cooldown: st.decl.Cooldown, Since: st.since, Stats: st.stats}
 		for _, h := range st.holders {
-			s.Holders = append(s.Holders, HolderSnapshot{Agent: h.a.id, Step: h.step, Time: h.time, Seen: h.seen})
+			s.Holders = append(s.Holders, HolderSnapshot{Agent: h.id(), Step: h.step, Time: h.time, Seen: h.seen})
 		}
 		out[i] = s
 	}
@@ -263,8 +263,8 @@ func planGateSets(saved [][]GateSnapshot, agents []*Agent, plans []RestorePlan) 
 		members := gateMembers(g, agents, set)
 		for i := range g.gates {
 			for _, h := range g.gates[i].holders {
-				if m, ok := members[h.a.id]; !ok || agents[m] != h.a {
-					errs = append(errs, fmt.Errorf("%w: gate %q is held by agent %s, which this restore does not cover; restore every agent that shares the gates together", ErrUnknownID, g.gates[i].decl.Name, h.a.id))
+				if m, ok := members[h.id()]; !ok || agents[m] != h.a {
+					errs = append(errs, fmt.Errorf("%w: gate %q is held by agent %s, which this restore does not cover; restore every agent that shares the gates together", ErrUnknownID, g.gates[i].decl.Name, h.id()))
 				}
 			}
 		}
@@ -347,7 +347,7 @@ func gateMembers(g *Gates, agents []*Agent, set []GateSnapshot) map[string]int {
 	members := map[string]int{}
 	for i := range g.gates {
 		for _, h := range g.gates[i].holders {
-			members[h.a.id] = -1
+			members[h.id()] = -1
 		}
 	}
 	for _, sg := range set {

@@ -95,6 +95,7 @@ func TestBench_shardsReport(t *testing.T) {
 		regexp.MustCompile(`(?m)^items per step: request [0-9.]+ \([0-9]+ bytes of payload\), answer [0-9.]+ .*; [0-9.]+ rounds$`),
 		regexp.MustCompile(`(?m)^CPU time stepping: [0-9.]+ ms a step in all \(the conductor [0-9.]+, the shard processes [0-9.]+, [0-9.]+; plugins apart\)$`),
 		regexp.MustCompile(`(?m)^  shard 1: 20 agents, the conductor waited`),
+		regexp.MustCompile(`(?m)^peak memory \(VmHWM\): the conductor [0-9]+ MiB, the shard processes [0-9]+, [0-9]+ MiB$`),
 	} {
 		if !want.MatchString(r.stdout) {
 			t.Errorf("no line matching %s in:\n%s", want, r.stdout)

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/internal/procmem"
 )
 
 // runBench is `btrun bench`: the config's trees, scripts and plugins with N
@@ -85,6 +86,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "stepping took %s for %d agent-steps on %d worker(s); %d allocations\n", r.Wall, r.AgentSteps, r.Workers, r.Allocs)
 	if r.CPU > 0 {
 		fmt.Fprintf(stdout, "CPU time stepping: %.2f ms a step (this process, every thread; plugins apart)\n", r.CPU.Seconds()*1e3/float64(r.Steps))
+	}
+	if p, ok := procmem.Peak(0); ok {
+		fmt.Fprintf(stdout, "peak memory (VmHWM): %.0f MiB (this process)\n", float64(p)/(1<<20))
 	}
 	r.Phases.Write(stdout)
 	fmt.Fprintln(stdout, r.Line())

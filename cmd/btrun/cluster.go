@@ -16,6 +16,7 @@ import (
 	"github.com/btrun/btrun/cluster/natsnet"
 	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/internal/cputime"
+	"github.com/btrun/btrun/internal/procmem"
 )
 
 // clusterVersion is what a shard must share with its conductor: btrun's
@@ -68,7 +69,8 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	if *agents > 0 {
 		cfg.ScaleAgents(*agents)
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet})
+	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet,
+		Shard: &game.ShardOf{K: link.K(), N: link.Shards()}}) // only the shard's agents are made
 	if err != nil {
 		link.Close()
 		printProblems(stderr, err)
@@ -147,7 +149,8 @@ type clusterRun struct {
 	steps         int
 	workers       int
 	quiet         bool
-	resume        bool // go on from the run's last checkpoint (-resume)
+	resume        bool         // go on from the run's last checkpoint (-resume)
+	debug         debugOptions // -debug: the live view on the conductor (cluster_debug.go)
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {
@@ -223,6 +226,20 @@ func processesCPU(pids []int) []time.Duration {
 			return nil
 		}
 		out = append(out, d)
+	}
+	return out
+}
+
+// processesPeak is the peak memory of this process (first) and pids, or
+// nil where it cannot be read.
+func processesPeak(pids []int) []uint64 {
+	var out []uint64
+	for _, pid := range append([]int{0}, pids...) {
+		p, ok := procmem.Peak(pid)
+		if !ok {
+			return nil
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -320,6 +337,7 @@ func benchCluster(config string, agents, steps, shards, workers int, rebalance b
 	for k, w := range link.Waits() {
 		waits[k] = w - waits[k]
 	}
+	peaks := processesPeak(children.Pids()) // before the checkpoint's gathering of every agent on the conductor
 	var cost checkpointCost
 	if err == nil {
 		cost, err = measureCheckpoint(c, srv.URL(), name)
@@ -358,6 +376,13 @@ func benchCluster(config string, agents, steps, shards, workers int, rebalance b
 		}
 		fmt.Fprintf(stdout, "CPU time stepping: %.2f ms a step in all (the conductor %.2f, the shard processes %s; plugins apart)\n",
 			total, ms(0), strings.Join(each, ", "))
+	}
+	if peaks != nil {
+		var each []string
+		for _, p := range peaks[1:] {
+			each = append(each, fmt.Sprintf("%.0f", float64(p)/(1<<20)))
+		}
+		fmt.Fprintf(stdout, "peak memory (VmHWM): the conductor %.0f MiB, the shard processes %s MiB\n", float64(peaks[0])/(1<<20), strings.Join(each, ", "))
 	}
 	cost.print(stdout, n)
 	moves.print(stdout, c.Balancer(), c.Layout())

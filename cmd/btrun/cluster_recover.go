@@ -153,7 +153,7 @@ func (s *clusterSession) run() (cluster.Stats, error) {
 	for recoveries := 0; ; recoveries++ {
 		st, err := s.attempt(from)
 		st.Steps, st.Rounds, st.Batches = st.Steps+s.stats.Steps, st.Rounds+s.stats.Rounds, st.Batches+s.stats.Batches
-		if err == nil || !lost(err) {
+		if err == nil || !lost(err) || s.r.debug.addr != "" { // a live view's run is not replayed (cluster_debug.go)
 			st.Steps = s.until - s.first // the run's, not counting replays
 			return st, err
 		}
@@ -295,7 +295,12 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	}
 	s.until, s.first = until, min(s.first, c.Step())
 	every := uint64(r.cfg.Cluster.CheckpointEvery)
-	for c.Step() < until {
+	stopDebug, err := s.startDebug(g)
+	if err != nil {
+		return st, err
+	}
+	defer stopDebug()
+	for c.Between(until) && c.Step() < until { // the live view's moment, as btrun run gives it
 		s.fault.at("step", c.Step()+1)
 		s.fault.at("stop", c.Step()+1)
 		// Before the step writes: a conductor that was silent past its
@@ -313,6 +318,9 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 				return st, s.standDown(err)
 			}
 		}
+	}
+	if c.Step() < until { // the live view's Quit ended the run
+		s.until = c.Step()
 	}
 	if r.save != "" {
 		if err := c.Save(r.save); err != nil {

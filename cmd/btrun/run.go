@@ -79,8 +79,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		*shards = cfg.Cluster.Shards
 	}
 	if *shards > 0 {
-		if *debug != "" || *watch || *explain || *realtime {
-			fmt.Fprintln(stderr, "btrun run: -shards runs without -debug, -watch, -explain and -realtime for now (docs/cluster.md)")
+		if *watch || *explain || *realtime {
+			fmt.Fprintln(stderr, "btrun run: -shards runs without -watch, -explain and -realtime for now (docs/cluster.md)")
+			return exitUsage
+		}
+		if *edit {
+			fmt.Fprintln(stderr, "btrun run: -edit is not available in a cluster: the live view of -shards shows and steers the run, and does not write tree files (docs/debug.md)")
 			return exitUsage
 		}
 		if *resume && *runName == "" {
@@ -88,7 +92,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return clusterRun{cfg: cfg, shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
-			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet, resume: *resume}.run(stdout, stderr)
+			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet, resume: *resume,
+			debug: debugOptions{addr: *debug, paused: *paused}}.run(stdout, stderr)
 	}
 	if *clusterURL != "" || *runName != "" || *resume {
 		fmt.Fprintln(stderr, "btrun run: -cluster, -name and -resume go with -shards N (or [cluster] shards)")

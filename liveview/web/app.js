@@ -311,14 +311,15 @@ function renderAgents() {
       li.append(el('span', 'dot'), el('span', 'id', a.id), el('span', 'tree', a.tree), el('span', 'rule'));
       ui.rows.set(a.id, li);
     }
-    const match = !f || (a.id + ' ' + a.tree + ' ' + a.rule + ' ' + a.state).toLowerCase().includes(f);
+    const shard = a.shard === undefined ? '' : ` shard ${a.shard}`; // a cluster's agent
+    const match = !f || (a.id + ' ' + a.tree + ' ' + a.rule + ' ' + a.state + shard).toLowerCase().includes(f);
     li.hidden = !match;
     if (match) shown++;
     const cls = 's-' + a.state + (a.id === ui.selected ? ' selected' : '');
     if (li.className !== cls) li.className = cls;
     const rule = li.lastChild;
     if (rule.textContent !== a.rule) rule.textContent = a.rule;
-    const title = `${a.id}: ${a.state}` + (a.failures ? `, ${a.failures} failures` : '') + (a.errors ? `, ${a.errors} errors` : '');
+    const title = `${a.id}${shard}: ${a.state}` + (a.failures ? `, ${a.failures} failures` : '') + (a.errors ? `, ${a.errors} errors` : '');
     if (li.title !== title) li.title = title;
     if ((prev ? prev.nextSibling : list.firstChild) !== li) list.insertBefore(li, prev ? prev.nextSibling : list.firstChild);
     prev = li;
@@ -749,7 +750,7 @@ function renderAgent() {
   const h = el('h2');
   h.append(el('span', 'dot s-' + a.state), el('span', '', a.id), el('span', 'statebadge s-' + a.state, a.state));
   h.firstChild.style.cssText = 'width:10px;height:10px;border-radius:50%;display:inline-block';
-  card.append(h, el('div', 'sub', `tree ${a.tree} · step ${a.step} · t = ${fmtTime(a.time)}` + (a.firstRun ? ' · first run next' : '')));
+  card.append(h, el('div', 'sub', `tree ${a.tree}` + (a.shard === undefined ? '' : ` · shard ${a.shard}`) + ` · step ${a.step} · t = ${fmtTime(a.time)}` + (a.firstRun ? ' · first run next' : '')));
   const rule = el('div', 'rule');
   rule.textContent = a.cursors.map((c) => c.label).join(', ');
   rule.title = 'current rule' + (a.cursors.length > 1 ? 's (one per lane)' : '');

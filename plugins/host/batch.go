@@ -47,21 +47,35 @@ func (r *round) reset() {
 // enqueue adds the agent's call to its plugin's queue and returns
 // runtime.ErrPending, which pauses the agent's step until Resume.
 func (s *site) enqueue(a *runtime.Agent, kind sdk.CallKind) error {
-	p, set := s.p, s.p.set
-	var early [8]sdk.Value
-	var read []sdk.Value
-	var stimuli []sdk.Stimulus
-	if set.concurrent {
-		// The agent's fields are read before the set's lock is taken: the
-		// reads walk the agent's tables (its own, on this goroutine), and
-		// workers that queued calls at once waited for each other's reads.
-		read = s.readFields(a, early[:0])
-		if len(s.stimuli) > 0 && kind == sdk.KindAction {
-			stimuli = s.readStimuli(a, nil)
-		}
-		set.mu.Lock()
-		defer set.mu.Unlock()
+	if s.p.set.concurrent {
+		return s.enqueueConcurrent(a, kind)
 	}
+	return s.queue(a, kind, nil, nil)
+}
+
+// enqueueConcurrent is enqueue for a set shared by workers. The agent's
+// fields are read before the set's lock is taken: the reads walk the
+// agent's tables (its own, on this goroutine), and workers that queued
+// calls at once waited for each other's reads. (Apart from enqueue: its
+// buffer on the stack was cleared for every call of a set on one
+// goroutine too.)
+func (s *site) enqueueConcurrent(a *runtime.Agent, kind sdk.CallKind) error {
+	var early [8]sdk.Value
+	read := s.readFields(a, early[:0])
+	var stimuli []sdk.Stimulus
+	if len(s.stimuli) > 0 && kind == sdk.KindAction {
+		stimuli = s.readStimuli(a, nil)
+	}
+	set := s.p.set
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	return s.queue(a, kind, read, stimuli)
+}
+
+// queue adds the call to the queue; read and stimuli are the agent's
+// fields and stimuli when already read (with workers), else nil.
+func (s *site) queue(a *runtime.Agent, kind sdk.CallKind, read []sdk.Value, stimuli []sdk.Stimulus) error {
+	p, set := s.p, s.p.set
 	q := &p.queue
 	if s.epoch != set.flushes+1 {
 		s.epoch = set.flushes + 1
@@ -134,6 +148,10 @@ func (s *Set) Flush() error {
 		p.lastCalls = len(p.queue.batch.Calls)
 		p.queue, p.inflight = p.inflight, p.queue
 		p.queue.reset()
+		if p.relayed {
+			p.hold(&p.inflight) // sent by the one who relays it (relay.go)
+			continue
+		}
 		busy = append(busy, p)
 	}
 	clear(s.sent) // let go of the agents
@@ -268,6 +286,9 @@ func (s *Set) deliver(a *runtime.Agent, t *ticket) (runtime.Status, error) {
 	call := &r.batch.Calls[t.i]
 	rep := &r.replies[t.i]
 	err := r.errs[t.i]
+	if p.held {
+		err = newErr(fmt.Sprintf("host: plugin %s: the round's calls were relayed and no answer came", p.spec.Name), ErrUsage)
+	}
 	if err == nil && rep.Err != "" {
 		err = p.callError(rep.Err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrun/btrun/plugins/sdk"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -242,4 +243,78 @@ func BenchmarkPluginCall_vsRaw(b *testing.B) {
 	b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N), "raw-ns/op")
 	b.ReportMetric(float64(call.Nanoseconds())/float64(b.N), "call-ns/op")
 	b.ReportMetric(float64(call)/float64(raw), "call/raw")
+}
+
+// BenchmarkBatched_hostInProcess is the host's side of
+// BenchmarkBatched_10000agents alone: the plugin is a Service in this
+// process (moveService, which does what test.move does, without a codec,
+// a socket or a process), so that callgrind counts the host's own work per
+// call exactly: stepping each agent to its call, queueing it, handing the
+// chunks over, resuming the agents with their replies. The host's share of
+// the codec is sdk's BenchmarkWire_host.
+func BenchmarkBatched_hostInProcess(b *testing.B) {
+	const n = 10000
+	w := inProcessWorld(b, `<behaviorTree><action id="root" name="test.move"/></behaviorTree>`, n, moveService{})
+	out := make([]Outcome, n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		var err error
+		if out, err = StepAllInto(out, w.agents, stepAt, w.set); err != nil || out[0].Status != runtime.Success {
+			b.Fatal(out[0], err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/call")
+}
+
+// inProcessWorld is benchWorld with a set whose one plugin, test, is svc
+// in this process, declaring test.move: no process is started (callgrind
+// cannot follow the start of one).
+func inProcessWorld(b testing.TB, xml string, agents int, svc sdk.Service) *world {
+	opts := Options{Logger: func(string, string) {}}
+	opts.defaults()
+	set := &Set{opts: opts, log: opts.Logger}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	p := &plugin{set: set, spec: Spec{Name: "test"}, desc: &sdk.Description{Plugin: "test",
+		Actions: []sdk.ActionInfo{{Name: "test.move", Reads: []string{"x"}, Writes: []string{"x"}}}}}
+	p.inst = &instance{svc: svc, ctx: ctx, cancel: cancel, done: make(chan struct{}), started: time.Now()}
+	set.plugins = []*plugin{p}
+	w := &world{set: set}
+	reg := runtime.NewRegistry()
+	if err := set.Register(reg); err != nil {
+		b.Fatal(err)
+	}
+	tree, err := runtime.LoadBytes("bench.xml", []byte(xml), runtime.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if w.tree, err = runtime.Bind(tree, reg, runtime.BindOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	w.env = &runtime.Env{}
+	data := make([]benchFields, agents)
+	for i := range agents {
+		a := w.tree.NewAgent(fmt.Sprintf("agent-%d", i+1), w.env)
+		data[i].x = float64(i)
+		a.SetUserData(&data[i])
+		w.agents = append(w.agents, a)
+	}
+	return w
+}
+
+// moveService answers batches of test.move in this process: x+1 written,
+// success; the replies' writes in the arrays out already holds.
+type moveService struct{ sdk.Service }
+
+func (moveService) RunBatch(_ context.Context, b *sdk.Batch, out []sdk.Reply) ([]sdk.Reply, error) {
+	if cap(out) < len(b.Calls) {
+		out = make([]sdk.Reply, len(b.Calls))
+	}
+	out = out[:len(b.Calls)]
+	for i := range b.Calls {
+		w := append(out[i].Writes[:0], sdk.Value{Kind: sdk.ValueNumber, Num: b.Calls[i].Fields[0].Num + 1})
+		out[i] = sdk.Reply{Status: sdk.Success, Writes: w}
+	}
+	return out, nil
 }

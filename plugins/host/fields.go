@@ -30,18 +30,33 @@ type NumberFields interface {
 	SetNumberField(name string, v float64) error
 }
 
+// numberFields is the user data ud as NumberFields when it is also
+// FieldAccess (fa, ud asserted), else nil. Asserted from ud itself: an
+// assertion from an interface value of static type any is answered by a
+// cache at the call site, one from fa (an interface to an interface)
+// looked the pair up in the runtime's table every time, some 110
+// instructions per call, twice per batched call.
+func numberFields(ud any, fa FieldAccess) NumberFields {
+	if fa == nil {
+		return nil
+	}
+	nf, _ := ud.(NumberFields)
+	return nf
+}
+
 // readFields appends the values of the named fields to out.
 func readFields(a *runtime.Agent, names []string, out []sdk.Value) []sdk.Value {
 	if len(names) == 0 {
 		return out
 	}
-	fa, _ := a.UserData().(FieldAccess)
+	ud := a.UserData()
+	fa, _ := ud.(FieldAccess)
 	if fa == nil {
 		if d := a.Data(); d != nil {
 			return readData(d, names, out)
 		}
 	}
-	nf, _ := fa.(NumberFields)
+	nf := numberFields(ud, fa)
 	for _, n := range names {
 		var v sdk.Value
 		if nf != nil {
@@ -114,13 +129,14 @@ func toValue(x any) sdk.Value {
 // the runtime when the call completes).
 func (s *site) apply(a *runtime.Agent, rep *sdk.Reply, action bool) error {
 	if len(rep.Writes) > 0 {
-		fa, _ := a.UserData().(FieldAccess)
+		ud := a.UserData()
+		fa, _ := ud.(FieldAccess)
+		nf := numberFields(ud, fa)
 		if fa == nil {
 			if d := a.Data(); d != nil {
 				fa = dataAccess{d}
 			}
 		}
-		nf, _ := fa.(NumberFields)
 		for i, w := range rep.Writes {
 			if i >= len(s.writes) || w.Kind == sdk.ValueUnset || fa == nil {
 				continue

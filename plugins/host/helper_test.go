@@ -21,9 +21,10 @@ import (
 // (go-plugin's helper-process pattern): re-executed with helperEnv set, it
 // becomes the plugin that variable names instead of running tests.
 const (
-	helperEnv = "BTRUN_HOST_TEST_HELPER"
-	markerEnv = "BTRUN_HOST_TEST_MARKER" // a file: absent before the first crash or hang
-	prefixEnv = "BTRUN_HOST_TEST_PREFIX" // replaces "test." in the names the plugin declares
+	helperEnv     = "BTRUN_HOST_TEST_HELPER"
+	markerEnv     = "BTRUN_HOST_TEST_MARKER"      // a file: absent before the first crash or hang
+	prefixEnv     = "BTRUN_HOST_TEST_PREFIX"      // replaces "test." in the names the plugin declares
+	serveDelayEnv = "BTRUN_HOST_TEST_SERVE_DELAY" // how long the plugin waits before it serves
 )
 
 func TestMain(m *testing.M) {
@@ -46,6 +47,9 @@ func runHelper(mode string) {
 			f, _ := os.Create(path)
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
+		}
+		if d, err := time.ParseDuration(os.Getenv(serveDelayEnv)); err == nil {
+			time.Sleep(d) // a plugin slow to start (TestStart_startedLinesInTheirOrder)
 		}
 		p := testPlugin()
 		if prefix := os.Getenv(prefixEnv); prefix != "" {

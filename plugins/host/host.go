@@ -192,6 +192,9 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 		s.Close()
 		return nil, err
 	}
+	for _, p := range s.plugins {
+		s.log("info", p.startedLine())
+	}
 	s.flushNotes() // what the plugins said while starting
 	return s, nil
 }

@@ -50,15 +50,15 @@ const maxStreamChunks = 63
 // sender, starting the round's stream with the first chunk.
 func (r *round) streamReady(p *plugin) {
 	set := p.set
-	if r.nextChunk == 0 { // the plugin's first round
-		r.nextChunk = p.streamSize()
+	if r.nextChunk == 0 { // the round's first call: its first chunk is small
+		r.nextChunk = min(firstChunkCalls, p.streamSize())
 		if len(r.batch.Calls) < r.nextChunk {
 			return
 		}
 	}
 	// A Flush about to fail (agents of the last one not resumed) must not
 	// find calls already sent; with workers the queue is not in order yet.
-	if set.opts.Unbatched || set.concurrent || set.unresumed > 0 || len(r.handed) == maxStreamChunks {
+	if set.opts.Unbatched || set.concurrent || p.relayed || set.unresumed > 0 || len(r.handed) == maxStreamChunks {
 		r.nextChunk = math.MaxInt
 		return
 	}
@@ -108,10 +108,19 @@ func (r *round) finishStream() error {
 	return err
 }
 
-// streamSize is how many calls a chunk holds: a quarter of the plugin's
-// last round, so that a round like it goes in 4 chunks (the plugin keeps
-// storage for as many: sdk's maxBatchIns), and at least chunkCalls, so
-// that the plugin can still split a chunk over its cores.
+// firstChunkCalls bounds a round's first chunk: the plugin waits for it
+// (it has nothing else to do since the last round's replies), so it goes
+// after fewer calls than the chunks after it, which go while the plugin
+// runs the ones before. A quarter of a round of 10,000 calls kept the
+// plugin idle while the host stepped 2,500 agents; 512 is still enough for
+// the plugin to split a chunk over its cores (sdk's parallelMin).
+var firstChunkCalls = 512 // a variable for the tests
+
+// streamSize is how many calls a chunk after the first holds: a quarter
+// of the plugin's last round, so that a round like it goes in at most 5
+// chunks, the small first one included (the plugin keeps storage for as
+// many: sdk's maxBatchIns), and at least chunkCalls, so that the plugin
+// can still split a chunk over its cores.
 func (p *plugin) streamSize() int {
 	return max(chunkCalls, (p.lastCalls+maxChunks-1)/maxChunks)
 }

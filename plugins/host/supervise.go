@@ -34,6 +34,20 @@ type plugin struct {
 	queue, inflight round
 	lastCalls       int     // calls in the last round sent (stream.go)
 	reorder         reorder // the queue's calls while they are put in config order (order.go)
+	relayed, held   bool    // its calls are answered elsewhere; a round waits for Answer (relay.go)
+}
+
+// startedLine is the info line of a plugin started. It is the same in
+// every run (no pid, no cache path), and Start writes the plugins' lines in
+// their order, not in the order they happened to start: a run's output for
+// people is reproducible, like its trace.
+func (p *plugin) startedLine() string {
+	started := "started"
+	if p.exe == "" {
+		started = "runs elsewhere" // declared only (relay.go)
+	}
+	return fmt.Sprintf("plugin %s: %s: %s, %s", p.spec.Name, started,
+		plural(len(p.desc.Actions), "action"), plural(len(p.desc.Conditions), "condition"))
 }
 
 // stableAfter (stableAfterSteps in step mode) is how long an instance must
@@ -45,6 +59,13 @@ const (
 )
 
 func (p *plugin) start(ctx context.Context) error {
+	if desc, ok, err := declaredAt(&p.spec); ok { // it runs elsewhere (relay.go)
+		if err == nil {
+			err = checkDescription(p.spec.Name, desc)
+		}
+		p.desc, p.relayed = desc, true
+		return err
+	}
 	exe, err := resolve(ctx, &p.spec, p.set.opts.CacheDir, p.set.log, p.set.opts.Progress)
 	if err != nil {
 		return err
@@ -70,11 +91,8 @@ func (p *plugin) start(ctx context.Context) error {
 		return nil
 	}
 	inst.startStep = p.set.step.Load()
-	// The info line is the same in every run (no pid, no cache path): a
-	// run's output for people is reproducible, like its trace.
+	// Start writes the info line (startedLine), in the plugins' order.
 	p.set.log("debug", fmt.Sprintf("plugin %s: started %s (pid %d)", p.spec.Name, exe, inst.pid))
-	p.set.log("info", fmt.Sprintf("plugin %s: started: %s, %s", p.spec.Name,
-		plural(len(desc.Actions), "action"), plural(len(desc.Conditions), "condition")))
 	go p.watch(inst)
 	return nil
 }

@@ -38,6 +38,18 @@ type Call struct {
 	stimuli           []Stimulus // the declared stimuli the agent holds (actions)
 }
 
+// reset makes c the call req at site, keeping the storage it holds (outBuf,
+// fieldsBuf). Field by field: a composite literal was built aside and
+// copied whole, with the collector's barrier over all of it.
+func (c *Call) reset(req *Request, site *Site) {
+	c.Agent, c.Rule, c.Name = req.Agent, site.Rule, site.Name
+	c.FirstRun, c.Time, c.Dt = req.FirstRun, req.Time, req.Dt
+	c.Params = Params(site.Params)
+	c.kind, c.state, c.fields, c.stimuli = req.Kind, req.State, req.Fields, req.Stimuli
+	c.newState, c.stateSet, c.owned = nil, false, false
+	c.reads, c.writes, c.out, c.effects, c.jump = nil, nil, nil, nil, ""
+}
+
 // State returns the state bytes this action returned last time for this
 // rule; empty each time the cursor arrives at the rule.
 func (c *Call) State() []byte {
@@ -140,7 +152,7 @@ func (c *Call) SetField(name string, v any) error {
 	if c.out == nil {
 		if cap(c.outBuf) >= len(c.writes) { // the storage of the reply at this place last batch
 			c.out = c.outBuf[:len(c.writes)]
-			clear(c.out)
+			clearValues(c.out)
 		} else {
 			c.out = make([]Value, len(c.writes))
 		}
@@ -149,13 +161,30 @@ func (c *Call) SetField(name string, v any) error {
 	for i, r := range c.reads {
 		if r == name && i < len(c.fields) {
 			if !c.owned {
-				c.fields, c.owned = append(c.fieldsBuf[:0], c.fields...), true
+				c.fields, c.owned = copyValues(c.fieldsBuf[:0], c.fields), true
 				c.fieldsBuf = c.fields
 			}
 			c.fields[i] = val
 		}
 	}
 	return nil
+}
+
+// clearValues and copyValues are clear and append for the few values of
+// a call, element by element: the bulk forms go through the runtime's
+// typed memory functions (the collector's barrier over the whole range),
+// several times the cost for one or two values.
+func clearValues(vs []Value) {
+	for i := range vs {
+		vs[i].Kind, vs[i].Num, vs[i].Str, vs[i].Bool = 0, 0, "", false
+	}
+}
+
+func copyValues(dst, src []Value) []Value {
+	for i := range src {
+		dst = append(dst, src[i])
+	}
+	return dst
 }
 
 func toValue(v any) (Value, error) {

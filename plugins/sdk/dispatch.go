@@ -47,8 +47,44 @@ func (d *dispatcher) Ping(context.Context) error { return nil }
 
 func (d *dispatcher) Call(_ context.Context, site *Site, req *Request) (*Reply, error) {
 	r := &Reply{}
-	d.run(new(Call), site, req, r)
+	c := new(Call)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				d.panicked(site, req, r, p)
+			}
+		}()
+		d.run(c, site, req, r, d.find(req.Kind, site.Name))
+	}()
 	return r, nil
+}
+
+// target is what a call runs: the declaration its site names for its kind
+// (nil when the plugin declares none).
+type target struct {
+	action    *Action // actions and cancels
+	condition *Condition
+	scorer    *Scorer
+}
+
+// find looks the site's name up for a call of the given kind.
+func (d *dispatcher) find(kind CallKind, name string) target {
+	switch kind {
+	case KindAction, KindCancel:
+		return target{action: d.actions[name]}
+	case KindCondition:
+		return target{condition: d.conditions[name]}
+	case KindScorer:
+		return target{scorer: d.scorers[name]}
+	}
+	return target{}
+}
+
+// panicked makes a call's panic its reply.
+func (d *dispatcher) panicked(site *Site, req *Request, r *Reply, p any) {
+	what := (&Call{kind: req.Kind}).kindWord()
+	*r = Reply{Err: fmt.Sprintf("%s %q panicked: %v", what, site.Name, p)}
+	logf("error", "%s %q panicked for agent %s at %s: %v\n%s", what, site.Name, req.Agent, site.Rule, p, debug.Stack())
 }
 
 // A batch runs on several goroutines when it is large (parallelMin calls)
@@ -78,16 +114,19 @@ func (d *dispatcher) RunBatch(_ context.Context, b *Batch, out []Reply) ([]Reply
 		d.timedRange(b, out, 0, n)
 		return out, nil
 	}
+	// The last part runs on this goroutine, whose stack has grown to what
+	// a call needs (a new goroutine grows its own each batch).
 	var wg sync.WaitGroup
 	chunk := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
+	lo := 0
+	for ; lo+chunk < n; lo += chunk {
 		wg.Add(1)
-		go func() {
+		go func(lo int) {
 			defer wg.Done()
-			d.timedRange(b, out, lo, hi)
-		}()
+			d.timedRange(b, out, lo, lo+chunk)
+		}(lo)
 	}
+	d.timedRange(b, out, lo, n)
 	wg.Wait()
 	return out, nil
 }
@@ -106,31 +145,65 @@ func (d *dispatcher) timedRange(b *Batch, out []Reply, lo, hi int) {
 
 // runRange runs calls lo to hi into out with one Call, and with each
 // reply's writes in the array the reply at that place had (out is reused
-// from batch to batch): no allocation per call of its own.
+// from batch to batch): no allocation per call of its own. A call that
+// panics gets the panic as its error, and the range goes on after it.
 func (d *dispatcher) runRange(b *Batch, out []Reply, lo, hi int) {
 	c := new(Call)
-	for i := lo; i < hi; i++ {
-		c.outBuf = out[i].Writes[:0]
-		out[i] = Reply{}
-		d.run(c, &b.Sites[b.Calls[i].Site], &b.Calls[i], &out[i])
+	var m memo
+	for lo < hi {
+		lo = d.runUntilPanic(c, &m, b, out, lo, hi)
 	}
 }
 
-// run performs one call into r; c is reset and filled for it.
-func (d *dispatcher) run(c *Call, site *Site, req *Request, r *Reply) {
-	*c = Call{Agent: req.Agent, Rule: site.Rule, Name: site.Name, FirstRun: req.FirstRun,
-		Time: req.Time, Dt: req.Dt, Params: Params(site.Params), kind: req.Kind, state: req.State, fields: req.Fields,
-		stimuli: req.Stimuli, outBuf: c.outBuf, fieldsBuf: c.fieldsBuf}
+// memo is the target of the site and kind of the call before: a batch's
+// calls come in runs of the same site, and the name is looked up once a
+// run instead of once a call.
+type memo struct {
+	site *Site
+	kind CallKind
+	t    target
+}
+
+// runUntilPanic runs calls lo to hi, or up to one that panics; it returns
+// the call to go on from. One recover for the range, not one per call.
+func (d *dispatcher) runUntilPanic(c *Call, m *memo, b *Batch, out []Reply, lo, hi int) (next int) {
+	i := lo
 	defer func() {
 		if p := recover(); p != nil {
-			*r = Reply{Err: fmt.Sprintf("%s %q panicked: %v", c.kindWord(), site.Name, p)}
-			logf("error", "%s %q panicked for agent %s at %s: %v\n%s", c.kindWord(), site.Name, req.Agent, site.Rule, p, debug.Stack())
+			req := &b.Calls[i]
+			d.panicked(&b.Sites[req.Site], req, &out[i], p)
+			next = i + 1
 		}
 	}()
+	for ; i < hi; i++ {
+		req := &b.Calls[i]
+		site := &b.Sites[req.Site]
+		if site != m.site || req.Kind != m.kind {
+			m.site, m.kind, m.t = site, req.Kind, d.find(req.Kind, site.Name)
+		}
+		c.outBuf = out[i].Writes[:0]
+		out[i].reset(nil)
+		d.run(c, site, req, &out[i], m.t)
+	}
+	return hi
+}
+
+// reset makes r the zero Reply with writes as its Writes, field by field:
+// assigned whole, a Reply (it holds pointers) was cleared through the
+// runtime's typed memory functions, some 60 instructions each time.
+func (r *Reply) reset(writes []Value) {
+	r.Status, r.OK, r.Score, r.StateSet = 0, false, 0, false
+	r.State, r.Writes, r.Effects, r.Jump, r.Err = nil, writes, nil, "", ""
+}
+
+// run performs one call into r, of t (found for the call's kind and
+// site); c is reset and filled for it. Its caller recovers from a panic.
+func (d *dispatcher) run(c *Call, site *Site, req *Request, r *Reply, t target) {
+	c.reset(req, site)
 	switch req.Kind {
 	case KindAction, KindCancel:
-		a, ok := d.actions[site.Name]
-		if !ok {
+		a := t.action
+		if a == nil {
 			r.Err = fmt.Sprintf("%v: plugin %q has no action %q", ErrUnknownName, d.p.Name, site.Name)
 			return
 		}
@@ -141,8 +214,8 @@ func (d *dispatcher) run(c *Call, site *Site, req *Request, r *Reply) {
 		}
 		d.action(a, c, r)
 	case KindCondition:
-		cd, ok := d.conditions[site.Name]
-		if !ok {
+		cd := t.condition
+		if cd == nil {
 			r.Err = fmt.Sprintf("%v: plugin %q has no condition %q", ErrUnknownName, d.p.Name, site.Name)
 			return
 		}
@@ -157,8 +230,8 @@ func (d *dispatcher) run(c *Call, site *Site, req *Request, r *Reply) {
 			r.OK = v
 		}
 	case KindScorer:
-		sc, ok := d.scorers[site.Name]
-		if !ok {
+		sc := t.scorer
+		if sc == nil {
 			r.Err = fmt.Sprintf("%v: plugin %q has no scorer %q", ErrUnknownName, d.p.Name, site.Name)
 			return
 		}

@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"math"
+	goruntime "runtime"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -43,7 +44,13 @@ func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 		grpc.MaxRecvMsgSize(math.MaxInt32), grpc.MaxSendMsgSize(math.MaxInt32),
 		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
 		grpc.ReadBufferSize(256<<10), grpc.WriteBufferSize(256<<10),
-		grpc.ForceServerCodec(wireCodec{}))...)
+		grpc.ForceServerCodec(wireCodec{}),
+		// Batches' chunks are received into pooled buffers (runBatchStream).
+		grpc.RecvBufferPool(grpc.NewSharedBufferPool()), //nolint:staticcheck // the option of grpc-go 1.61
+		// Calls are served by goroutines kept from call to call, whose
+		// stacks have grown to what a batch needs: a goroutine per call
+		// grew its stack anew each time.
+		grpc.NumStreamWorkers(uint32(goruntime.GOMAXPROCS(0))))...)
 	wireServers.Store(s, true)
 	return s
 }

@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"unicode/utf8"
@@ -241,15 +242,9 @@ func (r *batchRequest) marshal() ([]byte, error) {
 	for i := range r.b.Calls {
 		c := &r.b.Calls[i]
 		m := e.begin(fBatchCalls)
-		e.varint(fCallKind, uint64(c.Kind))
-		e.varint(fCallSite, uint64(c.Site))
-		e.string(fCallAgent, c.Agent)
-		e.bool(fCallFirstRun, c.FirstRun)
-		e.double(fCallTime, c.Time)
-		e.double(fCallDt, c.Dt)
-		e.bytes(fCallState, c.State)
-		for j := range c.Fields {
-			e.value(fCallFields, &c.Fields[j])
+		var ok bool
+		if e.buf, ok = appendCall(e.buf, c); !ok && e.err == nil { // wire_fast.go
+			e.err = errWireUTF8
 		}
 		for j := range c.Stimuli {
 			st := &c.Stimuli[j]
@@ -271,12 +266,9 @@ func encodeReplies(replies []Reply, sizeHint int) ([]byte, error) {
 	for i := range replies {
 		r := &replies[i]
 		m := e.begin(fBatchReplyReplies)
-		e.varint(fReplyStatus, uint64(r.Status))
-		e.bool(fReplyOK, r.OK)
-		e.bool(fReplyStateSet, r.StateSet)
-		e.bytes(fReplyState, r.State)
-		for j := range r.Writes {
-			e.value(fReplyWrites, &r.Writes[j])
+		var ok bool
+		if e.buf, ok = appendReplyHead(e.buf, r); !ok && e.err == nil { // wire_fast.go
+			e.err = errWireUTF8
 		}
 		for _, x := range r.Effects {
 			em := e.begin(fReplyEffects)
@@ -287,10 +279,12 @@ func encodeReplies(replies []Reply, sizeHint int) ([]byte, error) {
 			e.data(fEffectData, &x.Data)
 			e.end(em)
 		}
-		e.string(fReplyJump, r.Jump)
-		e.string(fReplyError, r.Err)
-		e.double(fReplyScore, r.Score)
-		e.end(m)
+		if r.Jump != "" || r.Err != "" {
+			e.string(fReplyJump, r.Jump)
+			e.string(fReplyError, r.Err)
+		}
+		e.buf = appendDouble(e.buf, tReplyScore, r.Score)
+		e.buf = endSub(e.buf, m)
 	}
 	return e.buf, e.err
 }
@@ -303,13 +297,21 @@ type decoder struct {
 }
 
 // next reads a field's tag; false at the end of the message or on error.
+// The one-byte case (field numbers 1 to 15, every field of these messages)
+// is small enough to be inlined into the decoders' loops; the rest is
+// nextSlow's.
 func (d *decoder) next() (protowire.Number, protowire.Type, bool) {
-	if len(d.b) == 0 || d.err != nil {
-		return 0, 0, false
-	}
-	if t := d.b[0]; t < 0x80 && t >= 8 { // a one-byte tag of a field number from 1 to 15
+	if len(d.b) > 0 && d.err == nil && d.b[0] < 0x80 && d.b[0] >= 8 {
+		t := d.b[0]
 		d.b = d.b[1:]
 		return protowire.Number(t >> 3), protowire.Type(t & 7), true
+	}
+	return d.nextSlow()
+}
+
+func (d *decoder) nextSlow() (protowire.Number, protowire.Type, bool) {
+	if len(d.b) == 0 || d.err != nil {
+		return 0, 0, false
 	}
 	num, typ, n := protowire.ConsumeTag(d.b)
 	if n < 0 || num > protowire.MaxValidNumber {
@@ -329,12 +331,18 @@ func (d *decoder) skip(num protowire.Number, typ protowire.Type) {
 	d.b = d.b[n:]
 }
 
+// varint, double and bytes are inlined where they are called in their
+// common case (a one-byte varint or length); the rest is their Slow's.
 func (d *decoder) varint() uint64 {
 	if len(d.b) > 0 && d.b[0] < 0x80 {
 		v := d.b[0]
 		d.b = d.b[1:]
 		return uint64(v)
 	}
+	return d.varintSlow()
+}
+
+func (d *decoder) varintSlow() uint64 {
 	v, n := protowire.ConsumeVarint(d.b)
 	if n < 0 {
 		d.err = errWireDecode
@@ -345,27 +353,27 @@ func (d *decoder) varint() uint64 {
 }
 
 func (d *decoder) double() float64 {
-	v, n := protowire.ConsumeFixed64(d.b)
-	if n < 0 {
-		d.err = errWireDecode
-		return 0
+	if len(d.b) >= 8 {
+		v := binary.LittleEndian.Uint64(d.b)
+		d.b = d.b[8:]
+		return math.Float64frombits(v)
 	}
-	d.b = d.b[n:]
-	return math.Float64frombits(v)
+	d.err = errWireDecode
+	return 0
 }
 
 // bytes returns the next length-delimited field, aliasing the input.
 func (d *decoder) bytes() []byte {
-	if len(d.b) > 0 && d.b[0] < 0x80 { // a one-byte length
+	if len(d.b) > 0 && d.b[0] < 0x80 && int(d.b[0]) < len(d.b) { // a one-byte length
 		n := int(d.b[0]) + 1
-		if n > len(d.b) {
-			d.err = errWireDecode
-			return nil
-		}
 		v := d.b[1:n:n]
 		d.b = d.b[n:]
 		return v
 	}
+	return d.bytesSlow()
+}
+
+func (d *decoder) bytesSlow() []byte {
 	v, n := protowire.ConsumeBytes(d.b)
 	if n < 0 {
 		d.err = errWireDecode
@@ -478,10 +486,23 @@ type batchReplies struct {
 func (r *batchReplies) unmarshal(data []byte) error {
 	d := decoder{b: data}
 	r.out = r.out[:0]
-	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
-		if num != fBatchReplyReplies || typ != protowire.BytesType {
-			d.skip(num, typ)
-			continue
+	for {
+		var m decoder
+		// A reply of fewer than 128 bytes, the common case, is cut out
+		// here; anything else goes through next and sub.
+		if b := d.b; d.err == nil && len(b) > 2 && b[0] == fBatchReplyReplies<<3|2 && b[1] < 0x80 && int(b[1])+2 <= len(b) {
+			n := int(b[1]) + 2
+			m.b, d.b = b[2:n:n], b[n:]
+		} else {
+			num, typ, ok := d.next()
+			if !ok {
+				break
+			}
+			if num != fBatchReplyReplies || typ != protowire.BytesType {
+				d.skip(num, typ)
+				continue
+			}
+			m = d.sub()
 		}
 		var writes []Value
 		var effects []Effect
@@ -490,8 +511,12 @@ func (r *batchReplies) unmarshal(data []byte) error {
 			writes, effects = old.Writes[:0], old.Effects[:0]
 		}
 		r.out = append(r.out, Reply{})
-		m := d.sub()
-		r.read(&m, &r.out[len(r.out)-1], writes, effects)
+		rep := &r.out[len(r.out)-1]
+		if _, ok := readReplyFast(m.b, rep, writes); ok { // wire_fast.go
+			continue
+		}
+		*rep = Reply{}
+		r.read(&m, rep, writes, effects)
 		if d.err == nil {
 			d.err = m.err
 		}
@@ -620,7 +645,23 @@ func (in *batchIn) unmarshal(data []byte) error {
 	sites, calls := in.b.Sites[:0], in.b.Calls[:0]
 	in.fields = in.fields[:0]
 	var states []byte // this batch's state bytes, fresh: a plugin may keep them
-	for num, typ, ok := d.next(); ok; num, typ, ok = d.next() {
+	for {
+		// A call of fewer than 128 bytes, the common case, is cut out here;
+		// anything else goes through next and sub.
+		if b := d.b; d.err == nil && len(b) > 2 && b[0] == fBatchCalls<<3|2 && b[1] < 0x80 && int(b[1])+2 <= len(b) {
+			n := int(b[1]) + 2
+			m := decoder{b: b[2:n:n]}
+			d.b = b[n:]
+			if states = in.readCallAt(&m, &calls, states); m.err != nil {
+				d.err = m.err
+				break
+			}
+			continue
+		}
+		num, typ, ok := d.next()
+		if !ok {
+			break
+		}
 		switch {
 		case num == fBatchSites && typ == protowire.BytesType:
 			var old Site
@@ -633,13 +674,8 @@ func (in *batchIn) unmarshal(data []byte) error {
 				d.err = m.err
 			}
 		case num == fBatchCalls && typ == protowire.BytesType:
-			var oldAgent string
-			if len(calls) < cap(calls) {
-				oldAgent = calls[:len(calls)+1][len(calls)].Agent
-			}
 			m := d.sub()
-			calls = append(calls, Request{})
-			states = in.readCall(&m, &calls[len(calls)-1], oldAgent, states)
+			states = in.readCallAt(&m, &calls, states)
 			if d.err == nil {
 				d.err = m.err
 			}
@@ -649,6 +685,25 @@ func (in *batchIn) unmarshal(data []byte) error {
 	}
 	in.b.Sites, in.b.Calls = sites, calls
 	return d.err
+}
+
+// readCallAt appends the call in m to calls, reading it fast where it can
+// (wire_fast.go); an error is left in m.
+func (in *batchIn) readCallAt(m *decoder, calls *[]Request, states []byte) []byte {
+	cs := *calls
+	var oldAgent string
+	if len(cs) < cap(cs) {
+		oldAgent = cs[:len(cs)+1][len(cs)].Agent
+	}
+	cs = append(cs, Request{})
+	*calls = cs
+	c, start := &cs[len(cs)-1], len(in.fields)
+	var ok bool
+	if states, ok = in.readCallFast(m.b, c, oldAgent, states); ok {
+		return states
+	}
+	*c, in.fields = Request{}, in.fields[:start]
+	return in.readCall(m, c, oldAgent, states)
 }
 
 func (in *batchIn) readCall(m *decoder, c *Request, oldAgent string, states []byte) []byte {

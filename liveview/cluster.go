@@ -1,0 +1,25 @@
+package liveview
+
+import "net/http"
+
+// A live view on a cluster's conductor (game.Game.Conducting): the agents
+// it draws are the conductor's copies, refreshed after every step from
+// their shards, and each agent's summary names its shard. What would move
+// every shard back in time (time travel, a reload, an edit's reload, an
+// opened save) is refused with errInCluster; the game refuses the rest
+// (game.ErrClusterDebug).
+
+// inCluster is the travel error and refusal text of a cluster.
+const inCluster = "not available in a cluster: the live view of a cluster shows each step as it runs, and cannot go back"
+
+func errInCluster(what string) error {
+	return errorf(http.StatusConflict, "%s is %s", what, inCluster)
+}
+
+// shardOf is agent i's shard for its summary, nil outside a cluster.
+func shardOf(shard int) *int {
+	if shard < 0 {
+		return nil
+	}
+	return &shard
+}

@@ -1,0 +1,69 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCluster_pluginsOnTheConductor: `btrun run -shards N` runs a plugin
+// not marked shardable on the conductor, one batch of every shard's calls
+// per round, and a shardable one on each shard process: the relay fixture
+// (counter numbers every call in the order of its batches, so each
+// instance of it per shard would give other tickets) and the crashy
+// fixture (a plugin that dies in the middle of a batch and is restarted)
+// write the trace, the output and the save of `btrun run`, on 2 shards and
+// on 3 shards of 2 workers; and a save made on 2 shards half way, loaded
+// on 3, ends where one process that loads it ends.
+func TestCluster_pluginsOnTheConductor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	for _, c := range []struct{ name, steps, half string }{{"relay", "40", "20"}, {"crashy", "20", "10"}} {
+		t.Run(c.name, func(t *testing.T) {
+			config := fixture(c.name)
+			t.Cleanup(func() { os.RemoveAll(filepath.Join(filepath.Dir(config), "btrun-cluster")) })
+			dir := t.TempDir()
+			file := func(n string) string { return filepath.Join(dir, n) }
+			run(t, "", "run", "-config", config, "-steps", "1", "-quiet") // builds the plugins: a build says so
+			want := run(t, "", "run", "-config", config, "-steps", c.steps, "-trace", file("one.jsonl"), "-save", file("one.sav"))
+			if want.code != 0 {
+				t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
+			}
+			for _, layout := range [][]string{{"-shards", "2"}, {"-shards", "3", "-workers", "2"}} {
+				tag := strings.Join(layout, "")
+				args := append([]string{"run", "-config", config, "-steps", c.steps, "-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}, layout...)
+				got := run(t, "", args...)
+				if got.code != 0 {
+					t.Fatalf("btrun %s: exit %d: %s", strings.Join(args, " "), got.code, got.stderr)
+				}
+				if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
+					t.Errorf("%s: the output differs from one process's:\n%s\nwant\n%s", tag, beforeSummary(got.stdout), beforeSummary(want.stdout))
+				}
+				for _, ext := range []string{".jsonl", ".sav"} {
+					a, _ := os.ReadFile(file("one" + ext))
+					b, _ := os.ReadFile(file(tag + ext))
+					if len(a) == 0 || !bytes.Equal(a, b) {
+						t.Errorf("%s: the %s differs from one process's (%d and %d bytes)", tag, ext, len(b), len(a))
+					}
+				}
+			}
+			half := run(t, "", "run", "-config", config, "-steps", c.half, "-shards", "2", "-save", file("half.sav"), "-quiet")
+			if half.code != 0 {
+				t.Fatalf("exit %d: %s", half.code, half.stderr)
+			}
+			one := run(t, "", "run", "-config", config, "-steps", c.half, "-load", file("half.sav"), "-save", file("rest1.sav"), "-quiet")
+			three := run(t, "", "run", "-config", config, "-steps", c.half, "-shards", "3", "-load", file("half.sav"), "-save", file("rest3.sav"), "-quiet")
+			if one.code != 0 || three.code != 0 {
+				t.Fatalf("exit %d, %d: %s %s", one.code, three.code, one.stderr, three.stderr)
+			}
+			a, _ := os.ReadFile(file("rest1.sav"))
+			b, _ := os.ReadFile(file("rest3.sav"))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("from a save made on 2 shards: 3 shards end with another save than one process")
+			}
+		})
+	}
+}
