@@ -15,11 +15,14 @@ import (
 // error its output folds (output_fold.go), since its repeats are counted by
 // the shard that steps it.
 //
-// Every process holds every agent today, so adopting restores the agents'
-// copies (as the conductor takes its shards' saves) and releasing leaves
-// them as copies. Gates are not touched: every process keeps the gates'
-// copy in line at every round's end, with the agents' places in their
-// holders and queues, so a moved agent holds and waits where it did.
+// A shard makes only its range's agents (cluster_range.go), so adopting
+// MAKES the agents (runtime agent on a worker, Lua state, data) and
+// restores them from their saves (restoreAgents), and releasing DROPS them
+// (closed silently, their Lua state freed), leaving their directory
+// entries. Gates are kept by place: every process keeps the gates' copy in
+// line at every round's end, with the agents' places in their holders, and
+// a move puts the state it had back after making or dropping agents, so a
+// moved agent holds and waits where it did.
 
 // moveMagic marks a moving agent's record: its save and its folded error.
 const moveMagic = "BTRUNMOV"
@@ -124,8 +127,9 @@ func (h *shardHost) Release(lo, hi int32, out *cluster.Out) error {
 		it.Data = savecodec.WriteContainer(moveMagic, SaveVersion, e)
 		out.Add(it.Order, 0, it)
 	}
-	r.lo, r.hi = keepLo, keepHi
-	g.activeStale = true
+	if err := h.dropAgents(oldLo, keepLo, keepHi, oldHi); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -163,9 +167,9 @@ func (h *shardHost) Adopt(lo, hi int32, saves []cluster.Item) error {
 			return fmt.Errorf("game: agent %d moving to its shard: %w", it.Agent, err)
 		}
 	}
-	// The conductor's way of taking its copies from saves is the shard's
-	// way of adopting agents: one restore of an agent from its save.
-	if err := (&conductorHost{g: g}).takeSaves(restore); err != nil {
+	// The agents are made, then restored from their saves as a load
+	// restores a shard's agents, the gates kept by place.
+	if err := h.makeAgents(restore, lo, hi); err != nil {
 		return err
 	}
 	for i, f := range folds {
@@ -176,7 +180,5 @@ func (h *shardHost) Adopt(lo, hi int32, saves []cluster.Item) error {
 			g.out.repeats[g.agents[saves[i].Agent].a.ID()] = f
 		}
 	}
-	r.lo, r.hi = lo, hi
-	g.activeStale = true
 	return nil
 }

@@ -79,15 +79,15 @@ func singleMoving(t *testing.T, name string, agents, steps int) (string, string,
 func startMovingCluster(t *testing.T, name string, agents, shards, workers int, every uint64) (*testCluster, *[2]int) {
 	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, shards)}
-	open := func(w io.Writer, workers int) *Game {
-		g, err := Open(movingConfig(t, name, agents), Options{Stdout: w, Stderr: w, Workers: &workers})
+	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
+		g, err := Open(movingConfig(t, name, agents), Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { g.Close() })
 		return g
 	}
-	cg := open(&tc.out, 1)
+	cg := open(&tc.out, 1, nil)
 	ch, err := newConductor(cg, &tc.trace, &tc.out)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func startMovingCluster(t *testing.T, name string, agents, shards, workers int, 
 	layout := cluster.Cut(len(cg.agents), shards)
 	link, ends := cluster.NewLocal(shards)
 	for k := range shards {
-		sg := open(io.Discard, workers)
+		sg := open(io.Discard, workers, &ShardOf{K: k, N: shards})
 		lo, hi := layout.Range(k)
 		sh, err := newShard(sg, lo, hi, true)
 		if err != nil {
@@ -104,6 +104,7 @@ func startMovingCluster(t *testing.T, name string, agents, shards, workers int, 
 		if err := sh.start(); err != nil {
 			t.Fatal(err)
 		}
+		tc.shards = append(tc.shards, sh)
 		s := &cluster.Shard{Host: sh, Link: ends[k]}
 		s.Meter.Cost = swingCost(k, every, func() int32 { return sh.g.cl.hi - sh.g.cl.lo })
 		tc.wg.Add(1)
@@ -326,7 +327,7 @@ func TestRebalance_gateHoldersMove(t *testing.T) {
 // an agent it holds, adopting before releasing) or whose records are not
 // a moving agent's, naming the agents; nothing panics.
 func TestRebalance_badMovesAreRefused(t *testing.T) {
-	g, err := Open(movingConfig(t, "signals", 0), Options{Stdout: io.Discard, Stderr: io.Discard})
+	g, err := Open(movingConfig(t, "signals", 6), Options{Stdout: io.Discard, Stderr: io.Discard, Shard: &ShardOf{K: 0, N: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

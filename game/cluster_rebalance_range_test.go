@@ -1,0 +1,79 @@
+package game
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// TestRebalance_shardsHoldOnlyTheirRange: after every step of runs whose
+// agents move both ways between 2 or 3 shards (on 1 or 2 workers), each
+// shard makes exactly the agents of its new range: a runtime agent, known
+// by pointer, on a worker, for every place in it and none outside it (a
+// released agent is dropped, an adopted one made); and the run is still
+// one process's, byte for byte.
+func TestRebalance_shardsHoldOnlyTheirRange(t *testing.T) {
+	const agents = 12
+	for _, fx := range []struct {
+		name  string
+		steps int
+	}{{"signals", 40}, {"gates", 40}, {"slots", 30}} {
+		wantTrace, wantOut, wantSave := singleMoving(t, fx.name, agents, fx.steps)
+		for _, sw := range [][2]int{{2, 1}, {3, 2}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", fx.name, sw[0], sw[1]), func(t *testing.T) {
+				tc, moves := startMovingCluster(t, fx.name, agents, sw[0], sw[1], 3)
+				for step := 1; step <= fx.steps; step++ {
+					tc.steps(step, step)
+					checkHeldRanges(t, tc, step)
+				}
+				if moves[0] == 0 || moves[1] == 0 {
+					t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
+				}
+				if save := tc.save(); !bytes.Equal(save, wantSave) {
+					t.Errorf("the final save differs from one process's")
+				}
+				trace, out := tc.finish()
+				if trace != wantTrace {
+					t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+				}
+				if out != wantOut {
+					t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+				}
+			})
+		}
+	}
+}
+
+// checkHeldRanges fails t unless every shard of tc makes exactly the
+// agents of its range in the conductor's layout.
+func checkHeldRanges(t *testing.T, tc *testCluster, step int) {
+	t.Helper()
+	for k, sh := range tc.shards {
+		g := sh.g
+		lo, hi := tc.c.Layout.Range(k)
+		if g.cl.lo != lo || g.cl.hi != hi || g.held.lo != lo || g.held.hi != hi {
+			t.Fatalf("step %d: shard %d steps %d..%d (made %d..%d), the layout says %d..%d", step, k, g.cl.lo, g.cl.hi-1, g.held.lo, g.held.hi-1, lo, hi-1)
+		}
+		for _, ga := range g.agents {
+			in := ga.idx >= lo && ga.idx < hi
+			if (ga.a != nil) != in {
+				t.Fatalf("step %d: shard %d of %d..%d: agent %d made %v", step, k, lo, hi-1, ga.idx, ga.a != nil)
+			}
+			if in && g.byPtr[ga.a] != ga {
+				t.Fatalf("step %d: shard %d: agent %d not known by its runtime agent", step, k, ga.idx)
+			}
+		}
+		if len(g.byPtr) != int(hi-lo) {
+			t.Fatalf("step %d: shard %d of %d agents knows %d runtime agents", step, k, hi-lo, len(g.byPtr))
+		}
+		if g.workers != nil {
+			n := 0
+			for _, w := range g.workers {
+				n += w.agents
+			}
+			if n != int(hi-lo) {
+				t.Fatalf("step %d: shard %d of %d agents has %d on its workers", step, k, hi-lo, n)
+			}
+		}
+	}
+}
