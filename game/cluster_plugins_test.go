@@ -393,13 +393,13 @@ func TestCluster_exampleGameWithNavOnTheConductor(t *testing.T) {
 func editedRun(t *testing.T, name string, edit func(*Config), steps, shards, workers int) (string, string, []byte) {
 	t.Helper()
 	var trace, out bytes.Buffer
-	open := func(w io.Writer, workers int) *Game {
+	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
 		cfg, err := LoadConfig(clusterConfig(name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		edit(cfg)
-		opts := Options{Stdout: w, Stderr: w, Workers: &workers}
+		opts := Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard}
 		if shards == 0 {
 			opts.TraceTo = &trace
 		}
@@ -411,7 +411,7 @@ func editedRun(t *testing.T, name string, edit func(*Config), steps, shards, wor
 		return g
 	}
 	if shards == 0 {
-		g := open(&out, workers)
+		g := open(&out, workers, nil)
 		if err := g.OpenTrace(); err != nil {
 			t.Fatal(err)
 		}
@@ -433,7 +433,7 @@ func editedRun(t *testing.T, name string, edit func(*Config), steps, shards, wor
 		return trace.String(), out.String(), save
 	}
 	tc := &testCluster{t: t, errs: make([]error, shards)}
-	cg := open(&tc.out, 1)
+	cg := open(&tc.out, 1, nil)
 	ch, err := newConductor(cg, &tc.trace, &tc.out)
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +441,7 @@ func editedRun(t *testing.T, name string, edit func(*Config), steps, shards, wor
 	layout := cluster.Cut(len(cg.agents), shards)
 	link, ends := cluster.NewLocal(shards)
 	for k := range shards {
-		sg := open(io.Discard, workers)
+		sg := open(io.Discard, workers, &ShardOf{K: k, N: shards})
 		lo, hi := layout.Range(k)
 		sh, err := newShard(sg, lo, hi, true)
 		if err != nil {
