@@ -17,7 +17,7 @@ func TestRebalance_shardsHoldOnlyTheirRange(t *testing.T) {
 	for _, fx := range []struct {
 		name  string
 		steps int
-	}{{"signals", 40}, {"gates", 40}, {"slots", 30}} {
+	}{{"signals", 40}, {"gates", 40}, {"slots", 30}, {"parallel", 40}, {"interrupt", 30}} {
 		wantTrace, wantOut, wantSave := singleMoving(t, fx.name, agents, fx.steps)
 		for _, sw := range [][2]int{{2, 1}, {3, 2}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", fx.name, sw[0], sw[1]), func(t *testing.T) {
@@ -45,7 +45,8 @@ func TestRebalance_shardsHoldOnlyTheirRange(t *testing.T) {
 }
 
 // checkHeldRanges fails t unless every shard of tc makes exactly the
-// agents of its range in the conductor's layout.
+// agents of its range in the conductor's layout, each attached to its
+// worker's Lua state.
 func checkHeldRanges(t *testing.T, tc *testCluster, step int) {
 	t.Helper()
 	for k, sh := range tc.shards {
@@ -61,6 +62,9 @@ func checkHeldRanges(t *testing.T, tc *testCluster, step int) {
 			}
 			if in && g.byPtr[ga.a] != ga {
 				t.Fatalf("step %d: shard %d: agent %d not known by its runtime agent", step, k, ga.idx)
+			}
+			if in && g.lua != nil && luaEngineOf(ga.a) != g.current().luaFor(g, int(ga.idx)).engine {
+				t.Fatalf("step %d: shard %d: agent %d not attached to its worker's Lua state", step, k, ga.idx)
 			}
 		}
 		if len(g.byPtr) != int(hi-lo) {
