@@ -6,6 +6,7 @@ import (
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/runtime"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The making and dropping of the agents a shard gains and loses in a move
@@ -28,27 +29,32 @@ func (h *shardHost) dropAgents(lo, keepLo, keepHi, hi int32) error {
 	sent := len(g.outbox)
 	g.silent = true
 	var errs []error
-	for _, part := range [][2]int32{{lo, keepLo}, {keepHi, hi}} {
+	parts := [][2]int32{{lo, keepLo}, {keepHi, hi}}
+	for _, part := range parts {
 		for _, ga := range g.agents[part[0]:part[1]] {
-			if ga.a == nil {
-				continue
-			}
 			if err := ga.a.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("game: agent %s leaving its shard: %w", ga.a.ID(), err))
 			}
+		}
+	}
+	g.silent = false
+	// Detached after every close: a Lua state walks its memory at its next
+	// call after a detach, which a close's cancel hook may be.
+	for _, part := range parts {
+		for _, ga := range g.agents[part[0]:part[1]] {
 			if e := luaEngineOf(ga.a); e != nil {
 				e.Detach(ga.a)
 			}
 			delete(g.byPtr, ga.a)
 			ga.a, ga.changes = nil, ga.changes[:0]
 			g.doing[ga.idx] = ""
+			g.worldTable(ga)
 			if g.workers != nil {
 				g.workers[g.workerOf[ga.idx]].agents--
 				g.workerOf[ga.idx] = 0
 			}
 		}
 	}
-	g.silent = false
 	clear(g.outbox[sent:])
 	g.outbox = g.outbox[:sent]
 	g.cl.lo, g.cl.hi = keepLo, keepHi
@@ -58,9 +64,6 @@ func (h *shardHost) dropAgents(lo, keepLo, keepHi, hi int32) error {
 		if err := g.gates.SetState(gates, h.placeAgent); err != nil {
 			errs = append(errs, fmt.Errorf("game: the gates after a move: %w", err))
 		}
-	}
-	if g.lua != nil && g.lua.game != nil {
-		g.worldRefill() // the world's game.agents: the shard's agents' tables
 	}
 	if err := g.flushTrace(); err != nil {
 		errs = append(errs, err)
@@ -111,10 +114,30 @@ func (h *shardHost) makeAgents(saves []cluster.Item, lo, hi int32) error {
 	if err := h.restoreAgents(saves); err != nil {
 		return err
 	}
-	if g.lua != nil && g.lua.game != nil {
-		g.worldRefill()
+	for _, it := range saves {
+		g.worldTable(g.agents[it.Agent])
 	}
 	return nil
+}
+
+// worldTable puts the agent's table in the world's game.agents if the
+// shard makes it, or takes it out (tableAgent: the shard's agents' tables
+// only; the lists of ids and trees name every agent and do not change).
+func (g *Game) worldTable(ga *gameAgent) {
+	if g.lua == nil || g.lua.game == nil {
+		return
+	}
+	agents, _ := g.lua.game.RawGetString("agents").(*lua.LTable)
+	if agents == nil {
+		return
+	}
+	if ga.a == nil {
+		agents.RawSetString(g.agentID(ga), lua.LNil)
+		return
+	}
+	if d, err := g.lua.engine.Data(ga.a); err == nil && !g.contract {
+		agents.RawSetString(ga.a.ID(), d.AgentValue())
+	}
 }
 
 // unmake forgets the agents of saves just made, when a later one could

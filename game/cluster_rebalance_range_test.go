@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // TestRebalance_shardsHoldOnlyTheirRange: after every step of runs whose
@@ -14,6 +16,7 @@ import (
 // one process's, byte for byte.
 func TestRebalance_shardsHoldOnlyTheirRange(t *testing.T) {
 	const agents = 12
+	worlds := 0
 	for _, fx := range []struct {
 		name  string
 		steps int
@@ -24,7 +27,7 @@ func TestRebalance_shardsHoldOnlyTheirRange(t *testing.T) {
 				tc, moves := startMovingCluster(t, fx.name, agents, sw[0], sw[1], 3)
 				for step := 1; step <= fx.steps; step++ {
 					tc.steps(step, step)
-					checkHeldRanges(t, tc, step)
+					worlds += checkHeldRanges(t, tc, step)
 				}
 				if moves[0] == 0 || moves[1] == 0 {
 					t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
@@ -42,12 +45,17 @@ func TestRebalance_shardsHoldOnlyTheirRange(t *testing.T) {
 			})
 		}
 	}
+	if worlds == 0 {
+		t.Error("no shard's world game.agents was checked")
+	}
 }
 
 // checkHeldRanges fails t unless every shard of tc makes exactly the
 // agents of its range in the conductor's layout, each attached to its
-// worker's Lua state.
-func checkHeldRanges(t *testing.T, tc *testCluster, step int) {
+// worker's Lua state, and the world's game.agents (one thread) has the
+// tables of those and no other. worlds counts the shards whose
+// game.agents it checked.
+func checkHeldRanges(t *testing.T, tc *testCluster, step int) (worlds int) {
 	t.Helper()
 	for k, sh := range tc.shards {
 		g := sh.g
@@ -67,6 +75,19 @@ func checkHeldRanges(t *testing.T, tc *testCluster, step int) {
 				t.Fatalf("step %d: shard %d: agent %d not attached to its worker's Lua state", step, k, ga.idx)
 			}
 		}
+		if g.lua != nil && g.lua.game != nil && !g.contract {
+			tables := 0
+			g.lua.game.RawGetString("agents").(*lua.LTable).ForEach(func(id, _ lua.LValue) {
+				tables++
+				if ga := g.byID[lua.LVAsString(id)]; ga == nil || ga.a == nil {
+					t.Fatalf("step %d: shard %d: the world's game.agents has %s, which it does not make", step, k, id)
+				}
+			})
+			if tables != int(hi-lo) {
+				t.Fatalf("step %d: shard %d of %d agents: %d tables in the world's game.agents", step, k, hi-lo, tables)
+			}
+			worlds++
+		}
 		if len(g.byPtr) != int(hi-lo) {
 			t.Fatalf("step %d: shard %d of %d agents knows %d runtime agents", step, k, hi-lo, len(g.byPtr))
 		}
@@ -80,4 +101,5 @@ func checkHeldRanges(t *testing.T, tc *testCluster, step int) {
 			}
 		}
 	}
+	return worlds
 }
