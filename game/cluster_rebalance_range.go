@@ -26,7 +26,7 @@ func (h *shardHost) dropAgents(lo, keepLo, keepHi, hi int32) error {
 	if g.gates != nil {
 		gates = g.gates.State(func(a *runtime.Agent) int32 { return g.byPtr[a].idx })
 	}
-	sent := len(g.outbox)
+	sent, notes := len(g.outbox), g.cl.relay.kept()
 	g.silent = true
 	var errs []error
 	parts := [][2]int32{{lo, keepLo}, {keepHi, hi}}
@@ -38,6 +38,7 @@ func (h *shardHost) dropAgents(lo, keepLo, keepHi, hi int32) error {
 		}
 	}
 	g.silent = false
+	g.cl.relay.cut(notes) // a live view's notes of the closes (a log of a cancel hook)
 	// Detached after every close: a Lua state walks its memory at its next
 	// call after a detach, which a close's cancel hook may be.
 	for _, part := range parts {
@@ -156,4 +157,25 @@ func (h *shardHost) unmake(saves []cluster.Item) {
 			g.workerOf[ga.idx] = 0
 		}
 	}
+}
+
+// kept is the number of notes the relay keeps (0 without a relay).
+func (r *relay) kept() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.notes)
+}
+
+// cut forgets the notes kept after the first n.
+func (r *relay) cut(n int) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.notes[n:])
+	r.notes = r.notes[:n]
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/btrun/btrun/cluster"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -102,4 +103,39 @@ func checkHeldRanges(t *testing.T, tc *testCluster, step int) (worlds int) {
 		}
 	}
 	return worlds
+}
+
+// TestRebalance_dropTellsNoLiveView: a shard that relays its agents' notes
+// to a live view drops the agents it gives away with no note: the cancel
+// hooks that closing them runs log (the parallel fixture's walk), which
+// one process's live view never sees. After every step no note is left
+// for the next step's replies, and the run is one process's.
+func TestRebalance_dropTellsNoLiveView(t *testing.T) {
+	const name, agents, steps = "parallel", 12, 48
+	wantTrace, wantOut, _ := singleMoving(t, name, agents, steps)
+	tc, moves := startMovingCluster(t, name, agents, 3, 1, 2)
+	for _, sh := range tc.shards {
+		var out cluster.Out
+		if err := sh.Debug([]cluster.Item{{Name: cluster.DebugRelay}}, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for step := 1; step <= steps; step++ {
+		tc.steps(step, step)
+		for k, sh := range tc.shards {
+			if n := len(sh.g.cl.relay.notes); n > 0 {
+				t.Fatalf("step %d: shard %d keeps %d notes (the first %s of agent %d) after the step", step, k, n, sh.g.cl.relay.notes[0].Name, sh.g.cl.relay.notes[0].Agent)
+			}
+		}
+	}
+	if moves[0]+moves[1] == 0 {
+		t.Fatal("no agent moved")
+	}
+	trace, out := tc.finish()
+	if trace != wantTrace {
+		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+	}
+	if out != wantOut {
+		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+	}
 }
