@@ -139,3 +139,39 @@ func TestRebalance_dropTellsNoLiveView(t *testing.T) {
 		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
 	}
 }
+
+// TestRebalance_navOnTheConductor: the example game with its nav plugin
+// not marked shardable (its calls cross to the conductor, which runs it
+// for every shard) while agents move between shards holding only their
+// range: the plugin's calls follow the agents to their new shards, and
+// the trace, output and save are one process's.
+func TestRebalance_navOnTheConductor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the nav plugin")
+	}
+	const steps = 300
+	edit := func(cfg *Config) { cfg.Plugins[0].Shardable = false }
+	wantTrace, wantOut, wantSave := editedRun(t, "example", edit, steps, 0, 1)
+	for _, sw := range [][2]int{{2, 1}, {3, 2}} {
+		t.Run(fmt.Sprintf("%dx%d", sw[0], sw[1]), func(t *testing.T) {
+			tc, moves := startMovingClusterEdited(t, "example", 0, sw[0], sw[1], 5, edit)
+			for step := 1; step <= steps; step++ {
+				tc.steps(step, step)
+				checkHeldRanges(t, tc, step)
+			}
+			if moves[0] == 0 || moves[1] == 0 {
+				t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
+			}
+			if save := tc.save(); !bytes.Equal(save, wantSave) {
+				t.Errorf("the final save differs from one process's")
+			}
+			trace, out := tc.finish()
+			if trace != wantTrace {
+				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+			}
+			if out != wantOut {
+				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+			}
+		})
+	}
+}

@@ -78,9 +78,18 @@ func singleMoving(t *testing.T, name string, agents, steps int) (string, string,
 // not its time. moves counts the boundaries that moved up and down.
 func startMovingCluster(t *testing.T, name string, agents, shards, workers int, every uint64) (*testCluster, *[2]int) {
 	t.Helper()
+	return startMovingClusterEdited(t, name, agents, shards, workers, every, func(*Config) {})
+}
+
+// startMovingClusterEdited is startMovingCluster of the config as edit
+// changes it, in every process.
+func startMovingClusterEdited(t *testing.T, name string, agents, shards, workers int, every uint64, edit func(*Config)) (*testCluster, *[2]int) {
+	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, shards)}
 	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
-		g, err := Open(movingConfig(t, name, agents), Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard})
+		cfg := movingConfig(t, name, agents)
+		edit(cfg)
+		g, err := Open(cfg, Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard})
 		if err != nil {
 			t.Fatal(err)
 		}
