@@ -90,7 +90,7 @@ func (c *Conductor) Balancer() *cluster.Balancer { return c.c.Balance }
 func (c *Conductor) Layout() cluster.Layout { return c.c.Layout }
 
 // Release adds the records of the shard's agents outside [lo, hi), which
-// it no longer steps.
+// it no longer steps, and drops them (dropAgents).
 func (h *shardHost) Release(lo, hi int32, out *cluster.Out) error {
 	g := h.g
 	r := g.cl
@@ -127,20 +127,17 @@ func (h *shardHost) Release(lo, hi int32, out *cluster.Out) error {
 		it.Data = savecodec.WriteContainer(moveMagic, SaveVersion, e)
 		out.Add(it.Order, 0, it)
 	}
-	if err := h.dropAgents(oldLo, keepLo, keepHi, oldHi); err != nil {
-		return err
-	}
-	return nil
+	return h.dropAgents(oldLo, keepLo, keepHi, oldHi)
 }
 
-// Adopt restores the agents of saves (Release's records), then steps
-// [lo, hi).
+// Adopt makes the agents of saves (Release's records) and restores them
+// (makeAgents), then steps [lo, hi).
 func (h *shardHost) Adopt(lo, hi int32, saves []cluster.Item) error {
 	g := h.g
 	r := g.cl
 	// What it keeps is within its new range (it released the rest), and
 	// the saves are those of every other agent of the range, once each:
-	// else it would step a copy that is not the agent.
+	// else it would make an agent twice, or step one it lacks.
 	kept := r.hi - r.lo
 	if kept > 0 && (r.lo < lo || r.hi > hi) {
 		return fmt.Errorf("game: shard of agents %d..%d adopting agents %d..%d without releasing the others", r.lo, r.hi-1, lo, hi-1)
