@@ -33,13 +33,13 @@ type session struct {
 
 // openFor opens config for a run whose output goes to out, on workers
 // workers.
-func openFor(t testing.TB, config string, out io.Writer, workers int) *game.Game {
+func openFor(t testing.TB, config string, out io.Writer, workers int, shard *game.ShardOf) *game.Game {
 	t.Helper()
 	cfg, err := game.LoadConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := game.Open(cfg, game.Options{Stdout: out, Stderr: io.Discard, SaveEvery: -1, Workers: &workers})
+	g, err := game.Open(cfg, game.Options{Stdout: out, Stderr: io.Discard, SaveEvery: -1, Workers: &workers, Shard: shard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func onShards(t *testing.T, config string, shards, workers, steps int) *session 
 	t.Helper()
 	var trace, out bytes.Buffer
 	h := &harness{t: t, done: make(chan error, 1)}
-	cg := openFor(t, config, io.Discard, 1)
+	cg := openFor(t, config, io.Discard, 1, nil)
 	link, ends := cluster.NewLocal(shards)
 	c, err := cg.Conduct(link, &trace, &out)
 	if err != nil {
@@ -97,7 +97,7 @@ func onShards(t *testing.T, config string, shards, workers, steps int) *session 
 	var wg sync.WaitGroup
 	errs := make([]error, shards)
 	for k := range shards {
-		sg := openFor(t, config, io.Discard, workers)
+		sg := openFor(t, config, io.Discard, workers, &game.ShardOf{K: k, N: shards})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
