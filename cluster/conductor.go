@@ -37,6 +37,9 @@ type Conductor struct {
 	Host   ConductorHost
 	Link   ConductorLink
 	Layout Layout
+	// Balance, when set, moves agents between shards at step ends as
+	// their costs differ (rebalance.go).
+	Balance *Balancer
 
 	stats Stats
 
@@ -137,6 +140,7 @@ func (c *Conductor) Step(step uint64) error {
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: step %d, report: %w", step, err)
 	}
+	c.Balance.note(c.replies) // the shards' costs of the step (rebalance.go)
 	for len(c.outbox) > 0 || len(c.inCarry) > 0 {
 		dels, err := c.Host.Route(c.outbox)
 		if err != nil {
@@ -152,6 +156,9 @@ func (c *Conductor) Step(step uint64) error {
 		if err := c.exchange(false); err != nil {
 			return fmt.Errorf("cluster: step %d, deliveries: %w", step, err)
 		}
+	}
+	if c.Balance != nil {
+		return c.rebalance(step)
 	}
 	return nil
 }

@@ -56,10 +56,15 @@ const (
 	// layout (an AgentRange item); the reply holds the lines and signals
 	// of the removed agent's close (inputs_agents.go).
 	InputAgents
+	// Move moves agents between shards at a step's end (rebalance.go):
+	// Round 1 asks a shard to release its agents outside its new range
+	// (a MoveRange item), replying with their saves; Round 2 gives it the
+	// saves of the agents it adopts, and its new range.
+	Move
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {
@@ -102,6 +107,8 @@ const (
 	// AgentList: every agent of the game, in order (Data: the directory a
 	// shard takes after a load of a save holding other agents).
 	AgentList
+	// MoveRange: a shard's new range of a move, [Agent, Peer).
+	MoveRange
 	numItemKinds
 )
 

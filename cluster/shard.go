@@ -44,7 +44,10 @@ type ShardHost interface {
 type Shard struct {
 	Host ShardHost
 	Link ShardLink
-	out  Out
+	// Meter measures the shard's cost of each step, for moves
+	// (rebalance.go); the zero Meter measures wall time.
+	Meter Meter
+	out   Out
 }
 
 // Run serves messages until Stop (nil) or the link fails or closes (its
@@ -62,7 +65,9 @@ func (s *Shard) Run() error {
 		}
 		s.out.Reset()
 		reply := Message{Kind: m.Kind, Step: m.Step, Round: m.Round}
+		start := s.Meter.now()
 		err = s.serve(&m, &reply)
+		s.Meter.served(&m, &reply, start)
 		reply.Items = s.out.Items
 		if err != nil {
 			reply.Items, reply.Err = nil, err.Error()
@@ -110,6 +115,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.checkDelivery(m)
 	case InputAgents:
 		return s.changeAgents(m)
+	case Move:
+		return s.move(m)
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

@@ -32,7 +32,7 @@ func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Condu
 	if err != nil {
 		return nil, err
 	}
-	c := &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards())}}
+	c := &Conductor{g: g, h: h, c: &cluster.Conductor{Host: h, Link: link, Layout: cluster.Cut(len(g.agents), link.Shards()), Balance: g.balancer()}}
 	g.cl.debug = &clusterDebug{c: c} // a live view's part, when one attaches (cluster_debug.go)
 	return c, nil
 }
@@ -102,6 +102,9 @@ func (c *Conductor) Step() uint64 { return c.g.step }
 // ShardOptions are a shard's settings that must match its conductor's.
 type ShardOptions struct {
 	Trace bool // the run writes a trace: the shard's agents' lines cross
+	// Moves are how the shard measures its steps' cost, for a run that
+	// moves agents (cluster_rebalance.go).
+	Moves ShardMoves
 }
 
 // ServeShard makes g, opened with Options.Shard = &ShardOf{k, shards} and
@@ -122,5 +125,5 @@ func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptio
 		}
 		return err
 	}
-	return (&cluster.Shard{Host: h, Link: link}).Run()
+	return opts.Moves.serve(h, link)
 }

@@ -30,5 +30,5 @@ func (c *Conductor) Checkpoint() ([]byte, error) { return c.h.save(c.c) }
 // game and hold nothing of the run yet: Load a checkpoint next. The old
 // link is the caller's to close.
 func (c *Conductor) Relink(link cluster.ConductorLink) {
-	c.c = &cluster.Conductor{Host: c.h, Link: link, Layout: cluster.Cut(len(c.g.agents), link.Shards())}
+	c.c = &cluster.Conductor{Host: c.h, Link: link, Layout: cluster.Cut(len(c.g.agents), link.Shards()), Balance: c.g.balancer()}
 }

@@ -117,6 +117,8 @@ type ClusterConfig struct {
 	// Recovery (cluster_recover.go).
 	CheckpointEvery int      `toml:"checkpoint_every"`
 	Deadline        Duration `toml:"deadline"`
+	// Moving agents between shards (cluster_rebalance.go).
+	Rebalance bool `toml:"rebalance"`
 }
 
 // MaxShards bounds a cluster's shards.

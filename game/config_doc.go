@@ -79,6 +79,9 @@ var configDocs = map[string]KeyDoc{
 	// A cluster's recovery (game/cluster_recover.go).
 	"cluster.checkpoint_every": {Doc: "a cluster stores a checkpoint every this many steps, from which it replays when a process dies (docs/cluster.md)", Min: num(1), Max: num(MaxSteps)},
 	"cluster.deadline":         {Doc: "a shard silent this long is lost, and a conductor's lease runs out after it, from `1s` to `1h`"},
+
+	// Moving agents between shards (game/cluster_rebalance.go).
+	"cluster.rebalance": {Doc: "a cluster moves agents between shards at step ends when the shards' step times differ by more than 20% (measured over 10 steps); the results are the same either way (docs/cluster.md)"},
 }
 
 // ConfigKeys lists the keys of config.toml in the order of the Config

@@ -22,8 +22,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 1, "threads to spread the agents over, 0 for one per CPU core (default: the config's run.workers)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file after the run (go tool pprof -sample_index=alloc_objects -focus=runStep)")
 	shards := fs.Int("shards", 0, "run the agents on N shard processes over an embedded NATS server (docs/cluster.md)")
+	rebalance := fs.Bool("rebalance", false, "with -shards: move agents between shards as their step times differ, as [cluster] rebalance = true")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: btrun bench [-config F] [-agents N] [-steps N] [-workers N] [-shards N] [-cpuprofile F] [-memprofile F]")
+		fmt.Fprintln(fs.Output(), "usage: btrun bench [-config F] [-agents N] [-steps N] [-workers N] [-shards N [-rebalance]] [-cpuprofile F] [-memprofile F]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
@@ -52,7 +53,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	if *shards > 0 {
-		return benchCluster(*config, *agents, *steps, *shards, *workers, *cpuProfile, stdout, stderr)
+		return benchCluster(*config, *agents, *steps, *shards, *workers, *rebalance, *cpuProfile, stdout, stderr)
 	}
 	cfg, err := game.LoadConfig(*config)
 	if err != nil {

@@ -96,7 +96,7 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	if f, ok := faultFor("shard" + strconv.Itoa(link.K())); ok {
 		sl = faultyLink{link, f}
 	}
-	err = g.ServeShard(sl, link.K(), link.Shards(), game.ShardOptions{Trace: *trace})
+	err = g.ServeShard(sl, link.K(), link.Shards(), game.ShardOptions{Trace: *trace, Moves: shardMoves(link.K())})
 	if cerr := g.Close(); err == nil {
 		err = cerr
 	}
@@ -212,7 +212,7 @@ func (r clusterRun) run(stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "btrun:", err)
 		return exitRuntime
 	}
-	fmt.Fprintf(people, "btrun: %d steps on %d shards (%d rounds, %d delivery batches%s)\n", st.Steps, r.shards, st.Rounds, st.Batches, s.recovered())
+	fmt.Fprintf(people, "btrun: %d steps on %d shards (%d rounds, %d delivery batches%s%s)\n", st.Steps, r.shards, st.Rounds, st.Batches, s.recovered(), moved(s.moves))
 	return exitOK
 }
 
@@ -257,13 +257,14 @@ func processesPeak(pids []int) []uint64 {
 // With cpuProfile, each shard process writes a CPU profile of its part of
 // the run (its start and its steps) to cpuProfile.shardK, K in the order
 // the processes started.
-func benchCluster(config string, agents, steps, shards, workers int, cpuProfile string, stdout, stderr io.Writer) int {
+func benchCluster(config string, agents, steps, shards, workers int, rebalance bool, cpuProfile string, stdout, stderr io.Writer) int {
 	cfg, err := game.LoadConfig(config)
 	if err != nil {
 		printProblems(stderr, err)
 		return exitUsage
 	}
 	cfg.ScaleAgents(agents)
+	cfg.Cluster.Rebalance = cfg.Cluster.Rebalance || rebalance
 	store, err := os.MkdirTemp("", "btrun-cluster-")
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun bench:", err)
@@ -328,6 +329,8 @@ func benchCluster(config string, agents, steps, shards, workers int, cpuProfile 
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime
 	}
+	var moves balanceReport // the windows after the first step (cluster_rebalance.go)
+	moves.watch(c.Balancer())
 	before, waits, stats := link.Traffic(), append([]time.Duration(nil), link.Waits()...), c.Stats()
 	cpu := processesCPU(children.Pids())
 	start := time.Now()
@@ -386,7 +389,8 @@ func benchCluster(config string, agents, steps, shards, workers int, cpuProfile 
 		fmt.Fprintf(stdout, "peak memory (VmHWM): the conductor %.0f MiB, the shard processes %s MiB\n", float64(peaks[0])/(1<<20), strings.Join(each, ", "))
 	}
 	cost.print(stdout, n)
-	layout := cluster.Cut(n, shards)
+	moves.print(stdout, c.Balancer(), c.Layout())
+	layout := c.Layout()
 	for k := range shards {
 		lo, hi := layout.Range(k)
 		fmt.Fprintf(stdout, "  shard %d: %d agents, the conductor waited %.3f ms a step for it\n", k, hi-lo, waits[k].Seconds()*1e3/float64(steps))

@@ -48,6 +48,8 @@ type clusterSession struct {
 	recoveries int
 	own        []string        // the links' names of their own
 	inputs     *natsnet.Inputs // the run's journal of inputs (cluster_inputs.go)
+
+	moves cluster.MoveStats // agents moved between shards, on every link (cluster_rebalance.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -275,6 +277,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	c.SetJournal(s.inputs)
 	defer func() {
 		st = c.Stats()
+		s.moves = addMoves(s.moves, c.Balancer())
 		if err != nil {
 			// What closing a game that failed writes is no part of the run.
 			s.writers(func(w *runWriter) { w.off = true })
