@@ -75,10 +75,108 @@ func TestReplay_enginesAgreeOnTheExampleGamesCalls(t *testing.T) {
 // script whose action counts its calls, with a clock that reads that
 // count: the figure replay.lua prints is the calls alone, each logged call
 // once per replay (none in the baseline it subtracts, none while loading).
-// Some calls raise an error, which must not stop the counts: in gopher-lua
-// an error caught by pcall closes its callers' open upvalues, and the
-// replay's counters, kept in the main chunk, stopped at the first one.
 func TestReplay_timesEachLoggedCallOnceAndNothingElse(t *testing.T) {
+	script, logPath := countLog(t)
+	const reps = 3
+	r, err := replayWith(script, logPath, reps, func(L *lua.LState) float64 {
+		return float64(lua.LVAsNumber(L.GetGlobal("work")))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, errors := countSteps*countPerStep*reps, countSteps*reps
+	if r.calls != calls+errors || r.errors != errors || r.checksum != strconv.Itoa(calls) {
+		t.Fatalf("%d calls, %d errors, checksum %s; want %d, %d, %d", r.calls, r.errors, r.checksum, calls+errors, errors, calls)
+	}
+	if r.seconds != float64(calls) || r.baseline != 0 {
+		t.Errorf("the clock counted %v calls in the replay and %v in its baseline; want %d and 0", r.seconds, r.baseline, calls)
+	}
+}
+
+// TestReplay_eachTimedLoopStartsAfterAFullCollection: a Go engine's
+// collector sweeps and marks during the allocations after a garbage-making
+// phase, so the loop timed first paid for the garbage of loading the log
+// (and the second for the first's) until each loop began after a full
+// collection.
+func TestReplay_eachTimedLoopStartsAfterAFullCollection(t *testing.T) {
+	script, logPath := countLog(t)
+	var events []string
+	_, err := replayOut(script, logPath, 1, func(*lua.LState) float64 {
+		events = append(events, "clock")
+		return 0
+	}, func(L *lua.LState) {
+		L.SetGlobal("collectgarbage", L.NewFunction(func(*lua.LState) int {
+			events = append(events, "collect")
+			return 0
+		}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(events, " "), "collect clock clock collect clock clock"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
+// TestReplay_oneLoopAloneForCallgrind: with "calls" or "base" the replay
+// runs that loop alone, after a full collection, and says which it ran:
+// -callgrind subtracts the two runs' instructions.
+func TestReplay_oneLoopAloneForCallgrind(t *testing.T) {
+	script, logPath := countLog(t)
+	for _, c := range []struct {
+		mode string
+		work float64
+	}{{"calls", countSteps * countPerStep}, {"base", 0}} {
+		collected := false
+		out, err := replayOut(script, logPath, 1, func(*lua.LState) float64 { return 0 }, func(L *lua.LState) {
+			L.SetGlobal("collectgarbage", L.NewFunction(func(L *lua.LState) int {
+				collected = lua.LVAsNumber(L.GetGlobal("work")) == 0 // before the loop
+				return 0
+			}))
+		}, "-", c.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out, c.mode+" calls ") || !collected {
+			t.Errorf("%s: printed %q, collected first %v", c.mode, out, collected)
+		}
+		if c.mode == "calls" {
+			n, errs, sum, err := parseOnly(out)
+			if err != nil || n != countSteps*(countPerStep+1) || errs != countSteps || sum != strconv.Itoa(int(c.work)) {
+				t.Errorf("calls: %d calls, %d errors, checksum %s (%v)", n, errs, sum, err)
+			}
+		} else if strings.Contains(out, "calls calls") {
+			t.Errorf("base: %q reads as the calls' run", out)
+		}
+	}
+}
+
+// TestCallgrind_readsTheCount: the instruction count is read from
+// callgrind's report, digits grouped by commas.
+func TestCallgrind_readsTheCount(t *testing.T) {
+	n, _, err := parseRefs("==1== Collected : 123\n==1==\n==1== I   refs:      12,548,232,862\n", "")
+	if err != nil || n != 12548232862 {
+		t.Errorf("%d, %v", n, err)
+	}
+	if _, _, err := parseRefs("==1== valgrind: fatal", ""); err == nil {
+		t.Error("a report without a count was read")
+	}
+	c := count{calls: 4, with: 1000, base: 600}
+	if c.perCall() != 100 {
+		t.Errorf("per call %v", c.perCall())
+	}
+}
+
+const countSteps, countPerStep = 5, 4
+
+// countLog writes a log of a script whose action counts its calls in the
+// global work: countSteps steps of countPerStep calls and one that raises.
+// Some calls raise an error, which must not stop the counts: in gopher-lua
+// as released an error caught by pcall closed its callers' open upvalues
+// (the patch set's "pcallclose" fixes it), and the replay's counters, kept
+// in the main chunk, stopped at the first one.
+func countLog(t *testing.T) (script, logPath string) {
+	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "count.lua")
 	code := "local bt = require(\"bt\")\nbt.action(\"count\", function(ctx, params, arg)\n  work = work + 1\n  return bt.SUCCESS\nend)\n" +
@@ -88,36 +186,22 @@ func TestReplay_timesEachLoggedCallOnceAndNothingElse(t *testing.T) {
 	}
 	var log strings.Builder
 	fmt.Fprintf(&log, "L %s count.lua count\nF 0 count.lua 2\nF 1 count.lua 6\nA 0 a1 t\nA 1 a2 t\nP 0\n", esc(src))
-	const steps, perStep = 5, 4
-	for s := range steps {
+	for s := range countSteps {
 		fmt.Fprintf(&log, "T %d 1 %d\n", s, s)
-		for c := range perStep {
+		for c := range countPerStep {
 			fmt.Fprintf(&log, "C 0 %d 0 count %d %d -\n", c%2, boolInt(s == 0), boolInt(c < 2))
 		}
 		fmt.Fprintf(&log, "C 1 0 0 fail 0 0 -\n") // raises
 	}
-	logPath := filepath.Join(dir, "calls.log")
+	logPath = filepath.Join(dir, "calls.log")
 	if err := os.WriteFile(logPath, []byte(log.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(dir, "replay.lua")
+	script = filepath.Join(dir, "replay.lua")
 	if err := writeScript(script); err != nil {
 		t.Fatal(err)
 	}
-	const reps = 3
-	r, err := replayWith(script, logPath, reps, func(L *lua.LState) float64 {
-		return float64(lua.LVAsNumber(L.GetGlobal("work")))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls, errors := steps*perStep*reps, steps*reps
-	if r.calls != calls+errors || r.errors != errors || r.checksum != strconv.Itoa(calls) {
-		t.Fatalf("%d calls, %d errors, checksum %s; want %d, %d, %d", r.calls, r.errors, r.checksum, calls+errors, errors, calls)
-	}
-	if r.seconds != float64(calls) || r.baseline != 0 {
-		t.Errorf("the clock counted %v calls in the replay and %v in its baseline; want %d and 0", r.seconds, r.baseline, calls)
-	}
+	return script, logPath
 }
 
 func boolInt(b bool) int {

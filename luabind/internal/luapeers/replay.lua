@@ -7,13 +7,17 @@
 --
 --   lua5.1 replay.lua LOG REPS
 --   glua replay.lua LOG REPS proc
+--   lua5.1 replay.lua LOG REPS - calls|base
 --
 -- It prints one line: calls, errors (calls that raised an error: the
 -- replay's values differ from btrun's where plugins wrote into agents, and
 -- bt.random is its own generator), CPU seconds of the calls alone (the
 -- replay loop less the same loop without the calls), those of that
--- baseline, and a checksum of the results (equal on every engine).
-local logfile, reps = arg[1], tonumber(arg[2] or "1")
+-- baseline, and a checksum of the results (equal on every engine). With
+-- "calls" or "base" as the fourth argument it runs that loop alone, untimed:
+-- luapeers -callgrind counts the instructions of a run of each and takes
+-- the difference.
+local logfile, reps, only = arg[1], tonumber(arg[2] or "1"), arg[4]
 
 local function unesc(s)
   if s == "~" then return "" end
@@ -79,10 +83,22 @@ local defs = {}
 local bt = { SUCCESS = "success", FAILURE = "failure", RUNNING = "running", shared = shared }
 local function def(name, d) defs[#defs + 1] = d end
 bt.action, bt.condition, bt.scorer, bt.hook = def, def, def, def
-local seed = 12345
+-- bt.random draws from numbers made before the timed loops: btrun's is Go
+-- code, and a generator in Lua (an LCG's float %, which gopher-lua computes
+-- with math.Mod, a loop over the exponents' difference) cost the calls
+-- hundreds of instructions each that btrun's scripts do not pay.
+local randoms, nrandoms, drawn = {}, 4096, 0
+do
+  local seed = 12345
+  for i = 1, nrandoms do
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    randoms[i] = seed / 2147483648
+  end
+end
 function bt.random(a, b)
-  seed = (seed * 1103515245 + 12345) % 2147483648
-  local r = seed / 2147483648
+  drawn = drawn + 1
+  if drawn > nrandoms then drawn = 1 end
+  local r = randoms[drawn]
   if a == nil then return r end
   if b == nil then return math.floor(r * a) + 1 end
   return a + math.floor(r * (b - a + 1))
@@ -226,10 +242,24 @@ local function replay(calls)
   end
   return n, errors, sum
 end
+-- Each timed loop starts after a full collection: a Go engine's collector
+-- sweeps and marks lazily, during the allocations that follow, so without
+-- it the first loop paid for the garbage of reading the log and loading the
+-- scripts (about as much again as the calls themselves, in callgrind's
+-- counts on the patched glua) and the second loop for the first's.
+if only == "calls" or only == "base" then
+  collectgarbage("collect")
+  local n, errors, sum = replay(only == "calls")
+  print(string.format("%s calls %d errors %d checksum %d", only, n, errors, sum))
+  return
+end
+collectgarbage("collect")
 local t0 = clock()
 local n, errors, sum = replay(true)
 local t1 = clock()
-replay(false)
+collectgarbage("collect")
 local t2 = clock()
+replay(false)
+local t3 = clock()
 print(string.format("calls %d errors %d seconds %.6f baseline %.6f checksum %d",
-  n, errors, math.max((t1 - t0) - (t2 - t1), 0), t2 - t1, sum))
+  n, errors, math.max((t1 - t0) - (t3 - t2), 0), t3 - t2, sum))
