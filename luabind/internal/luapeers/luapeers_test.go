@@ -210,3 +210,54 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestReplay_paramsParsedBeforeTheTimedLoops: params:number returns the
+// value parsed before the replay is timed, as btrun's returns the value
+// parsed at bind time; the replay parsed the string at every call, work
+// btrun's calls do not do.
+func TestReplay_paramsParsedBeforeTheTimedLoops(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p.lua")
+	code := "local bt = require(\"bt\")\nbt.action(\"add\", function(ctx, params)\n  work = work + params:number(\"step\", 1) + params:number(\"none\", 10)\n  return bt.SUCCESS\nend)\nwork = 0\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := fmt.Sprintf("L %s p.lua p\nF 0 p.lua 2\nA 0 a1 t\nP 0 step 2\nT 0 1 0\nC 0 0 0 add 1 1 -\nC 0 0 0 add 0 0 -\n", esc(src))
+	logPath := filepath.Join(dir, "calls.log")
+	if err := os.WriteFile(logPath, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "replay.lua")
+	if err := writeScript(script); err != nil {
+		t.Fatal(err)
+	}
+	parses, timed := 0, false
+	_, err := replayOut(script, logPath, 1, func(L *lua.LState) float64 {
+		timed = !timed // the clock opens and closes each timed loop
+		return 0
+	}, func(L *lua.LState) {
+		L.SetGlobal("tonumber", L.NewFunction(func(L *lua.LState) int {
+			if timed {
+				parses++
+			}
+			f, err := strconv.ParseFloat(L.CheckString(1), 64)
+			if err != nil {
+				L.Push(lua.LNil)
+			} else {
+				L.Push(lua.LNumber(f))
+			}
+			return 1
+		}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parses != 0 {
+		t.Errorf("%d strings parsed while timed", parses)
+	}
+	// 2 calls of 2 + 10 (the default of a parameter the rule has not).
+	r, err := replayWith(script, logPath, 1, func(L *lua.LState) float64 { return float64(lua.LVAsNumber(L.GetGlobal("work"))) })
+	if err != nil || r.seconds != 24 {
+		t.Errorf("work %v in the timed loop, want 24 (%v)", r.seconds, err)
+	}
+}

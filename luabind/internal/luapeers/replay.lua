@@ -141,25 +141,28 @@ for _, d in ipairs(defs) do collect(d) end
 local fns = {}
 for id, key in pairs(fnkeys) do fns[id] = assert(byKey[key], "no function at " .. key) end
 
--- params: the rule's values and the three methods, as btrun gives them.
-local pmethods = {}
-function pmethods.number(p, name, default)
-  local v = p[name]
-  if v == nil then return default end
-  return tonumber(v)
-end
-function pmethods.bool(p, name, default)
-  local v = p[name]
-  if v == nil then return default end
-  return v == "true"
-end
-function pmethods.string(p, name, default)
-  local v = p[name]
-  if v == nil then return default end
-  return v
-end
+-- params: the rule's values and the three methods, as btrun gives them:
+-- each table's own closures over its values parsed once, before the timed
+-- loops (btrun parses them at bind time; parsing the string at each call
+-- cost the replay's calls work btrun's do not do).
 for _, p in pairs(params) do
-  for k, f in pairs(pmethods) do p[k] = f end
+  local strs, nums, bools = {}, {}, {}
+  for k, v in pairs(p) do
+    strs[k], nums[k], bools[k] = v, tonumber(v), v == "true"
+  end
+  p.number = function(_, name, default)
+    if strs[name] == nil then return default end
+    return nums[name]
+  end
+  p.bool = function(_, name, default)
+    if strs[name] == nil then return default end
+    return bools[name]
+  end
+  p.string = function(_, name, default)
+    local v = strs[name]
+    if v == nil then return default end
+    return v
+  end
 end
 
 -- ctx: a table per agent, its methods one __index away.
