@@ -261,3 +261,37 @@ func TestReplay_paramsParsedBeforeTheTimedLoops(t *testing.T) {
 		t.Errorf("work %v in the timed loop, want 24 (%v)", r.seconds, err)
 	}
 }
+
+// TestReplay_stateIsTheAgentsOneTableEmptied: where btrun empties an
+// agent's ctx.state (the cursor arrived at a rule) the replay empties the
+// agent's one table too, as btrun reuses it; it made a new table, so that
+// the calls' writes into it allocated where btrun's do not.
+func TestReplay_stateIsTheAgentsOneTableEmptied(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "s.lua")
+	code := "local bt = require(\"bt\")\nbt.action(\"st\", function(ctx)\n" +
+		"  ctx.state.n = (ctx.state.n or 0) + 1\n  seen = seen .. ctx.state.n\n" +
+		"  first = first or ctx.state\n  if first ~= ctx.state then seen = seen .. \"new\" end\n  return bt.SUCCESS\nend)\nseen = \"\"\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := fmt.Sprintf("L %s s.lua s\nF 0 s.lua 2\nA 0 a1 t\nP 0\nT 0 1 0\nC 0 0 0 st 1 1 -\nC 0 0 0 st 0 0 -\nC 0 0 0 st 0 1 -\nC 0 0 0 st 0 0 -\n", esc(src))
+	logPath := filepath.Join(dir, "calls.log")
+	if err := os.WriteFile(logPath, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "replay.lua")
+	if err := writeScript(script); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	if _, err := replayOut(script, logPath, 1, func(L *lua.LState) float64 {
+		seen = append(seen, L.GetGlobal("seen").String())
+		return 0
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 2 || seen[1] != "1212" {
+		t.Errorf("ctx.state's counts after each call %q, want \"1212\" (one table, emptied at the third call)", seen)
+	}
+}

@@ -176,7 +176,7 @@ local cmethods = { __index = {
 } }
 local ctxs = {}
 for id, a in pairs(agents) do
-  ctxs[id] = setmetatable({ agent = a.data, memory = {}, id = a.id, tree = a.tree, time = 0, dt = 0 }, cmethods)
+  ctxs[id] = setmetatable({ agent = a.data, memory = {}, id = a.id, tree = a.tree, time = 0, dt = 0, state = {} }, cmethods)
 end
 
 local function setShared(path, v)
@@ -208,8 +208,8 @@ local clock = cpuclock or (arg[3] == "proc" and procclock) or os.clock
 local pcall = pcall
 local showErrors = tonumber(os.getenv("REPLAY_SHOW_ERRORS") or "0")
 -- replay runs the log reps times: with calls, or (the baseline) doing
--- everything but the calls: the steps' values, ctx's fields, a new
--- ctx.state where btrun's was new. The figure printed is the difference:
+-- everything but the calls: the steps' values, ctx's fields, ctx.state
+-- emptied where btrun's was. The figure printed is the difference:
 -- the calls alone, whatever the harness's own loop costs on the engine.
 -- Its counts are its own locals, returned: in gopher-lua an error caught by
 -- pcall closes the open upvalues of the function's callers, so a counter
@@ -226,7 +226,11 @@ local function replay(calls)
       end
       local ctx, flags = ctxs[cagent[i]], cflags[i]
       if flags == 1 or flags == 3 then
-        ctx.state = {}
+        -- btrun empties the agent's one state table where the replay made
+        -- a new one: the calls' writes into a new table allocated (and
+        -- made work for a Go engine's collector) where btrun's do not.
+        local st = ctx.state
+        for k in pairs(st) do st[k] = nil end
       end
       ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = rules[crule[i]], flags >= 2, time, dt, step
       if calls then
