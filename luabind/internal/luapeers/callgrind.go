@@ -137,11 +137,12 @@ func callgrind(args []string) (int64, error) {
 
 // callgrindOut is callgrind with the program's standard output.
 // asyncpreemptoff keeps Go's preemption signals away (callgrind 3.19
-// aborts on them). GOMAXPROCS=1 keeps a Go program's count from depending
-// on timing: with idle processors the collector's idle workers and the
+// aborts on them). GOMAXPROCS=1 makes a Go program's count depend less on
+// timing: with idle processors the collector's idle workers and the
 // scheduler's spinning threads run as much as the host lets them (two runs
-// of the same replay differed by 4,400 instructions per call). Neither
-// means anything to the C engines.
+// of the same replay differed by 4,400 instructions per call, with it by
+// about 1,150: the collection Go forces every two minutes and the
+// scavenger still depend on time). Neither means anything to the C engines.
 func callgrindOut(args []string) (int64, string, error) {
 	cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=/dev/null"}, args...)...)
 	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
