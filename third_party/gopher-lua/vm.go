@@ -271,6 +271,9 @@ func threadRun(L *LState) {
 
 	defer func() {
 		if rcv := recover(); rcv != nil {
+			// btrun patch "pcallclose": an error no pcall of the thread caught
+			// ends it; its frames' upvalues close (raiseError no longer does).
+			L.closeUpvalues(0)
 			var lv LValue
 			if v, ok := rcv.(*ApiError); ok {
 				lv = v.Object

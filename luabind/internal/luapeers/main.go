@@ -23,6 +23,18 @@
 // and where scripts draw random numbers (bt.random is the replay's own
 // generator), so it reports the calls that raised an error; the engines
 // replay the same calls with the same values and agree on a checksum.
+//
+// Timings on a shared machine move with its load; -callgrind gives the
+// table in instructions instead, exact under any load (valgrind on PATH;
+// -nav is needed, since callgrind aborts on the signals of the go commands
+// that would build the plugin):
+//
+//	go run ./luabind/internal/luapeers -callgrind -agents 2000 -steps 5 -nav /tmp/nav
+//
+// btrun's row is then a run of the game's steps less a run that only opens
+// it (runGame), and each engine's the replay's loop with the calls less
+// the loop without them, each run alone after the same loading and a full
+// collection (replay.lua's "calls" and "base").
 package main
 
 import (
@@ -57,7 +69,16 @@ func main() {
 	steps := flag.Int("steps", 100, "steps")
 	reps := flag.Int("reps", 3, "replays of the log per engine (the fastest counts)")
 	nav := flag.String("nav", "", "the nav plugin's executable, built beforehand (else the config's path, built if it must be)")
+	cg := flag.Bool("callgrind", false, "count instructions per call with valgrind's callgrind instead of timing (exact on a busy machine)")
+	runSteps := flag.Int("run-steps", -1, "internal: open the game, run this many steps and exit (what -callgrind counts for btrun)")
 	flag.Parse()
+	if *runSteps >= 0 {
+		if err := runGame(*config, *nav, *agents, *runSteps); err != nil {
+			fmt.Fprintln(os.Stderr, "luapeers:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	dir, err := os.MkdirTemp("", "luapeers")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -67,6 +88,15 @@ func main() {
 		dir = d // keep the log and replay.lua there
 	} else {
 		defer os.RemoveAll(dir)
+	}
+	if *cg {
+		rows, err := countAll(*config, *nav, dir, *agents, *steps)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "luapeers:", err)
+			os.Exit(1)
+		}
+		printCounts(os.Stdout, rows)
+		return
 	}
 	rows, err := measure(*config, *nav, dir, *agents, *steps, *reps)
 	if err != nil {
@@ -422,6 +452,17 @@ func replayHere(script, logPath string, n int) (row, error) {
 
 // replayWith is replayHere with the clock given (a test's counts work).
 func replayWith(script, logPath string, n int, clock func(*lua.LState) float64) (row, error) {
+	out, err := replayOut(script, logPath, n, clock, nil)
+	if err != nil {
+		return row{}, err
+	}
+	return parseResult("gopher-lua, patched, bare", out)
+}
+
+// replayOut runs replay.lua on a bare LState with the clock given, more
+// arguments after the log's two and setup's changes to the globals, and
+// returns what it printed.
+func replayOut(script, logPath string, n int, clock func(*lua.LState) float64, setup func(*lua.LState), more ...string) (string, error) {
 	L := lua.NewState()
 	defer L.Close()
 	var out strings.Builder
@@ -430,17 +471,21 @@ func replayWith(script, logPath string, n int, clock func(*lua.LState) float64) 
 		return 0
 	}))
 	argt := L.NewTable()
-	argt.RawSetInt(1, lua.LString(logPath))
-	argt.RawSetInt(2, lua.LString(strconv.Itoa(n)))
+	for i, a := range append([]string{logPath, strconv.Itoa(n)}, more...) {
+		argt.RawSetInt(i+1, lua.LString(a))
+	}
 	L.SetGlobal("arg", argt)
 	L.SetGlobal("cpuclock", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(clock(L)))
 		return 1
 	}))
-	if err := L.DoFile(script); err != nil {
-		return row{}, fmt.Errorf("gopher-lua: %w", err)
+	if setup != nil {
+		setup(L)
 	}
-	return parseResult("gopher-lua, patched, bare", out.String())
+	if err := L.DoFile(script); err != nil {
+		return "", fmt.Errorf("gopher-lua: %w", err)
+	}
+	return out.String(), nil
 }
 
 // replayExec runs replay.lua on an engine's executable; procClock gives

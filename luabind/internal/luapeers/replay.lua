@@ -7,13 +7,17 @@
 --
 --   lua5.1 replay.lua LOG REPS
 --   glua replay.lua LOG REPS proc
+--   lua5.1 replay.lua LOG REPS - calls|base
 --
 -- It prints one line: calls, errors (calls that raised an error: the
 -- replay's values differ from btrun's where plugins wrote into agents, and
 -- bt.random is its own generator), CPU seconds of the calls alone (the
 -- replay loop less the same loop without the calls), those of that
--- baseline, and a checksum of the results (equal on every engine).
-local logfile, reps = arg[1], tonumber(arg[2] or "1")
+-- baseline, and a checksum of the results (equal on every engine). With
+-- "calls" or "base" as the fourth argument it runs that loop alone, untimed:
+-- luapeers -callgrind counts the instructions of a run of each and takes
+-- the difference.
+local logfile, reps, only = arg[1], tonumber(arg[2] or "1"), arg[4]
 
 local function unesc(s)
   if s == "~" then return "" end
@@ -79,10 +83,22 @@ local defs = {}
 local bt = { SUCCESS = "success", FAILURE = "failure", RUNNING = "running", shared = shared }
 local function def(name, d) defs[#defs + 1] = d end
 bt.action, bt.condition, bt.scorer, bt.hook = def, def, def, def
-local seed = 12345
+-- bt.random draws from numbers made before the timed loops: btrun's is Go
+-- code, and a generator in Lua (an LCG's float %, which gopher-lua computes
+-- with math.Mod, a loop over the exponents' difference) cost the calls
+-- hundreds of instructions each that btrun's scripts do not pay.
+local randoms, nrandoms, drawn = {}, 4096, 0
+do
+  local seed = 12345
+  for i = 1, nrandoms do
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    randoms[i] = seed / 2147483648
+  end
+end
 function bt.random(a, b)
-  seed = (seed * 1103515245 + 12345) % 2147483648
-  local r = seed / 2147483648
+  drawn = drawn + 1
+  if drawn > nrandoms then drawn = 1 end
+  local r = randoms[drawn]
   if a == nil then return r end
   if b == nil then return math.floor(r * a) + 1 end
   return a + math.floor(r * (b - a + 1))
@@ -125,25 +141,28 @@ for _, d in ipairs(defs) do collect(d) end
 local fns = {}
 for id, key in pairs(fnkeys) do fns[id] = assert(byKey[key], "no function at " .. key) end
 
--- params: the rule's values and the three methods, as btrun gives them.
-local pmethods = {}
-function pmethods.number(p, name, default)
-  local v = p[name]
-  if v == nil then return default end
-  return tonumber(v)
-end
-function pmethods.bool(p, name, default)
-  local v = p[name]
-  if v == nil then return default end
-  return v == "true"
-end
-function pmethods.string(p, name, default)
-  local v = p[name]
-  if v == nil then return default end
-  return v
-end
+-- params: the rule's values and the three methods, as btrun gives them:
+-- each table's own closures over its values parsed once, before the timed
+-- loops (btrun parses them at bind time; parsing the string at each call
+-- cost the replay's calls work btrun's do not do).
 for _, p in pairs(params) do
-  for k, f in pairs(pmethods) do p[k] = f end
+  local strs, nums, bools = {}, {}, {}
+  for k, v in pairs(p) do
+    strs[k], nums[k], bools[k] = v, tonumber(v), v == "true"
+  end
+  p.number = function(_, name, default)
+    if strs[name] == nil then return default end
+    return nums[name]
+  end
+  p.bool = function(_, name, default)
+    if strs[name] == nil then return default end
+    return bools[name]
+  end
+  p.string = function(_, name, default)
+    local v = strs[name]
+    if v == nil then return default end
+    return v
+  end
 end
 
 -- ctx: a table per agent, its methods one __index away.
@@ -157,7 +176,7 @@ local cmethods = { __index = {
 } }
 local ctxs = {}
 for id, a in pairs(agents) do
-  ctxs[id] = setmetatable({ agent = a.data, memory = {}, id = a.id, tree = a.tree, time = 0, dt = 0 }, cmethods)
+  ctxs[id] = setmetatable({ agent = a.data, memory = {}, id = a.id, tree = a.tree, time = 0, dt = 0, state = {} }, cmethods)
 end
 
 local function setShared(path, v)
@@ -189,8 +208,8 @@ local clock = cpuclock or (arg[3] == "proc" and procclock) or os.clock
 local pcall = pcall
 local showErrors = tonumber(os.getenv("REPLAY_SHOW_ERRORS") or "0")
 -- replay runs the log reps times: with calls, or (the baseline) doing
--- everything but the calls: the steps' values, ctx's fields, a new
--- ctx.state where btrun's was new. The figure printed is the difference:
+-- everything but the calls: the steps' values, ctx's fields, ctx.state
+-- emptied where btrun's was. The figure printed is the difference:
 -- the calls alone, whatever the harness's own loop costs on the engine.
 -- Its counts are its own locals, returned: in gopher-lua an error caught by
 -- pcall closes the open upvalues of the function's callers, so a counter
@@ -207,7 +226,11 @@ local function replay(calls)
       end
       local ctx, flags = ctxs[cagent[i]], cflags[i]
       if flags == 1 or flags == 3 then
-        ctx.state = {}
+        -- btrun empties the agent's one state table where the replay made
+        -- a new one: the calls' writes into a new table allocated (and
+        -- made work for a Go engine's collector) where btrun's do not.
+        local st = ctx.state
+        for k in pairs(st) do st[k] = nil end
       end
       ctx.rule, ctx.firstRun, ctx.time, ctx.dt, ctx.step = rules[crule[i]], flags >= 2, time, dt, step
       if calls then
@@ -226,10 +249,24 @@ local function replay(calls)
   end
   return n, errors, sum
 end
+-- Each timed loop starts after a full collection: a Go engine's collector
+-- sweeps and marks lazily, during the allocations that follow, so without
+-- it the first loop paid for the garbage of reading the log and loading the
+-- scripts (about as much again as the calls themselves, in callgrind's
+-- counts on the patched glua) and the second loop for the first's.
+if only == "calls" or only == "base" then
+  collectgarbage("collect")
+  local n, errors, sum = replay(only == "calls")
+  print(string.format("%s calls %d errors %d checksum %d", only, n, errors, sum))
+  return
+end
+collectgarbage("collect")
 local t0 = clock()
 local n, errors, sum = replay(true)
 local t1 = clock()
-replay(false)
+collectgarbage("collect")
 local t2 = clock()
+replay(false)
+local t3 = clock()
 print(string.format("calls %d errors %d seconds %.6f baseline %.6f checksum %d",
-  n, errors, math.max((t1 - t0) - (t2 - t1), 0), t2 - t1, sum))
+  n, errors, math.max((t1 - t0) - (t3 - t2), 0), t3 - t2, sum))
