@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -54,38 +53,11 @@ func singleWithSignals(t *testing.T, steps int) (string, string, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trace, out bytes.Buffer
 	before := func(g *Game, s StepInfo) error {
 		sendDue(t, s.Step-1, g.Signal)
 		return nil
 	}
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out, BeforeStep: before})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
-}
-
-// conductor is the test cluster's game.Conductor.
-func (tc *testCluster) conductor() *Conductor {
-	return &Conductor{g: tc.ch.g, h: tc.ch, c: tc.c}
+	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
 }
 
 // runWithSignals runs c from its step to step to, sending goSignals (those
@@ -433,33 +405,11 @@ func singleWithAgents(t *testing.T, config string, steps int) (string, string, [
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trace, out bytes.Buffer
 	before := func(g *Game, s StepInfo) error {
 		changeDue(t, s.Step-1, func(id, tree string) error { _, err := g.AddAgent(id, tree, nil); return err }, g.RemoveAgent, g.Signal)
 		return nil
 	}
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out, BeforeStep: before})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
+	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
 }
 
 // runWithAgents runs c to step to with agentInputs between the steps.
@@ -522,52 +472,7 @@ func startClusterFromSaves(t *testing.T, config string, shards int) *testCluster
 // every shard.
 func startClusterFromSavesWorkers(t *testing.T, config string, shards, workers int) *testCluster {
 	t.Helper()
-	tc := &testCluster{t: t, errs: make([]error, shards)}
-	open := func(w io.Writer, shard *ShardOf) *Game {
-		cfg, err := LoadConfig(config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := Options{Stdout: w, Stderr: w, AgentsFromSave: true, Shard: shard}
-		if shard != nil {
-			opts.Workers = &workers
-		}
-		g, err := Open(cfg, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		return g
-	}
-	cg := open(&tc.out, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := cluster.Cut(len(cg.agents), shards)
-	link, ends := cluster.NewLocal(shards)
-	for k := range shards {
-		lo, hi := layout.Range(k)
-		sh, err := newShard(open(io.Discard, &ShardOf{K: k, N: shards}), lo, hi, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc.shards = append(tc.shards, sh)
-		if err := sh.start(); err != nil {
-			t.Fatal(err)
-		}
-		tc.wg.Add(1)
-		go func() {
-			defer tc.wg.Done()
-			tc.errs[k] = (&cluster.Shard{Host: sh, Link: ends[k]}).Run()
-		}()
-	}
-	if err := ch.start(); err != nil {
-		t.Fatal(err)
-	}
-	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
-	t.Cleanup(func() { tc.stop() })
-	return tc
+	return openCluster(t, clusterSetup{name: config, shards: shards, workers: workers, fromSaves: true})
 }
 
 // TestConductor_agentsReplayed: a cluster that goes back to a checkpoint

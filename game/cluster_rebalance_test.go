@@ -48,29 +48,7 @@ func movingConfig(t *testing.T, name string, agents int) *Config {
 // output and final save.
 func singleMoving(t *testing.T, name string, agents, steps int) (string, string, []byte) {
 	t.Helper()
-	var trace, out bytes.Buffer
-	g, err := Open(movingConfig(t, name, agents), Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil { // closing the agents writes too
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
+	return soloRun(t, movingConfig(t, name, agents), Options{}, steps, true)
 }
 
 // startMovingCluster is startClusterWorkers with moves: the conductor
@@ -78,66 +56,15 @@ func singleMoving(t *testing.T, name string, agents, steps int) (string, string,
 // not its time. moves counts the boundaries that moved up and down.
 func startMovingCluster(t *testing.T, name string, agents, shards, workers int, every uint64) (*testCluster, *[2]int) {
 	t.Helper()
-	return startMovingClusterEdited(t, name, agents, shards, workers, every, func(*Config) {})
+	return startMovingClusterEdited(t, name, agents, shards, workers, every, nil)
 }
 
 // startMovingClusterEdited is startMovingCluster of the config as edit
 // changes it, in every process.
 func startMovingClusterEdited(t *testing.T, name string, agents, shards, workers int, every uint64, edit func(*Config)) (*testCluster, *[2]int) {
 	t.Helper()
-	tc := &testCluster{t: t, errs: make([]error, shards)}
-	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
-		cfg := movingConfig(t, name, agents)
-		edit(cfg)
-		g, err := Open(cfg, Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		return g
-	}
-	cg := open(&tc.out, 1, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := cluster.Cut(len(cg.agents), shards)
-	link, ends := cluster.NewLocal(shards)
-	for k := range shards {
-		sg := open(io.Discard, workers, &ShardOf{K: k, N: shards})
-		lo, hi := layout.Range(k)
-		sh, err := newShard(sg, lo, hi, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sh.start(); err != nil {
-			t.Fatal(err)
-		}
-		tc.shards = append(tc.shards, sh)
-		s := &cluster.Shard{Host: sh, Link: ends[k]}
-		s.Meter.Cost = swingCost(k, every, func() int32 { return sh.g.cl.hi - sh.g.cl.lo })
-		tc.wg.Add(1)
-		go func() {
-			defer tc.wg.Done()
-			tc.errs[k] = s.Run()
-		}()
-	}
-	if err := ch.start(); err != nil {
-		t.Fatal(err)
-	}
-	moves := new([2]int)
-	b := &cluster.Balancer{Every: every, Decide: func(_ uint64, _ []float64, from, to cluster.Layout) {
-		for i := range from.Start {
-			if to.Start[i] > from.Start[i] {
-				moves[0]++
-			} else if to.Start[i] < from.Start[i] {
-				moves[1]++
-			}
-		}
-	}}
-	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout, Balance: b}
-	t.Cleanup(func() { tc.stop() })
-	return tc, moves
+	tc := openCluster(t, clusterSetup{name: name, shards: shards, workers: workers, agents: agents, edit: edit, every: every})
+	return tc, &tc.moves
 }
 
 // TestRebalance_sameTraceOutputAndSave: agents moved between 2 or 3 shards
