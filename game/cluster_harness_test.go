@@ -199,3 +199,34 @@ func (tc *testCluster) stop() {
 	}
 	tc.c = nil
 }
+
+// wantSolo finishes the run and fails the test unless the cluster's save
+// (when wantSave is not nil; taken first), trace and output are one
+// process's, byte for byte. label, when not empty, starts every message.
+func (tc *testCluster) wantSolo(label, wantTrace, wantOut string, wantSave []byte) {
+	tc.t.Helper()
+	if label != "" {
+		label += ": "
+	}
+	if wantSave != nil {
+		if save := tc.save(); !bytes.Equal(save, wantSave) {
+			tc.t.Errorf("%sthe final save differs from one process's", label)
+		}
+	}
+	trace, out := tc.finish()
+	if trace != wantTrace {
+		tc.t.Errorf("%strace differs:\n%s", label, lineDiff(trace, wantTrace))
+	}
+	if out != wantOut {
+		tc.t.Errorf("%soutput differs:\n%s", label, lineDiff(out, wantOut))
+	}
+}
+
+// movedBothWays fails the test unless the balancer moved boundaries up
+// and down.
+func (tc *testCluster) movedBothWays() {
+	tc.t.Helper()
+	if tc.moves[0] == 0 || tc.moves[1] == 0 {
+		tc.t.Fatalf("boundaries moved up %d times and down %d: want both", tc.moves[0], tc.moves[1])
+	}
+}

@@ -80,21 +80,10 @@ func TestRebalance_sameTraceOutputAndSave(t *testing.T) {
 		wantTrace, wantOut, wantSave := singleMoving(t, fx.name, 12, fx.steps)
 		for _, sw := range [][2]int{{2, 1}, {3, 1}, {2, 2}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", fx.name, sw[0], sw[1]), func(t *testing.T) {
-				tc, moves := startMovingCluster(t, fx.name, 12, sw[0], sw[1], 3)
+				tc, _ := startMovingCluster(t, fx.name, 12, sw[0], sw[1], 3)
 				tc.steps(1, fx.steps)
-				if moves[0] == 0 || moves[1] == 0 {
-					t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
-				}
-				if save := tc.save(); !bytes.Equal(save, wantSave) {
-					t.Errorf("the final save differs from one process's")
-				}
-				trace, out := tc.finish()
-				if trace != wantTrace {
-					t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-				}
-				if out != wantOut {
-					t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-				}
+				tc.movedBothWays()
+				tc.wantSolo("", wantTrace, wantOut, wantSave)
 				if st := tc.c.Balance.Stats(); st.Agents == 0 || st.Bytes == 0 {
 					t.Errorf("moves counted %+v", st)
 				}
@@ -116,21 +105,10 @@ func TestRebalance_exampleGame(t *testing.T) {
 	_, wantSave := singleSave(t, "example", steps)
 	for _, sw := range [][2]int{{2, 2}, {3, 1}} {
 		t.Run(fmt.Sprintf("%dx%d", sw[0], sw[1]), func(t *testing.T) {
-			tc, moves := startMovingCluster(t, "example", 0, sw[0], sw[1], 5)
+			tc, _ := startMovingCluster(t, "example", 0, sw[0], sw[1], 5)
 			tc.steps(1, steps)
-			if moves[0] == 0 || moves[1] == 0 {
-				t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
-			}
-			if save := tc.save(); !bytes.Equal(save, wantSave) {
-				t.Errorf("the final save differs from one process's")
-			}
-			trace, out := tc.finish()
-			if trace != wantTrace {
-				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-			}
-			if out != wantOut {
-				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-			}
+			tc.movedBothWays()
+			tc.wantSolo("", wantTrace, wantOut, wantSave)
 		})
 	}
 }
@@ -245,16 +223,7 @@ func TestRebalance_gateHoldersMove(t *testing.T) {
 	if holders == 0 {
 		t.Fatal("no agent held a gate as it moved")
 	}
-	if save := tc.save(); !bytes.Equal(save, wantSave) {
-		t.Errorf("the final save differs from one process's")
-	}
-	trace, out := tc.finish()
-	if trace != wantTrace {
-		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-	}
-	if out != wantOut {
-		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-	}
+	tc.wantSolo("", wantTrace, wantOut, wantSave)
 	t.Logf("%d gate holders moved", holders)
 }
 

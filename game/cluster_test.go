@@ -153,31 +153,13 @@ func TestCluster_exampleGame(t *testing.T) {
 				half = b
 			}
 			tc.steps(steps/2+1, steps)
-			if b := tc.save(); !bytes.Equal(b, wantEnd) {
-				t.Errorf("the final save differs")
-			}
-			trace, out := tc.finish()
-			if trace != wantTrace {
-				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-			}
-			if out != wantOut {
-				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-			}
+			tc.wantSolo("", wantTrace, wantOut, wantEnd)
 		})
 	}
 	t.Run("2x2workers", func(t *testing.T) {
 		tc := startClusterWorkers(t, "example", 2, 2)
 		tc.steps(1, steps)
-		if b := tc.save(); !bytes.Equal(b, wantEnd) {
-			t.Errorf("the final save differs")
-		}
-		trace, out := tc.finish()
-		if trace != wantTrace {
-			t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-		}
-		if out != wantOut {
-			t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-		}
+		tc.wantSolo("", wantTrace, wantOut, wantEnd)
 	})
 	if half == nil {
 		t.Fatal("no save from 2 shards")
