@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -54,38 +53,11 @@ func singleWithSignals(t *testing.T, steps int) (string, string, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trace, out bytes.Buffer
 	before := func(g *Game, s StepInfo) error {
 		sendDue(t, s.Step-1, g.Signal)
 		return nil
 	}
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out, BeforeStep: before})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
-}
-
-// conductor is the test cluster's game.Conductor.
-func (tc *testCluster) conductor() *Conductor {
-	return &Conductor{g: tc.ch.g, h: tc.ch, c: tc.c}
+	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
 }
 
 // runWithSignals runs c from its step to step to, sending goSignals (those
@@ -112,16 +84,7 @@ func TestConductor_signalsFromGo(t *testing.T) {
 		j := &cluster.MemJournal{}
 		c.SetJournal(j)
 		runWithSignals(t, c, steps)
-		if save := tc.save(); !bytes.Equal(save, wantSave) {
-			t.Errorf("%d shards: the save differs from one process's", shards)
-		}
-		trace, out := tc.finish()
-		if trace != wantTrace {
-			t.Errorf("%d shards: trace differs:\n%s", shards, lineDiff(trace, wantTrace))
-		}
-		if out != wantOut {
-			t.Errorf("%d shards: output differs:\n%s", shards, lineDiff(out, wantOut))
-		}
+		tc.wantSolo(fmt.Sprintf("%d shards", shards), wantTrace, wantOut, wantSave)
 		if ins, _ := j.From(0); len(ins) != len(goSignals) {
 			t.Errorf("%d shards: %d inputs journaled, want %d", shards, len(ins), len(goSignals))
 		}
@@ -179,16 +142,7 @@ func TestConductor_signalsReplayed(t *testing.T) {
 		}
 	}
 	runWithSignals(t, cb, steps)
-	if save := b.save(); !bytes.Equal(save, wantSave) {
-		t.Errorf("the save differs from one process's")
-	}
-	trace, out := b.finish()
-	if trace != wantTrace {
-		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-	}
-	if out != wantOut {
-		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-	}
+	b.wantSolo("", wantTrace, wantOut, wantSave)
 }
 
 // TestConductor_signalRefused: a signal a receiver cannot hold (its
@@ -246,13 +200,7 @@ func TestConductor_signalRefused(t *testing.T) {
 	if err := c.Run(2); err != nil {
 		t.Fatal(err)
 	}
-	trace, out := tc.finish()
-	if trace != wantTrace.String() {
-		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace.String()))
-	}
-	if out != wantOut.String() {
-		t.Errorf("output differs:\n%s", lineDiff(out, wantOut.String()))
-	}
+	tc.wantSolo("", wantTrace.String(), wantOut.String(), nil)
 }
 
 // TestConductor_handlerSignalsJoinNextStep: what the handler of a signal
@@ -277,32 +225,15 @@ bt.action("hoard", {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wantTrace, wantOut bytes.Buffer
 	before := func(g *Game, s StepInfo) error {
 		if s.Step == 2 || s.Step == 5 {
 			return g.Signal("all", "Ping", runtime.String("go"))
 		}
 		return nil
 	}
-	g, err := Open(cfg, Options{TraceTo: &wantTrace, Stdout: &wantOut, Stderr: &wantOut, BeforeStep: before})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(6); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(wantOut.String(), "pong t-2:go") {
-		t.Fatalf("one process's output has no pong:\n%s", wantOut.String())
+	wantTrace, wantOut, _ := soloRun(t, cfg, Options{BeforeStep: before}, 6, false)
+	if !strings.Contains(wantOut, "pong t-2:go") {
+		t.Fatalf("one process's output has no pong:\n%s", wantOut)
 	}
 
 	tc := startCluster(t, config, 2)
@@ -317,13 +248,7 @@ bt.action("hoard", {
 			t.Fatal(err)
 		}
 	}
-	trace, out := tc.finish()
-	if trace != wantTrace.String() {
-		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace.String()))
-	}
-	if out != wantOut.String() {
-		t.Errorf("output differs:\n%s", lineDiff(out, wantOut.String()))
-	}
+	tc.wantSolo("", wantTrace, wantOut, nil)
 }
 
 // agentsGame is a game whose agents are added and removed: the world's
@@ -433,33 +358,11 @@ func singleWithAgents(t *testing.T, config string, steps int) (string, string, [
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trace, out bytes.Buffer
 	before := func(g *Game, s StepInfo) error {
 		changeDue(t, s.Step-1, func(id, tree string) error { _, err := g.AddAgent(id, tree, nil); return err }, g.RemoveAgent, g.Signal)
 		return nil
 	}
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out, BeforeStep: before})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
+	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
 }
 
 // runWithAgents runs c to step to with agentInputs between the steps.
@@ -496,16 +399,7 @@ func TestConductor_agentsAddedAndRemoved(t *testing.T) {
 		c := tc.conductor()
 		c.SetJournal(&cluster.MemJournal{})
 		runWithAgents(t, c, steps)
-		if save := tc.save(); !bytes.Equal(save, wantSave) {
-			t.Errorf("%d shards of %d workers: the save differs from one process's", shards, workers)
-		}
-		trace, out := tc.finish()
-		if trace != wantTrace {
-			t.Errorf("%d shards of %d workers: trace differs:\n%s", shards, workers, lineDiff(trace, wantTrace))
-		}
-		if out != wantOut {
-			t.Errorf("%d shards of %d workers: output differs:\n%s", shards, workers, lineDiff(out, wantOut))
-		}
+		tc.wantSolo(fmt.Sprintf("%d shards of %d workers", shards, workers), wantTrace, wantOut, wantSave)
 		tc.stop()
 	}
 }
@@ -522,52 +416,7 @@ func startClusterFromSaves(t *testing.T, config string, shards int) *testCluster
 // every shard.
 func startClusterFromSavesWorkers(t *testing.T, config string, shards, workers int) *testCluster {
 	t.Helper()
-	tc := &testCluster{t: t, errs: make([]error, shards)}
-	open := func(w io.Writer, shard *ShardOf) *Game {
-		cfg, err := LoadConfig(config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := Options{Stdout: w, Stderr: w, AgentsFromSave: true, Shard: shard}
-		if shard != nil {
-			opts.Workers = &workers
-		}
-		g, err := Open(cfg, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		return g
-	}
-	cg := open(&tc.out, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := cluster.Cut(len(cg.agents), shards)
-	link, ends := cluster.NewLocal(shards)
-	for k := range shards {
-		lo, hi := layout.Range(k)
-		sh, err := newShard(open(io.Discard, &ShardOf{K: k, N: shards}), lo, hi, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc.shards = append(tc.shards, sh)
-		if err := sh.start(); err != nil {
-			t.Fatal(err)
-		}
-		tc.wg.Add(1)
-		go func() {
-			defer tc.wg.Done()
-			tc.errs[k] = (&cluster.Shard{Host: sh, Link: ends[k]}).Run()
-		}()
-	}
-	if err := ch.start(); err != nil {
-		t.Fatal(err)
-	}
-	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
-	t.Cleanup(func() { tc.stop() })
-	return tc
+	return openCluster(t, clusterSetup{name: config, shards: shards, workers: workers, fromSaves: true})
 }
 
 // TestConductor_agentsReplayed: a cluster that goes back to a checkpoint
@@ -619,16 +468,7 @@ func TestConductor_agentsReplayed(t *testing.T) {
 			t.Fatal(err)
 		}
 		runWithAgents(t, cb, steps)
-		if save := b.save(); !bytes.Equal(save, wantSave) {
-			t.Errorf("%d shards: the save differs from one process's", shards)
-		}
-		trace, out := b.finish()
-		if trace != wantTrace {
-			t.Errorf("%d shards: trace differs:\n%s", shards, lineDiff(trace, wantTrace))
-		}
-		if out != wantOut {
-			t.Errorf("%d shards: output differs:\n%s", shards, lineDiff(out, wantOut))
-		}
+		b.wantSolo(fmt.Sprintf("%d shards", shards), wantTrace, wantOut, wantSave)
 		b.stop()
 	}
 }
@@ -729,7 +569,6 @@ func TestConductor_agentsAddedToAGameWithGates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wantTrace, wantOut bytes.Buffer
 	before := func(g *Game, s StepInfo) error {
 		if a, ok := adds[s.Step-1]; ok {
 			_, err := g.AddAgent(a[0], a[1], nil)
@@ -737,24 +576,9 @@ func TestConductor_agentsAddedToAGameWithGates(t *testing.T) {
 		}
 		return nil
 	}
-	g, err := Open(cfg, Options{TraceTo: &wantTrace, Stdout: &wantOut, Stderr: &wantOut, BeforeStep: before})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
+	wantTrace, wantOut, _ := soloRun(t, cfg, Options{BeforeStep: before}, steps, false)
 	for _, id := range []string{"late-1", "late-2"} {
-		if !strings.Contains(wantTrace.String(), `"agent":"`+id+`"`) {
+		if !strings.Contains(wantTrace, `"agent":"`+id+`"`) {
 			t.Fatalf("one process's trace has nothing of %s", id)
 		}
 	}
@@ -772,13 +596,7 @@ func TestConductor_agentsAddedToAGameWithGates(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		trace, out := tc.finish()
-		if trace != wantTrace.String() {
-			t.Errorf("%d shards: trace differs:\n%s", shards, lineDiff(trace, wantTrace.String()))
-		}
-		if out != wantOut.String() {
-			t.Errorf("%d shards: output differs:\n%s", shards, lineDiff(out, wantOut.String()))
-		}
+		tc.wantSolo(fmt.Sprintf("%d shards", shards), wantTrace, wantOut, nil)
 		tc.stop()
 	}
 }

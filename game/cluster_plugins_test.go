@@ -432,35 +432,8 @@ func editedRun(t *testing.T, name string, edit func(*Config), steps, shards, wor
 		}
 		return trace.String(), out.String(), save
 	}
-	tc := &testCluster{t: t, errs: make([]error, shards)}
-	cg := open(&tc.out, 1, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := cluster.Cut(len(cg.agents), shards)
-	link, ends := cluster.NewLocal(shards)
-	for k := range shards {
-		sg := open(io.Discard, workers, &ShardOf{K: k, N: shards})
-		lo, hi := layout.Range(k)
-		sh, err := newShard(sg, lo, hi, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sh.start(); err != nil {
-			t.Fatal(err)
-		}
-		tc.wg.Add(1)
-		go func() {
-			defer tc.wg.Done()
-			tc.errs[k] = (&cluster.Shard{Host: sh, Link: ends[k]}).Run()
-		}()
-	}
-	if err := ch.start(); err != nil {
-		t.Fatal(err)
-	}
-	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
-	t.Cleanup(func() { tc.stop() })
+	tc := openCluster(t, clusterSetup{name: name, shards: shards, workers: workers, edit: edit})
+	cg := tc.ch.g
 	tc.steps(1, steps)
 	save := tc.save()
 	trace2, out2 := tc.finish()

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
@@ -25,24 +24,13 @@ func TestRebalance_shardsHoldOnlyTheirRange(t *testing.T) {
 		wantTrace, wantOut, wantSave := singleMoving(t, fx.name, agents, fx.steps)
 		for _, sw := range [][2]int{{2, 1}, {3, 2}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", fx.name, sw[0], sw[1]), func(t *testing.T) {
-				tc, moves := startMovingCluster(t, fx.name, agents, sw[0], sw[1], 3)
+				tc, _ := startMovingCluster(t, fx.name, agents, sw[0], sw[1], 3)
 				for step := 1; step <= fx.steps; step++ {
 					tc.steps(step, step)
 					worlds += checkHeldRanges(t, tc, step)
 				}
-				if moves[0] == 0 || moves[1] == 0 {
-					t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
-				}
-				if save := tc.save(); !bytes.Equal(save, wantSave) {
-					t.Errorf("the final save differs from one process's")
-				}
-				trace, out := tc.finish()
-				if trace != wantTrace {
-					t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-				}
-				if out != wantOut {
-					t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-				}
+				tc.movedBothWays()
+				tc.wantSolo("", wantTrace, wantOut, wantSave)
 			})
 		}
 	}
@@ -131,13 +119,7 @@ func TestRebalance_dropTellsNoLiveView(t *testing.T) {
 	if moves[0]+moves[1] == 0 {
 		t.Fatal("no agent moved")
 	}
-	trace, out := tc.finish()
-	if trace != wantTrace {
-		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-	}
-	if out != wantOut {
-		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-	}
+	tc.wantSolo("", wantTrace, wantOut, nil)
 }
 
 // TestRebalance_navOnTheConductor: the example game with its nav plugin
@@ -154,24 +136,13 @@ func TestRebalance_navOnTheConductor(t *testing.T) {
 	wantTrace, wantOut, wantSave := editedRun(t, "example", edit, steps, 0, 1)
 	for _, sw := range [][2]int{{2, 1}, {3, 2}} {
 		t.Run(fmt.Sprintf("%dx%d", sw[0], sw[1]), func(t *testing.T) {
-			tc, moves := startMovingClusterEdited(t, "example", 0, sw[0], sw[1], 5, edit)
+			tc, _ := startMovingClusterEdited(t, "example", 0, sw[0], sw[1], 5, edit)
 			for step := 1; step <= steps; step++ {
 				tc.steps(step, step)
 				checkHeldRanges(t, tc, step)
 			}
-			if moves[0] == 0 || moves[1] == 0 {
-				t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
-			}
-			if save := tc.save(); !bytes.Equal(save, wantSave) {
-				t.Errorf("the final save differs from one process's")
-			}
-			trace, out := tc.finish()
-			if trace != wantTrace {
-				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-			}
-			if out != wantOut {
-				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-			}
+			tc.movedBothWays()
+			tc.wantSolo("", wantTrace, wantOut, wantSave)
 		})
 	}
 }

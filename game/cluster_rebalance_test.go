@@ -48,29 +48,7 @@ func movingConfig(t *testing.T, name string, agents int) *Config {
 // output and final save.
 func singleMoving(t *testing.T, name string, agents, steps int) (string, string, []byte) {
 	t.Helper()
-	var trace, out bytes.Buffer
-	g, err := Open(movingConfig(t, name, agents), Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil { // closing the agents writes too
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
+	return soloRun(t, movingConfig(t, name, agents), Options{}, steps, true)
 }
 
 // startMovingCluster is startClusterWorkers with moves: the conductor
@@ -78,66 +56,15 @@ func singleMoving(t *testing.T, name string, agents, steps int) (string, string,
 // not its time. moves counts the boundaries that moved up and down.
 func startMovingCluster(t *testing.T, name string, agents, shards, workers int, every uint64) (*testCluster, *[2]int) {
 	t.Helper()
-	return startMovingClusterEdited(t, name, agents, shards, workers, every, func(*Config) {})
+	return startMovingClusterEdited(t, name, agents, shards, workers, every, nil)
 }
 
 // startMovingClusterEdited is startMovingCluster of the config as edit
 // changes it, in every process.
 func startMovingClusterEdited(t *testing.T, name string, agents, shards, workers int, every uint64, edit func(*Config)) (*testCluster, *[2]int) {
 	t.Helper()
-	tc := &testCluster{t: t, errs: make([]error, shards)}
-	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
-		cfg := movingConfig(t, name, agents)
-		edit(cfg)
-		g, err := Open(cfg, Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		return g
-	}
-	cg := open(&tc.out, 1, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := cluster.Cut(len(cg.agents), shards)
-	link, ends := cluster.NewLocal(shards)
-	for k := range shards {
-		sg := open(io.Discard, workers, &ShardOf{K: k, N: shards})
-		lo, hi := layout.Range(k)
-		sh, err := newShard(sg, lo, hi, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sh.start(); err != nil {
-			t.Fatal(err)
-		}
-		tc.shards = append(tc.shards, sh)
-		s := &cluster.Shard{Host: sh, Link: ends[k]}
-		s.Meter.Cost = swingCost(k, every, func() int32 { return sh.g.cl.hi - sh.g.cl.lo })
-		tc.wg.Add(1)
-		go func() {
-			defer tc.wg.Done()
-			tc.errs[k] = s.Run()
-		}()
-	}
-	if err := ch.start(); err != nil {
-		t.Fatal(err)
-	}
-	moves := new([2]int)
-	b := &cluster.Balancer{Every: every, Decide: func(_ uint64, _ []float64, from, to cluster.Layout) {
-		for i := range from.Start {
-			if to.Start[i] > from.Start[i] {
-				moves[0]++
-			} else if to.Start[i] < from.Start[i] {
-				moves[1]++
-			}
-		}
-	}}
-	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout, Balance: b}
-	t.Cleanup(func() { tc.stop() })
-	return tc, moves
+	tc := openCluster(t, clusterSetup{name: name, shards: shards, workers: workers, agents: agents, edit: edit, every: every})
+	return tc, &tc.moves
 }
 
 // TestRebalance_sameTraceOutputAndSave: agents moved between 2 or 3 shards
@@ -153,21 +80,10 @@ func TestRebalance_sameTraceOutputAndSave(t *testing.T) {
 		wantTrace, wantOut, wantSave := singleMoving(t, fx.name, 12, fx.steps)
 		for _, sw := range [][2]int{{2, 1}, {3, 1}, {2, 2}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", fx.name, sw[0], sw[1]), func(t *testing.T) {
-				tc, moves := startMovingCluster(t, fx.name, 12, sw[0], sw[1], 3)
+				tc, _ := startMovingCluster(t, fx.name, 12, sw[0], sw[1], 3)
 				tc.steps(1, fx.steps)
-				if moves[0] == 0 || moves[1] == 0 {
-					t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
-				}
-				if save := tc.save(); !bytes.Equal(save, wantSave) {
-					t.Errorf("the final save differs from one process's")
-				}
-				trace, out := tc.finish()
-				if trace != wantTrace {
-					t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-				}
-				if out != wantOut {
-					t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-				}
+				tc.movedBothWays()
+				tc.wantSolo("", wantTrace, wantOut, wantSave)
 				if st := tc.c.Balance.Stats(); st.Agents == 0 || st.Bytes == 0 {
 					t.Errorf("moves counted %+v", st)
 				}
@@ -189,21 +105,10 @@ func TestRebalance_exampleGame(t *testing.T) {
 	_, wantSave := singleSave(t, "example", steps)
 	for _, sw := range [][2]int{{2, 2}, {3, 1}} {
 		t.Run(fmt.Sprintf("%dx%d", sw[0], sw[1]), func(t *testing.T) {
-			tc, moves := startMovingCluster(t, "example", 0, sw[0], sw[1], 5)
+			tc, _ := startMovingCluster(t, "example", 0, sw[0], sw[1], 5)
 			tc.steps(1, steps)
-			if moves[0] == 0 || moves[1] == 0 {
-				t.Fatalf("boundaries moved up %d times and down %d: want both", moves[0], moves[1])
-			}
-			if save := tc.save(); !bytes.Equal(save, wantSave) {
-				t.Errorf("the final save differs from one process's")
-			}
-			trace, out := tc.finish()
-			if trace != wantTrace {
-				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-			}
-			if out != wantOut {
-				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-			}
+			tc.movedBothWays()
+			tc.wantSolo("", wantTrace, wantOut, wantSave)
 		})
 	}
 }
@@ -318,16 +223,7 @@ func TestRebalance_gateHoldersMove(t *testing.T) {
 	if holders == 0 {
 		t.Fatal("no agent held a gate as it moved")
 	}
-	if save := tc.save(); !bytes.Equal(save, wantSave) {
-		t.Errorf("the final save differs from one process's")
-	}
-	trace, out := tc.finish()
-	if trace != wantTrace {
-		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-	}
-	if out != wantOut {
-		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-	}
+	tc.wantSolo("", wantTrace, wantOut, wantSave)
 	t.Logf("%d gate holders moved", holders)
 }
 

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/btrun/btrun/cluster"
 )
 
 // singleRun is the config's run in one process: its trace and output.
@@ -18,142 +15,8 @@ func singleRun(t *testing.T, name string, steps int) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trace, out bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Run(steps); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil { // closing the agents writes too
-		t.Fatal(err)
-	}
-	return trace.String(), out.String()
-}
-
-// testCluster is a conductor and its shards in this process, over the
-// in-process transport: every shard a Game of its own, with its own agents
-// and Lua state.
-type testCluster struct {
-	t          *testing.T
-	c          *cluster.Conductor
-	ch         *conductorHost
-	wg         sync.WaitGroup
-	errs       []error
-	trace, out bytes.Buffer
-	shards     []*shardHost // for tests that reach into a shard between steps
-}
-
-func startCluster(t *testing.T, name string, shards int) *testCluster {
-	return startClusterWorkers(t, name, shards, 1)
-}
-
-// startClusterWorkers is startCluster with workers on every shard.
-func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCluster {
-	t.Helper()
-	tc := &testCluster{t: t, errs: make([]error, shards)}
-	// What opening writes (a plugin's start) is the conductor's to write.
-	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
-		cfg, err := LoadConfig(clusterConfig(name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := Open(cfg, Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		return g
-	}
-	cg := open(&tc.out, 1, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := cluster.Cut(len(cg.agents), shards)
-	link, ends := cluster.NewLocal(shards)
-	for k := range shards {
-		sg := open(io.Discard, workers, &ShardOf{K: k, N: shards})
-		lo, hi := layout.Range(k)
-		sh, err := newShard(sg, lo, hi, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sh.start(); err != nil {
-			t.Fatal(err)
-		}
-		tc.shards = append(tc.shards, sh)
-		tc.wg.Add(1)
-		go func() {
-			defer tc.wg.Done()
-			tc.errs[k] = (&cluster.Shard{Host: sh, Link: ends[k]}).Run()
-		}()
-	}
-	if err := ch.start(); err != nil {
-		t.Fatal(err)
-	}
-	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
-	t.Cleanup(func() { tc.stop() })
-	return tc
-}
-
-func (tc *testCluster) steps(from, to int) {
-	tc.t.Helper()
-	for s := from; s <= to; s++ {
-		if err := tc.c.Step(uint64(s)); err != nil {
-			tc.t.Fatal(err)
-		}
-	}
-}
-
-func (tc *testCluster) save() []byte {
-	tc.t.Helper()
-	b, err := tc.ch.save(tc.c)
-	if err != nil {
-		tc.t.Fatal(err)
-	}
-	return b
-}
-
-func (tc *testCluster) load(b []byte) {
-	tc.t.Helper()
-	if err := tc.ch.load(tc.c, b); err != nil {
-		tc.t.Fatal(err)
-	}
-}
-
-// finish ends the run: the trace and the output.
-func (tc *testCluster) finish() (string, string) {
-	tc.t.Helper()
-	c := &Conductor{g: tc.ch.g, h: tc.ch, c: tc.c}
-	if err := c.Finish(); err != nil {
-		tc.t.Fatal(err)
-	}
-	return tc.trace.String(), tc.out.String()
-}
-
-func (tc *testCluster) stop() {
-	if tc.c == nil {
-		return
-	}
-	if err := tc.c.Stop(); err != nil {
-		tc.t.Error(err)
-	}
-	tc.wg.Wait()
-	for k, err := range tc.errs {
-		if err != nil {
-			tc.t.Errorf("shard %d: %v", k, err)
-		}
-	}
-	tc.c = nil
+	trace, out, _ := soloRun(t, cfg, Options{}, steps, false)
+	return trace, out
 }
 
 // clusterRun is the config's run on shards: its trace and output.
@@ -290,31 +153,13 @@ func TestCluster_exampleGame(t *testing.T) {
 				half = b
 			}
 			tc.steps(steps/2+1, steps)
-			if b := tc.save(); !bytes.Equal(b, wantEnd) {
-				t.Errorf("the final save differs")
-			}
-			trace, out := tc.finish()
-			if trace != wantTrace {
-				t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-			}
-			if out != wantOut {
-				t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-			}
+			tc.wantSolo("", wantTrace, wantOut, wantEnd)
 		})
 	}
 	t.Run("2x2workers", func(t *testing.T) {
 		tc := startClusterWorkers(t, "example", 2, 2)
 		tc.steps(1, steps)
-		if b := tc.save(); !bytes.Equal(b, wantEnd) {
-			t.Errorf("the final save differs")
-		}
-		trace, out := tc.finish()
-		if trace != wantTrace {
-			t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
-		}
-		if out != wantOut {
-			t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
-		}
+		tc.wantSolo("", wantTrace, wantOut, wantEnd)
 	})
 	if half == nil {
 		t.Fatal("no save from 2 shards")

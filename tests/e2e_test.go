@@ -51,6 +51,13 @@ func run(t *testing.T, dir string, args ...string) result {
 	t.Helper()
 	cmd := command(args...)
 	cmd.Dir = dir
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd (a btrun command): its output, error output and exit
+// code; it fails t if cmd does not start.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -1,10 +1,7 @@
 package tests
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,18 +30,7 @@ func TestRebalance_checkpointRightAfterAMove(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	base, err := os.ReadFile("../config.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp("..", "rebalance-test-*.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	config, _ := filepath.Abs(f.Name())
-	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 10\ndeadline = \"2s\"\nrebalance = true\nstore = \""+filepath.Base(config)+".store\"\n"...))
-	f.Close()
-	t.Cleanup(func() { os.Remove(config); os.RemoveAll(config + ".store") })
+	config := exampleClusterConfig(t, "rebalance-test-*.toml", "checkpoint_every = 10\ndeadline = \"2s\"\nrebalance = true\n")
 	dir := t.TempDir()
 	trace, save, out := oneProcess(t, config, dir)
 	r := runEnv(t, []string{"BTRUN_TEST_COST=1:3", "BTRUN_TEST_FAULT=shard1:report:35"}, "run", "-config", config, "-steps", "600", "-shards", "2",
@@ -69,17 +55,7 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
 	cmd := command(args...)
 	cmd.Env = append(os.Environ(), env...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+	return runCmd(t, cmd)
 }
 
 // TestRebalance_shardProcessesSameAsOneProcess: `btrun run -shards N` with

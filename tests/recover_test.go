@@ -3,7 +3,6 @@ package tests
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -25,37 +24,13 @@ import (
 // paths are relative to it); it is removed with the run's store.
 func recoverConfig(t *testing.T) string {
 	t.Helper()
-	base, err := os.ReadFile("../config.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp("..", "recover-test-*.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, _ := filepath.Abs(f.Name())
-	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 100\ndeadline = \"2s\"\nstore = \""+filepath.Base(path)+".store\"\n"...))
-	f.Close()
-	t.Cleanup(func() { os.Remove(path); os.RemoveAll(path + ".store") })
-	return path
+	return exampleClusterConfig(t, "recover-test-*.toml", "checkpoint_every = 100\ndeadline = \"2s\"\n")
 }
 
 // runFault runs btrun with BTRUN_TEST_FAULT set to fault ("" none).
 func runFault(t *testing.T, fault string, args ...string) result {
 	t.Helper()
-	cmd := command(args...)
-	cmd.Env = append(os.Environ(), "BTRUN_TEST_FAULT="+fault)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+	return runEnv(t, []string{"BTRUN_TEST_FAULT=" + fault}, args...)
 }
 
 // oneProcess is the single run's trace, save and output for 600 steps.

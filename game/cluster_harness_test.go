@@ -1,0 +1,232 @@
+package game
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/btrun/btrun/cluster"
+)
+
+// soloRun is cfg's run in one process for steps steps (Game.Run, so with
+// opts.BeforeStep): its trace, its output and, if save, its final save.
+// opts gets the trace and output buffers.
+func soloRun(t *testing.T, cfg *Config, opts Options, steps int, save bool) (string, string, []byte) {
+	t.Helper()
+	var trace, out bytes.Buffer
+	opts.TraceTo, opts.Stdout, opts.Stderr = &trace, &out, &out
+	g, err := Open(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Run(steps); err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	if save {
+		if b, err = g.encodeSave(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Close(); err != nil { // closing the agents writes too
+		t.Fatal(err)
+	}
+	return trace.String(), out.String(), b
+}
+
+// testCluster is a conductor and its shards in this process, over the
+// in-process transport: every shard a Game of its own, with its own agents
+// and Lua state.
+type testCluster struct {
+	t          *testing.T
+	c          *cluster.Conductor
+	ch         *conductorHost
+	wg         sync.WaitGroup
+	errs       []error
+	trace, out bytes.Buffer
+	shards     []*shardHost // for tests that reach into a shard between steps
+	moves      [2]int       // with a balancer: the boundaries that moved up, down
+}
+
+// clusterSetup is what a test cluster runs; the zero value of a field is
+// what most tests want.
+type clusterSetup struct {
+	name      string        // a fixture, "example" or a config path (clusterConfig)
+	shards    int           // shards, each a Game
+	workers   int           // on every shard (0: 1); the conductor has 1
+	agents    int           // > 0: movingConfig's agents
+	edit      func(*Config) // changes the config in every process
+	fromSaves bool          // every game opened with Options.AgentsFromSave
+	every     uint64        // > 0: a balancer deciding every `every` steps on swingCost's costs
+}
+
+// openCluster opens, starts and serves the cluster s says, stopped at the
+// test's end.
+func openCluster(t *testing.T, s clusterSetup) *testCluster {
+	t.Helper()
+	tc := &testCluster{t: t, errs: make([]error, s.shards)}
+	// What opening writes (a plugin's start) is the conductor's to write.
+	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
+		cfg := movingConfig(t, s.name, s.agents)
+		if s.edit != nil {
+			s.edit(cfg)
+		}
+		opts := Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard, AgentsFromSave: s.fromSaves}
+		g, err := Open(cfg, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	cg := open(&tc.out, 1, nil)
+	ch, err := newConductor(cg, &tc.trace, &tc.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := cluster.Cut(len(cg.agents), s.shards)
+	link, ends := cluster.NewLocal(s.shards)
+	for k := range s.shards {
+		sg := open(io.Discard, max(s.workers, 1), &ShardOf{K: k, N: s.shards})
+		lo, hi := layout.Range(k)
+		sh, err := newShard(sg, lo, hi, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sh.start(); err != nil {
+			t.Fatal(err)
+		}
+		tc.shards = append(tc.shards, sh)
+		cs := &cluster.Shard{Host: sh, Link: ends[k]}
+		if s.every > 0 {
+			cs.Meter.Cost = swingCost(k, s.every, func() int32 { return sh.g.cl.hi - sh.g.cl.lo })
+		}
+		tc.wg.Add(1)
+		go func() {
+			defer tc.wg.Done()
+			tc.errs[k] = cs.Run()
+		}()
+	}
+	if err := ch.start(); err != nil {
+		t.Fatal(err)
+	}
+	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
+	if s.every > 0 {
+		tc.c.Balance = &cluster.Balancer{Every: s.every, Decide: func(_ uint64, _ []float64, from, to cluster.Layout) {
+			for i := range from.Start {
+				if to.Start[i] > from.Start[i] {
+					tc.moves[0]++
+				} else if to.Start[i] < from.Start[i] {
+					tc.moves[1]++
+				}
+			}
+		}}
+	}
+	t.Cleanup(func() { tc.stop() })
+	return tc
+}
+
+func startCluster(t *testing.T, name string, shards int) *testCluster {
+	t.Helper()
+	return openCluster(t, clusterSetup{name: name, shards: shards})
+}
+
+// startClusterWorkers is startCluster with workers on every shard.
+func startClusterWorkers(t *testing.T, name string, shards, workers int) *testCluster {
+	t.Helper()
+	return openCluster(t, clusterSetup{name: name, shards: shards, workers: workers})
+}
+
+func (tc *testCluster) steps(from, to int) {
+	tc.t.Helper()
+	for s := from; s <= to; s++ {
+		if err := tc.c.Step(uint64(s)); err != nil {
+			tc.t.Fatal(err)
+		}
+	}
+}
+
+func (tc *testCluster) save() []byte {
+	tc.t.Helper()
+	b, err := tc.ch.save(tc.c)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	return b
+}
+
+func (tc *testCluster) load(b []byte) {
+	tc.t.Helper()
+	if err := tc.ch.load(tc.c, b); err != nil {
+		tc.t.Fatal(err)
+	}
+}
+
+// conductor is the test cluster's game.Conductor.
+func (tc *testCluster) conductor() *Conductor {
+	return &Conductor{g: tc.ch.g, h: tc.ch, c: tc.c}
+}
+
+// finish ends the run: the trace and the output.
+func (tc *testCluster) finish() (string, string) {
+	tc.t.Helper()
+	if err := tc.conductor().Finish(); err != nil {
+		tc.t.Fatal(err)
+	}
+	return tc.trace.String(), tc.out.String()
+}
+
+func (tc *testCluster) stop() {
+	if tc.c == nil {
+		return
+	}
+	if err := tc.c.Stop(); err != nil {
+		tc.t.Error(err)
+	}
+	tc.wg.Wait()
+	for k, err := range tc.errs {
+		if err != nil {
+			tc.t.Errorf("shard %d: %v", k, err)
+		}
+	}
+	tc.c = nil
+}
+
+// wantSolo finishes the run and fails the test unless the cluster's save
+// (when wantSave is not nil; taken first), trace and output are one
+// process's, byte for byte. label, when not empty, starts every message.
+func (tc *testCluster) wantSolo(label, wantTrace, wantOut string, wantSave []byte) {
+	tc.t.Helper()
+	if label != "" {
+		label += ": "
+	}
+	if wantSave != nil {
+		if save := tc.save(); !bytes.Equal(save, wantSave) {
+			tc.t.Errorf("%sthe final save differs from one process's", label)
+		}
+	}
+	trace, out := tc.finish()
+	if trace != wantTrace {
+		tc.t.Errorf("%strace differs:\n%s", label, lineDiff(trace, wantTrace))
+	}
+	if out != wantOut {
+		tc.t.Errorf("%soutput differs:\n%s", label, lineDiff(out, wantOut))
+	}
+}
+
+// movedBothWays fails the test unless the balancer moved boundaries up
+// and down.
+func (tc *testCluster) movedBothWays() {
+	tc.t.Helper()
+	if tc.moves[0] == 0 || tc.moves[1] == 0 {
+		tc.t.Fatalf("boundaries moved up %d times and down %d: want both", tc.moves[0], tc.moves[1])
+	}
+}

@@ -1,0 +1,28 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// exampleClusterConfig is the example game's config.toml with a [cluster]
+// table of keys and a store of its own, written beside config.toml (its
+// paths are relative to it) under a name of pattern (os.CreateTemp's); it
+// is removed with its store at the test's end.
+func exampleClusterConfig(t *testing.T, pattern, keys string) string {
+	t.Helper()
+	base, err := os.ReadFile("../config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp("..", pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := filepath.Abs(f.Name())
+	f.Write(append(base, "\n[cluster]\n"+keys+"store = \""+filepath.Base(path)+".store\"\n"...))
+	f.Close()
+	t.Cleanup(func() { os.Remove(path); os.RemoveAll(path + ".store") })
+	return path
+}
