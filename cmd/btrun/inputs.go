@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/game"
@@ -91,11 +92,13 @@ func parseInput(text string) (runInput, error) {
 	case in.op == "remove" && len(f) == 3:
 	case in.op == "signal" && len(f) > 4:
 		in.name = f[3]
-		// The data is the rest of the line, spaces and all.
+		// The data is the rest of the line, spaces and all. Fields cut at
+		// unicode.IsSpace: so must this, or a field ended by another space
+		// (a no-break space, a vertical tab) would leave no blank to find.
 		rest := text
 		for range 4 {
-			rest = strings.TrimLeft(rest, " \t")
-			rest = rest[strings.IndexAny(rest, " \t"):]
+			rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+			rest = rest[strings.IndexFunc(rest, unicode.IsSpace):]
 		}
 		rest = strings.TrimSpace(rest)
 		if in.data, err = parseData(in.name, rest); err != nil {
