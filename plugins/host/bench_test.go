@@ -59,8 +59,14 @@ func benchWorld(b testing.TB, xml string, agents int, opts Options) *world {
 	}
 	b.Cleanup(func() { set.Close() })
 	w.set = set
+	return w.populate(b, xml, agents)
+}
+
+// populate binds xml to w's set and makes agents agents of it, each with
+// its field x.
+func (w *world) populate(b testing.TB, xml string, agents int) *world {
 	reg := runtime.NewRegistry()
-	if err := set.Register(reg); err != nil {
+	if err := w.set.Register(reg); err != nil {
 		b.Fatal(err)
 	}
 	tree, err := runtime.LoadBytes("bench.xml", []byte(xml), runtime.LoadOptions{})
@@ -280,27 +286,7 @@ func inProcessWorld(b testing.TB, xml string, agents int, svc sdk.Service) *worl
 		Actions: []sdk.ActionInfo{{Name: "test.move", Reads: []string{"x"}, Writes: []string{"x"}}}}}
 	p.inst = &instance{svc: svc, ctx: ctx, cancel: cancel, done: make(chan struct{}), started: time.Now()}
 	set.plugins = []*plugin{p}
-	w := &world{set: set}
-	reg := runtime.NewRegistry()
-	if err := set.Register(reg); err != nil {
-		b.Fatal(err)
-	}
-	tree, err := runtime.LoadBytes("bench.xml", []byte(xml), runtime.LoadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if w.tree, err = runtime.Bind(tree, reg, runtime.BindOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	w.env = &runtime.Env{}
-	data := make([]benchFields, agents)
-	for i := range agents {
-		a := w.tree.NewAgent(fmt.Sprintf("agent-%d", i+1), w.env)
-		data[i].x = float64(i)
-		a.SetUserData(&data[i])
-		w.agents = append(w.agents, a)
-	}
-	return w
+	return (&world{set: set}).populate(b, xml, agents)
 }
 
 // moveService answers batches of test.move in this process: x+1 written,
