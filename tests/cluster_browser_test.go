@@ -96,6 +96,7 @@ func TestCluster_liveViewInABrowser(t *testing.T) {
 		shoot(ctx, t, "debug-cluster-"+tag+".png")
 		r.quit()
 	}
+	t.Logf("the breakpoint stopped both at %q", stops["one"])
 	if stops["two"] != stops["one"] {
 		t.Errorf("the breakpoint stopped the cluster at %q, one process at %q", stops["two"], stops["one"])
 	}
