@@ -59,12 +59,15 @@ func (s *clusterSession) startDebug(g *game.Game) (stop func(err error), err err
 		v.mu.Lock()
 		d := v.cur
 		v.cur, v.h, v.waiting = nil, nil, nil
-		v.why = "the run lost a shard and goes back to its last checkpoint, then replays to step " + fmt.Sprint(v.reached)
+		v.why = "the run has ended"
+		if lost(err) {
+			v.why = "the run lost a shard and goes back to its last checkpoint, then replays to step " + fmt.Sprint(v.reached)
+		}
 		v.mu.Unlock()
 		if d != nil {
 			d.Close()
 		}
-		if err == nil || !lost(err) {
+		if !lost(err) {
 			ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 			defer cancel()
 			if v.srv.Shutdown(ctx) != nil {
