@@ -8,8 +8,10 @@ import "fmt"
 // process is told about their agents' steps (DebugNote items). The page's
 // commands reach an agent on its own shard between steps, so that what
 // they do (a cancelled action's hooks, a handler's lines and signals) is
-// done where one process would do it: a signal as a delivery (DeliverNow),
-// a jump or a variable's edit as a Debug message.
+// done where one process would do it; they are journaled inputs from
+// outside the run (inputs_debug.go): a signal as a delivery
+// (DeliverInput), a jump or a variable's edit as a Debug message
+// (DebugInput).
 
 // The commands of a Debug message (Item.Name).
 const (
@@ -60,27 +62,6 @@ func (c *Conductor) keep() {
 	c.carry = append(c.carry, c.outbox...)
 	clear(c.outbox)
 	c.outbox = c.outbox[:0]
-}
-
-// DeliverNow delivers dels (Delivery items, as Route makes them) now,
-// between steps, at step step: each shard gets those of its agents as a
-// Deliver message, and the records they write are written. The signals
-// their handlers send to other agents are delivered in the next step,
-// before those its agents send.
-func (c *Conductor) DeliverNow(step uint64, dels []Item) error {
-	if err := c.init(); err != nil {
-		return err
-	}
-	c.begin(Deliver, step)
-	if err := c.spread(dels, PhaseDelivery); err != nil {
-		return err
-	}
-	err := c.exchange(false)
-	c.keep()
-	if err != nil {
-		return fmt.Errorf("cluster: step %d, a delivery between steps: %w", step, err)
-	}
-	return nil
 }
 
 // Debug sends a live view's commands (Debug message items: Name the

@@ -26,6 +26,10 @@ const (
 	// AddAgent does; InputRemove removes the agent To.
 	InputAdd
 	InputRemove
+	// A live view's signal, jump and variable edit (inputs_debug.go).
+	InputDebugSignal
+	InputDebugJump
+	InputDebugSetVar
 	numInputKinds
 )
 

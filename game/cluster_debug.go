@@ -61,6 +61,9 @@ func (c *Conductor) runDebugged(steps int) error {
 		if err := d.relay(); err != nil {
 			return err
 		}
+		if err := c.replayDue(); err != nil { // cluster_inputs.go
+			return err
+		}
 		if err := c.c.Step(c.g.step + 1); err != nil {
 			return err
 		}

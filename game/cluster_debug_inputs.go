@@ -11,12 +11,13 @@ import (
 // The live view's inputs to a cluster's agents, between steps: a signal
 // from "debugger", a jump, a variable's edit. Each is checked against the
 // conductor's copy of the agent (fresh since the last step), as one
-// process checks it, then applied to the agent on its shard, where one
+// process checks it, then journaled and applied as the other inputs from
+// outside are (cluster_debug_journal.go): on the agent's shard, where one
 // process would apply it (an action a jump cancels is cancelled there, a
 // handler runs there with the agent's Lua state and plugins); the lines it
-// writes are written at once, the signals its handlers send go out with
-// the next step's, and the copy is refreshed. These are the entry points
-// of outside inputs from the page into a cluster run.
+// writes are written at once, the signals its handlers send join the next
+// step's queue in the order the inputs came, and the copy is refreshed. A
+// replay (a lost shard, a resumed run) applies it again after its step.
 
 // clusterHost is the conductor's DebugHost: the game's, with the inputs
 // sent to the shards and time travel refused.
@@ -51,15 +52,7 @@ func (h clusterHost) SendSignal(agent, signal string, data runtime.Value) error 
 	if err != nil {
 		return err
 	}
-	if err := h.d.before(); err != nil {
-		return err
-	}
-	del := cluster.Item{Kind: cluster.Delivery, Agent: ga.idx, Peer: -1, Text: DebuggerSender, Name: signal, Data: b}
-	if err := h.d.c.c.DeliverNow(g.step, []cluster.Item{del}); err != nil {
-		return err
-	}
-	_, err = h.d.refresh()
-	return err
+	return h.d.c.journal(cluster.Input{Kind: cluster.InputDebugSignal, To: agent, Name: signal, Data: b})
 }
 
 // JumpAgent moves an agent's cursor to the rule with the given id now, on
@@ -73,7 +66,7 @@ func (h clusterHost) JumpAgent(agent, id string) error {
 	if _, ok := ga.a.Tree().Tree.RuleIndex(id); !ok {
 		return fmt.Errorf("game: agent %s: its tree has no rule with id %q", agent, id)
 	}
-	return h.command(ga, cluster.Item{Name: cluster.DebugJump, Text: id})
+	return h.d.c.journal(cluster.Input{Kind: cluster.InputDebugJump, To: agent, Name: id})
 }
 
 // SetAgentVar sets an agent's declared variable now, on its shard
@@ -90,28 +83,7 @@ func (h clusterHost) SetAgentVar(agent, name string, v runtime.VarValue) error {
 	}
 	e := savecodec.NewEncoder()
 	writeVarValue(e, v)
-	return h.command(ga, cluster.Item{Name: cluster.DebugSetVar, Text: name, Data: e.Bytes()})
-}
-
-// command sends one command for ga to its shard, refreshes the copies and
-// returns the command's error on the shard, if any.
-func (h clusterHost) command(ga *gameAgent, cmd cluster.Item) error {
-	g := (*Game)(h.debugHost)
-	if err := h.d.before(); err != nil {
-		return err
-	}
-	cmd.Kind, cmd.Agent, cmd.Peer = cluster.DebugNote, ga.idx, -1
-	if err := h.d.c.c.Debug(g.step, []cluster.Item{cmd}); err != nil {
-		return err
-	}
-	warnings, err := h.d.refresh()
-	if err != nil {
-		return err
-	}
-	if len(warnings) > 0 {
-		return fmt.Errorf("%s", warnings[0])
-	}
-	return nil
+	return h.d.c.journal(cluster.Input{Kind: cluster.InputDebugSetVar, To: agent, Name: name, Data: e.Bytes()})
 }
 
 // before readies a command: the shards relay (a command may come before

@@ -27,7 +27,14 @@ type liveRun struct {
 // waits until it says where its live view is.
 func startLiveRun(t *testing.T, args ...string) *liveRun {
 	t.Helper()
+	return startLiveRunEnv(t, nil, args...)
+}
+
+// startLiveRunEnv is startLiveRun with env added to btrun's environment.
+func startLiveRunEnv(t *testing.T, env []string, args ...string) *liveRun {
+	t.Helper()
 	cmd := command(args...)
+	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	all := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(pw, all), io.MultiWriter(pw, all)

@@ -50,6 +50,7 @@ type clusterSession struct {
 	inputs     *natsnet.Inputs // the run's journal of inputs (cluster_inputs.go)
 
 	moves cluster.MoveStats // agents moved between shards, on every link (cluster_rebalance.go)
+	view  *clusterView      // -debug: the live view's server, for every link (cluster_debug.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -154,7 +155,7 @@ func (s *clusterSession) run() (cluster.Stats, error) {
 	for recoveries := 0; ; recoveries++ {
 		st, err := s.attempt(from)
 		st.Steps, st.Rounds, st.Batches = st.Steps+s.stats.Steps, st.Rounds+s.stats.Rounds, st.Batches+s.stats.Batches
-		if err == nil || !lost(err) || s.r.debug.addr != "" { // a live view's run is not replayed (cluster_debug.go)
+		if err == nil || !lost(err) {
 			st.Steps = s.until - s.first // the run's, not counting replays
 			return st, err
 		}
@@ -302,8 +303,8 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	if err != nil {
 		return st, err
 	}
-	defer stopDebug()
-	for c.Between(until) && c.Step() < until { // the live view's moment, as btrun run gives it
+	defer func() { stopDebug(err) }()
+	for s.debugDue(c.Step()) && c.Between(until) && c.Step() < until { // the live view's moment, as btrun run gives it
 		s.fault.at("step", c.Step()+1)
 		s.fault.at("stop", c.Step()+1)
 		// Before the step writes: a conductor that was silent past its
