@@ -78,3 +78,27 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		}
 	})
 }
+
+// TestAgentsPart_badBytesAreAnError: a shard's part reads back its range's
+// saves; cut, padded or lying about its count, it is an error, never a
+// panic or a large allocation.
+func TestAgentsPart_badBytesAreAnError(t *testing.T) {
+	saves := []Item{{Kind: AgentSave, Agent: 4, Data: []byte("four")}, {Kind: AgentSave, Agent: 5, Data: []byte("five")}, {Kind: AgentSave, Agent: 6, Data: []byte("six")}}
+	b := encodeAgentsPart(4, 7, saves)
+	got, err := decodeAgentsPart(b, 5, 7, nil)
+	if err != nil || len(got) != 2 || got[0].Agent != 5 || string(got[1].Data) != "six" || got[0].Order != Place(PhaseSave, 5) {
+		t.Fatalf("agents 5..6 of the part: %+v, %v", got, err)
+	}
+	for i := range len(b) {
+		if _, err := decodeAgentsPart(b[:i], 4, 7, nil); !errors.Is(err, ErrCheckpoint) {
+			t.Errorf("cut at %d: %v", i, err)
+		}
+	}
+	if _, err := decodeAgentsPart(append(b, 0), 4, 7, nil); err == nil || !strings.Contains(err.Error(), "1 bytes after the part") {
+		t.Errorf("padded: %v", err)
+	}
+	huge := append([]byte(partsMagic), 0, 2, 0xff, 0xff, 0xff, 0xff, 0x0f)
+	if _, err := decodeAgentsPart(huge, 0, 1, nil); err == nil || !strings.Contains(err.Error(), "agents") {
+		t.Errorf("a count past its bytes: %v", err)
+	}
+}
