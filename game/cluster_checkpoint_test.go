@@ -62,3 +62,65 @@ func TestCheckpoint_shardsWriteParts(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpoint_agentsAddedAndRemoved: a checkpoint the shards write
+// after agents were added and removed (7 agents, 6 in the config) restores
+// on clusters of 3 and 1 shards that list the config's agents: the
+// conductor takes the checkpoint's directory and gives it the shards
+// before they read their ranges' parts; with the journal's inputs
+// replayed, the run ends with one process's trace, output and save.
+func TestCheckpoint_agentsAddedAndRemoved(t *testing.T) {
+	const steps, ckpt, lost = 12, 3, 8
+	config := agentsGame(t)
+	wantTrace, wantOut, wantSave := singleWithAgents(t, config, steps)
+	j := &cluster.MemJournal{}
+	run := t.Name()
+	store := cluster.SharedMemStore(run)
+
+	a := startClusterFromSaves(t, config, 2)
+	ca := a.conductor()
+	ca.SetJournal(j)
+	runWithAgents(t, ca, ckpt)
+	if _, err := ca.WriteCheckpoint(store, run, cluster.Checkpoint{Seq: 1, Until: steps}); err != nil {
+		t.Fatal(err)
+	}
+	traceAt, outAt := a.trace.Len(), a.out.Len()
+	if err := j.Prune(ckpt); err != nil {
+		t.Fatal(err)
+	}
+	runWithAgents(t, ca, lost)
+	a.stop()
+	cp, _, err := store.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, shards := range []int{3, 1} {
+		b := startClusterFromSaves(t, config, shards)
+		cb := b.conductor()
+		if err := cb.RestoreCheckpoint(store, run, cp); err != nil {
+			t.Fatal(err)
+		}
+		if len(cb.g.agents) != 7 {
+			t.Fatalf("%d shards: the conductor lists %d agents after the restore, want the checkpoint's 7", shards, len(cb.g.agents))
+		}
+		heldOnly(t, b, "after the restore")
+		b.trace.Reset()
+		b.out.Reset()
+		b.trace.Write(a.trace.Bytes()[:traceAt])
+		b.out.Write(a.out.Bytes()[:outAt])
+		ins, err := j.From(ckpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cb.Replay(ins); err != nil {
+			t.Fatal(err)
+		}
+		if err := cb.Run(lost - ckpt); err != nil {
+			t.Fatal(err)
+		}
+		runWithAgents(t, cb, steps)
+		b.wantSolo(fmt.Sprintf("%d shards", shards), wantTrace, wantOut, wantSave)
+		b.stop()
+	}
+}
