@@ -51,6 +51,22 @@ type StoreLink interface {
 	CheckpointStore(run string) (CheckpointStore, error)
 }
 
+// StoreWaitLink is a conductor link whose shards' replies to a checkpoint
+// may take what the store takes besides a step's deadline: WaitStore
+// lengthens the link's reply deadline by the store's own bound on its
+// calls, until restore is called.
+type StoreWaitLink interface {
+	WaitStore() (restore func())
+}
+
+// waitStore lengthens c's link's deadline for a checkpoint, if it has one.
+func (c *Conductor) waitStore() func() {
+	if l, ok := c.Link.(StoreWaitLink); ok {
+		return l.WaitStore()
+	}
+	return func() {}
+}
+
 var memStores struct {
 	sync.Mutex
 	m map[string]*MemStore
@@ -156,6 +172,7 @@ func (c *Conductor) WriteParts(step, seq uint64, run string) ([]PartInfo, error)
 	if err := c.init(); err != nil {
 		return nil, err
 	}
+	defer c.waitStore()()
 	c.begin(CheckpointParts, step)
 	for k := range c.out {
 		c.out[k].Round = CheckpointWrite
@@ -208,6 +225,7 @@ func (c *Conductor) RestoreParts(step, seq uint64, run string, parts []PartInfo,
 	if int(at) != c.Layout.Agents() {
 		return fmt.Errorf("cluster: checkpoint %d holds %d agents, the run %d", seq, at, c.Layout.Agents())
 	}
+	defer c.waitStore()()
 	c.begin(CheckpointParts, step)
 	for k := range c.out {
 		c.out[k].Round = CheckpointRestore

@@ -36,3 +36,15 @@ func (s *ShardLink) CheckpointStore(run string) (cluster.CheckpointStore, error)
 }
 
 var _ cluster.StoreLink = (*ShardLink)(nil)
+
+// WaitStore lengthens the reply deadline by what a shard's calls of the
+// store may take (two of opTimeout: its part's write, or its reads) until
+// restore: a shard that writes its part is not silent, and one that stops
+// is still found out.
+func (c *ConductorLink) WaitStore() (restore func()) {
+	was := c.o.ReplyTimeout
+	c.o.ReplyTimeout += 2 * opTimeout
+	return func() { c.o.ReplyTimeout = was }
+}
+
+var _ cluster.StoreWaitLink = (*ConductorLink)(nil)
