@@ -2,6 +2,8 @@ package tests
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,4 +39,25 @@ func TestRecover_resumeOnOtherShards(t *testing.T) {
 		t.Errorf("-resume: summary %q", r.stdout[max(0, len(r.stdout)-200):])
 	}
 	sameFiles(t, tag, dir, trace, save)
+}
+
+// TestRecover_benchWritesACheckpoint: btrun bench -shards 2 takes one
+// checkpoint, its shards writing their parts, and prints its bytes and
+// time per agent: every agent's save and the conductor's part, so more
+// bytes than agents times a save's least.
+func TestRecover_benchWritesACheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	r := run(t, "", "bench", "-config", "../config.toml", "-agents", "400", "-steps", "5", "-shards", "2")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	m := regexp.MustCompile(`a checkpoint: (\d+) bytes \((\d+) an agent\), written in [\d.]+ ms \([\d.]+ µs an agent; the shards write their agents in parallel\)`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no checkpoint's figures in:\n%s", r.stdout)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 400*100 {
+		t.Errorf("a checkpoint of 400 agents in %d bytes", n)
+	}
 }
