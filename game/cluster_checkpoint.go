@@ -30,7 +30,8 @@ const conductorPart = "conductor"
 // conductorPartMagic marks the conductor's part.
 const conductorPartMagic = "BTRUNCKC"
 
-// CheckpointShardHost's methods make a shard a cluster.CheckpointHost.
+// CheckpointRange and CheckpointSaves make a shard a cluster.CheckpointHost:
+// its part of a checkpoint is the saves of its range, as a move carries them.
 func (h *shardHost) CheckpointRange() (int32, int32) { return h.g.cl.lo, h.g.cl.hi }
 
 func (h *shardHost) CheckpointSaves(out *cluster.Out) error {
