@@ -129,3 +129,23 @@ func TestAgentsPart_badBytesAreAnError(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeAgentsPart: no bytes make a part's decoder panic, hang or
+// allocate past what its size bound allows; a part that decodes holds
+// saves of the range asked, in order of the part.
+func FuzzDecodeAgentsPart(f *testing.F) {
+	b, _ := encodeAgentsPart(4, 7, []Item{{Kind: AgentSave, Agent: 4, Data: []byte("four")}, {Kind: AgentSave, Agent: 5, Data: []byte("five")}})
+	f.Add(b)
+	f.Add([]byte(partsMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := decodeAgentsPart(b, 5, 9, nil)
+		if err != nil {
+			return
+		}
+		for _, it := range got {
+			if it.Agent < 5 || it.Agent >= 9 || it.Kind != AgentSave {
+				t.Fatalf("a save of agent %d (%s) out of the range asked", it.Agent, it.Kind)
+			}
+		}
+	})
+}
