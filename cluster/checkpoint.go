@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A checkpoint is what a run needs to go back to a step and replay from
@@ -37,7 +38,9 @@ type CheckpointStore interface {
 	Commit(cp Checkpoint) error
 	// Latest reads the run's checkpoint (ok false: none yet).
 	Latest() (cp Checkpoint, ok bool, err error)
-	// Prune removes the parts of checkpoints before seq.
+	// Prune removes the parts of every checkpoint but seq: those of the
+	// checkpoints before it, and the stale parts of one after it that was
+	// never committed (its conductor or a shard died first).
 	Prune(seq uint64) error
 }
 
@@ -131,8 +134,10 @@ func TakeCheckpoint(s CheckpointStore, cp Checkpoint, parts [][]byte) error {
 	return s.Prune(cp.Seq)
 }
 
-// MemStore is a CheckpointStore in memory, for one process's tests.
+// MemStore is a CheckpointStore in memory, for one process's tests; its
+// shards write their parts from their own goroutines.
 type MemStore struct {
+	mu    sync.Mutex
 	parts map[string][]byte
 	rec   []byte // the committed record
 	rev   uint64 // the record's revision
@@ -142,6 +147,8 @@ type MemStore struct {
 func memKey(seq uint64, name string) string { return fmt.Sprint(seq, "/", name) }
 
 func (m *MemStore) PutPart(seq uint64, name string, data []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.parts == nil {
 		m.parts = map[string][]byte{}
 	}
@@ -150,6 +157,8 @@ func (m *MemStore) PutPart(seq uint64, name string, data []byte) error {
 }
 
 func (m *MemStore) Part(seq uint64, name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	b, ok := m.parts[memKey(seq, name)]
 	if !ok {
 		return nil, fmt.Errorf("cluster: no part %s of checkpoint %d", name, seq)
@@ -158,6 +167,8 @@ func (m *MemStore) Part(seq uint64, name string) ([]byte, error) {
 }
 
 func (m *MemStore) Commit(cp Checkpoint) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.rev != m.read {
 		return ErrFenced
 	}
@@ -168,6 +179,8 @@ func (m *MemStore) Commit(cp Checkpoint) error {
 }
 
 func (m *MemStore) Latest() (Checkpoint, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.read = m.rev
 	if m.rec == nil {
 		return Checkpoint{}, false, nil
@@ -177,9 +190,11 @@ func (m *MemStore) Latest() (Checkpoint, bool, error) {
 }
 
 func (m *MemStore) Prune(seq uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for k := range m.parts {
 		n, _, _ := strings.Cut(k, "/")
-		if s, _ := strconv.ParseUint(n, 10, 64); s < seq {
+		if s, _ := strconv.ParseUint(n, 10, 64); s != seq {
 			delete(m.parts, k)
 		}
 	}

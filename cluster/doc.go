@@ -20,7 +20,11 @@
 // Inputs from outside the run (a signal, an agent added or removed between
 // two steps) are journaled in a Journal before they are applied, and
 // applied again by a replay from a checkpoint (inputs.go,
-// inputs_agents.go).
+// inputs_agents.go). A checkpoint's agents are written by the shards
+// that hold them, in parallel, straight into the run's CheckpointStore,
+// and read back by the shards whatever layout wrote them
+// (checkpoint_shards.go); the conductor commits the record that names
+// every part.
 //
 // Concurrency: a Conductor is used from one goroutine; each Shard runs on
 // its own. Links are made for one conductor and its shards.

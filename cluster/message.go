@@ -61,10 +61,16 @@ const (
 	// (a MoveRange item), replying with their saves; Round 2 gives it the
 	// saves of the agents it adopts, and its new range.
 	Move
+	// CheckpointParts has the shards write their agents into the run's
+	// checkpoint store (checkpoint_shards.go): Round 1 writes the saves of
+	// the shard's range as one part of a checkpoint and replies with the
+	// part (a CheckpointPart item); Round 2 restores the shard's range from
+	// the parts named (CheckpointPart items) that hold it.
+	CheckpointParts
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move", "checkpoint"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {
@@ -109,6 +115,11 @@ const (
 	AgentList
 	// MoveRange: a shard's new range of a move, [Agent, Peer).
 	MoveRange
+	// CheckpointPart: a part of a checkpoint that a shard wrote (Name the
+	// part, [Agent, Peer) its range, Data its size and checksum), or, with
+	// Agent -1, the store and checkpoint a CheckpointParts message is of (Text
+	// the store's name, Data the checkpoint's number).
+	CheckpointPart
 	numItemKinds
 )
 

@@ -48,6 +48,11 @@ type Shard struct {
 	// (rebalance.go); the zero Meter measures wall time.
 	Meter Meter
 	out   Out
+	// stores is the checkpoint store the shard opened (checkpoint_shards.go).
+	stores struct {
+		run   string
+		store CheckpointStore
+	}
 }
 
 // Run serves messages until Stop (nil) or the link fails or closes (its
@@ -117,6 +122,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.changeAgents(m)
 	case Move:
 		return s.move(m)
+	case CheckpointParts:
+		return s.checkpoint(m) // checkpoint_shards.go
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

@@ -8,9 +8,9 @@ import (
 
 // A cluster that loses a process goes back to its last checkpoint and
 // replays (docs/cluster.md, "Failures and recovery"). The conductor's
-// side here: a checkpoint is today the game's save file, since every
-// process holds every agent; a new link (shards started or joined anew)
-// takes the place of one that lost a shard.
+// side here: the checkpoint's keys; a checkpoint is written by the shards
+// and the conductor (cluster_checkpoint.go); a new link (shards started or
+// joined anew) takes the place of one that lost a shard.
 
 // checkRecovery checks [cluster]'s recovery keys.
 func checkRecovery(c *ClusterConfig, add func(key, format string, args ...any)) {
@@ -23,7 +23,8 @@ func checkRecovery(c *ClusterConfig, add func(key, format string, args ...any)) 
 }
 
 // Checkpoint is the run's state at the end of the last step, as its save
-// file: the shards' agents gathered into the conductor's copies.
+// file: the shards' agents gathered into the conductor's copies. (A run's
+// checkpoints are WriteCheckpoint's, which gathers nothing.)
 func (c *Conductor) Checkpoint() ([]byte, error) { return c.h.save(c.c) }
 
 // Relink makes the conductor drive link's shards, which have started the

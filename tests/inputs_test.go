@@ -78,7 +78,7 @@ func TestInputs_clusterReplaysJournal(t *testing.T) {
 	for _, c := range []struct{ fault, tag string }{
 		{"", "plain"},
 		{"shard1:report:250", "lost"},
-		{"shard0:save:200", "lost-mid-checkpoint"}, // back to step 100: the journal holds 150 on
+		{"shard0:checkpoint:200", "lost-mid-checkpoint"}, // back to step 100: the journal holds 150 on
 		{"conductor:step:250", "resumed"},
 		{"conductor:commit:200", "resumed-mid-checkpoint"},
 	} {
@@ -231,7 +231,7 @@ func TestInputs_randomKills(t *testing.T) {
 		case 1:
 			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
 		case 2:
-			fault = fmt.Sprintf("shard%d:save:%d", rng.IntN(2), 100*rng.IntN(6))
+			fault = fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(6))
 		default:
 			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
 		}

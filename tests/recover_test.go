@@ -59,9 +59,9 @@ func sameFiles(t *testing.T, tag, dir string, trace, save []byte) {
 }
 
 // TestRecover_lostShardReplays: a shard process killed at a chosen point
-// (as its step 250's report arrives: mid-round; as the checkpoint of step
-// 200 asks for its agents: mid-checkpoint, so the run goes back to step
-// 100; as step 333 starts) or stopped past the deadline (SIGSTOP at step
+// (as its step 250's report arrives: mid-round; once it wrote its part of
+// the checkpoint of step 200 and before the commit: mid-checkpoint, so the
+// run goes back to step 100; as step 333 starts) or stopped past the deadline (SIGSTOP at step
 // 150's start) is replaced, the run goes back to its last checkpoint and
 // replays, and its trace, save and output are one process's, byte for
 // byte.
@@ -74,7 +74,7 @@ func TestRecover_lostShardReplays(t *testing.T) {
 	trace, save, out := oneProcess(t, config, dir)
 	for _, c := range []struct{ fault, back string }{
 		{"shard1:report:250", "step 200"},
-		{"shard0:save:200", "step 100"},
+		{"shard0:checkpoint:200", "step 100"},
 		{"shard1:step start:333", "step 300"},
 		{"shard1:stop:150", "step 100"},
 	} {
@@ -160,8 +160,9 @@ func TestRecover_oneConductorPerRun(t *testing.T) {
 }
 
 // TestRecover_randomKills: a loop of runs on 2 shards, each killing one
-// process at a point drawn at random (a shard as a step starts or reports
-// or a checkpoint or the final save gathers its agents; the conductor
+// process at a point drawn at random (a shard as a step starts or reports,
+// once it wrote its part of a checkpoint, or as the final save gathers its
+// agents; the conductor
 // before a step or before a checkpoint's commit, then -resume): each
 // run's trace and save are one process's. The draws come from
 // BTRUN_RECOVER_SEED, or a seed the log names to replay them.
@@ -186,7 +187,10 @@ func TestRecover_randomKills(t *testing.T) {
 		case 1:
 			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
 		case 2:
-			fault = fmt.Sprintf("shard%d:save:%d", rng.IntN(2), 100*rng.IntN(7)) // 0 .. 500 checkpoints, 600 the save
+			fault = fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(7)) // 0 .. 500 checkpoints
+			if strings.HasSuffix(fault, ":600") {
+				fault = strings.Replace(fault, "checkpoint", "save", 1) // 600 the final save
+			}
 		case 3:
 			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
 		default:

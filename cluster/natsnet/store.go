@@ -221,7 +221,7 @@ func (s *Store) Prune(seq uint64) error {
 	}
 	for _, o := range list {
 		n, _, _ := strings.Cut(o.Name, "/")
-		if v, err := strconv.ParseUint(n, 10, 64); err == nil && v < seq {
+		if v, err := strconv.ParseUint(n, 10, 64); err == nil && v != seq {
 			if err := s.obs.Delete(ctx, o.Name); err != nil {
 				return fmt.Errorf("natsnet: pruning %s of run %s: %w", o.Name, s.run, err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -13,10 +14,11 @@ import (
 // (or stop itself with SIGSTOP) when it reaches the point, as a machine
 // that dies there would. WHO is "conductor" or "shardK"; for a shard, WHAT
 // is the name of a message kind ("round", "save", ...: killed as it
-// receives that message of step STEP) or "stop" (SIGSTOP as it receives
-// step STEP's start); for the conductor, "step" (before step STEP),
-// "commit" (at the checkpoint of step STEP, its parts stored and not yet
-// committed) or "stop" (SIGSTOP before step STEP). Replacement shards are started without it.
+// receives that message of step STEP; "checkpoint": killed once it wrote
+// its part of the checkpoint of step STEP, before it replies) or "stop"
+// (SIGSTOP as it receives step STEP's start); for the conductor, "step"
+// (before step STEP), "commit" (at the checkpoint of step STEP, its parts
+// stored and not yet committed) or "stop" (SIGSTOP before step STEP). Replacement shards are started without it.
 const faultEnv = "BTRUN_TEST_FAULT"
 
 type fault struct {
@@ -62,11 +64,29 @@ type faultyLink struct {
 
 func (l faultyLink) Recv() (cluster.Message, error) {
 	m, err := l.ShardLink.Recv()
-	if err == nil {
+	if err == nil && m.Kind != cluster.CheckpointParts { // its "checkpoint" is met as it replies
 		l.f.at(m.Kind.String(), m.Step)
 		if m.Kind == cluster.StepStart {
 			l.f.at("stop", m.Step)
 		}
 	}
 	return m, err
+}
+
+// Reply meets a "checkpoint" fault once the shard wrote its part of the
+// checkpoint of step STEP, before it replies: the conductor never commits.
+func (l faultyLink) Reply(m *cluster.Message) error {
+	if m.Kind == cluster.CheckpointParts && m.Round == cluster.CheckpointWrite {
+		l.f.at("checkpoint", m.Step)
+	}
+	return l.ShardLink.Reply(m)
+}
+
+// CheckpointStore is the shard link's store (cluster.StoreLink).
+func (l faultyLink) CheckpointStore(run string) (cluster.CheckpointStore, error) {
+	sl, ok := l.ShardLink.(cluster.StoreLink)
+	if !ok {
+		return nil, fmt.Errorf("btrun shard: the link opens no checkpoint store")
+	}
+	return sl.CheckpointStore(run)
 }

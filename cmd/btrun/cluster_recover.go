@@ -26,10 +26,6 @@ import (
 // the same point every time ends the run rather than looping.
 const maxRecoveries = 8
 
-// checkpointPart is the name of a checkpoint's one part today: the game's
-// save file, since every process holds every agent.
-const checkpointPart = "game"
-
 // clusterSession is one conductor's part of a run.
 type clusterSession struct {
 	r          clusterRun
@@ -364,12 +360,10 @@ func (s *clusterSession) begin(c *game.Conductor, from *cluster.Checkpoint) (uin
 		return until, s.checkpoint(c, until)
 	}
 	err := c.Start()
-	var data []byte
 	if err == nil {
-		data, err = s.store.Part(from.Seq, checkpointPart)
-	}
-	if err == nil {
-		err = c.Load(data)
+		// The conductor restores its part, each shard its range from the
+		// parts that hold it, in parallel (game/cluster_checkpoint.go).
+		err = c.RestoreCheckpoint(s.store, s.name, *from)
 	}
 	s.writers(func(w *runWriter) { w.off = false })
 	if err != nil {
@@ -407,11 +401,8 @@ func (s *clusterSession) writers(f func(*runWriter)) {
 // checkpoint stores the run's state at the end of the step just done, and
 // where its writers stand, as the run's next checkpoint.
 func (s *clusterSession) checkpoint(c *game.Conductor, until uint64) error {
-	data, err := c.Checkpoint()
-	if err != nil {
-		return err
-	}
-	cp := cluster.Checkpoint{Seq: s.seq + 1, Step: c.Step(), Until: until, Parts: []string{checkpointPart}}
+	var err error
+	cp := cluster.Checkpoint{Seq: s.seq + 1, Step: c.Step(), Until: until}
 	if s.trace != nil {
 		if cp.Trace, err = s.trace.Mark(); err != nil {
 			return fmt.Errorf("the trace: %w", err)
@@ -420,7 +411,9 @@ func (s *clusterSession) checkpoint(c *game.Conductor, until uint64) error {
 	if cp.Out, err = s.out.Mark(); err != nil {
 		return fmt.Errorf("the output: %w", err)
 	}
-	if err := cluster.TakeCheckpoint(faultyStore{s.store, s.fault}, cp, [][]byte{data}); err != nil {
+	// The shards write their agents, the conductor its part, then the
+	// record is committed (game/cluster_checkpoint.go).
+	if _, err := c.WriteCheckpoint(faultyStore{s.store, s.fault}, s.name, cp); err != nil {
 		return err
 	}
 	s.seq = cp.Seq
@@ -439,36 +432,34 @@ func (s faultyStore) Commit(cp cluster.Checkpoint) error {
 	return s.CheckpointStore.Commit(cp)
 }
 
-// checkpointCost is what one checkpoint took: its bytes, the time to
-// gather them from the shards and to store them.
+// checkpointCost is what one checkpoint took: its bytes (every part),
+// and the time from the shards' start on their parts, which they write in
+// parallel, to the record's commit.
 type checkpointCost struct {
-	bytes           int
-	gather, storing time.Duration
+	bytes int
+	took  time.Duration
 }
 
 // measureCheckpoint takes one checkpoint of the run on its server's store,
 // for btrun bench, and drops it.
 func measureCheckpoint(c *game.Conductor, url, name string) (checkpointCost, error) {
 	var cost checkpointCost
-	start := time.Now()
-	data, err := c.Checkpoint()
-	if err != nil {
-		return cost, err
-	}
-	cost.gather, cost.bytes = time.Since(start), len(data)
 	store, err := natsnet.OpenStore(natsnet.Options{URL: url, Run: name}, natsnet.StoreOptions{})
 	if err != nil {
 		return cost, err
 	}
 	defer store.Close()
-	start = time.Now()
-	err = cluster.TakeCheckpoint(store, cluster.Checkpoint{Seq: 1, Step: c.Step(), Parts: []string{checkpointPart}}, [][]byte{data})
-	cost.storing = time.Since(start)
+	if _, _, err := store.Latest(); err != nil {
+		return cost, err
+	}
+	start := time.Now()
+	cost.bytes, err = c.WriteCheckpoint(store, name, cluster.Checkpoint{Seq: 1, Step: c.Step()})
+	cost.took = time.Since(start)
 	return cost, errors.Join(err, store.Drop())
 }
 
 func (c checkpointCost) print(w io.Writer, agents int) {
-	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(max(agents, 1)) }
-	fmt.Fprintf(w, "a checkpoint: %d bytes (%.0f an agent), gathered in %.1f ms (%.1f µs an agent), stored in %.1f ms (%.1f µs an agent)\n",
-		c.bytes, float64(c.bytes)/float64(max(agents, 1)), c.gather.Seconds()*1e3, per(c.gather), c.storing.Seconds()*1e3, per(c.storing))
+	n := float64(max(agents, 1))
+	fmt.Fprintf(w, "a checkpoint: %d bytes (%.0f an agent), written in %.1f ms (%.1f µs an agent; the shards write their agents in parallel)\n",
+		c.bytes, float64(c.bytes)/n, c.took.Seconds()*1e3, float64(c.took.Microseconds())/n)
 }
