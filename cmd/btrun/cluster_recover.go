@@ -37,6 +37,7 @@ type clusterSession struct {
 	trace, out *runWriter // trace nil: none
 	fault      fault
 	links      int           // links made
+	placed     bool          // the writers stood at a checkpoint's count once (begin)
 	seq        uint64        // the last checkpoint's number
 	stats      cluster.Stats // the exchanges of links before the last
 	first      uint64        // the step this conductor went on from
@@ -372,23 +373,36 @@ func (s *clusterSession) begin(c *game.Conductor, from *cluster.Checkpoint) (uin
 	if c.Step() != from.Step {
 		return 0, fmt.Errorf("checkpoint %d of run %s is of step %d, its save of step %d", from.Seq, s.name, from.Step, c.Step())
 	}
-	rewind := (*runWriter).Rewind
-	if r.resume && s.links == 1 {
-		rewind = (*runWriter).resumeAt // a new process's writers
-	}
-	if s.trace != nil {
-		if err := rewind(s.trace, from.Trace); err != nil {
-			return 0, fmt.Errorf("the trace: %w", err)
-		}
-	}
-	if err := rewind(s.out, from.Out); err != nil {
-		return 0, fmt.Errorf("the output: %w", err)
+	if err := s.place(from); err != nil {
+		return 0, err
 	}
 	s.seq = from.Seq
 	if err := s.replayInputs(c, from.Step); err != nil {
 		return 0, err
 	}
 	return from.Until, nil
+}
+
+// place puts the run's writers at a checkpoint's counts: what the replay
+// writes next is what was written from there.
+func (s *clusterSession) place(from *cluster.Checkpoint) error {
+	rewind := (*runWriter).Rewind
+	if s.r.resume && !s.placed {
+		// A new process's writers, until a restore has put them at a
+		// checkpoint's count: a first link that lost a shard before that
+		// left them where the process started.
+		rewind = (*runWriter).resumeAt
+	}
+	if s.trace != nil {
+		if err := rewind(s.trace, from.Trace); err != nil {
+			return fmt.Errorf("the trace: %w", err)
+		}
+	}
+	if err := rewind(s.out, from.Out); err != nil {
+		return fmt.Errorf("the output: %w", err)
+	}
+	s.placed = true
+	return nil
 }
 
 func (s *clusterSession) writers(f func(*runWriter)) {
