@@ -61,10 +61,14 @@ const (
 	// (a MoveRange item), replying with their saves; Round 2 gives it the
 	// saves of the agents it adopts, and its new range.
 	Move
+	// StartLines asks a shard for what its part of the game's start wrote
+	// (start.go): the lines of the world's init's deliveries to its agents
+	// and of their spawns, at their places in the single run's start.
+	StartLines
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move", "start lines"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {

@@ -99,6 +99,9 @@ func (s *Shard) serve(m, reply *Message) error {
 	case Deliver:
 		return s.deliver(m)
 	case Save:
+		if m.Round == SavePart { // saveparts.go
+			return s.savePart()
+		}
 		return s.Host.Save(&s.out)
 	case Load:
 		if h, ok := s.Host.(InputHost); ok {
@@ -117,6 +120,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.changeAgents(m)
 	case Move:
 		return s.move(m)
+	case StartLines:
+		return s.startLines() // start.go
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

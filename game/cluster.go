@@ -806,6 +806,9 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 // save is the game's save file, as one process writes it: the shards'
 // agents gathered into the conductor's copies.
 func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
+	if !h.copies() {
+		return h.saveFromParts(c) // cluster_saveparts.go
+	}
 	saves, err := c.Save(h.g.step)
 	if err != nil {
 		return nil, err
