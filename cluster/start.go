@@ -25,12 +25,24 @@ func (s *Shard) startLines() error {
 
 // StartLines gathers what every shard's part of the start wrote and hands
 // it, merged with own (the conductor's own records, at their places), to
-// the host's Write.
-func (c *Conductor) StartLines(own []Item) error {
+// the host's Write. With drop, it is gathered and dropped: a conductor
+// that ran the whole start on copies of the agents wrote it already.
+func (c *Conductor) StartLines(own []Item, drop bool) error {
 	if err := c.init(); err != nil {
 		return err
 	}
 	c.begin(StartLines, 0)
+	if drop {
+		for k := range c.out {
+			if err := c.Link.Send(k, &c.out[k]); err != nil {
+				return fmt.Errorf("cluster: the start: %w", err)
+			}
+		}
+		if err := c.Link.Gather(c.replies); err != nil {
+			return fmt.Errorf("cluster: the start: %w", err)
+		}
+		return nil
+	}
 	c.own = append(c.own, own...)
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: the start: %w", err)

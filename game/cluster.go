@@ -63,6 +63,8 @@ type clusterRole struct {
 
 	debug *clusterDebug // the conductor's live view (cluster_debug.go)
 	relay *relay        // a shard's relay to it
+
+	start startRecords // what the start wrote, by place (cluster_nocopy_start.go)
 }
 
 // holds reports whether the agent at place i steps here.
@@ -76,6 +78,7 @@ var ErrClusterFeature = errors.New("game: not in a cluster yet")
 // role's buffers.
 func (g *Game) joinCluster(conductor bool, lo, hi int32, trace bool) error {
 	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: savecodec.NewEncoder()}
+	r.start.on = !conductor || g.held != nil // a conductor with copies runs the whole start
 	g.cl = r
 	g.opts.Trace, g.opts.TraceTo = "", nil
 	if trace {
@@ -200,8 +203,14 @@ func newConductor(g *Game, trace, out io.Writer) (*conductorHost, error) {
 	return &conductorHost{g: g, trace: trace, out: out}, nil
 }
 
-// start runs the game's start and writes what it wrote.
-func (h *conductorHost) start() error {
+// start runs the game's start and writes what it wrote: with copies of the
+// agents, the whole start here (what the shards kept of theirs is
+// dropped); else the world's part here and the agents' on their shards
+// (cluster_nocopy_start.go).
+func (h *conductorHost) start(c *cluster.Conductor) error {
+	if !h.copies() {
+		return h.startNoCopy(c)
+	}
 	g := h.g
 	if err := g.OpenTrace(); err != nil {
 		return err
@@ -210,7 +219,10 @@ func (h *conductorHost) start() error {
 		return err
 	}
 	g.cl.goLive()
-	return h.writeOwn()
+	if err := h.writeOwn(); err != nil {
+		return err
+	}
+	return c.StartLines(nil, true)
 }
 
 // writeOwn writes what the conductor wrote itself.
@@ -350,7 +362,7 @@ func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
 		if s.Agent < 0 || int(s.Agent) >= len(g.agents) {
 			return nil, fmt.Errorf("game: a signal %q from agent %d, which the game does not have", s.Name, s.Agent)
 		}
-		d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: s.Agent, Text: g.agents[s.Agent].a.ID(), Name: s.Name, Data: s.Data}
+		d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: s.Agent, Text: g.agentID(g.agents[s.Agent]), Name: s.Name, Data: s.Data}
 		if s.Text != "all" {
 			to := g.byID[s.Text]
 			if to == nil {
@@ -822,6 +834,9 @@ func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
 // load loads a save file on the conductor, and on every shard its
 // agents' part of it.
 func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
+	if !h.copies() {
+		return h.loadNoCopy(c, data) // cluster_nocopy_load.go
+	}
 	was := h.g.agentList() // the shards' list (cluster_inputs_list.go)
 	if _, err := h.g.decodeSave(data); err != nil {
 		return err

@@ -39,7 +39,7 @@ func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Condu
 
 // Start runs the game's start (the world's init, every agent's spawn) and
 // writes what it wrote.
-func (c *Conductor) Start() error { return c.h.start() }
+func (c *Conductor) Start() error { return c.h.start(c.c) }
 
 // Run runs steps steps.
 func (c *Conductor) Run(steps int) error {

@@ -56,9 +56,13 @@ func treeIn(b *runtime.BoundTree) *runtime.Tree {
 }
 
 // holdRange notes the range of shard s among agents agents (nil: the game
-// makes every agent).
-func (g *Game) holdRange(s *ShardOf, agents int) error {
+// makes every agent), or the empty range of a conductor that holds no
+// agents (cluster_nocopy.go).
+func (g *Game) holdRange(s *ShardOf, conductor bool, agents int) error {
 	if s == nil {
+		if conductor {
+			g.held = &heldRange{}
+		}
 		return nil
 	}
 	if s.N < 1 || s.K < 0 || s.K >= s.N {
