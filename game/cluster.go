@@ -404,6 +404,15 @@ func (h *shardHost) start() error {
 	if err := g.OpenTrace(); err != nil {
 		return err
 	}
+	if g.workers != nil {
+		// What the start writes of every agent is kept by place
+		// (cluster_nocopy_start.go), through worker 0's writers, as a
+		// round's steps are (workersRound).
+		w0 := g.workers[0].env
+		for _, w := range g.workers[1:] {
+			w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
+		}
+	}
 	if err := g.Start(); err != nil {
 		return err
 	}
