@@ -21,3 +21,8 @@ func (g *Game) forgetCopy(ga *gameAgent) {
 	g.worldTable(ga)
 	g.activeStale = true
 }
+
+// AgentCount is the number of agents of the game: those it lists, made
+// here or not (a shard's game, or a conductor's opened with
+// Options.Conductor, makes some or none of them: Agents lists those).
+func (g *Game) AgentCount() int { return len(g.agents) }
