@@ -91,6 +91,13 @@ func (h *conductorHost) loadNoCopy(c *cluster.Conductor, data []byte) error {
 	if err := d.Done(); err != nil {
 		return err
 	}
+	var gates []runtime.GateState
+	if g.gates != nil {
+		if gates, err = h.gateStates(sets, ids); err != nil {
+			return err
+		}
+	}
+	// Everything checked: apply.
 	if !g.opts.AgentsFromSave {
 		for i, id := range ids {
 			if i >= len(g.agents) || g.agentID(g.agents[i]) != id {
@@ -107,14 +114,10 @@ func (h *conductorHost) loadNoCopy(c *cluster.Conductor, data []byte) error {
 	}
 	var common []cluster.Item
 	if g.gates != nil {
-		st, err := h.gateStates(sets)
-		if err != nil {
+		if err := g.gates.SetState(gates, func(int32) *runtime.Agent { return nil }); err != nil {
 			return err
 		}
-		if err := g.gates.SetState(st, func(int32) *runtime.Agent { return nil }); err != nil {
-			return err
-		}
-		common = append(common, cluster.Item{Kind: cluster.AgentSave, Agent: -1, Name: gatesItem, Data: encodeGateState(st)})
+		common = append(common, cluster.Item{Kind: cluster.AgentSave, Agent: -1, Name: gatesItem, Data: encodeGateState(gates)})
 	}
 	g.step = step
 	copy(g.delivered, delivered)
@@ -173,11 +176,16 @@ func splitAgent(d *savecodec.Decoder, id string, books agentBooks) ([]byte, stri
 	return savecodec.WriteContainer(clusterAgentMagic, SaveVersion, e), s.Tree, nil
 }
 
-// gateStates is the saved gate sets' state by place, in the order of the
-// game's gates: a gate the save lacks is free, one the game no longer
-// declares is dropped; a holder must be an agent of the directory.
-func (h *conductorHost) gateStates(sets [][]runtime.GateSnapshot) ([]runtime.GateState, error) {
+// gateStates is the saved gate sets' state by place among the save's
+// agents ids, in the order of the game's gates: a gate the save lacks is
+// free, one the game no longer declares is dropped; a holder must be one
+// of the save's agents.
+func (h *conductorHost) gateStates(sets [][]runtime.GateSnapshot, ids []string) ([]runtime.GateState, error) {
 	g := h.g
+	place := make(map[string]int32, len(ids))
+	for i, id := range ids {
+		place[id] = int32(i)
+	}
 	names := g.gates.SnapshotNamed(func(int32) string { return "" })
 	out := make([]runtime.GateState, len(names))
 	index := make(map[string]int, len(names))
@@ -196,11 +204,11 @@ func (h *conductorHost) gateStates(sets [][]runtime.GateSnapshot) ([]runtime.Gat
 			}
 			st := runtime.GateState{Since: sg.Since, Stats: sg.Stats}
 			for _, hs := range sg.Holders {
-				ga := g.byID[hs.Agent]
-				if ga == nil {
-					return nil, fmt.Errorf("%w: gate %q is saved as held by agent %q, which the game does not have", runtime.ErrUnknownID, sg.Name, hs.Agent)
+				p, ok := place[hs.Agent]
+				if !ok {
+					return nil, fmt.Errorf("%w: gate %q is saved as held by agent %q, which the save does not hold", runtime.ErrUnknownID, sg.Name, hs.Agent)
 				}
-				st.Holders = append(st.Holders, runtime.PlaceHold{Place: ga.idx, Step: hs.Step, Time: hs.Time, Seen: hs.Seen})
+				st.Holders = append(st.Holders, runtime.PlaceHold{Place: p, Step: hs.Step, Time: hs.Time, Seen: hs.Seen})
 			}
 			out[i] = st
 		}
