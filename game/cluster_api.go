@@ -44,6 +44,9 @@ func (c *Conductor) Start() error { return c.h.start(c.c) }
 // Run runs steps steps.
 func (c *Conductor) Run(steps int) error {
 	if c.g.debug != nil {
+		if !c.h.copies() { // cluster_nocopy.go
+			return fmt.Errorf("%w: a live view draws the conductor's copies of the agents, and a conductor opened with Options.Conductor holds none: open it without", ErrClusterFeature)
+		}
 		return c.runDebugged(steps) // cluster_debug.go
 	}
 	for range steps {

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -183,6 +184,26 @@ func TestConductor_startOfInitSignals(t *testing.T) {
 		tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: workers})
 		tc.steps(1, steps)
 		tc.wantSolo(fmt.Sprintf("%d shards of %d workers", shards, workers), wantTrace, wantOut, wantSave)
+		tc.stop()
+	}
+}
+
+// TestConductor_liveViewNeedsCopies: a live view attached to a conductor
+// that holds no agents is refused at the run, naming what to do; opened
+// with copies, it runs.
+func TestConductor_liveViewNeedsCopies(t *testing.T) {
+	for _, copies := range []bool{false, true} {
+		tc := openCluster(t, clusterSetup{name: "gates", shards: 2, copies: copies})
+		c := tc.conductor()
+		c.g.cl.debug = &clusterDebug{c: c} // as Conduct makes it
+		c.g.AttachDebugger(&stepsSeen{t: t})
+		err := c.Run(1)
+		switch {
+		case !copies && (!errors.Is(err, ErrClusterFeature) || !strings.Contains(err.Error(), "Options.Conductor")):
+			t.Errorf("a live view on a conductor without copies: %v", err)
+		case copies && err != nil:
+			t.Errorf("a live view on a conductor with copies: %v", err)
+		}
 		tc.stop()
 	}
 }
