@@ -20,15 +20,20 @@ import (
 // a shard. Every process lists every agent of the config (the directory:
 // id, tree, place). A shard's game makes only its range of agents
 // (Options.Shard, cluster_range.go) and runs its part of the start (the
-// world's init, its agents' spawns); the conductor makes a copy of every
-// agent and runs the whole start as one process does, writing what it
-// writes. From the first step on, a shard steps its agents and the
-// conductor none: it runs the world's tick and the schedule, turns their
-// signals into deliveries, routes the signals agents send, and writes the
-// trace and the output that the shards' steps made. A save gathers the
-// shards' agents' saves into the conductor's copies (takeSaves); a load
-// gives each shard its agents' saves and the gates' state
-// (cluster_range.go).
+// world's init, its agents' spawns), keeping what it writes by place; the
+// conductor's game makes none (Options.Conductor, cluster_nocopy.go), runs
+// the world's init and writes the start from its lines and the shards'
+// (cluster_nocopy_start.go). From the first step on, a shard steps its
+// agents: the conductor runs the world's tick and the schedule, turns
+// their signals into deliveries, routes the signals agents send, and
+// writes the trace and the output that the shards' steps made. A save
+// joins the shards' parts (cluster_saveparts.go); a load cuts the file
+// into each agent's save as it reads it and gives each shard its agents'
+// saves and the gates' state (cluster_nocopy_load.go, cluster_range.go).
+// With a live view (cluster_debug.go) the conductor makes a copy of every
+// agent instead, runs the whole start as one process does, gathers the
+// shards' saves into its copies to save (takeSaves) and loads the save
+// file into them.
 //
 // What each process writes (trace lines, output lines) goes to a buffer of
 // its own and is taken after each agent's part (capture), as a record at
