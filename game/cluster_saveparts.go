@@ -52,7 +52,11 @@ func (g *Game) savePart(lo, hi int32) ([]byte, error) {
 		e.Uvarint(uint64(ga.errors))
 		e.String(g.doing[ga.idx])
 	}
-	e.Bool(runtime.UsesGates(agents))
+	gated := false // a save holds the gates' state when its agents share them
+	for _, a := range agents {
+		gated = gated || a.Gates() != nil
+	}
+	e.Bool(gated)
 	if g.lua != nil {
 		l := g.current()
 		l.beginSave()

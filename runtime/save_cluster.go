@@ -40,17 +40,6 @@ func EncodeAgentsPart(e *savecodec.Encoder, agents []*Agent, host HostState) err
 	return errors.Join(errs...)
 }
 
-// UsesGates reports whether any of agents shares gates: a save of them
-// holds the state of those gates.
-func UsesGates(agents []*Agent) bool {
-	for _, a := range agents {
-		if a.Gates() != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // SnapshotNamed is the gates' state as a save holds it, every holder named
 // by its agent's id: name(place) for a holder this process does not hold.
 func (g *Gates) SnapshotNamed(name func(place int32) string) []GateSnapshot {
