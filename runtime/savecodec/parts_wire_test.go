@@ -96,3 +96,65 @@ func TestReadPart_damageIsAnError(t *testing.T) {
 		t.Fatal("an encoder that is no part was put in bytes as one")
 	}
 }
+
+// copyScript writes a Value of every kind: nil, booleans, numbers (whole
+// and not), strings and nested tables, one of 200 entries.
+func copyScript(e *Encoder) {
+	m := e.BeginTable()
+	e.ValueString("name")
+	e.ValueString("grunt")
+	e.ValueString("hp")
+	e.ValueNumber(42)
+	e.ValueString("speed")
+	e.ValueNumber(2.5)
+	e.ValueString("alive")
+	e.ValueBool(true)
+	e.ValueString("dead")
+	e.ValueBool(false)
+	e.ValueString("none")
+	e.ValueNil()
+	e.ValueString("list")
+	inner := e.BeginTable()
+	for k := range 200 {
+		e.ValueNumber(float64(k + 1))
+		e.ValueString("k" + string(rune('a'+k%26)))
+	}
+	e.EndTable(inner, 200)
+	e.EndTable(m, 7)
+}
+
+// TestCopyValue_movesAValueAsWritten: a Value copied from one body to
+// another encoder, whose string table numbers its strings otherwise, is
+// the bytes that encoder writes for the same Value; every cut of the
+// Value is an error of the decoder, never a panic nor a copy.
+func TestCopyValue_movesAValueAsWritten(t *testing.T) {
+	src := NewEncoder()
+	src.String("before") // the source numbers "grunt" and the rest from 1
+	copyScript(src)
+	want := NewEncoder()
+	want.String("other")
+	want.String("k") // the target numbers them otherwise
+	copyScript(want)
+	body, strs := src.Bytes(), src.Strings()
+	got := NewEncoder()
+	got.String("other")
+	got.String("k")
+	d := NewDecoder(body, strs)
+	_ = d.String()
+	CopyValue(got, d)
+	if err := d.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) || !slices.Equal(got.Strings(), want.Strings()) {
+		t.Fatalf("the copy differs from the Value written by its encoder")
+	}
+	for cut := 1; cut < len(body); cut++ {
+		d := NewDecoder(body[:cut], strs)
+		_ = d.String()
+		e := NewEncoder()
+		CopyValue(e, d)
+		if d.Err() == nil {
+			t.Fatalf("a Value cut to %d of %d bytes was copied", cut, len(body))
+		}
+	}
+}
