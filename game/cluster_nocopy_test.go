@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -205,5 +206,14 @@ func TestConductor_liveViewNeedsCopies(t *testing.T) {
 			t.Errorf("a live view on a conductor with copies: %v", err)
 		}
 		tc.stop()
+	}
+}
+
+// TestOpen_shardOrConductor: a game opened as a shard and as the
+// conductor is refused, naming both options.
+func TestOpen_shardOrConductor(t *testing.T) {
+	_, err := Open(movingConfig(t, "gates", 0), Options{Stdout: io.Discard, Stderr: io.Discard, Shard: &ShardOf{K: 0, N: 2}, Conductor: true})
+	if err == nil || !strings.Contains(err.Error(), "Options.Shard and Options.Conductor") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -65,6 +65,9 @@ func (g *Game) holdRange(s *ShardOf, conductor bool, agents int) error {
 		}
 		return nil
 	}
+	if conductor {
+		return fmt.Errorf("game: Options.Shard and Options.Conductor: a game is a shard or the conductor")
+	}
 	if s.N < 1 || s.K < 0 || s.K >= s.N {
 		return fmt.Errorf("game: Options.Shard: shard %d of %d", s.K, s.N)
 	}
