@@ -33,6 +33,7 @@
 // Game.ServeShard. There every process lists every agent (the directory);
 // a shard makes and steps only its range, and keeps a copy of the gates
 // that knows the other shards' agents by place
-// (runtime.Gates.EndRoundParts); the conductor keeps a copy of every
-// agent for now.
+// (runtime.Gates.EndRoundParts); the conductor makes none (but for a live
+// view, which draws a copy of each): the start's lines (StartLines) and a
+// save's parts (SaveParts) come from the shards.
 package cluster

@@ -67,10 +67,14 @@ const (
 	// part (a CheckpointPart item); Round 2 restores the shard's range from
 	// the parts named (CheckpointPart items) that hold it.
 	CheckpointParts
+	// StartLines asks a shard for what its part of the game's start wrote
+	// (start.go): the lines of the world's init's deliveries to its agents
+	// and of their spawns, at their places in the single run's start.
+	StartLines
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move", "checkpoint"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move", "checkpoint", "start lines"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {

@@ -104,6 +104,9 @@ func (s *Shard) serve(m, reply *Message) error {
 	case Deliver:
 		return s.deliver(m)
 	case Save:
+		if m.Round == SavePart { // saveparts.go
+			return s.savePart()
+		}
 		return s.Host.Save(&s.out)
 	case Load:
 		if h, ok := s.Host.(InputHost); ok {
@@ -124,6 +127,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.move(m)
 	case CheckpointParts:
 		return s.checkpoint(m) // checkpoint_shards.go
+	case StartLines:
+		return s.startLines() // start.go
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

@@ -20,15 +20,20 @@ import (
 // a shard. Every process lists every agent of the config (the directory:
 // id, tree, place). A shard's game makes only its range of agents
 // (Options.Shard, cluster_range.go) and runs its part of the start (the
-// world's init, its agents' spawns); the conductor makes a copy of every
-// agent and runs the whole start as one process does, writing what it
-// writes. From the first step on, a shard steps its agents and the
-// conductor none: it runs the world's tick and the schedule, turns their
-// signals into deliveries, routes the signals agents send, and writes the
-// trace and the output that the shards' steps made. A save gathers the
-// shards' agents' saves into the conductor's copies (takeSaves); a load
-// gives each shard its agents' saves and the gates' state
-// (cluster_range.go).
+// world's init, its agents' spawns), keeping what it writes by place; the
+// conductor's game makes none (Options.Conductor, cluster_nocopy.go), runs
+// the world's init and writes the start from its lines and the shards'
+// (cluster_nocopy_start.go). From the first step on, a shard steps its
+// agents: the conductor runs the world's tick and the schedule, turns
+// their signals into deliveries, routes the signals agents send, and
+// writes the trace and the output that the shards' steps made. A save
+// joins the shards' parts (cluster_saveparts.go); a load cuts the file
+// into each agent's save as it reads it and gives each shard its agents'
+// saves and the gates' state (cluster_nocopy_load.go, cluster_range.go).
+// With a live view (cluster_debug.go) the conductor makes a copy of every
+// agent instead, runs the whole start as one process does, gathers the
+// shards' saves into its copies to save (takeSaves) and loads the save
+// file into them.
 //
 // What each process writes (trace lines, output lines) goes to a buffer of
 // its own and is taken after each agent's part (capture), as a record at
@@ -63,6 +68,8 @@ type clusterRole struct {
 
 	debug *clusterDebug // the conductor's live view (cluster_debug.go)
 	relay *relay        // a shard's relay to it
+
+	start startRecords // what the start wrote, by place (cluster_nocopy_start.go)
 }
 
 // holds reports whether the agent at place i steps here.
@@ -76,6 +83,7 @@ var ErrClusterFeature = errors.New("game: not in a cluster yet")
 // role's buffers.
 func (g *Game) joinCluster(conductor bool, lo, hi int32, trace bool) error {
 	r := &clusterRole{conductor: conductor, lo: lo, hi: hi, enc: savecodec.NewEncoder()}
+	r.start.on = !conductor || g.held != nil // a conductor with copies runs the whole start
 	g.cl = r
 	g.opts.Trace, g.opts.TraceTo = "", nil
 	if trace {
@@ -200,8 +208,14 @@ func newConductor(g *Game, trace, out io.Writer) (*conductorHost, error) {
 	return &conductorHost{g: g, trace: trace, out: out}, nil
 }
 
-// start runs the game's start and writes what it wrote.
-func (h *conductorHost) start() error {
+// start runs the game's start and writes what it wrote: with copies of the
+// agents, the whole start here (what the shards kept of theirs is
+// dropped); else the world's part here and the agents' on their shards
+// (cluster_nocopy_start.go).
+func (h *conductorHost) start(c *cluster.Conductor) error {
+	if !h.copies() {
+		return h.startNoCopy(c)
+	}
 	g := h.g
 	if err := g.OpenTrace(); err != nil {
 		return err
@@ -210,7 +224,10 @@ func (h *conductorHost) start() error {
 		return err
 	}
 	g.cl.goLive()
-	return h.writeOwn()
+	if err := h.writeOwn(); err != nil {
+		return err
+	}
+	return c.StartLines(nil, true)
 }
 
 // writeOwn writes what the conductor wrote itself.
@@ -350,7 +367,7 @@ func (h *conductorHost) Route(signals []cluster.Item) ([]cluster.Item, error) {
 		if s.Agent < 0 || int(s.Agent) >= len(g.agents) {
 			return nil, fmt.Errorf("game: a signal %q from agent %d, which the game does not have", s.Name, s.Agent)
 		}
-		d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: s.Agent, Text: g.agents[s.Agent].a.ID(), Name: s.Name, Data: s.Data}
+		d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: s.Agent, Text: g.agentID(g.agents[s.Agent]), Name: s.Name, Data: s.Data}
 		if s.Text != "all" {
 			to := g.byID[s.Text]
 			if to == nil {
@@ -391,6 +408,15 @@ func (h *shardHost) start() error {
 	g := h.g
 	if err := g.OpenTrace(); err != nil {
 		return err
+	}
+	if g.workers != nil {
+		// What the start writes of every agent is kept by place
+		// (cluster_nocopy_start.go), through worker 0's writers, as a
+		// round's steps are (workersRound).
+		w0 := g.workers[0].env
+		for _, w := range g.workers[1:] {
+			w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
+		}
 	}
 	if err := g.Start(); err != nil {
 		return err
@@ -806,6 +832,9 @@ func (h *conductorHost) takeSaves(saves []cluster.Item) error {
 // save is the game's save file, as one process writes it: the shards'
 // agents gathered into the conductor's copies.
 func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
+	if !h.copies() {
+		return h.saveFromParts(c) // cluster_saveparts.go
+	}
 	saves, err := c.Save(h.g.step)
 	if err != nil {
 		return nil, err
@@ -819,6 +848,9 @@ func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
 // load loads a save file on the conductor, and on every shard its
 // agents' part of it.
 func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
+	if !h.copies() {
+		return h.loadNoCopy(c, data) // cluster_nocopy_load.go
+	}
 	was := h.g.agentList() // the shards' list (cluster_inputs_list.go)
 	if _, err := h.g.decodeSave(data); err != nil {
 		return err

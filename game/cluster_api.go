@@ -39,11 +39,14 @@ func (g *Game) Conduct(link cluster.ConductorLink, trace, out io.Writer) (*Condu
 
 // Start runs the game's start (the world's init, every agent's spawn) and
 // writes what it wrote.
-func (c *Conductor) Start() error { return c.h.start() }
+func (c *Conductor) Start() error { return c.h.start(c.c) }
 
 // Run runs steps steps.
 func (c *Conductor) Run(steps int) error {
 	if c.g.debug != nil {
+		if !c.h.copies() { // cluster_nocopy.go
+			return fmt.Errorf("%w: a live view draws the conductor's copies of the agents, and a conductor opened with Options.Conductor holds none: open it without", ErrClusterFeature)
+		}
 		return c.runDebugged(steps) // cluster_debug.go
 	}
 	for range steps {

@@ -66,6 +66,24 @@ type clusterSetup struct {
 	edit      func(*Config) // changes the config in every process
 	fromSaves bool          // every game opened with Options.AgentsFromSave
 	every     uint64        // > 0: a balancer deciding every `every` steps on swingCost's costs
+	copies    bool          // the conductor holds a copy of every agent, as with a live view
+}
+
+// open opens one process's game of the cluster s says: the conductor's
+// (shard nil; conductor: without copies of the agents) or a shard's.
+func (s clusterSetup) open(t *testing.T, w io.Writer, workers int, shard *ShardOf, conductor bool) *Game {
+	t.Helper()
+	cfg := movingConfig(t, s.name, s.agents)
+	if s.edit != nil {
+		s.edit(cfg)
+	}
+	opts := Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard, Conductor: conductor, AgentsFromSave: s.fromSaves}
+	g, err := Open(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
 }
 
 // openCluster opens, starts and serves the cluster s says, stopped at the
@@ -75,17 +93,7 @@ func openCluster(t *testing.T, s clusterSetup) *testCluster {
 	tc := &testCluster{t: t, errs: make([]error, s.shards)}
 	// What opening writes (a plugin's start) is the conductor's to write.
 	open := func(w io.Writer, workers int, shard *ShardOf) *Game {
-		cfg := movingConfig(t, s.name, s.agents)
-		if s.edit != nil {
-			s.edit(cfg)
-		}
-		opts := Options{Stdout: w, Stderr: w, Workers: &workers, Shard: shard, AgentsFromSave: s.fromSaves}
-		g, err := Open(cfg, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		return g
+		return s.open(t, w, workers, shard, shard == nil && !s.copies)
 	}
 	cg := open(&tc.out, 1, nil)
 	ch, err := newConductor(cg, &tc.trace, &tc.out)
@@ -115,10 +123,10 @@ func openCluster(t *testing.T, s clusterSetup) *testCluster {
 			tc.errs[k] = cs.Run()
 		}()
 	}
-	if err := ch.start(); err != nil {
+	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
+	if err := ch.start(tc.c); err != nil {
 		t.Fatal(err)
 	}
-	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
 	if s.every > 0 {
 		tc.c.Balance = &cluster.Balancer{Every: s.every, Decide: func(_ uint64, _ []float64, from, to cluster.Layout) {
 			for i := range from.Start {

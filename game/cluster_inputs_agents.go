@@ -95,6 +95,9 @@ func (c *Conductor) applyAdd(in *cluster.Input) (told, err error) {
 		if err != nil {
 			return nil, err
 		}
+		if !c.h.copies() {
+			g.forgetCopy(ga) // its shard holds it (cluster_nocopy.go)
+		}
 		layout := cluster.Layout{Start: slices.Clone(c.c.Layout.Start)}
 		layout.Start[len(layout.Start)-1] = int32(len(g.agents))
 		change := cluster.Item{Kind: cluster.AgentAdd, Agent: ga.idx, Peer: -1, Text: in.To, Name: in.Name, Data: save}

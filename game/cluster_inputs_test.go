@@ -490,7 +490,7 @@ func heldOnly(t *testing.T, tc *testCluster, when string) {
 		}
 		next = g.cl.hi
 		for i, ga := range g.agents {
-			id := cg.agents[i].a.ID()
+			id := cg.agentID(cg.agents[i])
 			if got := g.agentID(ga); got != id || ga.idx != int32(i) || g.byID[id] != ga || ga.tree != cg.agents[i].tree {
 				t.Fatalf("%s: shard %d lists %q (place %d) at place %d, the conductor %q", when, k, got, ga.idx, i, id)
 			}

@@ -105,10 +105,10 @@ func TestCluster_exampleGameOnShardProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ch.start(); err != nil {
+	c := &cluster.Conductor{Host: ch, Link: link, Layout: cluster.Cut(len(g.agents), shards)}
+	if err := ch.start(c); err != nil {
 		t.Fatal(err)
 	}
-	c := &cluster.Conductor{Host: ch, Link: link, Layout: cluster.Cut(len(g.agents), shards)}
 	for s := uint64(1); s <= steps; s++ {
 		if err := c.Step(s); err != nil {
 			t.Fatal(err)

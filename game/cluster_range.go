@@ -56,10 +56,17 @@ func treeIn(b *runtime.BoundTree) *runtime.Tree {
 }
 
 // holdRange notes the range of shard s among agents agents (nil: the game
-// makes every agent).
-func (g *Game) holdRange(s *ShardOf, agents int) error {
+// makes every agent), or the empty range of a conductor that holds no
+// agents (cluster_nocopy.go).
+func (g *Game) holdRange(s *ShardOf, conductor bool, agents int) error {
 	if s == nil {
+		if conductor {
+			g.held = &heldRange{}
+		}
 		return nil
+	}
+	if conductor {
+		return fmt.Errorf("game: Options.Shard and Options.Conductor: a game is a shard or the conductor")
 	}
 	if s.N < 1 || s.K < 0 || s.K >= s.N {
 		return fmt.Errorf("game: Options.Shard: shard %d of %d", s.K, s.N)

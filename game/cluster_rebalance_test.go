@@ -211,9 +211,10 @@ func TestRebalance_gateHoldersMove(t *testing.T) {
 	tc, _ := startMovingCluster(t, name, agents, 3, 1, 2)
 	holders := 0
 	tc.c.Balance.Decide = func(_ uint64, _ []float64, from, to cluster.Layout) {
-		for _, gate := range tc.ch.g.gates.List() {
-			for _, id := range gate.Holders {
-				if p := tc.ch.g.byID[id].idx; from.Of(p) != to.Of(p) {
+		g := tc.ch.g // it holds no agents: its gates name their holders by place
+		for _, gate := range g.gates.SnapshotNamed(func(p int32) string { return g.agentID(g.agents[p]) }) {
+			for _, h := range gate.Holders {
+				if p := g.byID[h.Agent].idx; from.Of(p) != to.Of(p) {
 					holders++
 				}
 			}

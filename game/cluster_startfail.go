@@ -19,3 +19,4 @@ func (s startFailed) Report([]cluster.Item, *cluster.Out) error               { 
 func (s startFailed) Save(*cluster.Out) error                                 { return s.err }
 func (s startFailed) Load([]cluster.Item) error                               { return s.err }
 func (s startFailed) Finish(uint32, *cluster.Out) error                       { return s.err }
+func (s startFailed) StartLines(*cluster.Out) error                           { return s.err }

@@ -113,6 +113,12 @@ type Options struct {
 	// and place) and only the shard's range of them is made, with its Lua
 	// tables and stores (cluster_range.go).
 	Shard *ShardOf
+	// Conductor opens the game to conduct a cluster (Game.Conduct) with no
+	// agents of its own: every agent is listed (id, tree, place) and none
+	// is made, nor its Lua tables or stores; the shards hold them all
+	// (cluster_nocopy.go). Leave it false for a conductor with a live view,
+	// which draws a copy of every agent.
+	Conductor bool
 }
 
 // ErrStopped is what Run returns when Options.Stop ended it early: the steps
@@ -270,7 +276,7 @@ func Open(cfg *Config, opts Options) (*Game, error) {
 	// The config's setting declares the game fit for several threads; a
 	// -workers override other than 1 asks for them.
 	g.contract = cfg.Run.Workers != 1 || workers != 1
-	if err := g.holdRange(opts.Shard, agents); err != nil { // cluster_range.go
+	if err := g.holdRange(opts.Shard, opts.Conductor, agents); err != nil { // cluster_range.go
 		return nil, err
 	}
 	g.openHeldWorkers(workers, counts)

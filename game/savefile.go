@@ -82,20 +82,7 @@ func (g *Game) encodeSaveOn(n int) ([]byte, error) {
 	}
 	e := g.saveEnc
 	e.Reset()
-	e.Uvarint(g.step)
-	e.Float(g.cfg.Run.Dt)
-	e.Varint(g.seed())
-	e.Uvarint(g.randomState()) // the world's generator; agents save their own
-	e.Uvarint(uint64(len(g.cfg.Trees)))
-	for _, tc := range g.cfg.Trees {
-		e.String(tc.Name)
-		e.String(g.trees[tc.Name].Tree.Fingerprint)
-	}
-	e.Uvarint(uint64(len(g.delivered)))
-	for _, d := range g.delivered {
-		e.Bool(d)
-	}
-	if err := g.encodeWorld(e); err != nil {
+	if err := g.encodeSaveHead(e); err != nil {
 		return nil, err
 	}
 	e.Uvarint(uint64(len(g.agents)))
@@ -110,6 +97,30 @@ func (g *Game) encodeSaveOn(n int) ([]byte, error) {
 	if err := runtime.EncodeAgentsOn(e, agents, g.hostStateOf(agents), n); err != nil {
 		return nil, err
 	}
+	return g.saveContainer(e)
+}
+
+// encodeSaveHead writes what a save holds before its agents: the settings,
+// the schedule's progress, the world's state.
+func (g *Game) encodeSaveHead(e *savecodec.Encoder) error {
+	e.Uvarint(g.step)
+	e.Float(g.cfg.Run.Dt)
+	e.Varint(g.seed())
+	e.Uvarint(g.randomState()) // the world's generator; agents save their own
+	e.Uvarint(uint64(len(g.cfg.Trees)))
+	for _, tc := range g.cfg.Trees {
+		e.String(tc.Name)
+		e.String(g.trees[tc.Name].Tree.Fingerprint)
+	}
+	e.Uvarint(uint64(len(g.delivered)))
+	for _, d := range g.delivered {
+		e.Bool(d)
+	}
+	return g.encodeWorld(e)
+}
+
+// saveContainer frames the save e holds, or refuses one too large.
+func (g *Game) saveContainer(e *savecodec.Encoder) ([]byte, error) {
 	if n := savecodec.ContainerSize(SaveMagic, SaveVersion, e); n > maxSaveSize {
 		return nil, fmt.Errorf("the run takes %d bytes saved, more than the %d (%s) a save file may hold, which is what loading one reads at most; save a smaller game (fewer agents, less in ctx.memory and ctx.agent, fewer stimuli)",
 			n, maxSaveSize, Size(maxSaveSize))

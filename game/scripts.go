@@ -124,6 +124,10 @@ func (g *Game) startWorld() error {
 		return worldTimeoutError(err, "world_init_timeout")
 	}
 	g.publishShared(g.Time(g.step)) // what init published, for spawn
+	// A cluster's start keeps what init wrote (cluster_nocopy_start.go).
+	if err := g.startSpawns(); err != nil {
+		return err
+	}
 	for _, ga := range g.agents {
 		if ga.a == nil {
 			continue // another shard's: it spawns there (cluster_range.go)
@@ -133,6 +137,9 @@ func (g *Game) startWorld() error {
 		}
 		// What spawn changed (a signal it sent the agent) is part of step 0.
 		if err := g.writeChanges(ga, g.step, g.Time(g.step)); err != nil {
+			return err
+		}
+		if err := g.spawned(ga); err != nil { // cluster_nocopy_start.go
 			return err
 		}
 	}

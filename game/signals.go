@@ -109,6 +109,10 @@ func (g *Game) deliverSent(s uint64, t float64) error {
 // agent is reset as after a handler's error. (Senders that hear at once,
 // the world, Go and the live view, are refused before: refuses.)
 func (g *Game) deliver(ga *gameAgent, signal string, data runtime.Value, from string, s uint64, t float64) {
+	if g.cl != nil && g.cl.start.on && !g.cl.live && !g.cl.start.in { // the world's init in a cluster (cluster_nocopy_start.go)
+		g.startDeliver(ga, signal, data, from, s, t)
+		return
+	}
 	if g.cl != nil && g.cl.conductor && g.cl.live && ga != nil { // the agent's shard delivers it (cluster.go)
 		g.clusterDeliver(ga, signal, data, from)
 		return

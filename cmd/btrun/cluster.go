@@ -296,7 +296,7 @@ func benchCluster(config string, agents, steps, shards, workers int, rebalance b
 		return exitRuntime
 	}
 	defer children.Stop()
-	g, err := game.Open(cfg, game.Options{Quiet: true, Stdout: io.Discard, Stderr: stderr})
+	g, err := game.Open(cfg, game.Options{Quiet: true, Stdout: io.Discard, Stderr: stderr, Conductor: true})
 	if err != nil {
 		printProblems(stderr, err)
 		return exitRuntime
@@ -351,7 +351,7 @@ func benchCluster(config string, agents, steps, shards, workers int, rebalance b
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime
 	}
-	n := len(g.Agents())
+	n := g.AgentCount() // the conductor lists every agent and holds none
 	per := func(v uint64) float64 { return float64(v) / float64(steps) }
 	fmt.Fprintf(stdout, "config %s: %d agents on %d shards of %d worker(s), %d steps after a first one\n", config, n, shards, workers, steps)
 	fmt.Fprintf(stdout, "stepping took %s: %.0f agent-steps/s, %.2f ms a step\n", wall, float64(n*steps)/wall.Seconds(), wall.Seconds()*1e3/float64(steps))

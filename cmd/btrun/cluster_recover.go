@@ -253,7 +253,8 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		return st, err
 	}
 	// A checkpoint may hold agents added and removed (cluster_inputs.go).
-	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet, AgentsFromSave: from != nil})
+	// The conductor holds no agents, but for a live view, which draws a copy of each.
+	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet, AgentsFromSave: from != nil, Conductor: r.debug.addr == ""})
 	if err != nil {
 		return st, err
 	}
