@@ -109,6 +109,12 @@ const (
 	AgentList
 	// MoveRange: a shard's new range of a move, [Agent, Peer).
 	MoveRange
+	// AgentClose: an agent of a game with gates closed before its removal
+	// (Agent its place, Text its id): its shard closes it, replying with
+	// what its close wrote and sent, its close's error as an AgentRemove
+	// item, and the gate releases of the close as an AgentClose item (Data;
+	// remove.go); the others do nothing.
+	AgentClose
 	numItemKinds
 )
 
