@@ -46,7 +46,7 @@ func soloRun(t *testing.T, cfg *Config, opts Options, steps int, save bool) (str
 // in-process transport: every shard a Game of its own, with its own agents
 // and Lua state.
 type testCluster struct {
-	t          *testing.T
+	t          testing.TB
 	c          *cluster.Conductor
 	ch         *conductorHost
 	wg         sync.WaitGroup
@@ -70,7 +70,7 @@ type clusterSetup struct {
 
 // openCluster opens, starts and serves the cluster s says, stopped at the
 // test's end.
-func openCluster(t *testing.T, s clusterSetup) *testCluster {
+func openCluster(t testing.TB, s clusterSetup) *testCluster {
 	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, s.shards)}
 	// What opening writes (a plugin's start) is the conductor's to write.
