@@ -73,6 +73,7 @@ func (h *shardHost) closeAgent(ch *cluster.Item, out *cluster.Out) error {
 	}
 	err := ga.a.Close()
 	err = errors.Join(err, g.writeChanges(ga, g.step, g.Time(g.step))) // what its hooks did
+	g.out.flushRepeat(ch.Text)                                         // as Game.RemoveAgent
 	order, hi := cluster.Place(cluster.PhaseDelivery, 0), uint64(ch.Agent)
 	if terr := g.take(out, order, hi); terr != nil {
 		return terr

@@ -195,3 +195,34 @@ func TestConductor_agentsRemovedFromAGameWithGatesReplayed(t *testing.T) {
 		b.stop()
 	}
 }
+
+// TestGame_removedAgentsFoldedErrorsAreReportedAtRemoval: in one process,
+// an agent removed while its repeated error is folded has its repeats
+// reported as it is removed (it will not err again), not at the end of
+// the Run call in progress, after the other agents' lines of later steps;
+// a cluster's shard, which folds its agents' errors, does the same
+// (TestCluster_inputsComposeWithSlotsLanesAndMoves removes such agents).
+func TestGame_removedAgentsFoldedErrorsAreReportedAtRemoval(t *testing.T) {
+	config := writeGame(t, map[string]string{
+		"config.toml": "[run]\nsteps = 8\ndt = 1\n[scripts]\npaths = [\"ai\"]\n[[trees]]\nname = \"t\"\nfile = \"ai/t.xml\"\n[[agents]]\ntree = \"t\"\ncount = 2\n",
+		"ai/t.xml":    `<behaviorTree><action id="bad" name="bad"/></behaviorTree>`,
+		"ai/t.lua":    "local bt = require(\"bt\")\nbt.action(\"bad\", function(ctx) error(\"boom\") end)\n",
+	})
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := func(g *Game, s StepInfo) error {
+		if s.Step == 6 {
+			return g.RemoveAgent("t-2")
+		}
+		return nil
+	}
+	_, out, _ := soloRun(t, cfg, Options{BeforeStep: before}, 8, false)
+	// t-2's line comes first: written as it was removed after step 5, the
+	// other's at the end of the run.
+	removed, other := strings.Index(out, "t=5.00 t-2 same error x4 (t=2.00..5.00)"), strings.Index(out, "t=8.00 t-1 same error x7")
+	if removed < 0 || other < 0 || removed > other {
+		t.Fatalf("t-2's folded errors are not reported as it is removed, before the end's:\n%s", out)
+	}
+}
