@@ -309,3 +309,62 @@ func TestClusterFuzz_seedsGoAllTheWay(t *testing.T) {
 		t.Errorf("the conductor fed what it gathered: %v", err)
 	}
 }
+
+// withItemData is the frames of b with the data of item i of message m
+// (both taken modulo their counts) replaced by data, re-encoded: fuzzed
+// bytes that reach the game's decoders of items (gate parts, agents'
+// saves and lists, signals' data) behind a message that decodes.
+func withItemData(b []byte, m, i uint16, data []byte) []byte {
+	frames := fuzzFrames(b)
+	var out []byte
+	for k, fr := range frames {
+		if k == int(m)%len(frames) {
+			if msg, err := cluster.Decode(fr); err == nil && len(msg.Items) > 0 {
+				msg.Items[int(i)%len(msg.Items)].Data = data
+				fr = msg.Append(nil)
+			}
+		}
+		out = appendFrame(out, fr)
+	}
+	return out
+}
+
+// FuzzClusterShardItems is FuzzClusterShardHost with the fuzzed bytes as
+// the data of one item of one message of the recorded run.
+func FuzzClusterShardItems(f *testing.F) {
+	toShard0, _ := fuzzSeeds(f)
+	for m, fr := range fuzzFrames(toShard0) {
+		msg, err := cluster.Decode(fr)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for i, it := range msg.Items {
+			if len(it.Data) > 0 {
+				f.Add(uint16(m), uint16(i), it.Data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, m, i uint16, data []byte) {
+		_ = fuzzShard(t, withItemData(toShard0, m, i, data)) // an error or not: no panic, no hang
+	})
+}
+
+// FuzzClusterConductorItems is FuzzClusterConductorHost with the fuzzed
+// bytes as the data of one item of one reply of the recorded run.
+func FuzzClusterConductorItems(f *testing.F) {
+	_, replies := fuzzSeeds(f)
+	for m, fr := range fuzzFrames(replies) {
+		msg, err := cluster.Decode(fr)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for i, it := range msg.Items {
+			if len(it.Data) > 0 {
+				f.Add(uint16(m), uint16(i), it.Data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, m, i uint16, data []byte) {
+		_ = fuzzConductor(t, withItemData(replies, m, i, data)) // an error or not: no panic, no hang
+	})
+}
