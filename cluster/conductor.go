@@ -52,6 +52,7 @@ type Conductor struct {
 	reqs    []Item
 	outbox  []Item
 	inCarry []Item // deliveries of what inputs' handlers sent between steps (inputs.go)
+	closed  []byte // the gate releases of an agent's close (remove.go)
 	debug          // a live view's part (debug.go)
 }
 

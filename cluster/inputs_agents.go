@@ -68,6 +68,8 @@ func (c *Conductor) ChangeAgents(step uint64, change Item, layout Layout) (strin
 			c.outbox = append(c.outbox, it)
 		case AgentRemove:
 			closeErr = it.Text
+		case AgentClose:
+			c.closed = it.Data // remove.go
 		default:
 			return "", fmt.Errorf("cluster: a shard replied to an agent's change with a %s item", it.Kind)
 		}
@@ -122,7 +124,7 @@ func (s *Shard) changeAgents(m *Message) error {
 	var rng *Item
 	for i := range m.Items {
 		switch it := &m.Items[i]; it.Kind {
-		case AgentAdd, AgentRemove, AgentList:
+		case AgentAdd, AgentRemove, AgentList, AgentClose:
 			change = *it
 		case AgentRange:
 			rng = it

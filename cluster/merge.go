@@ -32,7 +32,7 @@ func Merge(dst []Item, lists ...[]Item) ([]Item, error) {
 	return dst, nil
 }
 
-var itemKindNames = [numItemKinds]string{"", "request", "answer", "signal", "delivery", "record", "agent save", "debug note", "agent add", "agent remove", "agent range", "agent list", "move range", "checkpoint part"}
+var itemKindNames = [numItemKinds]string{"", "request", "answer", "signal", "delivery", "record", "agent save", "debug note", "agent add", "agent remove", "agent range", "agent list", "move range", "checkpoint part", "agent close"}
 
 func (k ItemKind) String() string {
 	if k > 0 && k < numItemKinds {

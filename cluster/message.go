@@ -124,6 +124,12 @@ const (
 	// Agent -1, the store and checkpoint a CheckpointParts message is of (Text
 	// the store's name, Data the checkpoint's number).
 	CheckpointPart
+	// AgentClose: an agent of a game with gates closed before its removal
+	// (Agent its place, Text its id): its shard closes it, replying with
+	// what its close wrote and sent, its close's error as an AgentRemove
+	// item, and the gate releases of the close as an AgentClose item (Data;
+	// remove.go); the others do nothing.
+	AgentClose
 	numItemKinds
 )
 

@@ -213,6 +213,7 @@ func (g *Game) RemoveAgent(id string) error {
 	}
 	err := ga.a.Close()
 	werr := g.writeChanges(ga, g.step, g.Time(g.step)) // what its cancel hook did
+	g.out.flushRepeat(id)                              // its folded errors are reported now: it will not err again
 	g.removeAgent(ga)
 	g.agentsChanged()
 	return errors.Join(err, werr)

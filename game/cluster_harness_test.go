@@ -46,7 +46,7 @@ func soloRun(t *testing.T, cfg *Config, opts Options, steps int, save bool) (str
 // in-process transport: every shard a Game of its own, with its own agents
 // and Lua state.
 type testCluster struct {
-	t          *testing.T
+	t          testing.TB
 	c          *cluster.Conductor
 	ch         *conductorHost
 	wg         sync.WaitGroup
@@ -71,7 +71,7 @@ type clusterSetup struct {
 
 // open opens one process's game of the cluster s says: the conductor's
 // (shard nil; conductor: without copies of the agents) or a shard's.
-func (s clusterSetup) open(t *testing.T, w io.Writer, workers int, shard *ShardOf, conductor bool) *Game {
+func (s clusterSetup) open(t testing.TB, w io.Writer, workers int, shard *ShardOf, conductor bool) *Game {
 	t.Helper()
 	cfg := movingConfig(t, s.name, s.agents)
 	if s.edit != nil {
@@ -88,7 +88,7 @@ func (s clusterSetup) open(t *testing.T, w io.Writer, workers int, shard *ShardO
 
 // openCluster opens, starts and serves the cluster s says, stopped at the
 // test's end.
-func openCluster(t *testing.T, s clusterSetup) *testCluster {
+func openCluster(t testing.TB, s clusterSetup) *testCluster {
 	t.Helper()
 	tc := &testCluster{t: t, errs: make([]error, s.shards)}
 	// What opening writes (a plugin's start) is the conductor's to write.

@@ -25,8 +25,8 @@ import (
 // the shard that steps it restores it from the conductor's save of it
 // (restoreAgents). A removed agent is closed by its shard (its running
 // action cancelled, with what the hooks write); the others only forget
-// it. A game with gates refuses RemoveAgent in a cluster: the gates its
-// agent holds would be released on its shard's copy of the gates only.
+// it. In a game with gates, its shard closes it first and every process
+// applies the gates its close released (cluster_remove.go).
 //
 // A run that goes back to a checkpoint holding other agents than the
 // processes list (or Load of such a save) needs every process's game
@@ -60,15 +60,14 @@ func (c *Conductor) AddAgent(id, tree string, data runtime.AgentData) error {
 // RemoveAgent removes the agent with id id, between two steps, as
 // Game.RemoveAgent does in one process (its running action cancelled,
 // what its hooks write; signals to it dropped), journaled first. A
-// refusal, or its close's error (it is removed), is an *InputError; a game
-// with gates refuses it (ErrClusterFeature).
+// refusal, or its close's error (it is removed), is an *InputError. In a
+// game with gates, the gates it held are released in every process's copy
+// of them (cluster_remove.go).
 func (c *Conductor) RemoveAgent(id string) error {
 	g := c.g
 	switch {
 	case g.byID[id] == nil:
 		return &InputError{Reason: fmt.Sprintf("game: no agent %q", id)}
-	case g.gates != nil:
-		return fmt.Errorf("%w: removing agent %s from a game with gates (the gates it holds would be released on its shard only)", ErrClusterFeature, id)
 	}
 	return c.journal(cluster.Input{Kind: cluster.InputRemove, To: id})
 }
@@ -140,6 +139,9 @@ func (c *Conductor) applyRemove(in *cluster.Input) (told, err error) {
 			layout.Start[k]--
 		}
 	}
+	if g.gates != nil {
+		return c.applyRemoveGated(ga, layout)
+	}
 	closeErr, err := c.c.ChangeAgents(g.step, cluster.Item{Kind: cluster.AgentRemove, Agent: p, Peer: -1, Text: in.To}, layout)
 	if err != nil {
 		return nil, err
@@ -161,6 +163,11 @@ func (h *shardHost) ChangeAgents(ch *cluster.Item, lo, hi int32, out *cluster.Ou
 	}
 	if ch.Kind == cluster.AgentAdd {
 		if err := h.addAgent(ch, ch.Agent >= lo && ch.Agent < hi); err != nil {
+			return err
+		}
+	}
+	if ch.Kind == cluster.AgentClose {
+		if err := h.closeAgent(ch, out); err != nil {
 			return err
 		}
 	}
@@ -260,6 +267,9 @@ func (h *shardHost) listOther(id string, tree int32) {
 // forgets it.
 func (h *shardHost) removeAgent(ch *cluster.Item, out *cluster.Out) error {
 	g := h.g
+	if ch.Name == closedRemove {
+		return h.forgetClosed(ch)
+	}
 	ga := g.byID[ch.Text]
 	if ga == nil || ga.idx != ch.Agent {
 		return fmt.Errorf("game: removing agent %s at place %d, which the shard does not have there", ch.Text, ch.Agent)

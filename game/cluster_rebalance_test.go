@@ -29,7 +29,7 @@ func swingCost(k int, every uint64, held func() int32) func(uint64, time.Duratio
 
 // movingConfig is a fixture's config with agents agents (0: as it is),
 // so that shards have agents to move.
-func movingConfig(t *testing.T, name string, agents int) *Config {
+func movingConfig(t testing.TB, name string, agents int) *Config {
 	t.Helper()
 	cfg, err := LoadConfig(clusterConfig(name))
 	if err != nil {

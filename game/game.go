@@ -464,7 +464,7 @@ func (g *Game) Run(steps int) error {
 	agentSteps := 0
 	path, every := g.savePlan()
 	defer g.out.clearProgress()
-	defer g.out.flushRepeats(g.ids())
+	defer func() { g.out.flushRepeats(g.ids()) }() // the agents at the end, which inputs may have changed
 	if g.step+uint64(max(steps, 0)) > MaxSteps {
 		return fmt.Errorf("game: step %d and %d more steps go beyond step %d, the last a run can reach", g.step, steps, uint64(MaxSteps))
 	}

@@ -29,6 +29,7 @@ type ConductorLink struct {
 	// manifest is the hash of the game's files' manifest, given to every
 	// shard that joins.
 	manifest string
+	link     string // this link's id among the run's (link_epoch.go)
 }
 
 // Conduct connects to NATS as the conductor of run o.Run and waits for its
@@ -49,8 +50,8 @@ func Conduct(o Options, shards int) (*ConductorLink, error) {
 	}
 	c := &ConductorLink{o: o, nc: nc, up: make(chan *nats.Msg, chanRoom*(shards+1)),
 		down: make([]cluster.Sequence, shards), check: make([]cluster.Sequence, shards),
-		parts: make([]parts, shards), sent: make([]bool, shards), waits: make([]time.Duration, shards)}
-	if c.upSub, err = nc.ChanSubscribe(o.subject("up", "*"), c.up); err != nil {
+		parts: make([]parts, shards), sent: make([]bool, shards), waits: make([]time.Duration, shards), link: newLinkID()}
+	if c.upSub, err = nc.ChanSubscribe(upAll(&o), c.up); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("natsnet: conductor: %w", err)
 	}
@@ -90,7 +91,7 @@ func (c *ConductorLink) admit(shards int) error {
 			default:
 				c.ids = append(c.ids, id)
 				c.names = append(c.names, name)
-				m.Respond([]byte("ok " + strconv.Itoa(len(c.ids)-1) + " " + strconv.Itoa(shards) + " " + c.manifest))
+				m.Respond([]byte("ok " + strconv.Itoa(len(c.ids)-1) + " " + strconv.Itoa(shards) + " " + c.manifest + " " + c.link))
 			}
 		case <-timer.C:
 			joined := ""
@@ -167,8 +168,11 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 	for waiting > 0 {
 		select {
 		case m := <-c.up:
-			k, err := strconv.Atoi(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:])
-			if err != nil || k < 0 || k >= len(c.ids) || !c.sent[k] {
+			k, stale := c.o.staleReply(m, c.link)
+			if stale {
+				continue
+			}
+			if k >= len(c.ids) || !c.sent[k] {
 				return fmt.Errorf("natsnet: a reply on %s, from no shard that was asked: %w", m.Subject, cluster.ErrSequence)
 			}
 			b, whole, err := c.parts[k].add(m)
@@ -236,7 +240,7 @@ func (c *ConductorLink) Close() error {
 		return nil
 	}
 	c.closed = true
-	err := c.nc.Publish(c.o.subject("bye"), nil)
+	err := c.nc.Publish(c.o.subject("bye"), []byte(c.link))
 	if err == nil {
 		err = c.nc.Flush()
 	}

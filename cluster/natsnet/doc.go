@@ -8,8 +8,8 @@
 //
 //	btrun.RUN.join      a shard's request to join; the reply numbers it or refuses it
 //	btrun.RUN.down.ID   the conductor's messages to the shard that joined as ID
-//	btrun.RUN.up.K      shard K's replies
-//	btrun.RUN.bye       the conductor ended the run
+//	btrun.RUN.up.LINK.K shard K's replies on the link LINK (an id the join's answer gives)
+//	btrun.RUN.bye       the conductor ended the link (the data: its id)
 //	btrun.RUN.input     the run's journal of inputs from outside (the stream btrun-input-RUN)
 //
 // Core NATS keeps the order of one publisher's messages to a subscriber;

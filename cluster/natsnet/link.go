@@ -41,6 +41,10 @@ type Options struct {
 	// Name tells the shard apart in the conductor's messages (a host name
 	// and process id, say); "" is the NATS client's address.
 	Name string
+	// Stale, when set, is told of each message of another link of the
+	// same run that this end ignored (a shard of an ended link that woke
+	// up, say; link_epoch.go).
+	Stale func(msg string)
 }
 
 var (

@@ -26,6 +26,7 @@ type ShardLink struct {
 	files  []File
 	config string // the config's path among files
 	n      int    // the run's shards
+	link   string // the link's id among the run's (link_epoch.go)
 }
 
 // Join connects to NATS and joins run o.Run as a shard, trying until the
@@ -39,7 +40,7 @@ func Join(o Options) (*ShardLink, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ShardLink{o: o, nc: nc, down: make(chan *nats.Msg, 2*chanRoom), bye: make(chan *nats.Msg, 1), closed: make(chan struct{})}
+	s := &ShardLink{o: o, nc: nc, down: make(chan *nats.Msg, 2*chanRoom), bye: make(chan *nats.Msg, 16), closed: make(chan struct{})}
 	nc.SetClosedHandler(func(*nats.Conn) { close(s.closed) })
 	id := nuid.Next()
 	_, err = nc.ChanSubscribe(o.subject("down", id), s.down)
@@ -90,14 +91,14 @@ func (s *ShardLink) join(id, name string) (int, string, error) {
 				f := strings.Fields(rest)
 				var k, n int
 				var err1, err2 error
-				if len(f) == 3 {
+				if len(f) == 4 {
 					k, err1 = strconv.Atoi(f[0])
 					n, err2 = strconv.Atoi(f[1])
 				}
-				if len(f) != 3 || err1 != nil || err2 != nil || k < 0 || k >= n {
+				if len(f) != 4 || err1 != nil || err2 != nil || k < 0 || k >= n {
 					return 0, "", fmt.Errorf("natsnet: shard: the conductor of run %s answered %q", s.o.Run, reply)
 				}
-				s.n = n
+				s.n, s.link = n, f[3]
 				return k, f[2], nil
 			}
 			if why, ok := strings.CutPrefix(reply, "refused: version: "); ok {
@@ -145,7 +146,10 @@ func (s *ShardLink) Recv() (cluster.Message, error) {
 				err = s.check.Check(&r, "the conductor")
 			}
 			return r, err
-		case <-s.bye:
+		case m := <-s.bye:
+			if s.o.staleBye(m, s.link) {
+				continue
+			}
 			return cluster.Message{}, cluster.ErrClosed
 		case <-s.closed:
 			return cluster.Message{}, fmt.Errorf("natsnet: shard %d: the connection to NATS closed: %w", s.k, cluster.ErrClosed)
@@ -156,7 +160,7 @@ func (s *ShardLink) Recv() (cluster.Message, error) {
 func (s *ShardLink) Reply(m *cluster.Message) error {
 	m.Reply = true
 	m.Seq = s.seq.Next()
-	if err := publish(s.nc, s.o.subject("up", strconv.Itoa(s.k)), m.Append(nil)); err != nil {
+	if err := publish(s.nc, upSubject(&s.o, s.link, s.k), m.Append(nil)); err != nil {
 		return fmt.Errorf("natsnet: shard %d: %w", s.k, err)
 	}
 	return nil

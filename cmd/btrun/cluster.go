@@ -52,7 +52,8 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	}
 	host, _ := os.Hostname()
 	link, err := natsnet.Join(natsnet.Options{URL: *url, Run: *name, Version: clusterVersion(),
-		Name: host + " pid " + strconv.Itoa(os.Getpid()), JoinTimeout: 5 * time.Minute})
+		Name: host + " pid " + strconv.Itoa(os.Getpid()), JoinTimeout: 5 * time.Minute,
+		Stale: func(msg string) { fmt.Fprintln(stderr, "btrun shard:", msg) }})
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun shard:", err)
 		return exitRuntime

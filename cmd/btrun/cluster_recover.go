@@ -190,7 +190,8 @@ func (s *clusterSession) connect(g *game.Game) (*natsnet.ConductorLink, *natsnet
 		s.own = append(s.own, run)
 	}
 	o := natsnet.Options{URL: s.url, Run: run, Version: clusterVersion(), JoinTimeout: time.Minute,
-		ReplyTimeout: r.cfg.Cluster.Deadline.Duration, Files: files, Config: config}
+		ReplyTimeout: r.cfg.Cluster.Deadline.Duration, Files: files, Config: config,
+		Stale: func(msg string) { fmt.Fprintln(s.stderr, "btrun:", msg) }}
 	var children *natsnet.Children
 	if s.embedded {
 		self, err := os.Executable()

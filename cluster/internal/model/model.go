@@ -123,9 +123,13 @@ func (a *Agent) save() []byte {
 	return append(b, 0)
 }
 
-func (a *Agent) load(b []byte) {
+func (a *Agent) load(b []byte) error {
 	v, k := binary.Uvarint(b)
+	if k <= 0 || k != len(b)-1 {
+		return fmt.Errorf("model: agent %d: a save of %d bytes", a.Place, len(b))
+	}
 	a.V, a.owed = v, b[k] == 1
+	return nil
 }
 
 // World is the conductor's side: the world, the schedule, the gate
@@ -195,8 +199,9 @@ func (w *World) Route(signals []cluster.Item) ([]cluster.Item, error) {
 	for _, s := range signals {
 		d := cluster.Item{Kind: cluster.Delivery, Agent: -1, Peer: s.Agent, Text: ID(s.Agent), Name: s.Name, Data: s.Data}
 		if s.Text != "all" {
-			p, err := strconv.Atoi(s.Text[1:])
-			if err != nil || p >= int(w.N) {
+			num, ok := strings.CutPrefix(s.Text, "a")
+			p, err := strconv.Atoi(num)
+			if !ok || err != nil || p < 0 || p >= int(w.N) {
 				return nil, fmt.Errorf("model: no agent %q", s.Text)
 			}
 			d.Agent = int32(p)
@@ -345,6 +350,9 @@ func (s *Shard) Round(round uint32, answers []cluster.Item, out *cluster.Out) (i
 		}
 	} else {
 		for _, ans := range answers {
+			if ans.Agent < s.Lo || int(ans.Agent-s.Lo) >= len(s.Agents) {
+				return 0, fmt.Errorf("model: an answer to agent %d on the shard of %d..", ans.Agent, s.Lo)
+			}
 			a := s.Agents[ans.Agent-s.Lo]
 			if a.wait != ans.Name {
 				return 0, fmt.Errorf("model: agent %d waits for %q, answered by %q", a.Place, a.wait, ans.Name)
@@ -386,7 +394,9 @@ func (s *Shard) Load(saves []cluster.Item) error {
 		if it.Agent < s.Lo || int(it.Agent-s.Lo) >= len(s.Agents) {
 			return fmt.Errorf("model: a save of agent %d on the shard of %d..", it.Agent, s.Lo)
 		}
-		s.Agents[it.Agent-s.Lo].load(it.Data)
+		if err := s.Agents[it.Agent-s.Lo].load(it.Data); err != nil {
+			return err
+		}
 	}
 	return nil
 }

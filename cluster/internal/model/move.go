@@ -28,7 +28,9 @@ func (s *Shard) Release(lo, hi int32, out *cluster.Out) error {
 func (s *Shard) Adopt(lo, hi int32, saves []cluster.Item) error {
 	for _, it := range saves {
 		a := &Agent{Place: it.Agent}
-		a.load(it.Data)
+		if err := a.load(it.Data); err != nil {
+			return err
+		}
 		s.Agents = append(s.Agents, a)
 	}
 	slices.SortFunc(s.Agents, func(a, b *Agent) int { return int(a.Place - b.Place) })

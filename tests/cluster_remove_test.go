@@ -1,0 +1,63 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInputs_agentsRemovedFromAGameWithGatesOnShardProcesses: agents
+// removed from outside a cluster of a game with gates (the "gates"
+// fixture, a checkpoint every 20 steps; a grunt holding the grenade, a
+// pair waiting at the rendezvous, a pair whose partner waits on it, a
+// grunt holding nothing: game's TestConductor_agentsRemovedFromAGameWithGates
+// finds them), with a shard killed after the removals of steps 26 and 27,
+// before the checkpoint of step 40: the run goes back to step 20 and
+// replays them, and its trace, save and output are one process's.
+func TestInputs_agentsRemovedFromAGameWithGatesOnShardProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	base, err := os.ReadFile(fixture("gates"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(fixture("gates")), "remove-test-*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, _ := filepath.Abs(f.Name())
+	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 20\ndeadline = \"2s\"\nstore = \""+filepath.Base(config)+".store\"\n"...))
+	f.Close()
+	t.Cleanup(func() { os.Remove(config); os.RemoveAll(config + ".store") })
+	dir := t.TempDir()
+	inputs := filepath.Join(dir, "inputs.txt")
+	if err := os.WriteFile(inputs, []byte(`3 remove grunt-1
+16 remove pair-2
+26 remove pair-1
+27 remove grunt-4
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
+	if one.code != 0 || one.stderr != "" {
+		t.Fatalf("exit %d: %s", one.code, one.stderr)
+	}
+	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
+	for _, c := range []struct{ fault, tag string }{{"", "plain"}, {"shard1:report:35", "lost"}} {
+		r := runFault(t, c.fault, "run", "-config", config, "-shards", "3", "-inputs", inputs,
+			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav"))
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
+		}
+		if c.fault != "" && !strings.Contains(r.stderr, "going back to the checkpoint of step 20 and replaying") && !strings.Contains(r.stderr, "starting the run again") {
+			t.Errorf("%s: no recovery in %q", c.tag, r.stderr) // from step 20, or earlier on a busy machine
+		}
+		if beforeSummary(r.stdout) != beforeSummary(one.stdout) {
+			t.Errorf("%s: the output differs from one process's", c.tag)
+		}
+		sameFiles(t, c.tag, dir, trace, save)
+	}
+}
