@@ -26,6 +26,10 @@ const (
 	// AddAgent does; InputRemove removes the agent To.
 	InputAdd
 	InputRemove
+	// InputReload reloads the game's files (inputs_reload.go): Data is
+	// the reload's manifest (EncodeReload), naming every file by the hash
+	// of its content in the run's FileStore.
+	InputReload
 	numInputKinds
 )
 

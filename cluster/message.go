@@ -61,10 +61,14 @@ const (
 	// (a MoveRange item), replying with their saves; Round 2 gives it the
 	// saves of the agents it adopts, and its new range.
 	Move
+	// Reload makes a shard load the game's files again between two steps
+	// (inputs_reload.go): one item whose Data is the reload's manifest.
+	// The shard's agents are then given their saves by a Load.
+	Reload
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move", "reload"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {

@@ -117,6 +117,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.changeAgents(m)
 	case Move:
 		return s.move(m)
+	case Reload:
+		return s.reload(m) // inputs_reload.go
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

@@ -368,6 +368,7 @@ type shardHost struct {
 	g            *Game
 	ran, waiting []int32 // indices into g.active: the round's agents, those that paused
 	round        []*runtime.Agent
+	files        cluster.FileStore // a reload's files (cluster_reload.go)
 }
 
 // newShard makes g, opened for that shard (Options.Shard), the shard of

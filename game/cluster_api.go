@@ -21,6 +21,10 @@ type Conductor struct {
 
 	inputs  cluster.Journal // nil: inputs are not journaled (cluster_inputs.go)
 	pending []cluster.Input // journaled inputs a replay applies again
+
+	files    cluster.FileStore // the reloads' files (cluster_reload.go)
+	reloaded *ReloadReport     // the last reload's report
+	fresh    bool              // the reload applied is a new one, not a replay
 }
 
 // Conduct makes g, opened and not started, the conductor of the link's
@@ -105,6 +109,9 @@ type ShardOptions struct {
 	// Moves are how the shard measures its steps' cost, for a run that
 	// moves agents (cluster_rebalance.go).
 	Moves ShardMoves
+	// Files is where the shard fetches the files of a reload that its
+	// copy of the game's files does not hold (cluster_reload.go).
+	Files cluster.FileStore
 }
 
 // ServeShard makes g, opened with Options.Shard = &ShardOf{k, shards} and
@@ -125,5 +132,6 @@ func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptio
 		}
 		return err
 	}
+	h.files = opts.Files
 	return opts.Moves.serve(h, link)
 }

@@ -123,6 +123,8 @@ func (c *Conductor) apply(in *cluster.Input) (told, err error) {
 		return c.applyAdd(in)
 	case cluster.InputRemove:
 		return c.applyRemove(in)
+	case cluster.InputReload:
+		return c.applyReload(in) // cluster_reload.go
 	}
 	return nil, fmt.Errorf("game: journaled input %d: kind %d", in.Seq, in.Kind)
 }

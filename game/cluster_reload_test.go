@@ -1,0 +1,175 @@
+package game
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/btrun/btrun/cluster"
+)
+
+// reloadCase is a game, an edit of its files and the step after which it
+// is reloaded.
+type reloadCase struct {
+	name  string
+	files map[string]string
+	edit  map[string]func(string) string // file -> its new text from its old
+	at    int
+	steps int
+}
+
+// apply writes the case's edit into the game at dir.
+func (rc reloadCase) apply(t *testing.T, dir string) []string {
+	t.Helper()
+	var changed []string
+	for name, f := range rc.edit {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(f(rc.files[name])), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		changed = append(changed, name)
+	}
+	slices.Sort(changed)
+	return changed
+}
+
+// undo writes the game's files back as they were.
+func (rc reloadCase) undo(t *testing.T, dir string) {
+	t.Helper()
+	for name := range rc.edit {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(rc.files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// soloReload is the case's run in one process, reloading after step at:
+// its trace, output and final save.
+func soloReload(t *testing.T, config string, rc reloadCase) (string, string, []byte) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace, out bytes.Buffer
+	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Run(rc.at); err != nil {
+		t.Fatal(err)
+	}
+	changed := rc.apply(t, filepath.Dir(config))
+	defer rc.undo(t, filepath.Dir(config))
+	if _, err := g.Reload(ReloadOptions{Changed: changed}); err != nil && !errors.Is(err, ErrReload) {
+		t.Fatal(err)
+	}
+	if err := g.Run(rc.steps - rc.at); err != nil {
+		t.Fatal(err)
+	}
+	save, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return trace.String(), out.String(), save
+}
+
+// reloadCases: a Lua action edited (memory kept), a rule renamed under
+// running actions (restarts, the old cancel hook's lines), a gate's
+// capacity shrunk under its holders and a holder's rule gone (gates carried
+// by name, holds released), and files that do not load (nothing applied).
+func reloadCases() []reloadCase {
+	aim := map[string]string{}
+	for k, v := range aimGame {
+		aim[k] = v
+	}
+	aim["config.toml"] = strings.Replace(aimGame["config.toml"], "count = 2", "count = 7", 1)
+	count := map[string]string{}
+	for k, v := range counterGame {
+		count[k] = v
+	}
+	count["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
+	post := map[string]string{}
+	for k, v := range postGame {
+		post[k] = v
+	}
+	post["config.toml"] = strings.Replace(postGame["config.toml"], "count = 3", "count = 7", 1)
+	return []reloadCase{
+		{name: "lua edited", files: count, at: 3, steps: 8, edit: map[string]func(string) string{
+			"ai/count.lua": func(s string) string { return strings.ReplaceAll(s, "v1", "v2") },
+		}},
+		{name: "rule renamed", files: aim, at: 2, steps: 6, edit: map[string]func(string) string{
+			"ai/a.xml":   func(s string) string { return strings.Replace(s, `id=".aim"`, `id=".aim2"`, 1) },
+			"ai/aim.lua": func(s string) string { return strings.ReplaceAll(s, "v1", "v2") },
+		}},
+		{name: "gates", files: post, at: 4, steps: 9, edit: map[string]func(string) string{
+			"g.xml": func(s string) string {
+				return strings.Replace(strings.Replace(s, `users="2"`, `users="1"`, 1), `id=".stand"`, `id=".stand2"`, 1)
+			},
+		}},
+		{name: "broken", files: count, at: 2, steps: 5, edit: map[string]func(string) string{
+			"ai/c.xml":     func(s string) string { return strings.Replace(s, "<action ", "<actoin ", 1) },
+			"ai/count.lua": func(s string) string { return s + "\nbt.action(\n" },
+		}},
+	}
+}
+
+// TestConductorReload_isOneProcesssReload: a reload between two steps of a
+// cluster's run (Conductor.Reload, journaled) on 1, 2 and 3 shards of 2
+// workers gives the trace, output and final save of one process that
+// reloads the same files between the same steps; a reload whose files do
+// not load changes nothing anywhere and prints what one process prints.
+func TestConductorReload_isOneProcesssReload(t *testing.T) {
+	for _, rc := range reloadCases() {
+		config := writeGame(t, rc.files)
+		dir := filepath.Dir(config)
+		wantTrace, wantOut, wantSave := soloReload(t, config, rc)
+		if !strings.Contains(wantOut, "reload: ") {
+			t.Fatalf("%s: one process's output has no reload line:\n%s", rc.name, wantOut)
+		}
+		for _, shards := range []int{1, 2, 3} {
+			label := fmt.Sprintf("%s, %d shards", rc.name, shards)
+			tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: 2})
+			c := tc.conductor()
+			var journal cluster.MemJournal
+			var files cluster.MemFiles
+			c.SetJournal(&journal)
+			c.SetFiles(&files)
+			if err := c.Run(rc.at); err != nil {
+				t.Fatal(err)
+			}
+			changed := rc.apply(t, dir)
+			_, err := c.Reload(ReloadOptions{Changed: changed})
+			if rc.name == "broken" {
+				if !errors.Is(err, ErrReload) {
+					t.Errorf("%s: %v, want ErrReload", label, err)
+				}
+			} else if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			if ins, _ := journal.From(0); len(ins) != 1 || ins[0].Kind != cluster.InputReload || ins[0].Step != uint64(rc.at) {
+				t.Errorf("%s: journaled %+v, want the reload after step %d", label, ins, rc.at)
+			}
+			if err := c.Run(rc.steps - rc.at); err != nil {
+				t.Fatal(err)
+			}
+			tc.wantSolo(label, wantTrace, wantOut, wantSave)
+			tc.stop()
+			rc.undo(t, dir)
+		}
+	}
+}
