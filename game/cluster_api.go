@@ -25,6 +25,8 @@ type Conductor struct {
 	files    cluster.FileStore // the reloads' files (cluster_reload.go)
 	reloaded *ReloadReport     // the last reload's report
 	fresh    bool              // the reload applied is a new one, not a replay
+	reloads  uint64            // reloads journaled (cluster_reload_watch.go)
+	between  uint64            // the step BetweenSteps ran before
 }
 
 // Conduct makes g, opened and not started, the conductor of the link's
@@ -51,6 +53,11 @@ func (c *Conductor) Run(steps int) error {
 		return c.runDebugged(steps) // cluster_debug.go
 	}
 	for range steps {
+		if c.between != c.g.step+1 {
+			if err := c.BetweenSteps(); err != nil { // cluster_reload_watch.go: the pace, -watch
+				return err
+			}
+		}
 		if err := c.replayDue(); err != nil { // cluster_inputs.go
 			return err
 		}

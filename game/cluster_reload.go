@@ -109,6 +109,7 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	if err != nil {
 		return nil, err
 	}
+	c.reloads++
 	if !c.fresh { // a replay: the files must be those the reload read
 		if err := c.sameFiles(man); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/btrun/btrun/cluster"
 )
@@ -172,4 +173,63 @@ func TestConductorReload_isOneProcesssReload(t *testing.T) {
 			rc.undo(t, dir)
 		}
 	}
+}
+
+// TestConductorWatch_reloadsTheCluster: a conductor that watches the
+// game's files (Game.Watch on the conductor's game) reloads the whole
+// cluster between two steps when one changes: the run between the steps
+// the change was seen is one process's that reloads there (the test holds
+// the run between two steps until the watcher's batch arrives).
+func TestConductorWatch_reloadsTheCluster(t *testing.T) {
+	rc := reloadCases()[0]
+	config := writeGame(t, rc.files)
+	wantTrace, wantOut, wantSave := soloReload(t, config, rc)
+	tc := openCluster(t, clusterSetup{name: config, shards: 2, workers: 2})
+	c := tc.conductor()
+	if err := tc.ch.g.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	defer tc.ch.g.stopWatching()
+	if err := c.Run(rc.at); err != nil {
+		t.Fatal(err)
+	}
+	rc.apply(t, filepath.Dir(config))
+	defer rc.undo(t, filepath.Dir(config))
+	deadline := time.Now().Add(time.Minute) // a hang guard only: the test waits for the watcher's event
+	for c.Reloads() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher saw no change in a minute")
+		}
+		if err := c.BetweenSteps(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := c.Run(rc.steps - rc.at); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(tc.save(), wantSave) {
+		t.Error("the final save differs from one process's")
+	}
+	trace, out := tc.finish()
+	if trace != wantTrace {
+		t.Errorf("trace differs:\n%s", lineDiff(trace, wantTrace))
+	}
+	if !strings.Contains(out, "watching ") {
+		t.Errorf("the conductor did not say it watches:\n%s", out)
+	}
+	if out = withoutLines(out, "watching "); out != wantOut {
+		t.Errorf("output differs:\n%s", lineDiff(out, wantOut))
+	}
+}
+
+// withoutLines is text without the lines that hold part.
+func withoutLines(text, part string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if !strings.Contains(l, part) {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }
