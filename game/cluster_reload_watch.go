@@ -58,3 +58,16 @@ func (c *Conductor) reloadBatch(batch []string) error {
 // run that checkpoints after each (btrun run -shards) never replays one
 // from files that changed since.
 func (c *Conductor) Reloads() uint64 { return c.reloads }
+
+// Watch watches the game's files (Game.Watch) for BetweenSteps; say
+// false keeps its line ("watching ...") out of the output, for a
+// conductor that takes a lost one's place in the run.
+func (c *Conductor) Watch(say bool) error {
+	if err := c.g.Watch(); err != nil {
+		return err
+	}
+	if !say {
+		c.g.cl.out.Reset()
+	}
+	return c.h.writeOwn()
+}
