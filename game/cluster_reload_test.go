@@ -233,3 +233,74 @@ func withoutLines(text, part string) string {
 	}
 	return b.String()
 }
+
+// TestConductorReload_replaysFromTheJournal: a run that goes back to a
+// checkpoint before a reload (a lost shard's, with the game opened from
+// the files of the checkpoint) applies the journaled reload again after
+// its step, from the files it names: the trace, output and save are one
+// process's. A replay whose files are no longer those the reload read is
+// an error naming the file, before anything changes.
+func TestConductorReload_replaysFromTheJournal(t *testing.T) {
+	rc := reloadCases()[1] // rules renamed: restarts, the old cancel hooks
+	config := writeGame(t, rc.files)
+	dir := filepath.Dir(config)
+	wantTrace, wantOut, wantSave := soloReload(t, config, rc)
+	const back = 1 // the checkpoint's step, before the reload's
+	var journal cluster.MemJournal
+	var files cluster.MemFiles
+	first := openCluster(t, clusterSetup{name: config, shards: 2})
+	c := first.conductor()
+	c.SetJournal(&journal)
+	c.SetFiles(&files)
+	if err := c.Run(back); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint := first.save()
+	trace, out := first.trace.Len(), first.out.Len()
+	if err := c.Run(rc.at - back); err != nil {
+		t.Fatal(err)
+	}
+	rc.apply(t, dir)
+	if _, err := c.Reload(ReloadOptions{Changed: []string{"ai/a.xml", "ai/aim.lua"}}); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+	if files.Puts == 0 {
+		t.Error("the reload stored no file")
+	}
+	ins, _ := journal.From(back)
+
+	replay := func(label string, edit func()) (*testCluster, error) {
+		rc.undo(t, dir) // the game is opened from the checkpoint's files
+		tc := openCluster(t, clusterSetup{name: config, shards: 3})
+		tc.load(checkpoint)
+		tc.trace.Reset()
+		tc.out.Reset()
+		tc.trace.WriteString(first.trace.String()[:trace])
+		tc.out.WriteString(first.out.String()[:out])
+		edit()
+		rc2 := tc.conductor()
+		rc2.SetJournal(&journal)
+		rc2.SetFiles(&files)
+		if err := rc2.Replay(ins); err != nil {
+			t.Fatal(err)
+		}
+		return tc, rc2.Run(rc.steps - back)
+	}
+	tc, err := replay("replayed", func() { rc.apply(t, dir) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.wantSolo("replayed", wantTrace, wantOut, wantSave)
+	tc.stop()
+
+	tc, err = replay("files changed", func() {
+		rc.apply(t, dir)
+		os.WriteFile(filepath.Join(dir, "ai", "aim.lua"), []byte("-- edited again\n"), 0o644)
+	})
+	if err == nil || !strings.Contains(err.Error(), "ai/aim.lua is not the file it reloaded") {
+		t.Errorf("a replay from other files: %v", err)
+	}
+	tc.stop()
+	rc.undo(t, dir)
+}
