@@ -202,3 +202,11 @@ func (s *Shard) reload(m *Message) error {
 	}
 	return h.Reload(man)
 }
+
+// CarryIn routes signals (Signal items) that the conductor's own game sent
+// between step and the next (a reload's cancel hooks, say) into the next
+// step's first deliveries, where one process delivers them.
+func (c *Conductor) CarryIn(signals []Item) error {
+	c.outbox = append(c.outbox[:0], signals...)
+	return c.carry1()
+}

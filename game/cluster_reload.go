@@ -129,12 +129,8 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	if rerr != nil {
 		return rerr, nil
 	}
-	if len(g.outbox) > 0 {
-		// A restarted agent's cancel hook sent a signal: its agent steps
-		// on a shard, where the carried save holds nothing of it.
-		clear(g.outbox)
-		g.outbox = g.outbox[:0]
-		return nil, fmt.Errorf("%w: a reload whose cancel hooks send signals", ErrClusterFeature)
+	if err := c.carrySent(); err != nil {
+		return nil, err
 	}
 	if err := c.c.ReloadShards(g.step, in.Data); err != nil {
 		return nil, err
@@ -144,6 +140,27 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	}
 	c.reloaded = rep
 	return nil, nil
+}
+
+// carrySent routes the signals the reload sent on the conductor (a
+// restarted agent's cancel hook's) into the next step's first deliveries,
+// as one process delivers them then.
+func (c *Conductor) carrySent() error {
+	g := c.g
+	if len(g.outbox) == 0 {
+		return nil
+	}
+	sigs := make([]cluster.Item, 0, len(g.outbox))
+	for _, s := range g.outbox {
+		data, err := g.cl.encodeValue(s.data)
+		if err != nil {
+			return err
+		}
+		sigs = append(sigs, cluster.Item{Kind: cluster.Signal, Agent: s.from.idx, Text: s.to, Name: s.signal, Data: data})
+	}
+	clear(g.outbox)
+	g.outbox = g.outbox[:0]
+	return c.c.CarryIn(sigs)
 }
 
 // sameFiles checks that the conductor's files are those man names (a

@@ -104,6 +104,11 @@ func reloadCases() []reloadCase {
 		count[k] = v
 	}
 	count["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
+	aimSends := map[string]string{} // the old cancel hook sends a signal
+	for k, v := range aim {
+		aimSends[k] = v
+	}
+	aimSends["ai/aim.lua"] = strings.Replace(aim["ai/aim.lua"], `ctx:log("v1 cancel`, `ctx:send("a-1", "Aborted", {by = ctx.id}); ctx:log("v1 cancel`, 1)
 	post := map[string]string{}
 	for k, v := range postGame {
 		post[k] = v
@@ -112,6 +117,9 @@ func reloadCases() []reloadCase {
 	return []reloadCase{
 		{name: "lua edited", files: count, at: 3, steps: 8, edit: map[string]func(string) string{
 			"ai/count.lua": func(s string) string { return strings.ReplaceAll(s, "v1", "v2") },
+		}},
+		{name: "cancel sends", files: aimSends, at: 2, steps: 6, edit: map[string]func(string) string{
+			"ai/a.xml": func(s string) string { return strings.Replace(s, `id=".aim"`, `id=".aim2"`, 1) },
 		}},
 		{name: "rule renamed", files: aim, at: 2, steps: 6, edit: map[string]func(string) string{
 			"ai/a.xml":   func(s string) string { return strings.Replace(s, `id=".aim"`, `id=".aim2"`, 1) },
