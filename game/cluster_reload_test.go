@@ -164,8 +164,8 @@ func TestConductorReload_isOneProcesssReload(t *testing.T) {
 			changed := rc.apply(t, dir)
 			_, err := c.Reload(ReloadOptions{Changed: changed})
 			if rc.name == "broken" {
-				if !errors.Is(err, ErrReload) {
-					t.Errorf("%s: %v, want ErrReload", label, err)
+				if !errors.Is(err, ErrReload) || !strings.Contains(err.Error(), "ai/c.xml:3:") || !strings.Contains(err.Error(), "ai/count.lua:") {
+					t.Errorf("%s: %v, want ErrReload naming the files and lines", label, err)
 				}
 			} else if err != nil {
 				t.Fatalf("%s: %v", label, err)
