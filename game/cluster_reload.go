@@ -122,6 +122,10 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	if err := c.h.takeSaves(saves); err != nil {
 		return nil, err
 	}
+	// What the copies' restores sent (a load's, a save's) is not the
+	// run's: the shards' agents did it already. The reload's are.
+	clear(g.outbox)
+	g.outbox = g.outbox[:0]
 	rep, rerr := g.Reload(ReloadOptions{Changed: man.Changed, Plugins: man.Plugins})
 	if err := c.h.writeOwn(); err != nil {
 		return nil, err
