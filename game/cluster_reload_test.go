@@ -94,6 +94,49 @@ func soloReload(t *testing.T, config string, rc reloadCase) (string, string, []b
 // capacity shrunk under its holders and a holder's rule gone (gates carried
 // by name, holds released), and files that do not load (nothing applied).
 func reloadCases() []reloadCase {
+	return append(fixedReloadCases(), fixtureReloadCases()...)
+}
+
+// fixtureReloadCases: a parallel's lane's rule renamed under agents that
+// run it (restarts) and others that keep their lanes; a grafted tree
+// edited under agents whose slot (in a lane) runs it.
+func fixtureReloadCases() []reloadCase {
+	lanes := fixtureFilesOf("parallel")
+	lanes["config.toml"] = strings.Replace(lanes["config.toml"], "count = 3", "count = 5", 1)
+	slots := fixtureFilesOf("slotlanes")
+	slots["config.toml"] = strings.Replace(slots["config.toml"], "count = 2", "count = 5", 1)
+	return []reloadCase{
+		{name: "lanes", files: lanes, at: 9, steps: 24, edit: map[string]func(string) string{
+			"ai/scout.xml": func(s string) string { return strings.Replace(s, `id=".walk"`, `id=".stroll"`, 1) },
+			"ai/scout.lua": func(s string) string {
+				return strings.NewReplacer(`ctx:log("walk stopped after "`, `ctx:log("v2 walk stopped after "`,
+					`ctx:jump("patrol.walk")`, `ctx:jump("patrol.stroll")`).Replace(s)
+			},
+		}},
+		{name: "slots", files: slots, at: 3, steps: 12, edit: map[string]func(string) string{
+			"ai/obj.xml": func(s string) string { return strings.Replace(s, `id=".hold"`, `id=".hold2"`, 1) },
+		}},
+	}
+}
+
+// fixtureFilesOf is fixtureFiles without a test (the cases are made
+// before it).
+func fixtureFilesOf(name string) map[string]string {
+	dir := filepath.Join("..", "tests", "testdata", "fixtures", name)
+	files := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	return files
+}
+
+func fixedReloadCases() []reloadCase {
 	aim := map[string]string{}
 	for k, v := range aimGame {
 		aim[k] = v
