@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // reloadGame is a game whose guards take a gate and aim (a Lua action with
@@ -167,5 +168,43 @@ func TestCluster_watchIsAccepted(t *testing.T) {
 	}
 	if !strings.Contains(two.stdout, "watching ") || beforeSummary(two.stdout) != beforeSummary(one.stdout) {
 		t.Errorf("outputs:\n%s\n----\n%s", two.stdout, one.stdout)
+	}
+}
+
+// TestCluster_realtimeWritesAsItGoes: a paced cluster run (-realtime)
+// writes its trace out before each step, as one process does, so that it
+// can be watched while it runs: its first lines are in the file long
+// before a buffer's worth of them (4096 bytes) would be.
+func TestCluster_realtimeWritesAsItGoes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	writeReloadGame(t, dir)
+	config := filepath.Join(dir, "config.toml")
+	text := strings.NewReplacer("count = 9", "count = 1", "dt = 0.01", "dt = 0.25").Replace(reloadGame["config.toml"])
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "run.jsonl")
+	cmd := command("run", "-config", config, "-shards", "2", "-realtime", "-steps", "1000", "-quiet", "-trace", trace)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	for guard := 0; ; guard++ { // waits for the event; the guard only ends a hang
+		if guard == 60000 {
+			t.Fatal("no trace written in a minute")
+		}
+		if b, err := os.ReadFile(trace); err == nil && strings.Contains(string(b), `{"step":1,`) {
+			if len(b) >= 4096 {
+				t.Fatalf("the trace came out in a buffer's worth (%d bytes), not step by step", len(b))
+			}
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/btrun/btrun/game"
@@ -35,6 +36,13 @@ func (s *clusterSession) watch(c *game.Conductor, say bool) error {
 // the pace, and the reload of what the watcher saw change, with the
 // checkpoint that follows a reload.
 func (s *clusterSession) between(c *game.Conductor, until uint64) error {
+	if s.r.live.realtime { // a paced run is watched while it runs: what it wrote so far is written out
+		var err error
+		s.writers(func(w *runWriter) { err = errors.Join(err, w.buf.Flush()) })
+		if err != nil {
+			return err
+		}
+	}
 	n := c.Reloads()
 	if err := c.BetweenSteps(); err != nil {
 		return err
