@@ -215,3 +215,20 @@ func TestCluster_realtimeWritesAsItGoes(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestCluster_lostDuringReloadSaysSo: a shard lost as a reload reaches it
+// (before the checkpoint that follows the reload) would send the run back
+// to a checkpoint before the reload, whose files are no longer the game's:
+// the run ends saying so, rather than replaying with other files.
+func TestCluster_lostDuringReloadSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	writeReloadGame(t, dir)
+	r := runFault(t, "shard1:reload:12", "run", "-config", filepath.Join(dir, "config.toml"), "-shards", "2",
+		"-inputs", filepath.Join(dir, "inputs.txt"), "-quiet")
+	if r.code == 0 || !strings.Contains(r.stderr, "cannot go back to before a reload yet: the run's last checkpoint is of step 0, and a reload followed step 12") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}

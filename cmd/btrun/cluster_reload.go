@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
+	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/game"
 )
 
@@ -76,4 +78,22 @@ const reloadedPart = "reloaded"
 func (s *clusterSession) reloadedAt(step uint64) bool {
 	cp, ok, err := s.store.Latest()
 	return err == nil && ok && cp.Step == step && slices.Contains(cp.Parts, reloadedPart)
+}
+
+// errBeforeReload is a run that would go back to a checkpoint before a
+// reload: a process lost during the reload itself, before the checkpoint
+// that follows it was committed. The game's files changed with the
+// reload, and a conductor opens the game from its folder, so the
+// checkpoint's files are not there to go back to.
+var errBeforeReload = errors.New("cannot go back to before a reload yet")
+
+// beforeReload refuses a replay from the checkpoint of step from over a
+// journaled reload.
+func beforeReload(from uint64, ins []cluster.Input) error {
+	for _, in := range ins {
+		if in.Kind == cluster.InputReload {
+			return fmt.Errorf("%w: the run's last checkpoint is of step %d, and a reload followed step %d (a process was lost during it): the game's files are those after the reload", errBeforeReload, from, in.Step)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,6 +69,9 @@ func (c conductorInputs) Reload(path, from string) error {
 	}
 	n := c.Reloads()
 	_, rerr := c.Conductor.Reload(game.ReloadOptions{Changed: changed})
+	if rerr != nil && !errors.Is(rerr, game.ErrReload) {
+		return rerr // the cluster's: a lost shard, say (the run recovers)
+	}
 	if err := c.s.afterReload(c.Conductor, n, c.s.until); err != nil {
 		return err
 	}
