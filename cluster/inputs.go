@@ -30,6 +30,10 @@ const (
 	InputDebugSignal
 	InputDebugJump
 	InputDebugSetVar
+	// InputReload reloads the game's files (inputs_reload.go): Data is
+	// the reload's manifest (EncodeReload), naming every file by the hash
+	// of its content in the run's FileStore.
+	InputReload
 	numInputKinds
 )
 

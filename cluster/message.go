@@ -71,10 +71,14 @@ const (
 	// (start.go): the lines of the world's init's deliveries to its agents
 	// and of their spawns, at their places in the single run's start.
 	StartLines
+	// Reload makes a shard load the game's files again between two steps
+	// (inputs_reload.go): one item whose Data is the reload's manifest.
+	// The shard's agents are then given their saves by a Load.
+	Reload
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move", "checkpoint", "start lines"}
+var kindNames = [numKinds]string{"", "step start", "round", "report", "deliver", "save", "load", "stop", "finish", "debug", "input check", "input agents", "move", "checkpoint", "start lines", "reload"}
 
 func (k Kind) String() string {
 	if k < numKinds && k > 0 {

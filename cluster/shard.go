@@ -129,6 +129,8 @@ func (s *Shard) serve(m, reply *Message) error {
 		return s.checkpoint(m) // checkpoint_shards.go
 	case StartLines:
 		return s.startLines() // start.go
+	case Reload:
+		return s.reload(m) // inputs_reload.go
 	}
 	return fmt.Errorf("cluster: shard: a %s message", m.Kind)
 }

@@ -51,8 +51,8 @@ import (
 // hand) and takes what they kept in config order, as one process's round
 // end does. A live view: cluster_debug.go. Agents added and removed
 // between steps change every process's list, and only their shard makes
-// or closes them (cluster_inputs_agents.go). Not yet: reloads; removing an
-// agent of a game with gates.
+// or closes them (cluster_inputs_agents.go). Reloads: cluster_reload.go.
+// Not yet: removing an agent of a game with gates.
 
 // clusterRole is what a Game does in a cluster; nil outside one.
 type clusterRole struct {
@@ -385,6 +385,7 @@ type shardHost struct {
 	g            *Game
 	ran, waiting []int32 // indices into g.active: the round's agents, those that paused
 	round        []*runtime.Agent
+	files        cluster.FileStore // a reload's files (cluster_reload.go)
 }
 
 // newShard makes g, opened for that shard (Options.Shard), the shard of

@@ -21,6 +21,12 @@ type Conductor struct {
 
 	inputs  cluster.Journal // nil: inputs are not journaled (cluster_inputs.go)
 	pending []cluster.Input // journaled inputs a replay applies again
+
+	files    cluster.FileStore // the reloads' files (cluster_reload.go)
+	reloaded *ReloadReport     // the last reload's report
+	fresh    bool              // the reload applied is a new one, not a replay
+	reloads  uint64            // reloads journaled (cluster_reload_watch.go)
+	between  uint64            // the step BetweenSteps ran before
 }
 
 // Conduct makes g, opened and not started, the conductor of the link's
@@ -50,6 +56,11 @@ func (c *Conductor) Run(steps int) error {
 		return c.runDebugged(steps) // cluster_debug.go
 	}
 	for range steps {
+		if c.between != c.g.step+1 {
+			if err := c.BetweenSteps(); err != nil { // cluster_reload_watch.go: the pace, -watch
+				return err
+			}
+		}
 		if err := c.replayDue(); err != nil { // cluster_inputs.go
 			return err
 		}
@@ -108,6 +119,9 @@ type ShardOptions struct {
 	// Moves are how the shard measures its steps' cost, for a run that
 	// moves agents (cluster_rebalance.go).
 	Moves ShardMoves
+	// Files is where the shard fetches the files of a reload that its
+	// copy of the game's files does not hold (cluster_reload.go).
+	Files cluster.FileStore
 }
 
 // ServeShard makes g, opened with Options.Shard = &ShardOf{k, shards} and
@@ -128,5 +142,6 @@ func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptio
 		}
 		return err
 	}
+	h.files = opts.Files
 	return opts.Moves.serve(h, link)
 }

@@ -42,7 +42,8 @@ var _ cluster.CheckpointHost = (*shardHost)(nil)
 
 // WriteCheckpoint writes the run's state at the end of the step just done
 // as checkpoint cp.Seq into s, the store the shards open by the name run,
-// and commits it (cp's Until, Trace and Out are the caller's): the shards
+// and commits it (cp's Until, Trace and Out are the caller's, and its Parts
+// any parts the caller stored already, kept in the record): the shards
 // write their agents in parallel, the conductor its part, then the record.
 // It returns the bytes of every part.
 func (c *Conductor) WriteCheckpoint(s cluster.CheckpointStore, run string, cp cluster.Checkpoint) (int, error) {
@@ -60,11 +61,13 @@ func (c *Conductor) WriteCheckpoint(s cluster.CheckpointStore, run string, cp cl
 		return 0, fmt.Errorf("game: checkpoint %d at step %d, the conductor's part (%d bytes): %w", cp.Seq, cp.Step, len(own), err)
 	}
 	size := len(own)
+	extra := cp.Parts // the caller's own parts, stored already
 	cp.Parts = []string{conductorPart}
 	for _, p := range parts {
 		cp.Parts = append(cp.Parts, p.Name)
 		size += int(p.Size)
 	}
+	cp.Parts = append(cp.Parts, extra...)
 	if err := s.Commit(cp); err != nil {
 		return size, fmt.Errorf("game: committing checkpoint %d at step %d: %w", cp.Seq, cp.Step, err)
 	}

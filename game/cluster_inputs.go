@@ -125,6 +125,8 @@ func (c *Conductor) apply(in *cluster.Input) (told, err error) {
 		return c.applyRemove(in)
 	case cluster.InputDebugSignal, cluster.InputDebugJump, cluster.InputDebugSetVar:
 		return c.applyDebug(in) // cluster_debug_journal.go
+	case cluster.InputReload:
+		return c.applyReload(in) // cluster_reload.go
 	}
 	return nil, fmt.Errorf("game: journaled input %d: kind %d", in.Seq, in.Kind)
 }

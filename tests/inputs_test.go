@@ -132,7 +132,7 @@ func TestInputs_badFileIsRefusedWithItsLine(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ text, want string }{
 		{"# a comment\nx signal grunt-1 Alarm", `inputs.txt:2: "x": the step an input follows is a number`},
-		{"5 shout grunt-1 Alarm", `inputs.txt:1: "5 shout grunt-1 Alarm": an input is AFTER signal TO NAME [DATA], AFTER add ID TREE or AFTER remove ID`},
+		{"5 shout grunt-1 Alarm", `inputs.txt:1: "5 shout grunt-1 Alarm": an input is AFTER signal TO NAME [DATA], AFTER add ID TREE, AFTER remove ID or AFTER reload [PATH FROM]`},
 		{"5 signal grunt-1 Alarm {\"a\": ", `inputs.txt:1: signal Alarm's data "{\"a\":": not one JSON value`},
 		{"5 signal grunt-1 Alarm 1 2", `inputs.txt:1: signal Alarm's data "1 2": not one JSON value`},
 		{"7 signal all Alarm\n5 signal all Alarm", `inputs.txt:2: after step 5 comes after a line of step 7`},

@@ -33,6 +33,7 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "the run prints only its summary (as the conductor's -quiet)")
 	agents := fs.Int("agents", 0, "scale the config's agents to N, as the conductor's btrun bench -agents does")
 	trace := fs.Bool("trace", false, "the run writes a trace (the conductor's -trace): the shard's lines of it cross")
+	explain := fs.Bool("explain", false, "the run explains its steps (the conductor's -explain): the shard's step lines say why")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the shard's part of the run to this file (btrun bench -shards -cpuprofile)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: btrun shard -cluster nats://HOST:PORT -name RUN [-workers N] [-quiet] [-trace]")
@@ -73,7 +74,7 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	// AgentsFromSave: the conductor's checkpoint may hold agents added and
 	// removed; it checked the save it sends. Shard: only the shard's agents
 	// are made.
-	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet, AgentsFromSave: true,
+	g, err := game.Open(cfg, game.Options{Stdout: io.Discard, Stderr: stderr, Workers: workers, Quiet: *quiet, AgentsFromSave: true, Explain: *explain,
 		Shard: &game.ShardOf{K: link.K(), N: link.Shards()}})
 	if err != nil {
 		link.Close()
@@ -97,7 +98,7 @@ func runShard(args []string, stdout, stderr io.Writer) int {
 	if f, ok := faultFor("shard" + strconv.Itoa(link.K())); ok {
 		sl = faultyLink{link, f}
 	}
-	err = g.ServeShard(sl, link.K(), link.Shards(), game.ShardOptions{Trace: *trace, Moves: shardMoves(link.K())})
+	err = g.ServeShard(sl, link.K(), link.Shards(), game.ShardOptions{Trace: *trace, Moves: shardMoves(link.K()), Files: link.FileStore()})
 	if cerr := g.Close(); err == nil {
 		err = cerr
 	}
@@ -156,6 +157,7 @@ type clusterRun struct {
 	resume        bool         // go on from the run's last checkpoint (-resume)
 	feed          *inputFeed   // -inputs (cluster_inputs.go)
 	debug         debugOptions // -debug: the live view on the conductor (cluster_debug.go)
+	live          liveOptions  // -watch, -explain, -realtime (cluster_reload.go)
 }
 
 func (r clusterRun) run(stdout, stderr io.Writer) int {

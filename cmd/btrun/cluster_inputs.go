@@ -15,9 +15,9 @@ import (
 
 // sendInputs sends the inputs file's lines that follow the step just done.
 func (s *clusterSession) sendInputs(c *game.Conductor) error {
-	return s.r.feed.send(c.Step(), false, c, func(err error) bool {
+	return s.r.feed.send(c.Step(), false, conductorInputs{c, s}, func(err error) bool {
 		var refused *game.InputError
-		return !errors.As(err, &refused)
+		return !errors.As(err, &refused) && !errors.Is(err, game.ErrReload) // a reload not applied: the output says why
 	}, func(err error) { fmt.Fprintln(s.stderr, "btrun:", err) })
 }
 
@@ -29,11 +29,14 @@ func (s *clusterSession) replayInputs(c *game.Conductor, from uint64) error {
 	if err != nil {
 		return err
 	}
+	if err := beforeReload(from, ins); err != nil { // cluster_reload.go
+		return err
+	}
 	if err := c.Replay(ins); err != nil {
 		return err
 	}
 	if s.r.resume && s.links == 1 && s.r.feed != nil {
-		s.r.feed.skip(from, ins)
+		s.r.feed.skip(from, s.reloadedAt(from), ins) // cluster_reload.go
 	}
 	return nil
 }

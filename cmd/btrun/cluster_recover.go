@@ -48,6 +48,8 @@ type clusterSession struct {
 
 	moves cluster.MoveStats // agents moved between shards, on every link (cluster_rebalance.go)
 	view  *clusterView      // -debug: the live view's server, for every link (cluster_debug.go)
+
+	reloading bool // the checkpoint taken follows a reload (cluster_reload.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -204,7 +206,7 @@ func (s *clusterSession) connect(g *game.Game) (*natsnet.ConductorLink, *natsnet
 		}
 		children, err = natsnet.StartChildren(r.shards, self, func(int) []string {
 			return []string{"shard", "-cluster", s.url, "-name", run, "-workers", strconv.Itoa(r.workers),
-				"-quiet=" + strconv.FormatBool(r.quiet), "-trace=" + strconv.FormatBool(r.trace != "")}
+				"-quiet=" + strconv.FormatBool(r.quiet), "-trace=" + strconv.FormatBool(r.trace != ""), "-explain=" + strconv.FormatBool(r.live.explain)}
 		}, env, s.stderr)
 		if err != nil {
 			return nil, nil, err
@@ -255,7 +257,8 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	}
 	// A checkpoint may hold agents added and removed (cluster_inputs.go).
 	// The conductor holds no agents, but for a live view, which draws a copy of each.
-	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet, AgentsFromSave: from != nil, Conductor: r.debug.addr == ""})
+	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet, AgentsFromSave: from != nil, Conductor: r.debug.addr == "",
+		Explain: r.live.explain, Realtime: r.live.realtime})
 	if err != nil {
 		return st, err
 	}
@@ -275,6 +278,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		return st, err
 	}
 	c.SetJournal(s.inputs)
+	c.SetFiles(link.FileStore()) // a reload's files (cluster_reload.go)
 	defer func() {
 		st = c.Stats()
 		s.moves = addMoves(s.moves, c.Balancer())
@@ -296,6 +300,9 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	if err != nil {
 		return st, err
 	}
+	if err := s.watch(c, from == nil && s.links == 1); err != nil { // cluster_reload.go
+		return st, err
+	}
 	s.until, s.first = until, min(s.first, c.Step())
 	every := uint64(r.cfg.Cluster.CheckpointEvery)
 	stopDebug, err := s.startDebug(g)
@@ -312,6 +319,9 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 			if err := s.lease.Renew(); err != nil {
 				return st, s.standDown(err)
 			}
+		}
+		if err := s.between(c, until); err != nil { // cluster_reload.go: the pace, -watch's reloads
+			return st, s.standDown(err)
 		}
 		if err := s.sendInputs(c); err != nil {
 			return st, s.standDown(err)
@@ -426,6 +436,12 @@ func (s *clusterSession) checkpoint(c *game.Conductor, until uint64) error {
 	}
 	if cp.Out, err = s.out.Mark(); err != nil {
 		return fmt.Errorf("the output: %w", err)
+	}
+	if s.reloading { // cluster_reload.go: it holds the reload lines of its step
+		if err := s.store.PutPart(cp.Seq, reloadedPart, []byte{}); err != nil {
+			return err
+		}
+		cp.Parts = []string{reloadedPart}
 	}
 	// The shards write their agents, the conductor its part, then the
 	// record is committed (game/cluster_checkpoint.go).

@@ -22,10 +22,15 @@ import (
 //	AFTER signal TO NAME [DATA]
 //	AFTER add ID TREE
 //	AFTER remove ID
+//	AFTER reload [PATH FROM]
 //
 // AFTER the step it follows (0: before the first step), TO an agent's id
 // or "all", DATA JSON (a number, a string, true or false, an object or an
-// array). Lines come in the order of their steps; # starts a comment.
+// array). reload loads the game's files again (Game.Reload), after
+// writing the content of file FROM over file PATH when they are given (both
+// relative to the config's folder: a scripted edit); it comes first among
+// the lines of its step (cluster_reload_inputs.go). Lines come in the
+// order of their steps; # starts a comment.
 // One process and a cluster apply them alike, a cluster journaling each
 // before it applies it (docs/cluster.md, "Inputs from outside").
 
@@ -67,6 +72,9 @@ func readInputs(path string) ([]runInput, error) {
 		if len(ins) > 0 && in.after < ins[len(ins)-1].after {
 			return nil, fmt.Errorf("%s: after step %d comes after a line of step %d: the lines go in the order of their steps", pos, in.after, ins[len(ins)-1].after)
 		}
+		if err := reloadFirst(in, ins); err != nil { // cluster_reload_inputs.go
+			return nil, fmt.Errorf("%s: %w", pos, err)
+		}
 		in.line = n + 1
 		ins = append(ins, in)
 	}
@@ -77,7 +85,10 @@ func readInputs(path string) ([]runInput, error) {
 func parseInput(text string) (runInput, error) {
 	var in runInput
 	f := strings.Fields(text)
-	usage := fmt.Errorf("%q: an input is AFTER signal TO NAME [DATA], AFTER add ID TREE or AFTER remove ID", text)
+	usage := fmt.Errorf("%q: an input is AFTER signal TO NAME [DATA], AFTER add ID TREE, AFTER remove ID or AFTER reload [PATH FROM]", text)
+	if len(f) == 2 && f[1] == "reload" {
+		f = append(f, "")
+	}
 	if len(f) < 3 {
 		return in, usage
 	}
@@ -89,7 +100,9 @@ func parseInput(text string) (runInput, error) {
 	switch {
 	case in.op == "add" && len(f) == 4, in.op == "signal" && len(f) == 4:
 		in.name = f[3]
-	case in.op == "remove" && len(f) == 3:
+	case in.op == "remove" && len(f) == 3 && in.to != "", in.op == "reload" && len(f) == 3 && in.to == "":
+	case in.op == "reload" && len(f) == 4: // PATH FROM
+		in.name = f[3]
 	case in.op == "signal" && len(f) > 4:
 		in.name = f[3]
 		// The data is the rest of the line, spaces and all. Fields cut at
@@ -132,6 +145,7 @@ type inputFeed struct {
 	path string
 	ins  []runInput
 	next int // the first not yet sent
+	cfg  *game.Config
 }
 
 // inputTarget is what takes the inputs: a game, or a cluster's conductor.
@@ -139,10 +153,16 @@ type inputTarget interface {
 	Signal(to, name string, data runtime.Value) error
 	AddAgent(id, tree string, data runtime.AgentData) error
 	RemoveAgent(id string) error
+	// Reload writes from over path when given, then reloads the game's
+	// files (cluster_reload_inputs.go).
+	Reload(path, from string) error
 }
 
 // gameInputs is a game as an inputTarget.
-type gameInputs struct{ *game.Game }
+type gameInputs struct {
+	*game.Game
+	cfg *game.Config // where a reload line's paths are (cluster_reload_inputs.go)
+}
 
 func (g gameInputs) AddAgent(id, tree string, data runtime.AgentData) error {
 	_, err := g.Game.AddAgent(id, tree, data)
@@ -156,6 +176,8 @@ func (in *runInput) apply(t inputTarget) error {
 		return t.AddAgent(in.to, in.name, nil)
 	case "remove":
 		return t.RemoveAgent(in.to)
+	case "reload":
+		return t.Reload(in.to, in.name)
 	}
 	return t.Signal(in.to, in.name, in.data)
 }
@@ -195,9 +217,14 @@ func (f *inputFeed) send(s uint64, again bool, t inputTarget, fatal func(error) 
 // (a resumed run's checkpoint and journal hold them), matched in order by
 // step, receiver and signal: a line the game refused before it was
 // journaled (no such agent) is passed by too.
-func (f *inputFeed) skip(s uint64, journaled []cluster.Input) {
+func (f *inputFeed) skip(s uint64, reloaded bool, journaled []cluster.Input) {
 	f.next = 0
 	for f.next < len(f.ins) && f.ins[f.next].after < s {
+		f.next++
+	}
+	// A checkpoint taken after the reload lines of its step holds them
+	// (cluster_reload.go): they come first among the step's lines.
+	for reloaded && f.next < len(f.ins) && f.ins[f.next].after == s && f.ins[f.next].op == "reload" {
 		f.next++
 	}
 	for _, j := range journaled {
@@ -210,12 +237,15 @@ func (f *inputFeed) skip(s uint64, journaled []cluster.Input) {
 
 // is reports whether the line is the journaled input j.
 func (in *runInput) is(j *cluster.Input) bool {
-	kind := map[string]cluster.InputKind{"signal": cluster.InputSignal, "add": cluster.InputAdd, "remove": cluster.InputRemove}[in.op]
+	kind := map[string]cluster.InputKind{"signal": cluster.InputSignal, "add": cluster.InputAdd, "remove": cluster.InputRemove, "reload": cluster.InputReload}[in.op]
+	if kind == cluster.InputReload {
+		return in.after == j.Step && kind == j.Kind
+	}
 	return in.after == j.Step && kind == j.Kind && in.to == j.To && in.name == j.Name
 }
 
 // openFeed reads the inputs file at path ("": none).
-func openFeed(path string) (*inputFeed, error) {
+func openFeed(path string, cfg *game.Config) (*inputFeed, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -223,7 +253,7 @@ func openFeed(path string) (*inputFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &inputFeed{path: path, ins: ins}, nil
+	return &inputFeed{path: path, ins: ins, cfg: cfg}, nil
 }
 
 // beforeStep sends the inputs of one process's run (game.Options.BeforeStep).
@@ -232,7 +262,7 @@ func (f *inputFeed) beforeStep(stderr io.Writer) func(*game.Game, game.StepInfo)
 		return nil
 	}
 	return func(g *game.Game, si game.StepInfo) error {
-		return f.send(si.Step-1, si.Replay, gameInputs{g}, func(error) bool { return false },
+		return f.send(si.Step-1, si.Replay, gameInputs{g, f.cfg}, func(error) bool { return false },
 			func(err error) { fmt.Fprintln(stderr, "btrun:", err) })
 	}
 }

@@ -74,7 +74,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printProblems(stderr, err)
 		return exitUsage
 	}
-	feed, err := openFeed(*inputs) // inputs.go
+	feed, err := openFeed(*inputs, cfg) // inputs.go
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun run:", err)
 		return exitUsage
@@ -85,10 +85,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		*shards = cfg.Cluster.Shards
 	}
 	if *shards > 0 {
-		if *watch || *explain || *realtime {
-			fmt.Fprintln(stderr, "btrun run: -shards runs without -watch, -explain and -realtime for now (docs/cluster.md)")
-			return exitUsage
-		}
 		if *edit {
 			fmt.Fprintln(stderr, "btrun run: -edit is not available in a cluster: the live view of -shards shows and steers the run, and does not write tree files (docs/debug.md)")
 			return exitUsage
@@ -99,7 +95,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return clusterRun{cfg: cfg, shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
 			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet, resume: *resume, feed: feed,
-			debug: debugOptions{addr: *debug, paused: *paused}}.run(stdout, stderr)
+			debug: debugOptions{addr: *debug, paused: *paused}, live: liveOptions{watch: *watch, explain: *explain, realtime: *realtime}}.run(stdout, stderr)
 	}
 	if *clusterURL != "" || *runName != "" || *resume {
 		fmt.Fprintln(stderr, "btrun run: -cluster, -name and -resume go with -shards N (or [cluster] shards)")

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParseInput_reload: `AFTER reload` and `AFTER reload PATH FROM` are
+// reloads; a reload with one path, or three, is an error naming the forms.
+func TestParseInput_reload(t *testing.T) {
+	for _, c := range []struct{ line, to, name string }{
+		{"4 reload", "", ""},
+		{"4 reload ai/g.xml edits/g.xml", "ai/g.xml", "edits/g.xml"},
+	} {
+		in, err := parseInput(c.line)
+		if err != nil || in.after != 4 || in.op != "reload" || in.to != c.to || in.name != c.name {
+			t.Errorf("%q: %+v, %v", c.line, in, err)
+		}
+	}
+	for _, line := range []string{"4 reload ai/g.xml", "4 reload a b c"} {
+		if _, err := parseInput(line); err == nil || !strings.Contains(err.Error(), "AFTER reload [PATH FROM]") {
+			t.Errorf("%q: %v", line, err)
+		}
+	}
+}
+
+// TestReadInputs_reloadFirstInItsStep: a reload line after another line of
+// its step is refused with its line (a cluster's checkpoint after a reload
+// holds the reloads of its step and no other input).
+func TestReadInputs_reloadFirstInItsStep(t *testing.T) {
+	dir := t.TempDir()
+	write := func(text string) string {
+		p := filepath.Join(dir, "inputs.txt")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := readInputs(write("3 reload\n3 reload a.xml b.xml\n3 signal all X\n4 reload\n")); err != nil {
+		t.Errorf("reloads first: %v", err)
+	}
+	_, err := readInputs(write("3 signal all X\n3 reload\n"))
+	if err == nil || !strings.Contains(err.Error(), "inputs.txt:2: a reload comes first among the lines of its step (after step 3)") {
+		t.Errorf("a reload after a signal of its step: %v", err)
+	}
+}
