@@ -66,6 +66,7 @@ type clusterSetup struct {
 	edit      func(*Config) // changes the config in every process
 	fromSaves bool          // every game opened with Options.AgentsFromSave
 	every     uint64        // > 0: a balancer deciding every `every` steps on swingCost's costs
+	noTrace   bool          // no trace written, as btrun bench or a run without -trace
 }
 
 // openCluster opens, starts and serves the cluster s says, stopped at the
@@ -88,7 +89,11 @@ func openCluster(t *testing.T, s clusterSetup) *testCluster {
 		return g
 	}
 	cg := open(&tc.out, 1, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
+	var trace io.Writer = &tc.trace
+	if s.noTrace {
+		trace = nil
+	}
+	ch, err := newConductor(cg, trace, &tc.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +102,7 @@ func openCluster(t *testing.T, s clusterSetup) *testCluster {
 	for k := range s.shards {
 		sg := open(io.Discard, max(s.workers, 1), &ShardOf{K: k, N: s.shards})
 		lo, hi := layout.Range(k)
-		sh, err := newShard(sg, lo, hi, true)
+		sh, err := newShard(sg, lo, hi, !s.noTrace)
 		if err != nil {
 			t.Fatal(err)
 		}

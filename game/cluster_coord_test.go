@@ -1,0 +1,64 @@
+package game
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// quietSolo is cfg's run in one process without a trace, as btrun bench or
+// a run without -trace: its output.
+func quietSolo(t *testing.T, name string, steps int) string {
+	t.Helper()
+	var out bytes.Buffer
+	g, err := Open(movingConfig(t, name, 0), Options{Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Run(steps); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// TestClusterCoord_reportsPicked: without a trace, a shard reports only the
+// agents whose step report writes or changes something (one that failed,
+// errored or now runs another rule), as one process does, and the output
+// stays one process's byte for byte, on 1 to 3 shards, with gates, rule
+// changes, failures and errors. Reporting every agent (what the shards did
+// before) reports all of them at every step.
+func TestClusterCoord_reportsPicked(t *testing.T) {
+	for _, name := range []string{"gates", "failing", "alarm", "signals"} {
+		fewer := name != "failing" // whose agents fail or run away at every step
+		cfg := movingConfig(t, name, 0)
+		steps := int(cfg.Run.Steps)
+		want := quietSolo(t, name, steps)
+		for shards := 1; shards <= 3; shards++ {
+			t.Run(fmt.Sprint(name, "/", shards), func(t *testing.T) {
+				tc := openCluster(t, clusterSetup{name: name, shards: shards, noTrace: true})
+				agents, reported := 0, 0
+				for s := 1; s <= steps; s++ {
+					tc.steps(s, s)
+					for _, sh := range tc.shards {
+						agents += len(sh.g.activeGA)
+						reported += sh.reported
+					}
+				}
+				if fewer && reported >= agents {
+					t.Errorf("%d agent-steps reported of %d: want fewer (those whose report writes)", reported, agents)
+				}
+				_, out := tc.finish()
+				if out != want {
+					t.Errorf("output differs from one process's:\n%s", lineDiff(out, want))
+				}
+			})
+		}
+	}
+}
