@@ -107,11 +107,11 @@ func (g *Game) takeSome(out *cluster.Out, order, hi uint64) error {
 		return err
 	}
 	if r.trace.Len() > 0 {
-		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "trace", Data: bytes.Clone(r.trace.Bytes())})
+		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "trace", Data: out.Keep(r.trace.Bytes())})
 		r.trace.Reset()
 	}
 	if r.out.Len() > 0 {
-		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "out", Data: bytes.Clone(r.out.Bytes())})
+		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "out", Data: out.Keep(r.out.Bytes())})
 		r.out.Reset()
 	}
 	for _, s := range g.outbox {

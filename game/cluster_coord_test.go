@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/btrun/btrun/cluster"
 )
 
 // quietSolo is cfg's run in one process without a trace, as btrun bench or
@@ -60,5 +62,32 @@ func TestClusterCoord_reportsPicked(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestClusterCoord_takeAllocs: a shard's take of its agents' trace and
+// output lines allocates nothing once its reply's buffer has grown (the
+// lines are kept in the reply's Out until it is sent; a copy per record
+// allocated one per line, one per agent and step with a trace).
+func TestClusterCoord_takeAllocs(t *testing.T) {
+	tc := openCluster(t, clusterSetup{name: "alarm", shards: 1})
+	g := tc.shards[0].g
+	var out cluster.Out
+	take := func() {
+		out.Reset()
+		for i := range 100 {
+			g.cl.trace.WriteString(`{"step":1,"agent":"sentry-1"}` + "\n")
+			g.cl.out.WriteString("a line of the output\n")
+			if err := g.take(&out, cluster.Place(cluster.PhaseReport, int64(i)), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	take()
+	if n := testing.AllocsPerRun(20, take); n != 0 {
+		t.Errorf("taking 100 agents' lines: %.0f allocations, want 0", n)
+	}
+	if len(out.Items) != 200 || string(out.Items[1].Data) != "a line of the output\n" || string(out.Items[198].Data) != `{"step":1,"agent":"sentry-1"}`+"\n" {
+		t.Errorf("the taken items: %d, want 200 with each line", len(out.Items))
 	}
 }
