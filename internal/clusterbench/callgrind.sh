@@ -21,9 +21,12 @@
 #     heap happens to grow, which moves the figures by thousands; the
 #     garbage a cluster adds is counted apart (game's
 #     TestClusterCoord_allocs).
-#   - lua_call_timeout and plugin_call_timeout "1h": their watchdogs tick
-#     with the wall clock, which valgrind stretches fifty times, so their
-#     work would grow with the machine's load, not the game's.
+#   - lua_call_timeout and plugin_call_timeout "1h", as the figures in the
+#     docs were taken: no call comes near them under valgrind's slowness.
+#     Lua's watchdog still ticks every 10 ms of wall time in every process
+#     (its look at the heap), which valgrind stretches: that work, the
+#     scheduler's while a shard waits, and the NATS goroutines' follow the
+#     wall time, not the game, and move the counts from run to run.
 #   - the nav plugin is built once and started through a two-line script
 #     that valgrind does not follow (its own process, apart in both
 #     layouts); callgrind 3.19 aborts at the SIGCHLD of a child's exit,
