@@ -94,17 +94,32 @@ count() {
 			echo "$role $total $((n - 2))"
 			continue
 		fi
-		[ $j -ge "$n" ] || { echo "$role: $j steps dumped, want $n (see $out/stderr)" >&2; exit 1; }
+		[ $j -ge "$n" ] || { echo "$role: $j steps dumped, want $n" >&2; return 1; }
 		echo "$role $total $((n - 3))"
 	done
+}
+
+# counted A FLAGS...: count, again when callgrind aborted the run (callgrind
+# 3.19 asserts now and then on a signal in a Go program), three times at
+# most; the last failure's stderr is kept in $TMPDIR/clusterbench.stderr.
+counted() {
+	for try in 1 2 3; do
+		if r=$(count "$@"); then
+			echo "$r"
+			return 0
+		fi
+		cp "$dir/run/stderr" "${TMPDIR:-/tmp}/clusterbench.stderr"
+		echo "callgrind's run failed (try $try of 3)" >&2
+	done
+	return 1
 }
 
 # per ROLE AGENTS: the role's instructions per agent-step.
 per() { awk -v r="$1" -v a="$2" '$1 == r { s += $2 / ($3 * a) } END { printf "%.0f", s }'; }
 
 for a in $agents; do
-	o=$(count "$a" -steps "$n" -workers 2 | per one "$a")
-	c=$(count "$a" -steps $((n - 1)) -shards 2)
+	o=$(counted "$a" -steps "$n" -workers 2 | per one "$a")
+	c=$(counted "$a" -steps $((n - 1)) -shards 2)
 	sh=$(echo "$c" | per shard "$a") co=$(echo "$c" | per conductor "$a")
 	awk -v a="$a" -v n="$n" -v o="$o" -v sh="$sh" -v co="$co" 'BEGIN {
 		printf "%d agents: instructions per agent-step: one process %d (steps 3-%d); 2 shards %d (steps 3-%d) + the conductor %d (steps 2-%d) = %d (%+.1f%%)\n",
