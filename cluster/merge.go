@@ -56,6 +56,7 @@ type Out struct {
 	last  uint64 // the last item's Order and Sub's high half
 	hi    uint64
 	n     uint64
+	kept  []byte // Keep's copies (out_keep.go)
 }
 
 // Add adds it at place (Order) order, rank hi (the receiver of a
@@ -73,4 +74,5 @@ func (o *Out) Add(order, hi uint64, it Item) {
 func (o *Out) Reset() {
 	clear(o.Items)
 	o.Items = o.Items[:0]
+	o.kept = o.kept[:0]
 }

@@ -238,9 +238,13 @@ func appendBytes(dst, b []byte) []byte {
 	return append(dst, b...)
 }
 
-// Decode reads a message Append wrote. Its slices are copies: b may be
-// reused. Bad bytes are an error wrapping ErrMessage naming the offset;
-// nothing in them makes Decode allocate more than a few times len(b).
+// Decode reads a message Append wrote. Its byte slices (Shared, each
+// item's Data) are parts of b, capped at their ends: b must not change
+// while the message is used (the transports decode each message from a
+// buffer of its own), and an append to one copies it. Its strings are
+// copies, the common ones (records' streams, the gates' answers) shared.
+// Bad bytes are an error wrapping ErrMessage naming the offset; nothing in
+// them makes Decode allocate more than a few times len(b).
 func Decode(b []byte) (Message, error) {
 	d := decoder{b: b}
 	var m Message
@@ -256,7 +260,7 @@ func Decode(b []byte) (Message, error) {
 	m.Time = math.Float64frombits(d.uint64())
 	m.Waiting = uint32(d.uvarint32())
 	m.Shared = d.bytes()
-	m.Err = string(d.bytes())
+	m.Err = d.string()
 	// Each item takes at least 8 bytes: a count above what is left is false.
 	n := d.uvarint()
 	if d.err == nil && n > uint64(len(d.b)-d.at)/8 {
@@ -271,8 +275,8 @@ func Decode(b []byte) (Message, error) {
 			it.Kind = ItemKind(d.byte())
 			it.Agent = d.varint32()
 			it.Peer = d.varint32()
-			it.Text = string(d.bytes())
-			it.Name = string(d.bytes())
+			it.Text = d.string()
+			it.Name = d.string()
 			it.Data = d.bytes()
 			if d.err != nil {
 				break
@@ -380,11 +384,27 @@ func (d *decoder) bytes() []byte {
 	if n == 0 {
 		return nil
 	}
-	out := make([]byte, n)
-	copy(out, d.b[d.at:])
+	at := d.at
 	d.at += int(n)
-	return out
+	return d.b[at:d.at:d.at]
 }
+
+// string reads a string: one of the few an item's Text or Name mostly is,
+// or a copy.
+func (d *decoder) string() string {
+	b := d.bytes()
+	for _, s := range common {
+		if string(b) == s { // compared without a copy
+			return s
+		}
+	}
+	return string(b)
+}
+
+// common are the strings most items carry (Decode's string): records'
+// streams, signals' receiver "all", deliveries' senders, a round's gate
+// parts ("gates", game/cluster.go's gateAnswer).
+var common = [...]string{"trace", "out", "all", "schedule", "world", "gates"}
 
 // Sequence checks that messages arrive numbered 1, 2, 3...; a transport
 // keeps one per direction of each link.

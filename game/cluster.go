@@ -103,16 +103,23 @@ func (r *clusterRole) goLive() {
 // take adds what the game wrote since the last take as records at order,
 // rank hi, and the signals its agents sent since as Signal items.
 func (g *Game) take(out *cluster.Out, order, hi uint64) error {
+	if r := g.cl; len(g.outbox) > 0 || len(r.trace.Bytes()) > 0 || len(r.out.Bytes()) > 0 || g.trace != nil || r.relay != nil {
+		return g.takeSome(out, order, hi)
+	}
+	return nil // nothing since the last take: a shard takes after every agent's part, and most write nothing
+}
+
+func (g *Game) takeSome(out *cluster.Out, order, hi uint64) error {
 	r := g.cl
 	if err := g.flushTrace(); err != nil {
 		return err
 	}
 	if r.trace.Len() > 0 {
-		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "trace", Data: bytes.Clone(r.trace.Bytes())})
+		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "trace", Data: out.Keep(r.trace.Bytes())})
 		r.trace.Reset()
 	}
 	if r.out.Len() > 0 {
-		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "out", Data: bytes.Clone(r.out.Bytes())})
+		out.Add(order, hi, cluster.Item{Kind: cluster.Record, Text: "out", Data: out.Keep(r.out.Bytes())})
 		r.out.Reset()
 	}
 	for _, s := range g.outbox {
@@ -386,6 +393,7 @@ type shardHost struct {
 	ran, waiting []int32 // indices into g.active: the round's agents, those that paused
 	round        []*runtime.Agent
 	files        cluster.FileStore // a reload's files (cluster_reload.go)
+	reported     int // the agents whose steps the last Report reported (cluster_coord.go)
 }
 
 // newShard makes g, opened for that shard (Options.Shard), the shard of
@@ -564,6 +572,9 @@ func (h *shardHost) endRound(out *cluster.Out, waiting int) (int, error) {
 		var peers []int32
 		var parts []runtime.GatePart
 		for _, a := range h.round {
+			if !g.gates.Wants(a) { // most agents: no release asked, no take waited at (cluster_coord.go)
+				continue
+			}
 			if p, ok := a.GatePart(g.gates); ok {
 				peers, parts = append(peers, g.byPtr[a].idx), append(parts, p)
 			}
@@ -743,7 +754,13 @@ func (h *shardHost) Report(answers []cluster.Item, out *cluster.Out) error {
 	}
 	s := g.step
 	t := g.Time(s)
+	pick := g.picking() && g.roundsErr == nil
+	h.reported = 0
 	for i, ga := range g.activeGA {
+		if pick && !g.reports(ga, g.outcomes[i]) { // cluster_coord.go
+			continue
+		}
+		h.reported++
 		if err := g.reportOne(ga, g.outcomes[i], s, t); err != nil {
 			return err
 		}

@@ -67,6 +67,7 @@ type clusterSetup struct {
 	fromSaves bool          // every game opened with Options.AgentsFromSave
 	every     uint64        // > 0: a balancer deciding every `every` steps on swingCost's costs
 	copies    bool          // the conductor holds a copy of every agent, as with a live view
+	noTrace   bool          // no trace written, as btrun bench or a run without -trace
 }
 
 // open opens one process's game of the cluster s says: the conductor's
@@ -96,7 +97,11 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 		return s.open(t, w, workers, shard, shard == nil && !s.copies)
 	}
 	cg := open(&tc.out, 1, nil)
-	ch, err := newConductor(cg, &tc.trace, &tc.out)
+	var trace io.Writer = &tc.trace
+	if s.noTrace {
+		trace = nil
+	}
+	ch, err := newConductor(cg, trace, &tc.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +110,7 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 	for k := range s.shards {
 		sg := open(io.Discard, max(s.workers, 1), &ShardOf{K: k, N: s.shards})
 		lo, hi := layout.Range(k)
-		sh, err := newShard(sg, lo, hi, true)
+		sh, err := newShard(sg, lo, hi, !s.noTrace)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,128 @@
+#!/bin/sh
+# Counts what a cluster costs over one process, in instructions (callgrind,
+# exact whatever the machine's load): `btrun bench` of the example game with
+# A agents in one process on 2 workers, and on 2 shard processes of one
+# worker each with their conductor, each process counted on its own
+# (valgrind --trace-children), step by step: callgrind dumps its counts as
+# each step starts (one process: Game.runStep; a shard: shardHost.Begin;
+# the conductor: cluster.Conductor.Step), and the parts of steps 3 to N-1
+# are summed (the conductor's 2 to N-1), so that neither the start nor the
+# end counts. Both layouts
+# run N steps (a cluster's bench runs one before those it measures).
+#
+# Run from the repository's root:
+#   sh internal/clusterbench/callgrind.sh [N] [agents...]     (default 12 2000 10000)
+# It prints, per agent count, the instructions per agent-step of one process,
+# of the shards together, of the conductor, and the cluster's total against
+# one process's.
+#
+# How (docs/performance.md, "A cluster: what coordination costs"):
+#   - GOGC=off: a collection falls in one step and not in another as the
+#     heap happens to grow, which moves the figures by thousands; the
+#     garbage a cluster adds is counted apart (game's
+#     TestClusterCoord_allocs).
+#   - lua_call_timeout and plugin_call_timeout "1h", as the figures in the
+#     docs were taken: no call comes near them under valgrind's slowness.
+#     Lua's watchdog still ticks every 10 ms of wall time in every process
+#     (its look at the heap), which valgrind stretches: that work, the
+#     scheduler's while a shard waits, and the NATS goroutines' follow the
+#     wall time, not the game, and move the counts from run to run.
+#   - the nav plugin is built once and started through a two-line script
+#     that valgrind does not follow (its own process, apart in both
+#     layouts); callgrind 3.19 aborts at the SIGCHLD of a child's exit,
+#     which comes after the steps.
+#   - the link's timeouts (10 s a file operation, 60 s a reply) are raised
+#     in a copy of the sources: under valgrind on a loaded machine a shard
+#     can take longer to fetch the game's files or to step.
+set -eu
+n=${1:-12}
+shift 2>/dev/null || true
+agents=${*:-2000 10000}
+root=$(pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/src" "$dir/game"
+tar --exclude=.git -cf - . | tar -x -C "$dir/src"
+sed -i 's/^const opTimeout = 10 \* time.Second/const opTimeout = 10 * time.Minute/' "$dir/src/cluster/natsnet/files.go"
+sed -i 's/o.ReplyTimeout = 60 \* time.Second/o.ReplyTimeout = 60 * time.Minute/' "$dir/src/cluster/natsnet/link.go"
+(cd "$dir/src" && go build -o "$dir/btrun" ./cmd/btrun && go build -o "$dir/navbin" ./plugins/nav)
+cp -r "$root/scripts" "$dir/game/"
+sed -e 's#^path = "plugins/nav".*#path = "nav"#' -e 's/^lua_call_timeout = .*/lua_call_timeout = "1h"/' \
+	-e 's/^plugin_call_timeout = .*/plugin_call_timeout = "1h"/' "$root/config.toml" >"$dir/game/config.toml"
+printf '#!/bin/sh\nexec %s "$@"\n' "$dir/navbin" >"$dir/game/nav"
+chmod +x "$dir/game/nav"
+export GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off
+
+# count A FLAGS...: prints "ROLE INSTRUCTIONS STEPS" per process of the run.
+# One process and a shard: the parts that end at the 4th to the Nth step's
+# start (steps 3 to N-1). The conductor enters cluster.Conductor.Step more
+# than once a step (Go's stack growth enters a function again), so its
+# parts are summed from the 3rd to the last that ends at a Step, steps 2
+# to N-1.
+count() {
+	a=$1
+	shift
+	out="$dir/run"
+	rm -rf "$out" && mkdir -p "$out"
+	(cd "$dir" && valgrind --tool=callgrind --trace-children=yes --trace-children-skip='*/nav' \
+		--dump-before='github.com/btrun/btrun/game.(*Game).runStep' \
+		--dump-before='github.com/btrun/btrun/game.(*shardHost).Begin' \
+		--dump-before='github.com/btrun/btrun/cluster.(*Conductor).Step' \
+		--callgrind-out-file="$out/cg.%p" ./btrun bench -config game/config.toml -agents "$a" "$@" \
+		>"$out/stdout" 2>"$out/stderr") || true
+	for p in $(ls "$out" | sed -n 's/^cg\.\([0-9]*\)\.[0-9]*$/\1/p' | sort -u); do
+		cmd=$(sed -n 's/^cmd: *//p' "$out/cg.$p.1")
+		case $cmd in
+		*" shard "*) role=shard ;;
+		*-shards*) role=conductor ;;
+		*) role=one ;;
+		esac
+		j=0 total=0 last=0
+		for f in $(ls "$out"/cg.$p.* | sort -t. -k3 -n); do
+			grep -q '^desc: Trigger: .*\(runStep\|shardHost).Begin\|Conductor).Step\)' "$f" || continue
+			j=$((j + 1))
+			if [ $role = conductor ]; then
+				last=${f##*.}
+			elif [ $j -ge 4 ] && [ $j -le "$n" ]; then
+				total=$((total + $(sed -n 's/^summary: //p' "$f")))
+			fi
+		done
+		if [ $role = conductor ]; then
+			for i in $(seq 3 "$last"); do
+				total=$((total + $(sed -n 's/^summary: //p' "$out/cg.$p.$i")))
+			done
+			echo "$role $total $((n - 2))"
+			continue
+		fi
+		[ $j -ge "$n" ] || { echo "$role: $j steps dumped, want $n" >&2; return 1; }
+		echo "$role $total $((n - 3))"
+	done
+}
+
+# counted A FLAGS...: count, again when callgrind aborted the run (callgrind
+# 3.19 asserts now and then on a signal in a Go program), three times at
+# most; the last failure's stderr is kept in $TMPDIR/clusterbench.stderr.
+counted() {
+	for try in 1 2 3; do
+		if r=$(count "$@"); then
+			echo "$r"
+			return 0
+		fi
+		cp "$dir/run/stderr" "${TMPDIR:-/tmp}/clusterbench.stderr"
+		echo "callgrind's run failed (try $try of 3)" >&2
+	done
+	return 1
+}
+
+# per ROLE AGENTS: the role's instructions per agent-step.
+per() { awk -v r="$1" -v a="$2" '$1 == r { s += $2 / ($3 * a) } END { printf "%.0f", s }'; }
+
+for a in $agents; do
+	o=$(counted "$a" -steps "$n" -workers 2 | per one "$a")
+	c=$(counted "$a" -steps $((n - 1)) -shards 2)
+	sh=$(echo "$c" | per shard "$a") co=$(echo "$c" | per conductor "$a")
+	awk -v a="$a" -v n="$n" -v o="$o" -v sh="$sh" -v co="$co" 'BEGIN {
+		printf "%d agents: instructions per agent-step: one process %d (steps 3-%d); 2 shards %d (steps 3-%d) + the conductor %d (steps 2-%d) = %d (%+.1f%%)\n",
+			a, o, n - 1, sh, n - 1, co, n - 1, sh + co, 100 * ((sh + co) / o - 1)
+	}'
+done
