@@ -393,7 +393,7 @@ type shardHost struct {
 	ran, waiting []int32 // indices into g.active: the round's agents, those that paused
 	round        []*runtime.Agent
 	files        cluster.FileStore // a reload's files (cluster_reload.go)
-	reported     int // the agents whose steps the last Report reported (cluster_coord.go)
+	reported     int               // the agents whose steps the last Report reported (cluster_coord.go)
 }
 
 // newShard makes g, opened for that shard (Options.Shard), the shard of
