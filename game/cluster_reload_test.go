@@ -213,6 +213,9 @@ func TestConductorReload_isOneProcesssReload(t *testing.T) {
 			} else if err != nil {
 				t.Fatalf("%s: %v", label, err)
 			}
+			if held := tc.ch.g.Agents(); len(held) != 0 || tc.ch.copies() { // cluster_reload_copies.go: made for the reload only
+				t.Errorf("%s: the conductor holds %d agents after the reload, want none", label, len(held))
+			}
 			if ins, _ := journal.From(0); len(ins) != 1 || ins[0].Kind != cluster.InputReload || ins[0].Step != uint64(rc.at) {
 				t.Errorf("%s: journaled %+v, want the reload after step %d", label, ins, rc.at)
 			}
