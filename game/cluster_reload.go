@@ -139,6 +139,9 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 		return nil, err
 	}
 	if rerr != nil {
+		if err := c.afterFailedReload(saves); err != nil { // cluster_reload_failed.go
+			return nil, err
+		}
 		return rerr, nil
 	}
 	if err := c.carrySent(); err != nil {
