@@ -10,16 +10,15 @@ import (
 // process's failed reload may have changed agents already (the exits of
 // started rules edited out above kept places run before anything can
 // fail; agents that lost their place are restarted before the carry is
-// planned again), and what their hooks sent is delivered at the next step:
-// so the signals sent go into the next step's deliveries, and the shards'
-// agents are given the copies' state and the gates' when an agent's save
-// differs from the one its shard sent (saves, by place). A failure that
-// changed nothing (files that do not load) sends nothing more.
+// planned again): so the shards' agents are given the copies' state and
+// the gates' when an agent's save differs from the one its shard sent
+// (saves, by place). What their hooks sent stays in the conductor's outbox,
+// which the next step delivers as one process delivers it (carrySent here
+// gives another trace: TestConductorReload_failedAfterExitsIsOneProcesss).
+// A failure that changed nothing (files that do not load) sends nothing
+// more.
 func (c *Conductor) afterFailedReload(saves []cluster.Item) error {
 	g := c.g
-	if err := c.carrySent(); err != nil {
-		return err
-	}
 	var out cluster.Out
 	if err := g.agentSaves(0, int32(len(g.agents)), &out); err != nil {
 		return err

@@ -11,10 +11,15 @@ import (
 // TestConductorReload_failedAfterExitsIsOneProcesss: a reload that fails
 // after the exits of rules edited out above kept places ran (the new
 // world's spawn fails) changes the agents as one process's does (the exit
-// ran, once, with reset): the shards' agents are given the copies' state,
-// and the run goes on as one process's, the trace, output and save alike.
+// ran, once, with reset, and what it sent is delivered at the next step):
+// the shards' agents are given the copies' state, and the run goes on as one process's, the trace, output and save alike.
 func TestConductorReload_failedAfterExitsIsOneProcesss(t *testing.T) {
-	v1 := `<behaviorTree><sequence id="root"><sequence id="wrap" exit="bt.log"><parameter name="log.exit">wrap out {how}</parameter><action id="aim" name="aim"/></sequence></sequence></behaviorTree>`
+	// wrap's exit logs, and sends a signal when reset (its receiver's
+	// variable changes at the next step's deliveries).
+	signals := `<variables><variable name="Pinged"/></variables><signals><signal name="Ping" variable="Pinged" value="true"/></signals>`
+	v1 := `<behaviorTree>` + signals + `<sequence id="root"><sequence id="wrap" exit="bt.lua">` +
+		`<parameter name="lua.exit">ctx:log("wrap out " .. how); if how == "reset" then ctx:send("a-2", "Ping", {}) end</parameter>` +
+		`<action id="aim" name="aim"/></sequence></sequence></behaviorTree>`
 	rc := reloadCase{name: "failed after exits", at: 2, steps: 10, files: map[string]string{
 		"config.toml": `[run]
 steps = 100
@@ -41,7 +46,7 @@ function world.spawn(ctx) end
 return world`,
 	}, edit: map[string]func(string) string{
 		"ai/a.xml": func(string) string {
-			return `<behaviorTree><sequence id="root"><action id="aim" name="aim"/></sequence></behaviorTree>`
+			return `<behaviorTree>` + signals + `<sequence id="root"><action id="aim" name="aim"/></sequence></behaviorTree>`
 		},
 		"ai/world.lua": func(s string) string {
 			return strings.Replace(s, "function world.spawn(ctx) end", `function world.spawn(ctx) error("v2 spawn breaks") end`, 1)
@@ -54,6 +59,9 @@ return world`,
 		if !strings.Contains(wantOut, want) {
 			t.Fatalf("one process's output has no %q:\n%s", want, wantOut)
 		}
+	}
+	if !strings.Contains(wantTrace, "Ping") {
+		t.Fatalf("one process's trace has no signal Ping:\n%s", wantTrace)
 	}
 	for _, copies := range []bool{false, true} {
 		label := fmt.Sprintf("copies %v", copies)
