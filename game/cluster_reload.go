@@ -22,10 +22,11 @@ import (
 // journals a manifest naming them before it applies it. It applies it as
 // one process does, on the conductor: it gathers the shards' agents into
 // its copies (as a save does; a conductor without copies makes them for
-// the reload only, cluster_reload_copies.go), reloads its own game (Game.Reload: the
-// checks, the carry of every agent with its gates, the lines one process
-// writes, or the failure one process prints, after which nothing changed
-// anywhere). Then every shard brings its files to the manifest (fetching
+// the reload only, cluster_reload_copies.go), reloads its own game
+// (Game.Reload: the checks, the carry of every agent with its gates, the
+// lines one process writes, or the failure one process prints, after which
+// the shards' agents change only as one process's did before it failed:
+// cluster_reload_failed.go). Then every shard brings its files to the manifest (fetching
 // by hash what differs) and loads them again with fresh agents (Reload
 // message), and the conductor gives each shard its agents' carried saves
 // and the gates' state, as a load does. So a shard never decides a carry:
