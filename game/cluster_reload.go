@@ -21,10 +21,12 @@ import (
 // the game's files as they are now in the run's FileStore by hash and
 // journals a manifest naming them before it applies it. It applies it as
 // one process does, on the conductor: it gathers the shards' agents into
-// its copies (as a save does), reloads its own game (Game.Reload: the
-// checks, the carry of every agent with its gates, the lines one process
-// writes, or the failure one process prints, after which nothing changed
-// anywhere). Then every shard brings its files to the manifest (fetching
+// its copies (as a save does; a conductor without copies makes them for
+// the reload only, cluster_reload_copies.go), reloads its own game
+// (Game.Reload: the checks, the carry of every agent with its gates, the
+// lines one process writes, or the failure one process prints, after which
+// the shards' agents change only as one process's did before it failed:
+// cluster_reload_failed.go). Then every shard brings its files to the manifest (fetching
 // by hash what differs) and loads them again with fresh agents (Reload
 // message), and the conductor gives each shard its agents' carried saves
 // and the gates' state, as a load does. So a shard never decides a carry:
@@ -119,8 +121,15 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.h.takeSaves(saves); err != nil {
-		return nil, err
+	if c.h.copies() {
+		if err := c.h.takeSaves(saves); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := c.h.makeCopies(saves); err != nil { // cluster_reload_copies.go
+			return nil, err
+		}
+		defer c.h.forgetCopies()
 	}
 	// What the copies' restores sent (a load's, a save's) is not the
 	// run's: the shards' agents did it already. The reload's are.
@@ -131,6 +140,9 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 		return nil, err
 	}
 	if rerr != nil {
+		if err := c.afterFailedReload(saves); err != nil { // cluster_reload_failed.go
+			return nil, err
+		}
 		return rerr, nil
 	}
 	if err := c.carrySent(); err != nil {

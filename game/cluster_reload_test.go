@@ -193,9 +193,14 @@ func TestConductorReload_isOneProcesssReload(t *testing.T) {
 		if !strings.Contains(wantOut, "reload: ") {
 			t.Fatalf("%s: one process's output has no reload line:\n%s", rc.name, wantOut)
 		}
-		for _, shards := range []int{1, 2, 3} {
-			label := fmt.Sprintf("%s, %d shards", rc.name, shards)
-			tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: 2})
+		// 4: two shards, the conductor holding copies (as with a live view).
+		for _, shards := range []int{1, 2, 3, 4} {
+			copies := shards == 4
+			if copies {
+				shards = 2
+			}
+			label := fmt.Sprintf("%s, %d shards, copies %v", rc.name, shards, copies)
+			tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: 2, copies: copies})
 			c := tc.conductor()
 			var journal cluster.MemJournal
 			var files cluster.MemFiles
@@ -212,6 +217,9 @@ func TestConductorReload_isOneProcesssReload(t *testing.T) {
 				}
 			} else if err != nil {
 				t.Fatalf("%s: %v", label, err)
+			}
+			if held := tc.ch.g.Agents(); !copies && len(held) != 0 { // cluster_reload_copies.go: made for the reload only
+				t.Errorf("%s: the conductor holds %d agents after the reload, want none", label, len(held))
 			}
 			if ins, _ := journal.From(0); len(ins) != 1 || ins[0].Kind != cluster.InputReload || ins[0].Step != uint64(rc.at) {
 				t.Errorf("%s: journaled %+v, want the reload after step %d", label, ins, rc.at)
