@@ -192,7 +192,7 @@ func TestConductor_pageInputsJournaled(t *testing.T) {
 		}
 	}
 	for _, shards := range []int{1, 2, 3} {
-		tc := startCluster(t, config, shards)
+		tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: true}) // a live view draws the conductor's copies
 		c := tc.conductor()
 		j := &cluster.MemJournal{}
 		c.SetJournal(j)
@@ -238,7 +238,7 @@ func TestConductor_pageInputsReplayed(t *testing.T) {
 		{"no page", 36, 0, 8},
 	} {
 		j := &cluster.MemJournal{}
-		a := startCluster(t, config, 2)
+		a := openCluster(t, clusterSetup{name: config, shards: 2, copies: true})
 		ca := a.conductor()
 		ca.SetJournal(j)
 		ha := attachPage(ca)
@@ -254,7 +254,7 @@ func TestConductor_pageInputsReplayed(t *testing.T) {
 		runWithPage(t, ca, ha, tt.lost) // then a shard is lost
 		a.stop()
 
-		b := startCluster(t, config, 3)
+		b := openCluster(t, clusterSetup{name: config, shards: 3, copies: tt.attachAt != 0}) // resumed without a live view: no copies
 		b.load(cp)
 		b.trace.Reset()
 		b.out.Reset()
