@@ -112,7 +112,13 @@ func (s *Shard) serve(m, reply *Message) error {
 		if h, ok := s.Host.(InputHost); ok {
 			h.LoadStep(m.Step) // inputs.go: the replay's inputs at the load's step
 		}
-		return s.Host.Load(m.Items)
+		if err := s.Host.Load(m.Items); err != nil {
+			return err
+		}
+		if h, ok := s.Host.(LoadLinesHost); ok { // load_lines.go
+			return h.LoadLines(&s.out)
+		}
+		return nil
 	case Finish:
 		return s.Host.Finish(m.Round, &s.out)
 	case Stop:

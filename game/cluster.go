@@ -70,6 +70,8 @@ type clusterRole struct {
 	relay *relay        // a shard's relay to it
 
 	start startRecords // what the start wrote, by place (cluster_nocopy_start.go)
+
+	loaded cluster.Out // what a shard's load wrote, by place (cluster_nocopy_loadlines.go)
 }
 
 // holds reports whether the agent at place i steps here.

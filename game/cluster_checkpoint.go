@@ -187,7 +187,7 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	}
 	was := g.agentList() // the shards' list
 	if !slices.Equal(list, was) {
-		if err := g.takeDirectory(list); err != nil {
+		if err := h.takeDirectory(list); err != nil {
 			return err
 		}
 	}
@@ -218,13 +218,19 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	return c.RestoreParts(step, cp.Seq, run, parts, common)
 }
 
-// takeDirectory makes the conductor's agents those of list (a checkpoint
-// taken after agents were added or removed): kept where the game has the
-// same id on the same tree, made anew (from their tree, to be restored by
-// their shards) otherwise.
-func (g *Game) takeDirectory(list []agentEntry) error {
+// takeDirectory makes the conductor's directory that of list (a
+// checkpoint taken after agents were added or removed). Without copies of
+// the agents it only lists them, as a shard lists the agents outside its
+// range (cluster_nocopy.go); with copies (a live view), an agent is kept
+// where the game has the same id on the same tree, made anew (from its
+// tree, to be restored by its shard) otherwise.
+func (h *conductorHost) takeDirectory(list []agentEntry) error {
+	g := h.g
 	if !g.opts.AgentsFromSave {
 		return fmt.Errorf("%w: the checkpoint holds other agents than the config; open the game with Options.AgentsFromSave", runtime.ErrUnknownID)
+	}
+	if !h.copies() {
+		return (&shardHost{g: g}).takeList(encodeAgentList(list), 0, 0) // the directory only: the range is empty
 	}
 	s := &agentSet{g: g}
 	counts := make([]int, max(len(g.workers), 1))

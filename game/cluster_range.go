@@ -221,10 +221,11 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 	if gates == nil && g.gates != nil { // a move: the gates as they are, by place
 		gates = g.gates.State(func(a *runtime.Agent) int32 { return g.byPtr[a].idx })
 	}
-	g.silent = true
+	lines := wantsLines(saves) // a conductor without copies writes what the restores write (cluster_nocopy_loadlines.go)
+	g.silent = !lines
 	defer func() { g.silent = false }()
 	for _, it := range saves {
-		if it.Agent == -1 && it.Name == gatesItem {
+		if it.Agent == -1 && (it.Name == gatesItem || it.Name == loadLinesItem) {
 			continue
 		}
 		if it.Kind != cluster.AgentSave || !g.cl.holds(it.Agent) {
@@ -235,6 +236,11 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 			return err
 		}
 		ga.changes = ga.changes[:0]
+		if lines {
+			if err := g.keepLoadLines(it.Agent); err != nil {
+				return err
+			}
+		}
 	}
 	if g.gates != nil {
 		if err := g.gates.SetState(gates, func(p int32) *runtime.Agent {
