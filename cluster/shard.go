@@ -112,7 +112,7 @@ func (s *Shard) serve(m, reply *Message) error {
 		if h, ok := s.Host.(InputHost); ok {
 			h.LoadStep(m.Step) // inputs.go: the replay's inputs at the load's step
 		}
-		return s.Host.Load(m.Items)
+		return s.load(m.Items) // loadsig.go
 	case Finish:
 		return s.Host.Finish(m.Round, &s.out)
 	case Stop:

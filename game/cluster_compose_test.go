@@ -180,7 +180,7 @@ func applyCompose(t *testing.T, s uint64, signal func(to, name string, data runt
 // One process's run shows that the removed agents ran in a lane and in a
 // slot's tree, and that handlers heard data and echoed.
 func TestCluster_inputsComposeWithSlotsLanesMovesAndLoads(t *testing.T) {
-	composeCluster(t, false, true)
+	composeCluster(t, true, true)
 }
 
 // TestCluster_inputsComposeWithSlotsLanesAndMoves: the same without the

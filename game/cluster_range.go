@@ -206,7 +206,12 @@ const gatesItem = "gates"
 // them, SetState after). Every save must be of an agent the shard holds.
 // What the restores write (their hooks may log) is not kept: the shards'
 // lines of the run are written already.
-func (h *shardHost) restoreAgents(saves []cluster.Item) error {
+func (h *shardHost) restoreAgents(saves []cluster.Item) error { return h.restoreAgentsTo(saves, nil) }
+
+// restoreAgentsTo is restoreAgents, adding what each agent's restore
+// wrote and sent to out at its place when out is not nil (a load's:
+// cluster_loadsig.go); with nil out, it is not kept.
+func (h *shardHost) restoreAgentsTo(saves []cluster.Item, out *cluster.Out) error {
 	g := h.g
 	host := g.hostStateOf(g.Agents())
 	var gates []runtime.GateState
@@ -221,10 +226,10 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 	if gates == nil && g.gates != nil { // a move: the gates as they are, by place
 		gates = g.gates.State(func(a *runtime.Agent) int32 { return g.byPtr[a].idx })
 	}
-	g.silent = true
+	g.silent = out == nil
 	defer func() { g.silent = false }()
 	for _, it := range saves {
-		if it.Agent == -1 && it.Name == gatesItem {
+		if it.Agent == -1 && (it.Name == gatesItem || it.Name == loadOutItem) {
 			continue
 		}
 		if it.Kind != cluster.AgentSave || !g.cl.holds(it.Agent) {
@@ -233,6 +238,12 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 		ga := g.agents[it.Agent]
 		if err := g.restoreAgent(ga, it.Data, host); err != nil {
 			return err
+		}
+		if out != nil { // its changes stay for its next step's lines, as one process's
+			if err := g.take(out, cluster.Place(cluster.PhaseSave, int64(ga.idx)), 0); err != nil {
+				return err
+			}
+			continue
 		}
 		ga.changes = ga.changes[:0]
 	}
