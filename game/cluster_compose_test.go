@@ -23,7 +23,8 @@ import (
 // lane watches and whose other grafts the obj tree into its slot and runs
 // it; every running action has handlers and a cancel hook.
 // With cancelSends, the watch's cancel hook sends a signal with data to
-// another agent (a removal's signal); without, it only logs.
+// another agent and one to itself (a removal's or a load's signals);
+// without, it only logs.
 func composeClusterGame(t *testing.T, cancelSends bool) string {
 	t.Helper()
 	send := "false"
@@ -102,6 +103,7 @@ bt.action("watch", counting("watch", 2, 5, function(ctx)
     local to = "host-1"
     if ctx.id == to then to = "host-3" end
     ctx:send(to, "Gone", {n = 0, from = ctx.id})
+    ctx:send("self", "Gone", {n = 1, from = ctx.id})
   end
 end))
 bt.action("use", counting("use", 1, 4, function(ctx) ctx:log("use cancelled") end))
@@ -175,8 +177,9 @@ func applyCompose(t *testing.T, s uint64, signal func(to, name string, data runt
 }
 
 // TestCluster_inputsComposeWithSlotsLanesMovesAndLoads: see above, with
-// a save loaded back after every step; the removed agents' cancel hooks
-// only log (TestCluster_inputsComposeWithSlotsLanesAndMoves has them send).
+// a save loaded back after every step, whose cancel hooks (as the removed
+// agents') log and send: the shards' restores reply their lines and
+// signals at their places (cluster_loadsig.go).
 // One process's run shows that the removed agents ran in a lane and in a
 // slot's tree, and that handlers heard data and echoed.
 func TestCluster_inputsComposeWithSlotsLanesMovesAndLoads(t *testing.T) {
@@ -234,6 +237,9 @@ func composeCluster(t *testing.T, cancelSends, loads bool) {
 		if !strings.Contains(wantOut, want) {
 			t.Fatalf("one process's output has no %q:\n%s", want, wantOut)
 		}
+	}
+	if self := `"agent":"host-1","signal":"Gone","from":"host-1"`; cancelSends && !strings.Contains(wantTrace, self) {
+		t.Fatalf("one process's trace has no signal a cancel hook sent its own agent (%s)", self)
 	}
 	for _, shards := range []int{-2, 3} { // -2: 2 shards of 2 workers
 		workers := 1
