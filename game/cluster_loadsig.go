@@ -18,10 +18,11 @@ import (
 // trace changes (a signal the hook sent its own agent) stay with the
 // agent for its next step's lines, as in one process.
 //
-// Only a load asks for this, with the loadOut item: a conductor holding
-// copies of the agents writes its own restores' lines (conductorHost.load),
-// and a reload's or a move's restores are of agents whose cancel hooks
-// ran elsewhere.
+// Only a load asks for this, with the loadOut item (a reload's or a
+// move's restores are of agents whose cancel hooks ran elsewhere). A
+// conductor that holds copies of the agents (a live view) loads them
+// silently (decodeCopies): its copies' hooks run too, but their lines,
+// signals and changes are the shards' agents' to give.
 
 // loadOutItem names the Load item that asks the shards for what their
 // restores wrote and sent.
@@ -38,4 +39,20 @@ func (h *shardHost) LoadOut(saves []cluster.Item, out *cluster.Out) error {
 		return h.restoreAgents(saves)
 	}
 	return h.restoreAgentsTo(saves, out)
+}
+
+// decodeCopies loads data into the conductor's copies of the agents,
+// keeping nothing of what their restores write, send or change: the
+// shards' restores give those (LoadOut).
+func (h *conductorHost) decodeCopies(data []byte) error {
+	g := h.g
+	g.silent = true
+	_, err := g.decodeSave(data)
+	g.silent = false
+	clear(g.outbox)
+	g.outbox = g.outbox[:0]
+	for _, ga := range g.agents {
+		ga.changes = ga.changes[:0]
+	}
+	return err
 }

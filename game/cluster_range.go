@@ -309,15 +309,15 @@ func decodeGateState(b []byte) ([]runtime.GateState, error) {
 }
 
 // loadShards gives every shard the saves of its agents, from the
-// conductor's copies just loaded, and the state of the gates.
-func (h *conductorHost) loadShards(c *cluster.Conductor) error {
+// conductor's copies just loaded, and the state of the gates, after
+// common (a load's loadOut: cluster_loadsig.go).
+func (h *conductorHost) loadShards(c *cluster.Conductor, common ...cluster.Item) error {
 	g := h.g
 	var out cluster.Out
 	if err := g.agentSaves(0, int32(len(g.agents)), &out); err != nil {
 		return err
 	}
 	saves := slices.Clone(out.Items)
-	var common []cluster.Item
 	if g.gates != nil {
 		st := g.gates.State(func(a *runtime.Agent) int32 { return g.byPtr[a].idx })
 		common = append(common, cluster.Item{Kind: cluster.AgentSave, Agent: -1, Name: gatesItem, Data: encodeGateState(st)})
