@@ -29,5 +29,8 @@ func (c *Conductor) LoadRange(step uint64, saves, common []Item) error {
 		s.Order, s.Sub = Place(PhaseSave, int64(s.Agent)), 0
 		c.out[k].Items = append(c.out[k].Items, s)
 	}
-	return c.exchange(true)
+	if err := c.exchange(true); err != nil {
+		return err
+	}
+	return c.CarryIn(c.outbox) // loadsig.go: what the restores' cancel hooks sent
 }

@@ -112,13 +112,7 @@ func (s *Shard) serve(m, reply *Message) error {
 		if h, ok := s.Host.(InputHost); ok {
 			h.LoadStep(m.Step) // inputs.go: the replay's inputs at the load's step
 		}
-		if err := s.Host.Load(m.Items); err != nil {
-			return err
-		}
-		if h, ok := s.Host.(LoadLinesHost); ok { // load_lines.go
-			return h.LoadLines(&s.out)
-		}
-		return nil
+		return s.load(m.Items) // loadsig.go
 	case Finish:
 		return s.Host.Finish(m.Round, &s.out)
 	case Stop:

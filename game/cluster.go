@@ -71,7 +71,6 @@ type clusterRole struct {
 
 	start startRecords // what the start wrote, by place (cluster_nocopy_start.go)
 
-	loaded cluster.Out // what a shard's load wrote, by place (cluster_nocopy_loadlines.go)
 }
 
 // holds reports whether the agent at place i steps here.
@@ -872,7 +871,8 @@ func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
 		return h.loadNoCopy(c, data) // cluster_nocopy_load.go
 	}
 	was := h.g.agentList() // the shards' list (cluster_inputs_list.go)
-	if _, err := h.g.decodeSave(data); err != nil {
+	// cluster_loadsig.go: the shards' restores give the hooks' lines and signals
+	if err := h.decodeCopies(data); err != nil {
 		return err
 	}
 	if err := h.writeOwn(); err != nil {
@@ -881,5 +881,5 @@ func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
 	if err := h.sendList(c, was); err != nil { // a save of other agents
 		return err
 	}
-	return h.loadShards(c) // cluster_range.go
+	return h.loadShards(c, loadOut) // cluster_range.go
 }

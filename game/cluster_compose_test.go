@@ -23,7 +23,8 @@ import (
 // lane watches and whose other grafts the obj tree into its slot and runs
 // it; every running action has handlers and a cancel hook.
 // With cancelSends, the watch's cancel hook sends a signal with data to
-// another agent (a removal's signal); without, it only logs.
+// another agent and one to itself (a removal's or a load's signals);
+// without, it only logs.
 func composeClusterGame(t *testing.T, cancelSends bool) string {
 	t.Helper()
 	send := "false"
@@ -102,6 +103,7 @@ bt.action("watch", counting("watch", 2, 5, function(ctx)
     local to = "host-1"
     if ctx.id == to then to = "host-3" end
     ctx:send(to, "Gone", {n = 0, from = ctx.id})
+    ctx:send("self", "Gone", {n = 1, from = ctx.id})
   end
 end))
 bt.action("use", counting("use", 1, 4, function(ctx) ctx:log("use cancelled") end))
@@ -175,12 +177,13 @@ func applyCompose(t *testing.T, s uint64, signal func(to, name string, data runt
 }
 
 // TestCluster_inputsComposeWithSlotsLanesMovesAndLoads: see above, with
-// a save loaded back after every step; the removed agents' cancel hooks
-// only log (TestCluster_inputsComposeWithSlotsLanesAndMoves has them send).
+// a save loaded back after every step, whose cancel hooks (as the removed
+// agents') log and send: the shards' restores reply their lines and
+// signals at their places (cluster_loadsig.go).
 // One process's run shows that the removed agents ran in a lane and in a
 // slot's tree, and that handlers heard data and echoed.
 func TestCluster_inputsComposeWithSlotsLanesMovesAndLoads(t *testing.T) {
-	composeCluster(t, false, true)
+	composeCluster(t, true, true)
 }
 
 // TestCluster_inputsComposeWithSlotsLanesAndMoves: the same without the
@@ -235,13 +238,16 @@ func composeCluster(t *testing.T, cancelSends, loads bool) {
 			t.Fatalf("one process's output has no %q:\n%s", want, wantOut)
 		}
 	}
-	for _, shards := range []int{-2, 3} { // -2: 2 shards of 2 workers
-		workers := 1
-		if shards < 0 {
-			shards, workers = -shards, 2
-		}
-		label := fmt.Sprintf("%d shards of %d workers", shards, workers)
-		tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: workers, fromSaves: true, every: 2})
+	if self := `"agent":"host-1","signal":"Gone","from":"host-1"`; cancelSends && !strings.Contains(wantTrace, self) {
+		t.Fatalf("one process's trace has no signal a cancel hook sent its own agent (%s)", self)
+	}
+	for _, run := range []struct {
+		shards, workers int
+		copies          bool // the conductor holds copies of the agents (a live view)
+	}{{1, 1, false}, {2, 2, false}, {3, 1, false}, {2, 2, true}} {
+		shards, workers := run.shards, run.workers
+		label := fmt.Sprintf("%d shards of %d workers (copies: %v)", shards, workers, run.copies)
+		tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: workers, fromSaves: true, every: 2, copies: run.copies})
 		c := tc.conductor()
 		c.SetJournal(&cluster.MemJournal{})
 		for c.Step() < steps {
@@ -253,7 +259,9 @@ func composeCluster(t *testing.T, cancelSends, loads bool) {
 				tc.load(tc.save())
 			}
 		}
-		tc.movedBothWays()
+		if shards > 1 {
+			tc.movedBothWays()
+		}
 		tc.wantSolo(label, wantTrace, wantOut, wantSave)
 		tc.stop()
 	}

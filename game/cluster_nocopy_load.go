@@ -112,7 +112,7 @@ func (h *conductorHost) loadNoCopy(c *cluster.Conductor, data []byte) error {
 			return err
 		}
 	}
-	common := []cluster.Item{{Kind: cluster.AgentSave, Agent: -1, Name: loadLinesItem}} // cluster_nocopy_loadlines.go
+	common := []cluster.Item{loadOut} // cluster_loadsig.go: the restores' lines and signals are the run's
 	if g.gates != nil {
 		if err := g.gates.SetState(gates, func(int32) *runtime.Agent { return nil }); err != nil {
 			return err

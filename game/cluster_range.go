@@ -206,7 +206,12 @@ const gatesItem = "gates"
 // them, SetState after). Every save must be of an agent the shard holds.
 // What the restores write (their hooks may log) is not kept: the shards'
 // lines of the run are written already.
-func (h *shardHost) restoreAgents(saves []cluster.Item) error {
+func (h *shardHost) restoreAgents(saves []cluster.Item) error { return h.restoreAgentsTo(saves, nil) }
+
+// restoreAgentsTo is restoreAgents, adding what each agent's restore
+// wrote and sent to out at its place when out is not nil (a load's:
+// cluster_loadsig.go); with nil out, it is not kept.
+func (h *shardHost) restoreAgentsTo(saves []cluster.Item, out *cluster.Out) error {
 	g := h.g
 	host := g.hostStateOf(g.Agents())
 	var gates []runtime.GateState
@@ -221,11 +226,10 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 	if gates == nil && g.gates != nil { // a move: the gates as they are, by place
 		gates = g.gates.State(func(a *runtime.Agent) int32 { return g.byPtr[a].idx })
 	}
-	lines := wantsLines(saves) // a conductor without copies writes what the restores write (cluster_nocopy_loadlines.go)
-	g.silent = !lines
+	g.silent = out == nil
 	defer func() { g.silent = false }()
 	for _, it := range saves {
-		if it.Agent == -1 && (it.Name == gatesItem || it.Name == loadLinesItem) {
+		if it.Agent == -1 && (it.Name == gatesItem || it.Name == loadOutItem) {
 			continue
 		}
 		if it.Kind != cluster.AgentSave || !g.cl.holds(it.Agent) {
@@ -235,12 +239,13 @@ func (h *shardHost) restoreAgents(saves []cluster.Item) error {
 		if err := g.restoreAgent(ga, it.Data, host); err != nil {
 			return err
 		}
-		ga.changes = ga.changes[:0]
-		if lines {
-			if err := g.keepLoadLines(it.Agent); err != nil {
+		if out != nil { // its changes stay for its next step's lines, as one process's
+			if err := g.take(out, cluster.Place(cluster.PhaseSave, int64(ga.idx)), 0); err != nil {
 				return err
 			}
+			continue
 		}
+		ga.changes = ga.changes[:0]
 	}
 	if g.gates != nil {
 		if err := g.gates.SetState(gates, func(p int32) *runtime.Agent {
@@ -304,15 +309,15 @@ func decodeGateState(b []byte) ([]runtime.GateState, error) {
 }
 
 // loadShards gives every shard the saves of its agents, from the
-// conductor's copies just loaded, and the state of the gates.
-func (h *conductorHost) loadShards(c *cluster.Conductor) error {
+// conductor's copies just loaded, and the state of the gates, after
+// common (a load's loadOut: cluster_loadsig.go).
+func (h *conductorHost) loadShards(c *cluster.Conductor, common ...cluster.Item) error {
 	g := h.g
 	var out cluster.Out
 	if err := g.agentSaves(0, int32(len(g.agents)), &out); err != nil {
 		return err
 	}
 	saves := slices.Clone(out.Items)
-	var common []cluster.Item
 	if g.gates != nil {
 		st := g.gates.State(func(a *runtime.Agent) int32 { return g.byPtr[a].idx })
 		common = append(common, cluster.Item{Kind: cluster.AgentSave, Agent: -1, Name: gatesItem, Data: encodeGateState(st)})
