@@ -288,13 +288,12 @@ func (c *Conductor) count(items []Item) {
 	}
 }
 
-// Save gathers the saves of every agent (AgentSave items), in config order.
-func (c *Conductor) Save(step uint64) ([]Item, error) {
-	if err := c.init(); err != nil {
-		return nil, err
-	}
+// gatherSaves sends every shard a Save of round (0: every agent's save;
+// SavePart: its range's part) and merges the replies in config order.
+func (c *Conductor) gatherSaves(step uint64, round uint32) ([]Item, error) {
 	c.begin(Save, step)
 	for k := range c.out {
+		c.out[k].Round = round
 		if err := c.Link.Send(k, &c.out[k]); err != nil {
 			return nil, err
 		}
@@ -306,7 +305,15 @@ func (c *Conductor) Save(step uint64) ([]Item, error) {
 	for k := range c.replies {
 		lists[k] = c.replies[k].Items
 	}
-	saves, err := Merge(nil, lists...)
+	return Merge(nil, lists...)
+}
+
+// Save gathers the saves of every agent (AgentSave items), in config order.
+func (c *Conductor) Save(step uint64) ([]Item, error) {
+	if err := c.init(); err != nil {
+		return nil, err
+	}
+	saves, err := c.gatherSaves(step, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -31,21 +31,7 @@ func (c *Conductor) SaveParts(step uint64) ([]Item, error) {
 	if err := c.init(); err != nil {
 		return nil, err
 	}
-	c.begin(Save, step)
-	for k := range c.out {
-		c.out[k].Round = SavePart
-		if err := c.Link.Send(k, &c.out[k]); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.Link.Gather(c.replies); err != nil {
-		return nil, err
-	}
-	lists := make([][]Item, len(c.replies))
-	for k := range c.replies {
-		lists[k] = c.replies[k].Items
-	}
-	parts, err := Merge(nil, lists...)
+	parts, err := c.gatherSaves(step, SavePart)
 	if err != nil {
 		return nil, err
 	}
