@@ -108,6 +108,9 @@ func TestClusterCoord_allocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the nav plugin")
 	}
+	if raceOn {
+		t.Skip("the race detector changes the allocations counted")
+	}
 	const agents, steps = 2000, 10
 	per := func(step func(s uint64)) (allocs, bytes float64) {
 		step(1)
