@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/cluster/natsnet"
@@ -72,7 +73,7 @@ func (s *clusterSession) checkpointConfig(from *cluster.Checkpoint) (cfg *game.C
 	}
 	if err := beforeReload(from.Step, ins); err == nil {
 		return s.r.cfg, "", nil
-	} else if !hasPart(from, filesPart) {
+	} else if !slices.Contains(from.Parts, filesPart) {
 		return nil, "", err // a checkpoint that names no files
 	}
 	data, err := s.store.Part(from.Seq, filesPart)
@@ -93,15 +94,6 @@ func (s *clusterSession) checkpointConfig(from *cluster.Checkpoint) (cfg *game.C
 	copied := *s.r.cfg
 	copied.Path, copied.Dir = path, filepath.Dir(path)
 	return &copied, dir, nil
-}
-
-func hasPart(cp *cluster.Checkpoint, name string) bool {
-	for _, p := range cp.Parts {
-		if p == name {
-			return true
-		}
-	}
-	return false
 }
 
 // bothFiles is where the conductor stores a reload's files: its link's
