@@ -27,6 +27,9 @@ type Conductor struct {
 	fresh    bool              // the reload applied is a new one, not a replay
 	reloads  uint64            // reloads journaled (cluster_reload_watch.go)
 	between  uint64            // the step BetweenSteps ran before
+
+	applied *cluster.ReloadManifest // the files of the last reload applied (cluster_reload_recover.go)
+	home    *Config                 // the game opened from a copy of a checkpoint's files: its own config (cluster_reload_recover.go)
 }
 
 // Conduct makes g, opened and not started, the conductor of the link's

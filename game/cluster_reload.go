@@ -113,9 +113,10 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	}
 	c.reloads++
 	if !c.fresh { // a replay: the files must be those the reload read
-		if err := c.sameFiles(man); err != nil {
+		if err := c.replayFiles(man); err != nil { // cluster_reload_recover.go
 			return nil, err
 		}
+		defer c.leaveCopy()
 	}
 	saves, err := c.c.Save(g.step)
 	if err != nil {
@@ -154,7 +155,7 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	if err := c.h.loadShards(c.c); err != nil { // cluster_range.go: the carried agents, the gates
 		return nil, err
 	}
-	c.reloaded = rep
+	c.reloaded, c.applied = rep, man
 	return nil, nil
 }
 
@@ -212,7 +213,13 @@ func (h *shardHost) Reload(m *cluster.ReloadManifest) error {
 // have, fetched by hash: the shard's files stand where the conductor's
 // stand relative to the config (natsnet.WriteFiles wrote them so).
 func (h *shardHost) syncFiles(m *cluster.ReloadManifest) error {
-	g := h.g
+	return syncFiles(h.g, h.files, m, false)
+}
+
+// syncFiles writes the files of m whose content g's folder does not have,
+// fetched from files by hash; store puts each fetched file into files
+// again (a replaying conductor's: its link's shards fetch it there).
+func syncFiles(g *Game, files cluster.FileStore, m *cluster.ReloadManifest, store bool) error {
 	cfgAbs, err := filepath.Abs(g.cfg.Path)
 	if err != nil {
 		return err
@@ -232,15 +239,20 @@ func (h *shardHost) syncFiles(m *cluster.ReloadManifest) error {
 			total += int64(len(have))
 			continue
 		}
-		if h.files == nil {
+		if files == nil {
 			return fmt.Errorf("game: the reload's %s differs from the shard's, and the shard has no file store to fetch it from", f.Path)
 		}
-		data, err := h.files.Get(f.Hash)
+		data, err := files.Get(f.Hash)
 		if err != nil {
 			return fmt.Errorf("game: fetching the reload's %s: %w", f.Path, err)
 		}
 		if cluster.HashOf(data) != f.Hash {
 			return fmt.Errorf("game: the reload's %s fetched with another hash", f.Path)
+		}
+		if store {
+			if _, err := files.Put(data); err != nil {
+				return fmt.Errorf("game: storing the reload's %s for the shards: %w", f.Path, err)
+			}
 		}
 		total += int64(len(data))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -216,19 +216,52 @@ func TestCluster_realtimeWritesAsItGoes(t *testing.T) {
 	}
 }
 
-// TestCluster_lostDuringReloadSaysSo: a shard lost as a reload reaches it
-// (before the checkpoint that follows the reload) would send the run back
-// to a checkpoint before the reload, whose files are no longer the game's:
-// the run ends saying so, rather than replaying with other files.
-func TestCluster_lostDuringReloadSaysSo(t *testing.T) {
+// TestCluster_lostDuringReloadRecovers: a process lost during a reload
+// (the reload journaled, the checkpoint after it not yet taken) sends the
+// run back to the checkpoint before the reload, whose files the game's
+// folder no longer holds: every process opens the checkpoint's files from
+// the store, the replay applies the reload again at its step, and the
+// trace, output and save are one process's. So for a shard killed as the
+// reload reaches it, and for a conductor killed there, then -resume.
+func TestCluster_lostDuringReloadRecovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
 	dir := t.TempDir()
+	config := filepath.Join(dir, "config.toml")
+	out := filepath.Join(t.TempDir())
+	common := []string{"-config", config, "-inputs", filepath.Join(dir, "inputs.txt")}
 	writeReloadGame(t, dir)
-	r := runFault(t, "shard1:reload:12", "run", "-config", filepath.Join(dir, "config.toml"), "-shards", "2",
-		"-inputs", filepath.Join(dir, "inputs.txt"), "-quiet")
-	if r.code == 0 || !strings.Contains(r.stderr, "cannot go back to before a reload yet: the run's last checkpoint is of step 0, and a reload followed step 12") {
-		t.Errorf("exit %d: %s", r.code, r.stderr)
+	one := run(t, "", append([]string{"run", "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav")}, common...)...)
+	if one.code != 0 {
+		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
+	}
+	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	for _, c := range []struct{ tag, fault, back string }{
+		{"shard", "shard1:reload:12", "going back to the checkpoint of step 0 and replaying"},
+		{"shard25", "shard0:reload:25", "going back to the checkpoint of step 12 and replaying"},
+		{"conductor", "conductor:reload:12", "resuming run lostreload-conductor from its checkpoint at step 0"},
+	} {
+		writeReloadGame(t, dir) // the files as they were before the reloads
+		args := append([]string{"run", "-shards", "2", "-name", "lostreload-" + c.tag,
+			"-trace", filepath.Join(out, c.tag+".jsonl"), "-save", filepath.Join(out, c.tag+".sav")}, common...)
+		r := runFault(t, c.fault, args...)
+		if c.tag == "conductor" {
+			if r.code == 0 {
+				t.Fatalf("%s: the conductor was not killed", c.tag)
+			}
+			r = run(t, "", append(args, "-resume")...)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, c.back) {
+			t.Errorf("%s: %q lacks %q", c.tag, r.stderr, c.back)
+		}
+		if c.tag != "conductor" && beforeSummary(r.stdout) != beforeSummary(one.stdout) {
+			t.Errorf("%s: the output differs from one process's:\n%s\n----\n%s", c.tag, r.stdout, one.stdout)
+		}
+		sameFiles(t, c.tag, out, trace, save)
 	}
 }

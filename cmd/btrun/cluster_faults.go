@@ -18,7 +18,9 @@ import (
 // its part of the checkpoint of step STEP, before it replies) or "stop"
 // (SIGSTOP as it receives step STEP's start); for the conductor, "step"
 // (before step STEP), "commit" (at the checkpoint of step STEP, its parts
-// stored and not yet committed) or "stop" (SIGSTOP before step STEP). Replacement shards are started without it.
+// stored and not yet committed), "reload" (a reload after step STEP
+// journaled and applied, the checkpoint after it not taken) or "stop"
+// (SIGSTOP before step STEP). Replacement shards are started without it.
 const faultEnv = "BTRUN_TEST_FAULT"
 
 type fault struct {

@@ -29,9 +29,6 @@ func (s *clusterSession) replayInputs(c *game.Conductor, from uint64) error {
 	if err != nil {
 		return err
 	}
-	if err := beforeReload(from, ins); err != nil { // cluster_reload.go
-		return err
-	}
 	if err := c.Replay(ins); err != nil {
 		return err
 	}

@@ -50,6 +50,8 @@ type clusterSession struct {
 	view  *clusterView      // -debug: the live view's server, for every link (cluster_debug.go)
 
 	reloading bool // the checkpoint taken follows a reload (cluster_reload.go)
+
+	opened *cluster.ReloadManifest // the files the link's game opened with (cluster_reload_recover.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -191,6 +193,9 @@ func (s *clusterSession) connect(g *game.Game) (*natsnet.ConductorLink, *natsnet
 		run = s.name + "-" + strconv.FormatUint(s.lease.Revision(), 10) + "-" + strconv.Itoa(s.links)
 		s.own = append(s.own, run)
 	}
+	if err := s.keepFiles(files, config, run); err != nil { // cluster_reload_recover.go
+		return nil, nil, err
+	}
 	o := natsnet.Options{URL: s.url, Run: run, Version: clusterVersion(), JoinTimeout: time.Minute,
 		ReplyTimeout: r.cfg.Cluster.Deadline.Duration, Files: files, Config: config,
 		Stale: func(msg string) { fmt.Fprintln(s.stderr, "btrun:", msg) }}
@@ -257,7 +262,14 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	}
 	// A checkpoint may hold agents added and removed (cluster_inputs.go).
 	// The conductor holds no agents, but for a live view, which draws a copy of each.
-	g, err := game.Open(r.cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet, AgentsFromSave: from != nil, Conductor: r.debug.addr == "",
+	cfg, dir, err := s.checkpointConfig(from) // cluster_reload_recover.go: a checkpoint before a reload
+	if err != nil {
+		return st, err
+	}
+	if dir != "" {
+		defer os.RemoveAll(dir)
+	}
+	g, err := game.Open(cfg, game.Options{Stdout: s.out, Stderr: s.stderr, Quiet: r.quiet, AgentsFromSave: from != nil, Conductor: r.debug.addr == "",
 		Explain: r.live.explain, Realtime: r.live.realtime})
 	if err != nil {
 		return st, err
@@ -278,7 +290,10 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		return st, err
 	}
 	c.SetJournal(s.inputs)
-	c.SetFiles(link.FileStore()) // a reload's files (cluster_reload.go)
+	c.SetFiles(bothFiles{link.FileStore(), s.store.FileStore()}) // a reload's files (cluster_reload.go, cluster_reload_recover.go)
+	if dir != "" {
+		c.SetFilesCopy(r.cfg)
+	}
 	defer func() {
 		st = c.Stats()
 		s.moves = addMoves(s.moves, c.Balancer())
@@ -443,6 +458,10 @@ func (s *clusterSession) checkpoint(c *game.Conductor, until uint64) error {
 		}
 		cp.Parts = []string{reloadedPart}
 	}
+	if err := s.putFiles(c, cp.Seq); err != nil { // cluster_reload_recover.go
+		return err
+	}
+	cp.Parts = append(cp.Parts, filesPart)
 	// The shards write their agents, the conductor its part, then the
 	// record is committed (game/cluster_checkpoint.go).
 	if _, err := c.WriteCheckpoint(faultyStore{s.store, s.fault}, s.name, cp); err != nil {

@@ -15,10 +15,9 @@ import (
 // conductor keeps the pace and watches the game's files, reloading the
 // whole cluster between two steps (game.Conductor.Reload). After every
 // reload the run takes a checkpoint, before any other input of that step:
-// a recovery then never goes back to before a reload, so a replacement
-// shard opens the game from the files as reloaded (the conductor's, sent
-// by hash as at the start), and a replay never reads a reload's files
-// again from a disk where they may have changed since.
+// a recovery then goes back to before a reload only when a process was
+// lost during it, and then opens the checkpoint's files from the store
+// (cluster_reload_recover.go), never a disk where they changed since.
 
 // liveOptions are btrun run's -watch, -explain and -realtime.
 type liveOptions struct {
@@ -59,6 +58,7 @@ func (s *clusterSession) afterReload(c *game.Conductor, n, until uint64) error {
 	if c.Reloads() == n {
 		return nil
 	}
+	s.fault.at("reload", c.Step()) // cluster_faults.go: the reload journaled and applied, its checkpoint not taken
 	s.reloading = true
 	err := s.checkpoint(c, until)
 	s.reloading = false
@@ -81,10 +81,9 @@ func (s *clusterSession) reloadedAt(step uint64) bool {
 }
 
 // errBeforeReload is a run that would go back to a checkpoint before a
-// reload: a process lost during the reload itself, before the checkpoint
-// that follows it was committed. The game's files changed with the
-// reload, and a conductor opens the game from its folder, so the
-// checkpoint's files are not there to go back to.
+// reload (a process lost during the reload itself, before the checkpoint
+// that follows it was committed) from a checkpoint that names no files
+// (cluster_reload_recover.go: one written by an older btrun).
 var errBeforeReload = errors.New("cannot go back to before a reload yet")
 
 // beforeReload refuses a replay from the checkpoint of step from over a
