@@ -24,6 +24,12 @@ func TestParseInput_reload(t *testing.T) {
 			t.Errorf("%q: %v", line, err)
 		}
 	}
+	// A reload's PATH is written over: it must be one of the game's files.
+	for _, line := range []string{"4 reload /etc/passwd edits/g.xml", "4 reload ../other/g.xml edits/g.xml", "4 reload ai/../../g.xml edits/g.xml"} {
+		if _, err := parseInput(line); err == nil || !strings.Contains(err.Error(), "inside the config's folder") {
+			t.Errorf("%q: %v", line, err)
+		}
+	}
 }
 
 // TestReadInputs_reloadFirstInItsStep: a reload line after another line of

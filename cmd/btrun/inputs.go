@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -102,6 +103,11 @@ func parseInput(text string) (runInput, error) {
 		in.name = f[3]
 	case in.op == "remove" && len(f) == 3 && in.to != "", in.op == "reload" && len(f) == 3 && in.to == "":
 	case in.op == "reload" && len(f) == 4: // PATH FROM
+		if !filepath.IsLocal(filepath.FromSlash(in.to)) {
+			// The line writes over PATH: only the game's own files, never
+			// a file elsewhere that an inputs file should not reach.
+			return in, fmt.Errorf("%q: a reload's PATH is a file inside the config's folder, relative to it (not absolute, no ..)", in.to)
+		}
 		in.name = f[3]
 	case in.op == "signal" && len(f) > 4:
 		in.name = f[3]
