@@ -199,12 +199,7 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	}
 	var common []cluster.Item
 	if g.gates != nil {
-		if err := g.gates.SetState(gates, func(p int32) *runtime.Agent {
-			if p < 0 || int(p) >= len(g.agents) {
-				return nil
-			}
-			return g.agents[p].a
-		}); err != nil {
+		if err := g.gates.SetState(gates, g.agentAt); err != nil {
 			return fmt.Errorf("its gates: %w", err)
 		}
 		common = append(common, cluster.Item{Kind: cluster.AgentSave, Agent: -1, Peer: -1, Name: gatesItem, Data: encodeGateState(gates)})

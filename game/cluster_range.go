@@ -248,12 +248,7 @@ func (h *shardHost) restoreAgentsTo(saves []cluster.Item, out *cluster.Out) erro
 		ga.changes = ga.changes[:0]
 	}
 	if g.gates != nil {
-		if err := g.gates.SetState(gates, func(p int32) *runtime.Agent {
-			if p < 0 || int(p) >= len(g.agents) {
-				return nil
-			}
-			return g.agents[p].a
-		}); err != nil {
+		if err := g.gates.SetState(gates, g.agentAt); err != nil {
 			return fmt.Errorf("game: the gates from the conductor: %w", err)
 		}
 	}
@@ -323,4 +318,14 @@ func (h *conductorHost) loadShards(c *cluster.Conductor, common ...cluster.Item)
 		common = append(common, cluster.Item{Kind: cluster.AgentSave, Agent: -1, Name: gatesItem, Data: encodeGateState(st)})
 	}
 	return c.LoadRange(g.step, saves, common)
+}
+
+// agentAt is the agent at place p where this process holds it; nil for a
+// place out of range or an agent held elsewhere (the gates then keep it
+// by place).
+func (g *Game) agentAt(p int32) *runtime.Agent {
+	if p < 0 || int(p) >= len(g.agents) {
+		return nil
+	}
+	return g.agents[p].a
 }

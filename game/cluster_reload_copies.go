@@ -52,12 +52,7 @@ func (h *conductorHost) makeCopies(saves []cluster.Item) error {
 		return err
 	}
 	if g.gates != nil {
-		if err := g.gates.SetState(gates, func(p int32) *runtime.Agent {
-			if p < 0 || int(p) >= len(g.agents) {
-				return nil
-			}
-			return g.agents[p].a
-		}); err != nil {
+		if err := g.gates.SetState(gates, g.agentAt); err != nil {
 			h.forgetCopies()
 			return fmt.Errorf("game: the gates for a reload's copies: %w", err)
 		}

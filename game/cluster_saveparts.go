@@ -127,17 +127,9 @@ func (g *Game) joinSave(items []cluster.Item) ([]byte, error) {
 		parts = append(parts, p)
 		gated = gated || p.gated
 	}
-	if g.lua != nil {
-		l := g.current()
-		l.beginSave()
-		defer l.endSave()
-	}
-	if g.saveEnc == nil {
-		g.saveEnc = savecodec.NewEncoder()
-	}
-	e := g.saveEnc
-	e.Reset()
-	if err := g.encodeSaveHead(e); err != nil {
+	e, end, err := g.beginSaveBytes()
+	defer end()
+	if err != nil {
 		return nil, err
 	}
 	e.Uvarint(uint64(len(g.agents)))

@@ -69,20 +69,30 @@ func (g *Game) saveBytes() ([]byte, error) {
 	return g.encodeSaveOn(saveGoroutines(len(g.agents)))
 }
 
-// encodeSaveOn is saveBytes with the agents written on up to n goroutines
-// (savefile_parts.go): the same bytes for any n.
-func (g *Game) encodeSaveOn(n int) ([]byte, error) {
+// beginSaveBytes starts a save in the game's own encoder, its head
+// written; end (always to be called) ends the Lua state's save, in which
+// a table shared by two agents is an error too.
+func (g *Game) beginSaveBytes() (e *savecodec.Encoder, end func(), err error) {
+	end = func() {}
 	if g.lua != nil {
 		l := g.current()
-		l.beginSave() // a table shared by two agents is an error too
-		defer l.endSave()
+		l.beginSave()
+		end = l.endSave
 	}
 	if g.saveEnc == nil {
 		g.saveEnc = savecodec.NewEncoder()
 	}
-	e := g.saveEnc
+	e = g.saveEnc
 	e.Reset()
-	if err := g.encodeSaveHead(e); err != nil {
+	return e, end, g.encodeSaveHead(e)
+}
+
+// encodeSaveOn is saveBytes with the agents written on up to n goroutines
+// (savefile_parts.go): the same bytes for any n.
+func (g *Game) encodeSaveOn(n int) ([]byte, error) {
+	e, end, err := g.beginSaveBytes()
+	defer end()
+	if err != nil {
 		return nil, err
 	}
 	e.Uvarint(uint64(len(g.agents)))
