@@ -53,11 +53,9 @@ func SaveAgents(agents []*Agent, host HostState) ([]byte, error) {
 	return savecodec.WriteContainer(AgentsMagic, AgentsVersion, e), nil
 }
 
-// EncodeAgents writes the agents' snapshots into e, then the state of the
-// gates they share (gates_save.go). On error, e holds garbage.
-func EncodeAgents(e *savecodec.Encoder, agents []*Agent, host HostState) error {
-	e.Uvarint(uint64(len(agents)))
-	var errs []error
+// encodeAgentRun writes each agent's snapshot and host state, appending
+// what fails to errs.
+func encodeAgentRun(e *savecodec.Encoder, agents []*Agent, host HostState, errs []error) []error {
 	s := Snapshot{borrowed: true} // one for all: its lists are reused; written at once
 	for _, a := range agents {
 		if err := a.snapshotInto(&s); err != nil {
@@ -71,6 +69,14 @@ func EncodeAgents(e *savecodec.Encoder, agents []*Agent, host HostState) error {
 			errs = append(errs, err)
 		}
 	}
+	return errs
+}
+
+// EncodeAgents writes the agents' snapshots into e, then the state of the
+// gates they share (gates_save.go). On error, e holds garbage.
+func EncodeAgents(e *savecodec.Encoder, agents []*Agent, host HostState) error {
+	e.Uvarint(uint64(len(agents)))
+	errs := encodeAgentRun(e, agents, host, nil)
 	if err := encodeGateSets(e, agents); err != nil {
 		errs = append(errs, err)
 	}

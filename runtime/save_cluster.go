@@ -18,20 +18,7 @@ import (
 // before them and the gate sets after: the bytes of their run of a save's
 // agents, for an encoder that joins them (savecodec.Encoder.Join).
 func EncodeAgentsPart(e *savecodec.Encoder, agents []*Agent, host HostState) error {
-	var errs []error
-	s := Snapshot{borrowed: true}
-	for _, a := range agents {
-		if err := a.snapshotInto(&s); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		encodeSnapshotHead(e, &s)
-		if host == nil {
-			e.ValueNil()
-		} else if err := host.EncodeHost(e, a); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := encodeAgentRun(e, agents, host, nil)
 	for _, a := range agents {
 		if x := a.ext; x != nil && x.gates != nil && len(x.gates.releases) > 0 && x.gates.link.g.solo != a {
 			errs = append(errs, &Error{Agent: a.id, Err: ErrBusy, Msg: "cannot save: the agent released a gate in a round that has not ended (Gates.EndRound)"})
