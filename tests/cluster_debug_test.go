@@ -52,7 +52,28 @@ func startLiveRunEnv(t *testing.T, env []string, args ...string) *liveRun {
 	case <-time.After(2 * time.Minute): // a hang guard only
 		t.Fatalf("btrun did not say where the live view is:\n%s", all.String())
 	}
+	r.ready()
 	return r
+}
+
+// ready waits until the live view answers: a cluster's page is served as
+// the run starts, and answers 503 ("the run is starting") until its
+// shards joined and the game started.
+func (r *liveRun) ready() {
+	r.t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) { // a hang guard only
+		if code, _ := r.try("GET", "/api/status", ""); code == http.StatusOK {
+			return
+		}
+		select {
+		case err := <-r.done:
+			r.t.Fatalf("btrun ended before its live view answered (%v):\n%s", err, r.all.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the live view did not answer:\n%s", r.all.String())
+		}
+	}
 }
 
 // call sends a request and returns the status and the body.
