@@ -33,6 +33,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building btrun:", err)
 		os.Exit(1)
 	}
+	// Every btrun the tests start, and what it starts, makes its temporary
+	// folders here, so that nothing a killed process leaves outlives the
+	// tests (short: plugins make Unix sockets below it).
+	tmp := filepath.Join(dir, "t")
+	if err := os.Mkdir(tmp, 0o700); err == nil {
+		os.Setenv("TMPDIR", tmp)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

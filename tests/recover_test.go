@@ -79,10 +79,16 @@ func TestRecover_lostShardReplays(t *testing.T) {
 		{"shard1:stop:150", "step 100"},
 	} {
 		tag := strings.NewReplacer(":", "-", " ", "-").Replace(c.fault)
-		r := runFault(t, c.fault, "run", "-config", config, "-steps", "600", "-shards", "2",
+		tmp := shortTempDir(t)
+		r := runEnv(t, []string{"BTRUN_TEST_FAULT=" + c.fault, "TMPDIR=" + tmp}, "run", "-config", config, "-steps", "600", "-shards", "2",
 			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav"))
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.fault, r.code, r.stderr)
+		}
+		// The killed shard's copy of the game's files (and its plugins'
+		// sockets) went with the shard that replaced it.
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s: left in the temporary folder: %v", c.fault, left)
 		}
 		if !strings.Contains(r.stderr, "going back to the checkpoint of "+c.back+" and replaying") {
 			t.Errorf("%s: no recovery from %s in %q", c.fault, c.back, r.stderr)
@@ -351,4 +357,16 @@ func TestRecover_clusterWaitsForShards(t *testing.T) {
 		t.Errorf("the conductor said %q", said.String())
 	}
 	sameFiles(t, "waits", dir, trace, save)
+}
+
+// shortTempDir is a temporary folder for one run's TMPDIR, short enough for
+// the Unix sockets its plugins make there (t.TempDir's paths are long).
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

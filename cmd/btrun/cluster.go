@@ -17,6 +17,7 @@ import (
 	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/internal/cputime"
 	"github.com/btrun/btrun/internal/procmem"
+	"github.com/btrun/btrun/internal/tempfile"
 )
 
 // clusterVersion is what a shard must share with its conductor: btrun's
@@ -116,7 +117,7 @@ func shardConfig(link *natsnet.ShardLink) (*game.Config, string, error) {
 	if link.Config() == "" {
 		return nil, "", fmt.Errorf("btrun shard: the conductor of the run sent no config")
 	}
-	dir, err := os.MkdirTemp("", "btrun-shard-")
+	dir, err := tempfile.Dir("btrun-shard") // removes those of shards killed before they could
 	if err != nil {
 		return nil, "", err
 	}
@@ -268,7 +269,7 @@ func benchCluster(config string, agents, steps, shards, workers int, rebalance b
 	}
 	cfg.ScaleAgents(agents)
 	cfg.Cluster.Rebalance = cfg.Cluster.Rebalance || rebalance
-	store, err := os.MkdirTemp("", "btrun-cluster-")
+	store, err := tempfile.Dir("btrun-bench-store")
 	if err != nil {
 		fmt.Fprintln(stderr, "btrun bench:", err)
 		return exitRuntime

@@ -10,6 +10,7 @@ import (
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/cluster/natsnet"
 	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/internal/tempfile"
 )
 
 // A process lost during a reload (docs/cluster.md, "Reloads"): the run
@@ -84,7 +85,7 @@ func (s *clusterSession) checkpointConfig(from *cluster.Checkpoint) (cfg *game.C
 	if err != nil {
 		return nil, "", fmt.Errorf("checkpoint %d of run %s: its files: %w", from.Seq, s.name, err)
 	}
-	if dir, err = os.MkdirTemp("", "btrun-"+s.name+"-"); err != nil {
+	if dir, err = tempfile.Dir("btrun-checkpoint-files"); err != nil {
 		return nil, "", err
 	}
 	path, err := game.WriteStoredFiles(s.store.FileStore(), man, dir)

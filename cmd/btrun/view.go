@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/btrun/btrun/game"
+	"github.com/btrun/btrun/internal/tempfile"
 )
 
 // runView is `btrun view FILE`: the live view on a recorded run, a save or
@@ -117,7 +118,7 @@ func (v viewer) open(trace string, explain bool) (*game.Game, error) {
 // the lines it writes with the trace's: it returns the last step to show
 // (the trace's last, or the first whose lines differ) and what it found.
 func (v viewer) replay(rec traceSteps) (uint64, string, error) {
-	tmp, err := os.MkdirTemp("", "btrun-view-")
+	tmp, err := tempfile.Dir("btrun-view")
 	if err != nil {
 		return 0, "", err
 	}

@@ -39,6 +39,12 @@ func Create(prefix string) (*os.File, error) {
 // number. Files of live processes, of this one, and anything that is not a
 // regular file are left alone; so are names whose process cannot be told.
 func RemoveStale(prefix string) int {
+	return removeStale(prefix, false)
+}
+
+// removeStale removes prefix's temporary files (dirs false) or folders
+// (dirs true) whose process no longer runs.
+func removeStale(prefix string, dirs bool) int {
 	matches, err := filepath.Glob(escapeGlob(prefix) + ".tmp-*")
 	if err != nil {
 		return 0
@@ -49,11 +55,17 @@ func RemoveStale(prefix string) int {
 		if !ok || pid == os.Getpid() || alive(pid) {
 			continue
 		}
-		if fi, err := os.Lstat(m); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		if os.Remove(m) == nil {
-			removed++
+		fi, err := os.Lstat(m)
+		switch {
+		case err != nil:
+		case dirs && fi.IsDir():
+			if os.RemoveAll(m) == nil {
+				removed++
+			}
+		case !dirs && fi.Mode().IsRegular():
+			if os.Remove(m) == nil {
+				removed++
+			}
 		}
 	}
 	return removed

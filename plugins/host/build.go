@@ -132,6 +132,7 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc, 
 	exe := filepath.Join(cacheDir, key, sanitize(name))
 	if fi, err := os.Stat(exe); err == nil && fi.Mode().IsRegular() {
 		log("debug", fmt.Sprintf("plugin %s: using cached build %s", name, exe))
+		markUsed(exe)
 		return exe, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
@@ -160,6 +161,7 @@ func buildPackage(ctx context.Context, name, dir, cacheDir string, log logFunc, 
 		os.Remove(tmp)
 		return fail("cache: %v", err)
 	}
+	pruneBuilds(cacheDir, sanitize(name), exe, time.Now())
 	return exe, nil
 }
 

@@ -64,6 +64,10 @@ type Options struct {
 	// the trace is the same; it exists to show that, and to measure.
 	Unbatched bool
 
+	// socketDir is where the plugins make their sockets (socketDir in
+	// sockets.go); "" for the system's temporary folder.
+	socketDir string
+
 	// callTimeouts overrides CallTimeout for the plugins it names (tests:
 	// a plugin that hangs times out while the others have all the time a
 	// loaded machine needs).
@@ -167,6 +171,7 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 	if opts.RestartMinSteps > 0 {
 		s.log = s.hold // Options.Logger on the stepping goroutine only (log.go)
 	}
+	var err error
 	seen := map[string]bool{}
 	for i := range specs {
 		switch n := specs[i].Name; {
@@ -177,6 +182,9 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 		}
 		seen[specs[i].Name] = true
 		s.plugins = append(s.plugins, &plugin{set: s, spec: specs[i]})
+	}
+	if s.opts.socketDir, err = socketDir(); err != nil {
+		return nil, newErr(fmt.Sprintf("host: %v", err), ErrStart, err)
 	}
 	errs := make([]error, len(s.plugins))
 	var wg sync.WaitGroup
@@ -240,6 +248,9 @@ func (s *Set) Close() error {
 		s.restarts.Wait()
 		s.retired.Wait()
 		s.flushNotes()
+		if s.opts.socketDir != "" {
+			os.RemoveAll(s.opts.socketDir)
+		}
 	})
 	return nil
 }

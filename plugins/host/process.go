@@ -54,6 +54,10 @@ func startInstance(spec *Spec, exe string, opts *Options, log logFunc) (*instanc
 	cmd.SysProcAttr = pluginAttr() // dies with btrun (procattr_linux.go)
 	cmd.ExtraFiles = []*os.File{r} // fd 3 in the plugin
 	cmd.Env = append(append(hostEnv(), spec.Env...), sdk.LifelineEnv+"=3")
+	if opts.socketDir != "" {
+		// go-plugin's client sets this only for processes it starts itself.
+		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+opts.socketDir)
+	}
 	stderr := &tail{max: 4096}
 	emit := func(stream string) *lineWriter {
 		return &lineWriter{emit: func(line string) { log("info", "plugin "+name+" "+stream+": "+line) }}
