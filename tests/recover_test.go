@@ -279,11 +279,18 @@ func TestRecover_stoppedConductorStandsDown(t *testing.T) {
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { first.Process.Kill(); first.Wait() })
+	// Wait in a goroutine: a conductor that ends before it stops (a busy
+	// machine's shard lost, say) must fail the test, not leave it polling
+	// a zombie's state for ever.
+	firstDone := make(chan error, 1)
+	go func() { firstDone <- first.Wait() }()
+	t.Cleanup(func() { first.Process.Kill() })
 	shard()
 	for !stopped(first.Process.Pid) {
-		if first.ProcessState != nil {
-			t.Fatalf("the first conductor ended: %s", firstErr.String())
+		select {
+		case err := <-firstDone:
+			t.Fatalf("the first conductor ended before it stopped: %v: %s", err, firstErr.String())
+		default:
 		}
 		time.Sleep(10 * time.Millisecond) // waits for a state; judges nothing by time
 	}
@@ -297,7 +304,7 @@ func TestRecover_stoppedConductorStandsDown(t *testing.T) {
 	}
 	sameFiles(t, "standdown", dir, trace, save)
 	first.Process.Signal(syscall.SIGCONT)
-	err = first.Wait()
+	err = <-firstDone
 	if first.ProcessState.ExitCode() != 1 || !strings.Contains(firstErr.String(), "this conductor of run standdown stands down") {
 		t.Errorf("the stale conductor: %v: %s", err, firstErr.String())
 	}
