@@ -61,6 +61,7 @@ type clusterRole struct {
 	live      bool  // the start is over: the role's hooks apply
 
 	trace, out bytes.Buffer // what the game writes, until taken
+	outcome    []byte       // an outcome record's scratch (cluster_outcome.go)
 
 	entries []cluster.Item // the conductor's step start: its lines and deliveries
 	enc     *savecodec.Encoder
@@ -311,6 +312,10 @@ func (h *conductorHost) Write(records []cluster.Item) error {
 			}
 		case "out":
 			h.out.Write(rec.Data)
+		case outcomeStream:
+			if err := h.g.applyOutcomes(rec.Data); err != nil { // cluster_outcome.go
+				return err
+			}
 		default:
 			return fmt.Errorf("game: a record of stream %q", rec.Text)
 		}
@@ -757,18 +762,23 @@ func (h *shardHost) Report(answers []cluster.Item, out *cluster.Out) error {
 	t := g.Time(s)
 	pick := g.picking() && g.roundsErr == nil
 	h.reported = 0
+	last := uint64(0) // the last reported agent's place (cluster_outcome.go)
 	for i, ga := range g.activeGA {
 		if pick && !g.reports(ga, g.outcomes[i]) { // cluster_coord.go
 			continue
 		}
 		h.reported++
+		prev := ga.status
 		if err := g.reportOne(ga, g.outcomes[i], s, t); err != nil {
 			return err
 		}
-		if err := g.take(out, cluster.Place(cluster.PhaseReport, int64(ga.idx)), 0); err != nil {
+		last = cluster.Place(cluster.PhaseReport, int64(ga.idx))
+		if err := g.take(out, last, 0); err != nil {
 			return err
 		}
+		g.noteOutcome(ga, prev)
 	}
+	g.takeOutcomes(out, last) // cluster_outcome.go
 	if !g.handlers {
 		return nil
 	}

@@ -11,8 +11,10 @@ import "github.com/btrun/btrun/runtime"
 // (runtime.Gates.Wants).
 
 // reports tells whether an agent's step report, with outcome o, writes or
-// changes something: pickStep's test, made after the step on the shard's
+// changes something, or tells the conductor another status than the last
+// (its Outcome): pickStep's test, made after the step on the shard's
 // thread, when the game picks (Game.picking) and no round broke.
 func (g *Game) reports(ga *gameAgent, o runtime.Outcome) bool {
-	return o.Err != nil || o.Status != runtime.Success && (o.Status != runtime.Running || ga.a.CursorLabel() != g.doing[ga.idx])
+	return o.Err != nil || o.Status != ga.status ||
+		o.Status != runtime.Success && (o.Status != runtime.Running || ga.a.CursorLabel() != g.doing[ga.idx])
 }

@@ -156,6 +156,11 @@ type Game struct {
 	// workers read them in order as steps end (report_pick.go).
 	activeIdx []int32
 	doing     []string
+	// activeLast is each active agent's status as last reported (its game
+	// agent's status), beside activeIdx for the same reason: a step whose
+	// status differs is reported even when it writes nothing, so that
+	// Outcome, and a conductor's directory, tell the last step's result.
+	activeLast []runtime.Status
 	// activeStale: g.active, g.activeGA (and g.activeOf) must be made
 	// again before the next step: an agent stopped, or the agents were
 	// remade (a load, a reload, a restore). Made once, not every step: at

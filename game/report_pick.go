@@ -49,13 +49,14 @@ func (g *Game) startPicks(n int) runtime.StepEnded {
 
 // pickStep is the runtime.StepEnded of a game that picks: it keeps the
 // agents whose step report would write or change something: one that
-// failed or errored, or now runs another rule. (Changes to trace are kept
+// failed or errored, now runs another rule, or ended with another status
+// than its last report's (Outcome tells it). (Changes to trace are kept
 // only for a trace or the live view, which do not pick.) It reads the agent
-// and the arrays g.activeIdx and g.doing, in the order of the worker's
-// agents, not the game agent (a cache miss per agent, which doubled its
-// cost on two workers), and writes only its worker's list.
+// and the arrays g.activeIdx, g.activeLast and g.doing, in the order of the
+// worker's agents, not the game agent (a cache miss per agent, which
+// doubled its cost on two workers), and writes only its worker's list.
 func (g *Game) pickStep(k int, i int32, a *runtime.Agent, st runtime.Status, err error) {
-	if err == nil && (st == runtime.Success || st == runtime.Running && a.CursorLabel() == g.doing[g.activeIdx[i]]) {
+	if err == nil && st == g.activeLast[i] && (st == runtime.Success || st == runtime.Running && a.CursorLabel() == g.doing[g.activeIdx[i]]) {
 		return
 	}
 	g.picks[k].at = append(g.picks[k].at, i)
@@ -69,6 +70,7 @@ func (g *Game) reportSteps(s uint64, t float64) error {
 			if err := g.reportOne(ga, g.outcomes[i], s, t); err != nil {
 				return err
 			}
+			g.activeLast[i] = ga.status
 		}
 		return nil
 	}
@@ -89,6 +91,7 @@ func (g *Game) reportSteps(s uint64, t float64) error {
 		if err := g.reportOne(g.activeGA[i], g.outcomes[i], s, t); err != nil {
 			return err
 		}
+		g.activeLast[i] = g.activeGA[i].status
 	}
 	return nil
 }

@@ -67,12 +67,14 @@ func (g *Game) listActive() {
 	g.active = g.active[:0]
 	g.activeGA = g.activeGA[:0]
 	g.activeIdx = g.activeIdx[:0]
+	g.activeLast = g.activeLast[:0]
 	g.handlers = false
 	for _, ga := range g.agents {
 		if !ga.stopped && (g.cl == nil || g.cl.holds(ga.idx)) { // in a cluster, the shard's agents (cluster.go)
 			g.active = append(g.active, ga.a)
 			g.activeGA = append(g.activeGA, ga)
 			g.activeIdx = append(g.activeIdx, ga.idx)
+			g.activeLast = append(g.activeLast, ga.status)
 			g.handlers = g.handlers || ga.a.Tree().HasHandlers()
 		}
 	}
