@@ -566,8 +566,8 @@ func (d *Debugger) save(name string, body saveRequest) (any, error) {
 		return nil, errorf(http.StatusInternalServerError, "not saved, and %s is as it was: %v", file, err)
 	}
 	changed := append([]string{file}, written...)
-	d.pendingEdit = map[string][]byte{file: old}                    // time travel keeps the steps before the save (timeline_edits.go)
-	rep, err := d.host.Reload(game.ReloadOptions{Changed: changed}) // a conductor's reloads the cluster (cluster.go)
+	d.pendingEdit = map[string][]byte{file: old} // time travel keeps the steps before the save (timeline_edits.go)
+	rep, err := d.host.Reload(game.ReloadOptions{Changed: changed})
 	d.pendingEdit = nil
 	if err != nil {
 		problems := problemsView(map[string]string{file: *body.Source}, problemsOfError(err, file))
