@@ -37,6 +37,7 @@ var ErrClusterDebug = errors.New("game: not available in a cluster")
 type clusterDebug struct {
 	c       *Conductor
 	relayed *cluster.Conductor // the link whose shards relay (Relink makes another)
+	failed  error              // a page's reload that failed the cluster, for the next step (cluster_livereload.go)
 }
 
 // Conducting reports whether g is a cluster's conductor (Game.Conduct):
@@ -58,6 +59,9 @@ func (g *Game) shardOf(i int32) int {
 func (c *Conductor) runDebugged(steps int) error {
 	d := c.g.cl.debug
 	for range steps {
+		if d.failed != nil {
+			return d.failed
+		}
 		if err := d.relay(); err != nil {
 			return err
 		}

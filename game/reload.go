@@ -474,7 +474,7 @@ func countOf(n int, word string) string {
 // On a cluster's conductor it is Conductor.ReloadAll: the whole cluster's.
 func (g *Game) ReloadAll() (string, error) {
 	if g.Conducting() {
-		return g.cl.debug.c.ReloadAll() // cluster_livereload.go
+		return g.cl.debug.reloadAll() // cluster_livereload.go
 	}
 	names := make([]string, len(g.cfg.Plugins))
 	for i, p := range g.cfg.Plugins {

@@ -1,0 +1,157 @@
+package tests
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The live view's Reload button in a cluster: `btrun run -shards 2 -debug`
+// reloads the whole cluster from the page, journaled, and a run that loses
+// a shard after the page's reloads, or whose conductor dies after one and
+// is resumed, applies them again at their steps: the trace and the save
+// are one process's given the same clicks at the same steps.
+
+// pageAct is a step of a page's session: a request, or a file of the game
+// written over with one of reloadEdits (edit: the edit's name, over file).
+type pageAct struct {
+	method, path, body string
+	file, edit         string
+}
+
+// pageReloads: the aim rule renamed and reloaded after step 12 (its holders
+// restart, the old cancel hook logs: the page's moment holds only the
+// reload), then a jump and the Lua action edited and reloaded after step
+// 17 (a moment with another input: the run's checkpoint follows the next
+// step), then steps to the end.
+var pageReloads = []pageAct{
+	{method: "POST", path: "/api/step", body: `{"steps":12}`},
+	{file: "ai/g.xml", edit: "edits/g-renamed.xml"},
+	{method: "POST", path: "/api/reload"},
+	{method: "POST", path: "/api/step", body: `{"steps":5}`},
+	{method: "POST", path: "/api/agents/g-2/jump", body: `{"rule":"idle"}`},
+	{file: "ai/aim.lua", edit: "edits/aim-v2.lua"},
+	{method: "POST", path: "/api/reload"},
+	{method: "POST", path: "/api/step", body: `{"steps":23}`},
+}
+
+// play plays acts on r's page in the game at dir; with lossy, a request
+// that gets no answer, or a 503, ends it (the run lost a process), and a
+// reload may fail (a shard lost as it reached it: the next step meets the
+// loss): it returns the acts played.
+func play(t *testing.T, r *liveRun, dir string, acts []pageAct, lossy bool) int {
+	t.Helper()
+	for i, a := range acts {
+		if a.file != "" {
+			if err := os.WriteFile(filepath.Join(dir, a.file), []byte(reloadEdits[a.edit]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		code, b := r.try(a.method, a.path, a.body)
+		if lossy && (code == 0 || code == http.StatusServiceUnavailable) {
+			return i
+		}
+		if lossy && a.path == "/api/reload" && code != http.StatusOK {
+			t.Logf("the reload: %d %s", code, b)
+			continue
+		}
+		if code != http.StatusOK {
+			t.Fatalf("%s %s: %d %s\n%s", a.method, a.path, code, b, r.all.String())
+		}
+		if a.path == "/api/reload" && !strings.Contains(string(b), `"summary":`) {
+			t.Fatalf("the reload: %s", b)
+		}
+	}
+	return len(acts)
+}
+
+func TestCluster_liveViewReloadsLikeOneProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	out := t.TempDir()
+	config := filepath.Join(dir, "config.toml")
+	args := func(tag string) []string {
+		return []string{"run", "-config", config, "-steps", "40", "-debug", "127.0.0.1:0", "-paused",
+			"-trace", filepath.Join(out, tag+".jsonl"), "-save", filepath.Join(out, tag+".sav")}
+	}
+	writeReloadGame(t, dir)
+	one := startLiveRun(t, args("one")...)
+	play(t, one, dir, pageReloads, false)
+	one.quit()
+	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	for _, want := range []string{"reload: 6 agents kept their place, 3 restarted", "v1 cancel at", "reload: 9 agents kept their place", "v2 idle"} {
+		if !strings.Contains(one.all.String(), want) {
+			t.Fatalf("one process's output lacks %q: the test shows nothing\n%s", want, one.all.String())
+		}
+	}
+
+	for _, c := range []struct{ tag, fault, back string }{
+		{"plain", "", ""},
+		// Killed as step 18's report reaches it, before the checkpoint
+		// that follows the second reload: the run goes back to the
+		// checkpoint after the first reload and replays the jump and the
+		// second reload from the journal.
+		{"lost", "shard1:report:18", "going back to the checkpoint of step 12 and replaying"},
+		// Killed as the second reload reaches it: back over that reload,
+		// whose files the new shards get from the run's store.
+		{"reloading", "shard1:reload:17", "going back to the checkpoint of step 12 and replaying"},
+	} {
+		t.Run(c.tag, func(t *testing.T) {
+			writeReloadGame(t, dir) // the files as they were before the reloads
+			env := []string{}
+			if c.fault != "" {
+				env = append(env, "BTRUN_TEST_FAULT="+c.fault)
+			}
+			two := startLiveRunEnv(t, env, append(args(c.tag), "-shards", "2", "-name", "page-"+c.tag)...)
+			played := play(t, two, dir, pageReloads, c.fault != "")
+			if played < len(pageReloads) {
+				at := two.backAt()
+				if code, b := two.call("POST", "/api/step", `{"steps":`+itoa(int(40-at))+`}`); code != http.StatusOK {
+					t.Fatalf("step: %d %s", code, b)
+				}
+			}
+			two.quit()
+			if c.back != "" && !strings.Contains(two.all.String(), c.back) {
+				t.Logf("btrun did not say %q (on a busy machine a shard may be silent past the deadline first):\n%s", c.back, two.all.String())
+				if !strings.Contains(two.all.String(), "going back to the checkpoint of") && !strings.Contains(two.all.String(), "starting the run again") {
+					t.Errorf("no recovery:\n%s", two.all.String())
+				}
+			}
+			sameFiles(t, c.tag, out, trace, save)
+		})
+	}
+
+	// The conductor killed after the first reload, before the checkpoint
+	// that follows it; resumed with -debug, the run goes back to its
+	// first checkpoint and applies the page's reload again at step 12.
+	t.Run("resumed", func(t *testing.T) {
+		writeReloadGame(t, dir)
+		a := append(args("resumed"), "-shards", "2", "-name", "page-resumed")
+		two := startLiveRunEnv(t, []string{"BTRUN_TEST_FAULT=conductor:reload:12"}, a...)
+		if played := play(t, two, dir, pageReloads, true); played != 3 {
+			t.Fatalf("the conductor was killed after act %d, not after the first reload", played)
+		}
+		select {
+		case <-two.done:
+		case <-time.After(2 * time.Minute): // a hang guard only
+			t.Fatal("the conductor was not killed")
+		}
+		res := startLiveRun(t, append(a, "-resume")...)
+		if at := res.backAt(); at != 0 {
+			t.Fatalf("the resumed run's live view is at step %d, want 0", at)
+		}
+		play(t, res, dir, append([]pageAct{{method: "POST", path: "/api/step", body: `{"steps":12}`}}, pageReloads[3:]...), false)
+		res.quit()
+		if !strings.Contains(res.all.String(), "resuming run page-resumed from its checkpoint at step 0") {
+			t.Errorf("btrun did not say it resumed:\n%s", res.all.String())
+		}
+		sameFiles(t, "resumed", out, trace, save)
+	})
+}
