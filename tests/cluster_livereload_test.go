@@ -3,6 +3,7 @@ package tests
 import (
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,4 +155,49 @@ func TestCluster_liveViewReloadsLikeOneProcess(t *testing.T) {
 		}
 		sameFiles(t, "resumed", out, trace, save)
 	})
+}
+
+// exampleClusterCopy copies the example game's config and scripts to a
+// temporary folder, whose files a test may edit: the nav plugin built
+// there as an executable (a cluster's paths stay inside the config's
+// folder). It returns the folder.
+func exampleClusterCopy(t *testing.T) string {
+	t.Helper()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(repo, "scripts"), filepath.Join(dir, "scripts"))
+	cfg, err := os.ReadFile(filepath.Join(repo, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "nav"), "./plugins/nav")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the nav plugin: %v\n%s", err, out)
+	}
+	text := strings.Replace(string(cfg), `path = "plugins/nav"`, `path = "bin/nav"`, 1) + "\n[cluster]\nstore = \"store\"\n"
+	writeFiles(t, dir, map[string]string{"config.toml": text})
+	return dir
+}
+
+// medicEdited is the line the edited medic's script logs.
+const medicEdited = "packs the medkit away, v2"
+
+// medicLua is the example's medic script, edited or not.
+func medicLua(t *testing.T, edited bool) string {
+	t.Helper()
+	b, err := os.ReadFile("../scripts/ai/medic.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !edited {
+		return string(b)
+	}
+	if !strings.Contains(string(b), "packs the medkit away (") {
+		t.Fatal("the medic's script no longer logs what the test edits")
+	}
+	return strings.Replace(string(b), "packs the medkit away (", medicEdited+" (", 1)
 }
