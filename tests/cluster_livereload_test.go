@@ -201,3 +201,78 @@ func medicLua(t *testing.T, edited bool) string {
 	}
 	return strings.Replace(string(b), "packs the medkit away (", medicEdited+" (", 1)
 }
+
+// TestCluster_liveViewReloadAfterASignal: the page sends a signal whose
+// handler sends another for the next step, then reloads, between the same
+// two steps; a shard killed in the next step: the run goes back to the
+// checkpoint before that moment (a checkpoint taken after the reload would
+// not hold the signal sent for the next step) and replays the page's
+// signal and reload, to one process's trace and save.
+func TestCluster_liveViewReloadAfterASignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../liveview/testdata/relay")); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "config.toml")
+	cfg, _ := os.ReadFile(config)
+	listen, _ := os.ReadFile(filepath.Join(dir, "ai/listen.lua"))
+	reset := func() {
+		writeFiles(t, dir, map[string]string{"config.toml": string(cfg) + "\n[cluster]\ncheckpoint_every = 100\ndeadline = \"2s\"\nstore = \"store\"\n",
+			"ai/listen.lua": string(listen)})
+	}
+	edited := strings.Replace(string(listen), `"pong from "`, `"pong (v2) from "`, 1)
+	out := t.TempDir()
+	acts := func(r *liveRun, lossy bool) int {
+		steps := []struct{ method, path, body string }{
+			{"POST", "/api/step", `{"steps":5}`},
+			{"POST", "/api/agents/post-2/signal", `{"signal":"Ping"}`}, // post-2 (shard 0) sends Pong to post-3 (shard 1)
+			{"", "", ""}, // the edit
+			{"POST", "/api/reload", ""},
+			{"POST", "/api/step", `{"steps":15}`},
+		}
+		for i, a := range steps {
+			if a.method == "" {
+				writeFiles(t, dir, map[string]string{"ai/listen.lua": edited})
+				continue
+			}
+			code, b := r.try(a.method, a.path, a.body)
+			if lossy && (code == 0 || code == http.StatusServiceUnavailable) {
+				return i
+			}
+			if code != http.StatusOK {
+				t.Fatalf("%s %s: %d %s\n%s", a.method, a.path, code, b, r.all.String())
+			}
+		}
+		return len(steps)
+	}
+	args := func(tag string) []string {
+		return []string{"run", "-config", config, "-steps", "20", "-debug", "127.0.0.1:0", "-paused",
+			"-trace", filepath.Join(out, tag+".jsonl"), "-save", filepath.Join(out, tag+".sav")}
+	}
+	reset()
+	one := startLiveRun(t, args("one")...)
+	acts(one, false)
+	one.quit()
+	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	if !strings.Contains(one.all.String(), "pong (v2) from post-2") {
+		t.Fatalf("one process's output shows no Pong after the reload: the test shows nothing\n%s", one.all.String())
+	}
+	reset()
+	two := startLiveRunEnv(t, []string{"BTRUN_TEST_FAULT=shard1:report:6"}, append(args("two"), "-shards", "2", "-name", "page-signal")...)
+	if acts(two, true) == 5 {
+		t.Fatal("the shard was not killed")
+	}
+	at := two.backAt()
+	if code, b := two.call("POST", "/api/step", `{"steps":`+itoa(int(20-at))+`}`); code != http.StatusOK {
+		t.Fatalf("step: %d %s", code, b)
+	}
+	two.quit()
+	if !strings.Contains(two.all.String(), "going back to the checkpoint of step 0 and replaying") {
+		t.Errorf("btrun did not go back to the checkpoint of step 0:\n%s", two.all.String())
+	}
+	sameFiles(t, "two", out, trace, save)
+}
