@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -274,5 +275,60 @@ func TestCluster_liveViewReloadAfterASignal(t *testing.T) {
 	if !strings.Contains(two.all.String(), "going back to the checkpoint of step 0 and replaying") {
 		t.Errorf("btrun did not go back to the checkpoint of step 0:\n%s", two.all.String())
 	}
+	sameFiles(t, "two", out, trace, save)
+}
+
+// TestCluster_liveViewEditorSaves: `btrun run -shards 2 -debug -edit`:
+// the editor's save writes the tree file into the conductor's folder and
+// reloads the whole cluster, with one process's answer, trace and save.
+func TestCluster_liveViewEditorSaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	out := t.TempDir()
+	config := filepath.Join(dir, "config.toml")
+	answers := map[string]string{}
+	for _, tag := range []string{"one", "two"} {
+		writeReloadGame(t, dir)
+		args := []string{"run", "-config", config, "-steps", "30", "-debug", "127.0.0.1:0", "-paused", "-edit",
+			"-trace", filepath.Join(out, tag+".jsonl"), "-save", filepath.Join(out, tag+".sav")}
+		if tag == "two" {
+			args = append(args, "-shards", "2", "-name", "page-edit")
+		}
+		r := startLiveRun(t, args...)
+		if code, b := r.call("POST", "/api/step", `{"steps":12}`); code != http.StatusOK {
+			t.Fatalf("%s: step: %d %s", tag, code, b)
+		}
+		_, b := r.call("GET", "/api/trees/g/source", "")
+		var src struct {
+			Version string `json:"version"`
+		}
+		if err := json.Unmarshal(b, &src); err != nil || src.Version == "" {
+			t.Fatalf("%s: the source: %v %s", tag, err, b)
+		}
+		body, _ := json.Marshal(map[string]string{"file": "ai/g.xml", "source": reloadEdits["edits/g-renamed.xml"], "version": src.Version})
+		code, b := r.call("PUT", "/api/trees/g/source", string(body))
+		if code != http.StatusOK {
+			t.Fatalf("%s: the save: %d %s", tag, code, b)
+		}
+		var saved struct {
+			Reload any `json:"reload"`
+		}
+		json.Unmarshal(b, &saved)
+		answers[tag] = mustJSON(t, saved.Reload)
+		if got, _ := os.ReadFile(filepath.Join(dir, "ai/g.xml")); string(got) != reloadEdits["edits/g-renamed.xml"] {
+			t.Errorf("%s: the file holds:\n%s", tag, got)
+		}
+		if code, b := r.call("POST", "/api/step", `{"steps":18}`); code != http.StatusOK {
+			t.Fatalf("%s: step: %d %s", tag, code, b)
+		}
+		r.quit()
+	}
+	if answers["one"] != answers["two"] || !strings.Contains(answers["one"], "3 restarted") {
+		t.Errorf("the save's reload: one process answers %s, the cluster %s", answers["one"], answers["two"])
+	}
+	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
 	sameFiles(t, "two", out, trace, save)
 }
