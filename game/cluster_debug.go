@@ -27,8 +27,10 @@ import (
 //   - the page's commands reach the agent on its shard between steps
 //     (cluster_debug_inputs.go), where one process would run them.
 //
-// Time travel, rewind, the editor's writes and opening a save are not
-// available in a cluster: they would move every shard back in time.
+// Time travel, rewind and opening a save are not available in a cluster:
+// they would move every shard back in time. The page's reloads (the
+// Reload button, the editor's saves) reload the whole cluster
+// (cluster_livereload.go).
 
 // ErrClusterDebug is what a live view cannot do in a cluster.
 var ErrClusterDebug = errors.New("game: not available in a cluster")
