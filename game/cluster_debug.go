@@ -27,8 +27,10 @@ import (
 //   - the page's commands reach the agent on its shard between steps
 //     (cluster_debug_inputs.go), where one process would run them.
 //
-// Time travel, rewind, the editor's writes and opening a save are not
-// available in a cluster: they would move every shard back in time.
+// Time travel, rewind and opening a save are not available in a cluster:
+// they would move every shard back in time. The page's reloads (the
+// Reload button, the editor's saves) reload the whole cluster
+// (cluster_livereload.go).
 
 // ErrClusterDebug is what a live view cannot do in a cluster.
 var ErrClusterDebug = errors.New("game: not available in a cluster")
@@ -37,6 +39,7 @@ var ErrClusterDebug = errors.New("game: not available in a cluster")
 type clusterDebug struct {
 	c       *Conductor
 	relayed *cluster.Conductor // the link whose shards relay (Relink makes another)
+	failed  error              // a page's reload that failed the cluster, for the next step (cluster_livereload.go)
 }
 
 // Conducting reports whether g is a cluster's conductor (Game.Conduct):
@@ -58,6 +61,9 @@ func (g *Game) shardOf(i int32) int {
 func (c *Conductor) runDebugged(steps int) error {
 	d := c.g.cl.debug
 	for range steps {
+		if d.failed != nil {
+			return d.failed
+		}
 		if err := d.relay(); err != nil {
 			return err
 		}

@@ -95,16 +95,13 @@ func (d *clusterDebug) before() error {
 	return d.c.h.writeOwn()
 }
 
-// What moves a cluster back in time, or changes its files, is refused.
+// What moves a cluster back in time is refused. The editor's writes are
+// the conductor's files, which its reloads send (cluster_livereload.go).
 
 func (h clusterHost) Quietly(func() error) error { return h.refused("time travel") }
 func (h clusterHost) ReplayStep() error          { return h.refused("time travel") }
 func (h clusterHost) Rewind([]byte) error        { return h.refused("rewinding") }
 func (h clusterHost) CutTrace(int64) error       { return h.refused("taking the trace back") }
-func (h clusterHost) WriteTreeFile(string, []byte, bool) error {
-	return h.refused("writing a tree file")
-}
-func (h clusterHost) RemoveTreeFile(string) error { return h.refused("removing a tree file") }
 func (h clusterHost) LoadSave(string) ([]string, error) {
 	return nil, h.refused("opening a save")
 }

@@ -38,6 +38,9 @@ type DebugHost interface {
 	TreeLoader() TreeLoader
 	WriteTreeFile(file string, data []byte, create bool) error
 	RemoveTreeFile(file string) error
+	// Reload is the editor's save's reload: Game.Reload, or on a
+	// cluster's conductor the whole cluster's (Conductor.Reload).
+	Reload(opts ReloadOptions) (*ReloadReport, error)
 
 	// The page's Open save (debug_saves.go).
 	Saves() ([]string, error)

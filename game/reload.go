@@ -471,7 +471,11 @@ func countOf(n int, word string) string {
 // ReloadAll reloads every tree, script and plugin of the config (a plugin
 // whose build did not change keeps its process), as the live view's reload
 // button asks: it returns the reload's line, or why nothing was applied.
+// On a cluster's conductor it is Conductor.ReloadAll: the whole cluster's.
 func (g *Game) ReloadAll() (string, error) {
+	if g.Conducting() {
+		return g.cl.debug.reloadAll() // cluster_livereload.go
+	}
 	names := make([]string, len(g.cfg.Plugins))
 	for i, p := range g.cfg.Plugins {
 		names[i] = p.Name

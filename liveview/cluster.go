@@ -5,9 +5,11 @@ import "net/http"
 // A live view on a cluster's conductor (game.Game.Conducting): the agents
 // it draws are the conductor's copies, refreshed after every step from
 // their shards, and each agent's summary names its shard. What would move
-// every shard back in time (time travel, a reload, an edit's reload, an
-// opened save) is refused with errInCluster; the game refuses the rest
-// (game.ErrClusterDebug).
+// every shard back in time (time travel, an opened save) is refused with
+// errInCluster; the game refuses the rest (game.ErrClusterDebug). A reload
+// (the Reload button's Options.Reload, game.Game.ReloadAll, and the
+// editor's save, game.DebugHost.Reload) reloads the whole cluster, as the
+// game's journaled reload (game.Conductor.Reload).
 
 // inCluster is the travel error and refusal text of a cluster.
 const inCluster = "not available in a cluster: the live view of a cluster shows each step as it runs, and cannot go back"

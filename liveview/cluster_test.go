@@ -47,7 +47,9 @@ func openFor(t testing.TB, config string, out io.Writer, workers int, shard *gam
 }
 
 // single runs config on one process under a live view started paused.
-func single(t *testing.T, config string, steps int) *session {
+// opts, when given, gives the live view's options for the game (it
+// starts paused and fast).
+func single(t *testing.T, config string, steps int, opts ...func(*game.Game) Options) *session {
 	t.Helper()
 	var out bytes.Buffer
 	h := &harness{t: t, trace: filepath.Join(t.TempDir(), "trace.jsonl"), done: make(chan error, 1)}
@@ -66,7 +68,7 @@ func single(t *testing.T, config string, steps int) *session {
 		t.Fatal(err)
 	}
 	h.g = g
-	h.d = New(g, Options{Paused: true, Fast: true})
+	h.d = New(g, sessionOptions(g, opts))
 	h.srv = httptest.NewServer(h.d.Handler())
 	go func() { h.done <- g.Run(steps) }()
 	s := &session{harness: h, out: out.Bytes}
@@ -84,7 +86,7 @@ func single(t *testing.T, config string, steps int) *session {
 // onShards runs config on shards shards of a cluster in this process, its
 // conductor under a live view started paused; each shard steps its
 // agents on workers workers.
-func onShards(t *testing.T, config string, shards, workers, steps int) *session {
+func onShards(t *testing.T, config string, shards, workers, steps int, opts ...func(*game.Game) Options) *session {
 	t.Helper()
 	var trace, out bytes.Buffer
 	h := &harness{t: t, done: make(chan error, 1)}
@@ -108,7 +110,7 @@ func onShards(t *testing.T, config string, shards, workers, steps int) *session 
 		t.Fatal(err)
 	}
 	h.g = cg
-	h.d = New(cg, Options{Paused: true, Fast: true})
+	h.d = New(cg, sessionOptions(cg, opts))
 	h.srv = httptest.NewServer(h.d.Handler())
 	go func() {
 		end := c.Step() + uint64(steps)
@@ -126,6 +128,17 @@ func onShards(t *testing.T, config string, shards, workers, steps int) *session 
 	s := &session{harness: h, trace: trace.Bytes, out: out.Bytes}
 	t.Cleanup(func() { s.end(); cg.Close() })
 	return s
+}
+
+// sessionOptions are a session's live view options for g: opts[0]'s if
+// given, started paused and fast.
+func sessionOptions(g *game.Game, opts []func(*game.Game) Options) Options {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0](g)
+	}
+	o.Paused, o.Fast = true, true
+	return o
 }
 
 // end quits the run and waits for it.

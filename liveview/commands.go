@@ -356,14 +356,11 @@ func (d *Debugger) cmdReload(*request) (any, error) {
 	if d.opts.Reload == nil {
 		return nil, errorf(http.StatusNotImplemented, "this run cannot reload its trees and scripts")
 	}
-	if d.g.Conducting() {
-		return nil, errInCluster("reloading") // cluster.go
-	}
 	discarded, err := d.tl.branch(d)
 	if err != nil {
 		return nil, err
 	}
-	summary, err := d.opts.Reload() // the game calls Reloaded, which reindexes
+	summary, err := d.opts.Reload() // the game calls Reloaded, which reindexes; a conductor's reloads the cluster (cluster.go)
 	if err != nil {
 		e := &apiError{code: http.StatusUnprocessableEntity, msg: err.Error()}
 		if discarded[0] != 0 {

@@ -567,7 +567,7 @@ func (d *Debugger) save(name string, body saveRequest) (any, error) {
 	}
 	changed := append([]string{file}, written...)
 	d.pendingEdit = map[string][]byte{file: old} // time travel keeps the steps before the save (timeline_edits.go)
-	rep, err := d.g.Reload(game.ReloadOptions{Changed: changed})
+	rep, err := d.host.Reload(game.ReloadOptions{Changed: changed})
 	d.pendingEdit = nil
 	if err != nil {
 		problems := problemsView(map[string]string{file: *body.Source}, problemsOfError(err, file))

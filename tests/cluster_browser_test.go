@@ -2,9 +2,12 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -16,17 +19,21 @@ import (
 // shard), pauses, steps, stops at a breakpoint set on a rule of that agent
 // at the step one process's page stops at, and a signal sent from the
 // page's form to another agent of shard 1 shows in the trace, which is one
-// process's given the same clicks.
+// process's given the same clicks. Then a Lua file edited on disk and the
+// page's Reload button reload the whole cluster: the page says what the
+// reload did, and the agents run the edited script, as in one process.
 func TestCluster_liveViewInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
 	ctx := browser(t)
-	config := exampleClusterConfig(t, "debug-browser-*.toml", "")
+	game := exampleClusterCopy(t) // cluster_livereload_test.go: its Lua files are edited
+	config := filepath.Join(game, "config.toml")
 	dir := t.TempDir()
 	stops := map[string]string{}
 	for _, tag := range []string{"one", "two"} {
-		args := []string{"run", "-config", config, "-steps", "300", "-debug", "127.0.0.1:0", "-paused", "-quiet",
+		writeFiles(t, game, map[string]string{"scripts/ai/medic.lua": medicLua(t, false)})
+		args := []string{"run", "-config", config, "-steps", "300", "-debug", "127.0.0.1:0", "-paused",
 			"-trace", filepath.Join(dir, tag+".jsonl")}
 		if tag == "two" {
 			args = append(args, "-shards", "2")
@@ -94,7 +101,32 @@ func TestCluster_liveViewInABrowser(t *testing.T) {
 			waitText("#events", "OnHurt"))
 		run("step after it", chromedp.KeyEvent("."), waitJS(`ui.status && ui.status.paused && ui.status.step === `+stepAfter(step)))
 		shoot(ctx, t, "debug-cluster-"+tag+".png")
+
+		// The medic's script edited on disk, then the Reload button: the
+		// page says what the reload did and draws the agents again.
+		writeFiles(t, game, map[string]string{"scripts/ai/medic.lua": medicLua(t, true)})
+		run("reload",
+			chromedp.Click(`#reload`, chromedp.ByQuery),
+			waitText("#toasts", "kept their place"),
+			chromedp.WaitVisible(`#agents li[data-id="medic-2"]`, chromedp.ByQuery),
+			waitJS(`ui.status && ui.status.reloads === 1`))
+		_, list := r.call("GET", "/api/breakpoints", "")
+		var bps []struct {
+			ID int `json:"id"`
+		}
+		json.Unmarshal(list, &bps)
+		for _, bp := range bps { // the steps after the reload run on
+			r.call("DELETE", "/api/breakpoints/"+itoa(bp.ID), "")
+		}
+		if code, b := r.call("POST", "/api/step", `{"steps":200}`); code != http.StatusOK {
+			t.Fatalf("%s: steps after the reload: %d %s", tag, code, b)
+		}
 		r.quit()
+		for _, want := range []string{"reload: 16 agents kept their place", medicEdited} {
+			if !strings.Contains(r.all.String(), want) {
+				t.Errorf("%s: the output lacks %q: the test shows nothing\n%s", tag, want, r.all.String())
+			}
+		}
 	}
 	t.Logf("the breakpoint stopped both at %q", stops["one"])
 	if stops["two"] != stops["one"] {

@@ -36,6 +36,9 @@ type clusterView struct {
 	cur *liveview.Debugger
 	h   http.Handler // cur's
 	why string       // what the page is told while cur is nil
+
+	reloads uint64 // the reloads journaled before the page's moment (cluster_livereload.go)
+	due     bool   // a checkpoint is due at the end of the step (cluster_livereload.go)
 }
 
 // startDebug readies the live view of the attempt's game g: at once on
@@ -97,14 +100,16 @@ func (s *clusterSession) serveView() (*clusterView, error) {
 	return v, nil
 }
 
-// debugDue attaches the waiting live view when the run is at step, the
+// debugDue attaches the waiting live view when the run is at c's step, the
 // step the run had reached (or at once on the first attempt): call it
 // before each step's moment for the live view. It returns true.
-func (s *clusterSession) debugDue(step uint64) bool {
+func (s *clusterSession) debugDue(c *game.Conductor) bool {
 	v := s.view
 	if v == nil {
 		return true
 	}
+	step := c.Step()
+	v.reloads = c.Reloads() // cluster_livereload.go: the page's reloads are those after
 	if v.waiting != nil && step >= v.reached {
 		host, _, _ := net.SplitHostPort(v.opts.addr)
 		d := liveview.New(v.waiting, liveview.Options{Paused: v.opts.paused, Fast: v.opts.fast, Host: host, Reload: v.waiting.ReloadAll, Edit: v.opts.edit})

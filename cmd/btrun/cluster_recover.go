@@ -325,7 +325,10 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		return st, err
 	}
 	defer func() { stopDebug(err) }()
-	for s.debugDue(c.Step()) && c.Between(until) && c.Step() < until { // the live view's moment, as btrun run gives it
+	for s.debugDue(c) && c.Between(until) && c.Step() < until { // the live view's moment, as btrun run gives it
+		if err := s.afterPage(c, until); err != nil { // cluster_livereload.go: the page's reloads' checkpoint
+			return st, s.standDown(err)
+		}
 		s.fault.at("step", c.Step()+1)
 		s.fault.at("stop", c.Step()+1)
 		// Before the step writes: a conductor that was silent past its
@@ -344,7 +347,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		if err := c.Run(1); err != nil {
 			return st, err
 		}
-		if c.Step()%every == 0 && c.Step() < until {
+		if due := s.pageDue(); (due || c.Step()%every == 0) && c.Step() < until {
 			if err := s.checkpoint(c, until); err != nil {
 				return st, s.standDown(err)
 			}

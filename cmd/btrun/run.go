@@ -85,17 +85,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		*shards = cfg.Cluster.Shards
 	}
 	if *shards > 0 {
-		if *edit {
-			fmt.Fprintln(stderr, "btrun run: -edit is not available in a cluster: the live view of -shards shows and steers the run, and does not write tree files (docs/debug.md)")
-			return exitUsage
-		}
 		if *resume && *runName == "" {
 			fmt.Fprintln(stderr, "btrun run: -resume needs the run's -name")
 			return exitUsage
 		}
 		return clusterRun{cfg: cfg, shards: *shards, url: *clusterURL, name: *runName, config: *config, trace: *trace,
 			save: *save, load: *load, steps: map[bool]int{true: *steps, false: -1}[stepsSet], workers: *workers, quiet: *quiet, resume: *resume, feed: feed,
-			debug: debugOptions{addr: *debug, paused: *paused}, live: liveOptions{watch: *watch, explain: *explain, realtime: *realtime}}.run(stdout, stderr)
+			debug: debugOptions{addr: *debug, paused: *paused, edit: *edit}, live: liveOptions{watch: *watch, explain: *explain, realtime: *realtime}}.run(stdout, stderr)
 	}
 	if *clusterURL != "" || *runName != "" || *resume {
 		fmt.Fprintln(stderr, "btrun run: -cluster, -name and -resume go with -shards N (or [cluster] shards)")
