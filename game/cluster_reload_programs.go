@@ -64,9 +64,14 @@ func (g *Game) PluginPrograms(config string) ([]PluginProgram, error) {
 		if err != nil || !filepath.IsLocal(rel) {
 			return nil, fmt.Errorf("game: plugin %s stands outside the game's files (%s)", info.Name, p)
 		}
-		exe, err := filepath.Abs(info.Executable)
+		// Where it is, not where it stood: a conductor opened from a
+		// copy of a checkpoint's files runs it through a link there.
+		exe, err := filepath.EvalSymlinks(info.Executable)
+		if err == nil {
+			exe, err = filepath.Abs(exe)
+		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("game: plugin %s's program: %w", info.Name, err)
 		}
 		h, err := hashFile(exe)
 		if err != nil {
@@ -75,6 +80,12 @@ func (g *Game) PluginPrograms(config string) ([]PluginProgram, error) {
 		out = append(out, PluginProgram{Name: info.Name, Path: filepath.ToSlash(rel), Exe: exe, Hash: h})
 	}
 	return out, nil
+}
+
+// PluginPrograms are the programs the conductor's plugins run now, named
+// by the paths of its files (Game.PluginPrograms).
+func (c *Conductor) PluginPrograms(config string) ([]PluginProgram, error) {
+	return c.g.PluginPrograms(config)
 }
 
 // filesRoot is the folder the paths of cfg's files are relative to, its
