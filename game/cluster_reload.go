@@ -116,7 +116,7 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 		if err := c.replayFiles(man); err != nil { // cluster_reload_recover.go
 			return nil, err
 		}
-		defer c.leaveCopy()
+		defer c.leaveCopy(man)
 	}
 	saves, err := c.c.Save(g.step)
 	if err != nil {

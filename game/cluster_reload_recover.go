@@ -45,13 +45,16 @@ func (c *Conductor) Reloaded() *cluster.ReloadManifest { return c.applied }
 func (c *Conductor) SetFilesCopy(home *Config) { c.home = home }
 
 // leaveCopy points the game back at the run's folder after the last
-// journaled reload's replay.
-func (c *Conductor) leaveCopy() {
+// journaled reload's replay (man), noting which of its files changed
+// there since the reload read them (cluster_reload_watch.go).
+func (c *Conductor) leaveCopy(man *cluster.ReloadManifest) {
 	if c.home == nil || slices.ContainsFunc(c.pending, func(in cluster.Input) bool { return in.Kind == cluster.InputReload }) {
 		return
 	}
+	skip := c.programPaths(man)
 	c.g.cfg.Path, c.g.cfg.Dir = c.home.Path, c.home.Dir
 	c.home = nil
+	c.stale = changedSince(c.g.cfg, man, skip)
 }
 
 // replayFiles brings the conductor's files to those of a replayed reload.
