@@ -125,7 +125,7 @@ func (s *clusterSession) checkpointConfig(from *cluster.Checkpoint) (cfg *game.C
 		return nil, "", fmt.Errorf("checkpoint %d of run %s: its files: %w", from.Seq, s.name, err)
 	}
 	var progs []game.PluginProgram
-	if slices.Contains(from.Parts, programsPart) { // not in a checkpoint of an older btrun
+	if slices.Contains(from.Parts, programsPart) {
 		data, err := s.store.Part(from.Seq, programsPart)
 		if err == nil {
 			progs, err = game.DecodePrograms(data)
@@ -133,6 +133,8 @@ func (s *clusterSession) checkpointConfig(from *cluster.Checkpoint) (cfg *game.C
 		if err != nil {
 			return nil, "", fmt.Errorf("checkpoint %d of run %s: its plugins' programs: %w", from.Seq, s.name, err)
 		}
+	} else if len(s.r.cfg.Plugins) > 0 { // written by an older btrun
+		return nil, "", fmt.Errorf("%w: checkpoint %d of run %s names no programs of the game's plugins (an older btrun wrote it), and its files hold what the shards got at their paths", errBeforeReload, from.Seq, s.name)
 	}
 	if dir, err = os.MkdirTemp("", "btrun-"+s.name+"-"); err != nil {
 		return nil, "", err
