@@ -54,7 +54,7 @@ func (c *Conductor) leaveCopy(man *cluster.ReloadManifest) {
 	skip := c.programPaths(man)
 	c.g.cfg.Path, c.g.cfg.Dir = c.home.Path, c.home.Dir
 	c.home = nil
-	c.stale = changedSince(c.g.cfg, man, skip)
+	c.stale = changedSince(c.g.cfg, man, skip, c.stale)
 }
 
 // replayFiles brings the conductor's files to those of a replayed reload.

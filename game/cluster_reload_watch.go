@@ -16,8 +16,8 @@ import (
 //
 // A conductor opened from a copy of a checkpoint's files (SetFilesCopy:
 // it goes back over a journaled reload) watches the run's folder all the
-// same, whose files are the developer's: the watcher's batches wait while
-// the game reads the copy (a reload then would read the copy), and once
+// same, whose files are the developer's: what the watcher sees while the
+// game reads the copy waits (a reload then would read the copy), and once
 // the last journaled reload is replayed and the game reads the run's
 // folder again, what changed there since that reload read it (an edit made
 // while no watcher ran, the process lost, or during the replay) is
@@ -35,7 +35,15 @@ func (c *Conductor) BetweenSteps() error {
 	if g.pacer != nil {
 		g.pacer.wait(g.opts.Stop)
 	}
-	if g.watcher == nil || c.home != nil { // on a copy: the watcher's batch waits
+	if g.watcher == nil {
+		return nil
+	}
+	if c.home != nil { // on a copy: what the watcher saw waits for the run's folder
+		select {
+		case batch := <-g.watcher.w.Changes():
+			c.stale = append(c.stale, batch...)
+		default:
+		}
 		return nil
 	}
 	if len(c.stale) > 0 {
@@ -136,14 +144,16 @@ func (c *Conductor) Watch(say bool) error {
 
 // changedSince lists the files of man (but the config, which a reload
 // does not read, and the paths in skip: the plugins' programs) whose
-// content in cfg's folder is not the one man names: absolute paths, as the
-// watcher reports them.
-func changedSince(cfg *Config, man *cluster.ReloadManifest, skip map[string]bool) []string {
+// content in cfg's folder is not the one man names, and the paths of held
+// (what the watcher saw meanwhile) but those of man's files whose content
+// is man's: absolute paths, as the watcher reports them.
+func changedSince(cfg *Config, man *cluster.ReloadManifest, skip map[string]bool, held []string) []string {
 	root, err := filesRoot(cfg, man.Config)
 	if err != nil {
-		return nil
+		return held
 	}
 	var out []string
+	same := map[string]bool{}
 	for _, f := range man.Files {
 		if f.Path == man.Config || skip[f.Path] || !filepath.IsLocal(filepath.FromSlash(f.Path)) {
 			continue
@@ -151,6 +161,13 @@ func changedSince(cfg *Config, man *cluster.ReloadManifest, skip map[string]bool
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
 		if h, err := hashFile(p); err != nil || h != f.Hash {
 			out = append(out, p) // gone or edited: the reload says which
+		} else {
+			same[p] = true
+		}
+	}
+	for _, p := range held {
+		if !same[p] {
+			out = append(out, p) // a plugin's source, a new script: the reload reads them
 		}
 	}
 	return out
