@@ -42,6 +42,8 @@ func (c *Conductor) BetweenSteps() error {
 		select {
 		case batch := <-g.watcher.w.Changes():
 			c.stale = append(c.stale, batch...)
+			slices.Sort(c.stale)
+			c.stale = slices.Compact(c.stale) // each path once, however long the replay
 		default:
 		}
 		return nil
