@@ -93,3 +93,29 @@ func TestDecodePrograms_refusesWhatEncodeDoesNotWrite(t *testing.T) {
 		t.Error("a name with a tab was written")
 	}
 }
+
+// FuzzDecodePrograms: a checkpoint's programs part read back never
+// panics, and what it reads is written back as it was read.
+func FuzzDecodePrograms(f *testing.F) {
+	f.Add([]byte("program\t" + strings.Repeat("a", 64) + "\tnav\tplugins/nav\t/cache/k/nav\n"))
+	f.Add([]byte("program\t\t\t\t\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		progs, err := DecodePrograms(data)
+		if err != nil {
+			return
+		}
+		again, err := EncodePrograms(progs)
+		if err != nil {
+			t.Fatalf("%q read as %v, which cannot be written: %v", data, progs, err)
+		}
+		back, err := DecodePrograms(again)
+		if err != nil || len(back) != len(progs) {
+			t.Fatalf("%q written as %q reads %v, %v", data, again, back, err)
+		}
+		for i := range back {
+			if back[i] != progs[i] {
+				t.Fatalf("%q: %v read back as %v", data, progs[i], back[i])
+			}
+		}
+	})
+}
