@@ -68,13 +68,22 @@ type clusterSetup struct {
 	every     uint64        // > 0: a balancer deciding every `every` steps on swingCost's costs
 	copies    bool          // the conductor holds a copy of every agent, as with a live view
 	noTrace   bool          // no trace written, as btrun bench or a run without -trace
+	// shardFiles, when set, is where the shards' games open from, as btrun
+	// shard does: a copy of the game's files of their own (a config path),
+	// with store to fetch a reload's files from.
+	shardFiles func() string
+	store      cluster.FileStore
 }
 
 // open opens one process's game of the cluster s says: the conductor's
 // (shard nil; conductor: without copies of the agents) or a shard's.
 func (s clusterSetup) open(t testing.TB, w io.Writer, workers int, shard *ShardOf, conductor bool) *Game {
 	t.Helper()
-	cfg := movingConfig(t, s.name, s.agents)
+	name := s.name
+	if shard != nil && s.shardFiles != nil {
+		name = s.shardFiles()
+	}
+	cfg := movingConfig(t, name, s.agents)
 	if s.edit != nil {
 		s.edit(cfg)
 	}
@@ -114,6 +123,7 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sh.files = s.store
 		if err := sh.start(); err != nil {
 			t.Fatal(err)
 		}

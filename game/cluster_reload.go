@@ -116,7 +116,7 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 		if err := c.replayFiles(man); err != nil { // cluster_reload_recover.go
 			return nil, err
 		}
-		defer c.leaveCopy()
+		defer c.leaveCopy(man)
 	}
 	saves, err := c.c.Save(g.step)
 	if err != nil {
@@ -213,13 +213,15 @@ func (h *shardHost) Reload(m *cluster.ReloadManifest) error {
 // have, fetched by hash: the shard's files stand where the conductor's
 // stand relative to the config (natsnet.WriteFiles wrote them so).
 func (h *shardHost) syncFiles(m *cluster.ReloadManifest) error {
-	return syncFiles(h.g, h.files, m, false)
+	return syncFiles(h.g, h.files, m, false, nil)
 }
 
 // syncFiles writes the files of m whose content g's folder does not have,
 // fetched from files by hash; store puts each fetched file into files
-// again (a replaying conductor's: its link's shards fetch it there).
-func syncFiles(g *Game, files cluster.FileStore, m *cluster.ReloadManifest, store bool) error {
+// again (a replaying conductor's: its link's shards fetch it there). The
+// paths in keep are not written (a replaying conductor's plugins, whose
+// programs stand there: cluster_reload_programs.go), only stored.
+func syncFiles(g *Game, files cluster.FileStore, m *cluster.ReloadManifest, store bool, keep map[string]bool) error {
 	cfgAbs, err := filepath.Abs(g.cfg.Path)
 	if err != nil {
 		return err
@@ -235,6 +237,12 @@ func syncFiles(g *Game, files cluster.FileStore, m *cluster.ReloadManifest, stor
 			return fmt.Errorf("game: a reload names %s, which would leave the game's folder", f.Path)
 		}
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if keep[f.Path] {
+			if err := restore(files, f, store); err != nil {
+				return err
+			}
+			continue
+		}
 		if have, err := readfile.Read(p, maxClusterFiles-total, "file of the game"); err == nil && cluster.HashOf(have) == f.Hash {
 			total += int64(len(have))
 			continue

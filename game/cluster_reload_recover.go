@@ -45,13 +45,16 @@ func (c *Conductor) Reloaded() *cluster.ReloadManifest { return c.applied }
 func (c *Conductor) SetFilesCopy(home *Config) { c.home = home }
 
 // leaveCopy points the game back at the run's folder after the last
-// journaled reload's replay.
-func (c *Conductor) leaveCopy() {
+// journaled reload's replay (man), noting which of its files changed
+// there since the reload read them (cluster_reload_watch.go).
+func (c *Conductor) leaveCopy(man *cluster.ReloadManifest) {
 	if c.home == nil || slices.ContainsFunc(c.pending, func(in cluster.Input) bool { return in.Kind == cluster.InputReload }) {
 		return
 	}
+	skip := c.programPaths(man)
 	c.g.cfg.Path, c.g.cfg.Dir = c.home.Path, c.home.Dir
 	c.home = nil
+	c.stale = changedSince(c.g.cfg, man, skip, c.stale)
 }
 
 // replayFiles brings the conductor's files to those of a replayed reload.
@@ -59,20 +62,29 @@ func (c *Conductor) replayFiles(man *cluster.ReloadManifest) error {
 	if c.home == nil {
 		return c.sameFiles(man)
 	}
-	if err := syncFiles(c.g, c.files, man, true); err != nil {
+	if err := syncFiles(c.g, c.files, man, true, c.programPaths(man)); err != nil {
 		return fmt.Errorf("game: replaying a reload: %w", err)
 	}
-	return nil
+	return c.rebuiltPrograms(man) // cluster_reload_programs.go
 }
 
 // WriteStoredFiles writes the files man names, fetched from files by
 // hash, into dir (a new, empty folder), and returns the path of the
 // config among them: the game as it was when man was recorded.
 func WriteStoredFiles(files cluster.FileStore, man *cluster.ReloadManifest, dir string) (string, error) {
+	return writeStored(files, man, dir, nil)
+}
+
+// writeStored is WriteStoredFiles but for the paths in skip (a
+// conductor's plugins: WriteCheckpointFiles).
+func writeStored(files cluster.FileStore, man *cluster.ReloadManifest, dir string, skip map[string]bool) (string, error) {
 	total := int64(0)
 	for _, f := range man.Files {
 		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
 			return "", fmt.Errorf("game: a checkpoint's files name %s, which would leave the game's folder", f.Path)
+		}
+		if skip[f.Path] {
+			continue
 		}
 		data, err := files.Get(f.Hash)
 		if err != nil {

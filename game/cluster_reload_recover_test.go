@@ -1,8 +1,10 @@
 package game
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btrun/btrun/cluster"
@@ -27,23 +29,37 @@ func TestConductorReload_replaysFromACheckpointsFiles(t *testing.T) {
 func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 	config := writeGame(t, rc.files)
 	dir := filepath.Dir(config)
+	for at, exe := range rc.programs {
+		data, err := os.ReadFile(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(at))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	wantTrace, wantOut, wantSave := soloReload(t, config, rc)
 	const back = 1 // the checkpoint's step, before the reload's
 	var journal cluster.MemJournal
 	var files cluster.MemFiles
-	first := openCluster(t, clusterSetup{name: config, shards: 2})
+	// The files the checkpoint names (btrun run's "files" part), which the
+	// shards open, each from a copy of its own, as btrun shard does.
+	man, programs := storeFiles(t, config, &files)
+	shardFiles := func() string {
+		p, err := WriteStoredFiles(&files, man, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &files})
 	c := first.conductor()
 	c.SetJournal(&journal)
 	c.SetFiles(&files)
-	// The files the checkpoint names (btrun run's "files" part).
-	src, cfgPath, err := c.g.ClusterFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range src {
-		files.Put(f.Data)
-	}
-	man := FilesManifest(src, cfgPath)
 	if err := c.Run(back); err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +81,15 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 	ins, _ := journal.From(back)
 	edited := readAll(t, dir, man)
 
-	copied, err := WriteStoredFiles(&files, man, t.TempDir())
+	home, err := LoadConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := openCluster(t, clusterSetup{name: copied, shards: 3})
+	copied, err := WriteCheckpointFiles(&files, man, programs, home, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := openCluster(t, clusterSetup{name: copied, shards: 3, shardFiles: shardFiles, store: &files})
 	tc.load(checkpoint)
 	tc.trace.Reset()
 	tc.out.Reset()
@@ -78,10 +98,6 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 	c2 := tc.conductor()
 	c2.SetJournal(&journal)
 	c2.SetFiles(&files)
-	home, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c2.SetFilesCopy(home)
 	if err := c2.Replay(ins); err != nil {
 		t.Fatal(err)
@@ -97,6 +113,36 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 		t.Errorf("after the replayed reload the game reads %s, not the run's folder %s", c2.g.cfg.Dir, home.Dir)
 	}
 	rc.undo(t, dir)
+}
+
+// storeFiles puts the files of config's game, as its shards open it
+// (ClusterFiles), into files, and returns their manifest and the programs
+// its plugins run (btrun run's checkpoint parts "files" and "programs").
+func storeFiles(t *testing.T, config string, files cluster.FileStore) (*cluster.ReloadManifest, []PluginProgram) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	src, cfgPath, err := g.ClusterFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range src {
+		if _, err := files.Put(f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	programs, err := g.PluginPrograms(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return FilesManifest(src, cfgPath), programs
 }
 
 // sameHashes reports whether a and b name the same contents.
@@ -121,4 +167,53 @@ func readAll(t *testing.T, dir string, man *cluster.ReloadManifest) string {
 		s += string(b)
 	}
 	return s
+}
+
+// TestConductorReload_replaysWithPluginsOnTheConductor: the example game
+// with its nav plugin run on the conductor (not shardable: what the shards
+// get at its path is its declarations) goes back over a reload to the
+// checkpoint before it: the conductor's copy of the checkpoint's files has
+// at the plugin's path the program the run ran (PluginPrograms,
+// WriteCheckpointFiles), not what the shards got, so it runs the shards'
+// calls to nav as before, and the trace, output and save are one
+// process's.
+func TestConductorReload_replaysWithPluginsOnTheConductor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the nav plugin")
+	}
+	testReloadFromCheckpointFiles(t, navReloadCase(t))
+}
+
+// navReloadCase is the example game with nav on the conductor, its
+// program beside the game (the config names it by a relative path, as a
+// cluster needs), reloaded with the couriers' dodge renamed under them.
+func navReloadCase(t *testing.T) reloadCase {
+	t.Helper()
+	cfg, err := LoadConfig(clusterConfig("example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	files := map[string]string{}
+	for _, name := range []string{"config.toml", "scripts/ai"} {
+		filepath.WalkDir(filepath.Join("..", name), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			rel, _ := filepath.Rel("..", p)
+			files[filepath.ToSlash(rel)] = string(data)
+			return err
+		})
+	}
+	files["config.toml"] = strings.Replace(files["config.toml"], "shardable = true", "shardable = false", 1)
+	rc := reloadCase{name: "nav", files: files, at: 40, steps: 80, edit: map[string]func(string) string{
+		"scripts/ai/courier.xml": func(s string) string { return strings.Replace(s, `id=".dodge"`, `id=".dodge2"`, 1) },
+	}}
+	rc.programs = map[string]string{"plugins/nav": g.plugins.Plugins()[0].Executable}
+	return rc
 }

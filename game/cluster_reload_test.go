@@ -22,6 +22,9 @@ type reloadCase struct {
 	edit  map[string]func(string) string // file -> its new text from its old
 	at    int
 	steps int
+	// programs are executables copied into the game (its path there ->
+	// the program's): plugins the config names by relative paths.
+	programs map[string]string
 }
 
 // apply writes the case's edit into the game at dir.

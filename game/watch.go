@@ -17,6 +17,7 @@ import (
 type sourceWatch struct {
 	w       *watch.Watcher
 	sources atomic.Pointer[sources] // read by the watcher's goroutine
+	home    *Config                 // whose folder is watched; nil: the game's (cluster_reload_watch.go)
 }
 
 // sources are what a game is loaded from: tree files (subtree files
@@ -33,12 +34,17 @@ type sources struct {
 // plugin's Go package folder or executable. From then on Run reloads what
 // changed between two steps (Reload); config.toml itself is not watched (a
 // change of the config needs a new run). The watcher stops with Close.
-func (g *Game) Watch() error {
+func (g *Game) Watch() error { return g.watchAt(nil) }
+
+// watchAt is Watch of the game's sources in home's folder (nil: the
+// game's own): a conductor opened from a copy of a checkpoint's files
+// watches the run's folder.
+func (g *Game) watchAt(home *Config) error {
 	if g.opts.Files != nil {
 		return fmt.Errorf("game: the game's sources are an fs.FS (Options.Files), which cannot be watched: call Reload when they change")
 	}
-	src := g.sources()
-	sw := &sourceWatch{}
+	src := g.sourcesAt(home)
+	sw := &sourceWatch{home: home}
 	sw.sources.Store(src)
 	poll, err := pollInterval()
 	if err != nil {
@@ -78,8 +84,14 @@ func pollInterval() (time.Duration, error) {
 }
 
 // sources lists what the game is loaded from now.
-func (g *Game) sources() *sources {
-	c := g.cfg
+func (g *Game) sources() *sources { return g.sourcesAt(nil) }
+
+// sourcesAt is sources with the paths in c's folder (nil: the game's
+// config's): the same config's files in another folder.
+func (g *Game) sourcesAt(c *Config) *sources {
+	if c == nil {
+		c = g.cfg
+	}
 	abs := func(p string) string {
 		if a, err := filepath.Abs(c.Abs(p)); err == nil {
 			return a
@@ -217,7 +229,7 @@ func (g *Game) rewatch() {
 	if g.watcher == nil {
 		return
 	}
-	next := g.sources()
+	next := g.sourcesAt(g.watcher.home)
 	g.watcher.sources.Store(next)
 	g.watcher.w.Set(next.paths())
 }

@@ -52,6 +52,7 @@ type clusterSession struct {
 	reloading bool // the checkpoint taken follows a reload (cluster_reload.go)
 
 	opened *cluster.ReloadManifest // the files the link's game opened with (cluster_reload_recover.go)
+	progs  programs                // the programs its plugins run (cluster_reload_recover.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -193,7 +194,7 @@ func (s *clusterSession) connect(g *game.Game) (*natsnet.ConductorLink, *natsnet
 		run = s.name + "-" + strconv.FormatUint(s.lease.Revision(), 10) + "-" + strconv.Itoa(s.links)
 		s.own = append(s.own, run)
 	}
-	if err := s.keepFiles(files, config, run); err != nil { // cluster_reload_recover.go
+	if err := s.keepFiles(g, files, config, run); err != nil { // cluster_reload_recover.go
 		return nil, nil, err
 	}
 	o := natsnet.Options{URL: s.url, Run: run, Version: clusterVersion(), JoinTimeout: time.Minute,
@@ -461,10 +462,11 @@ func (s *clusterSession) checkpoint(c *game.Conductor, until uint64) error {
 		}
 		cp.Parts = []string{reloadedPart}
 	}
-	if err := s.putFiles(c, cp.Seq); err != nil { // cluster_reload_recover.go
+	parts, err := s.putFiles(c, cp.Seq) // cluster_reload_recover.go
+	if err != nil {
 		return err
 	}
-	cp.Parts = append(cp.Parts, filesPart)
+	cp.Parts = append(cp.Parts, parts...)
 	// The shards write their agents, the conductor its part, then the
 	// record is committed (game/cluster_checkpoint.go).
 	if _, err := c.WriteCheckpoint(faultyStore{s.store, s.fault}, s.name, cp); err != nil {
