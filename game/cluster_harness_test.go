@@ -68,6 +68,9 @@ type clusterSetup struct {
 	every     uint64        // > 0: a balancer deciding every `every` steps on swingCost's costs
 	copies    bool          // the conductor holds a copy of every agent, as with a live view
 	noTrace   bool          // no trace written, as btrun bench or a run without -trace
+	// link, when set, wraps the conductor's end of the transport before
+	// the start (a fuzzer's seeds record what crosses it).
+	link func(cluster.ConductorLink) cluster.ConductorLink
 }
 
 // open opens one process's game of the cluster s says: the conductor's
@@ -129,6 +132,9 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 		}()
 	}
 	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
+	if s.link != nil {
+		tc.c.Link = s.link(link)
+	}
 	if err := ch.start(tc.c); err != nil {
 		t.Fatal(err)
 	}
