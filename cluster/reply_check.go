@@ -40,3 +40,29 @@ func (a *Asked) Check(r *Message, from string) error {
 	}
 	return nil
 }
+
+// waiting is how many agents of every shard still wait after a round: a
+// shard that says more than it holds is refused.
+func (c *Conductor) waiting() (int, error) {
+	waiting := 0
+	for k := range c.replies {
+		lo, hi := c.Layout.Range(k)
+		if w := c.replies[k].Waiting; w > uint32(hi-lo) {
+			return 0, fmt.Errorf("cluster: shard %d says %d of its %d agents wait", k, w, hi-lo)
+		}
+		waiting += int(c.replies[k].Waiting)
+	}
+	return waiting, nil
+}
+
+// releasedAll checks that shard k released as many agents (n, each its
+// own, in order) as it gives up in the move from from to to.
+func releasedAll(k, n int, from, to Layout) error {
+	flo, fhi := from.Range(k)
+	tlo, thi := to.Range(k)
+	gives := max(0, min(fhi, tlo)-flo) + max(0, fhi-max(flo, thi))
+	if int32(n) != gives {
+		return fmt.Errorf("cluster: shard %d released %d agents, where it gives up %d", k, n, gives)
+	}
+	return nil
+}

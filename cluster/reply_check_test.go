@@ -2,6 +2,8 @@ package cluster_test
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -64,4 +66,86 @@ func TestCluster_replyToAnotherMessageIsRefused(t *testing.T) {
 			<-done
 		})
 	}
+}
+
+// lyingEnd is a shard's end that changes its shard's replies (lie) before
+// they cross.
+type lyingEnd struct {
+	cluster.ShardLink
+	lie func(r *cluster.Message)
+}
+
+func (l *lyingEnd) Reply(r *cluster.Message) error {
+	l.lie(r)
+	return l.ShardLink.Reply(r)
+}
+
+// TestCluster_wrongCountsAreRefused: a shard's reply whose counts or
+// ranges are not what it was asked (more agents waiting than it holds, a
+// checkpoint's part that cannot be read or overlaps another shard's
+// range, a move that releases an agent fewer or one twice) ends the
+// exchange with an error naming the shard, and nothing of it is applied:
+// no part is returned, the layout does not change.
+func TestCluster_wrongCountsAreRefused(t *testing.T) {
+	const n = 6
+	for _, tc := range []struct {
+		name string
+		lie  func(r *cluster.Message)
+		run  func(c *cluster.Conductor) error
+		want string
+	}{
+		{"waiting", func(r *cluster.Message) {
+			if r.Kind == cluster.StepStart {
+				r.Waiting = 9
+			}
+		}, func(c *cluster.Conductor) error { return c.Step(1) }, "shard 1 says 9 of its 3 agents wait"},
+		{"part unreadable", func(r *cluster.Message) {
+			if r.Kind == cluster.CheckpointParts && len(r.Items) == 1 {
+				r.Items[0].Data = r.Items[0].Data[:2]
+			}
+		}, writeParts, "checkpoint 1: shard 1: cluster: a checkpoint's part"},
+		{"part overlaps", func(r *cluster.Message) {
+			if r.Kind == cluster.CheckpointParts && len(r.Items) == 1 {
+				r.Items[0].Agent--
+			}
+		}, writeParts, "shard 1 wrote agents 2..5, and holds 3..5"},
+		{"released one fewer", func(r *cluster.Message) {
+			if r.Kind == cluster.Move && r.Round == 1 && len(r.Items) > 0 {
+				r.Items = r.Items[:len(r.Items)-1]
+			}
+		}, move, "shard 1 released 1 agents, where it gives up 2"},
+		{"released one twice", func(r *cluster.Message) {
+			if r.Kind == cluster.Move && r.Round == 1 && len(r.Items) > 1 {
+				r.Items[1].Agent, r.Items[1].Sub = r.Items[0].Agent, 1
+			}
+		}, move, "shard 1 released a agent save of agent 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			link, ends := cluster.NewLocal(2)
+			ends[1] = &lyingEnd{ShardLink: ends[1], lie: tc.lie}
+			mc := model.Start(&model.World{N: n}, link, ends)
+			defer mc.Stop()
+			layout := mc.C.Layout
+			err := tc.run(mc.C)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if !reflect.DeepEqual(mc.C.Layout, layout) {
+				t.Errorf("the layout changed to %v", mc.C.Layout)
+			}
+		})
+	}
+}
+
+func writeParts(c *cluster.Conductor) error {
+	parts, err := c.WriteParts(0, 1, "TestCluster_wrongCountsAreRefused")
+	if parts != nil {
+		return fmt.Errorf("parts %v returned with %w", parts, err)
+	}
+	return err
+}
+
+// move moves shard 1's first two agents to shard 0.
+func move(c *cluster.Conductor) error {
+	return c.MoveTo(0, cluster.Layout{Start: []int32{0, 5, 6}})
 }
