@@ -24,7 +24,6 @@ func NewLocal(n int) (*LocalConductor, []ShardLink) {
 type LocalConductor struct {
 	links   []*localShard
 	sent    []bool
-	buf     []byte
 	traffic Traffic
 	closed  bool
 }

@@ -71,6 +71,8 @@ type clusterSetup struct {
 	// link, when set, wraps the conductor's end of the transport before
 	// the start (a fuzzer's seeds record what crosses it).
 	link func(cluster.ConductorLink) cluster.ConductorLink
+	// shardLink, when set, wraps shard k's end of the transport.
+	shardLink func(k int, l cluster.ShardLink) cluster.ShardLink
 }
 
 // open opens one process's game of the cluster s says: the conductor's
@@ -121,6 +123,9 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 			t.Fatal(err)
 		}
 		tc.shards = append(tc.shards, sh)
+		if s.shardLink != nil {
+			ends[k] = s.shardLink(k, ends[k])
+		}
 		cs := &cluster.Shard{Host: sh, Link: ends[k]}
 		if s.every > 0 {
 			cs.Meter.Cost = swingCost(k, s.every, func() int32 { return sh.g.cl.hi - sh.g.cl.lo })
