@@ -304,6 +304,9 @@ func (c *Conductor) gatherSaves(step uint64, round uint32) ([]Item, error) {
 	lists := make([][]Item, len(c.replies))
 	for k := range c.replies {
 		lists[k] = c.replies[k].Items
+		if err := c.savedRange(k, round, lists[k]); err != nil { // reply_check.go
+			return nil, err
+		}
 	}
 	return Merge(nil, lists...)
 }

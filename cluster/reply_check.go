@@ -66,3 +66,49 @@ func releasedAll(k, n int, from, to Layout) error {
 	}
 	return nil
 }
+
+// savedRange checks shard k's reply to a Save of round: one save per
+// agent of its range, in order (round 0), or one part naming its range
+// (SavePart; none for an empty range).
+func (c *Conductor) savedRange(k int, round uint32, items []Item) error {
+	lo, hi := c.Layout.Range(k)
+	if round == SavePart {
+		if lo == hi && len(items) == 0 {
+			return nil
+		}
+		if len(items) != 1 || items[0].Kind != AgentSave || items[0].Agent != lo || items[0].Peer != hi {
+			return fmt.Errorf("cluster: shard %d replied to a save with %d items, where one part names its agents %d..%d", k, len(items), lo, hi-1)
+		}
+		return nil
+	}
+	if len(items) != int(hi-lo) {
+		return fmt.Errorf("cluster: shard %d saved %d agents, and holds %d", k, len(items), hi-lo)
+	}
+	for i := range items {
+		if items[i].Kind != AgentSave || items[i].Agent != lo+int32(i) {
+			return fmt.Errorf("cluster: shard %d's save item %d is a %s of agent %d, where agent %d's is next", k, i, items[i].Kind, items[i].Agent, lo+int32(i))
+		}
+	}
+	return nil
+}
+
+// changeReplied checks shard k's reply to an agent's change: only the
+// shard that holds the agent closed or removed replies with its close
+// (an AgentRemove item, one AgentClose item at most).
+func (c *Conductor) changeReplied(k int, change *Item) error {
+	closes := 0
+	for _, it := range c.replies[k].Items {
+		if it.Kind != AgentRemove && it.Kind != AgentClose {
+			continue
+		}
+		if change.Kind != AgentRemove && change.Kind != AgentClose || c.Layout.Of(change.Agent) != k {
+			return fmt.Errorf("cluster: shard %d replied with an %s item to a change of agent %d, which it does not hold", k, it.Kind, change.Agent)
+		}
+		if it.Kind == AgentClose {
+			if closes++; closes > 1 {
+				return fmt.Errorf("cluster: shard %d replied with two closes of agent %d", k, change.Agent)
+			}
+		}
+	}
+	return nil
+}

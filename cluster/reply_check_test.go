@@ -114,6 +114,16 @@ func TestCluster_wrongCountsAreRefused(t *testing.T) {
 				r.Items = r.Items[:len(r.Items)-1]
 			}
 		}, move, "shard 1 released 1 agents, where it gives up 2"},
+		{"saved one fewer", func(r *cluster.Message) {
+			if r.Kind == cluster.Save {
+				r.Items = r.Items[1:]
+			}
+		}, save, "shard 1 saved 2 agents, and holds 3"},
+		{"saved another's", func(r *cluster.Message) {
+			if r.Kind == cluster.Save {
+				r.Items[0].Agent = 2
+			}
+		}, save, "shard 1's save item 0 is a agent save of agent 2, where agent 3's is next"},
 		{"released one twice", func(r *cluster.Message) {
 			if r.Kind == cluster.Move && r.Round == 1 && len(r.Items) > 1 {
 				r.Items[1].Agent, r.Items[1].Sub = r.Items[0].Agent, 1
@@ -148,4 +158,53 @@ func writeParts(c *cluster.Conductor) error {
 // move moves shard 1's first two agents to shard 0.
 func move(c *cluster.Conductor) error {
 	return c.MoveTo(0, cluster.Layout{Start: []int32{0, 5, 6}})
+}
+
+func save(c *cluster.Conductor) error {
+	saves, err := c.Save(0)
+	if saves != nil {
+		return fmt.Errorf("saves %v returned with %w", saves, err)
+	}
+	return err
+}
+
+// TestCluster_closeFromAnotherShardIsRefused: an agent's close (its
+// releases, its error) replied by a shard that does not hold the agent,
+// or twice, is refused naming the shard, and not returned.
+func TestCluster_closeFromAnotherShardIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replies [2][]cluster.Item
+		want    string
+	}{
+		{"another shard", [2][]cluster.Item{nil, {{Kind: cluster.AgentClose, Agent: 1, Data: []byte("releases")}}},
+			"shard 1 replied with an agent close item to a change of agent 1, which it does not hold"},
+		{"twice", [2][]cluster.Item{{{Kind: cluster.AgentClose, Agent: 1, Data: []byte("a")}, {Order: 1, Kind: cluster.AgentClose, Agent: 1, Data: []byte("b")}}, nil},
+			"shard 0 replied with two closes of agent 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			link, ends := cluster.NewLocal(2)
+			c := &cluster.Conductor{Host: &model.World{N: 4}, Link: link, Layout: cluster.Cut(4, 2)}
+			done := make(chan error, 2)
+			for k := range 2 {
+				go func() { // each shard replies its items to the close
+					m, err := ends[k].Recv()
+					if err == nil {
+						err = ends[k].Reply(&cluster.Message{Kind: m.Kind, Step: m.Step, Round: m.Round, Items: tc.replies[k]})
+					}
+					done <- err
+				}()
+			}
+			_, releases, err := c.CloseAgent(3, 1, "a1")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if releases != nil {
+				t.Errorf("releases %q returned", releases)
+			}
+			link.Close()
+			<-done
+			<-done
+		})
+	}
 }
