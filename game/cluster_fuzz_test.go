@@ -487,3 +487,59 @@ func TestClusterFuzz_seedsCarryEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// withItemFields is the frames of b with item i of message m (both taken
+// modulo their counts) placed at agent and peer, and the message of round
+// round, re-encoded: fuzzed places and ranges (a move's, a delivery's
+// receiver, a save's agent) behind items whose bytes are right.
+func withItemFields(b []byte, m, i uint16, agent, peer int32, round uint32) []byte {
+	frames := fuzzFrames(b)
+	var out []byte
+	for k, fr := range frames {
+		if k == int(m)%len(frames) {
+			if msg, err := cluster.Decode(fr); err == nil && len(msg.Items) > 0 {
+				it := &msg.Items[int(i)%len(msg.Items)]
+				it.Agent, it.Peer = agent, peer
+				msg.Round = round
+				fr = msg.Append(nil)
+			}
+		}
+		out = appendFrame(out, fr)
+	}
+	return out
+}
+
+// fieldSeeds adds, for every item of every message of frames, its own
+// places and round (the recorded run), and the places next to them.
+func fieldSeeds(f *testing.F, frames []byte) {
+	for m, fr := range fuzzFrames(frames) {
+		msg, err := cluster.Decode(fr)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for i, it := range msg.Items {
+			f.Add(uint16(m), uint16(i), it.Agent, it.Peer, msg.Round)
+			f.Add(uint16(m), uint16(i), it.Agent+1, it.Peer+1, msg.Round)
+		}
+	}
+}
+
+// FuzzClusterShardFields is FuzzClusterShardHost with the fuzzed places
+// and round of one item of one message of the recorded run.
+func FuzzClusterShardFields(f *testing.F) {
+	seed := fuzzSeeds(f)
+	fieldSeeds(f, seed.toShard0)
+	f.Fuzz(func(t *testing.T, m, i uint16, agent, peer int32, round uint32) {
+		_ = fuzzShard(t, seed.config, withItemFields(seed.toShard0, m, i, agent, peer, round)) // an error or not: no panic, no hang
+	})
+}
+
+// FuzzClusterConductorFields is FuzzClusterConductorHost with the fuzzed
+// places and round of one item of one reply of the recorded run.
+func FuzzClusterConductorFields(f *testing.F) {
+	seed := fuzzSeeds(f)
+	fieldSeeds(f, seed.replies)
+	f.Fuzz(func(t *testing.T, m, i uint16, agent, peer int32, round uint32) {
+		_ = fuzzConductor(t, seed.config, withItemFields(seed.replies, m, i, agent, peer, round)) // an error or not: no panic, no hang
+	})
+}
