@@ -92,7 +92,7 @@ func (c *LocalConductor) Gather(replies []Message) error {
 			err = l.upCheck.Check(&m, fmt.Sprintf("shard %d", k))
 		}
 		if err == nil {
-			err = l.asked.Check(&m, fmt.Sprintf("shard %d", k))
+			err = l.asked.Check(&m)
 		}
 		if err == nil && m.Err != "" {
 			err = fmt.Errorf("cluster: %s", m.Err)

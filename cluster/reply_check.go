@@ -27,16 +27,16 @@ type Asked struct {
 // Sent notes m, sent to the shard.
 func (a *Asked) Sent(m *Message) { a.kind, a.step, a.round = m.Kind, m.Step, m.Round }
 
-// Check accepts r when it is a reply to the message sent last; from names
-// the shard for the error.
-func (a *Asked) Check(r *Message, from string) error {
+// Check accepts r when it is a reply to the message sent last (the
+// link's error names the shard: ShardsError).
+func (a *Asked) Check(r *Message) error {
 	if !r.Reply || r.Kind != a.kind || r.Step != a.step || r.Round != a.round {
 		what := "message"
 		if r.Reply {
 			what = "reply"
 		}
-		return fmt.Errorf("%w: %s sent a %s to a %s of step %d (round %d), where it was asked a %s of step %d (round %d)",
-			ErrReply, from, what, r.Kind, r.Step, r.Round, a.kind, a.step, a.round)
+		return fmt.Errorf("%w: a %s to a %s of step %d (round %d), where the shard was asked a %s of step %d (round %d)",
+			ErrReply, what, r.Kind, r.Step, r.Round, a.kind, a.step, a.round)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func TestCluster_replyToAnotherMessageIsRefused(t *testing.T) {
 	}{
 		{"step", func(m *cluster.Message) cluster.Message {
 			return cluster.Message{Kind: m.Kind, Step: m.Step + 1, Round: m.Round}
-		}, "reply to a step start of step 2 (round 0), where it was asked a step start of step 1 (round 0)"},
+		}, "reply to a step start of step 2 (round 0), where the shard was asked a step start of step 1 (round 0)"},
 		{"kind", func(m *cluster.Message) cluster.Message {
 			return cluster.Message{Kind: cluster.Report, Step: m.Step, Round: m.Round}
 		}, "reply to a report of step 1"},
@@ -55,7 +55,7 @@ func TestCluster_replyToAnotherMessageIsRefused(t *testing.T) {
 			if !errors.As(err, &se) || len(se.Shards) != 1 || se.Shards[0] != 1 || !errors.Is(err, cluster.ErrReply) {
 				t.Fatalf("got %v, want an ErrReply of shard 1", err)
 			}
-			if !strings.Contains(err.Error(), "shard 1 sent a "+tc.wants) {
+			if !strings.Contains(err.Error(), "shard 1: cluster: a reply to another message: a "+tc.wants) {
 				t.Errorf("%v: want %q", err, tc.wants)
 			}
 			if strings.Contains(w.Lines.String(), "bogus") {

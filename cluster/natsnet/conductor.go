@@ -195,7 +195,9 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 				err = c.check[k].Check(&r, fmt.Sprintf("shard %d (%s)", k, c.names[k]))
 			}
 			if err == nil {
-				err = c.asked[k].Check(&r, fmt.Sprintf("shard %d (%s)", k, c.names[k]))
+				if err = c.asked[k].Check(&r); err != nil {
+					err = fmt.Errorf("natsnet: shard %d (%s): %w", k, c.names[k], err)
+				}
 			}
 			if err == nil && r.Err != "" {
 				err = fmt.Errorf("natsnet: shard %d (%s): %s", k, c.names[k], r.Err)

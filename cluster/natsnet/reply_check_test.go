@@ -26,7 +26,7 @@ func TestNATS_replyToAnotherStepIsRefused(t *testing.T) {
 	}
 	replies := make([]cluster.Message, 1)
 	err := c.Gather(replies)
-	if !errors.Is(err, cluster.ErrReply) || !strings.Contains(err.Error(), "shard 0 (shard-test-a) sent a reply to a report of step 4") {
+	if !errors.Is(err, cluster.ErrReply) || !strings.Contains(err.Error(), "shard 0 (shard-test-a): cluster: a reply to another message: a reply to a report of step 4") {
 		t.Fatalf("got %v, want an ErrReply naming shard 0", err)
 	}
 	if len(replies[0].Items) != 0 {
