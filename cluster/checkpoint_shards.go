@@ -235,7 +235,7 @@ func (c *Conductor) WriteParts(step, seq uint64, run string) ([]PartInfo, error)
 		}
 		p, err := partOf(&items[0])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cluster: checkpoint %d: shard %d: %w", seq, k, err)
 		}
 		if p.Lo != lo || p.Hi != hi {
 			return nil, fmt.Errorf("cluster: checkpoint %d: shard %d wrote agents %d..%d, and holds %d..%d", seq, k, p.Lo, p.Hi-1, lo, hi-1)

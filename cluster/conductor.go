@@ -109,9 +109,9 @@ func (c *Conductor) Step(step uint64) error {
 	var answers []Item
 	for round := uint32(1); ; round++ {
 		c.stats.Rounds++
-		waiting := 0
-		for k := range c.replies {
-			waiting += int(c.replies[k].Waiting)
+		waiting, err := c.waiting() // reply_check.go
+		if err != nil {
+			return fmt.Errorf("cluster: step %d, round %d: %w", step, round, err)
 		}
 		answers, err = c.Host.Resolve(round, c.reqs)
 		if err != nil {
@@ -304,6 +304,9 @@ func (c *Conductor) gatherSaves(step uint64, round uint32) ([]Item, error) {
 	lists := make([][]Item, len(c.replies))
 	for k := range c.replies {
 		lists[k] = c.replies[k].Items
+		if err := c.savedRange(k, round, lists[k]); err != nil { // reply_check.go
+			return nil, err
+		}
 	}
 	return Merge(nil, lists...)
 }

@@ -39,8 +39,14 @@ func appendFrame(b, frame []byte) []byte {
 }
 
 // feedShard is a shard's end fed by frames (each Recv decodes the next);
-// replies are encoded and dropped.
-type feedShard struct{ fs [][]byte }
+// replies are encoded and dropped. The checkpoint store it opens, whatever
+// its name, is its own.
+type feedShard struct {
+	fs    [][]byte
+	store cluster.MemStore
+}
+
+func (l *feedShard) CheckpointStore(string) (cluster.CheckpointStore, error) { return &l.store, nil }
 
 func (l *feedShard) Recv() (cluster.Message, error) {
 	if len(l.fs) == 0 {
@@ -131,7 +137,8 @@ func (l *recorder) Gather(replies []cluster.Message) error {
 }
 
 // modelRun drives c: steps, a save loaded back, a move of agents between
-// the shards, more steps, the finish and the stop; its first error.
+// the shards, a checkpoint written by parts and restored, more steps, the
+// finish and the stop; its first error.
 func modelRun(c *cluster.Conductor) error {
 	for s := uint64(1); s <= 4; s++ {
 		if err := c.Step(s); err != nil {
@@ -146,6 +153,13 @@ func modelRun(c *cluster.Conductor) error {
 		return err
 	}
 	if err := c.MoveTo(4, cluster.Layout{Start: []int32{0, 3, fuzzAgents}}); err != nil {
+		return err
+	}
+	parts, err := c.WriteParts(4, 1, "fuzz") // a checkpoint by parts, and its restore
+	if err != nil {
+		return err
+	}
+	if err := c.RestoreParts(4, 1, "fuzz", parts, nil); err != nil {
 		return err
 	}
 	for s := uint64(5); s <= 7; s++ {

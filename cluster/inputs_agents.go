@@ -52,6 +52,9 @@ func (c *Conductor) ChangeAgents(step uint64, change Item, layout Layout) (strin
 	}
 	c.lists = c.lists[:0]
 	for k := range c.replies {
+		if err := c.changeReplied(k, &change); err != nil { // reply_check.go
+			return "", err
+		}
 		c.lists = append(c.lists, c.replies[k].Items)
 	}
 	var err error

@@ -24,7 +24,6 @@ func NewLocal(n int) (*LocalConductor, []ShardLink) {
 type LocalConductor struct {
 	links   []*localShard
 	sent    []bool
-	buf     []byte
 	traffic Traffic
 	closed  bool
 }
@@ -40,6 +39,7 @@ type localShard struct {
 	downCheck Sequence // the shard's check of it
 	upSeq     Sequence
 	upCheck   Sequence
+	asked     Asked // what the shard was sent last (reply_check.go)
 }
 
 func (c *LocalConductor) Shards() int { return len(c.links) }
@@ -59,6 +59,7 @@ func (c *LocalConductor) Send(k int, m *Message) error {
 	}
 	l := c.links[k]
 	m.Seq = l.downSeq.Next()
+	l.asked.Sent(m)
 	b := m.Append(nil)
 	c.traffic.Sent++
 	c.traffic.SentBytes += uint64(len(b))
@@ -89,6 +90,9 @@ func (c *LocalConductor) Gather(replies []Message) error {
 		m, err := Decode(b)
 		if err == nil {
 			err = l.upCheck.Check(&m, fmt.Sprintf("shard %d", k))
+		}
+		if err == nil {
+			err = l.asked.Check(&m)
 		}
 		if err == nil && m.Err != "" {
 			err = fmt.Errorf("cluster: %s", m.Err)

@@ -239,12 +239,22 @@ func appendBytes(dst, b []byte) []byte {
 }
 
 // Decode reads a message Append wrote. Its byte slices (Shared, each
-// item's Data) are parts of b, capped at their ends: b must not change
-// while the message is used (the transports decode each message from a
-// buffer of its own), and an append to one copies it. Its strings are
-// copies, the common ones (records' streams, the gates' answers) shared.
-// Bad bytes are an error wrapping ErrMessage naming the offset; nothing in
-// them makes Decode allocate more than a few times len(b).
+// item's Data) are parts of b, capped at their ends, not copies; its
+// strings are copies, the common ones (records' streams, the gates'
+// answers) shared. Bad bytes are an error wrapping ErrMessage naming the
+// offset; nothing in them makes Decode allocate more than a few times
+// len(b).
+//
+// Who owns the bytes: b passes to the message's receiver for good. A
+// transport decodes every message from a buffer of its own and never
+// writes into it again (NewLocal's, natsnet's: a NATS message's payload,
+// or its parts put together in a new buffer), so a receiver may keep a
+// message's slices past its handling, as the conductor does (a removed
+// agent's gate releases across the next exchange, the signals that
+// inputs' handlers and loads' hooks sent until the next step, a live
+// view's notes until they are taken), and never writes into them: they
+// are the message's, and an append to one copies it. A transport that
+// reused its buffers would corrupt what its receivers kept.
 func Decode(b []byte) (Message, error) {
 	d := decoder{b: b}
 	var m Message

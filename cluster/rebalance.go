@@ -292,10 +292,13 @@ func (c *Conductor) MoveTo(step uint64, to Layout) error {
 	for k := range c.replies {
 		c.count(c.replies[k].Items)
 		lists[k] = c.replies[k].Items
-		for _, s := range lists[k] {
-			if s.Kind != AgentSave || from.Of(s.Agent) != k || to.Of(s.Agent) == k {
+		for i, s := range lists[k] {
+			if s.Kind != AgentSave || from.Of(s.Agent) != k || to.Of(s.Agent) == k || i > 0 && s.Agent <= lists[k][i-1].Agent {
 				return fmt.Errorf("cluster: shard %d released a %s of agent %d", k, s.Kind, s.Agent)
 			}
+		}
+		if err := releasedAll(k, len(lists[k]), from, to); err != nil { // reply_check.go
+			return err
 		}
 	}
 	saves, err := Merge(nil, lists...)

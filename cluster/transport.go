@@ -17,7 +17,8 @@ type ConductorLink interface {
 	// Gather waits for the reply of every shard sent to since the last
 	// Gather and puts shard k's in replies[k] (len(replies) is Shards()):
 	// replies are taken by shard, never by arrival. A reply out of
-	// sequence, or a shard gone, is an error naming it.
+	// sequence, one that does not answer what its shard was sent (Asked),
+	// or a shard gone, is an error naming it.
 	Gather(replies []Message) error
 	// Close ends the link: the shards' Recv return ErrClosed.
 	Close() error

@@ -73,6 +73,11 @@ type clusterSetup struct {
 	// with store to fetch a reload's files from.
 	shardFiles func() string
 	store      cluster.FileStore
+	// link, when set, wraps the conductor's end of the transport before
+	// the start (a fuzzer's seeds record what crosses it).
+	link func(cluster.ConductorLink) cluster.ConductorLink
+	// shardLink, when set, wraps shard k's end of the transport.
+	shardLink func(k int, l cluster.ShardLink) cluster.ShardLink
 }
 
 // open opens one process's game of the cluster s says: the conductor's
@@ -128,6 +133,9 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 			t.Fatal(err)
 		}
 		tc.shards = append(tc.shards, sh)
+		if s.shardLink != nil {
+			ends[k] = s.shardLink(k, ends[k])
+		}
 		cs := &cluster.Shard{Host: sh, Link: ends[k]}
 		if s.every > 0 {
 			cs.Meter.Cost = swingCost(k, s.every, func() int32 { return sh.g.cl.hi - sh.g.cl.lo })
@@ -139,6 +147,9 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 		}()
 	}
 	tc.ch, tc.c = ch, &cluster.Conductor{Host: ch, Link: link, Layout: layout}
+	if s.link != nil {
+		tc.c.Link = s.link(link)
+	}
 	if err := ch.start(tc.c); err != nil {
 		t.Fatal(err)
 	}

@@ -142,6 +142,9 @@ func (h *shardHost) Adopt(lo, hi int32, saves []cluster.Item) error {
 	if kept > 0 && (r.lo < lo || r.hi > hi) {
 		return fmt.Errorf("game: shard of agents %d..%d adopting agents %d..%d without releasing the others", r.lo, r.hi-1, lo, hi-1)
 	}
+	if hi > int32(len(g.agents)) {
+		return fmt.Errorf("game: shard of agents %d..%d adopting agents %d..%d of %d", r.lo, r.hi-1, lo, hi-1, len(g.agents))
+	}
 	if want := int(hi-lo) - int(kept); len(saves) != want {
 		return fmt.Errorf("game: shard of agents %d..%d adopting agents %d..%d from %d saves, not %d", r.lo, r.hi-1, lo, hi-1, len(saves), want)
 	}

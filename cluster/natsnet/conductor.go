@@ -21,6 +21,7 @@ type ConductorLink struct {
 	names   []string // each shard's name, for messages
 	down    []cluster.Sequence
 	check   []cluster.Sequence
+	asked   []cluster.Asked // what each shard was sent last
 	parts   []parts
 	sent    []bool
 	traffic cluster.Traffic
@@ -49,7 +50,7 @@ func Conduct(o Options, shards int) (*ConductorLink, error) {
 		return nil, err
 	}
 	c := &ConductorLink{o: o, nc: nc, up: make(chan *nats.Msg, chanRoom*(shards+1)),
-		down: make([]cluster.Sequence, shards), check: make([]cluster.Sequence, shards),
+		down: make([]cluster.Sequence, shards), check: make([]cluster.Sequence, shards), asked: make([]cluster.Asked, shards),
 		parts: make([]parts, shards), sent: make([]bool, shards), waits: make([]time.Duration, shards), link: newLinkID()}
 	if c.upSub, err = nc.ChanSubscribe(upAll(&o), c.up); err != nil {
 		nc.Close()
@@ -140,6 +141,7 @@ func (c *ConductorLink) Send(k int, m *cluster.Message) error {
 		return fmt.Errorf("natsnet: a second message to shard %d before its reply (%s)", k, m.Kind)
 	}
 	m.Seq = c.down[k].Next()
+	c.asked[k].Sent(m)
 	b := m.Append(nil)
 	if err := publish(c.nc, c.o.subject("down", c.ids[k]), b); err != nil {
 		return &cluster.ShardsError{Shards: []int{k}, Errs: []error{fmt.Errorf("natsnet: sending to shard %d (%s): %w", k, c.names[k], err)}}
@@ -191,6 +193,11 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 			r, err := cluster.Decode(b)
 			if err == nil {
 				err = c.check[k].Check(&r, fmt.Sprintf("shard %d (%s)", k, c.names[k]))
+			}
+			if err == nil {
+				if err = c.asked[k].Check(&r); err != nil {
+					err = fmt.Errorf("natsnet: shard %d (%s): %w", k, c.names[k], err)
+				}
 			}
 			if err == nil && r.Err != "" {
 				err = fmt.Errorf("natsnet: shard %d (%s): %s", k, c.names[k], r.Err)
