@@ -14,7 +14,20 @@
 #   sh internal/clusterbench/callgrind.sh [N] [agents...]     (default 12 2000 10000)
 # It prints, per agent count, the instructions per agent-step of one process,
 # of the shards together, of the conductor, and the cluster's total against
-# one process's.
+# one process's; then, by function (self cost, summed over the same steps'
+# dumps with callgrind_annotate), the coordination and the game's work:
+#   - coordination: every instruction of the conductor's process, and the
+#     shards' instructions in functions of packages cluster and
+#     cluster/natsnet, of nats.go and nats-server (github.com/nats-io/...),
+#     and game's shard side (shardHost's methods, take, takeSome, reports,
+#     clusterRole's methods, the gate parts' and values' encoding); its
+#     share is of the whole cluster's instructions. Functions these call in
+#     Go's runtime (allocation, the scheduler, system calls) are not
+#     counted, so the difference of the totals (the cluster's against one
+#     process's) is the bound from above.
+#   - the game's work: the functions of btrun's runtime, luabind and
+#     gopher-lua, in one process and in the shards together, which must
+#     agree within 1% (the shards do the same work).
 #
 # How (docs/performance.md, "A cluster: what coordination costs"):
 #   - GOGC=off: a collection falls in one step and not in another as the
@@ -99,6 +112,53 @@ count() {
 	done
 }
 
+# dumps: the dump files count summed, one per line as "ROLE FILE" (for
+# functions, below).
+dumps() {
+	out="$dir/run"
+	for p in $(ls "$out" | sed -n 's/^cg\.\([0-9]*\)\.[0-9]*$/\1/p' | sort -u); do
+		cmd=$(sed -n 's/^cmd: *//p' "$out/cg.$p.1")
+		case $cmd in
+		*" shard "*) role=shard ;;
+		*-shards*) role=conductor ;;
+		*) role=one ;;
+		esac
+		j=0 last=0
+		for f in $(ls "$out"/cg.$p.* | sort -t. -k3 -n); do
+			grep -q '^desc: Trigger: .*\(runStep\|shardHost).Begin\|Conductor).Step\)' "$f" || continue
+			j=$((j + 1))
+			if [ $role = conductor ]; then
+				last=${f##*.}
+			elif [ $j -ge 4 ] && [ $j -le "$n" ]; then
+				echo "$role $f"
+			fi
+		done
+		if [ $role = conductor ]; then
+			for i in $(seq 3 "$last"); do
+				echo "$role $out/cg.$p.$i"
+			done
+		fi
+	done
+}
+
+# functions: reads "ROLE FILE" lines and prints "ROLE INSTRUCTIONS FUNCTION",
+# each function's self cost summed over the role's files, read from the
+# callgrind format itself (callgrind_annotate's sums of Go programs count
+# some functions many times over): "fn=(id) name" names a function (by its
+# id alone once named in that file), a cost line that follows "calls=" is
+# the call's inclusive cost and is skipped, every other cost line is the
+# function's own.
+functions() {
+	while read -r role f; do
+		awk -v r="$role" '
+		/^fn=/ { s = substr($0, 4); if (match(s, /^\([0-9]+\)/)) { id = substr(s, 1, RLENGTH); if (length(s) > RLENGTH) name[id] = substr(s, RLENGTH + 2); fn = name[id] } else fn = s; next }
+		/^cfn=/ { s = substr($0, 5); if (match(s, /^\([0-9]+\)/) && length(s) > RLENGTH) name[substr(s, 1, RLENGTH)] = substr(s, RLENGTH + 2); next }
+		/^calls=/ { skip = 1; next }
+		/^[0-9+*-]/ { if (skip) { skip = 0; next } c[fn] += $2 }
+		END { for (k in c) print r, c[k], k }' "$f"
+	done | awk '{ s[$1 " " $3] += $2 } END { for (k in s) { split(k, p, " "); print p[1], s[k], p[2] } }'
+}
+
 # counted A FLAGS...: count, again when callgrind aborted the run (callgrind
 # 3.19 asserts now and then on a signal in a Go program), three times at
 # most; the last failure's stderr is kept in $TMPDIR/clusterbench.stderr.
@@ -106,6 +166,7 @@ counted() {
 	for try in 1 2 3; do
 		if r=$(count "$@"); then
 			echo "$r"
+			dumps | functions >>"$dir/functions.$1"
 			return 0
 		fi
 		cp "$dir/run/stderr" "${TMPDIR:-/tmp}/clusterbench.stderr"
@@ -125,4 +186,23 @@ for a in $agents; do
 		printf "%d agents: instructions per agent-step: one process %d (steps 3-%d); 2 shards %d (steps 3-%d) + the conductor %d (steps 2-%d) = %d (%+.1f%%)\n",
 			a, o, n - 1, sh, n - 1, co, n - 1, sh + co, 100 * ((sh + co) / o - 1)
 	}'
+	# By function: $dir/functions.A holds one process's (one) and the
+	# cluster's (shard, conductor) self costs.
+	awk -v a="$a" -v n="$n" '
+	function game(f) { return f ~ /^github\.com\/btrun\/btrun\/(runtime|luabind)\./ || f ~ /^github\.com\/yuin\/gopher-lua/ }
+	function protocol(f) {
+		return f ~ /^github\.com\/btrun\/btrun\/cluster[.\/]/ || f ~ /^github\.com\/nats-io\// ||
+			f ~ /^github\.com\/btrun\/btrun\/game\.(\(\*shardHost\)|\(\*clusterRole\)|\(\*Game\)\.(take|takeSome|reports)$|(encode|decode)GateParts|appendGatePart|readGatePart|decodeValue)/
+	}
+	$1 == "one" { one += $2; if (game($3)) gone += $2 }
+	$1 == "shard" { sh += $2; if (game($3)) gsh += $2; if (protocol($3)) psh += $2 }
+	$1 == "conductor" { co += $2 }
+	END {
+		s1 = (n - 3) * a; s2 = (n - 3) * a; sc = (n - 2) * a
+		coord = co / sc + psh / s2; all = co / sc + sh / s2
+		printf "%d agents: coordination %.0f instructions per agent-step (the conductor %.0f, the shards protocol %.0f) = %.2f%% of the cluster'"'"'s %.0f; one process %.0f\n",
+			a, coord, co / sc, psh / s2, 100 * coord / all, all, one / s1
+		printf "%d agents: the game'"'"'s work (runtime, luabind, gopher-lua): one process %.0f, the shards %.0f per agent-step (%+.2f%%)\n",
+			a, gone / s1, gsh / s2, 100 * (gsh / gone - 1)
+	}' "$dir/functions.$a"
 done
