@@ -28,6 +28,8 @@
 #   - the game's work: the functions of btrun's runtime, luabind and
 #     gopher-lua, in one process and in the shards together, which must
 #     agree within 1% (the shards do the same work).
+# With CLUSTERBENCH_KEEP=DIR the sums by function are kept in DIR/functions.A
+# ("ROLE INSTRUCTIONS FUNCTION", over the steps counted).
 #
 # How (docs/performance.md, "A cluster: what coordination costs"):
 #   - GOGC=off: a collection falls in one step and not in another as the
@@ -205,4 +207,7 @@ for a in $agents; do
 		printf "%d agents: the game'"'"'s work (runtime, luabind, gopher-lua): one process %.0f, the shards %.0f per agent-step (%+.2f%%)\n",
 			a, gone / s1, gsh / s2, 100 * (gsh / gone - 1)
 	}' "$dir/functions.$a"
+	if [ -n "${CLUSTERBENCH_KEEP:-}" ]; then
+		sort -k1,1 -k2,2nr "$dir/functions.$a" >"$CLUSTERBENCH_KEEP/functions.$a"
+	fi
 done
