@@ -38,6 +38,13 @@
 # With CLUSTERBENCH_KEEP=DIR the sums by function are kept in DIR/functions.A
 # ("ROLE INSTRUCTIONS FUNCTION", over the steps counted).
 #
+#   sh internal/clusterbench/callgrind.sh -conductor [N] [agents...]
+# counts the conductor alone: its shards run natively, so that it waits for
+# them as long as it would without valgrind, and its work that follows the
+# wall time (Lua's watchdog, the scheduler's idle turns, NATS's timers) is
+# not stretched with theirs. It prints the conductor's instructions per
+# agent-step and per step (DIR/conductor.A with CLUSTERBENCH_KEEP).
+#
 # How (docs/performance.md, "A cluster: what coordination costs"):
 #   - GOGC=off: a collection falls in one step and not in another as the
 #     heap happens to grow, which moves the figures by thousands; the
@@ -57,6 +64,11 @@
 #     in a copy of the sources: under valgrind on a loaded machine a shard
 #     can take longer to fetch the game's files or to step.
 set -eu
+children=yes
+if [ "${1:-}" = -conductor ]; then
+	children=no
+	shift
+fi
 n=${1:-12}
 shift 2>/dev/null || true
 agents=${*:-2000 10000}
@@ -83,7 +95,7 @@ count() {
 	shift
 	out="$dir/run"
 	rm -rf "$out" && mkdir -p "$out"
-	(cd "$dir" && valgrind --tool=callgrind --trace-children=yes --trace-children-skip='*/nav' \
+	(cd "$dir" && valgrind --tool=callgrind --trace-children=$children --trace-children-skip='*/nav' \
 		--dump-before='github.com/btrun/btrun/game.stepMark' \
 		--callgrind-out-file="$out/cg.%p" ./btrun bench -config game/config.toml -agents "$a" "$@" \
 		>"$out/stdout" 2>"$out/stderr") || true
@@ -155,8 +167,20 @@ counted() {
 }
 
 # per ROLE AGENTS: the role's instructions per agent-step.
-per() { awk -v r="$1" -v a="$2" '$1 == r { s += $2 / ($3 * a) } END { printf "%.0f", s }'; }
+per() { awk -v r="$1" -v a="$2" '$1 == r { s += $2 / ($3 * a) } END { printf "%.1f", s }'; }
 
+if [ $children = no ]; then
+	for a in $agents; do
+		c=$(counted "$a" -steps $((n - 1)) -shards 2)
+		awk -v a="$a" -v n="$n" -v co="$(echo "$c" | per conductor "$a")" 'BEGIN {
+			printf "%d agents: the conductor alone (its shards not under valgrind), steps 3-%d: %.1f instructions per agent-step, %.0f a step\n", a, n - 1, co, co * a
+		}'
+		if [ -n "${CLUSTERBENCH_KEEP:-}" ]; then
+			sort -k1,1 -k2,2nr "$dir/functions.$a" >"$CLUSTERBENCH_KEEP/conductor.$a"
+		fi
+	done
+	exit 0
+fi
 for a in $agents; do
 	o=$(counted "$a" -steps "$n" -workers 2 | per one "$a")
 	c=$(counted "$a" -steps $((n - 1)) -shards 2)
