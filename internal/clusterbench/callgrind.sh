@@ -202,12 +202,15 @@ for a in $agents; do
 	}
 	$1 == "one" { one += $2; if (game($3)) gone += $2; if (workers($3)) wone += $2 }
 	$1 == "shard" { sh += $2; if (game($3)) gsh += $2; if (protocol($3)) psh += $2 }
-	$1 == "conductor" { co += $2 }
+	$1 == "conductor" { co += $2; if ($3 ~ /^github\.com\/btrun\//) cown += $2; if ($3 ~ /^github\.com\/nats-io\//) cnats += $2 }
+	$1 == "shard" && ($3 ~ /^github\.com\/btrun\/btrun\/cluster[.\/]/ || $3 ~ /^github\.com\/nats-io\//) { pproper += $2 }
 	END {
 		s1 = (n - 3) * a; s2 = (n - 3) * a; sc = (n - 3) * a
 		coord = co / sc + psh / s2; all = co / sc + sh / s2
 		printf "%d agents: coordination %.0f instructions per agent-step (the conductor %.0f, the shards protocol %.0f) = %.2f%% of the cluster'"'"'s %.0f; one process %.0f\n",
 			a, coord, co / sc, psh / s2, 100 * coord / all, all, one / s1
+		printf "%d agents: of which the conductor'"'"'s btrun code %.1f, NATS %.1f, the rest (Go'"'"'s runtime: waits, timers, the watchdog) %.1f; the shards'"'"' cluster, natsnet and NATS functions %.1f\n",
+			a, cown / sc, cnats / sc, (co - cown - cnats) / sc, pproper / s2
 		printf "%d agents: the game'"'"'s work (runtime, luabind, gopher-lua; not the workers'"'"' dispatch, %.0f in one process): one process %.0f, the shards %.0f per agent-step (%+.2f%%)\n",
 			a, wone / s1, gone / s1, gsh / s2, 100 * (gsh / gone - 1)
 	}' "$dir/functions.$a"
