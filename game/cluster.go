@@ -266,6 +266,7 @@ func (h *conductorHost) BeginStep(step uint64) (float64, []byte, []cluster.Item,
 	g := h.g
 	r := g.cl
 	g.step = step
+	stepMark(step) // cluster_stepmark.go
 	t := g.Time(step)
 	clear(r.entries)
 	r.entries = r.entries[:0]
@@ -448,6 +449,7 @@ func (h *shardHost) start() error {
 func (h *shardHost) Begin(step uint64, t float64, shared []byte) error {
 	g := h.g
 	g.step = step
+	stepMark(step)     // cluster_stepmark.go
 	g.syncWorkerEnvs() // workers.go: before this step's deliveries reach agents
 	if g.plugins != nil {
 		g.plugins.Advance(step) // restarts the plugins whose restart is due

@@ -562,6 +562,7 @@ func (g *Game) runStep() (int, error) {
 	g.step++
 	s := g.step
 	t := g.Time(s)
+	stepMark(s)      // cluster_stepmark.go: where callgrind's counts are cut into steps
 	g.phases.start() // phases.go: what a step's parts cost, for btrun bench; nil otherwise
 	if g.plugins != nil {
 		g.plugins.Advance(s) // restarts the plugins whose restart is due

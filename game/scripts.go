@@ -243,6 +243,9 @@ func (g *Game) luaSignal(L *lua.LState) int {
 		if err := g.refuses(name, data, g.agents...); err != nil {
 			L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())
 		}
+		if g.broadcast(name, data, "world") { // cluster_broadcast.go
+			return 0
+		}
 		for _, ga := range g.agents {
 			g.deliver(ga, name, data, "world", s, t)
 		}

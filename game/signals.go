@@ -52,6 +52,9 @@ func (g *Game) deliverSchedule(s uint64, t float64) {
 		g.delivered[i] = true
 		for _, to := range sc.To {
 			if to == "all" {
+				if g.broadcast(sc.Signal, sc.Data, "schedule") { // cluster_broadcast.go
+					continue
+				}
 				for _, ga := range g.agents {
 					g.deliver(ga, sc.Signal, sc.Data, "schedule", s, t)
 				}

@@ -79,7 +79,7 @@ func TestRun_workersOutOfRangeIsAUsageError(t *testing.T) {
 // TestBench_shardsReport: `btrun bench -shards 2` reports the messages,
 // bytes and items a step, the CPU time of the conductor and of each shard
 // process, and each shard's agents; -cpuprofile makes each shard process
-// write a profile of its own.
+// write a profile of its own, and the conductor one of its measured steps.
 func TestBench_shardsReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
@@ -101,10 +101,10 @@ func TestBench_shardsReport(t *testing.T) {
 			t.Errorf("no line matching %s in:\n%s", want, r.stdout)
 		}
 	}
-	for _, k := range []string{"0", "1"} {
-		data, err := os.ReadFile(prof + ".shard" + k)
+	for _, k := range []string{".shard0", ".shard1", ".conductor"} {
+		data, err := os.ReadFile(prof + k)
 		if err != nil || !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-			t.Errorf("shard %s's profile: %v (%d bytes)", k, err, len(data))
+			t.Errorf("the %s profile: %v (%d bytes)", k, err, len(data))
 		}
 	}
 }

@@ -260,7 +260,8 @@ func processesPeak(pids []int) []uint64 {
 //
 // With cpuProfile, each shard process writes a CPU profile of its part of
 // the run (its start and its steps) to cpuProfile.shardK, K in the order
-// the processes started.
+// the processes started, and the conductor one of its measured steps to
+// cpuProfile.conductor.
 func benchCluster(config string, agents, steps, shards, workers int, rebalance bool, cpuProfile string, stdout, stderr io.Writer) int {
 	cfg, err := game.LoadConfig(config)
 	if err != nil {
@@ -336,10 +337,17 @@ func benchCluster(config string, agents, steps, shards, workers int, rebalance b
 	var moves balanceReport // the windows after the first step (cluster_rebalance.go)
 	moves.watch(c.Balancer())
 	before, waits, stats := link.Traffic(), append([]time.Duration(nil), link.Waits()...), c.Stats()
+	stopProfile, err := profileConductor(cpuProfile) // bench_conductor.go
+	if err != nil {
+		link.Close()
+		fmt.Fprintln(stderr, err)
+		return exitRuntime
+	}
 	cpu := processesCPU(children.Pids())
 	start := time.Now()
 	err = c.Run(steps)
 	wall := time.Since(start)
+	err = errors.Join(err, stopProfile())
 	cpuAfter := processesCPU(children.Pids())
 	after := link.Traffic()
 	for k, w := range link.Waits() {
