@@ -99,8 +99,8 @@ func (c *Conductor) RestoreCheckpoint(s cluster.CheckpointStore, run string, cp 
 // encodePart is the conductor's part of a checkpoint whose shards wrote
 // parts, with waiting, what waits for the next step
 // (cluster.Conductor.AppendWaiting). A part written before waiting was
-// (btrun's of before) ends at the parts' index: it reads as one with
-// nothing waiting.
+// (btrun's of before; nil waiting writes one) ends at the parts' index:
+// it reads as one with nothing waiting.
 func (h *conductorHost) encodePart(parts []cluster.PartInfo, waiting []byte) ([]byte, error) {
 	g := h.g
 	e := savecodec.NewEncoder()
@@ -133,7 +133,9 @@ func (h *conductorHost) encodePart(parts []cluster.PartInfo, waiting []byte) ([]
 		e.Uvarint(p.Size)
 		e.Uvarint(uint64(p.Sum))
 	}
-	e.Blob(waiting)
+	if waiting != nil {
+		e.Blob(waiting)
+	}
 	return savecodec.WriteContainer(conductorPartMagic, SaveVersion, e), nil
 }
 

@@ -107,3 +107,46 @@ func checkpointAfterReload(t *testing.T, rc reloadCase, sent string) {
 		rc.undo(t, dir)
 	}
 }
+
+// TestCheckpoint_partOfBeforeReads: a conductor's part written before it
+// held what waits for the next step (it ends at the parts' index) still
+// restores, as a checkpoint with nothing waiting: the run goes on to one
+// process's trace, output and save.
+func TestCheckpoint_partOfBeforeReads(t *testing.T) {
+	const steps, ckpt = 60, 20
+	run := t.Name()
+	store := cluster.SharedMemStore(run)
+	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, "signals", 0), Options{}, steps, true)
+	a := openCluster(t, clusterSetup{name: "signals", shards: 2})
+	a.steps(1, ckpt)
+	parts, err := a.c.WriteParts(ckpt, 1, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := a.ch.encodePart(parts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutPart(1, conductorPart, own); err != nil {
+		t.Fatal(err)
+	}
+	cp := cluster.Checkpoint{Seq: 1, Step: ckpt, Until: steps, Parts: []string{conductorPart}}
+	for _, p := range parts {
+		cp.Parts = append(cp.Parts, p.Name)
+	}
+	if err := store.Commit(cp); err != nil {
+		t.Fatal(err)
+	}
+	traceAt, outAt := a.trace.Len(), a.out.Len()
+	a.stop()
+	b := openCluster(t, clusterSetup{name: "signals", shards: 3})
+	if err := b.conductor().RestoreCheckpoint(store, run, cp); err != nil {
+		t.Fatal(err)
+	}
+	b.trace.Reset()
+	b.out.Reset()
+	b.trace.Write(a.trace.Bytes()[:traceAt])
+	b.out.Write(a.out.Bytes()[:outAt])
+	b.steps(ckpt+1, steps)
+	b.wantSolo("", wantTrace, wantOut, wantSave)
+}
