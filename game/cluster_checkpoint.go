@@ -16,8 +16,11 @@ import (
 // parallel (cluster.Conductor.WriteParts), and the conductor writes its
 // own part from its own state only: what no agent holds (the step, the
 // world's state and generator, the schedule's delivered flags, the gates'
-// state by place, the directory of agents with their trees) and the index
-// of the shards' parts. The record that names every part is committed
+// state by place, the directory of agents with their trees), the index
+// of the shards' parts, and what waits on the conductor for the next step
+// (a checkpoint taken between steps, after a reload: the signals its
+// cancel hooks sent, those of inputs applied before it, which one process
+// delivers at the head of the next step's queue). The record that names every part is committed
 // last. A restore reads the conductor's part back on the conductor, gives
 // the shards the directory when it changed, then has every shard load its
 // range from the parts that hold it. Neither needs the conductor's copies
@@ -53,7 +56,7 @@ func (c *Conductor) WriteCheckpoint(s cluster.CheckpointStore, run string, cp cl
 	if err != nil {
 		return 0, err
 	}
-	own, err := c.h.encodePart(parts)
+	own, err := c.h.encodePart(parts, c.c.AppendWaiting(nil))
 	if err != nil {
 		return 0, err
 	}
@@ -94,8 +97,11 @@ func (c *Conductor) RestoreCheckpoint(s cluster.CheckpointStore, run string, cp 
 }
 
 // encodePart is the conductor's part of a checkpoint whose shards wrote
-// parts.
-func (h *conductorHost) encodePart(parts []cluster.PartInfo) ([]byte, error) {
+// parts, with waiting, what waits for the next step
+// (cluster.Conductor.AppendWaiting). A part written before waiting was
+// (btrun's of before; nil waiting writes one) ends at the parts' index:
+// it reads as one with nothing waiting.
+func (h *conductorHost) encodePart(parts []cluster.PartInfo, waiting []byte) ([]byte, error) {
 	g := h.g
 	e := savecodec.NewEncoder()
 	e.Uvarint(g.step)
@@ -126,6 +132,9 @@ func (h *conductorHost) encodePart(parts []cluster.PartInfo) ([]byte, error) {
 		e.Varint(int64(p.Hi))
 		e.Uvarint(p.Size)
 		e.Uvarint(uint64(p.Sum))
+	}
+	if waiting != nil {
+		e.Blob(waiting)
 	}
 	return savecodec.WriteContainer(conductorPartMagic, SaveVersion, e), nil
 }
@@ -163,6 +172,10 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	parts := make([]cluster.PartInfo, 0, n)
 	for range n {
 		parts = append(parts, cluster.PartInfo{Name: d.String(), Lo: int32(d.Varint()), Hi: int32(d.Varint()), Size: d.Uvarint(), Sum: uint32(d.Uvarint())})
+	}
+	var waiting []byte
+	if d.Remaining() > 0 { // a part of before has none (encodePart)
+		waiting = d.Blob()
 	}
 	if err := d.Done(); err != nil {
 		return err
@@ -210,7 +223,10 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	if err := h.sendList(c, was); err != nil { // cluster_inputs_list.go
 		return err
 	}
-	return c.RestoreParts(step, cp.Seq, run, parts, common)
+	if err := c.RestoreParts(step, cp.Seq, run, parts, common); err != nil {
+		return err
+	}
+	return c.SetWaiting(waiting) // after the layout of the checkpoint's directory; nil: nothing waits
 }
 
 // takeDirectory makes the conductor's directory that of list (a

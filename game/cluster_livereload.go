@@ -41,3 +41,13 @@ func (d *clusterDebug) keep(err error) error {
 	}
 	return err
 }
+
+// PageFailed is a page's reload that failed the cluster, which the run's
+// next step fails with (nil for none): the run takes no checkpoint after
+// it (its link is broken), and recovers at that step.
+func (c *Conductor) PageFailed() error {
+	if d := c.g.cl.debug; d != nil {
+		return d.failed
+	}
+	return nil
+}

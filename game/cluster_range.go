@@ -228,6 +228,7 @@ func (h *shardHost) restoreAgentsTo(saves []cluster.Item, out *cluster.Out) erro
 	}
 	g.silent = out == nil
 	defer func() { g.silent = false }()
+	sent := len(g.outbox)
 	for _, it := range saves {
 		if it.Agent == -1 && (it.Name == gatesItem || it.Name == loadOutItem) {
 			continue
@@ -253,6 +254,10 @@ func (h *shardHost) restoreAgentsTo(saves []cluster.Item, out *cluster.Out) erro
 		}
 	}
 	g.activeStale = true
+	if out == nil { // nor what they sent: a failed reload's conductor sends it (cluster_reload_failed.go)
+		clear(g.outbox[sent:])
+		g.outbox = g.outbox[:sent]
+	}
 	// What the restores wrote is not the run's.
 	if err := g.flushTrace(); err != nil {
 		return err

@@ -12,11 +12,11 @@ import (
 // fail; agents that lost their place are restarted before the carry is
 // planned again): so the shards' agents are given the copies' state and
 // the gates' when an agent's save differs from the one its shard sent
-// (saves, by place). What their hooks sent stays in the conductor's outbox,
-// which the next step delivers as one process delivers it (carrySent here
-// gives another trace: TestConductorReload_failedAfterExitsIsOneProcesss).
-// A failure that changed nothing (files that do not load) sends nothing
-// more.
+// (saves, by place), whose restores send nothing (restoreAgentsTo). What
+// the copies' hooks sent is carried into the next step's first deliveries
+// (carrySent), where one process delivers it: it waits on the conductor,
+// so a checkpoint taken now holds it (cluster_checkpoint.go). A failure
+// that changed nothing (files that do not load) sends nothing more.
 func (c *Conductor) afterFailedReload(saves []cluster.Item) error {
 	g := c.g
 	var out cluster.Out
@@ -27,8 +27,10 @@ func (c *Conductor) afterFailedReload(saves []cluster.Item) error {
 	for i := 0; same && i < len(saves); i++ {
 		same = saves[i].Agent == out.Items[i].Agent && bytes.Equal(saves[i].Data, out.Items[i].Data)
 	}
-	if same {
-		return nil
+	if !same {
+		if err := c.h.loadShards(c.c); err != nil { // cluster_range.go: the agents' saves, the gates
+			return err
+		}
 	}
-	return c.h.loadShards(c.c) // cluster_range.go: the agents' saves, the gates
+	return c.carrySent()
 }

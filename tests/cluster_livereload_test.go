@@ -27,8 +27,8 @@ type pageAct struct {
 // pageReloads: the aim rule renamed and reloaded after step 12 (its holders
 // restart, the old cancel hook logs: the page's moment holds only the
 // reload), then a jump and the Lua action edited and reloaded after step
-// 17 (a moment with another input: the run's checkpoint follows the next
-// step), then steps to the end.
+// 17 (a moment with another input, whose checkpoint holds the jump too),
+// then steps to the end.
 var pageReloads = []pageAct{
 	{method: "POST", path: "/api/step", body: `{"steps":12}`},
 	{file: "ai/g.xml", edit: "edits/g-renamed.xml"},
@@ -96,11 +96,10 @@ func TestCluster_liveViewReloadsLikeOneProcess(t *testing.T) {
 
 	for _, c := range []struct{ tag, fault, back string }{
 		{"plain", "", ""},
-		// Killed as step 18's report reaches it, before the checkpoint
-		// that follows the second reload: the run goes back to the
-		// checkpoint after the first reload and replays the jump and the
-		// second reload from the journal.
-		{"lost", "shard1:report:18", "going back to the checkpoint of step 12 and replaying"},
+		// Killed as step 18's report reaches it: the run goes back to the
+		// checkpoint taken after the second reload (it holds the jump and
+		// what waits for step 18).
+		{"lost", "shard1:report:18", "going back to the checkpoint of step 17 and replaying"},
 		// Killed as the second reload reaches it: back over that reload,
 		// whose files the new shards get from the run's store.
 		{"reloading", "shard1:reload:17", "going back to the checkpoint of step 12 and replaying"},
@@ -206,9 +205,8 @@ func medicLua(t *testing.T, edited bool) string {
 // TestCluster_liveViewReloadAfterASignal: the page sends a signal whose
 // handler sends another for the next step, then reloads, between the same
 // two steps; a shard killed in the next step: the run goes back to the
-// checkpoint before that moment (a checkpoint taken after the reload would
-// not hold the signal sent for the next step) and replays the page's
-// signal and reload, to one process's trace and save.
+// checkpoint taken right after the reload, which holds the signal sent for
+// the next step, to one process's trace and save.
 func TestCluster_liveViewReloadAfterASignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
@@ -272,8 +270,8 @@ func TestCluster_liveViewReloadAfterASignal(t *testing.T) {
 		t.Fatalf("step: %d %s", code, b)
 	}
 	two.quit()
-	if !strings.Contains(two.all.String(), "going back to the checkpoint of step 0 and replaying") {
-		t.Errorf("btrun did not go back to the checkpoint of step 0:\n%s", two.all.String())
+	if !strings.Contains(two.all.String(), "going back to the checkpoint of step 5 and replaying") {
+		t.Errorf("btrun did not go back to the checkpoint of step 5:\n%s", two.all.String())
 	}
 	sameFiles(t, "two", out, trace, save)
 }

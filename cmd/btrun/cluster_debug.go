@@ -38,7 +38,6 @@ type clusterView struct {
 	why string       // what the page is told while cur is nil
 
 	reloads uint64 // the reloads journaled before the page's moment (cluster_livereload.go)
-	due     bool   // a checkpoint is due at the end of the step (cluster_livereload.go)
 }
 
 // startDebug readies the live view of the attempt's game g: at once on

@@ -348,7 +348,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		if err := c.Run(1); err != nil {
 			return st, err
 		}
-		if due := s.pageDue(); (due || c.Step()%every == 0) && c.Step() < until {
+		if c.Step()%every == 0 && c.Step() < until {
 			if err := s.checkpoint(c, until); err != nil {
 				return st, s.standDown(err)
 			}
