@@ -15,7 +15,12 @@ import (
 // of megabytes each), so without this a machine whose shards are killed
 // now and then fills its disk.
 func Dir(name string) (string, error) {
-	prefix := filepath.Join(os.TempDir(), name)
+	return DirIn(os.TempDir(), name)
+}
+
+// DirIn is Dir in the folder base instead of the system's temporary folder.
+func DirIn(base, name string) (string, error) {
+	prefix := filepath.Join(base, name)
 	RemoveStaleDirs(prefix)
 	var err error
 	for range 10 {

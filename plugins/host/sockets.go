@@ -19,16 +19,23 @@ const socketName = "/plugin0123456789"
 // (go-plugin's PLUGIN_UNIX_SOCKET_DIR): a plugin killed mid-run cannot
 // remove its socket, and before, each such kill left a file in the system's
 // temporary folder for good. The folder is the Set's own and Close removes
-// it; tempfile.Dir removes those of a btrun that was killed itself. Where
-// the temporary folder's path is so long that a socket's path inside a
-// folder of ours would be longer than a Unix socket takes, the plugins make
-// their sockets in the temporary folder itself, as go-plugin does by
+// it; tempfile.Dir removes those of a btrun that was killed itself. It is
+// made in the system's temporary folder, or, where that folder's path is
+// so long that a socket's path inside a folder of ours would be longer than
+// a Unix socket takes, in /tmp; where neither is short enough, the plugins
+// make their sockets in the temporary folder itself, as go-plugin does by
 // default ("").
 func socketDir() (string, error) {
 	const name = "btrun-sock"
-	longest := filepath.Join(os.TempDir(), tempfile.Name(name)) + socketName
-	if len(longest) > maxSocketPath {
-		return "", nil
+	for _, base := range []string{os.TempDir(), "/tmp"} {
+		longest := filepath.Join(base, tempfile.Name(name)) + socketName
+		if len(longest) > maxSocketPath {
+			continue
+		}
+		if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+			continue
+		}
+		return tempfile.DirIn(base, name)
 	}
-	return tempfile.Dir(name)
+	return "", nil
 }

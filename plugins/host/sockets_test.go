@@ -49,7 +49,7 @@ func TestClose_leavesNoSocketsBehind(t *testing.T) {
 }
 
 // A temporary folder whose path leaves no room for a folder of ours: the
-// plugins make their sockets there, as go-plugin does by default, and start.
+// Set's folder is made in /tmp instead, and removed by Close.
 func TestStart_longTemporaryFolder(t *testing.T) {
 	tmp := filepath.Join(t.TempDir(), strings.Repeat("d", 60-len(t.TempDir())))
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
@@ -60,5 +60,18 @@ func TestStart_longTemporaryFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := set.opts.socketDir
+	if filepath.Dir(dir) != "/tmp" {
+		t.Errorf("the sockets' folder is %q, not in /tmp", dir)
+	}
+	if err := syscall.Kill(set.Plugins()[0].Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
 	set.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s is left: %v", dir, err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in the temporary folder: %v", left)
+	}
 }
