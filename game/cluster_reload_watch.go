@@ -35,15 +35,16 @@ func (c *Conductor) BetweenSteps() error {
 	if g.pacer != nil {
 		g.pacer.wait(g.opts.Stop)
 	}
+	if c.since != nil && !c.replaying() { // the replay after a recovery is over (cluster_watch_recover.go)
+		c.settle()
+	}
 	if g.watcher == nil {
 		return nil
 	}
-	if c.home != nil { // on a copy: what the watcher saw waits for the run's folder
+	if c.home != nil || c.replaying() { // on a copy, or replaying: what the watcher saw waits
 		select {
 		case batch := <-g.watcher.w.Changes():
-			c.stale = append(c.stale, batch...)
-			slices.Sort(c.stale)
-			c.stale = slices.Compact(c.stale) // each path once, however long the replay
+			c.hold(batch)
 		default:
 		}
 		return nil
