@@ -35,7 +35,7 @@ func (c *Conductor) BetweenSteps() error {
 	if g.pacer != nil {
 		g.pacer.wait(g.opts.Stop)
 	}
-	if c.since != nil && !c.replaying() { // the replay after a recovery is over (cluster_watch_recover.go)
+	if c.rec.since != nil && !c.replaying() { // the replay after a recovery is over (cluster_watch_recover.go)
 		c.settle()
 	}
 	if g.watcher == nil {

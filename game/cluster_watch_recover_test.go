@@ -13,15 +13,46 @@ import (
 	"github.com/btrun/btrun/runtime"
 )
 
-// TestConductorWatch_anEditIsNotLostWithAShard: the watcher saw a script
-// edited and a new script added, and a shard is lost before the batch is
-// reloaded (no reload since the checkpoint). The next link's conductor is
-// told the checkpoint's files and the lost watcher's paths (Recovered):
-// it replays the journal (a signal after step 3), then reloads both at
-// the step after the replay, journaled; one process that reloads them
-// there writes the same trace, output and save. A second loss after that
-// reload replays it from the journal at the same step.
-func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
+// TestConductorWatch_anEditIsNotLostOverARecovery: the watcher saw a
+// script edited and a new script added, and the link is lost before the
+// batch is reloaded (no reload since the checkpoint, a signal journaled
+// after it). The next link's conductor opens the checkpoint's files and is
+// told which they are (Recovered): once its replay is over it reloads what
+// differs in the run's folder, journaled, and one process that reloads
+// there writes the same trace, output and save.
+//
+//   - a shard lost: the conductor lives and carries its watcher's paths
+//     (the new script, which no checkpoint names, too) and the step the
+//     lost link reached, after which the reload comes (the replay writes
+//     again what the lost link wrote); lost again after that reload, the
+//     run replays it from the journal at the same step;
+//   - a conductor lost (-resume): nothing is carried; the edited script
+//     differs from the checkpoint's, and is reloaded after the journaled
+//     signal, the replay's end.
+func TestConductorWatch_anEditIsNotLostOverARecovery(t *testing.T) {
+	const (
+		signal = 3 // a journaled signal after it
+		lost   = 4 // the step the lost link reached
+	)
+	t.Run("a shard lost", func(t *testing.T) {
+		testEditNotLost(t, lost, true, []string{"ai/count.lua", "ai/extra.lua"})
+	})
+	t.Run("the conductor lost", func(t *testing.T) {
+		testEditNotLost(t, signal, false, []string{"ai/count.lua"})
+	})
+}
+
+// testEditNotLost: the reload after step at, of changed; carried: the
+// lost conductor's watcher's paths and step are carried (a shard lost).
+func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
+	const (
+		back   = 2 // the checkpoint's step
+		signal = 3 // a journaled signal follows it
+		lost   = 4 // the step the lost link reached, the watcher's batch not reloaded
+		steps  = 8
+		script = "ai/count.lua"
+		extra  = "ai/extra.lua" // a new script: no checkpoint names it
+	)
 	files := map[string]string{}
 	for k, v := range counterGame {
 		files[k] = v
@@ -29,14 +60,6 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 	files["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
 	config := writeGame(t, files)
 	dir := filepath.Dir(config)
-	const (
-		back   = 2 // the checkpoint's step
-		signal = 3 // a journaled signal follows it: the replay's end
-		lost   = 4 // the shard lost after it, the watcher's batch not reloaded
-		steps  = 8
-		script = "ai/count.lua"
-		extra  = "ai/extra.lua" // a new script: no checkpoint names it
-	)
 	save := func(name, text string) { // as an editor saves
 		t.Helper()
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -53,7 +76,7 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 	}
 	ping := runtime.String("go")
 
-	// One process: the signal after step 3, then the reload.
+	// One process: the signal after step 3, the reload after step at.
 	cfg, err := LoadConfig(config)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +100,10 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 			if err := g.Signal("all", "Ping", ping); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if step == at {
 			edit()
-			if _, err := g.Reload(ReloadOptions{Changed: []string{script, extra}}); err != nil {
+			if _, err := g.Reload(ReloadOptions{Changed: changed}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -91,7 +116,7 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTrace, wantOut := soloTrace.String(), soloOut.String()
-	if !strings.Contains(wantOut, "v2 n=") || !strings.Contains(wantOut, "reload: ai/count.lua, ai/extra.lua") {
+	if !strings.Contains(wantOut, "v2 n=") || !strings.Contains(wantOut, "reload: "+strings.Join(changed, ", ")+":") {
 		t.Fatalf("one process did not reload the edit:\n%s", wantOut)
 	}
 	save(script, counterGame[script])
@@ -99,7 +124,7 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The first link, watching: the edit is seen, and a shard lost before
+	// The first link, watching: the edit is seen, and the link lost before
 	// the batch is reloaded.
 	var journal cluster.MemJournal
 	var store cluster.MemFiles
@@ -123,7 +148,7 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkpoint := first.save()
-	trace, out := first.trace.Len(), first.out.Len()
+	trace, out := first.trace.String(), first.out.String()
 	if err := c.Run(signal - back); err != nil {
 		t.Fatal(err)
 	}
@@ -154,15 +179,19 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 	if c.Reloads() != 0 {
 		t.Fatal("the first link reloaded")
 	}
+	to := c.Step()
 	first.stop()
+	if !carried {
+		held, to = nil, 0
+	}
 
 	// The next link, from the checkpoint's files (as btrun run opens them
-	// with -watch), told what the lost one held.
+	// with -watch).
 	home, err := LoadConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recover := func(checkpoint []byte, trace, out string, from uint64, held []string) (*testCluster, *Conductor) {
+	recover := func(held []string, to uint64) (*testCluster, *Conductor) {
 		t.Helper()
 		copied, err := WriteCheckpointFiles(&store, man, programs, home, t.TempDir())
 		if err != nil {
@@ -182,22 +211,22 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(tc.ch.g.stopWatching)
-		ins, err := journal.From(from)
+		ins, err := journal.From(back)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Replay(ins); err != nil {
 			t.Fatal(err)
 		}
-		c.Recovered(man, held)
+		c.Recovered(man, held, to)
 		return tc, c
 	}
-	tc, c2 := recover(checkpoint, first.trace.String()[:trace], first.out.String()[:out], back, held)
-	if err := c2.Run(signal - back); err != nil {
+	tc, c2 := recover(held, to)
+	if err := c2.Run(at - back); err != nil {
 		t.Fatal(err)
 	}
 	if c2.Reloads() != 0 {
-		t.Fatal("the conductor reloaded during the replay, before the journaled signal")
+		t.Fatalf("the conductor reloaded during the replay, before step %d", at)
 	}
 	if err := c2.Run(1); err != nil {
 		t.Fatal(err)
@@ -205,15 +234,20 @@ func TestConductorWatch_anEditIsNotLostWithAShard(t *testing.T) {
 	if c2.Reloads() != 1 {
 		t.Fatalf("after the replay the conductor reloaded %d times, not once", c2.Reloads())
 	}
-	// Lost again after the reload: its replay from the journal is at the
-	// same step (no watcher's paths held now: the files are the reload's).
-	tc.stop()
-	tc2, c3 := recover(checkpoint, first.trace.String()[:trace], first.out.String()[:out], back, nil)
-	if err := c3.Run(steps - back); err != nil {
+	if carried {
+		// Lost again after the reload: its replay from the journal is at
+		// the same step (nothing held now: the files are the reload's).
+		tc.stop()
+		tc, c2 = recover(nil, 0)
+		if err := c2.Run(at + 1 - back); err != nil {
+			t.Fatal(err)
+		}
+		if c2.Reloads() != 1 {
+			t.Fatalf("the second recovery reloaded %d times, not once (the journaled reload)", c2.Reloads())
+		}
+	}
+	if err := c2.Run(steps - at - 1); err != nil {
 		t.Fatal(err)
 	}
-	if c3.Reloads() != 1 {
-		t.Fatalf("the second recovery reloaded %d times, not once (the journaled reload)", c3.Reloads())
-	}
-	tc2.wantSolo("an edit the lost watcher saw, reloaded after the replay", wantTrace, wantOut, wantSave)
+	tc.wantSolo("an edit the lost link had not reloaded", wantTrace, wantOut, wantSave)
 }
