@@ -12,14 +12,19 @@ import (
 
 // TestCluster_watchLosesNoEditOverARecovery: `btrun run -shards 2 -watch`
 // loses no edit when a process is lost outside a reload. aim.lua is
-// edited while the run is stopped for a recovery: while no conductor runs
-// (conductor:step:30, then -resume -watch), and while a shard is stopped
-// (shard1:stop:30: the conductor's watcher sees the edit, and the
-// conductor loses the shard past its deadline before it reloads). Either
-// way the run goes back to the checkpoint of step 20, replays from the
-// checkpoint's files (not the edited folder), and reloads aim.lua at the
-// step after the replay: the trace and save are those of one process whose
-// inputs reload aim.lua after step 20.
+// edited while the run is stopped for a recovery:
+//   - while no conductor runs (conductor:step:30, then -resume -watch): the
+//     run goes back to the checkpoint of step 20, replays from the
+//     checkpoint's files (not the edited folder), and reloads aim.lua at the
+//     replay's end, after step 20 (nothing was journaled after it);
+//   - while a shard is stopped (shard1:stop:30): the conductor's watcher
+//     sees the edit, and the conductor loses the shard past its deadline
+//     before it reloads; it goes back to the checkpoint of step 20 and
+//     reloads aim.lua after step 30, which the lost link reached (what it
+//     wrote to the output, a stream, is written again up to there).
+//
+// The trace and save are those of one process whose inputs reload aim.lua
+// after the same step.
 func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
@@ -35,21 +40,44 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 		}
 		return dir, config
 	}
-	dir, config := game(t)
-	out := t.TempDir()
-	oneInputs := filepath.Join(dir, "one-inputs.txt")
-	if err := os.WriteFile(oneInputs, []byte("20 reload ai/aim.lua edits/aim-v2.lua\n"), 0o644); err != nil {
-		t.Fatal(err)
+	// One process whose inputs reload aim.lua after step at.
+	oneProcess := func(t *testing.T, at int) (trace, save []byte, stdout string) {
+		t.Helper()
+		dir, config := game(t)
+		inputs := filepath.Join(dir, "one-inputs.txt")
+		if err := os.WriteFile(inputs, []byte(strconv.Itoa(at)+" reload ai/aim.lua edits/aim-v2.lua\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
+		if one.code != 0 {
+			t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
+		}
+		if !strings.Contains(one.stdout, reloadLine) {
+			t.Fatalf("one process did not reload aim.lua:\n%s", one.stdout)
+		}
+		trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
+		save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
+		return trace, save, one.stdout
 	}
-	one := run(t, "", "run", "-config", config, "-inputs", oneInputs, "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav"))
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
+	// The run's output is one process's but for -watch's line and the
+	// summary; a resumed run's starts at its checkpoint (the lost
+	// conductor's stream went with it).
+	sameOutput := func(t *testing.T, got, want string, resumed bool) {
+		t.Helper()
+		body := func(s string) string {
+			if i := strings.Index(s, "\nbtrun: "); i >= 0 {
+				return s[:i+1]
+			}
+			return s
+		}
+		if first, rest, _ := strings.Cut(got, "\n"); strings.HasPrefix(first, "btrun: watching") {
+			got = rest
+		}
+		got, want = body(got), body(want)
+		if got == "" || got != want && (!resumed || !strings.HasSuffix(want, got)) {
+			t.Errorf("the output is not one process's (%d and %d bytes):\n%s", len(got), len(want), got)
+		}
 	}
-	if !strings.Contains(one.stdout, reloadLine) {
-		t.Fatalf("one process did not reload aim.lua:\n%s", one.stdout)
-	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
 	edit := func(t *testing.T, dir string) { // as an editor saves
 		t.Helper()
 		aim := filepath.Join(dir, "ai", "aim.lua")
@@ -66,6 +94,7 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 	}
 
 	t.Run("conductor", func(t *testing.T) {
+		trace, save, stdout := oneProcess(t, 20) // the checkpoint's step: nothing was journaled after it
 		dir, config := game(t)
 		a := args(dir, config, "watchresume")
 		if r := runFault(t, "conductor:step:30", a...); r.code == 0 {
@@ -82,6 +111,7 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 		if !strings.Contains(r.stdout, reloadLine) {
 			t.Errorf("the resumed run did not reload aim.lua:\n%s", r.stdout)
 		}
+		sameOutput(t, r.stdout, stdout, true)
 		sameFiles(t, "watchresume", dir, trace, save)
 	})
 
@@ -89,6 +119,7 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 		if _, err := os.Stat("/proc/self/stat"); err != nil {
 			t.Skip("needs Linux's /proc to see a process stopped")
 		}
+		trace, save, want := oneProcess(t, 30) // the step the lost link reached
 		dir, config := game(t)
 		cmd := command(args(dir, config, "watchshard")...)
 		cmd.Env = append(os.Environ(), "BTRUN_TEST_FAULT=shard1:stop:30")
@@ -116,8 +147,9 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 			t.Errorf("%q lacks %q", stderr.String(), want)
 		}
 		if !strings.Contains(stdout.String(), reloadLine) {
-			t.Errorf("the run did not reload aim.lua:\n%s\n%s", stdout.String(), stderr.String())
+			t.Errorf("the run did not reload aim.lua:\n%s", stdout.String())
 		}
+		sameOutput(t, stdout.String(), want, false)
 		sameFiles(t, "watchshard", dir, trace, save)
 	})
 }
