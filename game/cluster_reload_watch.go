@@ -22,7 +22,8 @@ import (
 // folder again, what changed there since that reload read it (an edit made
 // while no watcher ran, the process lost, or during the replay) is
 // reloaded at the next step's start, with the watcher's batch if one is
-// ready, as one process reloads an edit between two steps.
+// ready, as one process reloads an edit between two steps. Any recovery
+// does the same over the checkpoint's files (cluster_watch_recover.go).
 
 // BetweenSteps keeps the pace and applies the watcher's changes, as Run
 // does before each step in one process; Conductor.Run calls it before

@@ -34,8 +34,8 @@ func (s *clusterSession) watchCopies(from *cluster.Checkpoint) bool {
 }
 
 // watchRecovered tells the conductor that goes on from checkpoint from
-// (nil: the run's start) which files the run ran with there, and what the
-// lost link's watcher held, and how far the lost link went.
+// (nil: the run's start) which files the run ran with there, what the
+// lost link's watcher held and how far the lost link went.
 func (s *clusterSession) watchRecovered(c *game.Conductor, from *cluster.Checkpoint) error {
 	carry := s.carry
 	s.carry.held = nil // the link's conductor holds them now; the step stays (a replay lost in turn)
