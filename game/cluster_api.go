@@ -32,6 +32,7 @@ type Conductor struct {
 	home    *Config                 // the game opened from a copy of a checkpoint's files: its own config (cluster_reload_recover.go)
 	stale   []string                // the run's files edited since the last replayed reload read them (cluster_reload_watch.go)
 	seen    map[string]string       // what reloading stale read, by path: the watcher's late batch of it is no change
+	rec     watchRecovery           // a recovery's files and replay, for -watch (cluster_watch_recover.go)
 }
 
 // Conduct makes g, opened and not started, the conductor of the link's

@@ -22,7 +22,8 @@ import (
 // folder again, what changed there since that reload read it (an edit made
 // while no watcher ran, the process lost, or during the replay) is
 // reloaded at the next step's start, with the watcher's batch if one is
-// ready, as one process reloads an edit between two steps.
+// ready, as one process reloads an edit between two steps. Any recovery
+// does the same over the checkpoint's files (cluster_watch_recover.go).
 
 // BetweenSteps keeps the pace and applies the watcher's changes, as Run
 // does before each step in one process; Conductor.Run calls it before
@@ -35,15 +36,16 @@ func (c *Conductor) BetweenSteps() error {
 	if g.pacer != nil {
 		g.pacer.wait(g.opts.Stop)
 	}
+	if c.rec.since != nil && !c.replaying() { // the replay after a recovery is over (cluster_watch_recover.go)
+		c.settle()
+	}
 	if g.watcher == nil {
 		return nil
 	}
-	if c.home != nil { // on a copy: what the watcher saw waits for the run's folder
+	if c.home != nil || c.replaying() { // on a copy, or replaying: what the watcher saw waits
 		select {
 		case batch := <-g.watcher.w.Changes():
-			c.stale = append(c.stale, batch...)
-			slices.Sort(c.stale)
-			c.stale = slices.Compact(c.stale) // each path once, however long the replay
+			c.hold(batch)
 		default:
 		}
 		return nil

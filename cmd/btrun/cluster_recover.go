@@ -53,6 +53,7 @@ type clusterSession struct {
 
 	opened *cluster.ReloadManifest // the files the link's game opened with (cluster_reload_recover.go)
 	progs  programs                // the programs its plugins run (cluster_reload_recover.go)
+	carry  watchCarry              // what a lost link's watcher held (cluster_watch_recover.go)
 }
 
 // openSession takes the run's lease (waiting for it to run out if resume)
@@ -299,6 +300,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		st = c.Stats()
 		s.moves = addMoves(s.moves, c.Balancer())
 		if err != nil {
+			s.keepUnreloaded(c) // cluster_watch_recover.go: -watch's edits seen, not reloaded
 			// What closing a game that failed writes is no part of the run.
 			s.writers(func(w *runWriter) { w.off = true })
 			link.Close()
@@ -317,6 +319,9 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 		return st, err
 	}
 	if err := s.watch(c, from == nil && s.links == 1); err != nil { // cluster_reload.go
+		return st, err
+	}
+	if err := s.watchRecovered(c, from); err != nil { // cluster_watch_recover.go
 		return st, err
 	}
 	s.until, s.first = until, min(s.first, c.Step())

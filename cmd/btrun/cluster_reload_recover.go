@@ -101,7 +101,8 @@ func (s *clusterSession) putFiles(c *game.Conductor, seq uint64) ([]string, erro
 
 // checkpointConfig is the config the conductor opens the game with to go
 // back to checkpoint from: the run's, or, when a reload follows from in
-// the journal (a process lost during it), a copy of it that opens the
+// the journal (a process lost during it) or with -watch (the run's folder
+// may hold an edit not reloaded yet), a copy of it that opens the
 // checkpoint's files, written into a folder of their own (the caller
 // removes it: dir, "" for none).
 func (s *clusterSession) checkpointConfig(from *cluster.Checkpoint) (cfg *game.Config, dir string, err error) {
@@ -113,7 +114,9 @@ func (s *clusterSession) checkpointConfig(from *cluster.Checkpoint) (cfg *game.C
 		return nil, "", err
 	}
 	if err := beforeReload(from.Step, ins); err == nil {
-		return s.r.cfg, "", nil
+		if !s.watchCopies(from) { // cluster_watch_recover.go: with -watch, the checkpoint's files too
+			return s.r.cfg, "", nil
+		}
 	} else if !slices.Contains(from.Parts, filesPart) {
 		return nil, "", err // a checkpoint that names no files
 	}

@@ -1,0 +1,253 @@
+package game
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/btrun/btrun/cluster"
+	"github.com/btrun/btrun/runtime"
+)
+
+// TestConductorWatch_anEditIsNotLostOverARecovery: the watcher saw a
+// script edited and a new script added, and the link is lost before the
+// batch is reloaded (no reload since the checkpoint, a signal journaled
+// after it). The next link's conductor opens the checkpoint's files and is
+// told which they are (Recovered): once its replay is over it reloads what
+// differs in the run's folder, journaled, and one process that reloads
+// there writes the same trace, output and save.
+//
+//   - a shard lost: the conductor lives and carries its watcher's paths
+//     (the new script, which no checkpoint names, too) and the step the
+//     lost link reached, after which the reload comes (the replay writes
+//     again what the lost link wrote); lost again after that reload, the
+//     run replays it from the journal at the same step;
+//   - a conductor lost (-resume): nothing is carried; the edited script
+//     differs from the checkpoint's, and is reloaded after the journaled
+//     signal, the replay's end.
+func TestConductorWatch_anEditIsNotLostOverARecovery(t *testing.T) {
+	const (
+		signal = 3 // a journaled signal after it
+		lost   = 4 // the step the lost link reached
+	)
+	t.Run("a shard lost", func(t *testing.T) {
+		testEditNotLost(t, lost, true, []string{"ai/count.lua", "ai/extra.lua"})
+	})
+	t.Run("the conductor lost", func(t *testing.T) {
+		testEditNotLost(t, signal, false, []string{"ai/count.lua"})
+	})
+}
+
+// testEditNotLost: the reload after step at, of changed; carried: the
+// lost conductor's watcher's paths and step are carried (a shard lost).
+func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
+	const (
+		back   = 2 // the checkpoint's step
+		signal = 3 // a journaled signal follows it
+		lost   = 4 // the step the lost link reached, the watcher's batch not reloaded
+		steps  = 8
+		script = "ai/count.lua"
+		extra  = "ai/extra.lua" // a new script: no checkpoint names it
+	)
+	files := map[string]string{}
+	for k, v := range counterGame {
+		files[k] = v
+	}
+	files["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
+	config := writeGame(t, files)
+	dir := filepath.Dir(config)
+	save := func(name, text string) { // as an editor saves
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.WriteFile(p+".new", []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".new", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit := func() {
+		save(script, strings.ReplaceAll(counterGame[script], "v1", "v2"))
+		save(extra, "local bt = require(\"bt\")\nbt.action(\"extra\", function(ctx) return bt.SUCCESS end)\n")
+	}
+	ping := runtime.String("go")
+
+	// One process: the signal after step 3, the reload after step at.
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var soloTrace, soloOut bytes.Buffer
+	g, err := Open(cfg, Options{TraceTo: &soloTrace, Stdout: &soloOut, Stderr: &soloOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for step := 1; step <= steps; step++ {
+		if err := g.Run(1); err != nil {
+			t.Fatal(err)
+		}
+		if step == signal {
+			if err := g.Signal("all", "Ping", ping); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if step == at {
+			edit()
+			if _, err := g.Reload(ReloadOptions{Changed: changed}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wantSave, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantTrace, wantOut := soloTrace.String(), soloOut.String()
+	if !strings.Contains(wantOut, "v2 n=") || !strings.Contains(wantOut, "reload: "+strings.Join(changed, ", ")+":") {
+		t.Fatalf("one process did not reload the edit:\n%s", wantOut)
+	}
+	save(script, counterGame[script])
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(extra))); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first link, watching: the edit is seen, and the link lost before
+	// the batch is reloaded.
+	var journal cluster.MemJournal
+	var store cluster.MemFiles
+	man, programs := storeFiles(t, config, &store)
+	shardFiles := func() string {
+		p, err := WriteStoredFiles(&store, man, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &store})
+	c := first.conductor()
+	c.SetJournal(&journal)
+	c.SetFiles(&store)
+	if err := c.Watch(false); err != nil {
+		t.Fatal(err)
+	}
+	defer first.ch.g.stopWatching()
+	if err := c.Run(back); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint := first.save()
+	trace, out := first.trace.String(), first.out.String()
+	if err := c.Run(signal - back); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Signal("all", "Ping", ping); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(lost - signal); err != nil {
+		t.Fatal(err)
+	}
+	edit()
+	want := make([]string, 0, 2)
+	for _, name := range []string{script, extra} { // sorted, as the watcher reports them
+		p, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p)
+	}
+	var held []string
+	deadline := time.Now().Add(time.Minute) // a hang guard only: the test waits for the watcher's batch
+	for !slices.Equal(held, want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher saw %q in a minute, not %q", held, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+		held = c.Unreloaded()
+	}
+	if c.Reloads() != 0 {
+		t.Fatal("the first link reloaded")
+	}
+	to := c.Step()
+	first.stop()
+	if !carried {
+		held, to = nil, 0
+	}
+
+	// The next link, from the checkpoint's files (as btrun run opens them
+	// with -watch).
+	home, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recover := func(held []string, to uint64) (*testCluster, *Conductor) {
+		t.Helper()
+		copied, err := WriteCheckpointFiles(&store, man, programs, home, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := openCluster(t, clusterSetup{name: copied, shards: 2, shardFiles: shardFiles, store: &store})
+		tc.load(checkpoint)
+		tc.trace.Reset()
+		tc.out.Reset()
+		tc.trace.WriteString(trace)
+		tc.out.WriteString(out)
+		c := tc.conductor()
+		c.SetJournal(&journal)
+		c.SetFiles(&store)
+		c.SetFilesCopy(home)
+		if err := c.Watch(false); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(tc.ch.g.stopWatching)
+		ins, err := journal.From(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Replay(ins); err != nil {
+			t.Fatal(err)
+		}
+		c.Recovered(man, held, to)
+		return tc, c
+	}
+	tc, c2 := recover(held, to)
+	if err := c2.Run(at - back); err != nil {
+		t.Fatal(err)
+	}
+	if c2.Reloads() != 0 {
+		t.Fatalf("the conductor reloaded during the replay, before step %d", at)
+	}
+	if err := c2.Run(1); err != nil {
+		t.Fatal(err)
+	}
+	if c2.Reloads() != 1 {
+		t.Fatalf("after the replay the conductor reloaded %d times, not once", c2.Reloads())
+	}
+	if carried {
+		// Lost again after the reload: its replay from the journal is at
+		// the same step (nothing held now: the files are the reload's).
+		tc.stop()
+		tc, c2 = recover(nil, 0)
+		if err := c2.Run(at + 1 - back); err != nil {
+			t.Fatal(err)
+		}
+		if c2.Reloads() != 1 {
+			t.Fatalf("the second recovery reloaded %d times, not once (the journaled reload)", c2.Reloads())
+		}
+	}
+	if err := c2.Run(steps - at - 1); err != nil {
+		t.Fatal(err)
+	}
+	tc.wantSolo("an edit the lost link had not reloaded", wantTrace, wantOut, wantSave)
+}
