@@ -1,0 +1,100 @@
+package game
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// refuseGame: the world signals agents of two trees. The k agents' tree
+// sets a number variable from a signal's data (Hurt's hp); the t agents
+// hold stimuli without forgetting them, at most 64KB each. The world
+// sends Hurt with data that does not fit, to one agent and to all, and
+// fills the t agents' stimuli with a big signal every tick, until they
+// refuse; a flood to all is refused by the first full agent. Each refusal
+// is a Lua error at the world's line: caught by pcall and logged, or not
+// caught, ending the tick.
+func refuseGame() map[string]string {
+	return map[string]string{
+		"config.toml": `[run]
+steps = 20
+stimulus_memory = "64KB"
+[scripts]
+paths = ["ai"]
+world = "ai/world.lua"
+[[trees]]
+name = "k"
+file = "ai/k.xml"
+[[trees]]
+name = "t"
+file = "ai/t.xml"
+[[agents]]
+tree = "k"
+count = 2
+[[agents]]
+tree = "t"
+count = 4
+`,
+		"ai/k.xml": `<behaviorTree>
+  <variables><variable name="Health" type="number" default="100"/></variables>
+  <signals><signal name="Hurt" variable="Health" from="hp"/></signals>
+  <running id="hold"/>
+</behaviorTree>`,
+		"ai/t.xml": `<behaviorTree><running id="hold"/></behaviorTree>`,
+		"ai/world.lua": `local world = {}
+local function try(...)
+  local ok, err = pcall(game_signal, ...)
+  if not ok then game_log("refused: " .. tostring(err)) end
+end
+function world.tick(game)
+  game_signal = function(...) return game.signal(...) end
+  game_log = game.log
+  local s = game.step
+  game.log("tick", s)
+  if s == 2 then try("k-2", "Hurt", { hp = "lots" }) end
+  if s == 3 then try("all", "Hurt", { hp = "x" }) end
+  if s == 4 then try("all", "Hurt", { hp = 7 }) end
+  if s == 5 then game.signal("k-1", "Hurt", { hp = true }) end -- not caught: ends the tick
+  if s >= 2 then try("t-" .. (s % 4 + 1), "W" .. s, string.rep("w", 20000)) end
+  if s % 5 == 0 then try("all", "Flood", string.rep("f", 15000)) end
+  if s == 17 then game.signal("t-2", "X" .. s, string.rep("x", 30000)) end -- not caught
+  game.log("tock", s)
+end
+return world`,
+	}
+}
+
+// TestCluster_worldSignalRefusedAsInOneProcess: the world's game.signal
+// that one process refuses (data that does not fit a receiver's signal
+// line, a receiver whose stimuli are full; to one agent and to all) is
+// refused alike on a cluster, whether its conductor holds copies of the
+// agents or none (Options.Conductor: the shards are asked): the same
+// Lua errors at the same lines, nothing delivered, the same trace, output
+// and save, on 1, 2 and 3 shards.
+func TestCluster_worldSignalRefusedAsInOneProcess(t *testing.T) {
+	config := writeGame(t, refuseGame())
+	const steps = 20
+	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, config, 0), Options{}, steps, true)
+	for _, want := range []string{
+		`refused: ai/world.lua:7: game.signal("k-2", "Hurt", data): agent k-2: `,
+		`refused: ai/world.lua:7: game.signal("all", "Hurt", data): agent k-1: `,
+		`ai/world.lua:14: game.signal("k-1", "Hurt", data): agent k-1: `,
+		`game.signal("t-`, `cannot hold signal "W`,
+		`game.signal("all", "Flood", data): agent t-`,
+		`ai/world.lua:17: game.signal("t-2", "X17", data): agent t-2: cannot hold signal "X17"`,
+	} {
+		if !strings.Contains(wantOut, want) {
+			t.Fatalf("one process's output has no %q (the game does not test what it should):\n%s", want, wantOut)
+		}
+	}
+	if !strings.Contains(wantTrace, `"agent":"k-1","signal":"Hurt","from":"world"`) {
+		t.Fatalf("the fitting Hurt was not delivered:\n%s", wantTrace)
+	}
+	for _, copies := range []bool{false, true} {
+		for shards := 1; shards <= 3; shards++ {
+			tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: copies})
+			tc.steps(1, steps)
+			tc.wantSolo(fmt.Sprintf("copies %v, %d shards", copies, shards), wantTrace, wantOut, wantSave)
+		}
+	}
+}
