@@ -98,3 +98,42 @@ func TestCluster_worldSignalRefusedAsInOneProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestCluster_worldInitSignalRefusedAsInOneProcess: the world's init,
+// which every process of a cluster runs (the conductor without agents,
+// each shard with its own), refuses a signal whose data does not fit a
+// receiver's signal line as one process does, whichever process holds the
+// receiver: every process checks the data against the receiver's tree in
+// its directory.
+func TestCluster_worldInitSignalRefusedAsInOneProcess(t *testing.T) {
+	files := refuseGame()
+	files["ai/world.lua"] = `local world = {}
+function world.init(game)
+  for _, to in ipairs({ "k-2", "all", "t-4" }) do
+    local ok, err = pcall(game.signal, to, "Hurt", { hp = "lots" })
+    game.log(to, ok, err)
+  end
+  game.signal("all", "Hurt", { hp = 3 })
+end
+function world.tick(game) game.log("tick", game.step) end
+return world`
+	config := writeGame(t, files)
+	const steps = 3
+	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, config, 0), Options{}, steps, true)
+	for _, want := range []string{
+		`world k-2 false ai/world.lua:4: game.signal("k-2", "Hurt", data): agent k-2: signal "Hurt" sets variable "Health"`,
+		`world all false ai/world.lua:4: game.signal("all", "Hurt", data): agent k-1: signal "Hurt" sets variable "Health"`,
+		`world t-4 true`,
+	} {
+		if !strings.Contains(wantOut, want) {
+			t.Fatalf("one process's output has no %q:\n%s", want, wantOut)
+		}
+	}
+	for _, copies := range []bool{false, true} {
+		for shards := 1; shards <= 3; shards++ {
+			tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: copies})
+			tc.steps(1, steps)
+			tc.wantSolo(fmt.Sprintf("copies %v, %d shards", copies, shards), wantTrace, wantOut, wantSave)
+		}
+	}
+}
