@@ -1,6 +1,7 @@
 package game
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/btrun/btrun/cluster"
@@ -149,3 +150,8 @@ func (h *shardHost) worldAhead(d *cluster.Item) {
 		g.plugins.Advance(g.step)
 	}
 }
+
+// errClusterSignal is Game.Signal on a cluster's game: the conductor's
+// delivery would go out with no journal and no check, a shard's would
+// reach its agents alone.
+var errClusterSignal = errors.New("game: this game is a part of a cluster's run: send signals from Go with Conductor.Signal, which journals them and has the receivers' shards check and deliver them")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/runtime"
 )
 
 // refuseGame: the world signals agents of two trees. The k agents' tree
@@ -134,6 +136,30 @@ return world`
 			tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: copies})
 			tc.steps(1, steps)
 			tc.wantSolo(fmt.Sprintf("copies %v, %d shards", copies, shards), wantTrace, wantOut, wantSave)
+		}
+	}
+}
+
+// TestCluster_goSignalOnAClustersGameIsRefused: Game.Signal on the game of
+// a cluster's conductor or shard would deliver on that process alone (the
+// conductor's delivery was dropped with the next step's start); it is
+// refused, naming Conductor.Signal, which journals the signal and has the
+// receivers' shards check and deliver it.
+func TestCluster_goSignalOnAClustersGameIsRefused(t *testing.T) {
+	config := writeGame(t, refuseGame())
+	for _, copies := range []bool{false, true} {
+		tc := openCluster(t, clusterSetup{name: config, shards: 2, copies: copies})
+		tc.steps(1, 2)
+		for _, g := range []*Game{tc.ch.g, tc.shards[0].g, tc.shards[1].g} {
+			err := g.Signal("t-1", "Poke", runtime.Value{})
+			if err == nil || !strings.Contains(err.Error(), "Conductor.Signal") {
+				t.Errorf("copies %v: Game.Signal on a cluster's game: %v", copies, err)
+			}
+		}
+		tc.steps(3, 3)
+		trace, _ := tc.finish()
+		if strings.Contains(trace, `"signal":"Poke"`) {
+			t.Errorf("copies %v: a refused signal was delivered", copies)
 		}
 	}
 }
