@@ -163,3 +163,70 @@ func TestCluster_goSignalOnAClustersGameIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// refuseHandlersGame is refuseGame whose t agents run an action with
+// handlers: Poke forgets the stimulus its data names, logs and sends k-1
+// an Ack; so a tick's later signal to the agent fits only because of
+// what an earlier one's handler did.
+func refuseHandlersGame() map[string]string {
+	files := refuseGame()
+	files["ai/t.xml"] = `<behaviorTree><action id="keep" name="keep"/></behaviorTree>`
+	files["ai/t.lua"] = `local bt = require("bt")
+bt.action("keep", {
+  run = function(ctx) return bt.RUNNING end,
+  on = {
+    Poke = function(ctx, params, data)
+      ctx:forget(data)
+      ctx:log("forgot " .. data)
+      ctx:send("k-1", "Ack", ctx.id)
+    end,
+  },
+})`
+	files["ai/world.lua"] = strings.Replace(files["ai/world.lua"], `  game.log("tock", s)`,
+		`  if s == 8 or s == 12 then
+    try("t-1", "Y" .. s, string.rep("y", 20000))
+    try("t-1", "Poke", "W" .. (s - 4))
+    try("t-1", "Z" .. s, string.rep("z", 20000))
+  end
+  game.log("tock", s)`, 1)
+	return files
+}
+
+// TestCluster_worldSignalsAfterHandlersAsInOneProcess: a tick's signals
+// meet their receivers as the tick's earlier signals and their handlers
+// left them (a handler that forgets a stimulus makes room for the next
+// signal, one that sends queues it first in the step), on shards with 2
+// workers, with and without copies; and a save made on one layout
+// mid-run, loaded on another, ends with one process's save.
+func TestCluster_worldSignalsAfterHandlersAsInOneProcess(t *testing.T) {
+	config := writeGame(t, refuseHandlersGame())
+	const steps = 20
+	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, config, 0), Options{}, steps, true)
+	for _, want := range []string{"t-1 log keep: forgot W8", "t-1 <- signal Z12", `game.signal("t-1", "Y12", data): agent t-1: cannot hold`} {
+		if !strings.Contains(wantOut, want) {
+			t.Fatalf("one process's output has no %q:\n%s", want, wantOut)
+		}
+	}
+	if !strings.Contains(wantTrace, `"agent":"k-1","signal":"Ack","from":"t-1"`) {
+		t.Fatalf("no Ack in one process's trace")
+	}
+	for _, copies := range []bool{false, true} {
+		for shards := 1; shards <= 3; shards++ {
+			tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: 2, copies: copies})
+			tc.steps(1, steps)
+			tc.wantSolo(fmt.Sprintf("copies %v, %d shards", copies, shards), wantTrace, wantOut, wantSave)
+		}
+	}
+	first := openCluster(t, clusterSetup{name: config, shards: 2})
+	first.steps(1, 10)
+	mid := first.save()
+	first.stop()
+	for _, shards := range []int{1, 3} {
+		tc := openCluster(t, clusterSetup{name: config, shards: shards})
+		tc.load(mid)
+		tc.steps(11, steps)
+		if save := tc.save(); string(save) != string(wantSave) {
+			t.Errorf("saved on 2 shards at step 10, loaded on %d: the final save differs from one process's", shards)
+		}
+	}
+}
