@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -227,6 +228,46 @@ func TestCluster_worldSignalsAfterHandlersAsInOneProcess(t *testing.T) {
 		tc.steps(11, steps)
 		if save := tc.save(); string(save) != string(wantSave) {
 			t.Errorf("saved on 2 shards at step 10, loaded on %d: the final save differs from one process's", shards)
+		}
+	}
+}
+
+// TestCluster_worldSignalsReplayedFromACheckpoint: a run that goes back to
+// a checkpoint (its conductor died after it) runs the world's ticks again
+// on the restored shards: the same refusals, deliveries and handlers, and
+// one process's trace, output and save, on another number of shards.
+func TestCluster_worldSignalsReplayedFromACheckpoint(t *testing.T) {
+	config := writeGame(t, refuseHandlersGame())
+	const steps, ckpt, cut = 20, 7, 14
+	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, config, 0), Options{}, steps, true)
+	for _, shards := range []int{3, 1} {
+		for _, copies := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d/copies=%v", shards, copies), func(t *testing.T) {
+				run := t.Name()
+				store := cluster.SharedMemStore(run)
+				a := openCluster(t, clusterSetup{name: config, shards: 2, copies: copies})
+				a.steps(1, ckpt)
+				if _, err := a.conductor().WriteCheckpoint(store, run, cluster.Checkpoint{Seq: 1, Until: steps}); err != nil {
+					t.Fatal(err)
+				}
+				traceAt, outAt := a.trace.Len(), a.out.Len()
+				a.steps(ckpt+1, cut) // lost with the conductor
+				a.stop()
+				cp, ok, err := store.Latest()
+				if err != nil || !ok {
+					t.Fatalf("the run's checkpoint: %+v, %v, %v", cp, ok, err)
+				}
+				b := openCluster(t, clusterSetup{name: config, shards: shards, copies: copies})
+				if err := b.conductor().RestoreCheckpoint(store, run, cp); err != nil {
+					t.Fatal(err)
+				}
+				b.trace.Reset()
+				b.out.Reset()
+				b.trace.Write(a.trace.Bytes()[:traceAt])
+				b.out.Write(a.out.Bytes()[:outAt])
+				b.steps(ckpt+1, steps)
+				b.wantSolo("", wantTrace, wantOut, wantSave)
+			})
 		}
 	}
 }
