@@ -271,3 +271,86 @@ func TestCluster_worldSignalsReplayedFromACheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// refusedInputs are signals from outside between steps, from a Go program
+// ("go") and the live view ("signal"), that the receivers refuse: data that
+// does not fit a signal line, a stimulus a full receiver cannot hold.
+var refusedInputs = []pageInput{
+	{4, "signal", "k-2", "Hurt", runtime.Table("hp", "x")},
+	{4, "go", "all", "Hurt", runtime.Table("hp", true)},
+	{4, "go", "k-1", "Hurt", runtime.Table("hp", 5)},
+	{9, "signal", "t-2", "Big", runtime.String(strings.Repeat("b", 40000))},
+	{9, "go", "t-2", "Big2", runtime.String(strings.Repeat("b", 40000))},
+	{13, "go", "all", "Flood2", runtime.String(strings.Repeat("f", 30000))},
+	{13, "signal", "t-1", "Small", runtime.String("s")},
+}
+
+// sendRefused sends the refusedInputs that follow step s and returns each
+// one's error text ("" for none), go through send, the page's through h.
+func sendRefused(s uint64, send func(to, name string, data runtime.Value) error, h DebugHost) []string {
+	var errs []string
+	for _, in := range refusedInputs {
+		if in.after != s {
+			continue
+		}
+		var err error
+		if in.kind == "go" {
+			err = send(in.to, in.name, in.data)
+		} else {
+			err = h.SendSignal(in.to, in.name, in.data)
+		}
+		text := ""
+		if err != nil {
+			text = err.Error()
+		}
+		errs = append(errs, fmt.Sprintf("after %d, %s %s to %s: %s", s, in.kind, in.name, in.to, text))
+	}
+	return errs
+}
+
+// TestConductor_inputsRefusedAsInOneProcess: a Go program's signals
+// (Conductor.Signal) and the live view's (checked against the conductor's
+// copies) that one process refuses are refused on a cluster with the same
+// errors, and nothing of them is delivered, among the world's signals
+// that the shards check and deliver during the ticks: the same trace,
+// output and save on 1, 2 and 3 shards.
+func TestConductor_inputsRefusedAsInOneProcess(t *testing.T) {
+	config := writeGame(t, refuseHandlersGame())
+	const steps = 16
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantErrs []string
+	before := func(g *Game, s StepInfo) error {
+		wantErrs = append(wantErrs, sendRefused(s.Step-1, g.Signal, g.host())...)
+		return nil
+	}
+	wantTrace, wantOut, wantSave := soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
+	refused := 0
+	for _, e := range wantErrs {
+		if !strings.HasSuffix(e, ": ") {
+			refused++
+		}
+	}
+	if refused < 4 || refused == len(wantErrs) {
+		t.Fatalf("one process refused %d of %d inputs: the test shows little\n%s", refused, len(wantErrs), strings.Join(wantErrs, "\n"))
+	}
+	for shards := 1; shards <= 3; shards++ {
+		tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: true}) // a live view draws copies
+		c := tc.conductor()
+		h := attachPage(c)
+		var errs []string
+		for c.Step() < steps {
+			errs = append(errs, sendRefused(c.Step(), c.Signal, h)...)
+			if err := c.Run(1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := strings.Join(errs, "\n"), strings.Join(wantErrs, "\n"); got != want {
+			t.Errorf("%d shards: the inputs' errors:\n%s\nwant:\n%s", shards, got, want)
+		}
+		tc.wantSolo(fmt.Sprintf("%d shards", shards), wantTrace, wantOut, wantSave)
+		tc.stop()
+	}
+}
