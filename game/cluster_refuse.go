@@ -55,7 +55,7 @@ func (r *clusterRole) beginTick() { r.refuse.ticking = r.refuse.c != nil }
 // once: the conductor runs a step's tick.
 func (g *Game) worldSignals() bool {
 	r := g.cl
-	return r != nil && r.conductor && r.live && r.refuse.ticking && !g.silent
+	return r != nil && r.conductor && r.live && r.refuse.ticking
 }
 
 // worldSignal is game.signal(to, name, data) on a live conductor (ga nil:
@@ -134,10 +134,11 @@ func (h *shardHost) checkWorld(d *cluster.Item, data runtime.Value, out *cluster
 }
 
 // worldAhead readies the shard for a world's delivery: it comes during the
-// conductor's tick, before the step's start, and is of that step; the
+// conductor's tick, before the step's start, and is of that step (a live
+// conductor sends every world signal so, none with the step's start); the
 // first begins the step as Begin does before its deliveries (Begin then
 // adds the world's game.shared, which one process publishes after the
-// tick).
+// tick, so the handlers see the one before, as there).
 func (h *shardHost) worldAhead(d *cluster.Item) {
 	g := h.g
 	if d.Text != worldSender || g.cl.refuse.early {
