@@ -168,8 +168,10 @@ func TestCluster_goSignalOnAClustersGameIsRefused(t *testing.T) {
 // refuseHandlersGame is refuseGame whose t agents run an action with
 // handlers: Poke forgets the stimulus its data names, logs and sends k-1
 // an Ack; so a tick's later signal to the agent fits only because of
-// what an earlier one's handler did.
-func refuseHandlersGame() map[string]string {
+// what an earlier one's handler did. With shared, the world sets
+// game.shared each tick, which the handlers of its signals see only from
+// the next tick on.
+func refuseHandlersGame(shared bool) map[string]string {
 	files := refuseGame()
 	files["ai/t.xml"] = `<behaviorTree><action id="keep" name="keep"/></behaviorTree>`
 	files["ai/t.lua"] = `local bt = require("bt")
@@ -178,11 +180,14 @@ bt.action("keep", {
   on = {
     Poke = function(ctx, params, data)
       ctx:forget(data)
-      ctx:log("forgot " .. data)
+      ctx:log("forgot " .. data .. ", shared " .. tostring(bt.shared and bt.shared.n))
       ctx:send("k-1", "Ack", ctx.id)
     end,
   },
 })`
+	if shared {
+		files["ai/world.lua"] = strings.Replace(files["ai/world.lua"], `  local s = game.step`, "  local s = game.step\n  game.shared = { n = s }", 1)
+	}
 	files["ai/world.lua"] = strings.Replace(files["ai/world.lua"], `  game.log("tock", s)`,
 		`  if s == 8 or s == 12 then
     try("t-1", "Y" .. s, string.rep("y", 20000))
@@ -200,10 +205,10 @@ bt.action("keep", {
 // workers, with and without copies; and a save made on one layout
 // mid-run, loaded on another, ends with one process's save.
 func TestCluster_worldSignalsAfterHandlersAsInOneProcess(t *testing.T) {
-	config := writeGame(t, refuseHandlersGame())
+	config := writeGame(t, refuseHandlersGame(true))
 	const steps = 20
 	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, config, 0), Options{}, steps, true)
-	for _, want := range []string{"t-1 log keep: forgot W8", "t-1 <- signal Z12", `game.signal("t-1", "Y12", data): agent t-1: cannot hold`} {
+	for _, want := range []string{"t-1 log keep: forgot W8, shared 11", "t-1 <- signal Z12", `game.signal("t-1", "Y12", data): agent t-1: cannot hold`} {
 		if !strings.Contains(wantOut, want) {
 			t.Fatalf("one process's output has no %q:\n%s", want, wantOut)
 		}
@@ -237,7 +242,10 @@ func TestCluster_worldSignalsAfterHandlersAsInOneProcess(t *testing.T) {
 // on the restored shards: the same refusals, deliveries and handlers, and
 // one process's trace, output and save, on another number of shards.
 func TestCluster_worldSignalsReplayedFromACheckpoint(t *testing.T) {
-	config := writeGame(t, refuseHandlersGame())
+	// Without game.shared: it is not saved, and what a handler that runs
+	// before the first tick after a load reads of bt.shared is not the
+	// continuous run's, in one process either.
+	config := writeGame(t, refuseHandlersGame(false))
 	const steps, ckpt, cut = 20, 7, 14
 	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, config, 0), Options{}, steps, true)
 	for _, shards := range []int{3, 1} {
@@ -315,7 +323,7 @@ func sendRefused(s uint64, send func(to, name string, data runtime.Value) error,
 // that the shards check and deliver during the ticks: the same trace,
 // output and save on 1, 2 and 3 shards.
 func TestConductor_inputsRefusedAsInOneProcess(t *testing.T) {
-	config := writeGame(t, refuseHandlersGame())
+	config := writeGame(t, refuseHandlersGame(true))
 	const steps = 16
 	cfg, err := LoadConfig(config)
 	if err != nil {
