@@ -72,6 +72,8 @@ type clusterRole struct {
 
 	start startRecords // what the start wrote, by place (cluster_nocopy_start.go)
 
+	refuse clusterRefuse // the world's signals, checked and delivered at once (cluster_refuse.go)
+
 }
 
 // holds reports whether the agent at place i steps here.
@@ -222,6 +224,7 @@ func newConductor(g *Game, trace, out io.Writer) (*conductorHost, error) {
 // dropped); else the world's part here and the agents' on their shards
 // (cluster_nocopy_start.go).
 func (h *conductorHost) start(c *cluster.Conductor) error {
+	h.using(c) // cluster_refuse.go
 	if !h.copies() {
 		return h.startNoCopy(c)
 	}
@@ -276,12 +279,16 @@ func (h *conductorHost) BeginStep(step uint64) (float64, []byte, []cluster.Item,
 	if g.plugins != nil {
 		g.plugins.Advance(step) // the plugins run here (cluster_plugins.go): restarts due, as one process
 	}
+	r.beginTick() // cluster_refuse.go
 	g.tickWorld(step, t)
 	g.deliverSchedule(step, t)
 	if err := g.flushTrace(); err != nil {
 		return 0, nil, nil, err
 	}
 	r.ownLines()
+	if err := r.tickDone(); err != nil { // cluster_refuse.go
+		return 0, nil, nil, err
+	}
 	var shared []byte
 	if g.lua != nil && g.lua.game != nil {
 		if v := g.lua.game.RawGetString("shared"); v != lua.LNil || r.shared {
@@ -448,6 +455,7 @@ func (h *shardHost) start() error {
 
 func (h *shardHost) Begin(step uint64, t float64, shared []byte) error {
 	g := h.g
+	g.cl.refuse.early = false // cluster_refuse.go: the world's deliveries began the step, or none
 	g.step = step
 	stepMark(step)     // cluster_stepmark.go
 	g.syncWorkerEnvs() // workers.go: before this step's deliveries reach agents
@@ -476,6 +484,7 @@ func (h *shardHost) Begin(step uint64, t float64, shared []byte) error {
 
 func (h *shardHost) Deliver(d *cluster.Item, out *cluster.Out) error {
 	g := h.g
+	h.worldAhead(d) // cluster_refuse.go: the world's signals come during the tick
 	s := g.step
 	t := g.Time(s)
 	data, err := decodeValue(d.Data)
@@ -879,6 +888,7 @@ func (h *conductorHost) save(c *cluster.Conductor) ([]byte, error) {
 // load loads a save file on the conductor, and on every shard its
 // agents' part of it.
 func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
+	h.using(c) // cluster_refuse.go
 	if !h.copies() {
 		return h.loadNoCopy(c, data) // cluster_nocopy_load.go
 	}

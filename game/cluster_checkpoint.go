@@ -142,6 +142,7 @@ func (h *conductorHost) encodePart(parts []cluster.PartInfo, waiting []byte) ([]
 // restorePart makes the conductor what its part says, then every shard
 // what the parts of its range say.
 func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint, data []byte, run string) error {
+	h.using(c) // cluster_refuse.go
 	g := h.g
 	_, d, err := savecodec.ReadContainer(conductorPartMagic, data)
 	if err != nil {

@@ -163,6 +163,9 @@ func (h *shardHost) CheckDelivery(d *cluster.Item, out *cluster.Out) error {
 	if err != nil {
 		return err
 	}
+	if d.Text == worldSender {
+		return h.checkWorld(d, data, out) // cluster_refuse.go
+	}
 	refuse := func(ga *gameAgent, reason string) {
 		out.Add(cluster.Place(cluster.PhaseDelivery, int64(ga.idx)), 0,
 			cluster.Item{Kind: cluster.Answer, Agent: ga.idx, Peer: -1, Text: reason})
@@ -193,4 +196,4 @@ func (h *shardHost) CheckDelivery(d *cluster.Item, out *cluster.Out) error {
 // shard's load restores only its agents (restoreAgents), and a replayed
 // input of the load's step is delivered at that step, before the next
 // step's Begin sets it.
-func (h *shardHost) LoadStep(step uint64) { h.g.step = step }
+func (h *shardHost) LoadStep(step uint64) { h.g.step, h.g.cl.refuse.early = step, false }

@@ -240,6 +240,12 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	s := g.step
 	t := g.Time(s)
 	if to == "all" {
+		if g.worldSignals() { // a cluster's conductor: the shards check and deliver it (cluster_refuse.go)
+			if err := g.worldSignal(name, data, nil); err != nil {
+				L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())
+			}
+			return 0
+		}
 		if err := g.refuses(name, data, g.agents...); err != nil {
 			L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())
 		}
@@ -254,6 +260,12 @@ func (g *Game) luaSignal(L *lua.LState) int {
 	ga, ok := g.byID[to]
 	if !ok {
 		L.ArgError(base, fmt.Sprintf("no agent %q", to))
+	}
+	if g.worldSignals() { // cluster_refuse.go
+		if err := g.worldSignal(name, data, ga); err != nil {
+			L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())
+		}
+		return 0
 	}
 	if err := g.refuses(name, data, ga); err != nil {
 		L.RaiseError("game.signal(%q, %q, data): %s", to, name, err.Error())

@@ -26,7 +26,8 @@ const GoSender = "game"
 // nothing is sent, and so is a signal whose stimulus a receiver cannot hold
 // (runtime.ErrStimuli: run.stimulus_memory). Each receiver gets the data as its stimulus.
 // Call it between steps; from an action during a step use Agent.Send,
-// which the game delivers after every agent has stepped.
+// which the game delivers after every agent has stepped. The game of a
+// cluster's conductor or shard refuses it: send with Conductor.Signal.
 func (g *Game) Signal(to, name string, data runtime.Value) error {
 	if err := g.enterCall("send a signal from Go"); err != nil {
 		return err
@@ -34,6 +35,9 @@ func (g *Game) Signal(to, name string, data runtime.Value) error {
 	defer g.leave()
 	if err := g.notStepping("send a signal from Go"); err != nil {
 		return err
+	}
+	if g.cl != nil { // this process holds a part of the run (cluster_refuse.go)
+		return errClusterSignal
 	}
 	if name == "" {
 		return fmt.Errorf("game: a signal needs a name")

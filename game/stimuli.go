@@ -34,10 +34,23 @@ func (g *Game) shareStimuli() {
 // meet because an agent cannot hold its stimulus, or because its data does
 // not fit a signal line that sets a variable from it (nil: none), for
 // the senders that hear of it at once (the world's game.signal, Go's
-// Signal, the live view), which deliver nothing when one refuses.
+// Signal, the live view), which deliver nothing when one refuses. An agent
+// another process of a cluster holds (cluster_range.go) is checked against
+// its tree in the directory, as the data check needs nothing else; its
+// stimuli only its shard knows (the world's tick asks it:
+// cluster_refuse.go).
 func (g *Game) refuses(signal string, data runtime.Value, to ...*gameAgent) error {
 	for _, ga := range to {
-		if ga == nil || ga.stopped || ga.a == nil { // nil: another shard's agent (cluster_range.go)
+		if ga == nil || ga.stopped {
+			continue
+		}
+		if ga.a == nil {
+			if g.held == nil {
+				continue
+			}
+			if err := runtime.CheckSignalData(g.treeOf(ga), signal, data); err != nil {
+				return fmt.Errorf("agent %s: %w", g.agentID(ga), err)
+			}
 			continue
 		}
 		if err := ga.a.CanHold(signal, data); err != nil {

@@ -1,0 +1,119 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// refuseFiles: a world that signals agents of two trees each tick with
+// data that does not fit a signal line, and with big data until the
+// receivers' stimuli (64KB each) are full; a handler forgets a stimulus,
+// so a tick's later signal fits only after an earlier one's handler ran.
+var refuseFiles = map[string]string{
+	"config.toml": `[run]
+steps = 30
+stimulus_memory = "64KB"
+[scripts]
+paths = ["ai"]
+world = "ai/world.lua"
+[[trees]]
+name = "k"
+file = "ai/k.xml"
+[[trees]]
+name = "t"
+file = "ai/t.xml"
+[[agents]]
+tree = "k"
+count = 2
+[[agents]]
+tree = "t"
+count = 4
+`,
+	"ai/k.xml": `<behaviorTree>
+  <variables><variable name="Health" type="number" default="100"/></variables>
+  <signals><signal name="Hurt" variable="Health" from="hp"/></signals>
+  <running id="hold"/>
+</behaviorTree>`,
+	"ai/t.xml": `<behaviorTree><action id="keep" name="keep"/></behaviorTree>`,
+	"ai/t.lua": `local bt = require("bt")
+bt.action("keep", {
+  run = function(ctx) return bt.RUNNING end,
+  on = {
+    Poke = function(ctx, params, data)
+      ctx:forget(data)
+      ctx:log("forgot " .. data)
+      ctx:send("k-1", "Ack", ctx.id)
+    end,
+  },
+})`,
+	"ai/world.lua": `local world = {}
+function world.tick(game)
+  local function try(...)
+    local ok, err = pcall(game.signal, ...)
+    if not ok then game.log("refused: " .. tostring(err)) end
+  end
+  local s = game.step
+  if s % 7 == 2 then try("k-2", "Hurt", { hp = "lots" }) end
+  if s % 7 == 3 then try("all", "Hurt", { hp = 3 }) end
+  if s >= 2 then try("t-" .. (s % 4 + 1), "W" .. s, string.rep("w", 20000)) end
+  if s % 4 == 0 then
+    try("t-1", "Y" .. s, string.rep("y", 20000))
+    try("t-1", "Poke", "W" .. (s - 4))
+    try("t-1", "Z" .. s, string.rep("z", 20000))
+  end
+  if s % 5 == 0 then try("all", "Flood", string.rep("f", 15000)) end
+  if s == 17 then game.signal("t-2", "X", string.rep("x", 30000)) end
+end
+return world`,
+}
+
+// TestCluster_worldSignalRefusedOnShardProcesses: `btrun run -shards N`
+// (a conductor that holds no agent) refuses and delivers the world's
+// signals as `btrun run` does: the same trace, output and save.
+func TestCluster_worldSignalRefusedOnShardProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	for name, src := range refuseFiles {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := filepath.Join(dir, "config.toml")
+	file := func(n string) string { return filepath.Join(dir, n) }
+	want := run(t, "", "run", "-config", config, "-trace", file("one.jsonl"), "-save", file("one.sav"))
+	if want.code != 0 {
+		t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
+	}
+	for _, w := range []string{"refused: ", "cannot hold signal", "forgot W"} {
+		if !strings.Contains(want.stdout, w) {
+			t.Fatalf("one process's output has no %q:\n%s", w, want.stdout)
+		}
+	}
+	for _, layout := range [][]string{{"-shards", "2"}, {"-shards", "3", "-workers", "2"}} {
+		tag := strings.Join(layout, "")
+		args := append([]string{"run", "-config", config, "-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}, layout...)
+		got := run(t, "", args...)
+		if got.code != 0 {
+			t.Fatalf("btrun %s: exit %d: %s", strings.Join(args, " "), got.code, got.stderr)
+		}
+		if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
+			t.Errorf("%s: the output differs from one process's:\n%s\nwant:\n%s", tag, beforeSummary(got.stdout), beforeSummary(want.stdout))
+		}
+		for _, ext := range []string{".jsonl", ".sav"} {
+			a, _ := os.ReadFile(file("one" + ext))
+			b, _ := os.ReadFile(file(tag + ext))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%s: the %s differs from one process's (%d and %d bytes)", tag, ext, len(b), len(a))
+			}
+		}
+	}
+}
