@@ -48,14 +48,7 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 	var files cluster.MemFiles
 	// The files the checkpoint names (btrun run's "files" part), which the
 	// shards open, each from a copy of its own, as btrun shard does.
-	man, programs := storeFiles(t, config, &files)
-	shardFiles := func() string {
-		p, err := WriteStoredFiles(&files, man, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	man, programs, shardFiles := storedFiles(t, config, &files)
 	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &files})
 	c := first.conductor()
 	c.SetJournal(&journal)
@@ -118,6 +111,21 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 // storeFiles puts the files of config's game, as its shards open it
 // (ClusterFiles), into files, and returns their manifest and the programs
 // its plugins run (btrun run's checkpoint parts "files" and "programs").
+// storedFiles is storeFiles, with a clusterSetup.shardFiles that writes a
+// copy of the stored files for each shard to open from, as btrun shard
+// does.
+func storedFiles(t *testing.T, config string, files *cluster.MemFiles) (*cluster.ReloadManifest, []PluginProgram, func() string) {
+	t.Helper()
+	man, programs := storeFiles(t, config, files)
+	return man, programs, func() string {
+		p, err := WriteStoredFiles(files, man, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 func storeFiles(t *testing.T, config string, files cluster.FileStore) (*cluster.ReloadManifest, []PluginProgram) {
 	t.Helper()
 	cfg, err := LoadConfig(config)

@@ -68,14 +68,7 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 	// The run lost during its reload of v2, after step at.
 	var journal cluster.MemJournal
 	var store cluster.MemFiles
-	man, programs := storeFiles(t, config, &store)
-	shardFiles := func() string {
-		p, err := WriteStoredFiles(&store, man, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	man, programs, shardFiles := storedFiles(t, config, &store)
 	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &store})
 	c := first.conductor()
 	c.SetJournal(&journal)

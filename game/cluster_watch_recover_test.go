@@ -128,14 +128,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 	// the batch is reloaded.
 	var journal cluster.MemJournal
 	var store cluster.MemFiles
-	man, programs := storeFiles(t, config, &store)
-	shardFiles := func() string {
-		p, err := WriteStoredFiles(&store, man, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	man, programs, shardFiles := storedFiles(t, config, &store)
 	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &store})
 	c := first.conductor()
 	c.SetJournal(&journal)
