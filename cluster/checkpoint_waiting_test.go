@@ -42,3 +42,25 @@ func TestWaiting_roundTrip(t *testing.T) {
 		t.Errorf("3 bytes: %v, want ErrMessage", err)
 	}
 }
+
+// FuzzSetWaiting: what a checkpoint's conductor part says waits for the
+// next step is refused or taken, never a panic, and what is taken names
+// only agents of the layout.
+func FuzzSetWaiting(f *testing.F) {
+	a := &Conductor{Layout: Cut(7, 2)}
+	a.inCarry = []Item{{Order: Place(PhaseDelivery, 0), Kind: Delivery, Agent: 0, Peer: 6, Text: "a-7", Name: "Aborted", Data: []byte{1, 2}}}
+	a.carry = []Item{{Kind: Signal, Agent: 4, Peer: -1, Text: "a-1", Name: "Kept", Data: []byte{3}}}
+	f.Add(a.AppendWaiting(nil))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := &Conductor{Layout: Cut(7, 3)}
+		if err := b.SetWaiting(data); err != nil {
+			return
+		}
+		for _, it := range append(append([]Item(nil), b.inCarry...), b.carry...) {
+			if it.Agent < -1 || it.Agent >= 7 {
+				t.Fatalf("took an item of agent %d for a layout of 7", it.Agent)
+			}
+		}
+	})
+}
