@@ -49,6 +49,9 @@ func (h *shardHost) dropAgents(lo, keepLo, keepHi, hi int32) error {
 			delete(g.byPtr, ga.a)
 			ga.a, ga.changes = nil, ga.changes[:0]
 			g.doing[ga.idx] = ""
+			// Its last status is its next shard's to report (report_pick.go):
+			// kept here, it would pass for the agent's when it comes back.
+			ga.status, ga.err = 0, nil
 			g.worldTable(ga)
 			if g.workers != nil {
 				g.workers[g.workerOf[ga.idx]].agents--

@@ -2,6 +2,7 @@ package game
 
 import (
 	"io"
+	"strconv"
 	"testing"
 )
 
@@ -82,5 +83,43 @@ func TestOutcome_onAConductor(t *testing.T) {
 			}
 			tc.stop()
 		}
+	}
+}
+
+// movingOutcomeGame's agents t-N end step s with cycle[(s+N) % 5]: the
+// same status twice, then others, each agent at its own phase.
+var movingOutcomeGame = map[string]string{
+	"config.toml": outcomeGame["config.toml"],
+	"ai/t.xml":    outcomeGame["ai/t.xml"],
+	"ai/flip.lua": `local bt = require("bt")
+local cycle = {[0] = bt.SUCCESS, bt.SUCCESS, bt.RUNNING, bt.FAILURE, bt.RUNNING}
+bt.action("flip", function(ctx)
+  local n = tonumber(string.match(ctx.id, "%d+$"))
+  return cycle[(ctx.step + n) % 5]
+end)`,
+}
+
+// TestOutcome_onAConductorWhoseAgentsMove: agents moved between shards
+// every step, both ways: a shard that held an agent before must not take
+// the status it had then for the agent's last report (an agent that
+// succeeds there again after a failure elsewhere went unreported).
+func TestOutcome_onAConductorWhoseAgentsMove(t *testing.T) {
+	config := writeGame(t, movingOutcomeGame)
+	cycle := []string{"success", "success", "running", "failure", "running"}
+	for _, shards := range []int{2, 3} {
+		tc := openCluster(t, clusterSetup{name: config, shards: shards, agents: 12, every: 1, noTrace: true})
+		for s := 1; s <= 30; s++ {
+			tc.steps(s, s)
+			for n := 1; n <= 12; n++ {
+				id := "t-" + strconv.Itoa(n)
+				if o, ok := tc.ch.g.Outcome(id); !ok || o.Status != cycle[(s+n)%5] {
+					t.Errorf("%d shards, step %d: %s: %+v %v, want %s", shards, s, id, o, ok, cycle[(s+n)%5])
+				}
+			}
+		}
+		if tc.moves[0] == 0 || tc.moves[1] == 0 {
+			t.Errorf("%d shards: moves %v, not both ways", shards, tc.moves)
+		}
+		tc.stop()
 	}
 }
