@@ -291,20 +291,20 @@ func TestLiveView_inABrowser(t *testing.T) {
 		waitText("#runstate", "paused before the first step"))
 
 	run("pick an agent",
-		chromedp.Click(`#agents li[data-id="grunt-1"]`, chromedp.ByQuery),
+		click(`#agents li[data-id="grunt-1"]`),
 		waitText("#treetitle", "grunt-1"),
 		chromedp.WaitVisible(`.node.cursor`, chromedp.ByQuery))
 	if c := cursorRule(ctx, t); c != 0 {
 		t.Errorf("before the first step the highlighted rule is %d, not the root", c)
 	}
 
-	run("step", chromedp.Click(`#step`, chromedp.ByQuery), waitText("#stepno", "step 1 / 600"))
+	run("step", click(`#step`), waitText("#stepno", "step 1 / 600"))
 	var a apiAgent
 	getJSON(t, url+"api/agents/grunt-1", &a)
 	run("see the current rule", waitCursor(a.Cursor))
 
-	run("resume", chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "running at 1× real time"))
-	run("pause", waitStep(url, 2), chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "paused"))
+	run("resume", click(`#pause`), waitText("#runstate", "running at 1× real time"))
+	run("pause", waitStep(url, 2), click(`#pause`), waitText("#runstate", "paused"))
 	var st apiStatus
 	getJSON(t, url+"api/status", &st)
 	if !st.Paused || st.Step < 2 {
@@ -329,7 +329,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 	run("run as fast as it can to the lane's breakpoint",
 		chromedp.SetValue(`#speed`, "fast", chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector('#speed').dispatchEvent(new Event('change'))`, nil),
-		chromedp.Click(`#pause`, chromedp.ByQuery),
+		click(`#pause`),
 		waitText("#runstate", "breakpoint: grunt-1 arrived at grunt.attack.close.chase"),
 		waitText("#stepno", "step 71 / 600"),
 		chromedp.WaitVisible(fmt.Sprintf(`.node.lanecur[data-rule="%d"]`, chase), chromedp.ByQuery),
@@ -341,7 +341,7 @@ func TestLiveView_inABrowser(t *testing.T) {
 		waitText("#gates", "0/1"))
 	shoot(ctx, t, "debug-breakpoint.png")
 	run("remove the lane's breakpoint",
-		chromedp.Click(`#bps li button`, chromedp.ByQuery),
+		click(`#bps li button`),
 		waitText("#bps", "Click the dot"))
 
 	// A breakpoint on grunt.attack.fire.shoot, set from the rule's menu: the
@@ -356,11 +356,11 @@ func TestLiveView_inABrowser(t *testing.T) {
 		}),
 		chromedp.WaitVisible(`#menu`, chromedp.ByQuery))
 	run("set the breakpoint",
-		chromedp.Click(`#menu button:first-of-type`, chromedp.ByQuery),
+		click(`#menu button:first-of-type`),
 		chromedp.WaitVisible(fmt.Sprintf(`.node[data-rule="%d"] .bp.on`, shot), chromedp.ByQuery),
 		waitText("#bps", "grunt.attack.fire.shoot"))
 	run("run on",
-		chromedp.Click(`#pause`, chromedp.ByQuery),
+		click(`#pause`),
 		waitText("#runstate", "breakpoint: grunt-1 arrived at grunt.attack.fire.shoot"),
 		waitText("#stepno", "step 87 / 600"),
 		waitCursor(shot),
@@ -389,10 +389,10 @@ func TestLiveView_inABrowser(t *testing.T) {
 		t.Fatalf("at step 40: status %+v, grunt-1 %+v", st, a)
 	}
 	run("see the rule of step 40", waitCursor(a.Cursor))
-	run("open memory", chromedp.Click(`#agents li[data-id="courier-1"]`, chromedp.ByQuery), waitText("#treetitle", "courier-1"))
+	run("open memory", click(`#agents li[data-id="courier-1"]`), waitText("#treetitle", "courier-1"))
 
 	run("back to live",
-		chromedp.Click(`#live`, chromedp.ByQuery),
+		click(`#live`),
 		waitText("#stepno", "step 87 / 600"))
 }
 
@@ -413,25 +413,25 @@ func TestLiveView_showsStimuli(t *testing.T) {
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(`#agents li[data-id="medic-1"]`, chromedp.ByQuery),
 		waitText("#stepno", "step 21 / 80"),
-		chromedp.Click(`#agents li[data-id="medic-1"]`, chromedp.ByQuery),
+		click(`#agents li[data-id="medic-1"]`),
 		waitText("#treetitle", "medic-1"),
 		waitText("#stimuli", "Attacked"),
 		waitText("#stimuli", "Attacked\n0.25 s ago · expires in 1.25 s"),
 		waitText("#stimuli", `{"by":"sniper","damage":12.5,"from":[10,-3]}`),
-		chromedp.Click(`#agents li[data-id="grunt-1"]`, chromedp.ByQuery),
+		click(`#agents li[data-id="grunt-1"]`),
 		waitText("#treetitle", "grunt-1"),
 		waitText("#stimuli", "Status"),
 		// A signal with data from the page's form: the agent holds it.
-		chromedp.SendKeys(`#signalname`, "Poke", chromedp.ByQuery),
-		chromedp.SendKeys(`#signaldata`, `{"hp": 10, "at": [4, -2]}`, chromedp.ByQuery),
-		chromedp.Click(`#signalform button`, chromedp.ByQuery),
+		sendKeys(`#signalname`, "Poke"),
+		sendKeys(`#signaldata`, `{"hp": 10, "at": [4, -2]}`),
+		click(`#signalform button`),
 		waitText("#stimuli", `{"at":[4,-2],"hp":10}`),
 	); err != nil {
 		t.Fatal(err)
 	}
 	if path := os.Getenv("BTRUN_STIMULI_SHOT"); path != "" { // a picture of the page, to look at
 		var png []byte
-		if err := chromedp.Run(ctx, chromedp.Click(`#agents li[data-id="medic-1"]`, chromedp.ByQuery), waitText("#treetitle", "medic-1"),
+		if err := chromedp.Run(ctx, click(`#agents li[data-id="medic-1"]`), waitText("#treetitle", "medic-1"),
 			chromedp.Sleep(300*time.Millisecond), chromedp.CaptureScreenshot(&png)); err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ func TestBuild_warningsAndHooksInTheEditor(t *testing.T) {
 		chromedp.Navigate(g.url+"#agent=wanderer-1"),
 		waitText("#treetitle", "wanderer-1"),
 		chromedp.WaitVisible(`#editopen`, chromedp.ByQuery),
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		click(`#editopen`),
 		chromedp.WaitVisible(head("wait"), chromedp.ByQuery),
 		waitJS(`ed.cur.problems && !ed.cur.problems.some((p) => p.message.includes('can never run'))`))
 
@@ -44,32 +44,32 @@ func TestBuild_warningsAndHooksInTheEditor(t *testing.T) {
 	// backOff are named in the scripts, so a jump may reach them: not
 	// reported). Another <success> before it makes it unreachable.
 	run("a <success> after backOff: the last rule can never run",
-		chromedp.Click(head("backOff"), chromedp.ByQuery),
-		chromedp.Click(pal("rule", "success"), chromedp.ByQuery),
+		click(head("backOff")),
+		click(pal("rule", "success")),
 		waitJS(`ed.cur.problems.filter((p) => p.rule.startsWith('success@') && p.message.startsWith('can never run: it comes after success@') && p.message.endsWith('is a <success> with no conditions: it always succeeds, which ends the choice; only a jump can reach it')).length === 1`),
 		waitJS(`document.querySelectorAll('.erule.has-warning').length === 1`),
-		chromedp.Click(`.erule.has-warning > .ehead`, chromedp.ByQuery),
+		click(`.erule.has-warning > .ehead`),
 		waitText("#edinspprobs", "which ends the choice; only a jump can reach it"))
 	shoot(ctx, t, "debug-build-warning.png")
 	run("undo: the warning goes",
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
 		waitJS(`!ed.cur.problems.some((p) => p.message.includes('can never run'))`))
 
 	// bt.log as wait's enter hook: a bind error until its text is given,
 	// the parameter's name completed from what the hook declares.
 	run("bt.log from the palette",
-		chromedp.Click(head("wait"), chromedp.ByQuery),
-		chromedp.Click(pal("hook", "bt.log"), chromedp.ByQuery),
+		click(head("wait")),
+		click(pal("hook", "bt.log")),
 		waitJS(`ed.cur.source.includes("<action id='wait' name='wait' enter='bt.log'>")`),
 		waitJS(problem("wait", `enter hook bt.log needs parameter "log.enter"`)))
 	run("its text, completed with the keys",
-		chromedp.Click(`#ednewparam`, chromedp.ByQuery),
-		chromedp.SendKeys(`#ednewparam`, "log.en", chromedp.ByQuery),
+		click(`#ednewparam`),
+		sendKeys(`#ednewparam`, "log.en"),
 		chromedp.WaitVisible(`#edcomplete .citem[data-name="log.enter"]`, chromedp.ByQuery),
 		chromedp.KeyEvent(kb.ArrowDown),
 		chromedp.KeyEvent(kb.Enter),
 		waitJS(`document.activeElement && document.activeElement.id === 'ednewvalue'`),
-		chromedp.SendKeys(`#ednewvalue`, "waits a while", chromedp.ByQuery),
+		sendKeys(`#ednewvalue`, "waits a while"),
 		chromedp.KeyEvent(kb.Enter),
 		waitJS(`ed.cur.source.includes('<parameter name="log.enter">waits a while</parameter>')`),
 		waitJS(`!ed.cur.problems.some((p) => p.rule === 'wait')`))
@@ -77,22 +77,22 @@ func TestBuild_warningsAndHooksInTheEditor(t *testing.T) {
 	// An inline Lua hook on flee: exit="bt.lua" (enter is free, so the
 	// palette sets enter; the test sets exit through the attribute field).
 	run("an inline Lua hook written in the page",
-		chromedp.Click(head("flee"), chromedp.ByQuery),
+		click(head("flee")),
 		chromedp.WaitVisible(`#edinsp input[data-attr="exit"]`, chromedp.ByQuery),
 		setField(`#edinsp input[data-attr="exit"]`, "bt.lua"),
 		waitJS(problem("flee", `bt.lua needs parameter "lua.exit"`)),
-		chromedp.Click(`#ednewparam`, chromedp.ByQuery),
-		chromedp.SendKeys(`#ednewparam`, "lua.ex", chromedp.ByQuery),
+		click(`#ednewparam`),
+		sendKeys(`#ednewparam`, "lua.ex"),
 		chromedp.WaitVisible(`#edcomplete .citem[data-name="lua.exit"]`, chromedp.ByQuery),
 		chromedp.KeyEvent(kb.ArrowDown),
 		chromedp.KeyEvent(kb.Enter),
-		chromedp.SendKeys(`#ednewvalue`, `ctx:log("fled: " .. how)`, chromedp.ByQuery),
+		sendKeys(`#ednewvalue`, `ctx:log("fled: " .. how)`),
 		chromedp.KeyEvent(kb.Enter),
 		waitJS(`ed.cur.source.includes('<parameter name="lua.exit">ctx:log("fled: " .. how)</parameter>')`),
 		waitJS(`!ed.cur.problems.some((p) => p.rule === 'flee')`))
 	shoot(ctx, t, "debug-build-hooks.png")
 	run("save",
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		waitText("#edresult", "Saved scripts/ai/dragengine-exampleapp.xml"))
 	got, err := os.ReadFile(filepath.Join(g.dir, "scripts", "ai", "dragengine-exampleapp.xml"))
 	if err != nil {

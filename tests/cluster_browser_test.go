@@ -58,17 +58,17 @@ func TestCluster_liveViewInABrowser(t *testing.T) {
 					document.querySelector('#agents li[data-id="medic-2"]').title.startsWith('medic-2 shard 1:')`))
 		}
 		run("draw an agent of shard 1",
-			chromedp.Click(`#agents li[data-id="lookout-1"]`, chromedp.ByQuery),
+			click(`#agents li[data-id="lookout-1"]`),
 			waitText("#treetitle", "lookout-1"),
 			chromedp.WaitVisible(`.node.cursor`, chromedp.ByQuery))
 		if tag == "two" {
 			run("its card names its shard", waitText("#agentcard", "shard 1 · step 0"))
 		}
-		run("step", chromedp.Click(`#step`, chromedp.ByQuery), waitText("#stepno", "step 1 / 300"))
+		run("step", click(`#step`), waitText("#stepno", "step 1 / 300"))
 		run("resume and pause",
-			chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "running"),
+			click(`#pause`), waitText("#runstate", "running"),
 			waitStep(r.url, 3),
-			chromedp.Click(`#pause`, chromedp.ByQuery), waitText("#runstate", "paused"))
+			click(`#pause`), waitText("#runstate", "paused"))
 
 		// A breakpoint on the lookout's pause in its watch, set with the
 		// rule's dot; run as fast as the game can to it.
@@ -82,7 +82,7 @@ func TestCluster_liveViewInABrowser(t *testing.T) {
 		run("run to the breakpoint",
 			chromedp.SetValue(`#speed`, "fast", chromedp.ByQuery),
 			chromedp.Evaluate(`document.querySelector('#speed').dispatchEvent(new Event('change'))`, nil),
-			chromedp.Click(`#pause`, chromedp.ByQuery),
+			click(`#pause`),
 			waitText("#runstate", "breakpoint: lookout-1 arrived at"),
 			waitCursor(pause),
 			chromedp.Text("#runstate", &state, chromedp.ByQuery),
@@ -92,11 +92,11 @@ func TestCluster_liveViewInABrowser(t *testing.T) {
 		// A signal with data from the form, to another agent of shard 1,
 		// then a step.
 		run("send a signal",
-			chromedp.Click(`#agents li[data-id="medic-2"]`, chromedp.ByQuery),
+			click(`#agents li[data-id="medic-2"]`),
 			waitText("#treetitle", "medic-2"),
-			chromedp.SendKeys(`#signalname`, "OnHurt", chromedp.ByQuery),
-			chromedp.SendKeys(`#signaldata`, `{"who": "grunt-1", "x": 3, "y": 4}`, chromedp.ByQuery),
-			chromedp.Click(`#signalform button`, chromedp.ByQuery),
+			sendKeys(`#signalname`, "OnHurt"),
+			sendKeys(`#signaldata`, `{"who": "grunt-1", "x": 3, "y": 4}`),
+			click(`#signalform button`),
 			waitText("#toasts", "OnHurt sent to medic-2 with data"),
 			waitText("#events", "OnHurt"))
 		run("step after it", chromedp.KeyEvent("."), waitJS(`ui.status && ui.status.paused && ui.status.step === `+stepAfter(step)))
@@ -106,7 +106,7 @@ func TestCluster_liveViewInABrowser(t *testing.T) {
 		// page says what the reload did and draws the agents again.
 		writeFiles(t, game, map[string]string{"scripts/ai/medic.lua": medicLua(t, true)})
 		run("reload",
-			chromedp.Click(`#reload`, chromedp.ByQuery),
+			click(`#reload`),
 			waitText("#toasts", "kept their place"),
 			chromedp.WaitVisible(`#agents li[data-id="medic-2"]`, chromedp.ByQuery),
 			waitJS(`ui.status && ui.status.reloads === 1`))

@@ -216,14 +216,14 @@ func TestEditor_inABrowser(t *testing.T) {
 		chromedp.Navigate(g.url+"#agent=grunt-1"),
 		waitText("#treetitle", "grunt-1"),
 		chromedp.WaitVisible(`#editopen`, chromedp.ByQuery),
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		click(`#editopen`),
 		chromedp.WaitVisible(`#editor .erule[data-label="grunt.attack.close.chase"]`, chromedp.ByQuery),
 		waitText("#edcount", "no problems"))
 	shoot(ctx, t, "debug-edit.png")
 
 	patrol := `.erule[data-label="grunt.idle.patrol"]`
 	run("misspell an action",
-		chromedp.Click(patrol+` > .ehead`, chromedp.ByQuery),
+		click(patrol+` > .ehead`),
 		chromedp.WaitVisible(`#edinsp input[data-attr="name"]`, chromedp.ByQuery),
 		setField(`#edinsp input[data-attr="name"]`, "patrl"),
 		chromedp.WaitVisible(patrol+`.has-error`, chromedp.ByQuery),
@@ -233,11 +233,11 @@ func TestEditor_inABrowser(t *testing.T) {
 	shoot(ctx, t, "debug-edit-problem.png")
 
 	run("fix it with completion",
-		chromedp.Click(`#edinsp input[data-attr="name"]`, chromedp.ByQuery),
+		click(`#edinsp input[data-attr="name"]`),
 		chromedp.Evaluate(`document.querySelector('#edinsp input[data-attr="name"]').select()`, nil),
-		chromedp.SendKeys(`#edinsp input[data-attr="name"]`, "patr", chromedp.ByQuery),
+		sendKeys(`#edinsp input[data-attr="name"]`, "patr"),
 		chromedp.WaitVisible(`#edcomplete .citem[data-name="patrol"]`, chromedp.ByQuery),
-		chromedp.Click(`#edcomplete .citem[data-name="patrol"]`, chromedp.ByQuery),
+		click(`#edcomplete .citem[data-name="patrol"]`),
 		waitJS(`!document.querySelector('`+patrol+`').classList.contains('has-error')`),
 		waitText("#edcount", "no problems"))
 
@@ -248,22 +248,22 @@ func TestEditor_inABrowser(t *testing.T) {
 
 	look := `.erule[data-label="grunt.idle.look"]`
 	run("change a parameter with completion",
-		chromedp.Click(look+` > .ehead`, chromedp.ByQuery),
+		click(look+` > .ehead`),
 		chromedp.WaitVisible(`#ednewparam`, chromedp.ByQuery),
-		chromedp.Click(`#ednewparam`, chromedp.ByQuery),
-		chromedp.SendKeys(`#ednewparam`, "wait", chromedp.ByQuery),
+		click(`#ednewparam`),
+		sendKeys(`#ednewparam`, "wait"),
 		chromedp.WaitVisible(`#edcomplete .citem[data-name="wait.seconds"]`, chromedp.ByQuery),
 		waitText(`#edcomplete .citem[data-name="wait.seconds"]`, "seconds"))
 	shoot(ctx, t, "debug-edit-completion.png")
 	run("pick wait.seconds and set it",
-		chromedp.Click(`#edcomplete .citem[data-name="wait.seconds"]`, chromedp.ByQuery),
-		chromedp.SendKeys(`#ednewvalue`, "2", chromedp.ByQuery),
-		chromedp.Click(`#edaddparam`, chromedp.ByQuery),
+		click(`#edcomplete .citem[data-name="wait.seconds"]`),
+		sendKeys(`#ednewvalue`, "2"),
+		click(`#edaddparam`),
 		waitText(look+` > .ehead .sub`, "wait.seconds: 2"),
 		waitJS(`document.querySelector('.edtab.on').classList.contains('dirty')`))
 
 	run("save and apply",
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		waitText("#edresult", "Saved scripts/ai/grunt.xml and applied at step 75"),
 		waitText("#edresult", "16 agents kept their place"),
 		waitText("#edresult", "0 restarted"),
@@ -321,11 +321,11 @@ func TestEditor_inABrowser(t *testing.T) {
 	}
 
 	run("undo the parameter's change, save again",
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
 		waitText(look+` > .ehead .sub`, "wait.seconds: 1.5"),
 		waitJS(`document.querySelector('.edtab.on').classList.contains('dirty')`),
 		chromedp.WaitVisible(`.erule[data-label="grunt.idle.say"]`, chromedp.ByQuery),
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		waitText("#edresult", "16 agents kept their place"),
 		waitJS(`!document.querySelector('.edtab.on').classList.contains('dirty')`))
 	getJSON(t, g.url+"api/trees/grunt", &tree)
@@ -333,26 +333,26 @@ func TestEditor_inABrowser(t *testing.T) {
 		t.Errorf("after undo and save the game runs: %+v", tree)
 	}
 	run("redo and undo again",
-		chromedp.Click(`#edredo`, chromedp.ByQuery),
+		click(`#edredo`),
 		waitText(look+` > .ehead .sub`, "wait.seconds: 2"),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
 		waitText(look+` > .ehead .sub`, "wait.seconds: 1.5"))
 
 	run("the source",
-		chromedp.Click(`#edvsource`, chromedp.ByQuery),
+		click(`#edvsource`),
 		chromedp.WaitVisible(`#edsource`, chromedp.ByQuery),
 		waitJS(`document.querySelector('#edsource').value.includes('<action id=".patrol" name="patrol">')`))
 	shoot(ctx, t, "debug-edit-source.png")
 
 	run("close the editor, pick a courier",
-		chromedp.Click(`#edclose`, chromedp.ByQuery),
-		chromedp.Click(`#agents li[data-id="courier-1"]`, chromedp.ByQuery),
+		click(`#edclose`),
+		click(`#agents li[data-id="courier-1"]`),
 		waitText("#treetitle", "courier-1"))
 	run("edit courier's tree",
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		click(`#editopen`),
 		chromedp.WaitVisible(`.erule[data-label="courier.rounds.pickup"]`, chromedp.ByQuery))
 	run("open a subtree file in its own tab",
-		chromedp.Click(`.erule[data-label="courier.rounds.pickup"] .eopen`, chromedp.ByQuery),
+		click(`.erule[data-label="courier.rounds.pickup"] .eopen`),
 		chromedp.WaitVisible(`.edtab.on[data-file="scripts/ai/leg.xml"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.erule[data-label="go"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.erule[data-label="handOver"]`, chromedp.ByQuery))
@@ -360,13 +360,13 @@ func TestEditor_inABrowser(t *testing.T) {
 	// Quit from the page: the run ends (and btrun exits) at once.
 	ended := make(chan time.Time, 1)
 	run("quit",
-		chromedp.Click(`#quit`, chromedp.ByQuery),
+		click(`#quit`),
 		chromedp.WaitVisible(`#confirmyes`, chromedp.ByQuery),
 		chromedp.ActionFunc(func(context.Context) error {
 			go func() { g.cmd.Wait(); ended <- time.Now() }()
 			return nil
 		}),
-		chromedp.Click(`#confirmyes`, chromedp.ByQuery))
+		click(`#confirmyes`))
 	g.waitExit(t, ended, time.Now(), "the page's Quit")
 }
 

@@ -37,23 +37,23 @@ func TestEditor_lostWorkDefects(t *testing.T) {
 		chromedp.Navigate(g.url+"#agent=grunt-1"),
 		waitText("#treetitle", "grunt-1"),
 		chromedp.WaitVisible(`#editopen`, chromedp.ByQuery),
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		click(`#editopen`),
 		chromedp.WaitVisible(`#edinsp .idecl .irow[data-line="`+sigLine+`"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`window.rowsBefore = document.querySelectorAll('#edinsp .idecl .irow[data-line]').length`, nil))
 
 	// × on the first OnEnemySeen row removes that row only: the one that
 	// clears Investigating and the block stay.
 	run("remove one signal row",
-		chromedp.Click(`#edinsp .idecl .irow[data-line="`+sigLine+`"] button`, chromedp.ByQuery),
+		click(`#edinsp .idecl .irow[data-line="`+sigLine+`"] button`),
 		src(`!s.includes('<signal name="OnEnemySeen" variable="AwareOfEnemy"') && s.includes('<signal name="OnEnemySeen" variable="Investigating"') && s.includes('<signals>')`),
 		waitJS(`document.querySelectorAll('#edinsp .idecl .irow[data-line]').length === window.rowsBefore - 1`),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
 		src(`s.includes('<signal name="OnEnemySeen" variable="AwareOfEnemy"')`))
 
 	// A change in the page, another on disk.
 	patrol := `.erule[data-label="grunt.idle.patrol"]`
 	run("change the patrol's radius",
-		chromedp.Click(patrol+` > .ehead`, chromedp.ByQuery),
+		click(patrol+` > .ehead`),
 		chromedp.WaitVisible(`#edinsp input[data-param="patrol.radius"]`, chromedp.ByQuery),
 		setField(`#edinsp input[data-param="patrol.radius"]`, "6"),
 		src(`s.includes('<parameter name="patrol.radius">6</parameter>')`))
@@ -64,7 +64,7 @@ func TestEditor_lostWorkDefects(t *testing.T) {
 	mine := strings.Replace(string(original), `"patrol.radius">4<`, `"patrol.radius">6<`, 1)
 	both := strings.Replace(mine, "back to my post", "back to my post, slowly", 1)
 	run("save: the two versions side by side, each side's change chosen",
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		chromedp.WaitVisible(`#edresult .cdiff`, chromedp.ByQuery),
 		waitText("#edresult", "scripts/ai/grunt.xml changed on disk since it was opened"),
 		waitJS(`[...document.querySelectorAll('#edresult .cmine.on')].some((p) => p.textContent.includes('"patrol.radius">6<'))`),
@@ -78,18 +78,18 @@ func TestEditor_lostWorkDefects(t *testing.T) {
 	// The issue's path: Load from disk, Undo, Save wrote over the disk's
 	// change without a word. Now it shows the two versions again.
 	run("load the disk's version, undo, save",
-		chromedp.Click(`#edtakedisk`, chromedp.ByQuery),
+		click(`#edtakedisk`),
 		src(`s.includes('slowly') && s.includes('"patrol.radius">4<')`),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
 		src(`!s.includes('slowly') && s.includes('"patrol.radius">6<')`),
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		chromedp.WaitVisible(`#edresult .cdiff`, chromedp.ByQuery),
 		waitJS(`[...document.querySelectorAll('#edresult .cdisk.on')].some((p) => p.textContent.includes('slowly'))`))
 	if got, _ := os.ReadFile(grunt); string(got) != onDisk {
 		t.Fatalf("the save wrote over the disk's change:\n%s", got)
 	}
 	run("save the merge",
-		chromedp.Click(`#edmerge`, chromedp.ByQuery),
+		click(`#edmerge`),
 		waitText("#edresult", "Saved scripts/ai/grunt.xml"))
 	if got, _ := os.ReadFile(grunt); string(got) != both {
 		t.Errorf("the merge holds:\n%s", diffLines(both, string(got)))
@@ -98,27 +98,27 @@ func TestEditor_lostWorkDefects(t *testing.T) {
 	// After Save and Close the live drawing fits the view (it was drawn at
 	// 5% while the editor hid it; a scroll bar may move the fit a little).
 	run("close after the save: the drawing fits",
-		chromedp.Click(`#edclose`, chromedp.ByQuery),
+		click(`#edclose`),
 		waitJS(`!document.body.classList.contains('editing') && ui.shown && ui.shown.tree.name === 'grunt'`),
 		waitJS(`ui.shown.fitted && ui.zoom > 0.2 && Math.abs(ui.zoom - fitZoom(ui.shown)) < 0.05`))
 	run("edit again",
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		click(`#editopen`),
 		chromedp.WaitVisible(`.erule[data-label="grunt.investigate.search"]`, chromedp.ByQuery))
 
 	// A new subtree with its id typed ".stretch": id "stretch" in the new
 	// file, ".stretch" in the include, placed after the selected rule.
 	run("new subtree after the search",
-		chromedp.Click(`.erule[data-label="grunt.investigate.search"] > .ehead`, chromedp.ByQuery),
-		chromedp.Click(`#ednewbtn`, chromedp.ByQuery),
+		click(`.erule[data-label="grunt.investigate.search"] > .ehead`),
+		click(`#ednewbtn`),
 		chromedp.WaitVisible(`#ednewfile`, chromedp.ByQuery),
 		chromedp.SetValue(`#ednewfile`, "scripts/ai/stretch.xml", chromedp.ByQuery),
-		chromedp.SendKeys(`#ednewid`, ".stretch", chromedp.ByQuery),
-		chromedp.Click(`#ednewok`, chromedp.ByQuery),
+		sendKeys(`#ednewid`, ".stretch"),
+		click(`#ednewok`),
 		chromedp.WaitVisible(`.edtab.on[data-file="scripts/ai/stretch.xml"]`, chromedp.ByQuery),
 		src(`s.includes('<sequence id="stretch">')`),
 		waitJS(`(() => { const s = ed.tabs[0].source; const at = s.indexOf('<subtree id=".stretch">stretch.xml</subtree>');
 			return !s.includes('..stretch') && at > s.indexOf('id=".search"') && at < s.indexOf('id=".say"') })()`),
-		chromedp.Click(`.edtab[data-file="scripts/ai/grunt.xml"]`, chromedp.ByQuery),
+		click(`.edtab[data-file="scripts/ai/grunt.xml"]`),
 		chromedp.WaitVisible(`.erule[data-label="grunt.investigate.stretch"]`, chromedp.ByQuery),
 		waitText("#edcount", "no problems"))
 }
@@ -172,7 +172,7 @@ func TestEditor_smallDefects(t *testing.T) {
 
 	key := func(k string) chromedp.Action { return chromedp.KeyEvent(k) }
 	run("three quick [ then two ]",
-		chromedp.Click(`#treetitle`, chromedp.ByQuery), // the page, not an input, has the keys
+		click(`#treetitle`), // the page, not an input, has the keys
 		key("["), key("["), key("["),
 		waitText("#stepno", fmt.Sprintf("step %d / ", medicStep-3)),
 		key("]"), key("]"),
@@ -185,16 +185,16 @@ func TestEditor_smallDefects(t *testing.T) {
 		chromedp.Reload(),
 		chromedp.WaitVisible(`.erule[data-label="grunt.idle.patrol"]`, chromedp.ByQuery))
 	run("rename a rule, press Enter: it stays selected",
-		chromedp.Click(`.erule[data-label="grunt.idle.patrol"] > .ehead`, chromedp.ByQuery),
+		click(`.erule[data-label="grunt.idle.patrol"] > .ehead`),
 		chromedp.WaitVisible(`#edinsp input[data-attr="id"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector('#edinsp input[data-attr="id"]').select()`, nil),
-		chromedp.SendKeys(`#edinsp input[data-attr="id"]`, ".walk\r", chromedp.ByQuery),
+		sendKeys(`#edinsp input[data-attr="id"]`, ".walk\r"),
 		chromedp.WaitVisible(`.erule.sel[data-label="grunt.idle.walk"]`, chromedp.ByQuery),
 		waitJS(`ed.sel === 'grunt.idle.walk' && document.querySelector('#edinsp .ihead b').textContent === 'grunt.idle.walk'`))
 	run("a save refused, then the fix",
 		setField(`#edinsp input[data-attr="name"]`, "patrl"),
 		waitText("#edcount", "1 error"),
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		waitText("#edresult", "not saved"),
 		setField(`#edinsp input[data-attr="name"]`, "patrol"),
 		waitText("#edcount", "no problems"),

@@ -119,22 +119,22 @@ func TestEditor_editInTheDrawing(t *testing.T) {
 		chromedp.EmulateViewport(1600, 860),
 		chromedp.Navigate(g.url+"#agent=grunt-1"),
 		waitText("#treetitle", "grunt-1"),
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		click(`#editopen`),
 		chromedp.WaitVisible(`#edvgraph`, chromedp.ByQuery),
-		chromedp.Click(`#edvgraph`, chromedp.ByQuery),
+		click(`#edvgraph`),
 		chromedp.WaitVisible(node("grunt.idle.patrol"), chromedp.ByQuery),
 		waitJS(`[...document.querySelectorAll('.gnode.cursor .gagents')].some((c) => c.title.split(', ').includes('grunt-1'))`),
 		chromedp.Evaluate(`ui.agents.find((a) => a.id === 'grunt-1').rule`, &onRule))
 	shoot(ctx, t, "debug-edit-drawing.png")
 
 	run("click selects in both views",
-		chromedp.Click(node("grunt.investigate.say"), chromedp.ByQuery),
+		click(node("grunt.investigate.say")),
 		waitJS(`ed.sel === 'grunt.investigate.say' && document.querySelector('.gnode.sel').dataset.label === ed.sel`),
 		chromedp.WaitVisible(`#edinsp .ihead`, chromedp.ByQuery),
-		chromedp.Click(`#edvtree`, chromedp.ByQuery),
+		click(`#edvtree`),
 		chromedp.WaitVisible(`.erule.sel[data-label="grunt.investigate.say"]`, chromedp.ByQuery),
-		chromedp.Click(`.erule[data-label="grunt.idle.look"] > .ehead`, chromedp.ByQuery),
-		chromedp.Click(`#edvgraph`, chromedp.ByQuery),
+		click(`.erule[data-label="grunt.idle.look"] > .ehead`),
+		click(`#edvgraph`),
 		chromedp.WaitVisible(node("grunt.idle.look")+".sel", chromedp.ByQuery))
 
 	run("drag a rule onto a list: it moves into it, last",
@@ -146,19 +146,19 @@ func TestEditor_editInTheDrawing(t *testing.T) {
 		gdrag(node("grunt.idle.say"), `.gzone[data-parent="grunt.investigate"][data-index="1"]`),
 		src(`/<action id=".search"[\s\S]*<action id=".say"[\s\S]*<action id=".calm"/.test(s)`))
 	run("drop an action from the palette onto a rule",
-		chromedp.SendKeys(`#edpalq`, "bt.wait", chromedp.ByQuery),
+		sendKeys(`#edpalq`, "bt.wait"),
 		drag(`.epal[data-name="bt.wait"]`, node("grunt.investigate.calm")),
 		src(`/<action id=".calm"[^\n]*\n\s*<action name="bt.wait"/.test(s)`),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
+		click(`#edundo`),
+		click(`#edundo`),
 		src(`s === ed.cur.saved`))
 
 	// Deleting the rule grunt-1 is on asks first and names it; Cancel
 	// keeps it, the second time it goes.
 	run("delete a rule an agent runs: asked first",
 		reveal(node(onRule)),
-		chromedp.Click(node(onRule), chromedp.ByQuery),
+		click(node(onRule)),
 		waitJS(`ed.sel === '`+onRule+`'`),
 		key(kb.Delete),
 		chromedp.WaitVisible(`#confirm`, chromedp.ByQuery),
@@ -166,14 +166,14 @@ func TestEditor_editInTheDrawing(t *testing.T) {
 		waitText("#confirmtext", onRule))
 	shoot(ctx, t, "debug-edit-running.png")
 	run("cancel, then delete",
-		chromedp.Click(`#confirmno`, chromedp.ByQuery),
+		click(`#confirmno`),
 		waitJS(`document.querySelector('#confirm').hidden`),
 		src(`s === ed.cur.saved`),
 		key(kb.Backspace),
 		chromedp.WaitVisible(`#confirm`, chromedp.ByQuery),
-		chromedp.Click(`#confirmyes`, chromedp.ByQuery),
+		click(`#confirmyes`),
 		waitJS(`!ed.cur.outline.rules.some((r) => r.label === '`+onRule+`')`),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
 		src(`s === ed.cur.saved`))
 
 	run("move a rule an agent runs: asked first, cancelled",
@@ -182,7 +182,7 @@ func TestEditor_editInTheDrawing(t *testing.T) {
 		chromedp.WaitVisible(`#confirm`, chromedp.ByQuery),
 		waitText("#confirmtext", "grunt-1"),
 		waitText("#confirmyes", "Move"),
-		chromedp.Click(`#confirmno`, chromedp.ByQuery),
+		click(`#confirmno`),
 		waitJS(`document.querySelector('#confirm').hidden`),
 		src(`s === ed.cur.saved`))
 
@@ -222,7 +222,7 @@ func TestEditor_structuralEditing(t *testing.T) {
 		chromedp.WaitVisible(rule("grunt.investigate.search"), chromedp.ByQuery))
 
 	run("wrap two rules in a sequence (shift+click, Ctrl+G), unwrap it: the text is back",
-		chromedp.Click(rule("grunt.investigate.say"), chromedp.ByQuery),
+		click(rule("grunt.investigate.say")),
 		shiftClick(rule("grunt.investigate.calm")),
 		waitJS(`document.querySelectorAll('.erule.sel2').length === 1`),
 		key("g", ctrl),
@@ -231,54 +231,54 @@ func TestEditor_structuralEditing(t *testing.T) {
 		key("g", ctrl, input.ModifierShift),
 		src(`s === ed.cur.saved`))
 	run("wrap in a parallel from the bar",
-		chromedp.Click(rule("grunt.investigate.search"), chromedp.ByQuery),
-		chromedp.Click(`#edstruct [data-wrap="parallel"]`, chromedp.ByQuery),
+		click(rule("grunt.investigate.search")),
+		click(`#edstruct [data-wrap="parallel"]`),
 		src(`/<parallel>\s*<action id=".search"/.test(s)`))
 	shoot(ctx, t, "debug-edit-structure.png")
-	run("undo", chromedp.Click(`#edundo`, chromedp.ByQuery), src(`s === ed.cur.saved`))
+	run("undo", click(`#edundo`), src(`s === ed.cur.saved`))
 
 	run("a new sequence from the palette has no placeholder rule",
-		chromedp.Click(rule("grunt.investigate"), chromedp.ByQuery),
-		chromedp.Click(`.epal[data-name="sequence"]`, chromedp.ByQuery),
+		click(rule("grunt.investigate")),
+		click(`.epal[data-name="sequence"]`),
 		src(`/<action id=".calm"[^\n]*\n\s*<sequence\/>\n/.test(s)`),
-		chromedp.Click(`#edundo`, chromedp.ByQuery),
+		click(`#edundo`),
 		src(`s === ed.cur.saved`))
 	run("copy a rule, paste it into another list: a fresh id where the file uses it",
-		chromedp.Click(rule("grunt.idle.look"), chromedp.ByQuery),
+		click(rule("grunt.idle.look")),
 		key("c", ctrl),
-		chromedp.Click(rule("grunt.investigate"), chromedp.ByQuery),
+		click(rule("grunt.investigate")),
 		key("v", ctrl),
 		src(`/<action id=".calm"[^\n]*\n\s*<action id=".look" name="bt.wait">/.test(s)`),
 		key("v", ctrl),
 		src(`s.includes('<action id=".look2" name="bt.wait">')`))
 	run("duplicate (Ctrl+D), cut (Ctrl+X), paste after a rule",
-		chromedp.Click(rule("grunt.investigate.say"), chromedp.ByQuery),
+		click(rule("grunt.investigate.say")),
 		key("d", ctrl),
 		src(`s.includes('<action id=".say2" name="bt.log">')`),
-		chromedp.Click(rule("grunt.investigate.say2"), chromedp.ByQuery),
+		click(rule("grunt.investigate.say2")),
 		key("x", ctrl),
 		src(`!s.includes('.say2"')`),
-		chromedp.Click(rule("grunt.idle.patrol"), chromedp.ByQuery),
+		click(rule("grunt.idle.patrol")),
 		key("v", ctrl),
 		src(`/<action id=".patrol"[\s\S]*?<\/action>\s*<action id=".say2" name="bt.log">/.test(s)`),
-		chromedp.Click(rule("grunt.idle.say2"), chromedp.ByQuery),
+		click(rule("grunt.idle.say2")),
 		key(kb.Delete),
 		src(`!s.includes('.say2"')`))
 
 	run("find rules by id, action and condition",
 		key("f", ctrl),
-		chromedp.SendKeys(`#edfind`, "bt.wait", chromedp.ByQuery),
+		sendKeys(`#edfind`, "bt.wait"),
 		waitJS(`document.querySelectorAll('#edtree .erule.found').length >= 3`),
 		waitText("#edfound", "1 of"),
 		chromedp.KeyEvent("\r"),
 		waitText("#edfound", "2 of"),
 		chromedp.Evaluate(`document.querySelector('#edfind').value = ''`, nil),
-		chromedp.SendKeys(`#edfind`, "Investigating", chromedp.ByQuery),
+		sendKeys(`#edfind`, "Investigating"),
 		waitJS(`st.found.length === 1 && st.found[0] === 'grunt.investigate' && ed.sel === 'grunt.investigate'`),
-		chromedp.Click(`#edvgraph`, chromedp.ByQuery),
+		click(`#edvgraph`),
 		chromedp.WaitVisible(`.gnode.found[data-label="grunt.investigate"]`, chromedp.ByQuery))
 	shoot(ctx, t, "debug-edit-find.png")
-	run("back to the outline", chromedp.KeyEvent(kb.Escape), chromedp.Click(`#edvtree`, chromedp.ByQuery))
+	run("back to the outline", chromedp.KeyEvent(kb.Escape), click(`#edvtree`))
 
 	// Auto-scroll: a drag held near the bottom of the outline scrolls it.
 	var top0 float64
@@ -312,12 +312,12 @@ func TestEditor_structuralEditing(t *testing.T) {
 		src(`s === window.before`))
 
 	run("extract a list into a new subtree file, save",
-		chromedp.Click(rule("grunt.idle"), chromedp.ByQuery),
-		chromedp.Click(`#edextract`, chromedp.ByQuery),
+		click(rule("grunt.idle")),
+		click(`#edextract`),
 		waitJS(`(() => { if (!document.querySelector('#confirm').hidden) document.querySelector('#confirmyes').click();
 			return ed.tabs.some((t) => t.file === 'scripts/ai/idle.xml' && t.isNew) })()`),
 		src(`s.includes('<subtree id=".idle">idle.xml</subtree>') && !s.includes('name="patrol"')`),
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		waitText("#edresult", "Saved"))
 	got, err := os.ReadFile(filepath.Join(g.dir, "scripts", "ai", "idle.xml"))
 	if err != nil {
@@ -329,11 +329,11 @@ func TestEditor_structuralEditing(t *testing.T) {
 
 	// Paste between files: copy from grunt.xml, paste into the new file.
 	run("paste into another file",
-		chromedp.Click(rule("grunt.investigate.say"), chromedp.ByQuery),
+		click(rule("grunt.investigate.say")),
 		key("c", ctrl),
-		chromedp.Click(`.edtab[data-file="scripts/ai/idle.xml"]`, chromedp.ByQuery),
+		click(`.edtab[data-file="scripts/ai/idle.xml"]`),
 		chromedp.WaitVisible(rule("idle"), chromedp.ByQuery),
-		chromedp.Click(rule("idle"), chromedp.ByQuery),
+		click(rule("idle")),
 		key("v", ctrl),
 		src(`ed.cur.file === 'scripts/ai/idle.xml' && /<action id=".look"[\s\S]*<action id=".say" name="bt.log">/.test(s)`))
 }

@@ -27,25 +27,25 @@ func TestEditor_completesTypedVariablesInConditions(t *testing.T) {
 		chromedp.Navigate(g.url+"#agent=grunt-1"),
 		waitText("#treetitle", "grunt-1"),
 		chromedp.WaitVisible(`#editopen`, chromedp.ByQuery),
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
+		click(`#editopen`),
 		chromedp.WaitVisible(patrol, chromedp.ByQuery))
 	run("select the patrol",
-		chromedp.Click(patrol+` > .ehead`, chromedp.ByQuery),
+		click(patrol+` > .ehead`),
 		chromedp.WaitVisible(`#ednewcond`, chromedp.ByQuery))
 	run("type a condition: Ammo completes as a number variable",
-		chromedp.Click(`#ednewcond`, chromedp.ByQuery),
-		chromedp.SendKeys(`#ednewcond`, "Am", chromedp.ByQuery),
+		click(`#ednewcond`),
+		sendKeys(`#ednewcond`, "Am"),
 		chromedp.WaitVisible(`#edcomplete .citem[data-name="Ammo"]`, chromedp.ByQuery),
 		waitText(`#edcomplete .citem[data-name="Ammo"]`, "number variable"))
 	run("pick it: the number alone is a condition (Ammo > 0)",
-		chromedp.Click(`#edcomplete .citem[data-name="Ammo"]`, chromedp.ByQuery),
+		click(`#edcomplete .citem[data-name="Ammo"]`),
 		chromedp.WaitVisible(`#edinsp input[data-cond="0"]`, chromedp.ByQuery),
 		waitText("#edcount", "no problems"))
 	run("make it a comparison and save",
 		setField(`#edinsp input[data-cond="0"]`, "Ammo < 3"),
 		waitJS(`ed.cur.source.includes('<condition>Ammo &lt; 3</condition>')`),
 		waitText("#edcount", "no problems"),
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		waitText("#edresult", "kept their place"))
 	data, err := os.ReadFile(filepath.Join(g.dir, "scripts", "ai", "grunt.xml"))
 	if err != nil {

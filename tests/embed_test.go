@@ -135,7 +135,7 @@ func TestEmbedExample_liveViewUnderItsPrefixInABrowser(t *testing.T) {
 	}
 	waitStep(before.Step + 3)
 	if err := chromedp.Run(ctx,
-		chromedp.Click(`#pause`, chromedp.ByQuery),
+		click(`#pause`),
 		waitText("#runstate", "paused"),
 	); err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestEmbedExample_liveViewUnderItsPrefixInABrowser(t *testing.T) {
 	// Step button runs exactly one step.
 	next := fmt.Sprintf("step %d", after.Step+1)
 	if err := chromedp.Run(ctx,
-		chromedp.Click(`#step`, chromedp.ByQuery),
+		click(`#step`),
 		waitText("#stepno", next),
 	); err != nil {
 		t.Fatal(err)

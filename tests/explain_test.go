@@ -49,7 +49,7 @@ func TestLiveView_showsWhy(t *testing.T) {
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(`#agents li[data-id="guard-1"]`, chromedp.ByQuery),
 		waitText("#stepno", "step 2 / 40"),
-		chromedp.Click(`#agents li[data-id="guard-1"]`, chromedp.ByQuery),
+		click(`#agents li[data-id="guard-1"]`),
 		waitText("#treetitle", "guard-1"),
 		waitText("#why", "guard-1 · fight at step 2: Alarm was false (Alarm=false)"),
 		waitText("#why", "guard-1 · flee at step 2: refused by its cooldown (1.75 s left)"),

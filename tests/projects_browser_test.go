@@ -34,23 +34,23 @@ func TestProjects_treesInTabs(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('#project .pfile[data-tree="courier"]')].map((b) => b.dataset.file).join() === 'scripts/ai/courier.xml,scripts/ai/leg.xml'`),
 		waitJS(`document.querySelector('#treetabs').hidden`))
 	run("two trees opened by clicking: two tabs, the last shown",
-		chromedp.Click(tree("sentry"), chromedp.ByQuery),
+		click(tree("sentry")),
 		shown("sentry"),
-		chromedp.Click(tree("medic"), chromedp.ByQuery),
+		click(tree("medic")),
 		shown("medic"),
 		waitJS(`[...document.querySelectorAll('#treetabs .ttab')].map((b) => b.dataset.tab).join() === 'sentry,medic'`),
 		waitJS(`document.querySelector('`+tree("medic")+`').classList.contains('shown') && location.hash === '#tree=medic'`))
 	shoot(ctx, t, "debug-projects.png")
 	run("a click on a tab shows its tree; an agent and back",
-		chromedp.Click(tab("sentry"), chromedp.ByQuery),
+		click(tab("sentry")),
 		shown("sentry"),
-		chromedp.Click(`#agents li[data-id="grunt-1"]`, chromedp.ByQuery),
+		click(`#agents li[data-id="grunt-1"]`),
 		waitText("#treetitle", "grunt-1"),
 		waitJS(`!document.querySelector('#treetabs .ttab.on')`),
-		chromedp.Click(tab("medic"), chromedp.ByQuery),
+		click(tab("medic")),
 		shown("medic"))
 	run("keys on a tab: the left arrow goes to the other tab, Delete closes it",
-		chromedp.Focus(tab("medic"), chromedp.ByQuery),
+		focus(tab("medic")),
 		chromedp.KeyEvent(kb.ArrowLeft),
 		shown("sentry"),
 		chromedp.KeyEvent(kb.Delete),
@@ -58,10 +58,10 @@ func TestProjects_treesInTabs(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('#treetabs .ttab')].map((b) => b.dataset.tab).join() === 'medic'`),
 		waitJS(`document.activeElement && document.activeElement.dataset.tab === 'medic'`))
 	run("× closes the last tab: the first agent is shown",
-		chromedp.Click(tab("medic")+` .x`, chromedp.ByQuery),
+		click(tab("medic")+` .x`),
 		waitJS(`document.querySelector('#treetabs').hidden && ui.selected !== null && ui.treeOnly === null`))
 	run("a subtree file from the list opens in the editor",
-		chromedp.Click(`#project .pfile[data-file="scripts/ai/leg.xml"]`, chromedp.ByQuery),
+		click(`#project .pfile[data-file="scripts/ai/leg.xml"]`),
 		waitJS(`document.body.classList.contains('editing') && ed.tree === 'courier' && ed.cur && ed.cur.file === 'scripts/ai/leg.xml'`),
 		waitJS(`ed.tabs.map((t) => t.file).join() === 'scripts/ai/courier.xml,scripts/ai/leg.xml'`))
 	shoot(ctx, t, "debug-projects-edit.png")

@@ -89,7 +89,7 @@ func TestLiveView_drawsTheGraftedTreeUnderItsSlot(t *testing.T) {
 	}
 	if path := os.Getenv("BTRUN_SLOTS_SHOT"); path != "" { // a picture of the page (docs/debug.md)
 		var png []byte
-		if err := chromedp.Run(ctx, chromedp.Click("#zoomfit", chromedp.ByQuery), chromedp.Sleep(300*time.Millisecond), chromedp.CaptureScreenshot(&png)); err != nil {
+		if err := chromedp.Run(ctx, click("#zoomfit"), chromedp.Sleep(300*time.Millisecond), chromedp.CaptureScreenshot(&png)); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(path, png, 0o644)

@@ -122,14 +122,14 @@ func TestView_timeTravelKeepsTheStepsBeforeASave(t *testing.T) {
 		chromedp.Navigate(g.url+"#agent=grunt-1"),
 		waitText("#treetitle", "grunt-1"),
 		chromedp.KeyEvent("."), at(1), chromedp.KeyEvent("."), at(2), chromedp.KeyEvent("."), at(3),
-		chromedp.Click(`#editopen`, chromedp.ByQuery),
-		chromedp.Click(`.erule[data-label="grunt.idle.patrol"] > .ehead`, chromedp.ByQuery),
+		click(`#editopen`),
+		click(`.erule[data-label="grunt.idle.patrol"] > .ehead`),
 		chromedp.WaitVisible(`#edinsp input[data-param="patrol.radius"]`, chromedp.ByQuery),
 		setField(`#edinsp input[data-param="patrol.radius"]`, "6"),
 		waitJS(`ed.cur.source.includes('<parameter name="patrol.radius">6</parameter>')`),
-		chromedp.Click(`#edsave`, chromedp.ByQuery),
+		click(`#edsave`),
 		waitText("#edresult", "Saved scripts/ai/grunt.xml"),
-		chromedp.Click(`#edclose`, chromedp.ByQuery),
+		click(`#edclose`),
 		waitJS(`!document.body.classList.contains('editing')`),
 		chromedp.KeyEvent("."), at(4), chromedp.KeyEvent("."), at(5),
 		waitJS(`ui.status.timeTravel.edits.join() === '3' && document.querySelectorAll('#travelmarks .editmark[data-step="3"]').length === 1`))
@@ -145,7 +145,7 @@ func TestView_timeTravelKeepsTheStepsBeforeASave(t *testing.T) {
 	run("] forward again, and Back to live",
 		chromedp.KeyEvent("]"), at(3),
 		waitJS(`!document.body.classList.contains('oldtrees')`),
-		chromedp.Click(`#live`, chromedp.ByQuery), at(5))
+		click(`#live`), at(5))
 	got, err := os.ReadFile(filepath.Join(g.dir, "scripts", "ai", "grunt.xml"))
 	if err != nil || !strings.Contains(string(got), `"patrol.radius">6<`) {
 		t.Errorf("the saved file: %v", err)
@@ -167,7 +167,7 @@ func TestView_openASaveFromThePage(t *testing.T) {
 		chromedp.Navigate(g.url+"#agent=grunt-1"),
 		waitText("#treetitle", "grunt-1"),
 		chromedp.KeyEvent("."), at(1), chromedp.KeyEvent("."), at(2),
-		chromedp.Click(`#opensave`, chromedp.ByQuery),
+		click(`#opensave`),
 		chromedp.WaitVisible(`#saveform`, chromedp.ByQuery),
 		waitJS(`[...document.querySelectorAll('#savelist option')].map((o) => o.value).join() === 'run.sav'`),
 	); err != nil {
@@ -175,7 +175,7 @@ func TestView_openASaveFromThePage(t *testing.T) {
 	}
 	shoot(ctx, t, "debug-open-save.png")
 	if err := runStep(ctx,
-		chromedp.Click(`#saveopen`, chromedp.ByQuery),
+		click(`#saveopen`),
 		at(20),
 		waitJS(`ui.status.first === 20 && ui.agent && ui.agent.step === 20 && document.querySelector('#saveform').hidden`),
 		chromedp.KeyEvent("."), at(21),
