@@ -1,0 +1,123 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// replayGame writes reloadGame, its edits and inputs into a new folder,
+// with checkpoints every 20 steps and the extra files given: the folder
+// and its config.
+func replayGame(t *testing.T, extra map[string]string) (dir, config string) {
+	t.Helper()
+	dir = t.TempDir()
+	writeReloadGame(t, dir)
+	config = filepath.Join(dir, "config.toml")
+	extra["config.toml"] = strings.Replace(reloadGame["config.toml"], "checkpoint_every = 100", "checkpoint_every = 20", 1)
+	for name, text := range extra {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, config
+}
+
+// TestCluster_recoversAfterAFailedReload: an inputs file's reload of a
+// broken tree fails after step 12 (the run goes on with the tree it had,
+// and the run's folder keeps the broken one); the checkpoint of step 20
+// follows. A shard killed at step 30, and a conductor killed there and
+// resumed, go back to that checkpoint and open the files the run ran
+// with, not the run's folder (which does not load): the trace and the
+// save are one process's.
+func TestCluster_recoversAfterAFailedReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	broken := map[string]string{
+		"edits/g-broken.xml": strings.Replace(reloadGame["ai/g.xml"], "</choice>", "", 1),
+		"failed-inputs.txt":  "12 reload ai/g.xml edits/g-broken.xml\n",
+	}
+	const failedLine = "reload: ai/g.xml: not applied"
+	dir, config := replayGame(t, broken)
+	inputs := filepath.Join(dir, "failed-inputs.txt")
+	one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
+	if one.code != 0 || !strings.Contains(one.stdout, failedLine) {
+		t.Fatalf("one process: exit %d, no failed reload: %s%s", one.code, one.stdout, one.stderr)
+	}
+	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
+	for _, c := range []struct{ tag, fault, back string }{
+		{"shard", "shard1:report:30", "going back to the checkpoint of step 20 and replaying"},
+		{"conductor", "conductor:step:30", "resuming run failedreload-conductor from its checkpoint at step 20"},
+	} {
+		dir, config := replayGame(t, broken) // the files as they were before the reload
+		args := []string{"run", "-shards", "2", "-name", "failedreload-" + c.tag, "-config", config, "-inputs", filepath.Join(dir, "failed-inputs.txt"),
+			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}
+		r := runFault(t, c.fault, args...)
+		if c.tag == "conductor" {
+			if r.code == 0 {
+				t.Fatalf("%s: the conductor was not killed", c.tag)
+			}
+			r = run(t, "", append(args, "-resume")...)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, c.back) {
+			t.Errorf("%s: %q lacks %q", c.tag, r.stderr, c.back)
+		}
+		if c.tag == "shard" && beforeSummary(r.stdout) != beforeSummary(one.stdout) {
+			t.Errorf("%s: the output differs from one process's:\n%s\n----\n%s", c.tag, r.stdout, one.stdout)
+		}
+		sameFiles(t, c.tag, dir, trace, save)
+	}
+}
+
+// TestCluster_watchReloadsAScriptAddedWhileNoConductorRan: `btrun run
+// -shards 2 -watch` whose conductor is killed at step 30, a new script
+// saved into the script folder while no conductor runs, then `-resume
+// -watch`: no checkpoint names the script and no watcher saw it, and the
+// resumed run reloads it once its replay is over (after the checkpoint's
+// step 20: nothing was journaled after it). The trace and save are those
+// of one process whose inputs add the script after step 20.
+func TestCluster_watchReloadsAScriptAddedWhileNoConductorRan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	const (
+		script     = "local bt = require(\"bt\")\nbt.action(\"extra\", function(ctx) return bt.SUCCESS end)\n"
+		reloadLine = "reload: ai/extra.lua:"
+	)
+	dir, config := replayGame(t, map[string]string{"edits/extra.lua": script, "one-inputs.txt": "20 reload ai/extra.lua edits/extra.lua\n"})
+	one := run(t, "", "run", "-config", config, "-inputs", filepath.Join(dir, "one-inputs.txt"),
+		"-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
+	if one.code != 0 || !strings.Contains(one.stdout, reloadLine) {
+		t.Fatalf("one process: exit %d, no reload of the new script: %s%s", one.code, one.stdout, one.stderr)
+	}
+	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
+
+	dir, config = replayGame(t, map[string]string{})
+	args := []string{"run", "-shards", "2", "-watch", "-name", "addedscript", "-config", config,
+		"-trace", filepath.Join(dir, "run.jsonl"), "-save", filepath.Join(dir, "run.sav")}
+	if r := runFault(t, "conductor:step:30", args...); r.code == 0 {
+		t.Fatal("the conductor was not killed")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ai", "extra.lua"), []byte(script), 0o644); err != nil { // while no conductor runs
+		t.Fatal(err)
+	}
+	r := run(t, "", append(args, "-resume")...)
+	if r.code != 0 {
+		t.Fatalf("resumed: exit %d: %s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout, reloadLine); n != 1 {
+		t.Errorf("the resumed run reloaded the new script %d times, not once:\n%s", n, r.stdout)
+	}
+	sameFiles(t, "run", dir, trace, save)
+}
