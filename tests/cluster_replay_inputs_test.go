@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // replayGame writes reloadGame, its edits and inputs into a new folder,
@@ -120,4 +122,79 @@ func TestCluster_watchReloadsAScriptAddedWhileNoConductorRan(t *testing.T) {
 		t.Errorf("the resumed run reloaded the new script %d times, not once:\n%s", n, r.stdout)
 	}
 	sameFiles(t, "run", dir, trace, save)
+}
+
+// TestCluster_pageReloadDuringAResumedReplayWaits: a conductor killed at
+// step 25, after the page's jump after step 12 (journaled), is resumed
+// with -debug: its page shows the replay from the checkpoint of step 0 on.
+// The developer saves an edit and presses Reload at step 0, while the run
+// replays the journal: the reload is not applied among the lost run's
+// inputs (journaled before the jump it would come after a later replay
+// would meet the two out of order); the page is told that it waits for
+// the replay's end, after step 12, where it is applied once, after the
+// jump. The trace and the save are one process's whose page jumps and
+// reloads after step 12.
+func TestCluster_pageReloadDuringAResumedReplayWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	out := t.TempDir()
+	config := filepath.Join(dir, "config.toml")
+	args := func(tag string) []string {
+		return []string{"run", "-config", config, "-steps", "40", "-debug", "127.0.0.1:0", "-paused",
+			"-trace", filepath.Join(out, tag+".jsonl"), "-save", filepath.Join(out, tag+".sav")}
+	}
+	editAim := func() {
+		if err := os.WriteFile(filepath.Join(dir, "ai", "aim.lua"), []byte(reloadEdits["edits/aim-v2.lua"]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const reloadLine = "reload: 9 agents kept their place"
+	ok := func(r *liveRun, method, path, body string) {
+		t.Helper()
+		if code, b := r.call(method, path, body); code != http.StatusOK {
+			t.Fatalf("%s %s: %d %s\n%s", method, path, code, b, r.all.String())
+		}
+	}
+	writeReloadGame(t, dir)
+	one := startLiveRun(t, args("one")...)
+	ok(one, "POST", "/api/step", `{"steps":12}`)
+	ok(one, "POST", "/api/agents/g-2/jump", `{"rule":"idle"}`)
+	editAim()
+	ok(one, "POST", "/api/reload", "")
+	ok(one, "POST", "/api/step", `{"steps":28}`)
+	one.quit()
+	if !strings.Contains(one.all.String(), reloadLine) || !strings.Contains(one.all.String(), "v2 ") {
+		t.Fatalf("one process did not reload aim.lua: the test shows nothing\n%s", one.all.String())
+	}
+	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+
+	writeReloadGame(t, dir) // the files as they were
+	a := append(args("held"), "-shards", "2", "-name", "page-held")
+	first := startLiveRunEnv(t, []string{"BTRUN_TEST_FAULT=conductor:step:25"}, a...)
+	ok(first, "POST", "/api/step", `{"steps":12}`)
+	ok(first, "POST", "/api/agents/g-2/jump", `{"rule":"idle"}`)
+	first.try("POST", "/api/step", `{"steps":20}`) // the conductor is killed before step 25
+	select {
+	case <-first.done:
+	case <-time.After(2 * time.Minute): // a hang guard only
+		t.Fatal("the conductor was not killed")
+	}
+	res := startLiveRun(t, append(a, "-resume")...)
+	if at := res.backAt(); at != 0 {
+		t.Fatalf("the resumed run's live view is at step %d, want 0", at)
+	}
+	editAim()
+	code, b := res.call("POST", "/api/reload", "")
+	if code == http.StatusOK || !strings.Contains(string(b), "the reload waits, and applies after that step") || !strings.Contains(string(b), "up to step 12") {
+		t.Fatalf("the page's reload during the replay: %d %s, want that it waits for step 12", code, b)
+	}
+	ok(res, "POST", "/api/step", `{"steps":40}`)
+	res.quit()
+	if n := strings.Count(res.all.String(), reloadLine); n != 1 {
+		t.Errorf("the resumed run reloaded %d times, not once:\n%s", n, res.all.String())
+	}
+	sameFiles(t, "held", out, trace, save)
 }
