@@ -198,3 +198,71 @@ func TestCluster_pageReloadDuringAResumedReplayWaits(t *testing.T) {
 	}
 	sameFiles(t, "held", out, trace, save)
 }
+
+// TestCluster_inputsFileGoesOnAfterAPageInputOverAResume: `-inputs`
+// reloads aim.lua after step 20; the page jumps an agent after step 12
+// (journaled), and the conductor is killed at step 15. Resumed with the
+// same inputs file, the run replays the jump from the journal and applies
+// the file's reload once, after step 20: the page's input is no line of
+// the file (before, the resumed run took it for one and passed every line
+// after it by: the reload was never applied). The trace and the save are
+// one process's given the same jump and reload.
+func TestCluster_inputsFileGoesOnAfterAPageInputOverAResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := t.TempDir()
+	out := t.TempDir()
+	config := filepath.Join(dir, "config.toml")
+	inputs := filepath.Join(dir, "page-inputs.txt")
+	args := func(tag string) []string {
+		return []string{"run", "-config", config, "-steps", "40", "-inputs", inputs, "-debug", "127.0.0.1:0", "-paused",
+			"-trace", filepath.Join(out, tag+".jsonl"), "-save", filepath.Join(out, tag+".sav")}
+	}
+	write := func() {
+		writeReloadGame(t, dir)
+		if err := os.WriteFile(inputs, []byte("20 reload ai/aim.lua edits/aim-v2.lua\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const reloadLine = "reload: ai/aim.lua: 9 agents kept their place"
+	ok := func(r *liveRun, method, path, body string) {
+		t.Helper()
+		if code, b := r.call(method, path, body); code != http.StatusOK {
+			t.Fatalf("%s %s: %d %s\n%s", method, path, code, b, r.all.String())
+		}
+	}
+	write()
+	one := startLiveRun(t, args("one")...)
+	ok(one, "POST", "/api/step", `{"steps":12}`)
+	ok(one, "POST", "/api/agents/g-2/var", `{"name":"Seen","value":true}`)
+	ok(one, "POST", "/api/step", `{"steps":28}`)
+	one.quit()
+	if !strings.Contains(one.all.String(), reloadLine) {
+		t.Fatalf("one process did not reload aim.lua: the test shows nothing\n%s", one.all.String())
+	}
+	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
+	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+
+	write()
+	a := append(args("pagefile"), "-shards", "2", "-name", "page-file")
+	first := startLiveRunEnv(t, []string{"BTRUN_TEST_FAULT=conductor:step:15"}, a...)
+	ok(first, "POST", "/api/step", `{"steps":12}`)
+	ok(first, "POST", "/api/agents/g-2/var", `{"name":"Seen","value":true}`)
+	first.try("POST", "/api/step", `{"steps":20}`) // the conductor is killed before step 15
+	select {
+	case <-first.done:
+	case <-time.After(2 * time.Minute): // a hang guard only
+		t.Fatal("the conductor was not killed")
+	}
+	res := startLiveRun(t, append(a, "-resume")...)
+	if at := res.backAt(); at != 0 {
+		t.Fatalf("the resumed run's live view is at step %d, want 0", at)
+	}
+	ok(res, "POST", "/api/step", `{"steps":40}`)
+	res.quit()
+	if n := strings.Count(res.all.String(), reloadLine); n != 1 {
+		t.Errorf("the resumed run applied the file's reload %d times, not once:\n%s", n, res.all.String())
+	}
+	sameFiles(t, "pagefile", out, trace, save)
+}
