@@ -71,3 +71,19 @@ func (c *Conductor) reloadHeld() error {
 	}
 	return nil
 }
+
+// WaitingReload is the reload that waits for the replay's end (nil for
+// none): a conductor that loses a shard before then gives it to the next
+// link's (WaitReload), whose replay it waits for in turn.
+func (c *Conductor) WaitingReload() *ReloadOptions {
+	if c.rec.held == nil {
+		return nil
+	}
+	opts := *c.rec.held
+	return &opts
+}
+
+// WaitReload makes opts wait for the replay's end, as a reload asked for
+// during it does (a lost link's WaitingReload). Call it after Replay and
+// Recovered.
+func (c *Conductor) WaitReload(opts ReloadOptions) { c.holdReload(opts) }

@@ -195,8 +195,9 @@ func (r *r49Run) recover(t *testing.T, config string, watch bool) (*testCluster,
 // *ReloadWaitsError (an ErrReload) naming the replay's last step, and the
 // reload is applied after that step, after the inputs replayed there,
 // journaled after them, so that a second recovery replays both in order.
-// One process that reloads after that step writes the same trace, output
-// and save.
+// A link lost before the replay's end gives the waiting reload to the
+// next (WaitingReload, WaitReload). One process that reloads after that
+// step writes the same trace, output and save.
 func TestConductorReload_waitsForTheReplaysEnd(t *testing.T) {
 	config, _, save := r49Game(t)
 	v2 := func() { save(r49Script, strings.ReplaceAll(counterGame[r49Script], "v1", "v2")) }
@@ -225,6 +226,15 @@ func TestConductorReload_waitsForTheReplaysEnd(t *testing.T) {
 	if !errors.As(err, &waits) || !errors.Is(err, ErrReload) || waits.Until != r49Signal {
 		t.Fatalf("a reload during the replay: %v, want a *ReloadWaitsError until step %d", err, r49Signal)
 	}
+	// A shard lost before the replay's end: the next link's conductor
+	// is given the waiting reload, which waits for its replay in turn.
+	waiting := c.WaitingReload()
+	if waiting == nil || len(waiting.Changed) != 1 || waiting.Changed[0] != r49Script {
+		t.Fatalf("the waiting reload is %+v, not the reload of %s", waiting, r49Script)
+	}
+	tc.stop()
+	tc, c = r.recover(t, config, false)
+	c.WaitReload(*waiting)
 	if err := c.Run(r49Signal - r49Back); err != nil {
 		t.Fatal(err)
 	}

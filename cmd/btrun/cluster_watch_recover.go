@@ -23,6 +23,8 @@ import (
 type watchCarry struct {
 	held []string // the paths the lost link's watcher saw and no reload read
 	to   uint64   // the step the lost link reached: its replay writes again what a stream holds
+
+	reload *game.ReloadOptions // a reload that waited for the lost link's replay (the page's)
 }
 
 // watchCopies reports whether going back to checkpoint from, with no
@@ -43,7 +45,10 @@ func (s *clusterSession) watchCopies(from *cluster.Checkpoint) bool {
 // reads the run's folder again once the replay is over.
 func (s *clusterSession) watchRecovered(c *game.Conductor, from *cluster.Checkpoint, copied bool) error {
 	carry := s.carry
-	s.carry.held = nil // the link's conductor holds them now; the step stays (a replay lost in turn)
+	s.carry.held, s.carry.reload = nil, nil // the link's conductor holds them now; the step stays (a replay lost in turn)
+	if carry.reload != nil {
+		defer c.WaitReload(*carry.reload) // after Recovered: it waits for this link's replay
+	}
 	if from == nil {
 		return nil
 	}
@@ -75,4 +80,5 @@ func (s *clusterSession) keepUnreloaded(c *game.Conductor) {
 	if s.r.live.watch {
 		s.carry = watchCarry{held: c.Unreloaded(), to: max(s.carry.to, c.Step())}
 	}
+	s.carry.reload = c.WaitingReload() // game/cluster_reload_held.go
 }
