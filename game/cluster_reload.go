@@ -52,8 +52,8 @@ func (c *Conductor) Reload(opts ReloadOptions) (*ReloadReport, error) {
 	if err := c.replayDue(); err != nil { // replayed inputs of this step come first
 		return nil, err
 	}
-	if c.replaying() { // a page's or an inputs file's reload waits for the replay's end (cluster_reload_held.go)
-		return nil, c.holdReload(opts)
+	if err := c.reloadNow(opts); err != nil { // a page's or an inputs file's reload waits for the replay's end (cluster_reload_held.go)
+		return nil, err
 	}
 	man, err := c.manifest(opts)
 	if err != nil {

@@ -32,6 +32,20 @@ func (e *ReloadWaitsError) Error() string {
 // Is makes a waiting reload an ErrReload: nothing changed yet.
 func (e *ReloadWaitsError) Is(target error) bool { return target == ErrReload }
 
+// reloadNow answers a reload asked for between two steps: during a
+// replay it waits (holdReload's answer); once the replay is over, the
+// game reads the run's folder first (settle: the page's moment comes
+// before BetweenSteps, which would do it).
+func (c *Conductor) reloadNow(opts ReloadOptions) error {
+	if c.replaying() {
+		return c.holdReload(opts)
+	}
+	if c.rec.since != nil {
+		c.settle()
+	}
+	return nil
+}
+
 // holdReload keeps opts for the replay's end, merged with what waits.
 func (c *Conductor) holdReload(opts ReloadOptions) error {
 	h := c.rec.held

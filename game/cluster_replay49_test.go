@@ -363,3 +363,41 @@ func TestConductorWatch_aScriptAddedWhileNoConductorRanIsReloaded(t *testing.T) 
 	}
 	tc.wantSolo("a script added while no conductor ran", wantTrace, wantOut, wantSave)
 }
+
+// TestConductorReload_afterTheReplayReadsTheRunsFolder: a recovery opens
+// the checkpoint's files in a folder of their own; the replay over, a
+// reload asked for before BetweenSteps (the live view's moment comes
+// first) reads the run's folder, where the developer saved the edit, not
+// that copy. One process that reloads the edit there writes the same
+// trace, output and save.
+func TestConductorReload_afterTheReplayReadsTheRunsFolder(t *testing.T) {
+	config, _, save := r49Game(t)
+	v2 := func() { save(r49Script, strings.ReplaceAll(counterGame[r49Script], "v1", "v2")) }
+	wantTrace, wantOut, wantSave := r49Solo(t, config, func(g *Game, step int) {
+		if step != r49Signal {
+			return
+		}
+		if err := g.Signal("all", "Ping", r49Ping); err != nil {
+			t.Fatal(err)
+		}
+		v2()
+		if _, err := g.Reload(ReloadOptions{Changed: []string{r49Script}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	save(r49Script, counterGame[r49Script])
+	r := r49First(t, config, false, 0, nil)
+	tc, c := r.recover(t, config, false)
+	if err := c.Run(r49Signal - r49Back); err != nil {
+		t.Fatal(err)
+	}
+	v2()
+	if _, err := c.Reload(ReloadOptions{Changed: []string{r49Script}}); err != nil {
+		t.Fatalf("a reload after the replay: %v", err)
+	}
+	if err := c.Run(r49Steps - r49Signal); err != nil {
+		t.Fatal(err)
+	}
+	tc.wantSolo("a reload after the replay", wantTrace, wantOut, wantSave)
+	save(r49Script, counterGame[r49Script])
+}
