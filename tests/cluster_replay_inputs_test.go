@@ -3,6 +3,7 @@ package tests
 import (
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -265,4 +266,67 @@ func TestCluster_inputsFileGoesOnAfterAPageInputOverAResume(t *testing.T) {
 		t.Errorf("the resumed run applied the file's reload %d times, not once:\n%s", n, res.all.String())
 	}
 	sameFiles(t, "pagefile", out, trace, save)
+}
+
+// TestCluster_watchRebuildsAPluginEditedWhileNoConductorRan: `btrun run
+// -shards 2 -watch` of a game whose plugin is Go sources in the game's
+// folder (run on the conductor); the conductor is killed at step 30, the
+// plugin's source edited while no conductor runs, then `-resume -watch`.
+// The checkpoint names the program the plugin ran, not its sources, and
+// no watcher saw the edit: once the replay is over (after the checkpoint's
+// step 20) the resumed run finds that the plugin's build from the run's
+// folder is another program, rebuilds and restarts it, once. (The
+// shards keep the build they started with: docs/cluster.md's "Not yet".)
+func TestCluster_watchRebuildsAPluginEditedWhileNoConductorRan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes and builds a plugin")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "plugins", "reloady", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"reloady/go.mod": "module example.com/reloady\n\ngo 1.26\n\nrequire github.com/btrun/btrun v0.0.0\n\nreplace github.com/btrun/btrun => " +
+			filepath.ToSlash(repo) + "\n",
+		"reloady/main.go": string(src),
+		"config.toml": "[run]\nsteps = 40\ndt = 0.05\n[[trees]]\nname = \"w\"\nfile = \"ai/w.xml\"\n" +
+			"[[plugins]]\nname = \"reloady\"\npath = \"reloady\"\n[[agents]]\ntree = \"w\"\ncount = 3\n" +
+			"[cluster]\ncheckpoint_every = 20\ndeadline = \"2s\"\nstore = \"store\"\n",
+		"ai/w.xml": `<behaviorTree><sequence id="root"><action id=".work" name="reloady.work"/></sequence></behaviorTree>`,
+	})
+	tidy := exec.Command("go", "mod", "tidy")
+	tidy.Dir = filepath.Join(dir, "reloady")
+	if out, err := tidy.CombinedOutput(); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	args := []string{"run", "-shards", "2", "-watch", "-name", "editedplugin", "-config", filepath.Join(dir, "config.toml"),
+		"-trace", filepath.Join(dir, "run.jsonl")}
+	if r := runFault(t, "conductor:step:30", args...); r.code == 0 {
+		t.Fatalf("the conductor was not killed: %s", r.stderr)
+	}
+	edited := strings.Replace(string(src), "const version = 1", "const version = 2", 1)
+	if err := os.WriteFile(filepath.Join(dir, "reloady", "main.go"), []byte(edited), 0o644); err != nil { // while no conductor runs
+		t.Fatal(err)
+	}
+	r := run(t, "", append(args, "-resume")...)
+	if r.code != 0 {
+		t.Fatalf("resumed: exit %d: %s", r.code, r.stderr)
+	}
+	const restarted = "plugin reloady restarted with its new build"
+	if n := strings.Count(r.stdout, restarted); n != 1 {
+		t.Fatalf("the resumed run restarted the edited plugin %d times, not once:\n%s", n, r.stdout)
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasSuffix(l, restarted) && !strings.HasPrefix(l, "t=1.00 reload: ") {
+			t.Errorf("the plugin was rebuilt at %q, not after step 20 (the replay's end)", l)
+		}
+	}
 }
