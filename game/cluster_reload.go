@@ -52,6 +52,9 @@ func (c *Conductor) Reload(opts ReloadOptions) (*ReloadReport, error) {
 	if err := c.replayDue(); err != nil { // replayed inputs of this step come first
 		return nil, err
 	}
+	if err := c.reloadNow(opts); err != nil { // a page's or an inputs file's reload waits for the replay's end (cluster_reload_held.go)
+		return nil, err
+	}
 	man, err := c.manifest(opts)
 	if err != nil {
 		return nil, err
@@ -141,7 +144,7 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 		return nil, err
 	}
 	if rerr != nil {
-		if err := c.afterFailedReload(saves); err != nil { // cluster_reload_failed.go
+		if err := c.afterFailedReload(saves, man); err != nil { // cluster_reload_failed.go
 			return nil, err
 		}
 		return rerr, nil
@@ -156,6 +159,7 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 		return nil, err
 	}
 	c.reloaded, c.applied = rep, man
+	c.rec.failed = nil // cluster_reload_failed.go
 	return nil, nil
 }
 

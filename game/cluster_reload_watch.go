@@ -39,6 +39,9 @@ func (c *Conductor) BetweenSteps() error {
 	if c.rec.since != nil && !c.replaying() { // the replay after a recovery is over (cluster_watch_recover.go)
 		c.settle()
 	}
+	if err := c.reloadHeld(); err != nil { // cluster_reload_held.go: a reload asked for during the replay
+		return err
+	}
 	if g.watcher == nil {
 		return nil
 	}

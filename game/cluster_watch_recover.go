@@ -22,6 +22,9 @@ import (
 type watchRecovery struct {
 	since *cluster.ReloadManifest // the checkpoint's files, until the replay is over
 	to    uint64                  // the step the lost link reached
+
+	failed *cluster.ReloadManifest // the last reload's files when it failed (FailedReload: cluster_reload_failed.go)
+	held   *ReloadOptions          // a reload asked for during the replay (cluster_reload_held.go)
 }
 
 // Recovered tells a conductor that goes on from a checkpoint which files
@@ -40,7 +43,7 @@ type watchRecovery struct {
 // run's folder with its own files instead (leaveCopy). Call it before
 // the first step.
 func (c *Conductor) Recovered(man *cluster.ReloadManifest, held []string, to uint64) {
-	c.rec = watchRecovery{since: man, to: to}
+	c.rec.since, c.rec.to = man, to
 	c.hold(held)
 }
 
@@ -92,5 +95,11 @@ func (c *Conductor) settle() {
 		c.leaveCopy(man)
 	case man != nil:
 		c.stale = changedSince(c.g.cfg, man, c.programPaths(man), c.stale)
+	}
+	if c.reloads > 0 && c.applied != nil {
+		man = c.applied // the files of the last replayed reload
+	}
+	if man != nil && c.g.watcher != nil {
+		c.stale = append(c.stale, c.addedSince(SeenFiles(man, c.rec.failed))...) // cluster_watch_added.go
 	}
 }

@@ -27,8 +27,9 @@ import (
 //     again what the lost link wrote); lost again after that reload, the
 //     run replays it from the journal at the same step;
 //   - a conductor lost (-resume): nothing is carried; the edited script
-//     differs from the checkpoint's, and is reloaded after the journaled
-//     signal, the replay's end.
+//     differs from the checkpoint's, and the new script is one no
+//     checkpoint names in a script folder (cluster_watch_added.go): both
+//     are reloaded after the journaled signal, the replay's end.
 func TestConductorWatch_anEditIsNotLostOverARecovery(t *testing.T) {
 	const (
 		signal = 3 // a journaled signal after it
@@ -38,7 +39,7 @@ func TestConductorWatch_anEditIsNotLostOverARecovery(t *testing.T) {
 		testEditNotLost(t, lost, true, []string{"ai/count.lua", "ai/extra.lua"})
 	})
 	t.Run("the conductor lost", func(t *testing.T) {
-		testEditNotLost(t, signal, false, []string{"ai/count.lua"})
+		testEditNotLost(t, signal, false, []string{"ai/count.lua", "ai/extra.lua"})
 	})
 }
 

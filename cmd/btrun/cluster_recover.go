@@ -321,7 +321,7 @@ func (s *clusterSession) attempt(from *cluster.Checkpoint) (st cluster.Stats, er
 	if err := s.watch(c, from == nil && s.links == 1); err != nil { // cluster_reload.go
 		return st, err
 	}
-	if err := s.watchRecovered(c, from); err != nil { // cluster_watch_recover.go
+	if err := s.watchRecovered(c, from, dir != ""); err != nil { // cluster_watch_recover.go
 		return st, err
 	}
 	s.until, s.first = until, min(s.first, c.Step())

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/game"
 	"github.com/btrun/btrun/internal/readfile"
 )
@@ -76,4 +77,38 @@ func (c conductorInputs) Reload(path, from string) error {
 		return err
 	}
 	return rerr
+}
+
+// A resumed run's inputs file goes on after the lines its checkpoint and
+// journal hold (inputFeed.skip), each applied exactly once. The journal
+// also holds inputs no line is: the live view's commands, and a reload
+// -watch or the page journaled whose checkpoint was not taken (the
+// conductor lost during it). Matching one of those to a later line would
+// pass that line by, never applied (and every line after it, when none
+// matches): so a journaled input passes by only up to the line it is, and
+// a reload is a line's only if it reloaded what the line names.
+
+// find is the index, from the first line not sent, of the line that is
+// the journaled input j, or -1 when no line is.
+func (f *inputFeed) find(j *cluster.Input) int {
+	for k := f.next; k < len(f.ins); k++ {
+		if f.ins[k].is(j) {
+			return k
+		}
+	}
+	return -1
+}
+
+// reloads reports whether the journaled reload j is the reload line: what
+// it reloaded is what the line names (PATH, or nothing for a bare
+// reload), and no plugin by name (the page's Reload names them all).
+func (in *runInput) reloads(j *cluster.Input) bool {
+	man, err := cluster.DecodeReload(j.Data)
+	if err != nil || len(man.Plugins) > 0 {
+		return false
+	}
+	if in.to == "" {
+		return len(man.Changed) == 0
+	}
+	return len(man.Changed) == 1 && man.Changed[0] == filepath.ToSlash(in.to)
 }

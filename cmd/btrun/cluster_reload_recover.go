@@ -93,10 +93,17 @@ func (s *clusterSession) putFiles(c *game.Conductor, seq uint64) ([]string, erro
 		}
 		s.progs.of = man
 	}
-	if len(s.progs.data) == 0 {
-		return []string{filesPart}, nil
+	parts := []string{filesPart}
+	if failed, err := s.putFailed(c, seq); err != nil || failed { // cluster_reload_failed.go
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, failedPart)
 	}
-	return []string{filesPart, programsPart}, s.store.PutPart(seq, programsPart, s.progs.data)
+	if len(s.progs.data) == 0 {
+		return parts, nil
+	}
+	return append(parts, programsPart), s.store.PutPart(seq, programsPart, s.progs.data)
 }
 
 // checkpointConfig is the config the conductor opens the game with to go

@@ -23,23 +23,41 @@ import (
 type watchCarry struct {
 	held []string // the paths the lost link's watcher saw and no reload read
 	to   uint64   // the step the lost link reached: its replay writes again what a stream holds
+
+	reload *game.ReloadOptions // a reload that waited for the lost link's replay (the page's)
 }
 
 // watchCopies reports whether going back to checkpoint from, with no
 // reload journaled after it, opens the game from the checkpoint's files:
-// with -watch, when the checkpoint names them (and its plugins' programs).
+// with -watch, or after a failed reload (the run's folder holds the files
+// that failed to load: cluster_reload_failed.go), when the checkpoint
+// names them (and its plugins' programs).
 func (s *clusterSession) watchCopies(from *cluster.Checkpoint) bool {
-	return s.r.live.watch && slices.Contains(from.Parts, filesPart) &&
+	return (s.r.live.watch || slices.Contains(from.Parts, failedPart)) && slices.Contains(from.Parts, filesPart) &&
 		(len(s.r.cfg.Plugins) == 0 || slices.Contains(from.Parts, programsPart))
 }
 
 // watchRecovered tells the conductor that goes on from checkpoint from
-// (nil: the run's start) which files the run ran with there, what the
-// lost link's watcher held and how far the lost link went.
-func (s *clusterSession) watchRecovered(c *game.Conductor, from *cluster.Checkpoint) error {
+// (nil: the run's start) which files the run ran with there (with those
+// a failed reload read over them: -watch saw those), what the lost link's
+// watcher held and how far the lost link went. A conductor opened from a
+// copy of the checkpoint's files (copied) is told without -watch too: it
+// reads the run's folder again once the replay is over.
+func (s *clusterSession) watchRecovered(c *game.Conductor, from *cluster.Checkpoint, copied bool) error {
 	carry := s.carry
-	s.carry.held = nil // the link's conductor holds them now; the step stays (a replay lost in turn)
-	if !s.r.live.watch || from == nil {
+	s.carry.held, s.carry.reload = nil, nil // the link's conductor holds them now; the step stays (a replay lost in turn)
+	if carry.reload != nil {
+		defer c.WaitReload(*carry.reload) // after Recovered: it waits for this link's replay
+	}
+	if from == nil {
+		return nil
+	}
+	failed, err := s.failedFiles(from) // cluster_reload_failed.go
+	if err != nil {
+		return err
+	}
+	c.RecoveredFailed(failed)
+	if !s.r.live.watch && !copied {
 		return nil
 	}
 	var man *cluster.ReloadManifest // a checkpoint an older btrun wrote names no files: only what was held
@@ -52,7 +70,7 @@ func (s *clusterSession) watchRecovered(c *game.Conductor, from *cluster.Checkpo
 			return fmt.Errorf("checkpoint %d of run %s: its files: %w", from.Seq, s.name, err)
 		}
 	}
-	c.Recovered(man, carry.held, carry.to)
+	c.Recovered(game.SeenFiles(man, failed), carry.held, carry.to)
 	return nil
 }
 
@@ -62,4 +80,5 @@ func (s *clusterSession) keepUnreloaded(c *game.Conductor) {
 	if s.r.live.watch {
 		s.carry = watchCarry{held: c.Unreloaded(), to: max(s.carry.to, c.Step())}
 	}
+	s.carry.reload = c.WaitingReload() // game/cluster_reload_held.go
 }

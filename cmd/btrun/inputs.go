@@ -234,10 +234,11 @@ func (f *inputFeed) skip(s uint64, reloaded bool, journaled []cluster.Input) {
 		f.next++
 	}
 	for _, j := range journaled {
-		for f.next < len(f.ins) && !f.ins[f.next].is(&j) {
-			f.next++
+		// An input no line is (the live view's, -watch's reload) passes
+		// by no line (cluster_reload_inputs.go).
+		if k := f.find(&j); k >= 0 {
+			f.next = k + 1
 		}
-		f.next = min(f.next+1, len(f.ins))
 	}
 }
 
@@ -245,7 +246,7 @@ func (f *inputFeed) skip(s uint64, reloaded bool, journaled []cluster.Input) {
 func (in *runInput) is(j *cluster.Input) bool {
 	kind := map[string]cluster.InputKind{"signal": cluster.InputSignal, "add": cluster.InputAdd, "remove": cluster.InputRemove, "reload": cluster.InputReload}[in.op]
 	if kind == cluster.InputReload {
-		return in.after == j.Step && kind == j.Kind
+		return in.after == j.Step && kind == j.Kind && in.reloads(j) // cluster_reload_inputs.go
 	}
 	return in.after == j.Step && kind == j.Kind && in.to == j.To && in.name == j.Name
 }
