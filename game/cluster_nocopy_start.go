@@ -107,6 +107,9 @@ func (g *Game) spawned(ga *gameAgent) error {
 
 // StartLines gives what the shard's start kept (cluster.StartHost), once.
 func (h *shardHost) StartLines(out *cluster.Out) error {
+	if err := h.startNow(); err != nil { // cluster_init49.go: a start that waited for the conductor's init
+		return err
+	}
 	s := &h.g.cl.start
 	if s.sent {
 		return nil
