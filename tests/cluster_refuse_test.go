@@ -74,11 +74,67 @@ return world`,
 // (a conductor that holds no agent) refuses and delivers the world's
 // signals as `btrun run` does: the same trace, output and save.
 func TestCluster_worldSignalRefusedOnShardProcesses(t *testing.T) {
+	refusedOnShards(t, refuseFiles, "refused: ", "cannot hold signal", "forgot W")
+}
+
+// initRefuseWorld is a world whose init fills t-4 (the last shard's)
+// until it refuses, sends signals to all that t-4 and then t-2 (another
+// shard's) refuse, and goes on by what was refused: a last signal, and
+// game.shared, which every spawn reads.
+const initRefuseWorld = `local world = {}
+local function try(game, to, name, data)
+  local ok, err = pcall(game.signal, to, name, data)
+  game.log("init", to, name, ok, err)
+  return ok
+end
+function world.init(game)
+  local n = 0
+  while n < 10 and try(game, "t-4", "F" .. n, string.rep("f", 20000)) do n = n + 1 end
+  local big = try(game, "all", "Big", string.rep("b", 10000))
+  try(game, "t-2", "A", string.rep("a", 40000))
+  local mid = try(game, "all", "Mid", string.rep("m", 30000))
+  try(game, "k-2", "Hurt", { hp = "lots" })
+  try(game, "all", "Hurt", { hp = 4 })
+  if not big and not mid then
+    game.signal("k-1", "Hurt", { hp = n })
+    game.shared = { fills = n }
+  end
+end
+function world.spawn(ctx)
+  local bt = require("bt")
+  ctx:log("spawn sees fills " .. tostring(bt.shared and bt.shared.fills))
+end
+function world.tick(game)
+  local s = game.step
+  local ok, err = pcall(game.signal, "t-" .. (s % 4 + 1), "W" .. s, string.rep("w", 9000))
+  game.log("tick", s, ok, err)
+end
+return world`
+
+// TestCluster_worldInitSignalRefusedOnShardProcesses: the world's init
+// that overfills a receiver on one shard process and sends signals to all
+// that receivers on other shards refuse, going on by what was refused, is
+// refused, delivered and continued on `btrun run -shards N` as on `btrun
+// run`: the same trace, output and save.
+func TestCluster_worldInitSignalRefusedOnShardProcesses(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range refuseFiles {
+		files[k] = v
+	}
+	files["ai/world.lua"] = initRefuseWorld
+	refusedOnShards(t, files, `world init t-4 F3 false`, `world init all Big false ai/world.lua:3: game.signal("all", "Big", data): agent t-4: cannot hold`,
+		`world init all Mid false ai/world.lua:3: game.signal("all", "Mid", data): agent t-2: cannot hold`, "spawn sees fills 3", "world init all Hurt true")
+}
+
+// refusedOnShards runs the game of files with `btrun run`, checks that its
+// output holds each of wants, and runs it on `-shards 2` and `-shards 3
+// -workers 2`: the same trace, output and save.
+func refusedOnShards(t *testing.T, files map[string]string, wants ...string) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
 	dir := t.TempDir()
-	for name, src := range refuseFiles {
+	for name, src := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -93,7 +149,7 @@ func TestCluster_worldSignalRefusedOnShardProcesses(t *testing.T) {
 	if want.code != 0 {
 		t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
 	}
-	for _, w := range []string{"refused: ", "cannot hold signal", "forgot W"} {
+	for _, w := range wants {
 		if !strings.Contains(want.stdout, w) {
 			t.Fatalf("one process's output has no %q:\n%s", w, want.stdout)
 		}
