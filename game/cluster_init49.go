@@ -48,6 +48,7 @@ type clusterInit struct {
 	next    int          // a shard's next answer
 	started bool         // a waiting shard's start ran
 	err     error        // the waiting start's error, kept for every later message
+	bad     error        // a shard's init sent another signal than the conductor's: the start's error, caught or not
 }
 
 // initAnswer is what one game.signal of the world's init got.
@@ -125,15 +126,20 @@ func (g *Game) deliverHere(signal string, data runtime.Value, ga *gameAgent) err
 // to the same signal, in order.
 func (g *Game) initAnswer(to, signal string, data runtime.Value, ga *gameAgent) error {
 	in := &g.cl.init
+	if in.bad != nil {
+		return in.bad
+	}
 	if in.next >= len(in.answers) {
-		return fmt.Errorf("game: the world's init on the shard of agents %d..%d sends signal %q to %s, beyond the %d the conductor's init sent (an init must send the same signals in every process: game.agents holds only a process's own agents)",
+		in.bad = fmt.Errorf("game: the world's init on the shard of agents %d..%d sends signal %q to %s, beyond the %d the conductor's init sent (an init must send the same signals in every process: game.agents holds only a process's own agents)",
 			g.cl.lo, g.cl.hi-1, signal, to, len(in.answers))
+		return in.bad
 	}
 	a := in.answers[in.next]
 	in.next++
 	if a.to != to || a.name != signal {
-		return fmt.Errorf("game: the world's init on the shard of agents %d..%d sends signal %q to %s where the conductor's sent %q to %s (an init must send the same signals in every process)",
+		in.bad = fmt.Errorf("game: the world's init on the shard of agents %d..%d sends signal %q to %s where the conductor's sent %q to %s (an init must send the same signals in every process)",
 			g.cl.lo, g.cl.hi-1, signal, to, a.name, a.to)
+		return in.bad
 	}
 	if a.refusal != "" {
 		return refusedError(a.refusal)
@@ -155,6 +161,9 @@ func (g *Game) initDone() error {
 	}
 	r.init.done = true
 	if !r.conductor {
+		if r.init.bad != nil {
+			return r.init.bad
+		}
 		if in := &r.init; in.replay && in.next != len(in.answers) {
 			return fmt.Errorf("game: the world's init on the shard of agents %d..%d sent %d signals, the conductor's %d (an init must send the same signals in every process)",
 				r.lo, r.hi-1, in.next, len(in.answers))

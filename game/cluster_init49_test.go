@@ -2,7 +2,9 @@ package game
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/btrun/btrun/cluster"
@@ -128,6 +130,56 @@ func TestCluster_worldInitSignalsReplayedFromTheStart(t *testing.T) {
 				b.steps(1, steps)
 				b.wantSolo("", wantTrace, wantOut, wantSave)
 			})
+		}
+	}
+}
+
+// TestCluster_worldInitSignalsThatDifferStopTheStart: an init that sends
+// signals by what it finds in game.agents (a shard finds its own agents'
+// tables, a conductor without copies none) sends other signals in each
+// process: the start stops with an error naming the shard, on ServeShard
+// as on the conductor, rather than delivering what no process would (a
+// script that catches the error stops the start too).
+func TestCluster_worldInitSignalsThatDifferStopTheStart(t *testing.T) {
+	files := refuseGame()
+	files["ai/world.lua"] = `local world = {}
+function world.init(game)
+  for _, id in ipairs(game.ids) do
+    if game.agents[id] then pcall(game.signal, id, "Mine") end
+  end
+end
+return world`
+	config := writeGame(t, files)
+	const shards = 2
+	for _, copies := range []bool{false, true} {
+		s := clusterSetup{name: config, shards: shards, copies: copies}
+		cg := s.open(t, io.Discard, 1, nil, !copies)
+		link, ends := cluster.NewLocal(shards)
+		c, err := cg.Conduct(link, nil, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, shards)
+		for k := range shards {
+			sg := s.open(t, io.Discard, 1, &ShardOf{K: k, N: shards}, false)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[k] = sg.ServeShard(ends[k], k, shards, ShardOptions{})
+			}()
+		}
+		const want = "an init must send the same signals in every process"
+		err = c.Start()
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "the shard of agents") {
+			t.Errorf("copies %v: the start: %v; want the shards' error", copies, err)
+		}
+		c.Stop()
+		wg.Wait()
+		for k, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("copies %v: shard %d: %v", copies, k, err)
+			}
 		}
 	}
 }
