@@ -117,13 +117,55 @@ return world`
 // refused, delivered and continued on `btrun run -shards N` as on `btrun
 // run`: the same trace, output and save.
 func TestCluster_worldInitSignalRefusedOnShardProcesses(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range refuseFiles {
-		files[k] = v
-	}
-	files["ai/world.lua"] = initRefuseWorld
-	refusedOnShards(t, files, `world init t-4 F3 false`, `world init all Big false ai/world.lua:3: game.signal("all", "Big", data): agent t-4: cannot hold`,
+	refusedOnShards(t, initRefuseFiles(), `world init t-4 F3 false`, `world init all Big false ai/world.lua:3: game.signal("all", "Big", data): agent t-4: cannot hold`,
 		`world init all Mid false ai/world.lua:3: game.signal("all", "Mid", data): agent t-2: cannot hold`, "spawn sees fills 3", "world init all Hurt true")
+}
+
+// TestCluster_worldInitSignalsReplayedFromTheStart: a run of that init
+// game that loses a shard process, or its conductor, before its first
+// checkpoint after the start goes back to the start's (step 0) and runs
+// the world's init again on new shard processes, with `-resume` for a
+// dead conductor: the same refusals and deliveries, and one process's
+// trace, output and save.
+func TestCluster_worldInitSignalsReplayedFromTheStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := writeRefuseGame(t, initRefuseFiles())
+	cfg := filepath.Join(dir, "config.toml")
+	src, _ := os.ReadFile(cfg)
+	if err := os.WriteFile(cfg, append(src, "[cluster]\ncheckpoint_every = 100\ndeadline = \"2s\"\nstore = \"run.store\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := func(n string) string { return filepath.Join(dir, n) }
+	want := run(t, "", "run", "-config", cfg, "-trace", file("one.jsonl"), "-save", file("one.sav"))
+	if want.code != 0 || !strings.Contains(want.stdout, "world init all Big false") {
+		t.Fatalf("btrun run: exit %d: %s%s", want.code, want.stderr, want.stdout)
+	}
+	trace, _ := os.ReadFile(file("one.jsonl"))
+	save, _ := os.ReadFile(file("one.sav"))
+	for _, fault := range []string{"shard1:report:5", "conductor:step:5"} {
+		tag := strings.ReplaceAll(fault, ":", "-")
+		args := []string{"run", "-config", cfg, "-shards", "2", "-name", tag, "-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}
+		r := runFault(t, fault, args...)
+		if strings.HasPrefix(fault, "conductor") {
+			if r.code != 137 && r.code != -1 {
+				t.Fatalf("%s: the conductor was not killed: exit %d: %s", fault, r.code, r.stderr)
+			}
+			if r = run(t, "", append(args, "-resume")...); !strings.Contains(r.stderr, "from its checkpoint at step 0") {
+				t.Errorf("%s: no resume from the start: %q", fault, r.stderr)
+			}
+		} else if !strings.Contains(r.stderr, "going back to the checkpoint of step 0 and replaying") {
+			t.Errorf("%s: no recovery from the start: %q", fault, r.stderr)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
+		}
+		if fault[0] == 's' && beforeSummary(r.stdout) != beforeSummary(want.stdout) {
+			t.Errorf("%s: the output differs from one process's:\n%s\nwant:\n%s", fault, beforeSummary(r.stdout), beforeSummary(want.stdout))
+		}
+		sameFiles(t, tag, dir, trace, save)
+	}
 }
 
 // refusedOnShards runs the game of files with `btrun run`, checks that its
@@ -133,16 +175,7 @@ func refusedOnShards(t *testing.T, files map[string]string, wants ...string) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	dir := t.TempDir()
-	for name, src := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeRefuseGame(t, files)
 	config := filepath.Join(dir, "config.toml")
 	file := func(n string) string { return filepath.Join(dir, n) }
 	want := run(t, "", "run", "-config", config, "-trace", file("one.jsonl"), "-save", file("one.sav"))
@@ -172,4 +205,30 @@ func refusedOnShards(t *testing.T, files map[string]string, wants ...string) {
 			}
 		}
 	}
+}
+
+// initRefuseFiles are refuseFiles with initRefuseWorld.
+func initRefuseFiles() map[string]string {
+	files := map[string]string{}
+	for k, v := range refuseFiles {
+		files[k] = v
+	}
+	files["ai/world.lua"] = initRefuseWorld
+	return files
+}
+
+// writeRefuseGame writes files into a new folder, which it returns.
+func writeRefuseGame(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
