@@ -183,3 +183,54 @@ return world`
 		}
 	}
 }
+
+// kindCounter counts the messages the conductor sends, by kind.
+type kindCounter struct {
+	cluster.ConductorLink
+	sent map[cluster.Kind]int
+}
+
+func (l *kindCounter) Send(k int, m *cluster.Message) error {
+	l.sent[m.Kind]++
+	return l.ConductorLink.Send(k, m)
+}
+
+// TestCluster_worldInitWithoutSignalsCostsNothing: a start whose world's
+// init sends no signal sends each shard its StartLines only, as before;
+// one whose init sends signals sends an input check a signal to every
+// shard, a deliver to the shards holding the receivers of each signal
+// that was not refused, and one more input check with the answers.
+func TestCluster_worldInitWithoutSignalsCostsNothing(t *testing.T) {
+	quiet := refuseGame()
+	quiet["ai/world.lua"] = `local world = {}
+function world.init(game) game.log("init", #game.ids); game.shared = { n = #game.ids } end
+return world`
+	for _, c := range []struct {
+		files  map[string]string
+		checks int // input checks a shard
+	}{{quiet, 0}, {initRefuseGame(), 10 + 1}} {
+		config := writeGame(t, c.files)
+		for _, copies := range []bool{false, true} {
+			for shards := 1; shards <= 3; shards++ {
+				counter := &kindCounter{sent: map[cluster.Kind]int{}}
+				openCluster(t, clusterSetup{name: config, shards: shards, copies: copies, link: func(l cluster.ConductorLink) cluster.ConductorLink {
+					counter.ConductorLink = l
+					return counter
+				}})
+				want := map[cluster.Kind]int{cluster.StartLines: shards}
+				if c.checks > 0 {
+					want[cluster.InputCheck] = shards * c.checks
+					if copies {
+						want[cluster.InputCheck] = shards // the answers only: the copies checked and delivered
+					} else if counter.sent[cluster.Deliver] < 6 {
+						t.Errorf("copies %v, %d shards: %d deliver messages", copies, shards, counter.sent[cluster.Deliver])
+					}
+					delete(counter.sent, cluster.Deliver)
+				}
+				if fmt.Sprint(counter.sent) != fmt.Sprint(want) {
+					t.Errorf("copies %v, %d shards, %d checks: the start sent %v, want %v", copies, shards, c.checks, counter.sent, want)
+				}
+			}
+		}
+	}
+}
