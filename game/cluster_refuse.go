@@ -29,7 +29,8 @@ import (
 // game whose world sends no signal pays nothing. (Handing the shards the
 // tick's signals with the step's start instead, checked against the state
 // the step began with, refused a tick's second signal to a receiver that
-// its first had filled one tick later than one process.)
+// its first had filled one tick later than one process.) The world's
+// init sends its signals so too: cluster_init49.go.
 
 // worldSender is the sender the trace names for the world's signals; a
 // shard knows a check or a delivery of the world's signals by it.
