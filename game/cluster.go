@@ -240,7 +240,10 @@ func (h *conductorHost) start(c *cluster.Conductor) error {
 	if err := h.writeOwn(); err != nil {
 		return err
 	}
-	return c.StartLines(nil, true)
+	if err := c.StartLines(nil, true); err != nil {
+		return err
+	}
+	return h.carrySpawned(c) // cluster_init49.go
 }
 
 // writeOwn writes what the conductor wrote itself.

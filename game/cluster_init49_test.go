@@ -46,6 +46,7 @@ function world.spawn(ctx)
   local bt = require("bt")
   ctx:log("spawn sees fills " .. tostring(bt.shared and bt.shared.fills))
   if ctx.id == "k-1" then ctx:send("t-1", "Hello", "from spawn") end
+  if ctx.id == "t-3" then bt.broadcast("Spawned", string.rep("s", 8000)) end
 end
 function world.tick(game)
   local s = game.step
