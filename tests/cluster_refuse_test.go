@@ -80,7 +80,8 @@ func TestCluster_worldSignalRefusedOnShardProcesses(t *testing.T) {
 // initRefuseWorld is a world whose init fills t-4 (the last shard's)
 // until it refuses, sends signals to all that t-4 and then t-2 (another
 // shard's) refuse, and goes on by what was refused: a last signal, and
-// game.shared, which every spawn reads.
+// game.shared, which every spawn reads; two spawns send signals, which
+// open the first step's queue.
 const initRefuseWorld = `local world = {}
 local function try(game, to, name, data)
   local ok, err = pcall(game.signal, to, name, data)
@@ -103,6 +104,8 @@ end
 function world.spawn(ctx)
   local bt = require("bt")
   ctx:log("spawn sees fills " .. tostring(bt.shared and bt.shared.fills))
+  if ctx.id == "k-1" then ctx:send("t-1", "Hello", "from spawn") end
+  if ctx.id == "t-3" then bt.broadcast("Spawned", "s") end
 end
 function world.tick(game)
   local s = game.step
@@ -118,7 +121,7 @@ return world`
 // run`: the same trace, output and save.
 func TestCluster_worldInitSignalRefusedOnShardProcesses(t *testing.T) {
 	refusedOnShards(t, initRefuseFiles(), `world init t-4 F3 false`, `world init all Big false ai/world.lua:3: game.signal("all", "Big", data): agent t-4: cannot hold`,
-		`world init all Mid false ai/world.lua:3: game.signal("all", "Mid", data): agent t-2: cannot hold`, "spawn sees fills 3", "world init all Hurt true")
+		`world init all Mid false ai/world.lua:3: game.signal("all", "Mid", data): agent t-2: cannot hold`, "spawn sees fills 3", "world init all Hurt true", "t-1 <- signal Hello", "k-1 <- signal Spawned")
 }
 
 // TestCluster_worldInitSignalsReplayedFromTheStart: a run of that init
