@@ -243,7 +243,7 @@ func (h *conductorHost) start(c *cluster.Conductor) error {
 	if err := c.StartLines(nil, true); err != nil {
 		return err
 	}
-	return h.carrySpawned(c) // cluster_init49.go
+	return h.carrySpawned(c) // cluster_init49_spawn.go
 }
 
 // writeOwn writes what the conductor wrote itself.

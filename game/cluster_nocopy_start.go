@@ -106,7 +106,7 @@ func (g *Game) spawned(ga *gameAgent) error {
 		return err
 	}
 	g.keepLines(spawnPlace(ga.idx), uint64(ga.idx))
-	return g.keepSent(spawnPlace(ga.idx), uint64(ga.idx)) // cluster_init49.go
+	return g.keepSent(spawnPlace(ga.idx), uint64(ga.idx)) // cluster_init49_spawn.go
 }
 
 // StartLines gives what the shard's start kept (cluster.StartHost), once.
