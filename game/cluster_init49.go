@@ -23,7 +23,7 @@ import (
 //   - a shard that serves a conductor (ServeShard) makes its agents and
 //     waits with its init until the conductor has run its own (await);
 //   - the conductor's init sends each signal to its receivers' shards at
-//     once, an `input check` then a `deliver` of step 0 (worldSignal; the
+//     once, an `input check` then a `deliver` of step 0 (sendWorld; the
 //     shards, not started, check and deliver to their fresh agents, which
 //     is what one process's init meets), or, when it holds copies of the
 //     agents, checks and delivers on them as one process does;
