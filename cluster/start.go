@@ -47,5 +47,5 @@ func (c *Conductor) StartLines(own []Item, drop bool) error {
 	if err := c.exchange(true); err != nil {
 		return fmt.Errorf("cluster: the start: %w", err)
 	}
-	return nil
+	return c.CarryIn(c.outbox) // what the spawns sent opens the first step's queue
 }

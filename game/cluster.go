@@ -73,6 +73,7 @@ type clusterRole struct {
 	start startRecords // what the start wrote, by place (cluster_nocopy_start.go)
 
 	refuse clusterRefuse // the world's signals, checked and delivered at once (cluster_refuse.go)
+	init   clusterInit   // the world init's signals, as the tick's (cluster_init49.go)
 
 }
 
@@ -239,7 +240,10 @@ func (h *conductorHost) start(c *cluster.Conductor) error {
 	if err := h.writeOwn(); err != nil {
 		return err
 	}
-	return c.StartLines(nil, true)
+	if err := c.StartLines(nil, true); err != nil {
+		return err
+	}
+	return h.carrySpawned(c) // cluster_init49_spawn.go
 }
 
 // writeOwn writes what the conductor wrote itself.
@@ -441,6 +445,15 @@ func (h *shardHost) start() error {
 			w.env.Observer, w.env.Changes, w.env.Gates, w.env.Explain = w0.Observer, w0.Changes, w0.Gates, w0.Explain
 		}
 	}
+	if g.cl.init.wait { // cluster_init49.go: the start waits for the conductor's init
+		return h.waitStart()
+	}
+	return h.run()
+}
+
+// run runs the game's start; what it writes is the conductor's to write.
+func (h *shardHost) run() error {
+	g := h.g
 	if err := g.Start(); err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func (g *Game) ServeShard(link cluster.ShardLink, k, shards int, opts ShardOptio
 	if err != nil {
 		return errors.Join(err, link.Close())
 	}
-	if err := h.start(); err != nil { // the conductor hears it (cluster_startfail.go)
+	if err := h.await(); err != nil { // the conductor hears it (cluster_startfail.go); the start waits for the conductor's init (cluster_init49.go)
 		if rerr := (&cluster.Shard{Host: startFailed{err}, Link: link}).Run(); rerr != nil && !errors.Is(rerr, err) {
 			return errors.Join(err, rerr)
 		}

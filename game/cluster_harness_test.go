@@ -129,7 +129,7 @@ func openCluster(t testing.TB, s clusterSetup) *testCluster {
 			t.Fatal(err)
 		}
 		sh.files = s.store
-		if err := sh.start(); err != nil {
+		if err := sh.await(); err != nil { // as ServeShard
 			t.Fatal(err)
 		}
 		tc.shards = append(tc.shards, sh)

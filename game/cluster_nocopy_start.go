@@ -18,6 +18,10 @@ import (
 // agents, keeping what each spawn writes at the agent's place. The
 // conductor asks for what the shards kept (cluster.StartLines) and writes
 // it with its own lines, merged: the single run's start, byte for byte.
+// (A shard that serves a conductor starts after the conductor's init,
+// whose signals reached its agents already: cluster_init49.go. Its init
+// then delivers nothing, but after a conductor with copies, whose lines
+// are the run's.)
 
 // startRecords is what a process keeps of its start.
 type startRecords struct {
@@ -102,11 +106,14 @@ func (g *Game) spawned(ga *gameAgent) error {
 		return err
 	}
 	g.keepLines(spawnPlace(ga.idx), uint64(ga.idx))
-	return nil
+	return g.keepSent(spawnPlace(ga.idx), uint64(ga.idx)) // cluster_init49_spawn.go
 }
 
 // StartLines gives what the shard's start kept (cluster.StartHost), once.
 func (h *shardHost) StartLines(out *cluster.Out) error {
+	if err := h.startNow(); err != nil { // cluster_init49.go: a start that waited for the conductor's init
+		return err
+	}
 	s := &h.g.cl.start
 	if s.sent {
 		return nil

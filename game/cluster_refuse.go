@@ -29,7 +29,8 @@ import (
 // game whose world sends no signal pays nothing. (Handing the shards the
 // tick's signals with the step's start instead, checked against the state
 // the step began with, refused a tick's second signal to a receiver that
-// its first had filled one tick later than one process.)
+// its first had filled one tick later than one process.) The world's
+// init sends its signals so too: cluster_init49.go.
 
 // worldSender is the sender the trace names for the world's signals; a
 // shard knows a check or a delivery of the world's signals by it.
@@ -52,17 +53,28 @@ func (h *conductorHost) using(c *cluster.Conductor) { h.g.cl.refuse.c = c }
 func (r *clusterRole) beginTick() { r.refuse.ticking = r.refuse.c != nil }
 
 // worldSignals reports whether the world's signals go to the shards at
-// once: the conductor runs a step's tick.
+// once: the conductor runs a step's tick, or any process the world's init
+// (cluster_init49.go).
 func (g *Game) worldSignals() bool {
 	r := g.cl
-	return r != nil && r.conductor && r.live && r.refuse.ticking
+	return r != nil && (r.conductor && r.live && r.refuse.ticking || r.initSignals())
 }
 
-// worldSignal is game.signal(to, name, data) on a live conductor (ga nil:
-// to all): the shards holding the receivers check it, then deliver it. A
-// refusal is the error game.signal raises; a failure of the cluster is
-// kept for BeginStep and ends the tick as an error too.
+// worldSignal is game.signal(to, name, data) when worldSignals: in the
+// tick, sendWorld; in the init, initSignal.
 func (g *Game) worldSignal(signal string, data runtime.Value, ga *gameAgent) error {
+	if !g.cl.live {
+		return g.initSignal(signal, data, ga) // cluster_init49.go
+	}
+	return g.sendWorld(signal, data, ga)
+}
+
+// sendWorld is game.signal(to, name, data) on a conductor (ga nil: to
+// all): the shards holding the receivers check it, then deliver it. A
+// refusal is the error game.signal raises; a failure of the cluster is
+// kept for BeginStep (or the start: initDone) and ends the tick as an
+// error too.
+func (g *Game) sendWorld(signal string, data runtime.Value, ga *gameAgent) error {
 	r := g.cl
 	fail := func(what string, err error) error {
 		r.refuse.err = fmt.Errorf("game: step %d: %s the world's signal %q: %w", g.step, what, signal, err)
@@ -116,6 +128,9 @@ func (r *clusterRole) tickDone() error {
 // and refuses nothing, as in one process.
 func (h *shardHost) checkWorld(d *cluster.Item, data runtime.Value, out *cluster.Out) error {
 	g := h.g
+	if d.Peer == initAnswersPeer {
+		return h.takeAnswers(data) // cluster_init49.go
+	}
 	lo, hi := g.cl.lo, g.cl.hi
 	if d.Agent >= 0 {
 		if !g.cl.holds(d.Agent) {
@@ -141,7 +156,7 @@ func (h *shardHost) checkWorld(d *cluster.Item, data runtime.Value, out *cluster
 // tick, so the handlers see the one before, as there).
 func (h *shardHost) worldAhead(d *cluster.Item) {
 	g := h.g
-	if d.Text != worldSender || g.cl.refuse.early {
+	if d.Text != worldSender || g.cl.refuse.early || !g.cl.live { // not live: the world's init (cluster_init49.go), at step 0
 		return
 	}
 	g.cl.refuse.early = true

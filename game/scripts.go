@@ -123,6 +123,9 @@ func (g *Game) startWorld() error {
 	if err := g.lua.world.Init(g.lua.game); err != nil {
 		return worldTimeoutError(err, "world_init_timeout")
 	}
+	if err := g.initDone(); err != nil { // cluster_init49.go: a cluster's answers to the init's signals
+		return err
+	}
 	g.publishShared(g.Time(g.step)) // what init published, for spawn
 	// A cluster's start keeps what init wrote (cluster_nocopy_start.go).
 	if err := g.startSpawns(); err != nil {

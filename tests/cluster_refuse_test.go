@@ -74,26 +74,118 @@ return world`,
 // (a conductor that holds no agent) refuses and delivers the world's
 // signals as `btrun run` does: the same trace, output and save.
 func TestCluster_worldSignalRefusedOnShardProcesses(t *testing.T) {
+	refusedOnShards(t, refuseFiles, "refused: ", "cannot hold signal", "forgot W")
+}
+
+// initRefuseWorld is a world whose init fills t-4 (the last shard's)
+// until it refuses, sends signals to all that t-4 and then t-2 (another
+// shard's) refuse, and goes on by what was refused: a last signal, and
+// game.shared, which every spawn reads; two spawns send signals, which
+// open the first step's queue.
+const initRefuseWorld = `local world = {}
+local function try(game, to, name, data)
+  local ok, err = pcall(game.signal, to, name, data)
+  game.log("init", to, name, ok, err)
+  return ok
+end
+function world.init(game)
+  local n = 0
+  while n < 10 and try(game, "t-4", "F" .. n, string.rep("f", 20000)) do n = n + 1 end
+  local big = try(game, "all", "Big", string.rep("b", 10000))
+  try(game, "t-2", "A", string.rep("a", 40000))
+  local mid = try(game, "all", "Mid", string.rep("m", 30000))
+  try(game, "k-2", "Hurt", { hp = "lots" })
+  try(game, "all", "Hurt", { hp = 4 })
+  if not big and not mid then
+    game.signal("k-1", "Hurt", { hp = n })
+    game.shared = { fills = n }
+  end
+end
+function world.spawn(ctx)
+  local bt = require("bt")
+  ctx:log("spawn sees fills " .. tostring(bt.shared and bt.shared.fills))
+  if ctx.id == "k-1" then ctx:send("t-1", "Hello", "from spawn") end
+  if ctx.id == "t-3" then bt.broadcast("Spawned", "s") end
+end
+function world.tick(game)
+  local s = game.step
+  local ok, err = pcall(game.signal, "t-" .. (s % 4 + 1), "W" .. s, string.rep("w", 9000))
+  game.log("tick", s, ok, err)
+end
+return world`
+
+// TestCluster_worldInitSignalRefusedOnShardProcesses: the world's init
+// that overfills a receiver on one shard process and sends signals to all
+// that receivers on other shards refuse, going on by what was refused, is
+// refused, delivered and continued on `btrun run -shards N` as on `btrun
+// run`: the same trace, output and save.
+func TestCluster_worldInitSignalRefusedOnShardProcesses(t *testing.T) {
+	refusedOnShards(t, initRefuseFiles(), `world init t-4 F3 false`, `world init all Big false ai/world.lua:3: game.signal("all", "Big", data): agent t-4: cannot hold`,
+		`world init all Mid false ai/world.lua:3: game.signal("all", "Mid", data): agent t-2: cannot hold`, "spawn sees fills 3", "world init all Hurt true", "t-1 <- signal Hello", "k-1 <- signal Spawned")
+}
+
+// TestCluster_worldInitSignalsReplayedFromTheStart: a run of that init
+// game that loses a shard process, or its conductor, before its first
+// checkpoint after the start goes back to the start's (step 0) and runs
+// the world's init again on new shard processes, with `-resume` for a
+// dead conductor: the same refusals and deliveries, and one process's
+// trace, output and save.
+func TestCluster_worldInitSignalsReplayedFromTheStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	dir := t.TempDir()
-	for name, src := range refuseFiles {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	dir := writeRefuseGame(t, initRefuseFiles())
+	cfg := filepath.Join(dir, "config.toml")
+	src, _ := os.ReadFile(cfg)
+	if err := os.WriteFile(cfg, append(src, "[cluster]\ncheckpoint_every = 100\ndeadline = \"2s\"\nstore = \"run.store\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	file := func(n string) string { return filepath.Join(dir, n) }
+	want := run(t, "", "run", "-config", cfg, "-trace", file("one.jsonl"), "-save", file("one.sav"))
+	if want.code != 0 || !strings.Contains(want.stdout, "world init all Big false") {
+		t.Fatalf("btrun run: exit %d: %s%s", want.code, want.stderr, want.stdout)
+	}
+	trace, _ := os.ReadFile(file("one.jsonl"))
+	save, _ := os.ReadFile(file("one.sav"))
+	for _, fault := range []string{"shard1:report:5", "conductor:step:5"} {
+		tag := strings.ReplaceAll(fault, ":", "-")
+		args := []string{"run", "-config", cfg, "-shards", "2", "-name", tag, "-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}
+		r := runFault(t, fault, args...)
+		if strings.HasPrefix(fault, "conductor") {
+			if r.code != 137 && r.code != -1 {
+				t.Fatalf("%s: the conductor was not killed: exit %d: %s", fault, r.code, r.stderr)
+			}
+			if r = run(t, "", append(args, "-resume")...); !strings.Contains(r.stderr, "from its checkpoint at step 0") {
+				t.Errorf("%s: no resume from the start: %q", fault, r.stderr)
+			}
+		} else if !strings.Contains(r.stderr, "going back to the checkpoint of step 0 and replaying") {
+			t.Errorf("%s: no recovery from the start: %q", fault, r.stderr)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
+		}
+		if fault[0] == 's' && beforeSummary(r.stdout) != beforeSummary(want.stdout) {
+			t.Errorf("%s: the output differs from one process's:\n%s\nwant:\n%s", fault, beforeSummary(r.stdout), beforeSummary(want.stdout))
+		}
+		sameFiles(t, tag, dir, trace, save)
+	}
+}
+
+// refusedOnShards runs the game of files with `btrun run`, checks that its
+// output holds each of wants, and runs it on `-shards 2` and `-shards 3
+// -workers 2`: the same trace, output and save.
+func refusedOnShards(t *testing.T, files map[string]string, wants ...string) {
+	if testing.Short() {
+		t.Skip("starts shard processes")
+	}
+	dir := writeRefuseGame(t, files)
 	config := filepath.Join(dir, "config.toml")
 	file := func(n string) string { return filepath.Join(dir, n) }
 	want := run(t, "", "run", "-config", config, "-trace", file("one.jsonl"), "-save", file("one.sav"))
 	if want.code != 0 {
 		t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
 	}
-	for _, w := range []string{"refused: ", "cannot hold signal", "forgot W"} {
+	for _, w := range wants {
 		if !strings.Contains(want.stdout, w) {
 			t.Fatalf("one process's output has no %q:\n%s", w, want.stdout)
 		}
@@ -116,4 +208,30 @@ func TestCluster_worldSignalRefusedOnShardProcesses(t *testing.T) {
 			}
 		}
 	}
+}
+
+// initRefuseFiles are refuseFiles with initRefuseWorld.
+func initRefuseFiles() map[string]string {
+	files := map[string]string{}
+	for k, v := range refuseFiles {
+		files[k] = v
+	}
+	files["ai/world.lua"] = initRefuseWorld
+	return files
+}
+
+// writeRefuseGame writes files into a new folder, which it returns.
+func writeRefuseGame(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
