@@ -183,7 +183,7 @@ func (g *guard) watch() {
 		if s == last && s&1 == 0 {
 			// No call ran since the last tick: nothing to guard, and the
 			// heap can only grow by the Go code around the calls.
-			if !g.idle.sleep(&g.seq, s, tick, plan.period, g.quit) {
+			if !g.idle.sleep(&g.seq, s, &g.ctx.budget, tick, plan.period, g.quit) {
 				return
 			}
 			continue
@@ -251,15 +251,14 @@ func (g *guard) enterWithin(b *budget) {
 		if g.ctx.stopped() {
 			g.ctx.reset() // stopped just after the last call ended: not this call's
 		}
-		if g.ctx.budget.Load() != b { // a load costs less than a store, and the budget rarely changes
-			g.ctx.budget.Store(b)
-		}
 		if g.mem.pending.Load() && g.mem.walk() {
 			g.ctx.stop(stopMemory) // over its budget: stopped at its first instruction
 		}
 		g.seq.Add(1)
-		if g.idle.asleep.Load() { // a plain load on amd64; true once per idle spell
-			g.idle.wakeUp()
+		// After the sequence number moved: a watchdog asleep has put
+		// asleepBudget here, and this is how the call sees it (idle.go).
+		if g.ctx.budget.Load() != b { // a load costs less than a store, and the budget rarely changes
+			g.idle.setBudget(&g.ctx.budget, b)
 		}
 	}
 	g.depth++

@@ -18,35 +18,44 @@ import (
 // start again from there, so the call is timed as before (its first tick
 // one period after the wake).
 //
-// What a call pays for this is one atomic load of asleep after it marked
-// itself running, a plain load on amd64; only the first call after an idle
-// spell sends on the channel. Sleep and wake meet as a Dekker pair: the
-// watchdog stores asleep and then loads the sequence number; a call adds to
-// the sequence number and then loads asleep. Go's atomics are sequentially
-// consistent, so at least one side sees the other's write: either the
-// watchdog sees a call began and stays awake, or the call sees the
-// watchdog asleep and wakes it. Whichever side clears asleep (a
-// CompareAndSwap) decides: a call that cleared it sends one token, which
-// the watchdog takes.
+// A call pays nothing for this: it already compares the budget in the
+// stop flag's context with its own after it marked itself running (budget
+// rarely changes, so it loads and does not store), and a watchdog going to
+// sleep puts asleepBudget there. The call that finds it there swaps its
+// own budget in and sends the one token that wakes the watchdog. Sleep and
+// wake meet as a Dekker pair: the watchdog swaps asleepBudget in and then
+// loads the sequence number; a call adds to the sequence number and then
+// loads the budget. Go's atomics are sequentially consistent, so at least
+// one side sees the other's write: either the watchdog sees a call began
+// and puts the budget back, or the call sees asleepBudget and wakes the
+// watchdog. Whichever side takes asleepBudget out (a swap) decides: a call
+// that took it out sends the token, which the watchdog takes.
 //
 // Nothing is lost by not looking at the heap while idle: a walk asked for
 // then would only run at the next call anyway, and the first tick after a
 // wake sees the collections that ran meanwhile.
 type idleWatch struct {
-	asleep atomic.Bool
 	wake   chan struct{} // capacity 1: the one token of a wake-up
 	sleeps atomic.Uint64 // idle spells so far (tests count them)
 }
 
-// sleep stops tick and waits for a call to begin (the sequence number
-// moved from idle, even) or for quit; it restarts tick with period and
-// reports false when quit closed.
-func (w *idleWatch) sleep(seq *atomic.Uint64, idle uint64, tick *time.Ticker, period time.Duration, quit <-chan struct{}) bool {
-	w.asleep.Store(true)
-	if seq.Load() != idle && w.asleep.CompareAndSwap(true, false) {
-		return true // a call began and did not see asleep: stay awake
+// asleepBudget is in the stop flag's context while the watchdog sleeps; no
+// call runs within it (were one stopped under it, its error would still
+// name the call timeout).
+var asleepBudget = &budget{name: "the call timeout"}
+
+// sleep puts asleepBudget in cur, stops tick and waits for a call to begin
+// (the sequence number moved from idle, even) or for quit; it restarts
+// tick with period and reports false when quit closed.
+func (w *idleWatch) sleep(seq *atomic.Uint64, idle uint64, cur *atomic.Pointer[budget], tick *time.Ticker, period time.Duration, quit <-chan struct{}) bool {
+	prev := cur.Load()
+	if !cur.CompareAndSwap(prev, asleepBudget) {
+		return true // a call began and set its budget: stay awake
 	}
-	// Asleep, or a call cleared asleep and sends its token: take it.
+	if seq.Load() != idle && cur.CompareAndSwap(asleepBudget, prev) {
+		return true // a call began and did not see asleepBudget: stay awake
+	}
+	// Asleep, or a call took asleepBudget out and sends its token: take it.
 	tick.Stop()
 	w.sleeps.Add(1)
 	select {
@@ -58,12 +67,10 @@ func (w *idleWatch) sleep(seq *atomic.Uint64, idle uint64, tick *time.Ticker, pe
 	return true
 }
 
-// wakeUp wakes the watchdog: the call that clears asleep sends the token.
-// It stays out of enterWithin, which it would make bigger for a rare path.
-//
-//go:noinline
-func (w *idleWatch) wakeUp() {
-	if w.asleep.CompareAndSwap(true, false) {
+// setBudget puts b in cur for the call beginning, and wakes the watchdog
+// when it was asleep. It stays out of enterWithin: a rare path.
+func (w *idleWatch) setBudget(cur *atomic.Pointer[budget], b *budget) {
+	if cur.Swap(b) == asleepBudget {
 		w.wake <- struct{}{}
 	}
 }

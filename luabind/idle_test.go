@@ -12,7 +12,7 @@ import (
 func waitAsleep(t *testing.T, f *fixture, n uint64) {
 	t.Helper()
 	within(t, time.Minute, func() {
-		for f.e.guard.idle.sleeps.Load() <= n || !f.e.guard.idle.asleep.Load() {
+		for f.e.guard.idle.sleeps.Load() <= n || f.e.guard.ctx.budget.Load() != asleepBudget {
 			time.Sleep(time.Millisecond)
 		}
 	})
@@ -54,9 +54,10 @@ func TestIdle_memoryGrowthAfterSleepIsStopped(t *testing.T) {
 }
 
 // TestIdle_sleepMeetsTheCallThatWakes: the watchdog's sleep and a call's
-// wake-up, side by side: a call that began before the watchdog marked
-// itself asleep keeps it awake; one that sees it asleep wakes it with one
-// token, which the watchdog takes; Close ends a sleep.
+// start, side by side: a call that began before the watchdog put
+// asleepBudget in keeps it awake, with the budget it was; one that finds
+// asleepBudget wakes it with one token, which the watchdog takes; Close
+// ends a sleep.
 func TestIdle_sleepMeetsTheCallThatWakes(t *testing.T) {
 	newWatch := func() (*idleWatch, *time.Ticker) {
 		tick := time.NewTicker(time.Hour)
@@ -64,40 +65,51 @@ func TestIdle_sleepMeetsTheCallThatWakes(t *testing.T) {
 		return &idleWatch{wake: make(chan struct{}, 1)}, tick
 	}
 	var seq atomic.Uint64
+	var cur atomic.Pointer[budget]
+	call := newBudget(time.Second, time.Millisecond, "the call timeout")
 	quit := make(chan struct{})
 
-	// A call began since the idle tick (seq moved) and saw no one asleep.
+	// A call began since the idle tick (seq moved) and found no one asleep.
 	w, tick := newWatch()
 	seq.Store(3)
-	if !w.sleep(&seq, 2, tick, time.Hour, quit) || w.sleeps.Load() != 0 || w.asleep.Load() {
-		t.Errorf("a call had begun: slept %d times, asleep %v", w.sleeps.Load(), w.asleep.Load())
+	cur.Store(call)
+	if !w.sleep(&seq, 2, &cur, tick, time.Hour, quit) || w.sleeps.Load() != 0 || cur.Load() != call {
+		t.Errorf("a call had begun: slept %d times, budget %+v", w.sleeps.Load(), cur.Load())
 	}
 
-	// A call sees the watchdog asleep and wakes it: the call's token is
-	// taken, none is left over.
+	// A call finds the watchdog asleep and wakes it: the call's token is
+	// taken, none is left over, and the call's budget is in place.
 	w, tick = newWatch()
 	seq.Store(2)
 	woke := make(chan bool)
-	go func() { woke <- w.sleep(&seq, 2, tick, time.Hour, quit) }()
-	for !w.asleep.Load() {
+	go func() { woke <- w.sleep(&seq, 2, &cur, tick, time.Hour, quit) }()
+	for cur.Load() != asleepBudget {
 		time.Sleep(time.Millisecond)
 	}
 	seq.Add(1)
-	w.wakeUp()
+	w.setBudget(&cur, call)
 	within(t, time.Minute, func() {
 		if !<-woke {
 			t.Error("sleep reported quit")
 		}
 	})
-	if len(w.wake) != 0 || w.asleep.Load() || w.sleeps.Load() != 1 {
-		t.Errorf("after the wake: %d tokens left, asleep %v, %d sleeps", len(w.wake), w.asleep.Load(), w.sleeps.Load())
+	if len(w.wake) != 0 || cur.Load() != call || w.sleeps.Load() != 1 {
+		t.Errorf("after the wake: %d tokens left, budget %+v, %d sleeps", len(w.wake), cur.Load(), w.sleeps.Load())
+	}
+
+	// A call that changes the budget while the watchdog is awake sends
+	// nothing.
+	other := newBudget(time.Minute, time.Millisecond, "the world's tick timeout")
+	w.setBudget(&cur, other)
+	if len(w.wake) != 0 || cur.Load() != other {
+		t.Errorf("a budget changed with the watchdog awake: %d tokens, budget %+v", len(w.wake), cur.Load())
 	}
 
 	// Close while asleep.
 	w, tick = newWatch()
 	close(quit)
 	within(t, time.Minute, func() {
-		if w.sleep(&seq, seq.Load(), tick, time.Hour, quit) {
+		if w.sleep(&seq, seq.Load(), &cur, tick, time.Hour, quit) {
 			t.Error("sleep ignored quit")
 		}
 	})
