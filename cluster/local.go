@@ -14,7 +14,7 @@ func NewLocal(n int) (*LocalConductor, []ShardLink) {
 	c := &LocalConductor{links: make([]*localShard, n), sent: make([]bool, n)}
 	shards := make([]ShardLink, n)
 	for k := range n {
-		l := &localShard{k: k, down: make(chan []byte, 1), up: make(chan []byte, 1), done: make(chan struct{}), gone: make(chan struct{})}
+		l := &localShard{k: k, label: fmt.Sprintf("shard %d", k), down: make(chan []byte, 1), up: make(chan []byte, 1), done: make(chan struct{}), gone: make(chan struct{})}
 		c.links[k], shards[k] = l, l
 	}
 	return c, shards
@@ -31,6 +31,7 @@ type LocalConductor struct {
 // localShard is one shard's channels, both ends' sequences.
 type localShard struct {
 	k         int
+	label     string // "shard k", for errors: made once, not per Gather
 	down, up  chan []byte
 	done      chan struct{} // closed by the conductor's Close
 	gone      chan struct{} // closed by the shard's Close
@@ -89,7 +90,7 @@ func (c *LocalConductor) Gather(replies []Message) error {
 		c.traffic.ReceivedBytes += uint64(len(b))
 		m, err := Decode(b)
 		if err == nil {
-			err = l.upCheck.Check(&m, fmt.Sprintf("shard %d", k))
+			err = l.upCheck.Check(&m, l.label)
 		}
 		if err == nil {
 			err = l.asked.Check(&m)
@@ -105,7 +106,7 @@ func (c *LocalConductor) Gather(replies []Message) error {
 		replies[k] = m
 	}
 	if len(failed.Shards) > 0 {
-		return &failed
+		return &ShardsError{Shards: failed.Shards, Errs: failed.Errs} // a copy: failed stays on the stack
 	}
 	return nil
 }

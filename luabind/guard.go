@@ -24,7 +24,9 @@ import (
 //   - a call costs two atomic increments of a sequence number (odd while a
 //     call runs), about 6 ns on the project's machine;
 //   - a watchdog goroutine ticks ten times per timeout (at least every
-//     10 ms, for the memory budget's look at the heap; planWatch) and stops
+//     10 ms, for the memory budget's look at the heap; planWatch) while
+//     calls run, and sleeps when a whole tick passed with none (idle.go:
+//     an idle engine costs nothing; the next call wakes it), and stops
 //     the call when it sees the same odd sequence number for 0.9 times
 //     the timeout of busy ticks in a row, so a runaway call is stopped after
 //     between 0.9 and 1.0 times the timeout (plus scheduling delay). Lua then raises an error at
@@ -98,6 +100,7 @@ type guard struct {
 	timeout time.Duration // <= 0: unbounded
 	call    *budget       // the timeout's budget, every call's but the world's (budget.go)
 	seq     atomic.Uint64 // odd while an outermost call runs
+	idle    idleWatch     // the watchdog asleep while no call runs (idle.go)
 	ctx     *stopCtx
 	mem     memoryBudget
 	depth   int // nesting of calls; only the LState's goroutine touches it
@@ -125,6 +128,7 @@ func (g *guard) start(e *Engine, timeout time.Duration, memory int64) {
 	g.ctx.budget.Store(g.call)
 	g.L.SetInterrupt(&g.ctx.in)
 	g.quit = make(chan struct{})
+	g.idle.wake = make(chan struct{}, 1)
 	g.wg.Add(1)
 	go g.watch()
 }
@@ -168,6 +172,7 @@ func (g *guard) watch() {
 	o := overrun{plan: plan}
 	o.cpu, _ = cpuTime()
 	_, cycles := liveHeap()
+	last := g.seq.Load()
 	for {
 		select {
 		case <-g.quit:
@@ -175,6 +180,15 @@ func (g *guard) watch() {
 		case <-tick.C:
 		}
 		s := g.seq.Load()
+		if s == last && s&1 == 0 {
+			// No call ran since the last tick: nothing to guard, and the
+			// heap can only grow by the Go code around the calls.
+			if !g.idle.sleep(&g.seq, s, &g.ctx.budget, tick, plan.period, g.quit) {
+				return
+			}
+			continue
+		}
+		last = s
 		if ticks++; ticks%plan.memoryEvery == 0 {
 			if live, c := liveHeap(); c != cycles {
 				cycles = c
@@ -237,13 +251,15 @@ func (g *guard) enterWithin(b *budget) {
 		if g.ctx.stopped() {
 			g.ctx.reset() // stopped just after the last call ended: not this call's
 		}
-		if g.ctx.budget.Load() != b { // a load costs less than a store, and the budget rarely changes
-			g.ctx.budget.Store(b)
-		}
 		if g.mem.pending.Load() && g.mem.walk() {
 			g.ctx.stop(stopMemory) // over its budget: stopped at its first instruction
 		}
 		g.seq.Add(1)
+		// After the sequence number moved: a watchdog asleep has put
+		// asleepBudget here, and this is how the call sees it (idle.go).
+		if g.ctx.budget.Load() != b { // a load costs less than a store, and the budget rarely changes
+			g.idle.setBudget(&g.ctx.budget, b)
+		}
 	}
 	g.depth++
 }

@@ -38,7 +38,8 @@ import (
 // A walk costs time in proportion to what the state holds (about 13 ms for
 // 10,000 agents' small tables, BenchmarkMemory_walk), so it runs only when
 // memory has grown: the guard's watchdog (guard.go) reads the Go heap's
-// live size every 10 ms (runtime/metrics, a few microseconds) and, after
+// live size every 10 ms while calls run (runtime/metrics, a few
+// microseconds; not while the engine is idle: idle.go) and, after
 // each garbage collection, when it has grown by an eighth of the budget
 // since the last walk (at two collections in a row: a buffer live at one
 // collection only is no reason), asks for one. The walk itself must run on the

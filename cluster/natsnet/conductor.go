@@ -19,6 +19,8 @@ type ConductorLink struct {
 	up      chan *nats.Msg
 	ids     []string // the down subject's token of each shard
 	names   []string // each shard's name, for messages
+	labels  []string // "shard k (name)" for the sequence's errors, made as it joins
+	downs   []string // the down subject of each shard, made as it joins
 	down    []cluster.Sequence
 	check   []cluster.Sequence
 	asked   []cluster.Asked // what each shard was sent last
@@ -31,6 +33,10 @@ type ConductorLink struct {
 	// shard that joins.
 	manifest string
 	link     string // this link's id among the run's (link_epoch.go)
+
+	// replyTimer bounds each Gather's wait (Options.ReplyTimeout): one
+	// timer for the link, reset by every Gather, not one made per round.
+	replyTimer *time.Timer
 }
 
 // Conduct connects to NATS as the conductor of run o.Run and waits for its
@@ -92,6 +98,8 @@ func (c *ConductorLink) admit(shards int) error {
 			default:
 				c.ids = append(c.ids, id)
 				c.names = append(c.names, name)
+				c.labels = append(c.labels, fmt.Sprintf("shard %d (%s)", len(c.ids)-1, name))
+				c.downs = append(c.downs, c.o.subject("down", id))
 				m.Respond([]byte("ok " + strconv.Itoa(len(c.ids)-1) + " " + strconv.Itoa(shards) + " " + c.manifest + " " + c.link))
 			}
 		case <-timer.C:
@@ -143,7 +151,7 @@ func (c *ConductorLink) Send(k int, m *cluster.Message) error {
 	m.Seq = c.down[k].Next()
 	c.asked[k].Sent(m)
 	b := m.Append(nil)
-	if err := publish(c.nc, c.o.subject("down", c.ids[k]), b); err != nil {
+	if err := publish(c.nc, c.downs[k], b); err != nil {
 		return &cluster.ShardsError{Shards: []int{k}, Errs: []error{fmt.Errorf("natsnet: sending to shard %d (%s): %w", k, c.names[k], err)}}
 	}
 	c.traffic.Sent++
@@ -164,7 +172,12 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 		failed.Shards = append(failed.Shards, k)
 		failed.Errs = append(failed.Errs, err)
 	}
-	timer := time.NewTimer(c.o.ReplyTimeout)
+	if c.replyTimer == nil {
+		c.replyTimer = time.NewTimer(c.o.ReplyTimeout)
+	} else {
+		c.replyTimer.Reset(c.o.ReplyTimeout) // stopped by the last Gather: no stale tick (Go 1.23's timers)
+	}
+	timer := c.replyTimer
 	defer timer.Stop()
 	start := time.Now()
 	for waiting > 0 {
@@ -192,7 +205,7 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 			c.traffic.ReceivedBytes += uint64(len(b))
 			r, err := cluster.Decode(b)
 			if err == nil {
-				err = c.check[k].Check(&r, fmt.Sprintf("shard %d (%s)", k, c.names[k]))
+				err = c.check[k].Check(&r, c.labels[k])
 			}
 			if err == nil {
 				if err = c.asked[k].Check(&r); err != nil {
@@ -227,7 +240,7 @@ func (c *ConductorLink) Gather(replies []cluster.Message) error {
 	}
 	if len(failed.Shards) > 0 {
 		sort.Sort(byShard(failed))
-		return &failed
+		return &cluster.ShardsError{Shards: failed.Shards, Errs: failed.Errs} // a copy: failed stays on the stack
 	}
 	return nil
 }

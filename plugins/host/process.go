@@ -38,6 +38,7 @@ type instance struct {
 	cancel    context.CancelFunc
 	callStart atomic.Int64 // UnixNano when the call in flight began; 0 when none
 	timedOut  atomic.Bool
+	pace      watchPace // the watchdog's tick: fast while a call is in flight (watch_pace.go)
 }
 
 // startInstance starts the executable, completes the handshake and asks
@@ -75,7 +76,7 @@ func startInstance(spec *Spec, exe string, opts *Options, log logFunc) (*instanc
 		SyncStderr:       emit("stderr"),
 		GRPCDialOptions:  sdk.DialOptions(),
 	})
-	inst := &instance{client: client, cmd: cmd, lifeline: w, done: make(chan struct{})}
+	inst := &instance{client: client, cmd: cmd, lifeline: w, done: make(chan struct{}), pace: watchPace{wake: make(chan struct{}, 1)}}
 	inst.ctx, inst.cancel = context.WithCancel(context.Background())
 	fail := func(err error) (*instance, *sdk.Description, error) {
 		inst.kill()
@@ -131,8 +132,13 @@ func hostEnv() []string {
 	return out
 }
 
-// watchTick is how often an instance is checked for exit and overrun calls.
-const watchTick = 10 * time.Millisecond
+// watchTick is how often an instance is checked for exit and overrun calls
+// while a call is in flight; idleWatchTick, for its exit only, while none is
+// (watch_pace.go).
+const (
+	watchTick     = 10 * time.Millisecond
+	idleWatchTick = 100 * time.Millisecond
+)
 
 // watch returns, closing done, when the process has exited (go-plugin
 // reaps the process; Exited turns true after it did). Meanwhile it cancels
@@ -140,16 +146,29 @@ const watchTick = 10 * time.Millisecond
 func (in *instance) watch(timeout time.Duration) {
 	t := time.NewTicker(watchTick)
 	defer t.Stop()
-	for now := range t.C {
+	var last int64 = -1 // callStart at the last tick
+	for {
+		var now time.Time
+		select {
+		case now = <-t.C:
+		case <-in.pace.wake: // a call began while the watchdog was idle
+			t.Reset(watchTick)
+			continue
+		}
 		if in.client.Exited() {
 			in.cancel()
 			close(in.done)
 			return
 		}
-		if start := in.callStart.Load(); start != 0 && now.UnixNano()-start > int64(timeout) {
+		start := in.callStart.Load()
+		if start != 0 && now.UnixNano()-start > int64(timeout) {
 			in.timedOut.Store(true)
 			in.cancel()
 		}
+		if start == 0 && last == 0 && !in.pace.slow.Load() {
+			in.pace.idle(&in.callStart, t)
+		}
+		last = start
 	}
 }
 

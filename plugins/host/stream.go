@@ -133,7 +133,7 @@ func (p *plugin) sendStream(st *stream) {
 	inst, err := p.current()
 	if err == nil {
 		err = p.doOn(inst, func(ctx context.Context, svc sdk.Service) error {
-			return runStream(ctx, svc, st.chunks, &inst.callStart, &p.set.roundTrips)
+			return runStream(ctx, svc, st.chunks, &inst.callStart, &inst.pace, &p.set.roundTrips)
 		})
 	}
 	st.done <- err
@@ -141,7 +141,7 @@ func (p *plugin) sendStream(st *stream) {
 
 // runStream sends the chunks in order, at most chunksInFlight at once, and
 // returns the first error. After an error it sends no more.
-func runStream(ctx context.Context, svc sdk.Service, chunks <-chan chunk, clock, roundTrips *atomic.Int64) error {
+func runStream(ctx context.Context, svc sdk.Service, chunks <-chan chunk, clock *atomic.Int64, pace *watchPace, roundTrips *atomic.Int64) error {
 	var (
 		mu       sync.Mutex
 		inFlight int
@@ -168,6 +168,7 @@ func runStream(ctx context.Context, svc sdk.Service, chunks <-chan chunk, clock,
 		if !failed {
 			if inFlight == 0 {
 				clock.Store(time.Now().UnixNano())
+				pace.busy() // the host stepped between chunks for a while, maybe (watch_pace.go)
 			}
 			inFlight++
 		}

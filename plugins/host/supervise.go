@@ -176,6 +176,7 @@ func (p *plugin) do(f func(ctx context.Context, svc sdk.Service) error) error {
 func (p *plugin) doOn(inst *instance, f func(ctx context.Context, svc sdk.Service) error) error {
 	timeout := p.callTimeout()
 	inst.callStart.Store(time.Now().UnixNano())
+	inst.pace.busy()
 	err := f(inst.ctx, inst.svc)
 	inst.callStart.Store(0)
 	if err == nil {
