@@ -146,7 +146,7 @@ func FuzzLoadSave(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(good)
+	f.Add(good) // the example world publishes the player: the save holds a game.shared (shared_save.go)
 	f.Add(good[:len(good)/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before, _ := g.encodeSave()
