@@ -218,7 +218,10 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	if err := g.restoreWorld(world, shared, seed, rng); err != nil {
 		return err
 	}
-	var common []cluster.Item
+	common, err := g.sharedItems() // cluster_shared.go: the restored game.shared, for the shards
+	if err != nil {
+		return err
+	}
 	if g.gates != nil {
 		if err := g.gates.SetState(gates, g.agentAt); err != nil {
 			return fmt.Errorf("its gates: %w", err)

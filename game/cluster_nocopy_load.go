@@ -134,6 +134,11 @@ func (h *conductorHost) loadNoCopy(c *cluster.Conductor, data []byte) error {
 	if err := g.restoreWorld(world, shared, seed, rng); err != nil {
 		return err
 	}
+	items, err := g.sharedItems() // cluster_shared.go: the loaded game.shared, for the shards
+	if err != nil {
+		return err
+	}
+	common = append(common, items...)
 	if err := h.writeOwn(); err != nil {
 		return err
 	}
