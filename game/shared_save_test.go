@@ -2,10 +2,12 @@ package game
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"testing"
 
 	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/runtime/savecodec"
 )
 
 // sharedGame is a game whose world publishes in game.shared a value that
@@ -220,5 +222,73 @@ return world
 	const want = "luabind: cannot save: the world's game.shared: game.shared.b: the table is also at game.shared.a"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("save: %v, want %q", err, want)
+	}
+}
+
+// asVersion8 is a save of this btrun made into the save of the btrun
+// before game.shared was saved: version 8, the shared Value cut out.
+func asVersion8(t testing.TB, data []byte) []byte {
+	t.Helper()
+	off := len(SaveMagic)
+	uvarint := func() uint64 {
+		v, n := binary.Uvarint(data[off:])
+		if n <= 0 {
+			t.Fatal("not a save")
+		}
+		off += n
+		return v
+	}
+	if v := uvarint(); v != SaveVersion {
+		t.Fatalf("a save of version %d", v)
+	}
+	strs := make([]string, uvarint())
+	for i := range strs {
+		l := int(uvarint())
+		strs[i] = string(data[off : off+l])
+		off += l
+	}
+	l := int(uvarint())
+	body := data[off : off+l]
+	d := savecodec.NewDecoder(body, strs)
+	d.Uvarint()
+	d.Float()
+	d.Varint()
+	d.Uvarint()
+	for range d.Count(2) {
+		d.String()
+		d.String()
+	}
+	for range d.Count(1) {
+		d.Bool()
+	}
+	d.SkipValue() // the world's save()
+	from := len(body) - d.Remaining()
+	d.SkipValue() // game.shared
+	to := len(body) - d.Remaining()
+	if d.Err() != nil {
+		t.Fatal(d.Err())
+	}
+	cut := append(append([]byte(nil), body[:from]...), body[to:]...)
+	return savecodec.WriteContainer(SaveMagic, 8, savecodec.RawEncoder(cut, strs))
+}
+
+// TestSharedSave_aSaveOfBeforeSharedStillLoads: a version 8 save holds no
+// game.shared; it loads, and game.shared and bt.shared are then what the
+// loading game's init and the world's load(t) left, until the next tick.
+func TestSharedSave_aSaveOfBeforeSharedStillLoads(t *testing.T) {
+	config := writeGame(t, sharedGame())
+	s := composeSession(t, config, 1, nil)
+	s.run(4)
+	old := asVersion8(t, s.save())
+	b := composeSession(t, config, 2, old)
+	if err := b.g.Signal("all", "poke", runtime.Value{}); err != nil {
+		t.Fatal(err)
+	}
+	b.run(1)
+	wantLines(t, "output", b.people.String(),
+		"t=4.00 t-3 log watch: poke n=0 acc=100 list=nil", // init's
+		"t=5.00 t-2 log watch: run n=5 acc=105 list=1")
+	if got := b.save(); bytes.Equal(got[:len(SaveMagic)+1], old[:len(SaveMagic)+1]) {
+		t.Error("the loaded save saves as version 8")
 	}
 }
