@@ -63,3 +63,19 @@ func (g *Game) restoreShared(s savedShared) {
 	}
 	g.lua.engine.RestoreShared(g.lua.game, s.v)
 }
+
+// carriedShared is the old Lua state's game.shared for a hot reload to
+// carry into the new one, whose init ran again. One a save cannot hold
+// (a table it reaches twice) is not carried, with a warning: the new
+// state keeps what its init published until the next tick.
+func (g *Game) carriedShared(old *loadout, rep *ReloadReport) savedShared {
+	if old.lua == nil || old.lua.game == nil {
+		return savedShared{}
+	}
+	enc := savecodec.NewEncoder()
+	if err := old.lua.engine.EncodeShared(enc, old.lua.game.RawGetString("shared")); err != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("game.shared is not carried over (its init's stays until the next tick): %v", err))
+		return savedShared{}
+	}
+	return savedShared{v: runtime.DecodeValue(savecodec.NewDecoder(enc.Bytes(), enc.Strings())), has: true}
+}
