@@ -12,8 +12,9 @@ import (
 // restore (shared_save.go): the conductor runs the world and holds
 // game.shared, and the shards' Lua states have it as bt.shared only from
 // the conductor, at each step's start (shardHost.Begin). A load or a
-// restore gives the conductor the saved game.shared; the shards get it
-// with their agents' saves, in the sharedItem, and publish it once their
+// restore gives the conductor the saved game.shared (a reload, the
+// carried one, after the world's init ran again everywhere); the shards
+// get it with their agents' saves, in the sharedItem, and publish it once their
 // agents are restored (as one process publishes it after the agents'
 // restores, with the world's load): what reads bt.shared before the next
 // tick publishes again (the handlers of the signals of inputs replayed at

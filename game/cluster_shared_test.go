@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,6 +65,47 @@ func TestClusterShared_aLoadAndARecoveryGiveTheShardsTheSavedShared(t *testing.T
 					b.steps(cut+1, steps)
 					b.wantSolo("", wantTrace, wantOut, wantSave)
 				})
+			}
+		}
+	}
+}
+
+// TestClusterShared_aReloadGivesTheShardsTheCarriedShared: a cluster's
+// reload runs the world's init again; the conductor carries game.shared
+// over and the shards get it with the carried agents, so that the run
+// goes on as one process's that reloads between the same steps.
+func TestClusterShared_aReloadGivesTheShardsTheCarriedShared(t *testing.T) {
+	files := sharedGame()
+	files["config.toml"] = files["config.toml"] + "[[agents]]\ntree = \"t\"\nname = \"u\"\ncount = 3\n"
+	files["ai/world.lua"] = strings.Replace(files["ai/world.lua"], `, [true] = "yes", [2.5] = -0.0`, "", 1)
+	for _, at := range []int{2, 4} {
+		rc := reloadCase{name: "shared", files: files, at: at, steps: 8, edit: map[string]func(string) string{
+			"ai/watch.lua": func(s string) string { return s + "-- v2\n" },
+		}}
+		config := writeGame(t, files)
+		dir := filepath.Dir(config)
+		wantTrace, wantOut, wantSave := soloReload(t, config, rc)
+		for _, shards := range []int{1, 2, 3} {
+			for _, copies := range []bool{false, true} {
+				label := fmt.Sprintf("reload after step %d, %d shards, copies %v", at, shards, copies)
+				tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: copies})
+				c := tc.conductor()
+				var journal cluster.MemJournal
+				var store cluster.MemFiles
+				c.SetJournal(&journal)
+				c.SetFiles(&store)
+				if err := c.Run(rc.at); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.Reload(ReloadOptions{Changed: rc.apply(t, dir)}); err != nil {
+					t.Fatalf("%s: %v", label, err)
+				}
+				if err := c.Run(rc.steps - rc.at); err != nil {
+					t.Fatal(err)
+				}
+				tc.wantSolo(label, wantTrace, wantOut, wantSave)
+				tc.stop()
+				rc.undo(t, dir)
 			}
 		}
 	}
