@@ -475,24 +475,10 @@ func (h *shardHost) Begin(step uint64, t float64, shared []byte) error {
 	if g.plugins != nil {
 		g.plugins.Advance(step) // restarts the plugins whose restart is due
 	}
-	if shared == nil || g.lua == nil {
+	if shared == nil {
 		return nil
 	}
-	v, err := decodeValue(shared)
-	if err != nil {
-		return err
-	}
-	for _, s := range append([]*scripts{g.lua}, g.extraScripts()...) {
-		lv := lua.LValue(lua.LNil)
-		if len(shared) > 0 {
-			lv = s.engine.FromValue(v)
-		}
-		if err := s.engine.SetShared(lv); err != nil {
-			return fmt.Errorf("game: shared data from the conductor: %w", err)
-		}
-	}
-	g.lua.shared = len(shared) > 0
-	return nil
+	return g.takeShared(shared) // cluster_shared.go
 }
 
 func (h *shardHost) Deliver(d *cluster.Item, out *cluster.Out) error {
@@ -916,5 +902,9 @@ func (h *conductorHost) load(c *cluster.Conductor, data []byte) error {
 	if err := h.sendList(c, was); err != nil { // a save of other agents
 		return err
 	}
-	return h.loadShards(c, loadOut) // cluster_range.go
+	shared, err := h.g.sharedItems() // cluster_shared.go: the loaded game.shared, for the shards
+	if err != nil {
+		return err
+	}
+	return h.loadShards(c, append([]cluster.Item{loadOut}, shared...)...) // cluster_range.go
 }

@@ -115,6 +115,9 @@ func (h *conductorHost) encodePart(parts []cluster.PartInfo, waiting []byte) ([]
 	if err := g.encodeWorld(e); err != nil {
 		return nil, err
 	}
+	if err := g.encodeShared(e); err != nil { // shared_save.go
+		return nil, err
+	}
 	list := g.agentList()
 	e.Uvarint(uint64(len(list)))
 	for _, a := range list {
@@ -144,7 +147,7 @@ func (h *conductorHost) encodePart(parts []cluster.PartInfo, waiting []byte) ([]
 func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint, data []byte, run string) error {
 	h.using(c) // cluster_refuse.go
 	g := h.g
-	_, d, err := savecodec.ReadContainer(conductorPartMagic, data)
+	version, d, err := savecodec.ReadContainer(conductorPartMagic, data)
 	if err != nil {
 		return err
 	}
@@ -155,6 +158,7 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 		delivered = append(delivered, d.Bool())
 	}
 	world := runtime.DecodeValue(d)
+	shared := readShared(d, version) // shared_save.go
 	n = d.Count(2)
 	if n > MaxAgents {
 		return fmt.Errorf("its directory of %d agents; a game has at most %d", n, MaxAgents)
@@ -199,6 +203,9 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	if err := g.checkWorld(world); err != nil {
 		return err
 	}
+	if err := g.checkShared(shared); err != nil {
+		return err
+	}
 	was := g.agentList() // the shards' list
 	if !slices.Equal(list, was) {
 		if err := h.takeDirectory(list); err != nil {
@@ -208,10 +215,13 @@ func (h *conductorHost) restorePart(c *cluster.Conductor, cp cluster.Checkpoint,
 	g.step = step
 	copy(g.delivered, delivered)
 	g.activeStale = true
-	if err := g.restoreWorld(world, seed, rng); err != nil {
+	if err := g.restoreWorld(world, shared, seed, rng); err != nil {
 		return err
 	}
-	var common []cluster.Item
+	common, err := g.sharedItems() // cluster_shared.go: the restored game.shared, for the shards
+	if err != nil {
+		return err
+	}
 	if g.gates != nil {
 		if err := g.gates.SetState(gates, g.agentAt); err != nil {
 			return fmt.Errorf("its gates: %w", err)

@@ -40,6 +40,7 @@ func (h *conductorHost) loadNoCopy(c *cluster.Conductor, data []byte) error {
 		delivered = append(delivered, d.Bool())
 	}
 	world := runtime.DecodeValue(d)
+	shared := readShared(d, version) // shared_save.go
 	nAgents := d.Count(5)
 	ids := make([]string, 0, min(nAgents, MaxAgents))
 	books := make([]agentBooks, 0, min(nAgents, MaxAgents))
@@ -64,6 +65,9 @@ func (h *conductorHost) loadNoCopy(c *cluster.Conductor, data []byte) error {
 		return fmt.Errorf("%w: the save holds %d agents; a game has at most %d", runtime.ErrCorrupt, nAgents, MaxAgents)
 	}
 	if err := g.checkWorld(world); err != nil {
+		return err
+	}
+	if err := g.checkShared(shared); err != nil {
 		return err
 	}
 	if n := d.Count(8); n != nAgents {
@@ -127,9 +131,14 @@ func (h *conductorHost) loadNoCopy(c *cluster.Conductor, data []byte) error {
 		g.doing[i] = b.doing
 	}
 	g.activeStale = true
-	if err := g.restoreWorld(world, seed, rng); err != nil {
+	if err := g.restoreWorld(world, shared, seed, rng); err != nil {
 		return err
 	}
+	items, err := g.sharedItems() // cluster_shared.go: the loaded game.shared, for the shards
+	if err != nil {
+		return err
+	}
+	common = append(common, items...)
 	if err := h.writeOwn(); err != nil {
 		return err
 	}

@@ -230,7 +230,7 @@ func (h *shardHost) restoreAgentsTo(saves []cluster.Item, out *cluster.Out) erro
 	defer func() { g.silent = false }()
 	sent := len(g.outbox)
 	for _, it := range saves {
-		if it.Agent == -1 && (it.Name == gatesItem || it.Name == loadOutItem) {
+		if it.Agent == -1 && (it.Name == gatesItem || it.Name == loadOutItem || it.Name == sharedItem) {
 			continue
 		}
 		if it.Kind != cluster.AgentSave || !g.cl.holds(it.Agent) {
@@ -254,6 +254,9 @@ func (h *shardHost) restoreAgentsTo(saves []cluster.Item, out *cluster.Out) erro
 		}
 	}
 	g.activeStale = true
+	if err := h.takeSharedItem(saves); err != nil { // cluster_shared.go: after the restores, as one process
+		return err
+	}
 	if out == nil { // nor what they sent: a failed reload's conductor sends it (cluster_reload_failed.go)
 		clear(g.outbox[sent:])
 		g.outbox = g.outbox[:sent]

@@ -155,7 +155,11 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	if err := c.c.ReloadShards(g.step, in.Data); err != nil {
 		return nil, err
 	}
-	if err := c.h.loadShards(c.c); err != nil { // cluster_range.go: the carried agents, the gates
+	shared, err := g.sharedItems() // cluster_shared.go: the carried game.shared (the shards' init ran again)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.h.loadShards(c.c, shared...); err != nil { // cluster_range.go: the carried agents, the gates
 		return nil, err
 	}
 	c.reloaded, c.applied = rep, man

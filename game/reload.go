@@ -217,6 +217,7 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 		}
 	}
 	rng := g.randomState()
+	shared := g.carriedShared(old, rep) // shared_save.go
 	oldLua := g.lua
 	g.use(next)
 	if err := plan.Apply(); err != nil {
@@ -226,9 +227,11 @@ func (g *Game) reload(opts ReloadOptions) (rep *ReloadReport, err error) {
 		g.lua.engine.SetRandomState(rng)
 		if g.lua.game != nil { // the world has started (respawn)
 			g.updateGameTable(g.step, g.Time(g.step))
+			g.restoreShared(shared) // shared_save.go: init's game.shared is the old state's again
 			if err := g.lua.world.LoadValue(world); err != nil {
 				rep.Warnings = append(rep.Warnings, err.Error())
 			}
+			g.publishShared(g.Time(g.step))
 		}
 	}
 	g.measureLua() // the new states, their agents carried

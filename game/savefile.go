@@ -22,7 +22,9 @@ import (
 // version 5 each agent's stimuli (the last data and arrival time of each
 // signal it holds); version 6 the counts of repeat and attempts and the
 // starts of rules with hooks or log.start; version 7 each agent's slots
-// (the tree each holds and the tree grafted into it). Versions 1 to 6 still load (for version 1 the agents'
+// (the tree each holds and the tree grafted into it); version 8 the states
+// of custom rules; version 9 the world's game.shared, after the world's
+// save() (shared_save.go). Older versions still load (for version 1 the agents'
 // generators start fresh, and the saved generator becomes the world's).
 // The version is runtime.AgentsVersion's: the agents' snapshots in the body
 // are read by the runtime's decoder at the file's version.
@@ -126,7 +128,10 @@ func (g *Game) encodeSaveHead(e *savecodec.Encoder) error {
 	for _, d := range g.delivered {
 		e.Bool(d)
 	}
-	return g.encodeWorld(e)
+	if err := g.encodeWorld(e); err != nil {
+		return err
+	}
+	return g.encodeShared(e) // shared_save.go
 }
 
 // saveContainer frames the save e holds, or refuses one too large.
@@ -264,6 +269,7 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 		delivered = append(delivered, d.Bool())
 	}
 	world := runtime.DecodeValue(d)
+	shared := readShared(d, version) // shared_save.go
 	nAgents := d.Count(5)
 	// The game's bookkeeping of each agent, checked here and read again
 	// from books when applied: no copy of it is kept in between.
@@ -314,6 +320,9 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 	if err := g.checkWorld(world); err != nil {
 		return nil, err
 	}
+	if err := g.checkShared(shared); err != nil {
+		return nil, err
+	}
 	// Everything checked: apply.
 	warnings = append(warnings, plan.Warnings()...)
 	var errs []error
@@ -334,7 +343,7 @@ func (g *Game) decodeSave(data []byte) ([]string, error) {
 		ga.errors = int(books.Uvarint())
 		g.doing[i] = books.String()
 	}
-	if err := g.restoreWorld(world, seed, rng); err != nil {
+	if err := g.restoreWorld(world, shared, seed, rng); err != nil {
 		errs = append(errs, err)
 	}
 	return warnings, errors.Join(errs...)

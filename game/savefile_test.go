@@ -146,8 +146,9 @@ func FuzzLoadSave(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(good)
+	f.Add(good) // the example world publishes the player: the save holds a game.shared (shared_save.go)
 	f.Add(good[:len(good)/2])
+	f.Add(asVersion8(f, good)) // a save of before game.shared was saved
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before, _ := g.encodeSave()
 		if _, err := g.decodeSave(data); err != nil {

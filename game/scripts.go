@@ -356,9 +356,10 @@ func (g *Game) checkWorld(v runtime.Value) error {
 	return nil
 }
 
-// restoreWorld gives the world its saved state and the random generator its
-// saved position.
-func (g *Game) restoreWorld(v runtime.Value, seed int64, rng uint64) error {
+// restoreWorld gives the world its saved state and game.shared
+// (shared_save.go), the random generator its saved position, and every Lua
+// state game.shared again as bt.shared.
+func (g *Game) restoreWorld(v runtime.Value, shared savedShared, seed int64, rng uint64) error {
 	if g.lua == nil {
 		return nil
 	}
@@ -367,7 +368,10 @@ func (g *Game) restoreWorld(v runtime.Value, seed int64, rng uint64) error {
 		return nil
 	}
 	g.updateGameTable(g.step, g.Time(g.step))
-	return g.lua.world.LoadValue(v)
+	g.restoreShared(shared)
+	err := g.lua.world.LoadValue(v)
+	g.publishShared(g.Time(g.step)) // what reads bt.shared before the next tick reads what the saved run had
+	return err
 }
 
 // quietable is where Lua's print writes: the people's output, but nothing

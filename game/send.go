@@ -45,6 +45,7 @@ func (g *Game) Signal(to, name string, data runtime.Value) error {
 	if err := runtime.CheckData(data); err != nil {
 		return fmt.Errorf("game: signal %q to %q: %w", name, to, err)
 	}
+	g.syncWorkerEnvs() // workers.go: the trace's observer reaches every worker's agents before the first step too
 	s, t := g.step, g.Time(g.step)
 	if to == "all" {
 		if err := g.refuses(name, data, g.agents...); err != nil {

@@ -36,11 +36,12 @@ type HostState interface {
 // holds); version 6 the counts of repeat and attempts and which rules
 // with hooks or log.start started; version 7 each agent's slots (the tree
 // each holds and the tree grafted into it); version 8 the states of active
-// custom rules (custom_save.go). Versions 1 to 7 still load
-// (RestoreAgents converts them).
+// custom rules (custom_save.go); version 9 changed nothing in the agents'
+// data (a game's save file, whose version is this one, added the world's
+// game.shared). Versions 1 to 8 still load (RestoreAgents converts them).
 const (
 	AgentsMagic   = "BTRUNAGT"
-	AgentsVersion = 8
+	AgentsVersion = 9
 )
 
 // SaveAgents saves agents (with their host state, when host is not nil) as

@@ -205,7 +205,7 @@ func TestRestore_rejectsBadDataWithoutDamage(t *testing.T) {
 		{"one byte short", good[:len(good)-1], "checksum mismatch"},
 		{"corrupted", flip, "checksum mismatch"},
 		{"wrong format", []byte("<behaviorTree/>"), `not a btrun agents file`},
-		{"wrong version", newer, "agents data version 9; this btrun reads versions 1 to 8"},
+		{"wrong version", newer, "agents data version 10; this btrun reads versions 1 to 9"},
 		{"foreign", otherGame, `the save's agent 1 is "w-2", the game's is "w-1": the save is of another game`},
 		{"unknown id", unknownID, `cannot restore: the saved cursor "x" is not an id of tree waits.xml`},
 	}
