@@ -159,6 +159,7 @@ func (h *debugHost) SendSignal(agent, signal string, data runtime.Value) error {
 	if err := g.refuses(signal, data, ga); err != nil {
 		return fmt.Errorf("game: signal %q to %s: %w", signal, agent, err)
 	}
+	g.syncWorkerEnvs() // workers.go: the trace's observer reaches every worker's agents before the first step too
 	g.deliver(ga, signal, data, DebuggerSender, g.step, g.Time(g.step))
 	return nil
 }

@@ -398,6 +398,7 @@ func (g *Game) OpenTrace() error {
 // Start runs what happens once before the first step (the world script's
 // init and spawn, when there is one).
 func (g *Game) Start() error {
+	g.syncWorkerEnvs() // workers.go: init's and spawn's signals reach every worker's agents traced
 	err := g.startWorld()
 	g.measureLua()
 	return err
