@@ -12,16 +12,23 @@ import (
 // is removed with its store at the test's end.
 func exampleClusterConfig(t *testing.T, pattern, keys string) string {
 	t.Helper()
-	base, err := os.ReadFile("../config.toml")
+	return clusterConfigOf(t, "../config.toml", pattern, keys)
+}
+
+// clusterConfigOf is exampleClusterConfig for the config at base (a
+// fixture's): written beside it, removed with its store at the test's end.
+func clusterConfigOf(t *testing.T, base, pattern, keys string) string {
+	t.Helper()
+	text, err := os.ReadFile(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.CreateTemp("..", pattern)
+	f, err := os.CreateTemp(filepath.Dir(base), pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path, _ := filepath.Abs(f.Name())
-	f.Write(append(base, "\n[cluster]\n"+keys+"store = \""+filepath.Base(path)+".store\"\n"...))
+	f.Write(append(text, "\n[cluster]\n"+keys+"store = \""+filepath.Base(path)+".store\"\n"...))
 	f.Close()
 	t.Cleanup(func() { os.Remove(path); os.RemoveAll(path + ".store") })
 	return path

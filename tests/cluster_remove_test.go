@@ -19,18 +19,7 @@ func TestInputs_agentsRemovedFromAGameWithGatesOnShardProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	base, err := os.ReadFile(fixture("gates"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(fixture("gates")), "remove-test-*.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	config, _ := filepath.Abs(f.Name())
-	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 20\ndeadline = \"2s\"\nstore = \""+filepath.Base(config)+".store\"\n"...))
-	f.Close()
-	t.Cleanup(func() { os.Remove(config); os.RemoveAll(config + ".store") })
+	config := clusterConfigOf(t, fixture("gates"), "remove-test-*.toml", "checkpoint_every = 20\ndeadline = \"2s\"\n")
 	dir := t.TempDir()
 	inputs := filepath.Join(dir, "inputs.txt")
 	if err := os.WriteFile(inputs, []byte(`3 remove grunt-1
