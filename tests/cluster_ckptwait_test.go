@@ -33,12 +33,7 @@ func TestCluster_checkpointAfterAReloadHoldsItsSignals(t *testing.T) {
 	}
 	write()
 	common := []string{"-config", filepath.Join(dir, "config.toml"), "-inputs", filepath.Join(dir, "inputs.txt")}
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	trace, save, one := oneProcessRun(t, out, common...)
 	if !strings.Contains(string(trace), `{"step":13,"time":0.13,"agent":"g-9","signal":"Aborted"`) {
 		t.Fatalf("one process's trace has no signal Aborted to g-9 at step 13:\n%s", trace)
 	}

@@ -33,3 +33,17 @@ func clusterConfigOf(t *testing.T, base, pattern, keys string) string {
 	t.Cleanup(func() { os.Remove(path); os.RemoveAll(path + ".store") })
 	return path
 }
+
+// oneProcessRun is `btrun run args...` writing its trace and save into dir
+// as one.jsonl and one.sav: those bytes, which sameFiles holds a cluster
+// run's to, and the run's result; the test fails unless the run exits 0.
+func oneProcessRun(t *testing.T, dir string, args ...string) (trace, save []byte, one result) {
+	t.Helper()
+	one = run(t, "", append([]string{"run", "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav")}, args...)...)
+	if one.code != 0 {
+		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
+	}
+	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
+	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
+	return trace, save, one
+}

@@ -37,15 +37,10 @@ func testLostDuringReloadWithNav(t *testing.T, shardable bool) {
 		t.Fatal(err)
 	}
 	common := []string{"-config", config, "-inputs", inputs, "-steps", "120"}
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
+	trace, save, one := oneProcessRun(t, dir, common...)
 	if !strings.Contains(one.stdout, "reload: ") {
 		t.Fatalf("one process did not reload:\n%s", one.stdout)
 	}
-	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
 	for _, c := range []struct{ tag, fault, back string }{
 		{"shard", "shard1:reload:40", "going back to the checkpoint of step 0 and replaying"},
 		{"conductor", "conductor:reload:40", "from its checkpoint at step 0"},

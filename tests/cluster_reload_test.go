@@ -109,12 +109,7 @@ func TestCluster_reloadsLikeOneProcess(t *testing.T) {
 	out := filepath.Join(t.TempDir())
 	common := []string{"-config", config, "-inputs", filepath.Join(dir, "inputs.txt"), "-explain", "-realtime"}
 	writeReloadGame(t, dir)
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	trace, save, one := oneProcessRun(t, out, common...)
 	for _, want := range []string{"reload: ai/g.xml: 6 agents kept their place, 3 restarted", "v1 cancel at", "reload: ai/aim.lua: 9 agents kept their place",
 		"v2 idle", "reload: ai/g.xml: 9 agents kept their place"} {
 		if !strings.Contains(one.stdout, want) {
@@ -232,12 +227,7 @@ func TestCluster_lostDuringReloadRecovers(t *testing.T) {
 	out := filepath.Join(t.TempDir())
 	common := []string{"-config", config, "-inputs", filepath.Join(dir, "inputs.txt")}
 	writeReloadGame(t, dir)
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	trace, save, one := oneProcessRun(t, out, common...)
 	for _, c := range []struct{ tag, fault, back string }{
 		{"shard", "shard1:reload:12", "going back to the checkpoint of step 0 and replaying"},
 		{"shard25", "shard0:reload:25", "going back to the checkpoint of step 12 and replaying"},

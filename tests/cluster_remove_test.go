@@ -29,12 +29,10 @@ func TestInputs_agentsRemovedFromAGameWithGatesOnShardProcesses(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if one.code != 0 || one.stderr != "" {
-		t.Fatalf("exit %d: %s", one.code, one.stderr)
+	trace, save, one := oneProcessRun(t, dir, "-config", config, "-inputs", inputs)
+	if one.stderr != "" {
+		t.Fatalf("one process: %s", one.stderr)
 	}
-	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
 	for _, c := range []struct{ fault, tag string }{{"", "plain"}, {"shard1:report:35", "lost"}} {
 		r := runFault(t, c.fault, "run", "-config", config, "-shards", "3", "-inputs", inputs,
 			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav"))

@@ -52,15 +52,10 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 		if err := os.WriteFile(inputs, []byte(strconv.Itoa(at)+" reload ai/aim.lua edits/aim-v2.lua\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-		if one.code != 0 {
-			t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-		}
+		trace, save, one := oneProcessRun(t, dir, "-config", config, "-inputs", inputs)
 		if !strings.Contains(one.stdout, reloadLine) {
 			t.Fatalf("one process did not reload aim.lua:\n%s", one.stdout)
 		}
-		trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
-		save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
 		return trace, save, one.stdout
 	}
 	// The run's output is one process's but for -watch's line and the

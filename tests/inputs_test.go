@@ -44,16 +44,10 @@ func withInputs(t *testing.T, dir string) string {
 // oneProcessInputs is oneProcess with the inputs.
 func oneProcessInputs(t *testing.T, config, dir, inputs string) (trace, save []byte, out string) {
 	t.Helper()
-	r := run(t, "", "run", "-config", config, "-steps", "600", "-inputs", inputs,
-		"-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	trace, save, r := oneProcessRun(t, dir, "-config", config, "-steps", "600", "-inputs", inputs)
 	if !strings.Contains(r.stderr, `inputs.txt:3: game: no agent "nobody" to send "OnEnemySeen" to`) {
 		t.Errorf("the signal to nobody is not reported: %q", r.stderr)
 	}
-	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
 	return trace, save, r.stdout
 }
 
@@ -173,12 +167,10 @@ func TestInputs_agentsRemovedOnShardProcesses(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if one.code != 0 || one.stderr != "" {
-		t.Fatalf("exit %d: %s", one.code, one.stderr)
+	trace, save, one := oneProcessRun(t, dir, "-config", config, "-inputs", inputs)
+	if one.stderr != "" {
+		t.Fatalf("one process: %s", one.stderr)
 	}
-	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
 	r := runFault(t, "shard1:report:35", "run", "-config", config, "-shards", "2", "-inputs", inputs,
 		"-trace", filepath.Join(dir, "lost.jsonl"), "-save", filepath.Join(dir, "lost.sav"))
 	if r.code != 0 {

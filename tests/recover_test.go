@@ -36,12 +36,7 @@ func runFault(t *testing.T, fault string, args ...string) result {
 // oneProcess is the single run's trace, save and output for 600 steps.
 func oneProcess(t *testing.T, config, dir string) (trace, save []byte, out string) {
 	t.Helper()
-	r := run(t, "", "run", "-config", config, "-steps", "600", "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
+	trace, save, r := oneProcessRun(t, dir, "-config", config, "-steps", "600")
 	return trace, save, r.stdout
 }
 
