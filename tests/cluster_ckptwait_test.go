@@ -38,11 +38,7 @@ func TestCluster_checkpointAfterAReloadHoldsItsSignals(t *testing.T) {
 		t.Fatalf("one process's trace has no signal Aborted to g-9 at step 13:\n%s", trace)
 	}
 	write()
-	r := runFault(t, "shard1:report:13", append([]string{"run", "-shards", "2", "-name", "ckptwait",
-		"-trace", filepath.Join(out, "lost.jsonl"), "-save", filepath.Join(out, "lost.sav")}, common...)...)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	r := runRecovered(t, out, "lost", "shard1:report:13", append([]string{"run", "-shards", "2", "-name", "ckptwait"}, common...)...)
 	if want := "going back to the checkpoint of step 12 and replaying"; !strings.Contains(r.stderr, want) {
 		t.Errorf("%q lacks %q", r.stderr, want)
 	}

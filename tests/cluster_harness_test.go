@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +47,25 @@ func oneProcessRun(t *testing.T, dir string, args ...string) (trace, save []byte
 	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
 	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
 	return trace, save, one
+}
+
+// runRecovered is `btrun args...` with BTRUN_TEST_FAULT set to fault ("":
+// none), writing its trace and save into dir as tag.jsonl and tag.sav
+// (sameFiles's names). A conductor killed by the fault ("conductor:...")
+// must have ended the run, which the same command with -resume then ends.
+// The test fails unless the run, so ended, exits 0.
+func runRecovered(t *testing.T, dir, tag, fault string, args ...string) result {
+	t.Helper()
+	args = append(args, "-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav"))
+	r := runFault(t, fault, args...)
+	if strings.HasPrefix(fault, "conductor") {
+		if r.code == 0 {
+			t.Fatalf("%s: %s: the conductor was not killed", tag, fault)
+		}
+		r = run(t, "", append(args, "-resume")...)
+	}
+	if r.code != 0 {
+		t.Fatalf("%s: %s: exit %d: %s", tag, fault, r.code, r.stderr)
+	}
+	return r
 }

@@ -45,18 +45,7 @@ func testLostDuringReloadWithNav(t *testing.T, shardable bool) {
 		{"shard", "shard1:reload:40", "going back to the checkpoint of step 0 and replaying"},
 		{"conductor", "conductor:reload:40", "from its checkpoint at step 0"},
 	} {
-		args := append([]string{"run", "-shards", "2", "-name", fmt.Sprintf("navreload-%s-%v", c.tag, shardable),
-			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}, common...)
-		r := runFault(t, c.fault, args...)
-		if c.tag == "conductor" {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.tag)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", fmt.Sprintf("navreload-%s-%v", c.tag, shardable)}, common...)...)
 		if !strings.Contains(r.stderr, c.back) {
 			t.Errorf("%s: %q lacks %q", c.tag, r.stderr, c.back)
 		}

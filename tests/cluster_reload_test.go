@@ -125,18 +125,7 @@ func TestCluster_reloadsLikeOneProcess(t *testing.T) {
 		{"resumed", "conductor:step:30", "resuming run reload-resumed from its checkpoint at step 25"},
 	} {
 		writeReloadGame(t, dir) // the files as they were before the reloads
-		args := append([]string{"run", "-shards", "2", "-name", "reload-" + c.tag,
-			"-trace", filepath.Join(out, c.tag+".jsonl"), "-save", filepath.Join(out, c.tag+".sav")}, common...)
-		r := runFault(t, c.fault, args...)
-		if c.tag == "resumed" {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.tag)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, out, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", "reload-" + c.tag}, common...)...)
 		if !strings.Contains(r.stderr, c.back) {
 			// On a busy machine a shard may also be silent past the 2s
 			// deadline before the fault's point: the run then recovers
@@ -234,18 +223,7 @@ func TestCluster_lostDuringReloadRecovers(t *testing.T) {
 		{"conductor", "conductor:reload:12", "resuming run lostreload-conductor from its checkpoint at step 0"},
 	} {
 		writeReloadGame(t, dir) // the files as they were before the reloads
-		args := append([]string{"run", "-shards", "2", "-name", "lostreload-" + c.tag,
-			"-trace", filepath.Join(out, c.tag+".jsonl"), "-save", filepath.Join(out, c.tag+".sav")}, common...)
-		r := runFault(t, c.fault, args...)
-		if c.tag == "conductor" {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.tag)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, out, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", "lostreload-" + c.tag}, common...)...)
 		if !strings.Contains(r.stderr, c.back) {
 			t.Errorf("%s: %q lacks %q", c.tag, r.stderr, c.back)
 		}

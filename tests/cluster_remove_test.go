@@ -34,11 +34,7 @@ func TestInputs_agentsRemovedFromAGameWithGatesOnShardProcesses(t *testing.T) {
 		t.Fatalf("one process: %s", one.stderr)
 	}
 	for _, c := range []struct{ fault, tag string }{{"", "plain"}, {"shard1:report:35", "lost"}} {
-		r := runFault(t, c.fault, "run", "-config", config, "-shards", "3", "-inputs", inputs,
-			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav"))
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, c.tag, c.fault, "run", "-config", config, "-shards", "3", "-inputs", inputs)
 		if c.fault != "" && !strings.Contains(r.stderr, "going back to the checkpoint of step 20 and replaying") && !strings.Contains(r.stderr, "starting the run again") {
 			t.Errorf("%s: no recovery in %q", c.tag, r.stderr) // from step 20, or earlier on a busy machine
 		}

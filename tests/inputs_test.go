@@ -76,18 +76,7 @@ func TestInputs_clusterReplaysJournal(t *testing.T) {
 		{"conductor:step:250", "resumed"},
 		{"conductor:commit:200", "resumed-mid-checkpoint"},
 	} {
-		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-" + c.tag, "-inputs", inputs,
-			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}
-		r := runFault(t, c.fault, args...)
-		if strings.HasPrefix(c.tag, "resumed") {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.fault)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, c.tag, c.fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-"+c.tag, "-inputs", inputs)
 		back := "step 200"
 		if strings.HasSuffix(c.tag, "mid-checkpoint") {
 			back = "step 100"
@@ -171,11 +160,7 @@ func TestInputs_agentsRemovedOnShardProcesses(t *testing.T) {
 	if one.stderr != "" {
 		t.Fatalf("one process: %s", one.stderr)
 	}
-	r := runFault(t, "shard1:report:35", "run", "-config", config, "-shards", "2", "-inputs", inputs,
-		"-trace", filepath.Join(dir, "lost.jsonl"), "-save", filepath.Join(dir, "lost.sav"))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	r := runRecovered(t, dir, "lost", "shard1:report:35", "run", "-config", config, "-shards", "2", "-inputs", inputs)
 	if !strings.Contains(r.stderr, "going back to the checkpoint of step 20 and replaying") && !strings.Contains(r.stderr, "starting the run again") {
 		t.Errorf("no recovery in %q", r.stderr) // from step 20, or earlier on a busy machine
 	}
@@ -217,18 +202,7 @@ func TestInputs_randomKills(t *testing.T) {
 			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
 		}
 		tag := "random-" + strconv.Itoa(i)
-		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-" + tag, "-inputs", inputs,
-			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav")}
-		r := runFault(t, fault, args...)
-		if strings.HasPrefix(fault, "conductor") {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", fault)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, tag, fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-"+tag, "-inputs", inputs)
 		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
 		sameFiles(t, tag, dir, trace, save)
 	}

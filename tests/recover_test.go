@@ -198,18 +198,7 @@ func TestRecover_randomKills(t *testing.T) {
 			fault = fmt.Sprintf("conductor:commit:%d", 100*(1+rng.IntN(5)))
 		}
 		tag := "random-" + strconv.Itoa(i)
-		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag,
-			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav")}
-		r := runFault(t, fault, args...)
-		if strings.HasPrefix(fault, "conductor") {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", fault)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, tag, fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag)
 		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
 		sameFiles(t, tag, dir, trace, save)
 	}
