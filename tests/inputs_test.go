@@ -1,14 +1,11 @@
 package tests
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // exampleInputs are signals and agents added from outside for the example
@@ -179,28 +176,13 @@ func TestInputs_randomKills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	seed, err := strconv.ParseUint(os.Getenv("BTRUN_RECOVER_SEED"), 10, 64)
-	if err != nil {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("BTRUN_RECOVER_SEED=%d", seed)
-	rng := rand.New(rand.NewPCG(seed, 37))
+	rng := recoverRand(t)
 	config := recoverConfig(t)
 	dir := t.TempDir()
 	inputs := withInputs(t, dir)
 	trace, save, _ := oneProcessInputs(t, config, dir, inputs)
 	for i := range 2 {
-		var fault string
-		switch rng.IntN(4) {
-		case 0:
-			fault = fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 1:
-			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 2:
-			fault = fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(6))
-		default:
-			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
-		}
+		fault := randomFault(rng, 6, false)
 		tag := "random-" + strconv.Itoa(i)
 		r := runRecovered(t, dir, tag, fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-"+tag, "-inputs", inputs)
 		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))

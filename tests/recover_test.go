@@ -171,36 +171,56 @@ func TestRecover_randomKills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
+	rng := recoverRand(t)
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	trace, save, _ := oneProcess(t, config, dir)
+	for i := range 3 {
+		fault := randomFault(rng, 7, true)
+		tag := "random-" + strconv.Itoa(i)
+		r := runRecovered(t, dir, tag, fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag)
+		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
+		sameFiles(t, tag, dir, trace, save)
+	}
+}
+
+// recoverRand draws from BTRUN_RECOVER_SEED, or from a seed it logs (to
+// replay the draws with).
+func recoverRand(t *testing.T) *rand.Rand {
+	t.Helper()
 	seed, err := strconv.ParseUint(os.Getenv("BTRUN_RECOVER_SEED"), 10, 64)
 	if err != nil {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("BTRUN_RECOVER_SEED=%d", seed)
-	rng := rand.New(rand.NewPCG(seed, 37))
-	config := recoverConfig(t)
-	dir := t.TempDir()
-	trace, save, _ := oneProcess(t, config, dir)
-	for i := range 3 {
-		var fault string
-		switch rng.IntN(5) {
-		case 0:
-			fault = fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 1:
-			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 2:
-			fault = fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(7)) // 0 .. 500 checkpoints
-			if strings.HasSuffix(fault, ":600") {
-				fault = strings.Replace(fault, "checkpoint", "save", 1) // 600 the final save
-			}
-		case 3:
-			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
-		default:
-			fault = fmt.Sprintf("conductor:commit:%d", 100*(1+rng.IntN(5)))
+	return rand.New(rand.NewPCG(seed, 37))
+}
+
+// randomFault draws a process of a 600-step run on 2 shards to kill, and
+// where: a shard as a step starts or reports, or once it wrote its part of
+// a checkpoint (of step 0, 100, .. up to 100*(checkpoints-1); of step 600:
+// the final save); the conductor before a step, or, with commits, before a
+// checkpoint's commit.
+func randomFault(rng *rand.Rand, checkpoints int, commits bool) string {
+	kinds := 4
+	if commits {
+		kinds = 5
+	}
+	switch rng.IntN(kinds) {
+	case 0:
+		return fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
+	case 1:
+		return fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
+	case 2:
+		fault := fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(checkpoints))
+		if strings.HasSuffix(fault, ":600") {
+			fault = strings.Replace(fault, "checkpoint", "save", 1) // 600 the final save
 		}
-		tag := "random-" + strconv.Itoa(i)
-		r := runRecovered(t, dir, tag, fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag)
-		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
-		sameFiles(t, tag, dir, trace, save)
+		return fault
+	case 3:
+		return fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
+	default:
+		return fmt.Sprintf("conductor:commit:%d", 100*(1+rng.IntN(5)))
 	}
 }
 
