@@ -264,3 +264,65 @@ func (tc *testCluster) movedBothWays() {
 		tc.t.Fatalf("boundaries moved up %d times and down %d: want both", tc.moves[0], tc.moves[1])
 	}
 }
+
+// storedRun is a cluster run that keeps its game's files in a store, as
+// btrun run does: its shards open copies of them, and its journal and
+// files outlive a link, so that a link that goes back to a checkpoint
+// opens a copy of the checkpoint's files (WriteCheckpointFiles).
+type storedRun struct {
+	t          *testing.T
+	config     string
+	journal    cluster.MemJournal
+	files      cluster.MemFiles
+	man        *cluster.ReloadManifest
+	programs   []PluginProgram
+	shardFiles func() string
+}
+
+// newStoredRun stores the files of config's game (storedFiles).
+func newStoredRun(t *testing.T, config string) *storedRun {
+	t.Helper()
+	r := &storedRun{t: t, config: config}
+	r.man, r.programs, r.shardFiles = storedFiles(t, config, &r.files)
+	return r
+}
+
+// open opens the run's first link, on shards shards: its conductor reads
+// the game's folder and journals into the run's journal.
+func (r *storedRun) open(shards int) (*testCluster, *Conductor) {
+	r.t.Helper()
+	tc := openCluster(r.t, clusterSetup{name: r.config, shards: shards, shardFiles: r.shardFiles, store: &r.files})
+	c := tc.conductor()
+	c.SetJournal(&r.journal)
+	c.SetFiles(&r.files)
+	return tc, c
+}
+
+// recover opens a link that goes back to checkpoint (a save), from a copy
+// of the checkpoint's files, on shards shards: its trace and output start
+// with trace and out, what the lost link wrote up to the checkpoint; its
+// conductor journals into the run's journal and is told where the run's
+// folder is (SetFilesCopy: home, the game's config there, returned too).
+// The caller replays the journal.
+func (r *storedRun) recover(shards int, checkpoint []byte, trace, out string) (*testCluster, *Conductor, *Config) {
+	r.t.Helper()
+	home, err := LoadConfig(r.config)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	copied, err := WriteCheckpointFiles(&r.files, r.man, r.programs, home, r.t.TempDir())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	tc := openCluster(r.t, clusterSetup{name: copied, shards: shards, shardFiles: r.shardFiles, store: &r.files})
+	tc.load(checkpoint)
+	tc.trace.Reset()
+	tc.out.Reset()
+	tc.trace.WriteString(trace)
+	tc.out.WriteString(out)
+	c := tc.conductor()
+	c.SetJournal(&r.journal)
+	c.SetFiles(&r.files)
+	c.SetFilesCopy(home)
+	return tc, c, home
+}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/btrun/btrun/cluster"
 )
 
 // TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload: a
@@ -66,18 +64,13 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 	save(tree, counterGame[tree])
 
 	// The run lost during its reload of v2, after step at.
-	var journal cluster.MemJournal
-	var store cluster.MemFiles
-	man, programs, shardFiles := storedFiles(t, config, &store)
-	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &store})
-	c := first.conductor()
-	c.SetJournal(&journal)
-	c.SetFiles(&store)
+	stored := newStoredRun(t, config)
+	first, c := stored.open(2)
 	if err := c.Run(back); err != nil {
 		t.Fatal(err)
 	}
 	checkpoint := first.save()
-	trace, out := first.trace.Len(), first.out.Len()
+	trace, out := first.trace.String(), first.out.String()
 	if err := c.Run(at - back); err != nil {
 		t.Fatal(err)
 	}
@@ -86,28 +79,11 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 		t.Fatal(err)
 	}
 	first.stop()
-	ins, _ := journal.From(back)
+	ins, _ := stored.journal.From(back)
 	version("v3") // while no watcher runs
 
 	// The conductor that goes back to the checkpoint, from its files.
-	home, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copied, err := WriteCheckpointFiles(&store, man, programs, home, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := openCluster(t, clusterSetup{name: copied, shards: 2, shardFiles: shardFiles, store: &store})
-	tc.load(checkpoint)
-	tc.trace.Reset()
-	tc.out.Reset()
-	tc.trace.WriteString(first.trace.String()[:trace])
-	tc.out.WriteString(first.out.String()[:out])
-	c2 := tc.conductor()
-	c2.SetJournal(&journal)
-	c2.SetFiles(&store)
-	c2.SetFilesCopy(home)
+	tc, c2, _ := stored.recover(2, checkpoint, trace, out)
 	if err := c2.Watch(false); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -126,13 +125,8 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 
 	// The first link, watching: the edit is seen, and the link lost before
 	// the batch is reloaded.
-	var journal cluster.MemJournal
-	var store cluster.MemFiles
-	man, programs, shardFiles := storedFiles(t, config, &store)
-	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &store})
-	c := first.conductor()
-	c.SetJournal(&journal)
-	c.SetFiles(&store)
+	stored := newStoredRun(t, config)
+	first, c := stored.open(2)
 	if err := c.Watch(false); err != nil {
 		t.Fatal(err)
 	}
@@ -180,38 +174,21 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 
 	// The next link, from the checkpoint's files (as btrun run opens them
 	// with -watch).
-	home, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
 	recover := func(held []string, to uint64) (*testCluster, *Conductor) {
 		t.Helper()
-		copied, err := WriteCheckpointFiles(&store, man, programs, home, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc := openCluster(t, clusterSetup{name: copied, shards: 2, shardFiles: shardFiles, store: &store})
-		tc.load(checkpoint)
-		tc.trace.Reset()
-		tc.out.Reset()
-		tc.trace.WriteString(trace)
-		tc.out.WriteString(out)
-		c := tc.conductor()
-		c.SetJournal(&journal)
-		c.SetFiles(&store)
-		c.SetFilesCopy(home)
+		tc, c, _ := stored.recover(2, checkpoint, trace, out)
 		if err := c.Watch(false); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(tc.ch.g.stopWatching)
-		ins, err := journal.From(back)
+		ins, err := stored.journal.From(back)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Replay(ins); err != nil {
 			t.Fatal(err)
 		}
-		c.Recovered(man, held, to)
+		c.Recovered(stored.man, held, to)
 		return tc, c
 	}
 	tc, c2 := recover(held, to)
