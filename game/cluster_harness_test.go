@@ -3,6 +3,8 @@ package game
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -325,4 +327,19 @@ func (r *storedRun) recover(shards int, checkpoint []byte, trace, out string) (*
 	c.SetFiles(&r.files)
 	c.SetFilesCopy(home)
 	return tc, c, home
+}
+
+// editorSave writes text into the file name (slash-separated) under dir as
+// an editor saves: beside it, then renamed over it, so that a watcher never
+// sees the file empty or half written, however slow the machine is between
+// the write's truncate and its data.
+func editorSave(t *testing.T, dir, name, text string) {
+	t.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.WriteFile(path+".new", []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
 }

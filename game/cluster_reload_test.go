@@ -32,16 +32,7 @@ func (rc reloadCase) apply(t *testing.T, dir string) []string {
 	t.Helper()
 	var changed []string
 	for name, f := range rc.edit {
-		// Written beside and renamed over, as an editor saves: a watcher
-		// never sees the file empty or half written, however slow the
-		// machine is between the write's truncate and its data.
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.WriteFile(path+".new", []byte(f(rc.files[name])), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(path+".new", path); err != nil {
-			t.Fatal(err)
-		}
+		editorSave(t, dir, name, f(rc.files[name]))
 		changed = append(changed, name)
 	}
 	slices.Sort(changed)

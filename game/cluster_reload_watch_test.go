@@ -2,7 +2,6 @@ package game
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,16 +35,7 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 		script = "ai/count.lua"
 		tree   = "ai/c.xml"
 	)
-	save := func(name, text string) { // as an editor saves
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.WriteFile(p+".new", []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(p+".new", p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	save := func(name, text string) { t.Helper(); editorSave(t, dir, name, text) }
 	version := func(v string) { save(script, strings.ReplaceAll(counterGame[script], "v1", v)) }
 	param := func() {
 		save(tree, strings.Replace(counterGame[tree], `<action id=".count" name="count"/>`, `<action id=".count" name="count"><parameter name="x">1</parameter></action>`, 1))

@@ -59,16 +59,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 	files["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
 	config := writeGame(t, files)
 	dir := filepath.Dir(config)
-	save := func(name, text string) { // as an editor saves
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.WriteFile(p+".new", []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(p+".new", p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	save := func(name, text string) { t.Helper(); editorSave(t, dir, name, text) }
 	edit := func() {
 		save(script, strings.ReplaceAll(counterGame[script], "v1", "v2"))
 		save(extra, "local bt = require(\"bt\")\nbt.action(\"extra\", function(ctx) return bt.SUCCESS end)\n")
