@@ -44,6 +44,43 @@ func soloRun(t *testing.T, cfg *Config, opts Options, steps int, save bool) (str
 	return trace.String(), out.String(), b
 }
 
+// soloEachStep is the run of the game at config in one process for steps
+// steps, taken one at a time (Game.Run(1)), with after called after each:
+// its trace, its output and its final save.
+func soloEachStep(t *testing.T, config string, steps int, after func(g *Game, step int)) (string, string, []byte) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace, out bytes.Buffer
+	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.OpenTrace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for step := 1; step <= steps; step++ {
+		if err := g.Run(1); err != nil {
+			t.Fatal(err)
+		}
+		after(g, step)
+	}
+	save, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return trace.String(), out.String(), save
+}
+
 // testCluster is a conductor and its shards in this process, over the
 // in-process transport: every shard a Game of its own, with its own agents
 // and Lua state.

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,38 +129,11 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 // the output and the final save.
 func soloReloads(t *testing.T, config string, steps int, edits map[int]func() []string) (string, string, []byte) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace, out bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for step := 1; step <= steps; step++ {
-		if err := g.Run(1); err != nil {
-			t.Fatal(err)
-		}
+	return soloEachStep(t, config, steps, func(g *Game, step int) {
 		if edit := edits[step]; edit != nil && step < steps {
 			if _, err := g.Reload(ReloadOptions{Changed: edit()}); err != nil {
 				t.Fatal(err)
 			}
 		}
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
+	})
 }

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,25 +66,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 	ping := runtime.String("go")
 
 	// One process: the signal after step 3, the reload after step at.
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var soloTrace, soloOut bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &soloTrace, Stdout: &soloOut, Stderr: &soloOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for step := 1; step <= steps; step++ {
-		if err := g.Run(1); err != nil {
-			t.Fatal(err)
-		}
+	wantTrace, wantOut, wantSave := soloEachStep(t, config, steps, func(g *Game, step int) {
 		if step == signal {
 			if err := g.Signal("all", "Ping", ping); err != nil {
 				t.Fatal(err)
@@ -97,15 +78,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 				t.Fatal(err)
 			}
 		}
-	}
-	wantSave, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	wantTrace, wantOut := soloTrace.String(), soloOut.String()
+	})
 	if !strings.Contains(wantOut, "v2 n=") || !strings.Contains(wantOut, "reload: "+strings.Join(changed, ", ")+":") {
 		t.Fatalf("one process did not reload the edit:\n%s", wantOut)
 	}
