@@ -380,3 +380,18 @@ func editorSave(t *testing.T, dir, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// openQuiet is the game at config opened, writing nothing; the caller
+// closes it.
+func openQuiet(t *testing.T, config string) *Game {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

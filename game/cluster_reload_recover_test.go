@@ -1,7 +1,6 @@
 package game
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,14 +105,7 @@ func storedFiles(t *testing.T, config string, files *cluster.MemFiles) (*cluster
 
 func storeFiles(t *testing.T, config string, files cluster.FileStore) (*cluster.ReloadManifest, []PluginProgram) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, config)
 	defer g.Close()
 	src, cfgPath, err := g.ClusterFiles()
 	if err != nil {
@@ -175,14 +167,7 @@ func TestConductorReload_replaysWithPluginsOnTheConductor(t *testing.T) {
 // cluster needs), reloaded with the couriers' dodge renamed under them.
 func navReloadCase(t *testing.T) reloadCase {
 	t.Helper()
-	cfg, err := LoadConfig(clusterConfig("example"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, clusterConfig("example"))
 	defer g.Close()
 	files := map[string]string{}
 	for _, name := range []string{"config.toml", "scripts/ai"} {
