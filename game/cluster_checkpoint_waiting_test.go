@@ -15,11 +15,7 @@ import (
 // are on another): what the reload sent waits on the conductor for the
 // next step's deliveries.
 func waitingReload() reloadCase {
-	files := map[string]string{}
-	for k, v := range aimGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(aimGame["config.toml"], "count = 2", "count = 7", 1)
+	files := withReplaced(aimGame, "config.toml", "count = 2", "count = 7")
 	files["ai/aim.lua"] = strings.Replace(aimGame["ai/aim.lua"], `ctx:log("v1 cancel`,
 		`ctx:send(ctx.id, "Self", {}); ctx:send("a-1", "Aborted", {by = ctx.id}); ctx:log("v1 cancel`, 1)
 	return reloadCase{name: "cancel sends", files: files, at: 2, steps: 6, edit: map[string]func(string) string{

@@ -138,26 +138,11 @@ func fixtureFilesOf(name string) map[string]string {
 }
 
 func fixedReloadCases() []reloadCase {
-	aim := map[string]string{}
-	for k, v := range aimGame {
-		aim[k] = v
-	}
-	aim["config.toml"] = strings.Replace(aimGame["config.toml"], "count = 2", "count = 7", 1)
-	count := map[string]string{}
-	for k, v := range counterGame {
-		count[k] = v
-	}
-	count["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
-	aimSends := map[string]string{} // the old cancel hook sends a signal
-	for k, v := range aim {
-		aimSends[k] = v
-	}
-	aimSends["ai/aim.lua"] = strings.Replace(aim["ai/aim.lua"], `ctx:log("v1 cancel`, `ctx:send("a-1", "Aborted", {by = ctx.id}); ctx:log("v1 cancel`, 1)
-	post := map[string]string{}
-	for k, v := range postGame {
-		post[k] = v
-	}
-	post["config.toml"] = strings.Replace(postGame["config.toml"], "count = 3", "count = 7", 1)
+	aim := withReplaced(aimGame, "config.toml", "count = 2", "count = 7")
+	count := withReplaced(counterGame, "config.toml", "count = 2", "count = 6")
+	// the old cancel hook sends a signal
+	aimSends := withReplaced(aim, "ai/aim.lua", `ctx:log("v1 cancel`, `ctx:send("a-1", "Aborted", {by = ctx.id}); ctx:log("v1 cancel`)
+	post := withReplaced(postGame, "config.toml", "count = 3", "count = 7")
 	return []reloadCase{
 		{name: "lua edited", files: count, at: 3, steps: 8, edit: map[string]func(string) string{
 			"ai/count.lua": func(s string) string { return strings.ReplaceAll(s, "v1", "v2") },

@@ -18,11 +18,7 @@ import (
 // replay is seen and reloaded; one process that reloads them between the
 // same steps writes the same trace, output and save.
 func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range counterGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
+	files := withReplaced(counterGame, "config.toml", "count = 2", "count = 6")
 	config := writeGame(t, files)
 	dir := filepath.Dir(config)
 	const (

@@ -51,11 +51,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 		script = "ai/count.lua"
 		extra  = "ai/extra.lua" // a new script: no checkpoint names it
 	)
-	files := map[string]string{}
-	for k, v := range counterGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
+	files := withReplaced(counterGame, "config.toml", "count = 2", "count = 6")
 	config := writeGame(t, files)
 	dir := filepath.Dir(config)
 	save := func(name, text string) { t.Helper(); editorSave(t, dir, name, text) }
