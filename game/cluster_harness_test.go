@@ -16,61 +16,54 @@ import (
 // opts gets the trace and output buffers.
 func soloRun(t *testing.T, cfg *Config, opts Options, steps int, save bool) (string, string, []byte) {
 	t.Helper()
-	var trace, out bytes.Buffer
-	opts.TraceTo, opts.Stdout, opts.Stderr = &trace, &out, &out
-	g, err := Open(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g, trace, out := startSolo(t, cfg, opts)
 	if err := g.Run(steps); err != nil {
 		t.Fatal(err)
 	}
 	var b []byte
 	if save {
-		if b, err = g.encodeSave(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := g.Close(); err != nil { // closing the agents writes too
+		b = endSolo(t, g)
+	} else if err := g.Close(); err != nil { // closing the agents writes too
 		t.Fatal(err)
 	}
 	return trace.String(), out.String(), b
 }
 
-// soloEachStep is the run of the game at config in one process for steps
-// steps, taken one at a time (Game.Run(1)), with after called after each:
-// its trace, its output and its final save.
-func soloEachStep(t *testing.T, config string, steps int, after func(g *Game, step int)) (string, string, []byte) {
+// startSolo opens and starts cfg's game in one process (opts but for its
+// trace and output, which go to the buffers it returns); the game is
+// closed at the test's end if not before.
+func startSolo(t *testing.T, cfg *Config, opts Options) (g *Game, trace, out *bytes.Buffer) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
+	trace, out = &bytes.Buffer{}, &bytes.Buffer{}
+	opts.TraceTo, opts.Stdout, opts.Stderr = trace, out, out
+	g, err := Open(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trace, out bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	t.Cleanup(func() { g.Close() })
 	if err := g.OpenTrace(); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for step := 1; step <= steps; step++ {
-		if err := g.Run(1); err != nil {
-			t.Fatal(err)
-		}
-		after(g, step)
+	return g, trace, out
+}
+
+// openSolo is startSolo of the game at config.
+func openSolo(t *testing.T, config string) (g *Game, trace, out *bytes.Buffer) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return startSolo(t, cfg, Options{})
+}
+
+// endSolo is a one-process run's final save, taken before the game is
+// closed (closing the agents writes too).
+func endSolo(t *testing.T, g *Game) []byte {
+	t.Helper()
 	save, err := g.encodeSave()
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +71,22 @@ func soloEachStep(t *testing.T, config string, steps int, after func(g *Game, st
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return save
+}
+
+// soloEachStep is the run of the game at config in one process for steps
+// steps, taken one at a time (Game.Run(1)), with after called after each:
+// its trace, its output and its final save.
+func soloEachStep(t *testing.T, config string, steps int, after func(g *Game, step int)) (string, string, []byte) {
+	t.Helper()
+	g, trace, out := openSolo(t, config)
+	for step := 1; step <= steps; step++ {
+		if err := g.Run(1); err != nil {
+			t.Fatal(err)
+		}
+		after(g, step)
+	}
+	save := endSolo(t, g)
 	return trace.String(), out.String(), save
 }
 

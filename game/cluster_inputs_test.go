@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -152,22 +151,7 @@ func TestConductor_signalsReplayed(t *testing.T) {
 func TestConductor_signalRefused(t *testing.T) {
 	config := writeGame(t, stimGame(1, `stimulus_memory = "64KB"`))
 	flood := runtime.String(strings.Repeat("f", 20000))
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wantTrace, wantOut bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &wantTrace, Stdout: &wantOut, Stderr: &wantOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g, wantTrace, wantOut := openSolo(t, config)
 	if err := g.Run(3); err != nil {
 		t.Fatal(err)
 	}

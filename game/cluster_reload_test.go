@@ -53,22 +53,7 @@ func (rc reloadCase) undo(t *testing.T, dir string) {
 // its trace, output and final save.
 func soloReload(t *testing.T, config string, rc reloadCase) (string, string, []byte) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace, out bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g, trace, out := openSolo(t, config)
 	if err := g.Run(rc.at); err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +65,7 @@ func soloReload(t *testing.T, config string, rc reloadCase) (string, string, []b
 	if err := g.Run(rc.steps - rc.at); err != nil {
 		t.Fatal(err)
 	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
+	save := endSolo(t, g)
 	return trace.String(), out.String(), save
 }
 
