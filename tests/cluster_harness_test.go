@@ -69,3 +69,15 @@ func runRecovered(t *testing.T, dir, tag, fault string, args ...string) result {
 	}
 	return r
 }
+
+// runTo is `btrun args...` with env added to the environment, writing its
+// trace and save into dir as tag.jsonl and tag.sav (sameFiles's names); the
+// test fails unless it exits 0.
+func runTo(t *testing.T, env []string, dir, tag string, args ...string) result {
+	t.Helper()
+	r := runEnv(t, env, append(args, "-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav"))...)
+	if r.code != 0 {
+		t.Fatalf("%s: exit %d: %s", tag, r.code, r.stderr)
+	}
+	return r
+}

@@ -75,11 +75,7 @@ func TestRecover_lostShardReplays(t *testing.T) {
 	} {
 		tag := strings.NewReplacer(":", "-", " ", "-").Replace(c.fault)
 		tmp := shortTempDir(t)
-		r := runEnv(t, []string{"BTRUN_TEST_FAULT=" + c.fault, "TMPDIR=" + tmp}, "run", "-config", config, "-steps", "600", "-shards", "2",
-			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav"))
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.fault, r.code, r.stderr)
-		}
+		r := runTo(t, []string{"BTRUN_TEST_FAULT=" + c.fault, "TMPDIR=" + tmp}, dir, tag, "run", "-config", config, "-steps", "600", "-shards", "2")
 		// The killed shard's copy of the game's files (and its plugins'
 		// sockets) went with the shard that replaced it.
 		if left, _ := os.ReadDir(tmp); len(left) != 0 {
