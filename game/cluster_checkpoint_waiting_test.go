@@ -86,10 +86,7 @@ func checkpointAfterReload(t *testing.T, rc reloadCase, sent string) {
 			if err := cb.RestoreCheckpoint(store, run, cp); err != nil {
 				t.Fatalf("%s: %v", label, err)
 			}
-			b.trace.Reset()
-			b.out.Reset()
-			b.trace.Write(a.trace.Bytes()[:traceAt])
-			b.out.Write(a.out.Bytes()[:outAt])
+			b.wroteAs(a, traceAt, outAt)
 			ins, err := journal.From(uint64(rc.at))
 			if err != nil || len(ins) != 0 {
 				t.Fatalf("%s: the journal after the checkpoint: %d inputs, %v", label, len(ins), err)
@@ -139,10 +136,7 @@ func TestCheckpoint_partOfBeforeReads(t *testing.T) {
 	if err := b.conductor().RestoreCheckpoint(store, run, cp); err != nil {
 		t.Fatal(err)
 	}
-	b.trace.Reset()
-	b.out.Reset()
-	b.trace.Write(a.trace.Bytes()[:traceAt])
-	b.out.Write(a.out.Bytes()[:outAt])
+	b.wroteAs(a, traceAt, outAt)
 	b.steps(ckpt+1, steps)
 	b.wantSolo("", wantTrace, wantOut, wantSave)
 }

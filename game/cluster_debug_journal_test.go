@@ -258,10 +258,7 @@ func TestConductor_pageInputsReplayed(t *testing.T) {
 		// resumed without -debug) applies the page's inputs from the journal.
 		b := openCluster(t, clusterSetup{name: config, shards: 3, copies: tt.attachAt != 0})
 		b.load(cp)
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
+		b.wroteAs(a, traceAt, outAt)
 		cb := b.conductor()
 		cb.SetJournal(j)
 		ins, err := j.From(ckpt)

@@ -304,6 +304,16 @@ func (tc *testCluster) wantSolo(label, wantTrace, wantOut string, wantSave []byt
 	}
 }
 
+// wroteAs makes tc's trace and output what a's were when they were traceAt
+// and outAt bytes long (at a checkpoint): tc writes on from there, as a run
+// that went back to that checkpoint does.
+func (tc *testCluster) wroteAs(a *testCluster, traceAt, outAt int) {
+	tc.trace.Reset()
+	tc.out.Reset()
+	tc.trace.Write(a.trace.Bytes()[:traceAt])
+	tc.out.Write(a.out.Bytes()[:outAt])
+}
+
 // movedBothWays fails the test unless the balancer moved boundaries up
 // and down.
 func (tc *testCluster) movedBothWays() {
@@ -348,11 +358,11 @@ func (r *storedRun) open(shards int) (*testCluster, *Conductor) {
 
 // recover opens a link that goes back to checkpoint (a save), from a copy
 // of the checkpoint's files, on shards shards: its trace and output start
-// with trace and out, what the lost link wrote up to the checkpoint; its
+// with what the lost link, from, wrote up to the checkpoint (wroteAs); its
 // conductor journals into the run's journal and is told where the run's
 // folder is (SetFilesCopy: home, the game's config there, returned too).
 // The caller replays the journal.
-func (r *storedRun) recover(shards int, checkpoint []byte, trace, out string) (*testCluster, *Conductor, *Config) {
+func (r *storedRun) recover(shards int, checkpoint []byte, from *testCluster, traceAt, outAt int) (*testCluster, *Conductor, *Config) {
 	r.t.Helper()
 	home, err := LoadConfig(r.config)
 	if err != nil {
@@ -364,10 +374,7 @@ func (r *storedRun) recover(shards int, checkpoint []byte, trace, out string) (*
 	}
 	tc := openCluster(r.t, clusterSetup{name: copied, shards: shards, shardFiles: r.shardFiles, store: &r.files})
 	tc.load(checkpoint)
-	tc.trace.Reset()
-	tc.out.Reset()
-	tc.trace.WriteString(trace)
-	tc.out.WriteString(out)
+	tc.wroteAs(from, traceAt, outAt)
 	c := tc.conductor()
 	c.SetJournal(&r.journal)
 	c.SetFiles(&r.files)

@@ -119,10 +119,7 @@ func TestConductor_signalsReplayed(t *testing.T) {
 	b.load(cp)
 	// What starting and loading wrote is written already (the trace and
 	// the output go back to where they stood at the checkpoint).
-	b.trace.Reset()
-	b.out.Reset()
-	b.trace.Write(a.trace.Bytes()[:traceAt])
-	b.out.Write(a.out.Bytes()[:outAt])
+	b.wroteAs(a, traceAt, outAt)
 	cb := b.conductor()
 	cb.SetJournal(j)
 	ins, err := j.From(ckpt)
@@ -434,10 +431,7 @@ func TestConductor_agentsReplayed(t *testing.T) {
 		if err := cb.Load(cp); err != nil {
 			t.Fatal(err)
 		}
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
+		b.wroteAs(a, traceAt, outAt)
 		ins, err := j.From(ckpt)
 		if err != nil {
 			t.Fatal(err)

@@ -51,7 +51,7 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 		t.Fatal(err)
 	}
 	checkpoint := first.save()
-	trace, out := first.trace.String(), first.out.String()
+	trace, out := first.trace.Len(), first.out.Len()
 	if err := c.Run(rc.at - back); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 	ins, _ := stored.journal.From(back)
 	edited := readAll(t, dir, stored.man)
 
-	tc, c2, home := stored.recover(3, checkpoint, trace, out)
+	tc, c2, home := stored.recover(3, checkpoint, first, trace, out)
 	if err := c2.Replay(ins); err != nil {
 		t.Fatal(err)
 	}

@@ -304,10 +304,7 @@ func testReplayedReload(t *testing.T, rc reloadCase) {
 		rc.undo(t, dir) // the game is opened from the checkpoint's files
 		tc := openCluster(t, clusterSetup{name: config, shards: 3})
 		tc.load(checkpoint)
-		tc.trace.Reset()
-		tc.out.Reset()
-		tc.trace.WriteString(first.trace.String()[:trace])
-		tc.out.WriteString(first.out.String()[:out])
+		tc.wroteAs(first, trace, out)
 		edit()
 		rc2 := tc.conductor()
 		rc2.SetJournal(&journal)

@@ -55,7 +55,7 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 		t.Fatal(err)
 	}
 	checkpoint := first.save()
-	trace, out := first.trace.String(), first.out.String()
+	trace, out := first.trace.Len(), first.out.Len()
 	if err := c.Run(at - back); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 	version("v3") // while no watcher runs
 
 	// The conductor that goes back to the checkpoint, from its files.
-	tc, c2, _ := stored.recover(2, checkpoint, trace, out)
+	tc, c2, _ := stored.recover(2, checkpoint, first, trace, out)
 	if err := c2.Watch(false); err != nil {
 		t.Fatal(err)
 	}

@@ -173,10 +173,7 @@ func TestConductor_agentsRemovedFromAGameWithGatesReplayed(t *testing.T) {
 		if err := cb.Load(cp); err != nil {
 			t.Fatal(err)
 		}
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
+		b.wroteAs(a, traceAt, outAt)
 		ins, err := j.From(ckpt)
 		if err != nil {
 			t.Fatal(err)

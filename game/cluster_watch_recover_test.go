@@ -95,7 +95,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 		t.Fatal(err)
 	}
 	checkpoint := first.save()
-	trace, out := first.trace.String(), first.out.String()
+	trace, out := first.trace.Len(), first.out.Len()
 	if err := c.Run(signal - back); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 	// with -watch).
 	recover := func(held []string, to uint64) (*testCluster, *Conductor) {
 		t.Helper()
-		tc, c, _ := stored.recover(2, checkpoint, trace, out)
+		tc, c, _ := stored.recover(2, checkpoint, first, trace, out)
 		if err := c.Watch(false); err != nil {
 			t.Fatal(err)
 		}
