@@ -81,3 +81,12 @@ func runTo(t *testing.T, env []string, dir, tag string, args ...string) result {
 	}
 	return r
 }
+
+// sameOutput holds a cluster run's output for people, up to its summary,
+// to the single run's; tag starts the message.
+func sameOutput(t *testing.T, tag, got, want string) {
+	t.Helper()
+	if g, w := beforeSummary(got), beforeSummary(want); g != w {
+		t.Errorf("%s: the output differs from one process's: %s", tag, firstDifference(g, w))
+	}
+}

@@ -32,9 +32,7 @@ func TestCluster_pluginsOnTheConductor(t *testing.T) {
 			for _, layout := range [][]string{{"-shards", "2"}, {"-shards", "3", "-workers", "2"}} {
 				tag := strings.Join(layout, "")
 				got := runTo(t, nil, dir, tag, append([]string{"run", "-config", config, "-steps", c.steps}, layout...)...)
-				if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
-					t.Errorf("%s: the output differs from one process's:\n%s\nwant\n%s", tag, beforeSummary(got.stdout), beforeSummary(want.stdout))
-				}
+				sameOutput(t, tag, got.stdout, want.stdout)
 				sameFiles(t, tag, dir, trace, save)
 			}
 			half := run(t, "", "run", "-config", config, "-steps", c.half, "-shards", "2", "-save", file("half.sav"), "-quiet")

@@ -54,9 +54,7 @@ func TestCluster_sameAsOneProcess(t *testing.T) {
 			for _, layout := range [][]string{{"-shards", "2"}, {"-shards", "3", "-workers", "2"}} {
 				tag := strings.Join(layout, "")
 				got := runTo(t, nil, dir, tag, append([]string{"run", "-config", c.config, "-steps", c.steps}, layout...)...)
-				if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
-					t.Errorf("%s: the output differs from one process's", tag)
-				}
+				sameOutput(t, tag, got.stdout, want.stdout)
 				if !strings.Contains(got.stdout, "btrun: "+c.steps+" steps on ") {
 					t.Errorf("%s: no cluster summary in %q", tag, got.stdout[max(0, len(got.stdout)-200):])
 				}
@@ -137,9 +135,7 @@ func TestCluster_shardNeedsOnlyTheBinary(t *testing.T) {
 			t.Errorf("shard %d: %v: %s", k, err, errs[k])
 		}
 	}
-	if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
-		t.Errorf("the output differs from one process's")
-	}
+	sameOutput(t, "cluster", got.stdout, want.stdout)
 	for _, ext := range []string{".jsonl", ".sav"} {
 		a, _ := os.ReadFile(file("one" + ext))
 		b, _ := os.ReadFile(file("two" + ext))
