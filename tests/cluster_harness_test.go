@@ -90,3 +90,17 @@ func sameOutput(t *testing.T, tag, got, want string) {
 		t.Errorf("%s: the output differs from one process's: %s", tag, firstDifference(g, w))
 	}
 }
+
+// editAim writes reloadGame's edited aim.lua (edits/aim-v2.lua) over
+// ai/aim.lua in dir as an editor saves: beside it, then renamed over it, so
+// that a watcher never sees the file half written.
+func editAim(t *testing.T, dir string) {
+	t.Helper()
+	aim := filepath.Join(dir, "ai", "aim.lua")
+	if err := os.WriteFile(aim+".new", []byte(reloadEdits["edits/aim-v2.lua"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(aim+".new", aim); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -40,14 +40,7 @@ func TestCluster_watchAfterGoingBackOverAReload(t *testing.T) {
 	if r := runFault(t, "conductor:reload:12", args...); r.code == 0 {
 		t.Fatal("the conductor was not killed")
 	}
-	// Edited while no conductor runs, as an editor saves.
-	aim := filepath.Join(dir, "ai", "aim.lua")
-	if err := os.WriteFile(aim+".new", []byte(reloadEdits["edits/aim-v2.lua"]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(aim+".new", aim); err != nil {
-		t.Fatal(err)
-	}
+	editAim(t, dir) // while no conductor runs
 	r := run(t, "", append(args, "-resume", "-watch")...)
 	if r.code != 0 {
 		t.Fatalf("resumed: exit %d: %s", r.code, r.stderr)
