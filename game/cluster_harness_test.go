@@ -29,6 +29,35 @@ func soloRun(t *testing.T, cfg *Config, opts Options, steps int, save bool) (str
 	return trace.String(), out.String(), b
 }
 
+// soloWithInputs is the run of the game at config in one process for
+// steps steps, with inputs called between the steps (before each, with the
+// step before it: Options.BeforeStep), as a program sends a cluster's
+// between its steps (runWithInputs): its trace, output and final save.
+func soloWithInputs(t *testing.T, config string, steps int, inputs func(g *Game, after uint64)) (string, string, []byte) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := func(g *Game, s StepInfo) error {
+		inputs(g, s.Step-1)
+		return nil
+	}
+	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
+}
+
+// runWithInputs runs c from its step to step to, one step at a time, with
+// inputs called before each with the step before it.
+func runWithInputs(t *testing.T, c *Conductor, to uint64, inputs func(after uint64)) {
+	t.Helper()
+	for c.Step() < to {
+		inputs(c.Step())
+		if err := c.Run(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // startSolo opens and starts cfg's game in one process (opts but for its
 // trace and output, which go to the buffers it returns); the game is
 // closed at the test's end if not before.
