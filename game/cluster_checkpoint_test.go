@@ -54,10 +54,7 @@ func TestCheckpoint_shardsWriteParts(t *testing.T) {
 						t.Errorf("the restore left the stale part %s of checkpoint 2", parts[0].Name)
 					}
 					// What starting and restoring wrote is written already.
-					b.trace.Reset()
-					b.out.Reset()
-					b.trace.Write(a.trace.Bytes()[:traceAt])
-					b.out.Write(a.out.Bytes()[:outAt])
+					b.wroteAs(a, traceAt, outAt)
 					b.steps(fx.ckpt+1, fx.steps)
 					b.wantSolo("", wantTrace, wantOut, wantSave)
 				})
@@ -116,10 +113,7 @@ func checkpointAgentsAddedAndRemoved(t *testing.T, copies bool) {
 			t.Fatalf("%d shards: the conductor lists %d agents after the restore, want the checkpoint's 7", shards, len(cb.g.agents))
 		}
 		heldOnly(t, b, "after the restore")
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
+		b.wroteAs(a, traceAt, outAt)
 		ins, err := j.From(ckpt)
 		if err != nil {
 			t.Fatal(err)

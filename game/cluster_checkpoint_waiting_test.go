@@ -15,11 +15,7 @@ import (
 // are on another): what the reload sent waits on the conductor for the
 // next step's deliveries.
 func waitingReload() reloadCase {
-	files := map[string]string{}
-	for k, v := range aimGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(aimGame["config.toml"], "count = 2", "count = 7", 1)
+	files := withReplaced(aimGame, "config.toml", "count = 2", "count = 7")
 	files["ai/aim.lua"] = strings.Replace(aimGame["ai/aim.lua"], `ctx:log("v1 cancel`,
 		`ctx:send(ctx.id, "Self", {}); ctx:send("a-1", "Aborted", {by = ctx.id}); ctx:log("v1 cancel`, 1)
 	return reloadCase{name: "cancel sends", files: files, at: 2, steps: 6, edit: map[string]func(string) string{
@@ -90,10 +86,7 @@ func checkpointAfterReload(t *testing.T, rc reloadCase, sent string) {
 			if err := cb.RestoreCheckpoint(store, run, cp); err != nil {
 				t.Fatalf("%s: %v", label, err)
 			}
-			b.trace.Reset()
-			b.out.Reset()
-			b.trace.Write(a.trace.Bytes()[:traceAt])
-			b.out.Write(a.out.Bytes()[:outAt])
+			b.wroteAs(a, traceAt, outAt)
 			ins, err := journal.From(uint64(rc.at))
 			if err != nil || len(ins) != 0 {
 				t.Fatalf("%s: the journal after the checkpoint: %d inputs, %v", label, len(ins), err)
@@ -143,10 +136,7 @@ func TestCheckpoint_partOfBeforeReads(t *testing.T) {
 	if err := b.conductor().RestoreCheckpoint(store, run, cp); err != nil {
 		t.Fatal(err)
 	}
-	b.trace.Reset()
-	b.out.Reset()
-	b.trace.Write(a.trace.Bytes()[:traceAt])
-	b.out.Write(a.out.Bytes()[:outAt])
+	b.wroteAs(a, traceAt, outAt)
 	b.steps(ckpt+1, steps)
 	b.wantSolo("", wantTrace, wantOut, wantSave)
 }

@@ -134,15 +134,7 @@ func sendPage(t *testing.T, s uint64, send func(to, name string, data runtime.Va
 // between its steps.
 func soloWithPage(t *testing.T, config string, steps int) (string, string, []byte) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := func(g *Game, s StepInfo) error {
-		sendPage(t, s.Step-1, g.Signal, g.host())
-		return nil
-	}
-	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
+	return soloWithInputs(t, config, steps, func(g *Game, after uint64) { sendPage(t, after, g.Signal, g.host()) })
 }
 
 // hostKeeper is a debugger that only keeps the host it is given: the
@@ -169,12 +161,7 @@ func attachPage(c *Conductor) DebugHost {
 // (the page's through h).
 func runWithPage(t *testing.T, c *Conductor, h DebugHost, to uint64) {
 	t.Helper()
-	for c.Step() < to {
-		sendPage(t, c.Step(), c.Signal, h)
-		if err := c.Run(1); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runWithInputs(t, c, to, func(after uint64) { sendPage(t, after, c.Signal, h) })
 }
 
 // TestConductor_pageInputsJournaled: the live view's signals, jumps and
@@ -258,10 +245,7 @@ func TestConductor_pageInputsReplayed(t *testing.T) {
 		// resumed without -debug) applies the page's inputs from the journal.
 		b := openCluster(t, clusterSetup{name: config, shards: 3, copies: tt.attachAt != 0})
 		b.load(cp)
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
+		b.wroteAs(a, traceAt, outAt)
 		cb := b.conductor()
 		cb.SetJournal(j)
 		ins, err := j.From(ckpt)

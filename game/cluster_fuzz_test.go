@@ -405,7 +405,16 @@ func withItemData(b []byte, m, i uint16, data []byte) []byte {
 // the data of one item of one message of the recorded run.
 func FuzzClusterShardItems(f *testing.F) {
 	seed := fuzzSeeds(f)
-	for m, fr := range fuzzFrames(seed.toShard0) {
+	addItemSeeds(f, seed.toShard0)
+	f.Fuzz(func(t *testing.T, m, i uint16, data []byte) {
+		_ = fuzzShard(t, seed.config, withItemData(seed.toShard0, m, i, data)) // an error or not: no panic, no hang
+	})
+}
+
+// addItemSeeds adds to f, for every item with data of every message of the
+// recorded frames b, the message's and the item's places and the data.
+func addItemSeeds(f *testing.F, b []byte) {
+	for m, fr := range fuzzFrames(b) {
 		msg, err := cluster.Decode(fr)
 		if err != nil {
 			f.Fatal(err)
@@ -416,26 +425,13 @@ func FuzzClusterShardItems(f *testing.F) {
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, m, i uint16, data []byte) {
-		_ = fuzzShard(t, seed.config, withItemData(seed.toShard0, m, i, data)) // an error or not: no panic, no hang
-	})
 }
 
 // FuzzClusterConductorItems is FuzzClusterConductorHost with the fuzzed
 // bytes as the data of one item of one reply of the recorded run.
 func FuzzClusterConductorItems(f *testing.F) {
 	seed := fuzzSeeds(f)
-	for m, fr := range fuzzFrames(seed.replies) {
-		msg, err := cluster.Decode(fr)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for i, it := range msg.Items {
-			if len(it.Data) > 0 {
-				f.Add(uint16(m), uint16(i), it.Data)
-			}
-		}
-	}
+	addItemSeeds(f, seed.replies)
 	f.Fuzz(func(t *testing.T, m, i uint16, data []byte) {
 		_ = fuzzConductor(t, seed.config, withItemData(seed.replies, m, i, data)) // an error or not: no panic, no hang
 	})

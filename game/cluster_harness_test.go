@@ -3,6 +3,8 @@ package game
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -14,32 +16,107 @@ import (
 // opts gets the trace and output buffers.
 func soloRun(t *testing.T, cfg *Config, opts Options, steps int, save bool) (string, string, []byte) {
 	t.Helper()
-	var trace, out bytes.Buffer
-	opts.TraceTo, opts.Stdout, opts.Stderr = &trace, &out, &out
+	g, trace, out := startSolo(t, cfg, opts)
+	if err := g.Run(steps); err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	if save {
+		b = endSolo(t, g)
+	} else if err := g.Close(); err != nil { // closing the agents writes too
+		t.Fatal(err)
+	}
+	return trace.String(), out.String(), b
+}
+
+// soloWithInputs is the run of the game at config in one process for
+// steps steps, with inputs called between the steps (before each, with the
+// step before it: Options.BeforeStep), as a program sends a cluster's
+// between its steps (runWithInputs): its trace, output and final save.
+func soloWithInputs(t *testing.T, config string, steps int, inputs func(g *Game, after uint64)) (string, string, []byte) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := func(g *Game, s StepInfo) error {
+		inputs(g, s.Step-1)
+		return nil
+	}
+	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
+}
+
+// runWithInputs runs c from its step to step to, one step at a time, with
+// inputs called before each with the step before it.
+func runWithInputs(t *testing.T, c *Conductor, to uint64, inputs func(after uint64)) {
+	t.Helper()
+	for c.Step() < to {
+		inputs(c.Step())
+		if err := c.Run(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// startSolo opens and starts cfg's game in one process (opts but for its
+// trace and output, which go to the buffers it returns); the game is
+// closed at the test's end if not before.
+func startSolo(t *testing.T, cfg *Config, opts Options) (g *Game, trace, out *bytes.Buffer) {
+	t.Helper()
+	trace, out = &bytes.Buffer{}, &bytes.Buffer{}
+	opts.TraceTo, opts.Stdout, opts.Stderr = trace, out, out
 	g, err := Open(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
+	t.Cleanup(func() { g.Close() })
 	if err := g.OpenTrace(); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Run(steps); err != nil {
+	return g, trace, out
+}
+
+// openSolo is startSolo of the game at config.
+func openSolo(t *testing.T, config string) (g *Game, trace, out *bytes.Buffer) {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var b []byte
-	if save {
-		if b, err = g.encodeSave(); err != nil {
+	return startSolo(t, cfg, Options{})
+}
+
+// endSolo is a one-process run's final save, taken before the game is
+// closed (closing the agents writes too).
+func endSolo(t *testing.T, g *Game) []byte {
+	t.Helper()
+	save, err := g.encodeSave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return save
+}
+
+// soloEachStep is the run of the game at config in one process for steps
+// steps, taken one at a time (Game.Run(1)), with after called after each:
+// its trace, its output and its final save.
+func soloEachStep(t *testing.T, config string, steps int, after func(g *Game, step int)) (string, string, []byte) {
+	t.Helper()
+	g, trace, out := openSolo(t, config)
+	for step := 1; step <= steps; step++ {
+		if err := g.Run(1); err != nil {
 			t.Fatal(err)
 		}
+		after(g, step)
 	}
-	if err := g.Close(); err != nil { // closing the agents writes too
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), b
+	save := endSolo(t, g)
+	return trace.String(), out.String(), save
 }
 
 // testCluster is a conductor and its shards in this process, over the
@@ -256,6 +333,16 @@ func (tc *testCluster) wantSolo(label, wantTrace, wantOut string, wantSave []byt
 	}
 }
 
+// wroteAs makes tc's trace and output what a's were when they were traceAt
+// and outAt bytes long (at a checkpoint): tc writes on from there, as a run
+// that went back to that checkpoint does.
+func (tc *testCluster) wroteAs(a *testCluster, traceAt, outAt int) {
+	tc.trace.Reset()
+	tc.out.Reset()
+	tc.trace.Write(a.trace.Bytes()[:traceAt])
+	tc.out.Write(a.out.Bytes()[:outAt])
+}
+
 // movedBothWays fails the test unless the balancer moved boundaries up
 // and down.
 func (tc *testCluster) movedBothWays() {
@@ -263,4 +350,93 @@ func (tc *testCluster) movedBothWays() {
 	if tc.moves[0] == 0 || tc.moves[1] == 0 {
 		tc.t.Fatalf("boundaries moved up %d times and down %d: want both", tc.moves[0], tc.moves[1])
 	}
+}
+
+// storedRun is a cluster run that keeps its game's files in a store, as
+// btrun run does: its shards open copies of them, and its journal and
+// files outlive a link, so that a link that goes back to a checkpoint
+// opens a copy of the checkpoint's files (WriteCheckpointFiles).
+type storedRun struct {
+	t          *testing.T
+	config     string
+	journal    cluster.MemJournal
+	files      cluster.MemFiles
+	man        *cluster.ReloadManifest
+	programs   []PluginProgram
+	shardFiles func() string
+}
+
+// newStoredRun stores the files of config's game (storedFiles).
+func newStoredRun(t *testing.T, config string) *storedRun {
+	t.Helper()
+	r := &storedRun{t: t, config: config}
+	r.man, r.programs, r.shardFiles = storedFiles(t, config, &r.files)
+	return r
+}
+
+// open opens the run's first link, on shards shards: its conductor reads
+// the game's folder and journals into the run's journal.
+func (r *storedRun) open(shards int) (*testCluster, *Conductor) {
+	r.t.Helper()
+	tc := openCluster(r.t, clusterSetup{name: r.config, shards: shards, shardFiles: r.shardFiles, store: &r.files})
+	c := tc.conductor()
+	c.SetJournal(&r.journal)
+	c.SetFiles(&r.files)
+	return tc, c
+}
+
+// recover opens a link that goes back to checkpoint (a save), from a copy
+// of the checkpoint's files, on shards shards: its trace and output start
+// with what the lost link, from, wrote up to the checkpoint (wroteAs); its
+// conductor journals into the run's journal and is told where the run's
+// folder is (SetFilesCopy: home, the game's config there, returned too).
+// The caller replays the journal.
+func (r *storedRun) recover(shards int, checkpoint []byte, from *testCluster, traceAt, outAt int) (*testCluster, *Conductor, *Config) {
+	r.t.Helper()
+	home, err := LoadConfig(r.config)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	copied, err := WriteCheckpointFiles(&r.files, r.man, r.programs, home, r.t.TempDir())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	tc := openCluster(r.t, clusterSetup{name: copied, shards: shards, shardFiles: r.shardFiles, store: &r.files})
+	tc.load(checkpoint)
+	tc.wroteAs(from, traceAt, outAt)
+	c := tc.conductor()
+	c.SetJournal(&r.journal)
+	c.SetFiles(&r.files)
+	c.SetFilesCopy(home)
+	return tc, c, home
+}
+
+// editorSave writes text into the file name (slash-separated) under dir as
+// an editor saves: beside it, then renamed over it, so that a watcher never
+// sees the file empty or half written, however slow the machine is between
+// the write's truncate and its data.
+func editorSave(t *testing.T, dir, name, text string) {
+	t.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.WriteFile(path+".new", []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// openQuiet is the game at config opened, writing nothing; the caller
+// closes it.
+func openQuiet(t *testing.T, config string) *Game {
+	t.Helper()
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

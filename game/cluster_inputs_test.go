@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -49,27 +48,14 @@ func sendDue(t *testing.T, s uint64, send func(to, name string, data runtime.Val
 // sent between its steps: its trace, output and save.
 func singleWithSignals(t *testing.T, steps int) (string, string, []byte) {
 	t.Helper()
-	cfg, err := LoadConfig(clusterConfig("signals"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := func(g *Game, s StepInfo) error {
-		sendDue(t, s.Step-1, g.Signal)
-		return nil
-	}
-	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
+	return soloWithInputs(t, clusterConfig("signals"), steps, func(g *Game, after uint64) { sendDue(t, after, g.Signal) })
 }
 
 // runWithSignals runs c from its step to step to, sending goSignals (those
 // after step from on) between the steps.
 func runWithSignals(t *testing.T, c *Conductor, to uint64) {
 	t.Helper()
-	for c.Step() < to {
-		sendDue(t, c.Step(), c.Signal)
-		if err := c.Run(1); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runWithInputs(t, c, to, func(after uint64) { sendDue(t, after, c.Signal) })
 }
 
 // TestConductor_signalsFromGo: signals a Go program sends between steps
@@ -120,10 +106,7 @@ func TestConductor_signalsReplayed(t *testing.T) {
 	b.load(cp)
 	// What starting and loading wrote is written already (the trace and
 	// the output go back to where they stood at the checkpoint).
-	b.trace.Reset()
-	b.out.Reset()
-	b.trace.Write(a.trace.Bytes()[:traceAt])
-	b.out.Write(a.out.Bytes()[:outAt])
+	b.wroteAs(a, traceAt, outAt)
 	cb := b.conductor()
 	cb.SetJournal(j)
 	ins, err := j.From(ckpt)
@@ -152,22 +135,7 @@ func TestConductor_signalsReplayed(t *testing.T) {
 func TestConductor_signalRefused(t *testing.T) {
 	config := writeGame(t, stimGame(1, `stimulus_memory = "64KB"`))
 	flood := runtime.String(strings.Repeat("f", 20000))
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wantTrace, wantOut bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &wantTrace, Stdout: &wantOut, Stderr: &wantOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g, wantTrace, wantOut := openSolo(t, config)
 	if err := g.Run(3); err != nil {
 		t.Fatal(err)
 	}
@@ -354,26 +322,17 @@ func changeDue(t *testing.T, s uint64, add func(id, tree string) error, remove f
 // singleWithAgents is agentsGame's run in one process with agentInputs.
 func singleWithAgents(t *testing.T, config string, steps int) (string, string, []byte) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := func(g *Game, s StepInfo) error {
-		changeDue(t, s.Step-1, func(id, tree string) error { _, err := g.AddAgent(id, tree, nil); return err }, g.RemoveAgent, g.Signal)
-		return nil
-	}
-	return soloRun(t, cfg, Options{BeforeStep: before}, steps, true)
+	return soloWithInputs(t, config, steps, func(g *Game, after uint64) {
+		changeDue(t, after, func(id, tree string) error { _, err := g.AddAgent(id, tree, nil); return err }, g.RemoveAgent, g.Signal)
+	})
 }
 
 // runWithAgents runs c to step to with agentInputs between the steps.
 func runWithAgents(t *testing.T, c *Conductor, to uint64) {
 	t.Helper()
-	for c.Step() < to {
-		changeDue(t, c.Step(), func(id, tree string) error { return c.AddAgent(id, tree, nil) }, c.RemoveAgent, c.Signal)
-		if err := c.Run(1); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runWithInputs(t, c, to, func(after uint64) {
+		changeDue(t, after, func(id, tree string) error { return c.AddAgent(id, tree, nil) }, c.RemoveAgent, c.Signal)
+	})
 }
 
 // TestConductor_agentsAddedAndRemoved: agents a Go program adds and removes
@@ -450,10 +409,7 @@ func TestConductor_agentsReplayed(t *testing.T) {
 		if err := cb.Load(cp); err != nil {
 			t.Fatal(err)
 		}
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
+		b.wroteAs(a, traceAt, outAt)
 		ins, err := j.From(ckpt)
 		if err != nil {
 			t.Fatal(err)

@@ -97,14 +97,7 @@ func TestCluster_pluginOnTheConductorSaves(t *testing.T) {
 // steps from to to.
 func singleFromSave(t *testing.T, name string, save []byte, from, to int) []byte {
 	t.Helper()
-	cfg, err := LoadConfig(clusterConfig(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, clusterConfig(name))
 	defer g.Close()
 	if err := g.Start(); err != nil {
 		t.Fatal(err)
@@ -151,14 +144,7 @@ func TestCluster_pluginMarkedShardableWhenItIsNot(t *testing.T) {
 // the runs whose output is compared (a first build says so there).
 func buildPlugins(t *testing.T, name string) {
 	t.Helper()
-	cfg, err := LoadConfig(clusterConfig(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, clusterConfig(name))
 	g.Close()
 }
 
@@ -334,14 +320,7 @@ func TestClusterFiles_aPluginOnTheConductorIsNotSent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds plugins")
 	}
-	cfg, err := LoadConfig(fixturePath("relay"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, fixturePath("relay"))
 	defer g.Close()
 	files, _, err := g.ClusterFiles()
 	if err != nil {

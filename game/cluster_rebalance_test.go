@@ -143,14 +143,7 @@ func TestRebalance_saveRightAfterAMoveLoadsAnywhere(t *testing.T) {
 	if end := m.save(); !bytes.Equal(end, wantEnd) {
 		t.Errorf("2 moving shards from the save after a move: the end differs")
 	}
-	cfg, err := LoadConfig(clusterConfig(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, clusterConfig(name))
 	defer g.Close()
 	if _, err := g.decodeSave(half); err != nil {
 		t.Fatal(err)

@@ -19,21 +19,7 @@ func TestConductorReload_ofAnAgentAddedOnAConductorWithoutCopies(t *testing.T) {
 	dir := filepath.Dir(config)
 	const added, addAt = "c-99", 1
 
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace, out bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g, trace, out := openSolo(t, config)
 	if err := g.Run(addAt); err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +36,7 @@ func TestConductorReload_ofAnAgentAddedOnAConductorWithoutCopies(t *testing.T) {
 	if err := g.Run(rc.steps - rc.at); err != nil {
 		t.Fatal(err)
 	}
-	wantSave, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
+	wantSave := endSolo(t, g)
 	rc.undo(t, dir)
 	if !bytes.Contains(trace.Bytes(), []byte(`"`+added+`"`)) {
 		t.Fatalf("one process's trace does not name %s:\n%s", added, trace.String())

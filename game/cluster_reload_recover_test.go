@@ -1,7 +1,6 @@
 package game
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,15 +43,10 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 	}
 	wantTrace, wantOut, wantSave := soloReload(t, config, rc)
 	const back = 1 // the checkpoint's step, before the reload's
-	var journal cluster.MemJournal
-	var files cluster.MemFiles
 	// The files the checkpoint names (btrun run's "files" part), which the
 	// shards open, each from a copy of its own, as btrun shard does.
-	man, programs, shardFiles := storedFiles(t, config, &files)
-	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &files})
-	c := first.conductor()
-	c.SetJournal(&journal)
-	c.SetFiles(&files)
+	stored := newStoredRun(t, config)
+	first, c := stored.open(2)
 	if err := c.Run(back); err != nil {
 		t.Fatal(err)
 	}
@@ -67,31 +61,14 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 	if _, err := c.Reload(ReloadOptions{Changed: rc.apply(t, dir)}); err != nil {
 		t.Fatal(err)
 	}
-	if r := c.Reloaded(); r == nil || len(r.Files) != len(man.Files) || sameHashes(r, man) {
+	if r := c.Reloaded(); r == nil || len(r.Files) != len(stored.man.Files) || sameHashes(r, stored.man) {
 		t.Errorf("Reloaded names %v, not the reload's files", r)
 	}
 	first.stop()
-	ins, _ := journal.From(back)
-	edited := readAll(t, dir, man)
+	ins, _ := stored.journal.From(back)
+	edited := readAll(t, dir, stored.man)
 
-	home, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copied, err := WriteCheckpointFiles(&files, man, programs, home, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := openCluster(t, clusterSetup{name: copied, shards: 3, shardFiles: shardFiles, store: &files})
-	tc.load(checkpoint)
-	tc.trace.Reset()
-	tc.out.Reset()
-	tc.trace.WriteString(first.trace.String()[:trace])
-	tc.out.WriteString(first.out.String()[:out])
-	c2 := tc.conductor()
-	c2.SetJournal(&journal)
-	c2.SetFiles(&files)
-	c2.SetFilesCopy(home)
+	tc, c2, home := stored.recover(3, checkpoint, first, trace, out)
 	if err := c2.Replay(ins); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +76,7 @@ func testReloadFromCheckpointFiles(t *testing.T, rc reloadCase) {
 		t.Fatal(err)
 	}
 	tc.wantSolo("from the checkpoint's files", wantTrace, wantOut, wantSave)
-	if got := readAll(t, dir, man); got != edited {
+	if got := readAll(t, dir, stored.man); got != edited {
 		t.Error("the replay wrote into the run's folder")
 	}
 	if c2.g.cfg.Dir != home.Dir {
@@ -128,14 +105,7 @@ func storedFiles(t *testing.T, config string, files *cluster.MemFiles) (*cluster
 
 func storeFiles(t *testing.T, config string, files cluster.FileStore) (*cluster.ReloadManifest, []PluginProgram) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, config)
 	defer g.Close()
 	src, cfgPath, err := g.ClusterFiles()
 	if err != nil {
@@ -197,14 +167,7 @@ func TestConductorReload_replaysWithPluginsOnTheConductor(t *testing.T) {
 // cluster needs), reloaded with the couriers' dodge renamed under them.
 func navReloadCase(t *testing.T) reloadCase {
 	t.Helper()
-	cfg, err := LoadConfig(clusterConfig("example"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(cfg, Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openQuiet(t, clusterConfig("example"))
 	defer g.Close()
 	files := map[string]string{}
 	for _, name := range []string{"config.toml", "scripts/ai"} {

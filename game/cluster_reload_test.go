@@ -32,16 +32,7 @@ func (rc reloadCase) apply(t *testing.T, dir string) []string {
 	t.Helper()
 	var changed []string
 	for name, f := range rc.edit {
-		// Written beside and renamed over, as an editor saves: a watcher
-		// never sees the file empty or half written, however slow the
-		// machine is between the write's truncate and its data.
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.WriteFile(path+".new", []byte(f(rc.files[name])), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(path+".new", path); err != nil {
-			t.Fatal(err)
-		}
+		editorSave(t, dir, name, f(rc.files[name]))
 		changed = append(changed, name)
 	}
 	slices.Sort(changed)
@@ -62,22 +53,7 @@ func (rc reloadCase) undo(t *testing.T, dir string) {
 // its trace, output and final save.
 func soloReload(t *testing.T, config string, rc reloadCase) (string, string, []byte) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace, out bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g, trace, out := openSolo(t, config)
 	if err := g.Run(rc.at); err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +65,7 @@ func soloReload(t *testing.T, config string, rc reloadCase) (string, string, []b
 	if err := g.Run(rc.steps - rc.at); err != nil {
 		t.Fatal(err)
 	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
+	save := endSolo(t, g)
 	return trace.String(), out.String(), save
 }
 
@@ -147,26 +117,11 @@ func fixtureFilesOf(name string) map[string]string {
 }
 
 func fixedReloadCases() []reloadCase {
-	aim := map[string]string{}
-	for k, v := range aimGame {
-		aim[k] = v
-	}
-	aim["config.toml"] = strings.Replace(aimGame["config.toml"], "count = 2", "count = 7", 1)
-	count := map[string]string{}
-	for k, v := range counterGame {
-		count[k] = v
-	}
-	count["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
-	aimSends := map[string]string{} // the old cancel hook sends a signal
-	for k, v := range aim {
-		aimSends[k] = v
-	}
-	aimSends["ai/aim.lua"] = strings.Replace(aim["ai/aim.lua"], `ctx:log("v1 cancel`, `ctx:send("a-1", "Aborted", {by = ctx.id}); ctx:log("v1 cancel`, 1)
-	post := map[string]string{}
-	for k, v := range postGame {
-		post[k] = v
-	}
-	post["config.toml"] = strings.Replace(postGame["config.toml"], "count = 3", "count = 7", 1)
+	aim := withReplaced(aimGame, "config.toml", "count = 2", "count = 7")
+	count := withReplaced(counterGame, "config.toml", "count = 2", "count = 6")
+	// the old cancel hook sends a signal
+	aimSends := withReplaced(aim, "ai/aim.lua", `ctx:log("v1 cancel`, `ctx:send("a-1", "Aborted", {by = ctx.id}); ctx:log("v1 cancel`)
+	post := withReplaced(postGame, "config.toml", "count = 3", "count = 7")
 	return []reloadCase{
 		{name: "lua edited", files: count, at: 3, steps: 8, edit: map[string]func(string) string{
 			"ai/count.lua": func(s string) string { return strings.ReplaceAll(s, "v1", "v2") },
@@ -349,10 +304,7 @@ func testReplayedReload(t *testing.T, rc reloadCase) {
 		rc.undo(t, dir) // the game is opened from the checkpoint's files
 		tc := openCluster(t, clusterSetup{name: config, shards: 3})
 		tc.load(checkpoint)
-		tc.trace.Reset()
-		tc.out.Reset()
-		tc.trace.WriteString(first.trace.String()[:trace])
-		tc.out.WriteString(first.out.String()[:out])
+		tc.wroteAs(first, trace, out)
 		edit()
 		rc2 := tc.conductor()
 		rc2.SetJournal(&journal)

@@ -1,15 +1,11 @@
 package game
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/btrun/btrun/cluster"
 )
 
 // TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload: a
@@ -22,11 +18,7 @@ import (
 // replay is seen and reloaded; one process that reloads them between the
 // same steps writes the same trace, output and save.
 func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range counterGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
+	files := withReplaced(counterGame, "config.toml", "count = 2", "count = 6")
 	config := writeGame(t, files)
 	dir := filepath.Dir(config)
 	const (
@@ -38,16 +30,7 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 		script = "ai/count.lua"
 		tree   = "ai/c.xml"
 	)
-	save := func(name, text string) { // as an editor saves
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.WriteFile(p+".new", []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(p+".new", p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	save := func(name, text string) { t.Helper(); editorSave(t, dir, name, text) }
 	version := func(v string) { save(script, strings.ReplaceAll(counterGame[script], "v1", v)) }
 	param := func() {
 		save(tree, strings.Replace(counterGame[tree], `<action id=".count" name="count"/>`, `<action id=".count" name="count"><parameter name="x">1</parameter></action>`, 1))
@@ -66,13 +49,8 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 	save(tree, counterGame[tree])
 
 	// The run lost during its reload of v2, after step at.
-	var journal cluster.MemJournal
-	var store cluster.MemFiles
-	man, programs, shardFiles := storedFiles(t, config, &store)
-	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &store})
-	c := first.conductor()
-	c.SetJournal(&journal)
-	c.SetFiles(&store)
+	stored := newStoredRun(t, config)
+	first, c := stored.open(2)
 	if err := c.Run(back); err != nil {
 		t.Fatal(err)
 	}
@@ -86,28 +64,11 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 		t.Fatal(err)
 	}
 	first.stop()
-	ins, _ := journal.From(back)
+	ins, _ := stored.journal.From(back)
 	version("v3") // while no watcher runs
 
 	// The conductor that goes back to the checkpoint, from its files.
-	home, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copied, err := WriteCheckpointFiles(&store, man, programs, home, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := openCluster(t, clusterSetup{name: copied, shards: 2, shardFiles: shardFiles, store: &store})
-	tc.load(checkpoint)
-	tc.trace.Reset()
-	tc.out.Reset()
-	tc.trace.WriteString(first.trace.String()[:trace])
-	tc.out.WriteString(first.out.String()[:out])
-	c2 := tc.conductor()
-	c2.SetJournal(&journal)
-	c2.SetFiles(&store)
-	c2.SetFilesCopy(home)
+	tc, c2, _ := stored.recover(2, checkpoint, first, trace, out)
 	if err := c2.Watch(false); err != nil {
 		t.Fatal(err)
 	}
@@ -164,38 +125,11 @@ func TestConductorWatch_watchesTheRunsFolderAfterGoingBackOverAReload(t *testing
 // the output and the final save.
 func soloReloads(t *testing.T, config string, steps int, edits map[int]func() []string) (string, string, []byte) {
 	t.Helper()
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace, out bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &trace, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for step := 1; step <= steps; step++ {
-		if err := g.Run(1); err != nil {
-			t.Fatal(err)
-		}
+	return soloEachStep(t, config, steps, func(g *Game, step int) {
 		if edit := edits[step]; edit != nil && step < steps {
 			if _, err := g.Reload(ReloadOptions{Changed: edit()}); err != nil {
 				t.Fatal(err)
 			}
 		}
-	}
-	save, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return trace.String(), out.String(), save
+	})
 }

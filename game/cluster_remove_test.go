@@ -105,12 +105,7 @@ func removeDue(t *testing.T, c *Conductor, rms []gateRemoval) {
 // runRemovals runs c to step to, removing rms' agents between the steps.
 func runRemovals(t *testing.T, c *Conductor, rms []gateRemoval, to uint64) {
 	t.Helper()
-	for c.Step() < to {
-		removeDue(t, c, rms)
-		if err := c.Run(1); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runWithInputs(t, c, to, func(uint64) { removeDue(t, c, rms) })
 }
 
 // TestConductor_agentsRemovedFromAGameWithGates: agents removed between
@@ -173,10 +168,7 @@ func TestConductor_agentsRemovedFromAGameWithGatesReplayed(t *testing.T) {
 		if err := cb.Load(cp); err != nil {
 			t.Fatal(err)
 		}
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
+		b.wroteAs(a, traceAt, outAt)
 		ins, err := j.From(ckpt)
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/runtime"
 )
 
@@ -54,23 +52,10 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 		script = "ai/count.lua"
 		extra  = "ai/extra.lua" // a new script: no checkpoint names it
 	)
-	files := map[string]string{}
-	for k, v := range counterGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(counterGame["config.toml"], "count = 2", "count = 6", 1)
+	files := withReplaced(counterGame, "config.toml", "count = 2", "count = 6")
 	config := writeGame(t, files)
 	dir := filepath.Dir(config)
-	save := func(name, text string) { // as an editor saves
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.WriteFile(p+".new", []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(p+".new", p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	save := func(name, text string) { t.Helper(); editorSave(t, dir, name, text) }
 	edit := func() {
 		save(script, strings.ReplaceAll(counterGame[script], "v1", "v2"))
 		save(extra, "local bt = require(\"bt\")\nbt.action(\"extra\", function(ctx) return bt.SUCCESS end)\n")
@@ -78,25 +63,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 	ping := runtime.String("go")
 
 	// One process: the signal after step 3, the reload after step at.
-	cfg, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var soloTrace, soloOut bytes.Buffer
-	g, err := Open(cfg, Options{TraceTo: &soloTrace, Stdout: &soloOut, Stderr: &soloOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.OpenTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for step := 1; step <= steps; step++ {
-		if err := g.Run(1); err != nil {
-			t.Fatal(err)
-		}
+	wantTrace, wantOut, wantSave := soloEachStep(t, config, steps, func(g *Game, step int) {
 		if step == signal {
 			if err := g.Signal("all", "Ping", ping); err != nil {
 				t.Fatal(err)
@@ -108,15 +75,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 				t.Fatal(err)
 			}
 		}
-	}
-	wantSave, err := g.encodeSave()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	wantTrace, wantOut := soloTrace.String(), soloOut.String()
+	})
 	if !strings.Contains(wantOut, "v2 n=") || !strings.Contains(wantOut, "reload: "+strings.Join(changed, ", ")+":") {
 		t.Fatalf("one process did not reload the edit:\n%s", wantOut)
 	}
@@ -127,13 +86,8 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 
 	// The first link, watching: the edit is seen, and the link lost before
 	// the batch is reloaded.
-	var journal cluster.MemJournal
-	var store cluster.MemFiles
-	man, programs, shardFiles := storedFiles(t, config, &store)
-	first := openCluster(t, clusterSetup{name: config, shards: 2, shardFiles: shardFiles, store: &store})
-	c := first.conductor()
-	c.SetJournal(&journal)
-	c.SetFiles(&store)
+	stored := newStoredRun(t, config)
+	first, c := stored.open(2)
 	if err := c.Watch(false); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +96,7 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 		t.Fatal(err)
 	}
 	checkpoint := first.save()
-	trace, out := first.trace.String(), first.out.String()
+	trace, out := first.trace.Len(), first.out.Len()
 	if err := c.Run(signal - back); err != nil {
 		t.Fatal(err)
 	}
@@ -181,38 +135,21 @@ func testEditNotLost(t *testing.T, at int, carried bool, changed []string) {
 
 	// The next link, from the checkpoint's files (as btrun run opens them
 	// with -watch).
-	home, err := LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
 	recover := func(held []string, to uint64) (*testCluster, *Conductor) {
 		t.Helper()
-		copied, err := WriteCheckpointFiles(&store, man, programs, home, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc := openCluster(t, clusterSetup{name: copied, shards: 2, shardFiles: shardFiles, store: &store})
-		tc.load(checkpoint)
-		tc.trace.Reset()
-		tc.out.Reset()
-		tc.trace.WriteString(trace)
-		tc.out.WriteString(out)
-		c := tc.conductor()
-		c.SetJournal(&journal)
-		c.SetFiles(&store)
-		c.SetFilesCopy(home)
+		tc, c, _ := stored.recover(2, checkpoint, first, trace, out)
 		if err := c.Watch(false); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(tc.ch.g.stopWatching)
-		ins, err := journal.From(back)
+		ins, err := stored.journal.From(back)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Replay(ins); err != nil {
 			t.Fatal(err)
 		}
-		c.Recovered(man, held, to)
+		c.Recovered(stored.man, held, to)
 		return tc, c
 	}
 	tc, c2 := recover(held, to)

@@ -186,11 +186,7 @@ return world`,
 // summary's errors), the agent is reset, and on_failure applies.
 func TestHandler_errorIsTheAgentsError(t *testing.T) {
 	for _, policy := range []string{"restart", "stop"} {
-		files := map[string]string{}
-		for k, v := range handlerGame {
-			files[k] = v
-		}
-		files["config.toml"] = strings.Replace(files["config.toml"], "%s", policy, 1)
+		files := withReplaced(handlerGame, "config.toml", "%s", policy)
 		g, trace, people := openTraced(t, files)
 		if err := g.Run(5); err != nil {
 			t.Fatal(err)

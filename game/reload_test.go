@@ -464,11 +464,7 @@ func BenchmarkReloadExampleGame(b *testing.B) {
 // shows, in the output or the trace, and the agents go on with their own
 // state: the trace is the trace of a run without the reload.
 func TestReload_worldRunsAgainQuietly(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range counterGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(counterGame["config.toml"], `paths = ["ai"]`, `paths = ["ai"]`+"\nworld = \"ai/world.lua\"", 1)
+	files := withReplaced(counterGame, "config.toml", `paths = ["ai"]`, `paths = ["ai"]`+"\nworld = \"ai/world.lua\"")
 	files["ai/c.xml"] = strings.Replace(counterGame["ai/c.xml"], `<variables><variable name="Even"/></variables>`,
 		`<variables><variable name="Even"/><variable name="Born"/></variables><signals><signal name="Hello" variable="Born" value="true"/></signals>`, 1)
 	files["ai/world.lua"] = `local world = {}

@@ -3,6 +3,7 @@ package game
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,4 +230,12 @@ func jsonKeys(t *testing.T, line string) []string {
 		}
 	}
 	return keys
+}
+
+// withReplaced is a copy of a game's files with old replaced by new, once,
+// in the file name.
+func withReplaced(files map[string]string, name, old, new string) map[string]string {
+	c := maps.Clone(files)
+	c[name] = strings.Replace(files[name], old, new, 1)
+	return c
 }

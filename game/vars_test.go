@@ -64,11 +64,7 @@ func TestTrace_typedVariableChanges(t *testing.T) {
 }
 
 func TestOpen_scheduledDataThatDoesNotFitIsAnErrorAtItsLine(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range typedGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(typedGame["config.toml"], `hp = 40`, `hp = "40"`, 1)
+	files := withReplaced(typedGame, "config.toml", `hp = 40`, `hp = "40"`)
 	cfg, err := LoadConfig(writeGame(t, files))
 	if err != nil {
 		t.Fatal(err)
@@ -81,13 +77,9 @@ func TestOpen_scheduledDataThatDoesNotFitIsAnErrorAtItsLine(t *testing.T) {
 }
 
 func TestSend_dataThatDoesNotFitTheReceiverIsTheSendersError(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range typedGame {
-		files[k] = v
-	}
-	files["ai/t.xml"] = strings.Replace(typedGame["ai/t.xml"], `<running id=".hold"/>`,
+	files := withReplaced(typedGame, "ai/t.xml", `<running id=".hold"/>`,
 		`<action id=".tell" name="bt.signal.send"><parameter name="signal.name">Hurt</parameter><parameter name="signal.to">all</parameter><parameter name="signal.data.hp">lots</parameter></action>
-    <running id=".hold"/>`, 1)
+    <running id=".hold"/>`)
 	files["ai/t.xml"] = strings.Replace(files["ai/t.xml"], `<condition>Health &lt; 50</condition>`, ``, 1)
 	got := runTrace(t, writeGame(t, files), 1)
 	if !strings.Contains(got, `"agent":"t-1","runs":[["root.aim","success"],["root.again","success"],["root.heal","success"]],"result":"error"`) ||
@@ -169,11 +161,7 @@ func TestSignal_fromGoWithDataThatDoesNotFitIsRefused(t *testing.T) {
 // set typed variables, and receive them from a schedule's data, writes the
 // same trace on one worker and on three.
 func TestWorkers_typedVariablesTraceAlike(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range typedGame {
-		files[k] = v
-	}
-	files["config.toml"] = strings.Replace(typedGame["config.toml"], "count = 2", "count = 7", 1)
+	files := withReplaced(typedGame, "config.toml", "count = 2", "count = 7")
 	config := writeGame(t, files)
 	run := func(n int) string {
 		cfg, err := LoadConfig(config)

@@ -33,26 +33,15 @@ func TestCluster_checkpointAfterAReloadHoldsItsSignals(t *testing.T) {
 	}
 	write()
 	common := []string{"-config", filepath.Join(dir, "config.toml"), "-inputs", filepath.Join(dir, "inputs.txt")}
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	trace, save, one := oneProcessRun(t, out, common...)
 	if !strings.Contains(string(trace), `{"step":13,"time":0.13,"agent":"g-9","signal":"Aborted"`) {
 		t.Fatalf("one process's trace has no signal Aborted to g-9 at step 13:\n%s", trace)
 	}
 	write()
-	r := runFault(t, "shard1:report:13", append([]string{"run", "-shards", "2", "-name", "ckptwait",
-		"-trace", filepath.Join(out, "lost.jsonl"), "-save", filepath.Join(out, "lost.sav")}, common...)...)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	r := runRecovered(t, out, "lost", "shard1:report:13", append([]string{"run", "-shards", "2", "-name", "ckptwait"}, common...)...)
 	if want := "going back to the checkpoint of step 12 and replaying"; !strings.Contains(r.stderr, want) {
 		t.Errorf("%q lacks %q", r.stderr, want)
 	}
-	if beforeSummary(r.stdout) != beforeSummary(one.stdout) {
-		t.Errorf("the output differs from one process's:\n%s\n----\n%s", r.stdout, one.stdout)
-	}
+	sameOutput(t, "lost", r.stdout, one.stdout)
 	sameFiles(t, "lost", out, trace, save)
 }

@@ -28,27 +28,12 @@ func TestCluster_pluginsOnTheConductor(t *testing.T) {
 			dir := t.TempDir()
 			file := func(n string) string { return filepath.Join(dir, n) }
 			run(t, "", "run", "-config", config, "-steps", "1", "-quiet") // builds the plugins: a build says so
-			want := run(t, "", "run", "-config", config, "-steps", c.steps, "-trace", file("one.jsonl"), "-save", file("one.sav"))
-			if want.code != 0 {
-				t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
-			}
+			trace, save, want := oneProcessRun(t, dir, "-config", config, "-steps", c.steps)
 			for _, layout := range [][]string{{"-shards", "2"}, {"-shards", "3", "-workers", "2"}} {
 				tag := strings.Join(layout, "")
-				args := append([]string{"run", "-config", config, "-steps", c.steps, "-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}, layout...)
-				got := run(t, "", args...)
-				if got.code != 0 {
-					t.Fatalf("btrun %s: exit %d: %s", strings.Join(args, " "), got.code, got.stderr)
-				}
-				if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
-					t.Errorf("%s: the output differs from one process's:\n%s\nwant\n%s", tag, beforeSummary(got.stdout), beforeSummary(want.stdout))
-				}
-				for _, ext := range []string{".jsonl", ".sav"} {
-					a, _ := os.ReadFile(file("one" + ext))
-					b, _ := os.ReadFile(file(tag + ext))
-					if len(a) == 0 || !bytes.Equal(a, b) {
-						t.Errorf("%s: the %s differs from one process's (%d and %d bytes)", tag, ext, len(b), len(a))
-					}
-				}
+				got := runTo(t, nil, dir, tag, append([]string{"run", "-config", config, "-steps", c.steps}, layout...)...)
+				sameOutput(t, tag, got.stdout, want.stdout)
+				sameFiles(t, tag, dir, trace, save)
 			}
 			half := run(t, "", "run", "-config", config, "-steps", c.half, "-shards", "2", "-save", file("half.sav"), "-quiet")
 			if half.code != 0 {

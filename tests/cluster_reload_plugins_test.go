@@ -37,36 +37,20 @@ func testLostDuringReloadWithNav(t *testing.T, shardable bool) {
 		t.Fatal(err)
 	}
 	common := []string{"-config", config, "-inputs", inputs, "-steps", "120"}
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
+	trace, save, one := oneProcessRun(t, dir, common...)
 	if !strings.Contains(one.stdout, "reload: ") {
 		t.Fatalf("one process did not reload:\n%s", one.stdout)
 	}
-	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
 	for _, c := range []struct{ tag, fault, back string }{
 		{"shard", "shard1:reload:40", "going back to the checkpoint of step 0 and replaying"},
 		{"conductor", "conductor:reload:40", "from its checkpoint at step 0"},
 	} {
-		args := append([]string{"run", "-shards", "2", "-name", fmt.Sprintf("navreload-%s-%v", c.tag, shardable),
-			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}, common...)
-		r := runFault(t, c.fault, args...)
-		if c.tag == "conductor" {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.tag)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", fmt.Sprintf("navreload-%s-%v", c.tag, shardable)}, common...)...)
 		if !strings.Contains(r.stderr, c.back) {
 			t.Errorf("%s: %q lacks %q", c.tag, r.stderr, c.back)
 		}
-		if c.tag != "conductor" && beforeSummary(r.stdout) != beforeSummary(one.stdout) {
-			t.Errorf("%s: the output differs from one process's:\n%s\n----\n%s", c.tag, r.stdout, one.stdout)
+		if c.tag != "conductor" {
+			sameOutput(t, c.tag, r.stdout, one.stdout)
 		}
 		sameFiles(t, c.tag, dir, trace, save)
 	}

@@ -109,12 +109,7 @@ func TestCluster_reloadsLikeOneProcess(t *testing.T) {
 	out := filepath.Join(t.TempDir())
 	common := []string{"-config", config, "-inputs", filepath.Join(dir, "inputs.txt"), "-explain", "-realtime"}
 	writeReloadGame(t, dir)
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	trace, save, one := oneProcessRun(t, out, common...)
 	for _, want := range []string{"reload: ai/g.xml: 6 agents kept their place, 3 restarted", "v1 cancel at", "reload: ai/aim.lua: 9 agents kept their place",
 		"v2 idle", "reload: ai/g.xml: 9 agents kept their place"} {
 		if !strings.Contains(one.stdout, want) {
@@ -130,18 +125,7 @@ func TestCluster_reloadsLikeOneProcess(t *testing.T) {
 		{"resumed", "conductor:step:30", "resuming run reload-resumed from its checkpoint at step 25"},
 	} {
 		writeReloadGame(t, dir) // the files as they were before the reloads
-		args := append([]string{"run", "-shards", "2", "-name", "reload-" + c.tag,
-			"-trace", filepath.Join(out, c.tag+".jsonl"), "-save", filepath.Join(out, c.tag+".sav")}, common...)
-		r := runFault(t, c.fault, args...)
-		if c.tag == "resumed" {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.tag)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, out, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", "reload-" + c.tag}, common...)...)
 		if !strings.Contains(r.stderr, c.back) {
 			// On a busy machine a shard may also be silent past the 2s
 			// deadline before the fault's point: the run then recovers
@@ -152,8 +136,8 @@ func TestCluster_reloadsLikeOneProcess(t *testing.T) {
 				t.Errorf("%s: no recovery in %q", c.tag, r.stderr)
 			}
 		}
-		if c.tag != "resumed" && beforeSummary(r.stdout) != beforeSummary(one.stdout) {
-			t.Errorf("%s: the output differs from one process's:\n%s\n----\n%s", c.tag, r.stdout, one.stdout)
+		if c.tag != "resumed" {
+			sameOutput(t, c.tag, r.stdout, one.stdout)
 		}
 		sameFiles(t, c.tag, out, trace, save)
 	}
@@ -232,35 +216,19 @@ func TestCluster_lostDuringReloadRecovers(t *testing.T) {
 	out := filepath.Join(t.TempDir())
 	common := []string{"-config", config, "-inputs", filepath.Join(dir, "inputs.txt")}
 	writeReloadGame(t, dir)
-	one := run(t, "", append([]string{"run", "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav")}, common...)...)
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
+	trace, save, one := oneProcessRun(t, out, common...)
 	for _, c := range []struct{ tag, fault, back string }{
 		{"shard", "shard1:reload:12", "going back to the checkpoint of step 0 and replaying"},
 		{"shard25", "shard0:reload:25", "going back to the checkpoint of step 12 and replaying"},
 		{"conductor", "conductor:reload:12", "resuming run lostreload-conductor from its checkpoint at step 0"},
 	} {
 		writeReloadGame(t, dir) // the files as they were before the reloads
-		args := append([]string{"run", "-shards", "2", "-name", "lostreload-" + c.tag,
-			"-trace", filepath.Join(out, c.tag+".jsonl"), "-save", filepath.Join(out, c.tag+".sav")}, common...)
-		r := runFault(t, c.fault, args...)
-		if c.tag == "conductor" {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.tag)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, out, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", "lostreload-" + c.tag}, common...)...)
 		if !strings.Contains(r.stderr, c.back) {
 			t.Errorf("%s: %q lacks %q", c.tag, r.stderr, c.back)
 		}
-		if c.tag != "conductor" && beforeSummary(r.stdout) != beforeSummary(one.stdout) {
-			t.Errorf("%s: the output differs from one process's:\n%s\n----\n%s", c.tag, r.stdout, one.stdout)
+		if c.tag != "conductor" {
+			sameOutput(t, c.tag, r.stdout, one.stdout)
 		}
 		sameFiles(t, c.tag, out, trace, save)
 	}

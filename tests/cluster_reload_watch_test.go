@@ -25,15 +25,10 @@ func TestCluster_watchAfterGoingBackOverAReload(t *testing.T) {
 	if err := os.WriteFile(oneInputs, []byte("12 reload ai/g.xml edits/g-renamed.xml\n13 reload ai/aim.lua edits/aim-v2.lua\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one := run(t, "", "run", "-config", config, "-inputs", oneInputs, "-trace", filepath.Join(out, "one.jsonl"), "-save", filepath.Join(out, "one.sav"))
-	if one.code != 0 {
-		t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-	}
+	trace, save, one := oneProcessRun(t, out, "-config", config, "-inputs", oneInputs)
 	if !strings.Contains(one.stdout, "reload: ai/aim.lua: 9 agents kept their place") {
 		t.Fatalf("one process did not reload aim.lua:\n%s", one.stdout)
 	}
-	trace, _ := os.ReadFile(filepath.Join(out, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(out, "one.sav"))
 
 	writeReloadGame(t, dir) // the files as they were before the reloads
 	inputs := filepath.Join(dir, "cluster-inputs.txt")
@@ -45,14 +40,7 @@ func TestCluster_watchAfterGoingBackOverAReload(t *testing.T) {
 	if r := runFault(t, "conductor:reload:12", args...); r.code == 0 {
 		t.Fatal("the conductor was not killed")
 	}
-	// Edited while no conductor runs, as an editor saves.
-	aim := filepath.Join(dir, "ai", "aim.lua")
-	if err := os.WriteFile(aim+".new", []byte(reloadEdits["edits/aim-v2.lua"]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(aim+".new", aim); err != nil {
-		t.Fatal(err)
-	}
+	editAim(t, dir) // while no conductor runs
 	r := run(t, "", append(args, "-resume", "-watch")...)
 	if r.code != 0 {
 		t.Fatalf("resumed: exit %d: %s", r.code, r.stderr)

@@ -19,18 +19,7 @@ func TestInputs_agentsRemovedFromAGameWithGatesOnShardProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	base, err := os.ReadFile(fixture("gates"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(fixture("gates")), "remove-test-*.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	config, _ := filepath.Abs(f.Name())
-	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 20\ndeadline = \"2s\"\nstore = \""+filepath.Base(config)+".store\"\n"...))
-	f.Close()
-	t.Cleanup(func() { os.Remove(config); os.RemoveAll(config + ".store") })
+	config := clusterConfigOf(t, fixture("gates"), "remove-test-*.toml", "checkpoint_every = 20\ndeadline = \"2s\"\n")
 	dir := t.TempDir()
 	inputs := filepath.Join(dir, "inputs.txt")
 	if err := os.WriteFile(inputs, []byte(`3 remove grunt-1
@@ -40,24 +29,16 @@ func TestInputs_agentsRemovedFromAGameWithGatesOnShardProcesses(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if one.code != 0 || one.stderr != "" {
-		t.Fatalf("exit %d: %s", one.code, one.stderr)
+	trace, save, one := oneProcessRun(t, dir, "-config", config, "-inputs", inputs)
+	if one.stderr != "" {
+		t.Fatalf("one process: %s", one.stderr)
 	}
-	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
 	for _, c := range []struct{ fault, tag string }{{"", "plain"}, {"shard1:report:35", "lost"}} {
-		r := runFault(t, c.fault, "run", "-config", config, "-shards", "3", "-inputs", inputs,
-			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav"))
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, c.tag, c.fault, "run", "-config", config, "-shards", "3", "-inputs", inputs)
 		if c.fault != "" && !strings.Contains(r.stderr, "going back to the checkpoint of step 20 and replaying") && !strings.Contains(r.stderr, "starting the run again") {
 			t.Errorf("%s: no recovery in %q", c.tag, r.stderr) // from step 20, or earlier on a busy machine
 		}
-		if beforeSummary(r.stdout) != beforeSummary(one.stdout) {
-			t.Errorf("%s: the output differs from one process's", c.tag)
-		}
+		sameOutput(t, c.tag, r.stdout, one.stdout)
 		sameFiles(t, c.tag, dir, trace, save)
 	}
 }

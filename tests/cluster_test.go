@@ -50,30 +50,15 @@ func TestCluster_sameAsOneProcess(t *testing.T) {
 			t.Cleanup(func() { os.RemoveAll(filepath.Join(filepath.Dir(c.config), "btrun-cluster")) })
 			dir := t.TempDir()
 			file := func(n string) string { return filepath.Join(dir, n) }
-			want := run(t, "", "run", "-config", c.config, "-steps", c.steps, "-trace", file("one.jsonl"), "-save", file("one.sav"))
-			if want.code != 0 {
-				t.Fatalf("btrun run: exit %d: %s", want.code, want.stderr)
-			}
+			trace, save, want := oneProcessRun(t, dir, "-config", c.config, "-steps", c.steps)
 			for _, layout := range [][]string{{"-shards", "2"}, {"-shards", "3", "-workers", "2"}} {
 				tag := strings.Join(layout, "")
-				args := append([]string{"run", "-config", c.config, "-steps", c.steps, "-trace", file(tag + ".jsonl"), "-save", file(tag + ".sav")}, layout...)
-				got := run(t, "", args...)
-				if got.code != 0 {
-					t.Fatalf("btrun %s: exit %d: %s", strings.Join(args, " "), got.code, got.stderr)
-				}
-				if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
-					t.Errorf("%s: the output differs from one process's", tag)
-				}
+				got := runTo(t, nil, dir, tag, append([]string{"run", "-config", c.config, "-steps", c.steps}, layout...)...)
+				sameOutput(t, tag, got.stdout, want.stdout)
 				if !strings.Contains(got.stdout, "btrun: "+c.steps+" steps on ") {
 					t.Errorf("%s: no cluster summary in %q", tag, got.stdout[max(0, len(got.stdout)-200):])
 				}
-				for _, ext := range []string{".jsonl", ".sav"} {
-					a, _ := os.ReadFile(file("one" + ext))
-					b, _ := os.ReadFile(file(tag + ext))
-					if len(a) == 0 || !bytes.Equal(a, b) {
-						t.Errorf("%s: the %s differs from one process's (%d and %d bytes)", tag, ext, len(b), len(a))
-					}
-				}
+				sameFiles(t, tag, dir, trace, save)
 			}
 			if c.name != "example" {
 				return
@@ -150,9 +135,7 @@ func TestCluster_shardNeedsOnlyTheBinary(t *testing.T) {
 			t.Errorf("shard %d: %v: %s", k, err, errs[k])
 		}
 	}
-	if beforeSummary(got.stdout) != beforeSummary(want.stdout) {
-		t.Errorf("the output differs from one process's")
-	}
+	sameOutput(t, "cluster", got.stdout, want.stdout)
 	for _, ext := range []string{".jsonl", ".sav"} {
 		a, _ := os.ReadFile(file("one" + ext))
 		b, _ := os.ReadFile(file("two" + ext))

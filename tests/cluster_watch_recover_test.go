@@ -52,15 +52,10 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 		if err := os.WriteFile(inputs, []byte(strconv.Itoa(at)+" reload ai/aim.lua edits/aim-v2.lua\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-		if one.code != 0 {
-			t.Fatalf("one process: exit %d: %s", one.code, one.stderr)
-		}
+		trace, save, one := oneProcessRun(t, dir, "-config", config, "-inputs", inputs)
 		if !strings.Contains(one.stdout, reloadLine) {
 			t.Fatalf("one process did not reload aim.lua:\n%s", one.stdout)
 		}
-		trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
-		save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
 		return trace, save, one.stdout
 	}
 	// The run's output is one process's but for -watch's line and the
@@ -82,16 +77,6 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 			t.Errorf("the output is not one process's (%d and %d bytes):\n%s", len(got), len(want), got)
 		}
 	}
-	edit := func(t *testing.T, dir string) { // as an editor saves
-		t.Helper()
-		aim := filepath.Join(dir, "ai", "aim.lua")
-		if err := os.WriteFile(aim+".new", []byte(reloadEdits["edits/aim-v2.lua"]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(aim+".new", aim); err != nil {
-			t.Fatal(err)
-		}
-	}
 	args := func(dir, config, name string) []string {
 		return []string{"run", "-shards", "2", "-watch", "-name", name, "-config", config,
 			"-trace", filepath.Join(dir, name+".jsonl"), "-save", filepath.Join(dir, name+".sav")}
@@ -104,7 +89,7 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 		if r := runFault(t, "conductor:step:30", a...); r.code == 0 {
 			t.Fatal("the conductor was not killed")
 		}
-		edit(t, dir) // while no conductor runs
+		editAim(t, dir) // while no conductor runs
 		r := run(t, "", append(a, "-resume")...)
 		if r.code != 0 {
 			t.Fatalf("resumed: exit %d: %s", r.code, r.stderr)
@@ -142,7 +127,7 @@ func TestCluster_watchLosesNoEditOverARecovery(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond) // waits for a state; judges nothing by time
 		}
-		edit(t, dir) // while the shard is stopped: the conductor waits for it past its deadline
+		editAim(t, dir) // while the shard is stopped: the conductor waits for it past its deadline
 		if err := <-done; err != nil {
 			t.Fatalf("%v: %s", err, stderr.String())
 		}

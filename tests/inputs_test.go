@@ -1,14 +1,11 @@
 package tests
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // exampleInputs are signals and agents added from outside for the example
@@ -44,16 +41,10 @@ func withInputs(t *testing.T, dir string) string {
 // oneProcessInputs is oneProcess with the inputs.
 func oneProcessInputs(t *testing.T, config, dir, inputs string) (trace, save []byte, out string) {
 	t.Helper()
-	r := run(t, "", "run", "-config", config, "-steps", "600", "-inputs", inputs,
-		"-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	trace, save, r := oneProcessRun(t, dir, "-config", config, "-steps", "600", "-inputs", inputs)
 	if !strings.Contains(r.stderr, `inputs.txt:3: game: no agent "nobody" to send "OnEnemySeen" to`) {
 		t.Errorf("the signal to nobody is not reported: %q", r.stderr)
 	}
-	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
 	return trace, save, r.stdout
 }
 
@@ -82,18 +73,7 @@ func TestInputs_clusterReplaysJournal(t *testing.T) {
 		{"conductor:step:250", "resumed"},
 		{"conductor:commit:200", "resumed-mid-checkpoint"},
 	} {
-		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-" + c.tag, "-inputs", inputs,
-			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}
-		r := runFault(t, c.fault, args...)
-		if strings.HasPrefix(c.tag, "resumed") {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", c.fault)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, c.tag, c.fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-"+c.tag, "-inputs", inputs)
 		back := "step 200"
 		if strings.HasSuffix(c.tag, "mid-checkpoint") {
 			back = "step 100"
@@ -111,9 +91,7 @@ func TestInputs_clusterReplaysJournal(t *testing.T) {
 			}
 			fallthrough
 		case "plain":
-			if beforeSummary(r.stdout) != beforeSummary(out) {
-				t.Errorf("%s: the output differs from one process's", c.tag)
-			}
+			sameOutput(t, c.tag, r.stdout, out)
 			if !strings.Contains(r.stderr, `inputs.txt:3: game: no agent "nobody"`) {
 				t.Errorf("%s: the signal to nobody is not reported: %q", c.tag, r.stderr)
 			}
@@ -160,18 +138,7 @@ func TestInputs_agentsRemovedOnShardProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	base, err := os.ReadFile(fixture("signals"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(fixture("signals")), "inputs-test-*.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	config, _ := filepath.Abs(f.Name())
-	f.Write(append(base, "\n[cluster]\ncheckpoint_every = 20\ndeadline = \"2s\"\nstore = \""+filepath.Base(config)+".store\"\n"...))
-	f.Close()
-	t.Cleanup(func() { os.Remove(config); os.RemoveAll(config + ".store") })
+	config := clusterConfigOf(t, fixture("signals"), "inputs-test-*.toml", "checkpoint_every = 20\ndeadline = \"2s\"\n")
 	dir := t.TempDir()
 	inputs := filepath.Join(dir, "inputs.txt")
 	if err := os.WriteFile(inputs, []byte(`5 add grunt-5 grunt
@@ -184,23 +151,15 @@ func TestInputs_agentsRemovedOnShardProcesses(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one := run(t, "", "run", "-config", config, "-inputs", inputs, "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if one.code != 0 || one.stderr != "" {
-		t.Fatalf("exit %d: %s", one.code, one.stderr)
+	trace, save, one := oneProcessRun(t, dir, "-config", config, "-inputs", inputs)
+	if one.stderr != "" {
+		t.Fatalf("one process: %s", one.stderr)
 	}
-	trace, _ := os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ := os.ReadFile(filepath.Join(dir, "one.sav"))
-	r := runFault(t, "shard1:report:35", "run", "-config", config, "-shards", "2", "-inputs", inputs,
-		"-trace", filepath.Join(dir, "lost.jsonl"), "-save", filepath.Join(dir, "lost.sav"))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	r := runRecovered(t, dir, "lost", "shard1:report:35", "run", "-config", config, "-shards", "2", "-inputs", inputs)
 	if !strings.Contains(r.stderr, "going back to the checkpoint of step 20 and replaying") && !strings.Contains(r.stderr, "starting the run again") {
 		t.Errorf("no recovery in %q", r.stderr) // from step 20, or earlier on a busy machine
 	}
-	if beforeSummary(r.stdout) != beforeSummary(one.stdout) {
-		t.Errorf("the output differs from one process's")
-	}
+	sameOutput(t, "lost", r.stdout, one.stdout)
 	sameFiles(t, "lost", dir, trace, save)
 }
 
@@ -213,41 +172,15 @@ func TestInputs_randomKills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
-	seed, err := strconv.ParseUint(os.Getenv("BTRUN_RECOVER_SEED"), 10, 64)
-	if err != nil {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("BTRUN_RECOVER_SEED=%d", seed)
-	rng := rand.New(rand.NewPCG(seed, 37))
+	rng := recoverRand(t)
 	config := recoverConfig(t)
 	dir := t.TempDir()
 	inputs := withInputs(t, dir)
 	trace, save, _ := oneProcessInputs(t, config, dir, inputs)
 	for i := range 2 {
-		var fault string
-		switch rng.IntN(4) {
-		case 0:
-			fault = fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 1:
-			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 2:
-			fault = fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(6))
-		default:
-			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
-		}
+		fault := randomFault(rng, 6, false)
 		tag := "random-" + strconv.Itoa(i)
-		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-" + tag, "-inputs", inputs,
-			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav")}
-		r := runFault(t, fault, args...)
-		if strings.HasPrefix(fault, "conductor") {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", fault)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
-		}
+		r := runRecovered(t, dir, tag, fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", "inputs-"+tag, "-inputs", inputs)
 		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
 		sameFiles(t, tag, dir, trace, save)
 	}

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,20 +32,14 @@ func TestRebalance_checkpointRightAfterAMove(t *testing.T) {
 	config := exampleClusterConfig(t, "rebalance-test-*.toml", "checkpoint_every = 10\ndeadline = \"2s\"\nrebalance = true\n")
 	dir := t.TempDir()
 	trace, save, out := oneProcess(t, config, dir)
-	r := runEnv(t, []string{"BTRUN_TEST_COST=1:3", "BTRUN_TEST_FAULT=shard1:report:35"}, "run", "-config", config, "-steps", "600", "-shards", "2",
-		"-trace", filepath.Join(dir, "k.jsonl"), "-save", filepath.Join(dir, "k.sav"))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	r := runTo(t, []string{"BTRUN_TEST_COST=1:3", "BTRUN_TEST_FAULT=shard1:report:35"}, dir, "k", "run", "-config", config, "-steps", "600", "-shards", "2")
 	if !strings.Contains(r.stderr, "going back to the checkpoint of step 30 and replaying") {
 		t.Errorf("no recovery from step 30's checkpoint in %q", r.stderr)
 	}
 	if !strings.Contains(r.stdout, " moves of ") {
 		t.Errorf("summary %q", r.stdout[max(0, len(r.stdout)-200):])
 	}
-	if beforeSummary(r.stdout) != beforeSummary(out) {
-		t.Errorf("the output differs from one process's")
-	}
+	sameOutput(t, "k", r.stdout, out)
 	sameFiles(t, "k", dir, trace, save)
 }
 
@@ -79,17 +72,11 @@ func TestRebalance_shardProcessesSameAsOneProcess(t *testing.T) {
 	} {
 		// The moves follow from the costs alone: on 2 shards, one agent at
 		// steps 10, 20, 30 and 40.
-		r := runEnv(t, []string{"BTRUN_TEST_COST=" + c.cost}, append([]string{"run", "-config", config, "-steps", "600",
-			"-trace", filepath.Join(dir, c.tag+".jsonl"), "-save", filepath.Join(dir, c.tag+".sav")}, c.args...)...)
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.tag, r.code, r.stderr)
-		}
+		r := runTo(t, []string{"BTRUN_TEST_COST=" + c.cost}, dir, c.tag, append([]string{"run", "-config", config, "-steps", "600"}, c.args...)...)
 		if !strings.Contains(r.stdout, " moves of ") || c.tag == "two" && !strings.Contains(r.stdout, "recover") && !strings.Contains(r.stdout, "; 4 moves of 4 agents)") {
 			t.Errorf("%s: moves in the summary %q", c.tag, r.stdout[max(0, len(r.stdout)-200):])
 		}
-		if beforeSummary(r.stdout) != beforeSummary(out) {
-			t.Errorf("%s: the output differs from one process's", c.tag)
-		}
+		sameOutput(t, c.tag, r.stdout, out)
 		sameFiles(t, c.tag, dir, trace, save)
 	}
 }
@@ -112,11 +99,7 @@ func TestRebalance_killMidMove(t *testing.T) {
 	} {
 		fault := c.fault
 		tag := strings.ReplaceAll(fault, ":", "-")
-		r := runEnv(t, []string{"BTRUN_TEST_COST=1:3", "BTRUN_TEST_FAULT=" + fault}, "run", "-config", config, "-steps", "600", "-shards", "2",
-			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav"))
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
-		}
+		r := runTo(t, []string{"BTRUN_TEST_COST=1:3", "BTRUN_TEST_FAULT=" + fault}, dir, tag, "run", "-config", config, "-steps", "600", "-shards", "2")
 		if !strings.Contains(r.stderr, "going back to the checkpoint of step 0 and replaying") || !strings.Contains(r.stderr, "moving agents at the end of step "+fault[len(fault)-2:]) {
 			t.Errorf("%s: no recovery from the move in %q", fault, r.stderr)
 		}
@@ -125,9 +108,7 @@ func TestRebalance_killMidMove(t *testing.T) {
 		if !strings.Contains(r.stdout, " moves of ") || strings.Contains(r.stdout, "; 1 recovery from a checkpoint;") && !strings.Contains(r.stdout, c.moves) {
 			t.Errorf("%s: summary %q", fault, r.stdout[max(0, len(r.stdout)-200):])
 		}
-		if beforeSummary(r.stdout) != beforeSummary(out) {
-			t.Errorf("%s: the output differs from one process's", fault)
-		}
+		sameOutput(t, fault, r.stdout, out)
 		sameFiles(t, tag, dir, trace, save)
 	}
 }

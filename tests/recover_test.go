@@ -36,12 +36,7 @@ func runFault(t *testing.T, fault string, args ...string) result {
 // oneProcess is the single run's trace, save and output for 600 steps.
 func oneProcess(t *testing.T, config, dir string) (trace, save []byte, out string) {
 	t.Helper()
-	r := run(t, "", "run", "-config", config, "-steps", "600", "-trace", filepath.Join(dir, "one.jsonl"), "-save", filepath.Join(dir, "one.sav"))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	trace, _ = os.ReadFile(filepath.Join(dir, "one.jsonl"))
-	save, _ = os.ReadFile(filepath.Join(dir, "one.sav"))
+	trace, save, r := oneProcessRun(t, dir, "-config", config, "-steps", "600")
 	return trace, save, r.stdout
 }
 
@@ -80,11 +75,7 @@ func TestRecover_lostShardReplays(t *testing.T) {
 	} {
 		tag := strings.NewReplacer(":", "-", " ", "-").Replace(c.fault)
 		tmp := shortTempDir(t)
-		r := runEnv(t, []string{"BTRUN_TEST_FAULT=" + c.fault, "TMPDIR=" + tmp}, "run", "-config", config, "-steps", "600", "-shards", "2",
-			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav"))
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.fault, r.code, r.stderr)
-		}
+		r := runTo(t, []string{"BTRUN_TEST_FAULT=" + c.fault, "TMPDIR=" + tmp}, dir, tag, "run", "-config", config, "-steps", "600", "-shards", "2")
 		// The killed shard's copy of the game's files (and its plugins'
 		// sockets) went with the shard that replaced it.
 		if left, _ := os.ReadDir(tmp); len(left) != 0 {
@@ -96,9 +87,7 @@ func TestRecover_lostShardReplays(t *testing.T) {
 		if !strings.Contains(r.stdout, "btrun: 600 steps on 2 shards (") || !strings.Contains(r.stdout, " from a checkpoint)") {
 			t.Errorf("%s: summary %q", c.fault, r.stdout[max(0, len(r.stdout)-200):])
 		}
-		if beforeSummary(r.stdout) != beforeSummary(out) {
-			t.Errorf("%s: the output differs from one process's", c.fault)
-		}
+		sameOutput(t, c.fault, r.stdout, out)
 		sameFiles(t, tag, dir, trace, save)
 	}
 }
@@ -176,47 +165,56 @@ func TestRecover_randomKills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes")
 	}
+	rng := recoverRand(t)
+	config := recoverConfig(t)
+	dir := t.TempDir()
+	trace, save, _ := oneProcess(t, config, dir)
+	for i := range 3 {
+		fault := randomFault(rng, 7, true)
+		tag := "random-" + strconv.Itoa(i)
+		r := runRecovered(t, dir, tag, fault, "run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag)
+		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
+		sameFiles(t, tag, dir, trace, save)
+	}
+}
+
+// recoverRand draws from BTRUN_RECOVER_SEED, or from a seed it logs (to
+// replay the draws with).
+func recoverRand(t *testing.T) *rand.Rand {
+	t.Helper()
 	seed, err := strconv.ParseUint(os.Getenv("BTRUN_RECOVER_SEED"), 10, 64)
 	if err != nil {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("BTRUN_RECOVER_SEED=%d", seed)
-	rng := rand.New(rand.NewPCG(seed, 37))
-	config := recoverConfig(t)
-	dir := t.TempDir()
-	trace, save, _ := oneProcess(t, config, dir)
-	for i := range 3 {
-		var fault string
-		switch rng.IntN(5) {
-		case 0:
-			fault = fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 1:
-			fault = fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
-		case 2:
-			fault = fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(7)) // 0 .. 500 checkpoints
-			if strings.HasSuffix(fault, ":600") {
-				fault = strings.Replace(fault, "checkpoint", "save", 1) // 600 the final save
-			}
-		case 3:
-			fault = fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
-		default:
-			fault = fmt.Sprintf("conductor:commit:%d", 100*(1+rng.IntN(5)))
+	return rand.New(rand.NewPCG(seed, 37))
+}
+
+// randomFault draws a process of a 600-step run on 2 shards to kill, and
+// where: a shard as a step starts or reports, or once it wrote its part of
+// a checkpoint (of step 0, 100, .. up to 100*(checkpoints-1); of step 600:
+// the final save); the conductor before a step, or, with commits, before a
+// checkpoint's commit.
+func randomFault(rng *rand.Rand, checkpoints int, commits bool) string {
+	kinds := 4
+	if commits {
+		kinds = 5
+	}
+	switch rng.IntN(kinds) {
+	case 0:
+		return fmt.Sprintf("shard%d:step start:%d", rng.IntN(2), 1+rng.IntN(600))
+	case 1:
+		return fmt.Sprintf("shard%d:report:%d", rng.IntN(2), 1+rng.IntN(600))
+	case 2:
+		fault := fmt.Sprintf("shard%d:checkpoint:%d", rng.IntN(2), 100*rng.IntN(checkpoints))
+		if strings.HasSuffix(fault, ":600") {
+			fault = strings.Replace(fault, "checkpoint", "save", 1) // 600 the final save
 		}
-		tag := "random-" + strconv.Itoa(i)
-		args := []string{"run", "-config", config, "-steps", "600", "-shards", "2", "-name", tag,
-			"-trace", filepath.Join(dir, tag+".jsonl"), "-save", filepath.Join(dir, tag+".sav")}
-		r := runFault(t, fault, args...)
-		if strings.HasPrefix(fault, "conductor") {
-			if r.code == 0 {
-				t.Fatalf("%s: the conductor was not killed", fault)
-			}
-			r = run(t, "", append(args, "-resume")...)
-		}
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", fault, r.code, r.stderr)
-		}
-		t.Logf("%s: %s", fault, strings.TrimSpace(r.stderr))
-		sameFiles(t, tag, dir, trace, save)
+		return fault
+	case 3:
+		return fmt.Sprintf("conductor:step:%d", 1+rng.IntN(600))
+	default:
+		return fmt.Sprintf("conductor:commit:%d", 100*(1+rng.IntN(5)))
 	}
 }
 
