@@ -17,7 +17,8 @@ import (
 // handler runs there with the agent's Lua state and plugins); the lines it
 // writes are written at once, the signals its handlers send join the next
 // step's queue in the order the inputs came, and the copy is refreshed. A
-// replay (a lost shard, a resumed run) applies it again after its step.
+// replay (a lost shard, a resumed run) applies it again after its step;
+// during a replay the page's inputs are refused (cluster_pagereplay.go).
 
 // clusterHost is the conductor's DebugHost: the game's, with the inputs
 // sent to the shards and time travel refused.
@@ -48,6 +49,9 @@ func (h clusterHost) SendSignal(agent, signal string, data runtime.Value) error 
 	if err := g.refuses(signal, data, ga); err != nil {
 		return fmt.Errorf("game: signal %q to %s: %w", signal, agent, err)
 	}
+	if err := h.d.c.refuseDuringReplay("signal"); err != nil { // cluster_pagereplay.go
+		return err
+	}
 	b, err := g.cl.encodeValue(data)
 	if err != nil {
 		return err
@@ -66,6 +70,9 @@ func (h clusterHost) JumpAgent(agent, id string) error {
 	if _, ok := ga.a.Tree().Tree.RuleIndex(id); !ok {
 		return fmt.Errorf("game: agent %s: its tree has no rule with id %q", agent, id)
 	}
+	if err := h.d.c.refuseDuringReplay("jump"); err != nil {
+		return err
+	}
 	return h.d.c.journal(cluster.Input{Kind: cluster.InputDebugJump, To: agent, Name: id})
 }
 
@@ -80,6 +87,9 @@ func (h clusterHost) SetAgentVar(agent, name string, v runtime.VarValue) error {
 	t := ga.a.Tree().Tree
 	if i, ok := t.VarIndex(name); !ok || t.Vars[i].Type != v.Type {
 		return fmt.Errorf("game: agent %s: no %s variable %q", agent, v.Type, name)
+	}
+	if err := h.d.c.refuseDuringReplay("variable edit"); err != nil {
+		return err
 	}
 	e := savecodec.NewEncoder()
 	writeVarValue(e, v)

@@ -1,6 +1,11 @@
 package liveview
 
-import "net/http"
+import (
+	"errors"
+	"net/http"
+
+	"github.com/btrun/btrun/game"
+)
 
 // A live view on a cluster's conductor (game.Game.Conducting): the agents
 // it draws are the conductor's copies, refreshed after every step from
@@ -24,4 +29,13 @@ func shardOf(shard int) *int {
 		return nil
 	}
 	return &shard
+}
+
+// refusedInReplay reports whether err is a conductor's refusal of the
+// page's input while the run replays its journal from a checkpoint
+// (game.ReplayingError): nothing was applied, so a jump's refusal is the
+// answer (409), not a warning beside a cursor that moved.
+func refusedInReplay(err error) bool {
+	var r *game.ReplayingError
+	return errors.As(err, &r)
 }

@@ -322,6 +322,9 @@ func (d *Debugger) cmdJump(agent, id string) (any, error) {
 		return nil, err
 	}
 	jerr := d.jumpAgent(agent, id)
+	if refusedInReplay(jerr) { // nothing moved (cluster.go)
+		return nil, errorf(http.StatusConflict, "%v", jerr)
+	}
 	d.tl.record(c)
 	v := d.answer(discarded)
 	if jerr != nil { // the cursor moved all the same
@@ -333,6 +336,9 @@ func (d *Debugger) cmdJump(agent, id string) (any, error) {
 // jumpAgent moves an agent's cursor (a command, or its replay).
 func (d *Debugger) jumpAgent(agent, id string) error {
 	err := d.host.JumpAgent(agent, id)
+	if refusedInReplay(err) {
+		return err
+	}
 	if i, ok := d.byID[agent]; ok && !d.replaying {
 		d.agents[i].events.add(d.eventCap, event{step: d.g.Step(), kind: evJump, label: id, text: "jump -> " + id})
 	}
