@@ -270,7 +270,7 @@ func TestCluster_liveViewReloadAfterASignal(t *testing.T) {
 		t.Fatalf("step: %d %s", code, b)
 	}
 	two.quit()
-	if !strings.Contains(two.all.String(), "going back to the checkpoint of step 5 and replaying") {
+	if !recoveredAs(two.all.String(), "going back to the checkpoint of step 5 and replaying") {
 		t.Errorf("btrun did not go back to the checkpoint of step 5:\n%s", two.all.String())
 	}
 	sameFiles(t, "two", out, trace, save)

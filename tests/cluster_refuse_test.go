@@ -158,7 +158,7 @@ func TestCluster_worldInitSignalsReplayedFromTheStart(t *testing.T) {
 			if r = run(t, "", append(args, "-resume")...); !strings.Contains(r.stderr, "from its checkpoint at step 0") {
 				t.Errorf("%s: no resume from the start: %q", fault, r.stderr)
 			}
-		} else if !strings.Contains(r.stderr, "going back to the checkpoint of step 0 and replaying") {
+		} else if !recoveredAs(r.stderr, "going back to the checkpoint of step 0 and replaying") {
 			t.Errorf("%s: no recovery from the start: %q", fault, r.stderr)
 		}
 		if r.code != 0 {

@@ -33,7 +33,7 @@ func TestRebalance_checkpointRightAfterAMove(t *testing.T) {
 	dir := t.TempDir()
 	trace, save, out := oneProcess(t, config, dir)
 	r := runTo(t, []string{"BTRUN_TEST_COST=1:3", "BTRUN_TEST_FAULT=shard1:report:35"}, dir, "k", "run", "-config", config, "-steps", "600", "-shards", "2")
-	if !strings.Contains(r.stderr, "going back to the checkpoint of step 30 and replaying") {
+	if !recoveredAs(r.stderr, "going back to the checkpoint of step 30 and replaying") {
 		t.Errorf("no recovery from step 30's checkpoint in %q", r.stderr)
 	}
 	if !strings.Contains(r.stdout, " moves of ") {
@@ -100,7 +100,7 @@ func TestRebalance_killMidMove(t *testing.T) {
 		fault := c.fault
 		tag := strings.ReplaceAll(fault, ":", "-")
 		r := runTo(t, []string{"BTRUN_TEST_COST=1:3", "BTRUN_TEST_FAULT=" + fault}, dir, tag, "run", "-config", config, "-steps", "600", "-shards", "2")
-		if !strings.Contains(r.stderr, "going back to the checkpoint of step 0 and replaying") || !strings.Contains(r.stderr, "moving agents at the end of step "+fault[len(fault)-2:]) {
+		if !recoveredAs(r.stderr, "going back to the checkpoint of step 0 and replaying") || !strings.Contains(r.stderr, "moving agents at the end of step "+fault[len(fault)-2:]) {
 			t.Errorf("%s: no recovery from the move in %q", fault, r.stderr)
 		}
 		// (A busy machine may make a shard miss the 2s deadline once

@@ -81,7 +81,7 @@ func TestRecover_lostShardReplays(t *testing.T) {
 		if left, _ := os.ReadDir(tmp); len(left) != 0 {
 			t.Errorf("%s: left in the temporary folder: %v", c.fault, left)
 		}
-		if !strings.Contains(r.stderr, "going back to the checkpoint of "+c.back+" and replaying") {
+		if !recoveredAs(r.stderr, "going back to the checkpoint of "+c.back+" and replaying") {
 			t.Errorf("%s: no recovery from %s in %q", c.fault, c.back, r.stderr)
 		}
 		if !strings.Contains(r.stdout, "btrun: 600 steps on 2 shards (") || !strings.Contains(r.stdout, " from a checkpoint)") {
@@ -358,7 +358,7 @@ func TestRecover_clusterWaitsForShards(t *testing.T) {
 	if err := conductor.Wait(); err != nil {
 		t.Fatalf("%v: %s", err, said.String())
 	}
-	if !strings.Contains(said.String(), "going back to the checkpoint of step 200 and replaying") || !strings.Contains(said.String(), "waiting for 2 shards") {
+	if !recoveredAs(said.String(), "going back to the checkpoint of step 200 and replaying") || !strings.Contains(said.String(), "waiting for 2 shards") {
 		t.Errorf("the conductor said %q", said.String())
 	}
 	sameFiles(t, "waits", dir, trace, save)
