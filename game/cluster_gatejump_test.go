@@ -218,35 +218,39 @@ func TestConductorGateJump_thenSave(t *testing.T) {
 // jump (it holds the conductor's copy of the gates), and from one taken
 // before it, whose replay applies the journaled jump on a conductor
 // without copies (a run resumed without -debug) on 3 shards; each then
-// reloads after step 20.
+// reloads after step 20. In the third case that replay is lost in its turn
+// after a checkpoint of step 18 (taken from the copy of the gates the
+// replayed jump changed), and 2 shards go on from it.
 func TestConductorGateJump_thenRecovery(t *testing.T) {
 	config := writeGame(t, gateJumpFiles)
 	dir := filepath.Dir(config)
 	wantTrace, wantOut, _, wantSave := soloGateJump(t, config, gateJump, true)
 	for _, tt := range []struct {
 		name       string
-		checkpoint int // the checkpoint's step
-		lost       int // the step the first run had when lost
+		checkpoint int  // the checkpoint's step
+		lost       int  // the step the first run had when lost
+		again      bool // the replay checkpoints at lost and is lost too
 	}{
-		{"a checkpoint after the jump", 16, 18},
-		{"a checkpoint before the jump", 10, 18},
+		{"a checkpoint after the jump", 16, 18, false},
+		{"a checkpoint before the jump", 10, 18, false},
+		{"a checkpoint of the replayed jump", 10, 18, true},
 	} {
 		a, ca, ha, j := gateJumpCluster(t, config, 2, 0)
 		runTo(t, ca, min(tt.checkpoint, gateJump.jumpAt))
 		var cp []byte
 		traceAt, outAt := 0, 0
-		take := func() {
+		take := func(tc *testCluster, c *Conductor, step int) {
 			var err error
-			if cp, err = ca.Checkpoint(); err != nil {
+			if cp, err = c.Checkpoint(); err != nil {
 				t.Fatal(err)
 			}
-			traceAt, outAt = a.trace.Len(), a.out.Len()
-			if err := j.Prune(uint64(tt.checkpoint)); err != nil {
+			traceAt, outAt = tc.trace.Len(), tc.out.Len()
+			if err := j.Prune(uint64(step)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if tt.checkpoint < gateJump.jumpAt {
-			take()
+			take(a, ca, tt.checkpoint)
 			runTo(t, ca, gateJump.jumpAt)
 		}
 		if err := ha.JumpAgent(gateJump.to, gateJump.rule); err != nil {
@@ -254,26 +258,38 @@ func TestConductorGateJump_thenRecovery(t *testing.T) {
 		}
 		if tt.checkpoint > gateJump.jumpAt {
 			runTo(t, ca, tt.checkpoint)
-			take()
+			take(a, ca, tt.checkpoint)
 		}
 		runTo(t, ca, tt.lost)
 		a.stop()
 
-		b := openCluster(t, clusterSetup{name: config, shards: 3})
-		b.load(cp)
-		b.trace.Reset()
-		b.out.Reset()
-		b.trace.Write(a.trace.Bytes()[:traceAt])
-		b.out.Write(a.out.Bytes()[:outAt])
-		cb := b.conductor()
-		cb.SetJournal(j)
-		cb.SetFiles(&cluster.MemFiles{})
-		ins, err := j.From(uint64(tt.checkpoint))
-		if err != nil {
-			t.Fatal(err)
+		// resume goes back to the checkpoint on shards shards without
+		// copies and replays the journal from step.
+		resume := func(from *testCluster, shards, step int) (*testCluster, *Conductor) {
+			b := openCluster(t, clusterSetup{name: config, shards: shards})
+			b.load(cp)
+			b.trace.Reset()
+			b.out.Reset()
+			b.trace.Write(from.trace.Bytes()[:traceAt])
+			b.out.Write(from.out.Bytes()[:outAt])
+			cb := b.conductor()
+			cb.SetJournal(j)
+			cb.SetFiles(&cluster.MemFiles{})
+			ins, err := j.From(uint64(step))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cb.Replay(ins); err != nil {
+				t.Fatal(err)
+			}
+			return b, cb
 		}
-		if err := cb.Replay(ins); err != nil {
-			t.Fatal(err)
+		b, cb := resume(a, 3, tt.checkpoint)
+		if tt.again {
+			runTo(t, cb, tt.lost)
+			take(b, cb, tt.lost)
+			b.stop()
+			b, cb = resume(b, 2, tt.lost)
 		}
 		runTo(t, cb, gateJump.at)
 		reloadAim(t, cb, dir, tt.name)
