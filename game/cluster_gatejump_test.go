@@ -118,9 +118,9 @@ func soloGateJump(t *testing.T, config string, jc gateJumpCase, reload bool) (tr
 
 // gateJumpCluster is a cluster of the game with a live view, a journal
 // and a file store; every > 0 moves agents between its shards.
-func gateJumpCluster(t *testing.T, config string, shards int, every uint64) (*testCluster, *Conductor, DebugHost, *cluster.MemJournal) {
+func gateJumpCluster(t *testing.T, config string, shards, workers int, every uint64) (*testCluster, *Conductor, DebugHost, *cluster.MemJournal) {
 	t.Helper()
-	tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: true, every: every})
+	tc := openCluster(t, clusterSetup{name: config, shards: shards, workers: workers, copies: true, every: every})
 	c := tc.conductor()
 	j := &cluster.MemJournal{}
 	c.SetJournal(j)
@@ -146,12 +146,12 @@ func reloadAim(t *testing.T, c *Conductor, dir, label string) {
 	}
 }
 
-// gateJumpShards are the clusters the tests run: 1, 2 and 3 shards, and 2
-// that move agents every 4 steps.
+// gateJumpShards are the clusters the tests run: 1, 2 and 3 shards (3 of
+// 2 workers each), and 2 that move agents every 4 steps.
 var gateJumpShards = []struct {
-	shards int
-	every  uint64
-}{{1, 0}, {2, 0}, {3, 0}, {2, 4}}
+	shards, workers int
+	every           uint64
+}{{1, 1, 0}, {2, 1, 0}, {3, 2, 0}, {2, 1, 4}}
 
 // TestConductorGateJump_thenReload: the page jumps a guard that holds the
 // gate out of its gated sequence after step 12 (the jump releases the
@@ -172,8 +172,8 @@ func TestConductorGateJump_thenReload(t *testing.T) {
 		}
 	}
 	for _, s := range gateJumpShards {
-		label := fmt.Sprintf("%d shards, moves every %d steps", s.shards, s.every)
-		tc, c, h, _ := gateJumpCluster(t, config, s.shards, s.every)
+		label := fmt.Sprintf("%d shards of %d workers, moves every %d steps", s.shards, s.workers, s.every)
+		tc, c, h, _ := gateJumpCluster(t, config, s.shards, s.workers, s.every)
 		runTo(t, c, gateJump.jumpAt)
 		if err := h.JumpAgent(gateJump.to, gateJump.rule); err != nil {
 			t.Fatal(err)
@@ -198,8 +198,8 @@ func TestConductorGateJump_thenSave(t *testing.T) {
 	config := writeGame(t, gateJumpFiles)
 	wantTrace, wantOut, wantAfter, wantSave := soloGateJump(t, config, gateJump, false)
 	for _, s := range gateJumpShards {
-		label := fmt.Sprintf("%d shards, moves every %d steps", s.shards, s.every)
-		tc, c, h, _ := gateJumpCluster(t, config, s.shards, s.every)
+		label := fmt.Sprintf("%d shards of %d workers, moves every %d steps", s.shards, s.workers, s.every)
+		tc, c, h, _ := gateJumpCluster(t, config, s.shards, s.workers, s.every)
 		runTo(t, c, gateJump.jumpAt)
 		if err := h.JumpAgent(gateJump.to, gateJump.rule); err != nil {
 			t.Fatal(err)
@@ -235,7 +235,7 @@ func TestConductorGateJump_thenRecovery(t *testing.T) {
 		{"a checkpoint before the jump", 10, 18, false},
 		{"a checkpoint of the replayed jump", 10, 18, true},
 	} {
-		a, ca, ha, j := gateJumpCluster(t, config, 2, 0)
+		a, ca, ha, j := gateJumpCluster(t, config, 2, 1, 0)
 		runTo(t, ca, min(tt.checkpoint, gateJump.jumpAt))
 		var cp []byte
 		traceAt, outAt := 0, 0
