@@ -214,9 +214,9 @@ func TestConductorGateJump_thenSave(t *testing.T) {
 }
 
 // TestConductorGateJump_thenRecovery: a run that goes back to a
-// checkpoint ends as one process does: from a checkpoint taken after the
-// jump (it holds the conductor's copy of the gates), and from one taken
-// before it, whose replay applies the journaled jump on a conductor
+// checkpoint ends as one process does (the first run moves agents between
+// its 2 shards): from a checkpoint taken after the jump (it holds the
+// conductor's copy of the gates), and from one taken before it, whose replay applies the journaled jump on a conductor
 // without copies (a run resumed without -debug) on 3 shards; each then
 // reloads after step 20. In the third case that replay is lost in its turn
 // after a checkpoint of step 18 (taken from the copy of the gates the
@@ -235,7 +235,7 @@ func TestConductorGateJump_thenRecovery(t *testing.T) {
 		{"a checkpoint before the jump", 10, 18, false},
 		{"a checkpoint of the replayed jump", 10, 18, true},
 	} {
-		a, ca, ha, j := gateJumpCluster(t, config, 2, 1, 0)
+		a, ca, ha, j := gateJumpCluster(t, config, 2, 1, 4) // moving agents
 		runTo(t, ca, min(tt.checkpoint, gateJump.jumpAt))
 		var cp []byte
 		traceAt, outAt := 0, 0
@@ -262,6 +262,9 @@ func TestConductorGateJump_thenRecovery(t *testing.T) {
 		}
 		runTo(t, ca, tt.lost)
 		a.stop()
+		if a.moves == [2]int{} {
+			t.Fatalf("%s: the first run moved no agent", tt.name)
+		}
 
 		// resume goes back to the checkpoint on shards shards without
 		// copies and replays the journal from step.
