@@ -282,6 +282,12 @@ func (h *shardHost) Debug(cmds []cluster.Item, out *cluster.Out) error {
 			}
 			continue
 		}
+		if c.Name == cluster.DebugGates { // another shard's jump released them (cluster_debug_gates.go)
+			if err := g.applyJumpReleases(c.Agent, c.Data); err != nil {
+				return err
+			}
+			continue
+		}
 		if !g.cl.holds(c.Agent) {
 			return fmt.Errorf("game: a live view's %q for agent %d on the shard of agents %d..%d", c.Name, c.Agent, g.cl.lo, g.cl.hi-1)
 		}
@@ -289,7 +295,9 @@ func (h *shardHost) Debug(cmds []cluster.Item, out *cluster.Out) error {
 		var err error
 		switch c.Name {
 		case cluster.DebugJump:
+			before := g.gatesBefore(c.Agent)
 			err = g.host().JumpAgent(id, c.Text)
+			g.noteJumpReleases(out, c.Order, c.Agent, before)
 		case cluster.DebugSetVar:
 			d := savecodec.NewDecoder(c.Data, nil)
 			v := readVarValue(d)

@@ -46,7 +46,11 @@ func (c *Conductor) applyDebug(in *cluster.Input) (told, err error) {
 		}
 		err = c.c.DeliverInput(g.step, del)
 	case cluster.InputDebugJump:
-		err = c.c.DebugInput(g.step, cluster.Item{Agent: ga.idx, Peer: -1, Name: cluster.DebugJump, Text: in.Name})
+		var releases []byte
+		releases, err = c.c.DebugJumpInput(g.step, cluster.Item{Agent: ga.idx, Peer: -1, Name: cluster.DebugJump, Text: in.Name})
+		if err == nil && releases != nil { // the conductor's copy of the gates (cluster_debug_gates.go)
+			err = g.applyJumpReleases(ga.idx, releases)
+		}
 	case cluster.InputDebugSetVar:
 		err = c.c.DebugInput(g.step, cluster.Item{Agent: ga.idx, Peer: -1, Name: cluster.DebugSetVar, Text: in.Name, Data: in.Data})
 	default:
