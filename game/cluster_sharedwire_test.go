@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/btrun/btrun/cluster"
+	"github.com/btrun/btrun/runtime"
 )
 
 // wireSharedGame is sharedGame whose world publishes, in game.shared, what
@@ -74,6 +75,9 @@ func TestClusterSharedWire_theShardsSeeWhatOneProcessPublishes(t *testing.T) {
 		for _, shards := range []int{1, 2, 3} {
 			tc := openCluster(t, clusterSetup{name: config, shards: shards, copies: copies})
 			tc.steps(1, steps)
+			if b, err := tc.ch.g.sharedBytes(); err != nil || len(b) <= runtime.MaxDataSize {
+				t.Fatalf("game.shared takes %d bytes (%v), want more than signal data may", len(b), err)
+			}
 			tc.wantSolo(fmt.Sprintf("%d shards, copies %v", shards, copies), wantTrace, wantOut, wantSave)
 			tc.stop()
 		}

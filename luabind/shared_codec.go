@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 
@@ -59,12 +58,13 @@ func (e *Engine) EncodeShared(v lua.LValue) ([]byte, error) {
 	if v == lua.LNil {
 		return NilShared(), nil
 	}
-	w := sharedWriter{enc: savecodec.NewEncoder(), tables: map[*lua.LTable]int{}, strs: map[string]int{}}
+	// A bare encoder: the shared encoding writes no string table.
+	w := sharedWriter{enc: &savecodec.Encoder{}, tables: map[*lua.LTable]int{}, strs: map[string]int{}}
 	if w.value(v, "", 0) {
-		return bytes.Clone(w.enc.Bytes()), nil
+		return w.enc.Bytes(), nil
 	}
 	// Paths are built only to name what failed: walk again with them.
-	w = sharedWriter{enc: savecodec.NewEncoder(), tables: map[*lua.LTable]int{}, strs: map[string]int{}, paths: true}
+	w = sharedWriter{enc: &savecodec.Encoder{}, tables: map[*lua.LTable]int{}, strs: map[string]int{}, paths: true}
 	w.value(v, "shared", 0)
 	return nil, fmt.Errorf("%w: %s", ErrScript, w.bad)
 }
@@ -123,8 +123,8 @@ func (w *sharedWriter) table(t *lua.LTable, path string, depth int) bool {
 	}
 	w.tables[t] = len(w.tables)
 	enc.Byte(shTable)
-	// The count goes before the entries: the entries go to a scratch
-	// encoder would cost a copy; count them first instead.
+	// The count goes first: a first pass counts the entries (writing them
+	// apart and copying them after would cost more).
 	n := 0
 	it := iterateAll(t)
 	for k, v := it.next(); k != lua.LNil; k, v = it.next() {
