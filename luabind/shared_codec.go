@@ -46,7 +46,7 @@ type sharedWriter struct {
 	enc    *savecodec.Encoder
 	tables map[*lua.LTable]int
 	strs   map[string]int
-	bad    string // why the value cannot be encoded (with paths: failPath)
+	bad    string // why the value cannot be encoded (set on the walk with paths)
 	paths  bool   // the second walk, naming the value
 }
 
