@@ -143,12 +143,16 @@ func TestEncodeShared_refusesWhatSetSharedRefuses(t *testing.T) {
 // FuzzDecodeShared: any bytes are read or refused, without a panic, and
 // CheckShared refuses what DecodeShared refuses.
 func FuzzDecodeShared(f *testing.F) {
-	fx := newFixture(&testing.T{}, map[string]string{"a.lua": `return {}`})
-	L := fx.e.L
+	e, err := New(Options{Seed: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(e.Close)
+	L := e.L
 	if err := L.DoString(`local p = {x = 1.5} p.self = p S = {a = p, b = p, [true] = "s", s = "s", [2] = -0.0}`); err != nil {
 		f.Fatal(err)
 	}
-	good, err := fx.e.EncodeShared(L.GetGlobal("S"))
+	good, err := e.EncodeShared(L.GetGlobal("S"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -157,7 +161,7 @@ func FuzzDecodeShared(f *testing.F) {
 	f.Add([]byte{shTable, 1, shTableRef, 0, shNil})
 	f.Add([]byte{shTable, 1, shTable, 0, shNil})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, errDecode := fx.e.DecodeShared(b)
+		_, errDecode := e.DecodeShared(b)
 		errCheck := CheckShared(b)
 		if (errDecode == nil) != (errCheck == nil) {
 			t.Fatalf("DecodeShared: %v, CheckShared: %v", errDecode, errCheck)
