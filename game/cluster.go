@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/btrun/btrun/cluster"
-	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime"
 	"github.com/btrun/btrun/runtime/savecodec"
 	lua "github.com/yuin/gopher-lua"
@@ -295,16 +294,10 @@ func (h *conductorHost) BeginStep(step uint64) (float64, []byte, []cluster.Item,
 	}
 	var shared []byte
 	if g.lua != nil && g.lua.game != nil {
-		if v := g.lua.game.RawGetString("shared"); v != lua.LNil || r.shared {
-			d, err := luabind.DataOf(v)
-			if err == nil {
-				shared, err = r.encodeValue(d)
-			}
-			if err != nil {
+		if g.lua.game.RawGetString("shared") != lua.LNil || r.shared {
+			var err error
+			if shared, err = g.sharedBytes(); err != nil { // shared_save.go: the save's encoding, which keeps what bt.shared keeps
 				return 0, nil, nil, fmt.Errorf("game: game.shared for the shards: %w", err)
-			}
-			if shared == nil {
-				shared = []byte{} // nil data, not "unchanged"
 			}
 			r.shared = true
 		}

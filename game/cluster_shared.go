@@ -5,7 +5,6 @@ import (
 
 	"github.com/btrun/btrun/cluster"
 	"github.com/btrun/btrun/luabind"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // The world's game.shared after a cluster's load or a checkpoint's
@@ -22,7 +21,7 @@ import (
 // publishes) reads what the saved run had.
 
 // sharedItem names the Load item that carries game.shared (as Begin's
-// shared data; empty for nil).
+// shared data).
 const sharedItem = "shared"
 
 // sharedItems is the conductor's game.shared as the one item every shard
@@ -31,15 +30,9 @@ func (g *Game) sharedItems() ([]cluster.Item, error) {
 	if g.lua == nil || g.lua.game == nil {
 		return nil, nil
 	}
-	data := []byte{}
-	if v := g.lua.game.RawGetString("shared"); v != lua.LNil {
-		d, err := luabind.DataOf(v)
-		if err == nil {
-			data, err = g.cl.encodeValue(d)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("game: game.shared for the shards: %w", err)
-		}
+	data, err := g.sharedBytes() // shared_save.go: the save's encoding
+	if err != nil {
+		return nil, fmt.Errorf("game: game.shared for the shards: %w", err)
 	}
 	return []cluster.Item{{Kind: cluster.AgentSave, Agent: -1, Peer: -1, Name: sharedItem, Data: data}}, nil
 }
@@ -60,25 +53,23 @@ func (h *shardHost) takeSharedItem(saves []cluster.Item) error {
 	return nil
 }
 
-// takeShared makes shared, game.shared from the conductor (encodeValue's
-// bytes; empty for nil), bt.shared in every Lua state of the shard.
+// takeShared makes shared, game.shared from the conductor (sharedBytes), bt.shared in every Lua state of the shard. It is decoded
+// once, into tables built in game.shared's order (a table reached twice
+// one table), which SetShared copies into each state as one process copies
+// game.shared itself.
 func (g *Game) takeShared(shared []byte) error {
 	if g.lua == nil {
 		return nil
 	}
-	v, err := decodeValue(shared)
+	lv, err := g.lua.engine.DecodeShared(shared)
 	if err != nil {
-		return err
+		return fmt.Errorf("game: shared data from the conductor: %w", err)
 	}
 	for _, s := range append([]*scripts{g.lua}, g.extraScripts()...) {
-		lv := lua.LValue(lua.LNil)
-		if len(shared) > 0 {
-			lv = s.engine.FromValue(v)
-		}
 		if err := s.engine.SetShared(lv); err != nil {
 			return fmt.Errorf("game: shared data from the conductor: %w", err)
 		}
 	}
-	g.lua.shared = len(shared) > 0
+	g.lua.shared = !luabind.SharedIsNil(shared)
 	return nil
 }

@@ -3,7 +3,6 @@ package game
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/btrun/btrun/cluster"
@@ -21,8 +20,6 @@ import (
 func TestClusterShared_aLoadAndARecoveryGiveTheShardsTheSavedShared(t *testing.T) {
 	files := sharedGame()
 	files["config.toml"] = files["config.toml"] + "[[agents]]\ntree = \"t\"\nname = \"u\"\ncount = 3\n"
-	// (a cluster sends game.shared to the shards as signals' data: no boolean or fractional keys)
-	files["ai/world.lua"] = strings.Replace(files["ai/world.lua"], `, [true] = "yes", [2.5] = -0.0`, "", 1)
 	config := writeGame(t, files)
 	const steps, cut = 10, 4
 	wantTrace, wantOut, wantSave := soloRun(t, movingConfig(t, config, 0), Options{}, steps, true)
@@ -77,7 +74,6 @@ func TestClusterShared_aLoadAndARecoveryGiveTheShardsTheSavedShared(t *testing.T
 func TestClusterShared_aReloadGivesTheShardsTheCarriedShared(t *testing.T) {
 	files := sharedGame()
 	files["config.toml"] = files["config.toml"] + "[[agents]]\ntree = \"t\"\nname = \"u\"\ncount = 3\n"
-	files["ai/world.lua"] = strings.Replace(files["ai/world.lua"], `, [true] = "yes", [2.5] = -0.0`, "", 1)
 	for _, at := range []int{2, 4} {
 		rc := reloadCase{name: "shared", files: files, at: at, steps: 8, edit: map[string]func(string) string{
 			"ai/watch.lua": func(s string) string { return s + "-- v2\n" },

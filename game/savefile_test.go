@@ -147,6 +147,21 @@ func FuzzLoadSave(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good) // the example world publishes the player: the save holds a game.shared (shared_save.go)
+	// A game.shared with one table at two places (a back-reference of its
+	// encoding), boolean and fractional keys; a player, which the world's
+	// load(t) reads.
+	L := g.lua.engine.State()
+	if err := L.DoString(`local p = {x = 1, y = 2} p.self = p S = {player = p, medics = 0, [true] = p, [2.5] = -0.0}`); err != nil {
+		f.Fatal(err)
+	}
+	published := g.lua.game.RawGetString("shared")
+	g.lua.game.RawSetString("shared", L.GetGlobal("S"))
+	twice, err := g.encodeSave()
+	g.lua.game.RawSetString("shared", published)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(twice)
 	f.Add(good[:len(good)/2])
 	f.Add(asVersion8(f, good)) // a save of before game.shared was saved
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,7 +3,7 @@ package game
 import (
 	"fmt"
 
-	"github.com/btrun/btrun/runtime"
+	"github.com/btrun/btrun/luabind"
 	"github.com/btrun/btrun/runtime/savecodec"
 )
 
@@ -20,21 +20,34 @@ import (
 // sharedVersion is the first save format version that holds game.shared.
 const sharedVersion = 9
 
-// savedShared is the game.shared a save holds; has is false for a save
+// savedShared is the game.shared a save holds, in the one encoding of
+// game.shared (luabind.EncodeShared: a table reached twice stays one, keys
+// and order as bt.shared has them; one byte for nil); has is false for a save
 // made before sharedVersion, which holds none.
 type savedShared struct {
-	v   runtime.Value
+	b   []byte
 	has bool
 }
 
-// encodeShared writes the world's game.shared as one Value: nil (one byte)
-// for a game whose world publishes nothing, or has no world.
+// encodeShared writes the world's game.shared as one blob: nil's for a
+// game whose world publishes nothing, or has no world.
 func (g *Game) encodeShared(e *savecodec.Encoder) error {
-	if g.lua == nil || g.lua.game == nil {
-		e.ValueNil()
-		return nil
+	b, err := g.sharedBytes()
+	if err != nil {
+		return fmt.Errorf("the world's game.shared: %w", err)
 	}
-	return g.lua.engine.EncodeShared(e, g.lua.game.RawGetString("shared"))
+	e.Blob(b)
+	return nil
+}
+
+// sharedBytes is the world's game.shared in its one encoding (nil's
+// without a world): the save's, the checkpoint's and the step
+// start's.
+func (g *Game) sharedBytes() ([]byte, error) {
+	if g.lua == nil || g.lua.game == nil {
+		return luabind.NilShared(), nil
+	}
+	return g.lua.engine.EncodeShared(g.lua.game.RawGetString("shared"))
 }
 
 // readShared reads the game.shared of a save of the given format version.
@@ -42,13 +55,16 @@ func readShared(d *savecodec.Decoder, version uint64) savedShared {
 	if version < sharedVersion {
 		return savedShared{}
 	}
-	return savedShared{v: runtime.DecodeValue(d), has: true}
+	return savedShared{b: d.Blob(), has: true}
 }
 
-// checkShared checks the game can take a saved game.shared: only a world
-// script publishes one.
+// checkShared checks the game can take a saved game.shared: bytes of its
+// encoding, and only a world script publishes one.
 func (g *Game) checkShared(s savedShared) error {
-	if s.v.Kind != runtime.NilValue && (g.lua == nil || g.lua.world == nil) {
+	if err := luabind.CheckShared(s.b); err != nil {
+		return err
+	}
+	if !luabind.SharedIsNil(s.b) && (g.lua == nil || g.lua.world == nil) {
 		return fmt.Errorf("the save holds the world's game.shared, but this config has no world script")
 	}
 	return nil
@@ -56,26 +72,29 @@ func (g *Game) checkShared(s savedShared) error {
 
 // restoreShared gives the world's game.shared the saved one, before the
 // world's load(t) runs (which has the last word). A save of before
-// sharedVersion leaves game.shared as it is.
+// sharedVersion leaves game.shared as it is. The bytes are checked
+// (checkShared) or the old state's own (carriedShared): RestoreShared,
+// which leaves game.shared as it was on bytes it cannot read, reads them.
 func (g *Game) restoreShared(s savedShared) {
 	if !s.has || g.lua == nil || g.lua.game == nil {
 		return
 	}
-	g.lua.engine.RestoreShared(g.lua.game, s.v)
+	_ = g.lua.engine.RestoreShared(g.lua.game, s.b) // checked: see above
 }
 
 // carriedShared is the old Lua state's game.shared for a hot reload to
-// carry into the new one, whose init ran again. One a save cannot hold
-// (a table it reaches twice) is not carried, with a warning: the new
-// state keeps what its init published until the next tick.
+// carry into the new one, whose init ran again. One that cannot be encoded
+// (a function in it: SetShared refuses it too) is not carried, with a
+// warning: the new state keeps what its init published until the next
+// tick.
 func (g *Game) carriedShared(old *loadout, rep *ReloadReport) savedShared {
 	if old.lua == nil || old.lua.game == nil {
 		return savedShared{}
 	}
-	enc := savecodec.NewEncoder()
-	if err := old.lua.engine.EncodeShared(enc, old.lua.game.RawGetString("shared")); err != nil {
+	b, err := old.lua.engine.EncodeShared(old.lua.game.RawGetString("shared"))
+	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("game.shared is not carried over (its init's stays until the next tick): %v", err))
 		return savedShared{}
 	}
-	return savedShared{v: runtime.DecodeValue(savecodec.NewDecoder(enc.Bytes(), enc.Strings())), has: true}
+	return savedShared{b: b, has: true}
 }

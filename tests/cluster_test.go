@@ -44,7 +44,7 @@ func TestCluster_sameAsOneProcess(t *testing.T) {
 	for _, c := range []struct {
 		name, config string
 		steps        string
-	}{{"example", "../config.toml", "600"}, {"gates", fixture("gates"), "60"}} {
+	}{{"example", "../config.toml", "600"}, {"gates", fixture("gates"), "60"}, {"sharedwire", fixture("sharedwire"), "12"}} {
 		t.Run(c.name, func(t *testing.T) {
 			// The embedded server's store, beside the config ([cluster] store).
 			t.Cleanup(func() { os.RemoveAll(filepath.Join(filepath.Dir(c.config), "btrun-cluster")) })
