@@ -57,7 +57,7 @@ func testPluginNewBuildOnShards(t *testing.T, shardable bool) {
 	files := map[string]string{
 		"reloady/go.mod": "module example.com/reloady\n\ngo 1.26\n\nrequire github.com/btrun/btrun v0.0.0\n\nreplace github.com/btrun/btrun => " +
 			filepath.ToSlash(repo) + "\n",
-		"reloady/main.go": string(src),
+		"reloady/main.go":  string(src),
 		"edits/main.go.v2": v2,
 		"config.toml": "[run]\nsteps = 40\ndt = 0.05\n[[trees]]\nname = \"w\"\nfile = \"ai/w.xml\"\n" +
 			fmt.Sprintf("[[plugins]]\nname = \"reloady\"\npath = \"reloady\"\nshardable = %v\n[[agents]]\ntree = \"w\"\ncount = 4\n", shardable) +
