@@ -82,13 +82,34 @@ func testPluginNewBuildOnShards(t *testing.T, shardable bool) {
 			t.Fatalf("one process's output lacks %q:\n%s", want, one.stdout)
 		}
 	}
-	for _, c := range []struct{ tag, fault string }{{"cluster", ""}, {"lost", "shard1:report:30"}} {
+	for _, c := range []struct{ tag, fault, back string }{
+		{"cluster", "", ""},
+		{"lost", "shard1:report:30", "going back to the checkpoint of step"},
+		{"conductor", "conductor:step:30", "from its checkpoint at step"}, // -resume: the programs part names the new build
+	} {
 		fresh()
 		r := runRecovered(t, dir, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", fmt.Sprintf("newbuild-%s-%v", c.tag, shardable)}, common...)...)
-		if c.fault != "" && !strings.Contains(r.stderr, "going back to the checkpoint of step") {
-			t.Errorf("%s: no recovery: %s", c.tag, r.stderr)
+		if !strings.Contains(r.stderr, c.back) {
+			t.Errorf("%s: %q lacks %q", c.tag, r.stderr, c.back)
 		}
-		sameOutput(t, c.tag, r.stdout, one.stdout)
+		if c.tag != "conductor" { // a resumed run's output starts at its checkpoint
+			sameOutput(t, c.tag, r.stdout, one.stdout)
+		}
 		sameFiles(t, c.tag, dir, trace, save)
 	}
+	// A new build that does not build: the reload fails everywhere, and
+	// every process goes on with the old build, as one process does.
+	writeFiles(t, game, map[string]string{
+		"edits/main.go.v2": v2 + "\nfunc broken() { undefined() }\n",
+		"inputs.txt":       "20 reload reloady/main.go edits/main.go.v2\n",
+	})
+	fresh()
+	trace, save, one = oneProcessRun(t, dir, common...)
+	if !strings.Contains(one.stdout, "a plugin could not be rebuilt") || strings.Contains(one.stdout, "version 2") {
+		t.Fatalf("one process's output lacks the failed rebuild, or ran the new build:\n%s", one.stdout)
+	}
+	fresh()
+	r := runRecovered(t, dir, "broken", "", append([]string{"run", "-shards", "2", "-name", fmt.Sprintf("newbuild-broken-%v", shardable)}, common...)...)
+	sameOutput(t, "broken", r.stdout, one.stdout)
+	sameFiles(t, "broken", dir, trace, save)
 }
