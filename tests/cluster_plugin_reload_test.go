@@ -85,6 +85,7 @@ func testPluginNewBuildOnShards(t *testing.T, shardable bool) {
 	for _, c := range []struct{ tag, fault, back string }{
 		{"cluster", "", ""},
 		{"lost", "shard1:report:30", "going back to the checkpoint of step"},
+		{"during", "shard1:reload:20", "going back to the checkpoint of step"}, // the reload replayed: built again, sent again
 		{"conductor", "conductor:step:30", "from its checkpoint at step"}, // -resume: the programs part names the new build
 	} {
 		fresh()
