@@ -86,7 +86,7 @@ func testPluginNewBuildOnShards(t *testing.T, shardable bool) {
 		{"cluster", "", ""},
 		{"lost", "shard1:report:30", "going back to the checkpoint of step"},
 		{"during", "shard1:reload:20", "going back to the checkpoint of step"}, // the reload replayed: built again, sent again
-		{"conductor", "conductor:step:30", "from its checkpoint at step"}, // -resume: the programs part names the new build
+		{"conductor", "conductor:step:30", "from its checkpoint at step"},      // -resume: the programs part names the new build
 	} {
 		fresh()
 		r := runRecovered(t, dir, c.tag, c.fault, append([]string{"run", "-shards", "2", "-name", fmt.Sprintf("newbuild-%s-%v", c.tag, shardable)}, common...)...)
