@@ -19,7 +19,11 @@ import (
 // declarations (a plugin on the conductor), restart it and bind the tree
 // against it: the trace, output and save are one process's. So too with
 // a shard killed after the reload (the recovery goes back to the
-// checkpoint the reload took, whose files hold the new build).
+// checkpoint the reload took, whose files hold the new build), one killed
+// during it (the replayed reload builds and sends the new build again),
+// and the conductor killed after it, then -resume (the checkpoint's
+// programs part names the new build). A new build that does not build
+// fails the reload everywhere, as in one process.
 func TestCluster_reloadRestartsAPluginsNewBuildOnTheShards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes and builds a plugin")
