@@ -152,7 +152,14 @@ func (c *Conductor) applyReload(in *cluster.Input) (told, err error) {
 	if err := c.carrySent(); err != nil {
 		return nil, err
 	}
-	if err := c.c.ReloadShards(g.step, in.Data); err != nil {
+	if man, err = c.withNewBuilds(man, rep); err != nil { // cluster_plugin_reload.go: the plugins' new builds go to the shards
+		return nil, err
+	}
+	data, err := cluster.EncodeReload(man)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.c.ReloadShards(g.step, data); err != nil {
 		return nil, err
 	}
 	shared, err := g.sharedItems() // cluster_shared.go: the carried game.shared (the shards' init ran again)
@@ -211,10 +218,14 @@ func (c *Conductor) sameFiles(man *cluster.ReloadManifest) error {
 // brought to the manifest, then loaded again with fresh agents, which the
 // conductor's Load of their carried saves follows.
 func (h *shardHost) Reload(m *cluster.ReloadManifest) error {
+	rebuilt, err := h.g.changedPlugins(m) // cluster_plugin_reload.go
+	if err != nil {
+		return err
+	}
 	if err := h.syncFiles(m); err != nil {
 		return err
 	}
-	return h.g.reloadBare()
+	return h.g.reloadBare(rebuilt)
 }
 
 // syncFiles writes the files of m whose content the shard's copy does not
@@ -289,11 +300,12 @@ func syncFiles(g *Game, files cluster.FileStore, m *cluster.ReloadManifest, stor
 }
 
 // reloadBare loads the game's files again into a new loadout (trees,
-// scripts, the world script run as a continued save runs it), with fresh
+// scripts, the plugins named in rebuilt restarted with the program or
+// declarations now at their paths, the world script run as a continued save runs it), with fresh
 // agents: a shard's part of a reload, whose agents the conductor carried
 // over (their saves come next). Nothing it writes is the run's.
-func (g *Game) reloadBare() error {
-	next, err := g.load(true, nil)
+func (g *Game) reloadBare(rebuilt []string) error {
+	next, err := g.load(true, rebuilt)
 	if err != nil {
 		return fmt.Errorf("game: the shard cannot load the files the conductor reloaded: %w", err)
 	}
@@ -325,6 +337,9 @@ func (g *Game) reloadBare() error {
 		}
 	}
 	g.measureLua()
+	if next.update != nil { // the plugins' new builds (cluster_plugin_reload.go)
+		next.update.Commit()
+	}
 	if oldLua != nil {
 		g.lua.errors = oldLua.errors
 		oldLua.engine.Close()

@@ -52,8 +52,17 @@ func (g gameInputs) Reload(path, from string) error {
 	if err != nil {
 		return err
 	}
-	_, err = g.Game.Reload(game.ReloadOptions{Changed: changed})
+	_, err = g.Game.Reload(game.ReloadOptions{Changed: changed, Plugins: pluginOf(g.Game.PluginOf(path))})
 	return err
+}
+
+// pluginOf is the plugins a reload line builds again: the one whose Go
+// sources it edits (Game.PluginOf), as -watch builds it again.
+func pluginOf(name string) []string {
+	if name == "" {
+		return nil
+	}
+	return []string{name}
 }
 
 // conductorInputs is a cluster's conductor as an inputTarget: a reload
@@ -69,7 +78,7 @@ func (c conductorInputs) Reload(path, from string) error {
 		return err
 	}
 	n := c.Reloads()
-	_, rerr := c.Conductor.Reload(game.ReloadOptions{Changed: changed})
+	_, rerr := c.Conductor.Reload(game.ReloadOptions{Changed: changed, Plugins: pluginOf(c.Conductor.PluginOf(path))})
 	if rerr != nil && !errors.Is(rerr, game.ErrReload) {
 		return rerr // the cluster's: a lost shard, say (the run recovers)
 	}
@@ -101,14 +110,18 @@ func (f *inputFeed) find(j *cluster.Input) int {
 
 // reloads reports whether the journaled reload j is the reload line: what
 // it reloaded is what the line names (PATH, or nothing for a bare
-// reload), and no plugin by name (the page's Reload names them all).
+// reload), and no plugin by name but the one whose sources PATH is (the
+// page's Reload names them all, with no file).
 func (in *runInput) reloads(j *cluster.Input) bool {
 	man, err := cluster.DecodeReload(j.Data)
-	if err != nil || len(man.Plugins) > 0 {
+	if err != nil {
 		return false
 	}
 	if in.to == "" {
-		return len(man.Changed) == 0
+		return len(man.Changed) == 0 && len(man.Plugins) == 0
+	}
+	if len(man.Plugins) > 1 {
+		return false
 	}
 	return len(man.Changed) == 1 && man.Changed[0] == filepath.ToSlash(in.to)
 }

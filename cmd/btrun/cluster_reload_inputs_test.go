@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/btrun/btrun/cluster"
 )
 
 // TestParseInput_reload: `AFTER reload` and `AFTER reload PATH FROM` are
@@ -50,5 +52,38 @@ func TestReadInputs_reloadFirstInItsStep(t *testing.T) {
 	_, err := readInputs(write("3 signal all X\n3 reload\n"))
 	if err == nil || !strings.Contains(err.Error(), "inputs.txt:2: a reload comes first among the lines of its step (after step 3)") {
 		t.Errorf("a reload after a signal of its step: %v", err)
+	}
+}
+
+// TestRunInput_reloadsAPluginsSources: a journaled reload is a line's
+// `reload PATH FROM` when it reloaded PATH, also when it built again the
+// one plugin whose sources PATH is; a bare line is no reload that named a
+// plugin (the page's Reload names them all), nor is a line one that named
+// two.
+func TestRunInput_reloadsAPluginsSources(t *testing.T) {
+	journaled := func(changed, plugins []string) *cluster.Input {
+		data, err := cluster.EncodeReload(&cluster.ReloadManifest{Config: "config.toml", Changed: changed, Plugins: plugins})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &cluster.Input{Kind: cluster.InputReload, Step: 20, Data: data}
+	}
+	line := &runInput{after: 20, op: "reload", to: "reloady/main.go", name: "edits/main.go"}
+	bare := &runInput{after: 20, op: "reload"}
+	for _, c := range []struct {
+		in               *runInput
+		changed, plugins []string
+		want             bool
+	}{
+		{line, []string{"reloady/main.go"}, nil, true},
+		{line, []string{"reloady/main.go"}, []string{"reloady"}, true},
+		{line, []string{"reloady/main.go"}, []string{"reloady", "nav"}, false},
+		{line, []string{"ai/w.xml"}, []string{"reloady"}, false},
+		{bare, nil, nil, true},
+		{bare, nil, []string{"reloady"}, false},
+	} {
+		if got := c.in.is(journaled(c.changed, c.plugins)); got != c.want {
+			t.Errorf("%+v with a journaled reload of %q and plugins %q: %v, want %v", *c.in, c.changed, c.plugins, got, c.want)
+		}
 	}
 }

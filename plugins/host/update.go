@@ -27,7 +27,8 @@ type Update struct {
 	done bool
 }
 
-// replacement is the new build of one plugin, started and described.
+// replacement is the new build of one plugin, started and described; inst
+// is nil (and exe "") for a plugin that runs elsewhere, declared only.
 type replacement struct {
 	p    *plugin
 	exe  string
@@ -49,6 +50,14 @@ func (s *Set) Prepare(ctx context.Context, names []string) (*Update, error) {
 		p := s.plugin(name)
 		if p == nil {
 			errs = append(errs, newErr(fmt.Sprintf("host: no plugin %q to rebuild", name), ErrStart))
+			continue
+		}
+		if desc, ok, err := declaredAt(&p.spec); ok { // it runs elsewhere (relay.go): its new declarations only
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				u.next = append(u.next, replacement{p: p, desc: desc})
+			}
 			continue
 		}
 		exe, err := resolve(ctx, &p.spec, s.opts.CacheDir, s.log, s.opts.Progress)
@@ -139,11 +148,15 @@ func (u *Update) Commit() {
 		if p.timer != nil && p.timer.Stop() {
 			s.restarts.Done() // the restart that will not run
 		}
-		r.inst.startStep = s.step.Load()
+		if r.inst != nil {
+			r.inst.startStep = s.step.Load()
+		}
 		p.inst, p.exe, p.desc = r.inst, r.exe, r.desc
 		p.downWhy, p.due, p.failures = "", false, 0
 		p.mu.Unlock()
-		go p.watch(r.inst)
+		if r.inst != nil {
+			go p.watch(r.inst)
+		}
 		if old != nil {
 			s.retired.Add(1)
 			go func() {
@@ -164,6 +177,8 @@ func (u *Update) Abort() {
 	}
 	u.done = true
 	for _, r := range u.next {
-		r.inst.kill()
+		if r.inst != nil {
+			r.inst.kill()
+		}
 	}
 }
