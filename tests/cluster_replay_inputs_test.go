@@ -275,8 +275,8 @@ func TestCluster_inputsFileGoesOnAfterAPageInputOverAResume(t *testing.T) {
 // The checkpoint names the program the plugin ran, not its sources, and
 // no watcher saw the edit: once the replay is over (after the checkpoint's
 // step 20) the resumed run finds that the plugin's build from the run's
-// folder is another program, rebuilds and restarts it, once. (The
-// shards keep the build they started with: docs/cluster.md's "Not yet".)
+// folder is another program, rebuilds and restarts it, once, and the
+// shards take what the new build declares.
 func TestCluster_watchRebuildsAPluginEditedWhileNoConductorRan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts shard processes and builds a plugin")
