@@ -47,7 +47,11 @@ func TestLocal_gatherAllocatesOnlyTheReplies(t *testing.T) {
 	}
 	per := float64(mallocs) / (shards * rounds)
 	t.Logf("Gather: %.2f allocations a reply; decoding one %.0f (encoding %.0f)", per, decode-encode, encode)
-	if per > decode-encode {
+	// ReadMemStats counts every goroutine's allocations: the runtime's and
+	// the test framework's may fall in a Gather now and then (0.01 a reply
+	// was seen in CI). A quarter over decoding still catches Gather's own,
+	// which were 1.01 a reply before the label was made once.
+	if per > decode-encode+0.25 {
 		t.Errorf("Gather allocates %.2f times a reply, decoding one %.0f: the rest is Gather's own", per, decode-encode)
 	}
 }
